@@ -1,0 +1,114 @@
+"""Card sets and their values (RULES.md §2, §4.1, §6).
+
+Symbols are ints: 0 infantry, 1 cavalry, 2 artillery, 3 wild. A *set* is
+three of a kind, one of each, or any two plus a wild (two wilds and any card
+too). Sets are also named by their symbol *composition*: the 13 multisets
+listed in :data:`COMPOSITIONS` (``"IIW"`` is two infantry and a wild).
+
+>>> is_set([0, 1, 2]), is_set([0, 0, 1]), is_set([2, 3, 3])
+(True, False, True)
+>>> [escalating_value(k) for k in range(1, 10)]
+[4, 6, 8, 10, 12, 15, 20, 25, 30]
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+__all__ = [
+    "COMPOSITIONS",
+    "COMPOSITION_NAMES",
+    "is_set",
+    "composition_of",
+    "escalating_value",
+    "set_value",
+]
+
+_LETTER = "ICAW"
+
+COMPOSITION_NAMES: tuple[str, ...] = (
+    "III", "CCC", "AAA", "ICA",
+    "IIW", "CCW", "AAW", "ICW", "IAW", "CAW",
+    "IWW", "CWW", "AWW",
+)
+"""The 13 possible sets by symbol (I infantry, C cavalry, A artillery, W wild)."""
+
+COMPOSITIONS: tuple[tuple[int, int, int, int], ...] = tuple(
+    tuple(name.count(ch) for ch in _LETTER) for name in COMPOSITION_NAMES  # type: ignore[misc]
+)
+"""Each composition as counts ``(infantry, cavalry, artillery, wild)``."""
+
+_COMP_INDEX = {c: i for i, c in enumerate(COMPOSITIONS)}
+
+
+def _counts(symbols: Sequence[int]) -> tuple[int, int, int, int]:
+    c = [0, 0, 0, 0]
+    for s in symbols:
+        c[s] += 1
+    return (c[0], c[1], c[2], c[3])
+
+
+def composition_of(symbols: Sequence[int]) -> int:
+    """Index in :data:`COMPOSITIONS` of three cards' symbols, or -1 if they are not a set."""
+    if len(symbols) != 3:
+        return -1
+    return _COMP_INDEX.get(_counts(symbols), -1)
+
+
+def is_set(symbols: Sequence[int]) -> bool:
+    """True if three cards with these symbols form a set (RULES.md §2)."""
+    return composition_of(symbols) >= 0
+
+
+def escalating_value(k: int) -> int:
+    """Armies for the ``k``-th set traded in the game (1-based): 4, 6, 8, 10, 12, 15, then +5."""
+    if k < 1:
+        raise ValueError(f"set number must be >= 1, got {k}")
+    return (4, 6, 8, 10, 12, 15)[k - 1] if k <= 6 else 15 + 5 * (k - 6)
+
+
+_FIXED = (4, 6, 8, 10)  # three infantry, three cavalry, three artillery, one of each
+
+
+def _fixed_value(comp: int) -> int:
+    i, c, a, w = COMPOSITIONS[comp]
+    best = 0
+    # A wild may stand for any symbol: try every completion.
+    for fill in range(3 ** w):
+        cnt = [i, c, a]
+        f = fill
+        for _ in range(w):
+            cnt[f % 3] += 1
+            f //= 3
+        if cnt == [1, 1, 1]:
+            best = max(best, _FIXED[3])
+        for s in range(3):
+            if cnt[s] == 3:
+                best = max(best, _FIXED[s])
+    return best
+
+
+def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
+    """Armies a set is worth.
+
+    Args:
+        schedule: the ``card_trade`` switch (``escalating``, ``escalating_reset``,
+            ``slow_escalation``, ``fixed_by_symbol``).
+        sets_traded_before: sets already traded in the whole game (the shared counter).
+        comp: the set's index in :data:`COMPOSITIONS` (only ``fixed_by_symbol`` uses it).
+
+    Raises:
+        ValueError: unknown schedule or composition.
+    """
+    k = sets_traded_before + 1
+    if schedule == "escalating":
+        return escalating_value(k)
+    if schedule == "escalating_reset":
+        return (4, 6, 8, 10, 12, 15)[(k - 1) % 6]
+    if schedule == "slow_escalation":
+        return 3 + k
+    if schedule == "fixed_by_symbol":
+        if not 0 <= comp < len(COMPOSITIONS):
+            raise ValueError(f"composition index {comp} out of range 0..{len(COMPOSITIONS) - 1}")
+        return _fixed_value(comp)
+    raise ValueError(f"no set values for card_trade={schedule!r}")

@@ -1,0 +1,168 @@
+"""Rule switches: one frozen :class:`RulesConfig`, and named presets.
+
+Every switch names the RULES.md section it comes from. Unknown option names,
+unknown values and out-of-range numbers raise :class:`~risk_env.errors.ConfigError`
+saying what is allowed.
+
+>>> cfg = RulesConfig(num_players=3, fortify="connected")
+>>> cfg.fortify, cfg.starting_armies
+('connected', 35)
+>>> RulesConfig.from_preset("fast", num_players=2).setup
+'random'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+__all__ = ["RulesConfig", "PRESETS", "STARTING_ARMIES"]
+
+STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
+"""Starting armies per player by player count (RULES.md §3)."""
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "setup": ("claim", "deal", "random"),
+    "two_player": ("neutral", "none"),
+    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "no_cards"),
+    "territory_bonus": ("once_per_turn", "once_per_trade"),
+    "defender_dice": ("max", "choose"),
+    "fortify": ("adjacent", "connected"),
+    "truncation_reward": ("draw", "rank"),
+}
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """All rule switches of one game (immutable; hashable; JSON-compatible via :meth:`to_dict`).
+
+    Attributes:
+        num_players: 2..6 (RULES.md §3).
+        map: a shipped map name (``"classic"``, ``"small"``) or a path to a map file (§1).
+        setup: ``"claim"`` (default for 3-6 players), ``"deal"`` (default for 2
+            players, §7) or ``"random"`` (no setup decisions) (§3). ``None``
+            means the default for the player count.
+        two_player: ``"neutral"`` (§7 default: a neutral third army) or
+            ``"none"`` (a plain duel, no neutral). Ignored for 3+ players.
+        starting_armies: per player; ``None`` means the §3 table
+            (40/35/30/25/20). The 2-player neutral gets the same number.
+        card_trade: set values (§4.1, §6): ``"escalating"`` 4, 6, 8, 10, 12, 15,
+            +5 each with one counter for the whole game; ``"escalating_reset"``
+            back to 4 after 15; ``"slow_escalation"`` 4, 5, 6, ...;
+            ``"fixed_by_symbol"`` three infantry 4, three cavalry 6, three
+            artillery 8, one of each 10 (a wild counts as whatever symbol makes
+            the set worth most); ``"no_cards"`` no cards at all.
+        territory_bonus: the +2 armies for a traded card showing an owned
+            territory: ``"once_per_turn"`` (default) or ``"once_per_trade"`` (§4.1).
+        elimination_trade_at: after taking an eliminated player's cards, a
+            hand of at least this many must be traded down to 4 at once (§4.2;
+            default 6, variant 5).
+        defender_dice: ``"max"`` (default) or ``"choose"``: the defending
+            player picks 1 or 2 dice before each roll (§4.2).
+        fortify: ``"adjacent"`` (default) or ``"connected"`` (through own territories) (§4.3).
+        turn_limit: player turns (each player's turn counts one) after which
+            the episode is truncated (§4.5); >= 1.
+        truncation_reward: ``"draw"`` (every surviving agent gets 0) or
+            ``"rank"`` (survivors ranked by territories, then armies: the
+            best gets +1, the worst -1, linear between; ties share) (§4.5).
+    """
+
+    num_players: int = 4
+    map: str = "classic"
+    setup: "str | None" = None
+    two_player: str = "neutral"
+    starting_armies: "int | None" = None
+    card_trade: str = "escalating"
+    territory_bonus: str = "once_per_turn"
+    elimination_trade_at: int = 6
+    defender_dice: str = "max"
+    fortify: str = "adjacent"
+    turn_limit: int = 1000
+    truncation_reward: str = "draw"
+
+    def __post_init__(self) -> None:
+        n = self.num_players
+        if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 6:
+            raise ConfigError(f"num_players must be an integer from 2 to 6, got {n!r}")
+        if not isinstance(self.map, str) or not self.map:
+            raise ConfigError(f"map must be a map name or a path to a map file, got {self.map!r}")
+        for key, allowed in _CHOICES.items():
+            value = getattr(self, key)
+            if key == "setup" and value is None:
+                object.__setattr__(self, "setup", "deal" if n == 2 and self.two_player == "neutral" else "claim")
+                continue
+            if value not in allowed:
+                raise ConfigError(f"{key}={value!r} is not allowed; choose one of: {', '.join(allowed)}")
+        if self.starting_armies is None:
+            object.__setattr__(self, "starting_armies", STARTING_ARMIES[n])
+        for key, lo, hi in (
+            ("starting_armies", 1, 10_000),
+            ("elimination_trade_at", 5, 100),
+            ("turn_limit", 1, 10_000_000),
+        ):
+            v = getattr(self, key)
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+                raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {v!r}")
+
+    @property
+    def has_neutral(self) -> bool:
+        """True for a 2-player game with the neutral army (RULES.md §7)."""
+        return self.num_players == 2 and self.two_player == "neutral"
+
+    @property
+    def uses_cards(self) -> bool:
+        return self.card_trade != "no_cards"
+
+    def replace(self, **changes: Any) -> "RulesConfig":
+        """A copy with some switches changed (validated like the constructor)."""
+        return RulesConfig.from_dict({**self.to_dict(), **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-compatible dict of every switch."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if not f.name.startswith("_")}
+
+    @classmethod
+    def options(cls) -> list[str]:
+        """Names of every switch."""
+        return [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "RulesConfig":
+        """Build from a dict, rejecting unknown keys.
+
+        Raises:
+            ConfigError: an unknown key (the message lists the allowed ones) or a bad value.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"rules must be a mapping of option names to values, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(cls.options()))
+        if unknown:
+            raise ConfigError(f"unknown rules option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(cls.options())}")
+        return cls(**dict(data))
+
+    @classmethod
+    def from_preset(cls, preset: str, **overrides: Any) -> "RulesConfig":
+        """A named preset (see :data:`PRESETS`) with optional overrides.
+
+        Raises:
+            ConfigError: unknown preset name or bad override.
+        """
+        if preset not in PRESETS:
+            raise ConfigError(f"unknown rules preset {preset!r}; presets: {', '.join(PRESETS)}")
+        return cls.from_dict({**PRESETS[preset], **overrides})
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {},
+    "fast": {"setup": "random", "turn_limit": 400},
+    "tournament": {"fortify": "connected"},
+    "expert": {"card_trade": "slow_escalation", "fortify": "connected"},
+    "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
+}
+"""Named rule sets: ``classic`` (the RULES.md defaults), ``fast`` (random
+setup, 400-turn limit, for quick training), ``tournament`` (connected fortify,
+§4.3), ``expert`` (slow escalation and connected fortify, §8), ``duel`` (two
+players without the neutral)."""

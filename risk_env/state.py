@@ -1,0 +1,199 @@
+"""The game state: plain data (numpy arrays, lists, ints), cheap to copy,
+comparable, and serializable to a JSON-compatible dict.
+
+The engine (:mod:`risk_env.engine`) reads and writes these fields; users
+should treat a state as read-only and change it only through
+:meth:`Game.apply <risk_env.engine.Game.apply>` or the action codec.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Phase", "GameState"]
+
+
+class Phase(IntEnum):
+    """Decision phases (RULES.md §3, §4)."""
+
+    CLAIM = 0
+    SETUP_PLACE = 1
+    REINFORCE = 2
+    ATTACK = 3
+    DEFEND = 4
+    OCCUPY = 5
+    FORTIFY = 6
+    GAME_OVER = 7
+
+
+_LIST_FIELDS = ("order", "alive", "setup_left", "deck", "discard", "elim_order", "last_roll")
+_INT_FIELDS = (
+    "phase", "player", "turn", "sets_traded", "to_place", "setup_step", "att_src", "att_dst",
+    "att_dice", "last_dice", "winner", "sel_src", "sel_dst", "sel_trade", "dice_pos", "steps",
+)
+_BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_down", "truncated")
+
+
+class GameState:
+    """One position of a game.
+
+    Attributes:
+        owner: int8 ``(T,)``: owner seat (0..n-1), ``n`` for the 2-player
+            neutral, -1 for unclaimed (setup only).
+        armies: int32 ``(T,)``.
+        phase: a :class:`Phase` value.
+        player: seat on turn (in setup: whose setup turn).
+        turn: game turns begun (0 during setup).
+        order: turn order, a permutation of the seats.
+        alive: per seat.
+        hands: per seat, a list of card ids.
+        deck: draw pile (top is the end); discard: discard pile.
+        sets_traded: sets traded in the whole game (the shared counter).
+        to_place: reinforcements still to place this phase.
+        setup_left: armies still to place in setup, per seat plus the neutral (last).
+        setup_step: own armies placed in this 2-player setup turn (2 = the neutral's).
+        bonus_used: the +2 territory bonus was taken this turn.
+        conquered: the player on turn conquered a territory this turn.
+        forced: a trade is forced (hand too large) before anything else.
+        resume_attack: the reinforce phase follows an elimination trade-down and returns to attack.
+        trade_down: an elimination's forced trade-down waits for the occupation to finish.
+        att_src, att_dst, att_dice: the pending battle (defend phase) or conquest (occupy).
+        last_dice: attacker dice of the last roll (the occupation minimum).
+        last_roll: ``[attacker faces..., 0, defender faces...]`` of the last roll.
+        winner: winning seat or -1; truncated: ended by the turn limit.
+        elim_order: seats in the order they were eliminated.
+        sel_src, sel_dst, sel_trade: the action codec's pending selection (-1 if none).
+        rng: the game's one seeded generator; dice_buf/dice_pos: dice drawn in batches from it.
+        steps: moves applied so far.
+    """
+
+    __slots__ = (
+        ("owner", "armies", "hands", "rng", "dice_buf", "_rng_shared")
+        + _LIST_FIELDS
+        + _INT_FIELDS
+        + _BOOL_FIELDS
+    )
+
+    owner: np.ndarray
+    armies: np.ndarray
+    hands: list[list[int]]
+    rng: np.random.Generator
+    dice_buf: list[int]
+    order: list[int]
+    alive: list[bool]
+    setup_left: list[int]
+    deck: list[int]
+    discard: list[int]
+    elim_order: list[int]
+    last_roll: list[int]
+    phase: int
+    player: int
+    turn: int
+    sets_traded: int
+    to_place: int
+    setup_step: int
+    att_src: int
+    att_dst: int
+    att_dice: int
+    last_dice: int
+    winner: int
+    sel_src: int
+    sel_dst: int
+    sel_trade: int
+    dice_pos: int
+    steps: int
+    bonus_used: bool
+    conquered: bool
+    forced: bool
+    resume_attack: bool
+    trade_down: bool
+    truncated: bool
+
+    def copy(self) -> "GameState":
+        """An independent copy. The generator is shared copy-on-write: each
+        side clones it before its next draw, so copies never disturb each other."""
+        c = GameState.__new__(GameState)
+        c.owner = self.owner.copy()
+        c.armies = self.armies.copy()
+        c.hands = [h[:] for h in self.hands]
+        c.rng = self.rng
+        c.dice_buf = self.dice_buf  # never mutated in place
+        self._rng_shared = c._rng_shared = True
+        for f in _LIST_FIELDS:
+            setattr(c, f, getattr(self, f)[:])
+        for f in _INT_FIELDS + _BOOL_FIELDS:
+            setattr(c, f, getattr(self, f))
+        return c
+
+    def own_rng(self) -> np.random.Generator:
+        """The generator, cloned first if another copy shares it."""
+        if self._rng_shared:
+            g = np.random.Generator(np.random.PCG64(0))
+            g.bit_generator.state = self.rng.bit_generator.state
+            self.rng = g
+            self._rng_shared = False
+        return self.rng
+
+    @property
+    def game_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-compatible dict of every field, the generator state included."""
+        d: dict[str, Any] = {
+            "owner": self.owner.tolist(),
+            "armies": self.armies.tolist(),
+            "hands": [h[:] for h in self.hands],
+            "rng": self.rng.bit_generator.state,
+            "dice_buf": self.dice_buf[self.dice_pos :],
+        }
+        for f in _LIST_FIELDS:
+            d[f] = list(getattr(self, f))
+        for f in _INT_FIELDS:
+            d[f] = int(getattr(self, f))
+        for f in _BOOL_FIELDS:
+            d[f] = bool(getattr(self, f))
+        d["dice_pos"] = 0
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "GameState":
+        """Rebuild a state from :meth:`to_dict` output (structure only; use
+        :meth:`Game.state_from_dict <risk_env.engine.Game.state_from_dict>`
+        to also check it against the rules and the map).
+
+        Raises:
+            KeyError, TypeError, ValueError: a missing or malformed field.
+        """
+        s = cls.__new__(cls)
+        s.owner = np.array(d["owner"], dtype=np.int8)
+        s.armies = np.array(d["armies"], dtype=np.int32)
+        s.hands = [[int(c) for c in h] for h in d["hands"]]
+        st = d["rng"]
+        if not isinstance(st, dict) or st.get("bit_generator") != "PCG64":
+            raise ValueError("rng must be a PCG64 bit_generator state dict")
+        g = np.random.Generator(np.random.PCG64(0))
+        g.bit_generator.state = st
+        s.rng = g
+        s._rng_shared = False
+        s.dice_buf = [int(x) for x in d["dice_buf"]]
+        for f in _LIST_FIELDS:
+            v = d[f]
+            if not isinstance(v, list):
+                raise TypeError(f"state field {f!r} must be a list")
+            setattr(s, f, [bool(x) for x in v] if f == "alive" else [int(x) for x in v])
+        for f in _INT_FIELDS:
+            setattr(s, f, int(d[f]))
+        for f in _BOOL_FIELDS:
+            setattr(s, f, bool(d[f]))
+        return s

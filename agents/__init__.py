@@ -1,0 +1,5 @@
+"""Baseline agents (installed as ``risk_env.agents``)."""
+
+from .random_agent import RandomAgent
+
+__all__ = ["RandomAgent"]

@@ -1,0 +1,35 @@
+"""Uniform random play over the action mask."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = ["RandomAgent"]
+
+
+class RandomAgent:
+    """Picks uniformly among the legal action ids.
+
+    Args:
+        seed: seeds the agent's own generator (independent of the game's).
+    """
+
+    name = "random"
+
+    def __init__(self, seed: "int | None" = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+        """A legal action id, given ``{"observation", "action_mask"}``.
+
+        Raises:
+            ValueError: the mask has no legal action.
+        """
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) == 0:
+            raise ValueError("the action mask has no legal action")
+        return int(legal[self.rng.integers(len(legal))])
+
+    __call__ = act

@@ -1,0 +1,282 @@
+"""Risk as a PettingZoo AEC environment (``risk_v0``).
+
+>>> import risk_env
+>>> env = risk_env.env(num_players=3, setup="random")
+>>> env.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> obs["action_mask"].dtype, obs["observation"].dtype
+(dtype('int8'), dtype('float32'))
+
+Agents and turns
+    Agents are ``player_0 .. player_{n-1}`` (``n`` = ``num_players``, 2..6).
+    The turn order is a seeded random permutation of them (RULES.md §3);
+    ``agent_selection`` is whoever decides next: the player on turn, or the
+    defender when ``defender_dice="choose"``.
+
+Actions
+    One ``Discrete(N)`` per agent, the same in every phase (``N = T + 28``
+    with cards, ``T + 15`` without; 70 on the classic map). Compound decisions
+    are masked sub-steps: source, then target, then dice or an amount. The
+    id layout is in :mod:`risk_env.actions`; ``env.action_to_string(agent,
+    action)`` says what an id means now.
+
+Observations
+    ``{"observation": Box(0, inf, (D,), float32), "action_mask": Box(0, 1, (N,), int8)}``
+    from the agent's own seat (seat-rotated); layout in
+    :mod:`risk_env.observation` and ``env.observation_layout``. The mask is
+    also in ``infos[agent]["action_mask"]``; it is all zeros for agents not to
+    act. ``state()`` is the full position (float32 vector: the observation
+    of the player on turn, followed by every seat's hand as card counts per
+    symbol) for centralized critics; ``env.game_state`` is the engine state.
+
+Rewards
+    +1 to the winner (the last player with territories, §4.5) and -1 to each
+    other player, given when it is eliminated (collected through ``last()``
+    at its dead step). At the turn limit (``turn_limit`` player turns) every
+    live agent is *truncated*; its reward is 0 (``truncation_reward="draw"``)
+    or its rank among the survivors by territories then armies, mapped
+    linearly from +1 (best) to -1 (worst) (``"rank"``). Rewards are 0 otherwise.
+
+Illegal actions
+    ``raw_env`` is strict: an illegal id raises
+    :class:`~risk_env.errors.IllegalActionError` (a ``ValueError`` naming the
+    action, the phase and the legal ids) and changes nothing. ``env()``
+    follows PettingZoo's classic games: ``TerminateIllegalWrapper`` ends the
+    game with -1 for the offender, then ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper``. For strict errors use ``risk_env.raw_env`` (or
+    ``env(strict=True)``, which keeps the order-enforcing wrapper only).
+
+Termination vs truncation
+    Elimination and victory terminate; the turn limit truncates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import ActionCodec
+from .config import RulesConfig
+from .engine import Game
+from .errors import ConfigError, IllegalActionError
+from .observation import ObservationEncoder
+from .render import render_ansi
+from .state import GameState, Phase
+
+__all__ = ["raw_env", "env"]
+
+
+def _make_config(num_players: int, preset: "str | None", rules: "RulesConfig | None", overrides: dict[str, Any]) -> RulesConfig:
+    if rules is not None:
+        if preset is not None:
+            raise ConfigError("give either rules= or preset=, not both")
+        return rules.replace(num_players=num_players, **overrides) if (overrides or rules.num_players != num_players) else rules
+    if preset is not None:
+        return RulesConfig.from_preset(preset, num_players=num_players, **overrides)
+    return RulesConfig.from_dict({"num_players": num_players, **overrides})
+
+
+class raw_env(AECEnv):
+    """The bare AEC environment (strict about illegal actions).
+
+    Args:
+        num_players: 2..6.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+        preset: a rules preset name (:data:`risk_env.config.PRESETS`).
+        rules: a :class:`RulesConfig` (alternative to ``preset`` and keywords).
+        **config: rule switches of :class:`RulesConfig` (``setup="random"``, ``turn_limit=300``...).
+
+    Raises:
+        ConfigError: unknown option, preset or bad value; MapError: a bad map.
+    """
+
+    metadata = {"name": "risk_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        render_mode: "str | None" = None,
+        preset: "str | None" = None,
+        rules: "RulesConfig | None" = None,
+        **config: Any,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None")
+        self.rules = _make_config(num_players, preset, rules, config)
+        self.game = Game(self.rules)
+        self.codec = ActionCodec(self.game)
+        self.encoder = ObservationEncoder(self.game)
+        self.render_mode = render_mode
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        N, D = self.codec.n, self.encoder.size
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, np.inf, (D,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (N,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(N) for a in self.possible_agents}
+        hand_size = 4 * n
+        self.state_space = spaces.Box(0.0, np.inf, (D + hand_size,), np.float32)
+        self._zero_mask = np.zeros(N, dtype=np.int8)
+        self._zero_mask.setflags(write=False)
+        self.game_state: "GameState | None" = None
+        self._mask = self._zero_mask
+        self.last_move = ""
+        self._renderer: Any = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def observation_layout(self) -> dict[str, tuple[slice, tuple[int, ...]]]:
+        """``name -> (slice, shape)`` of the observation vector (see :mod:`risk_env.observation`)."""
+        return self.encoder.layout
+
+    # ------------------------------------------------------------------ core API
+    def reset(self, seed: "int | None" = None, options: "dict | None" = None) -> None:
+        self.game_state = self.game.new_game(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self._eliminated_seen = 0
+        self.last_move = ""
+        self._select()
+
+    def _select(self) -> None:
+        s = self.game_state
+        seat = self.game.to_act(s)
+        for a in self.agents:
+            self.infos[a] = {"action_mask": self._zero_mask}
+        if seat >= 0:
+            self.agent_selection = self.possible_agents[seat]
+            self._mask = self.codec.mask(s)
+            self.infos[self.agent_selection] = {"action_mask": self._mask}
+        else:
+            self._mask = self._zero_mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        s = self.game_state
+        seat = self.agent_name_mapping[agent]
+        mask = self._mask if (agent == self.agent_selection and self.game.to_act(s) == seat) else self._zero_mask
+        return {"observation": self.encoder.encode(s, seat), "action_mask": mask.copy()}
+
+    def state(self) -> np.ndarray:
+        """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
+        s = self.game_state
+        seat = max(self.game.to_act(s), 0) if s.phase != Phase.GAME_OVER else s.player
+        hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
+        sym = self.game.card_symbol
+        for p, hand in enumerate(s.hands):
+            for c in hand:
+                hands[p, sym[c]] += 0.2
+        return np.concatenate([self.encoder.encode(s, seat), hands.ravel()])
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self.game_state
+        if action is None:
+            raise IllegalActionError(f"{agent} is alive and must act: an action id in 0..{self.codec.n - 1}, not None")
+        move = self.codec.step(s, action)  # raises IllegalActionError, state unchanged
+        if move is not None:
+            self.last_move = self.game.move_to_text(move)
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if len(s.elim_order) > self._eliminated_seen:
+            for seat in s.elim_order[self._eliminated_seen :]:
+                name = self.possible_agents[seat]
+                self.rewards[name] = -1.0
+                self.terminations[name] = True
+            self._eliminated_seen = len(s.elim_order)
+        if s.phase == Phase.GAME_OVER:
+            self._finish(s)
+        self._accumulate_rewards()
+        self._select()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self, s: GameState) -> None:
+        live = [a for a in self.agents if not self.terminations[a]]
+        if s.winner >= 0:
+            for a in live:
+                self.terminations[a] = True
+            self.rewards[self.possible_agents[s.winner]] = 1.0
+            return
+        for a in live:
+            self.truncations[a] = True
+        if self.rules.truncation_reward == "rank" and len(live) > 1:
+            seats = [self.agent_name_mapping[a] for a in live]
+            key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in seats}
+            ranked = sorted(seats, key=lambda p: key[p], reverse=True)
+            k = len(ranked)
+            for p in seats:
+                # ties share the mean of the positions they span
+                pos = [i for i, q in enumerate(ranked) if key[q] == key[p]]
+                r = sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
+                self.rewards[self.possible_agents[p]] = r
+
+    # ------------------------------------------------------------------ helpers
+    def action_to_string(self, agent: str, action: int) -> str:
+        """What ``action`` means for ``agent`` now (e.g. ``"attack Alaska->Kamchatka"``)."""
+        return self.codec.action_to_string(self.game_state, action)
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
+            return None
+        if self.game_state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return render_ansi(self.game, self.game_state, self.last_move)
+        from . import draw  # matplotlib is imported only when a picture is asked for
+
+        if self._renderer is None:
+            self._renderer = draw.BoardRenderer(self.game)
+        frame = self._renderer.draw(self.game_state, self.last_move)
+        if self.render_mode == "rgb_array":
+            return frame
+        self._renderer.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
+def env(num_players: int = 4, render_mode: "str | None" = None, strict: bool = False, **kwargs: Any) -> AECEnv:
+    """The wrapped environment, as PettingZoo's classic games wrap theirs.
+
+    Args:
+        strict: if True, skip ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper``
+            so illegal actions raise :class:`IllegalActionError` instead of ending the game.
+        num_players, render_mode, **kwargs: as :class:`raw_env`.
+    """
+    e: AECEnv = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
+    if not strict:
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)

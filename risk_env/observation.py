@@ -1,0 +1,183 @@
+"""Observations: a flat float32 vector from one seat's point of view.
+
+Seats are rotated so the observing agent is always seat 0, the next player
+in seat order is 1, and so on; slot ``n`` (``n`` = number of players) is the
+2-player neutral (always present, all zeros without a neutral). Opponents'
+cards are shown as counts only; no hidden information (card identities of
+others, the draw pile order, the generator) is encoded.
+
+Layout (``T`` territories, ``C`` continents, ``n`` players, ``S = n + 1``
+owner slots); :attr:`ObservationEncoder.layout` gives the slices:
+
+===================  ============  ==============================================
+name                 shape         content (scaling)
+===================  ============  ==============================================
+``owner``            ``(T, S)``    one-hot owner slot (unclaimed: all zero)
+``armies``           ``(T,)``      armies / 10
+``selected``         ``(T, 2)``    pending source and target: the codec's
+                                   selection, or the battle in the defend and
+                                   occupy phases
+``continent_share``  ``(C, S)``    fraction of each continent each slot owns
+``phase``            ``(8,)``      one-hot :class:`~risk_env.state.Phase`
+``acting``           ``(1,)``      1 if this seat decides now
+``on_turn``          ``(S,)``      one-hot slot of the player on turn
+``to_place``         ``(1,)``      armies left to place (setup: own setup armies) / 10
+``flags``            ``(5,)``      trade forced, +2 bonus used, conquered this turn,
+                                   mid-attack trade-down, neutral army next (setup)
+``my_cards``         ``(5,)``      own cards by symbol (infantry, cavalry, artillery,
+                                   wild) / 5, and own cards showing an owned territory / 5
+``trade_pending``    ``(13,)``     one-hot set composition awaiting a bonus territory
+``cards``            ``(n,)``      cards held per seat / 5 (counts only)
+``alive``            ``(n,)``      1 per live seat
+``territories``      ``(S,)``      territories per slot / T
+``army_total``       ``(S,)``      armies per slot / (10 T)
+``trade_value``      ``(1,)``      value of the next set (escalating schedules) / 20
+``battle``           ``(3,)``      last roll's attacker dice / 3, attack dice awaiting
+                                   a defence / 3, occupation minimum / 3
+``turn``             ``(1,)``      turn / turn limit
+===================  ============  ==============================================
+
+All entries are >= 0; the space's upper bound is ``inf`` (army counts are unbounded).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import COMPOSITIONS, set_value
+from .engine import Game
+from .state import GameState, Phase
+
+__all__ = ["ObservationEncoder"]
+
+
+class ObservationEncoder:
+    """Encodes :class:`GameState` into the flat observation of one seat.
+
+    Attributes:
+        size: length ``D`` of the vector.
+        layout: ``name -> (slice, shape)`` for every block above.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        T = game.T
+        n = game.num_players
+        S = n + 1
+        C = len(game.map.continent_names)
+        blocks = [
+            ("owner", (T, S)),
+            ("armies", (T,)),
+            ("selected", (T, 2)),
+            ("continent_share", (C, S)),
+            ("phase", (len(Phase),)),
+            ("acting", (1,)),
+            ("on_turn", (S,)),
+            ("to_place", (1,)),
+            ("flags", (5,)),
+            ("my_cards", (5,)),
+            ("trade_pending", (len(COMPOSITIONS),)),
+            ("cards", (n,)),
+            ("alive", (n,)),
+            ("territories", (S,)),
+            ("army_total", (S,)),
+            ("trade_value", (1,)),
+            ("battle", (3,)),
+            ("turn", (1,)),
+        ]
+        self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
+        off = 0
+        for name, shape in blocks:
+            size = int(np.prod(shape))
+            self.layout[name] = (slice(off, off + size), shape)
+            off += size
+        self.size = off
+        self._n, self._S, self._T, self._C = n, S, T, C
+        self._members = game.continent_members_f / game.continent_members_f.sum(axis=1, keepdims=True)
+        # rot[me][owner + 1] -> slot (owner -1 -> S, a dummy column dropped later)
+        self._rot = np.zeros((n, game.num_seats + 1), dtype=np.int64)
+        for me in range(n):
+            self._rot[me, 0] = S
+            for seat in range(n):
+                self._rot[me, seat + 1] = (seat - me) % n
+            if game.neutral >= 0:
+                self._rot[me, game.neutral + 1] = n
+        self._eye = np.eye(S + 1, dtype=np.float32)[:, :S]
+        self._sym = np.array(game.card_symbol, dtype=np.int64) if game.uses_cards else None
+        L = self.layout
+        self._o_owner = L["owner"][0]
+        self._o_armies = L["armies"][0]
+        self._o_sel = L["selected"][0].start
+        self._o_cont = L["continent_share"][0]
+        self._o_phase = L["phase"][0].start
+        self._o_acting = L["acting"][0].start
+        self._o_turn_slot = L["on_turn"][0].start
+        self._o_place = L["to_place"][0].start
+        self._o_flags = L["flags"][0].start
+        self._o_cards_mine = L["my_cards"][0].start
+        self._o_tp = L["trade_pending"][0].start
+        self._o_cards = L["cards"][0].start
+        self._o_alive = L["alive"][0].start
+        self._o_terr = L["territories"][0]
+        self._o_armytot = L["army_total"][0]
+        self._o_tv = L["trade_value"][0].start
+        self._o_battle = L["battle"][0].start
+        self._o_turnno = L["turn"][0].start
+
+    def encode(self, s: GameState, seat: int) -> np.ndarray:
+        """float32 ``(D,)`` observation of ``s`` for ``seat``."""
+        g = self.game
+        n, S, T = self._n, self._S, self._T
+        out = np.zeros(self.size, dtype=np.float32)
+        rot = self._rot[seat]
+        slots = rot[s.owner.astype(np.int64) + 1]
+        onehot = self._eye[slots]  # (T, S)
+        out[self._o_owner] = onehot.ravel()
+        out[self._o_armies] = s.armies * 0.1
+        ph = s.phase
+        src, dst = s.sel_src, s.sel_dst
+        if ph in (Phase.DEFEND, Phase.OCCUPY):
+            src, dst = s.att_src, s.att_dst
+        o = self._o_sel
+        if src >= 0:
+            out[o + 2 * src] = 1.0
+        if dst >= 0:
+            out[o + 2 * dst + 1] = 1.0
+        out[self._o_cont] = (self._members @ onehot).ravel()
+        out[self._o_phase + ph] = 1.0
+        out[self._o_acting] = 1.0 if g.to_act(s) == seat else 0.0
+        if ph != Phase.GAME_OVER:
+            out[self._o_turn_slot + rot[s.player + 1]] = 1.0
+        if ph in (Phase.CLAIM, Phase.SETUP_PLACE):
+            out[self._o_place] = s.setup_left[seat] * 0.1
+        else:
+            out[self._o_place] = s.to_place * 0.1 if s.player == seat else 0.0
+        f = self._o_flags
+        mine = s.player == seat
+        out[f] = 1.0 if (mine and s.forced) else 0.0
+        out[f + 1] = 1.0 if (mine and s.bonus_used) else 0.0
+        out[f + 2] = 1.0 if (mine and s.conquered) else 0.0
+        out[f + 3] = 1.0 if (mine and s.resume_attack) else 0.0
+        out[f + 4] = 1.0 if (ph == Phase.SETUP_PLACE and s.setup_step == 2) else 0.0
+        hand = s.hands[seat]
+        if hand and self._sym is not None:
+            counts = np.bincount(self._sym[hand], minlength=4)
+            c = self._o_cards_mine
+            out[c : c + 4] = counts * 0.2
+            out[c + 4] = sum(1 for x in hand if x < T and s.owner[x] == seat) * 0.2
+        if s.sel_trade >= 0 and mine:
+            out[self._o_tp + s.sel_trade] = 1.0
+        for k in range(n):
+            real = (seat + k) % n
+            out[self._o_cards + k] = len(s.hands[real]) * 0.2
+            out[self._o_alive + k] = 1.0 if s.alive[real] else 0.0
+        out[self._o_terr] = onehot.sum(axis=0) / T
+        out[self._o_armytot] = (s.armies @ onehot) / (10.0 * T)
+        if g.uses_cards and g.config.card_trade != "fixed_by_symbol":
+            out[self._o_tv] = set_value(g.config.card_trade, s.sets_traded, 0) / 20.0
+        b = self._o_battle
+        out[b] = s.last_dice / 3.0
+        out[b + 1] = s.att_dice / 3.0 if ph == Phase.DEFEND else 0.0
+        out[b + 2] = s.armies[s.att_dst] / 3.0 if ph == Phase.OCCUPY else 0.0
+        out[self._o_turnno] = s.turn / g.config.turn_limit
+        return out

@@ -104,7 +104,7 @@ class Game:
         s._rng_shared = False
         s.dice_buf = []
         s.dice_pos = 0
-        s.owner = np.full(T, -1, dtype=np.int8)
+        s.owner = np.full(T, -1, dtype=np.int64)
         s.armies = np.zeros(T, dtype=np.int32)
         s.order = [int(x) for x in s.rng.permutation(n)]
         s.alive = [True] * n

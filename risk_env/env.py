@@ -66,6 +66,7 @@ from .engine import Game
 from .errors import ConfigError, IllegalActionError
 from .observation import ObservationEncoder
 from .render import render_ansi
+from .moves import Move
 from .state import GameState, Phase
 
 __all__ = ["raw_env", "env"]
@@ -133,7 +134,8 @@ class raw_env(AECEnv):
         self._zero_mask.setflags(write=False)
         self.game_state: "GameState | None" = None
         self._mask = self._zero_mask
-        self.last_move = ""
+        self._last_move: "Move | None" = None
+        self._info_holder: "str | None" = None
         self._renderer: Any = None
 
     # ------------------------------------------------------------------ spaces
@@ -158,20 +160,26 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._eliminated_seen = 0
-        self.last_move = ""
+        self._last_move = None
+        self._rewards_dirty = False
+        self._info_holder = None
         self._select()
 
     def _select(self) -> None:
         s = self.game_state
         seat = self.game.to_act(s)
-        for a in self.agents:
-            self.infos[a] = {"action_mask": self._zero_mask}
+        prev = self._info_holder
+        if prev is not None and prev in self.infos:
+            self.infos[prev] = {"action_mask": self._zero_mask}
         if seat >= 0:
-            self.agent_selection = self.possible_agents[seat]
+            agent = self.possible_agents[seat]
+            self.agent_selection = agent
             self._mask = self.codec.mask(s)
-            self.infos[self.agent_selection] = {"action_mask": self._mask}
+            self.infos[agent] = {"action_mask": self._mask}
+            self._info_holder = agent
         else:
             self._mask = self._zero_mask
+            self._info_holder = None
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         s = self.game_state
@@ -200,23 +208,37 @@ class raw_env(AECEnv):
             raise IllegalActionError(f"{agent} is alive and must act: an action id in 0..{self.codec.n - 1}, not None")
         move = self.codec.step(s, action)  # raises IllegalActionError, state unchanged
         if move is not None:
-            self.last_move = self.game.move_to_text(move)
+            self._last_move = move
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        if self._rewards_dirty:
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        ended = False
         if len(s.elim_order) > self._eliminated_seen:
             for seat in s.elim_order[self._eliminated_seen :]:
                 name = self.possible_agents[seat]
                 self.rewards[name] = -1.0
                 self.terminations[name] = True
             self._eliminated_seen = len(s.elim_order)
+            ended = True
         if s.phase == Phase.GAME_OVER:
             self._finish(s)
-        self._accumulate_rewards()
+            ended = True
+        if ended:
+            self._rewards_dirty = True
+            self._accumulate_rewards()
         self._select()
-        self._deads_step_first()
+        if ended:
+            self._deads_step_first()
         if self.render_mode == "human":
             self.render()
+
+    @property
+    def last_move(self) -> str:
+        """Text of the last complete move (empty before the first)."""
+        m = self._last_move
+        return self.game.move_to_text(m) if m is not None else ""
 
     def _finish(self, s: GameState) -> None:
         live = [a for a in self.agents if not self.terminations[a]]

@@ -93,17 +93,15 @@ class ObservationEncoder:
             off += size
         self.size = off
         self._n, self._S, self._T, self._C = n, S, T, C
-        self._members = game.continent_members_f / game.continent_members_f.sum(axis=1, keepdims=True)
-        # rot[me][owner + 1] -> slot (owner -1 -> S, a dummy column dropped later)
+        # rot[me][owner] -> slot; owner -1 (unclaimed) reads the last entry, S (a dummy slot dropped later)
         self._rot = np.zeros((n, game.num_seats + 1), dtype=np.int64)
         for me in range(n):
-            self._rot[me, 0] = S
+            self._rot[me, -1] = S
             for seat in range(n):
-                self._rot[me, seat + 1] = (seat - me) % n
+                self._rot[me, seat] = (seat - me) % n
             if game.neutral >= 0:
-                self._rot[me, game.neutral + 1] = n
-        self._eye = np.eye(S + 1, dtype=np.float32)[:, :S]
-        self._sym = np.array(game.card_symbol, dtype=np.int64) if game.uses_cards else None
+                self._rot[me, game.neutral] = n
+        self._rot_lists = [r.tolist() for r in self._rot]
         L = self.layout
         self._o_owner = L["owner"][0]
         self._o_armies = L["armies"][0]
@@ -123,61 +121,94 @@ class ObservationEncoder:
         self._o_tv = L["trade_value"][0].start
         self._o_battle = L["battle"][0].start
         self._o_turnno = L["turn"][0].start
+        self._owner_base = L["owner"][0].start + np.arange(T) * S
+        cont = game.map.territory_continent
+        self._cont_bins = cont * (S + 1)
+        sizes = game.map.continent_members.sum(axis=1)
+        self._cont_w = 1.0 / sizes[cont]
+        keep = np.ones((C, S + 1), dtype=bool)
+        keep[:, S] = False
+        self._cont_keep = np.flatnonzero(keep.ravel())
+        self._sym_list = list(game.card_symbol)
+        tv = game.config.card_trade if game.uses_cards and game.config.card_trade != "fixed_by_symbol" else ""
+        # next set's value / 20 by sets traded so far (the observation caps the counter at 400 sets)
+        self._tv_table = [set_value(tv, k, 0) / 20.0 for k in range(401)] if tv else []
+        self._turn_limit = float(game.config.turn_limit)
 
     def encode(self, s: GameState, seat: int) -> np.ndarray:
         """float32 ``(D,)`` observation of ``s`` for ``seat``."""
-        g = self.game
         n, S, T = self._n, self._S, self._T
         out = np.zeros(self.size, dtype=np.float32)
         rot = self._rot[seat]
-        slots = rot[s.owner.astype(np.int64) + 1]
-        onehot = self._eye[slots]  # (T, S)
-        out[self._o_owner] = onehot.ravel()
-        out[self._o_armies] = s.armies * 0.1
+        slots = rot[s.owner]  # (T,) slot per territory; S marks unclaimed
         ph = s.phase
+        if ph == Phase.CLAIM:
+            claimed = slots < S
+            out[self._owner_base[claimed] + slots[claimed]] = 1.0
+        else:
+            out[self._owner_base + slots] = 1.0
+        out[self._o_armies] = s.armies * 0.1
         src, dst = s.sel_src, s.sel_dst
-        if ph in (Phase.DEFEND, Phase.OCCUPY):
+        if ph == Phase.DEFEND or ph == Phase.OCCUPY:
             src, dst = s.att_src, s.att_dst
         o = self._o_sel
         if src >= 0:
             out[o + 2 * src] = 1.0
         if dst >= 0:
             out[o + 2 * dst + 1] = 1.0
-        out[self._o_cont] = (self._members @ onehot).ravel()
+        out[self._o_cont] = np.bincount(self._cont_bins + slots, weights=self._cont_w, minlength=self._C * (S + 1))[self._cont_keep]
+        out[self._o_terr] = np.bincount(slots, minlength=S + 1)[:S] * (1.0 / T)
+        out[self._o_armytot] = np.bincount(slots, weights=s.armies, minlength=S + 1)[:S] * (0.1 / T)
         out[self._o_phase + ph] = 1.0
-        out[self._o_acting] = 1.0 if g.to_act(s) == seat else 0.0
-        if ph != Phase.GAME_OVER:
-            out[self._o_turn_slot + rot[s.player + 1]] = 1.0
-        if ph in (Phase.CLAIM, Phase.SETUP_PLACE):
-            out[self._o_place] = s.setup_left[seat] * 0.1
-        else:
-            out[self._o_place] = s.to_place * 0.1 if s.player == seat else 0.0
-        f = self._o_flags
         mine = s.player == seat
-        out[f] = 1.0 if (mine and s.forced) else 0.0
-        out[f + 1] = 1.0 if (mine and s.bonus_used) else 0.0
-        out[f + 2] = 1.0 if (mine and s.conquered) else 0.0
-        out[f + 3] = 1.0 if (mine and s.resume_attack) else 0.0
-        out[f + 4] = 1.0 if (ph == Phase.SETUP_PLACE and s.setup_step == 2) else 0.0
+        if ph != Phase.GAME_OVER:
+            out[self._o_turn_slot + self._rot_lists[seat][s.player]] = 1.0
+            if (s.owner[s.att_dst] if ph == Phase.DEFEND else s.player) == seat:
+                out[self._o_acting] = 1.0
+        if ph == Phase.CLAIM or ph == Phase.SETUP_PLACE:
+            out[self._o_place] = s.setup_left[seat] * 0.1
+            if ph == Phase.SETUP_PLACE and s.setup_step == 2:
+                out[self._o_flags + 4] = 1.0
+        elif mine:
+            out[self._o_place] = s.to_place * 0.1
+            f = self._o_flags
+            if s.forced:
+                out[f] = 1.0
+            if s.bonus_used:
+                out[f + 1] = 1.0
+            if s.conquered:
+                out[f + 2] = 1.0
+            if s.resume_attack:
+                out[f + 3] = 1.0
+            if s.sel_trade >= 0:
+                out[self._o_tp + s.sel_trade] = 1.0
         hand = s.hands[seat]
-        if hand and self._sym is not None:
-            counts = np.bincount(self._sym[hand], minlength=4)
+        if hand:
             c = self._o_cards_mine
-            out[c : c + 4] = counts * 0.2
-            out[c + 4] = sum(1 for x in hand if x < T and s.owner[x] == seat) * 0.2
-        if s.sel_trade >= 0 and mine:
-            out[self._o_tp + s.sel_trade] = 1.0
+            sym = self._sym_list
+            owner = s.owner
+            counts = [0, 0, 0, 0]
+            shown = 0
+            for x in hand:
+                counts[sym[x]] += 1
+                if x < T and owner[x] == seat:
+                    shown += 1
+            out[c : c + 5] = (counts[0] * 0.2, counts[1] * 0.2, counts[2] * 0.2, counts[3] * 0.2, shown * 0.2)
+        hands, alive = s.hands, s.alive
+        oc, oa = self._o_cards, self._o_alive
         for k in range(n):
-            real = (seat + k) % n
-            out[self._o_cards + k] = len(s.hands[real]) * 0.2
-            out[self._o_alive + k] = 1.0 if s.alive[real] else 0.0
-        out[self._o_terr] = onehot.sum(axis=0) / T
-        out[self._o_armytot] = (s.armies @ onehot) / (10.0 * T)
-        if g.uses_cards and g.config.card_trade != "fixed_by_symbol":
-            out[self._o_tv] = set_value(g.config.card_trade, s.sets_traded, 0) / 20.0
+            r = (seat + k) % n
+            if alive[r]:
+                out[oa + k] = 1.0
+                if hands[r]:
+                    out[oc + k] = len(hands[r]) * 0.2
+        if self._tv_table:
+            out[self._o_tv] = self._tv_table[min(s.sets_traded, len(self._tv_table) - 1)]
         b = self._o_battle
         out[b] = s.last_dice / 3.0
-        out[b + 1] = s.att_dice / 3.0 if ph == Phase.DEFEND else 0.0
-        out[b + 2] = s.armies[s.att_dst] / 3.0 if ph == Phase.OCCUPY else 0.0
-        out[self._o_turnno] = s.turn / g.config.turn_limit
+        if ph == Phase.DEFEND:
+            out[b + 1] = s.att_dice / 3.0
+        elif ph == Phase.OCCUPY:
+            out[b + 2] = s.armies[s.att_dst] / 3.0
+        out[self._o_turnno] = s.turn / self._turn_limit
         return out

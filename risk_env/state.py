@@ -41,7 +41,7 @@ class GameState:
     """One position of a game.
 
     Attributes:
-        owner: int8 ``(T,)``: owner seat (0..n-1), ``n`` for the 2-player
+        owner: int64 ``(T,)``: owner seat (0..n-1), ``n`` for the 2-player
             neutral, -1 for unclaimed (setup only).
         armies: int32 ``(T,)``.
         phase: a :class:`Phase` value.
@@ -176,7 +176,7 @@ class GameState:
             KeyError, TypeError, ValueError: a missing or malformed field.
         """
         s = cls.__new__(cls)
-        s.owner = np.array(d["owner"], dtype=np.int8)
+        s.owner = np.array(d["owner"], dtype=np.int64)
         s.armies = np.array(d["armies"], dtype=np.int32)
         s.hands = [[int(c) for c in h] for h in d["hands"]]
         st = d["rng"]

@@ -1,0 +1,72 @@
+"""ClassicWrapper behaves like PettingZoo's TerminateIllegal → AssertOutOfBounds → OrderEnforcing stack."""
+
+import numpy as np
+import pytest
+from pettingzoo.utils import wrappers
+
+import risk_env
+from risk_env.wrappers import ClassicWrapper
+
+
+def standard_stack(**kw):
+    e = risk_env.raw_env(**kw)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+def trajectory(env, seed, illegal_at=None, steps=3000):
+    """Play random legal ids (one illegal id at step ``illegal_at``); record everything observable."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    out = []
+    for i, agent in enumerate(env.agent_iter(steps)):
+        obs, rew, term, trunc, info = env.last()
+        out.append((agent, float(rew), term, trunc, obs["observation"].tobytes(), obs["action_mask"].tobytes()))
+        if term or trunc:
+            action = None
+        else:
+            mask = obs["action_mask"]
+            pool = np.flatnonzero(mask == 0) if i == illegal_at else np.flatnonzero(mask)
+            action = int(rng.choice(pool))
+        env.step(action)
+    out.append(("end", tuple(env.agents), dict(env.rewards)))
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_same_trajectory_as_standard_stack(players):
+    kw = dict(num_players=players, map="small", turn_limit=40)
+    assert trajectory(ClassicWrapper(risk_env.raw_env(**kw)), 3) == trajectory(standard_stack(**kw), 3)
+
+
+@pytest.mark.parametrize("illegal_at", [0, 57, 300])
+def test_illegal_move_terminates_like_standard_stack(illegal_at):
+    kw = dict(num_players=3, map="small", turn_limit=40)
+    a = trajectory(risk_env.env(**kw), 5, illegal_at=illegal_at)
+    b = trajectory(standard_stack(**kw), 5, illegal_at=illegal_at)
+    assert a == b
+    # the offender got -1, everyone else 0, and every agent left through a dead step
+    offender_rows = [r for r in a if len(r) == 6 and r[1] == -1.0 and r[2] and r[3]]
+    assert len(offender_rows) == 1
+    assert a[-1][1] == ()
+
+
+def test_out_of_bounds_and_order_errors_match():
+    for make in (lambda: risk_env.env(num_players=2), lambda: standard_stack(num_players=2)):
+        e = make()
+        with pytest.raises(AttributeError):
+            e.agents
+        with pytest.raises(Exception) as before:
+            e.step(0)
+        assert "reset" in str(before.value)
+        e.reset(seed=0)
+        with pytest.raises(AssertionError):
+            e.step(10_000)
+        with pytest.raises(AssertionError):
+            e.step(-1)
+
+
+def test_is_an_order_enforcing_wrapper():
+    assert isinstance(risk_env.env(), wrappers.OrderEnforcingWrapper)
+    assert type(risk_env.env(strict=True)) is wrappers.OrderEnforcingWrapper

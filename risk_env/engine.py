@@ -20,12 +20,14 @@ Rules are cited by RULES.md section in each method.
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 from typing import Any, Iterable
 
 import numpy as np
 
 from .cards import COMPOSITIONS, composition_of, set_value
 from .config import RulesConfig
+from .dice import roll_outcomes
 from .errors import ConfigError, IllegalMoveError, MapError, StateError
 from .map import GameMap, load_map
 from .moves import Move, MoveKind
@@ -256,6 +258,25 @@ class Game:
                         frontier.append(v)
             reach[src] = False
         return reach
+
+    def roll_outcomes(self, s: GameState, move: Move, defender_dice: "int | None" = None) -> dict[tuple[int, int], Fraction]:
+        """Exact chance outcomes of the roll an ``ATTACK`` move makes in ``s`` (RULES.md §4.2).
+
+        Returns ``(attacker_losses, defender_losses) -> probability`` (Fractions summing to 1).
+        The defender rolls its maximum unless ``defender_dice`` is given (the
+        ``defender_dice="choose"`` variant).
+
+        Raises:
+            IllegalMoveError: ``move`` is not a legal attack in ``s``.
+        """
+        if move.kind != MoveKind.ATTACK:
+            raise IllegalMoveError(f"chance outcomes exist for attack moves, not {self.move_to_text(move)!r}")
+        self.check(s, move)
+        most = min(2, int(s.armies[move.dst]))
+        d = most if defender_dice is None else defender_dice
+        if not 1 <= d <= most:
+            raise IllegalMoveError(f"the defender can roll 1..{most} dice, not {d}")
+        return roll_outcomes(move.count, d)
 
     def to_act(self, s: GameState) -> int:
         """Seat that decides next (the defender in the defend phase), or -1 when the game is over."""

@@ -6,20 +6,19 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .base import Agent
+
 __all__ = ["RandomAgent"]
 
 
-class RandomAgent:
-    """Picks uniformly among the legal action ids.
+class RandomAgent(Agent):
+    """Picks uniformly among the legal action ids (of the current sub-step).
 
     Args:
         seed: seeds the agent's own generator (independent of the game's).
     """
 
     name = "random"
-
-    def __init__(self, seed: "int | None" = None) -> None:
-        self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
         """A legal action id, given ``{"observation", "action_mask"}``.
@@ -31,5 +30,3 @@ class RandomAgent:
         if len(legal) == 0:
             raise ValueError("the action mask has no legal action")
         return int(legal[self.rng.integers(len(legal))])
-
-    __call__ = act

@@ -1,0 +1,445 @@
+"""Shared machinery of the scripted (heuristic) agents.
+
+:class:`HeuristicAgent` splits a decision by phase (claim, setup placement,
+neutral placement, trade, placement, attack, defence, occupation, fortify)
+and gives each a reasonable default; the shipped agents
+(:mod:`.aggressive`, :mod:`.continent`, :mod:`.balanced`) override the parts
+that make their strategy. Every decision starts from a :class:`Situation`
+(numpy arrays of the position from the agent's seat) built from the
+:class:`~risk_env.view.GameView`; no hidden information is read (own hand,
+card counts of others, the board).
+
+Ties are broken by a small random jitter from the agent's seeded generator,
+so two agents with different seeds play different games and the same seed
+replays the same game.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from typing import Sequence
+
+import numpy as np
+
+from risk_env.cards import composition_of, set_value
+from risk_env.engine import Game
+from risk_env.moves import Move
+from risk_env.odds import OddsTable
+from risk_env.state import Phase
+from risk_env.view import GameView
+
+from .base import ScriptedAgent
+
+__all__ = ["Board", "Situation", "HeuristicAgent", "win_probability", "win_probabilities"]
+
+_ODDS_MAX = 100
+_W: "np.ndarray | None" = None
+
+
+def _table() -> np.ndarray:
+    global _W
+    if _W is None:
+        _W = np.asarray(OddsTable(_ODDS_MAX, _ODDS_MAX).win_matrix(), dtype=np.float64)
+    return _W
+
+
+def win_probabilities(attackers: np.ndarray, defenders: np.ndarray) -> np.ndarray:
+    """Exact probability (:mod:`risk_env.odds`) that ``attackers`` armies that may roll
+    (the source's armies minus the one left behind) conquer ``defenders``, elementwise.
+
+    Counts above 100 are scaled down together to fit the precomputed 100 x 100 table
+    (an approximation that keeps their ratio; such battles are one-sided anyway).
+    Returns float64 of the broadcast shape.
+    """
+    a = np.asarray(attackers, dtype=np.float64)
+    d = np.asarray(defenders, dtype=np.float64)
+    a, d = np.broadcast_arrays(a, d)
+    big = np.maximum(np.maximum(a, d), 1.0)
+    f = np.where(big > _ODDS_MAX, _ODDS_MAX / big, 1.0)
+    ai = np.clip(np.rint(a * f), 0, _ODDS_MAX).astype(np.int64)
+    di = np.clip(np.rint(d * f), 0, _ODDS_MAX).astype(np.int64)
+    di = np.where((d > 0) & (di == 0), 1, di)
+    return _table()[ai, di]
+
+
+def win_probability(attackers: int, defenders: int) -> float:
+    """Scalar form of :func:`win_probabilities`."""
+    return float(win_probabilities(np.array(attackers), np.array(defenders)))
+
+
+class Board:
+    """Static facts of a map that the heuristics use (computed once per :class:`Game`).
+
+    Attributes:
+        T: territories; C: continents.
+        adj: float64 ``(T, T)`` adjacency (for matrix products).
+        cont_of: int64 ``(T,)`` continent of each territory.
+        members: list of int64 arrays, territories per continent.
+        bonus, size: int64 ``(C,)``.
+        entries: per continent, its territories that border another continent.
+        appeal: float64 ``(C,)``: bonus / (territories x entry territories): how
+            cheaply a continent's bonus is taken and held (on the classic map
+            Australia 0.5, South America 0.25, North America 0.19, Europe 0.18,
+            Africa 0.17, Asia 0.12).
+    """
+
+    def __init__(self, game: Game) -> None:
+        m = game.map
+        self.game = game
+        self.T = game.T
+        self.neighbors = game.neighbors
+        self.adj = game.adjacency.astype(np.float64)
+        self.edge_src = game.edge_src
+        self.edge_dst = game.edge_dst
+        self.cont_of = np.asarray(m.territory_continent, dtype=np.int64)
+        self.members = [np.asarray(i, dtype=np.int64) for i in game.continent_idx]
+        self.C = len(self.members)
+        self.bonus = np.asarray(game.continent_bonus, dtype=np.int64)
+        self.size = np.array([len(i) for i in self.members], dtype=np.int64)
+        self.entries = [
+            np.array([t for t in idx if any(self.cont_of[u] != c for u in self.neighbors[t])], dtype=np.int64)
+            for c, idx in enumerate(self.members)
+        ]
+        n_entries = np.array([max(1, len(e)) for e in self.entries], dtype=np.float64)
+        self.appeal = self.bonus / (self.size * n_entries)
+        self.is_entry = np.zeros(self.T, dtype=bool)
+        for e in self.entries:
+            self.is_entry[e] = True
+
+
+class Situation:
+    """The position from one seat, as arrays (built once per decision).
+
+    Attributes:
+        me: the seat; owner (int8 ``(T,)``), armies (int64 ``(T,)``).
+        mine: bool ``(T,)``; enemy: not mine (neutral included); hostile: owned by
+            another *player* (the 2-player neutral never attacks).
+        threat: float64 ``(T,)``: hostile armies adjacent to each territory.
+        enemy_adj: float64 ``(T,)``: enemy territories adjacent.
+        frontier: bool ``(T,)``: mine with an enemy neighbour.
+        dist: int64 ``(T,)``: graph distance to the nearest enemy territory
+            (0 for enemy territories; ``T`` if none is reachable).
+        territories: territories per owner id (players, then the neutral slot).
+        armies_of: armies per owner id.
+        held: continents ``me`` owns entirely; their_held: continent -> owner for
+            continents another player owns entirely.
+    """
+
+    def __init__(self, board: Board, view: GameView) -> None:
+        s = view.state
+        game = view.game
+        self.board = board
+        self.view = view
+        self.me = me = view.seat
+        self.owner = owner = s.owner
+        self.armies = armies = s.armies.astype(np.int64)
+        self.mine = mine = owner == me
+        claimed = owner >= 0
+        self.enemy = enemy = claimed & ~mine
+        neutral = game.neutral
+        self.hostile = hostile = enemy & (owner != neutral) if neutral >= 0 else enemy
+        self.threat = board.adj @ (armies * hostile)
+        self.enemy_adj = board.adj @ enemy.astype(np.float64)
+        self.frontier = mine & (self.enemy_adj > 0)
+        slots = game.num_seats
+        own_idx = np.where(claimed, owner, slots).astype(np.int64)
+        self.territories = np.bincount(own_idx, minlength=slots + 1)[:slots]
+        self.armies_of = np.bincount(own_idx, weights=armies, minlength=slots + 1)[:slots]
+        self.held: list[int] = []
+        self.their_held: dict[int, int] = {}
+        for c, idx in enumerate(board.members):
+            o = owner[idx]
+            if o[0] >= 0 and (o == o[0]).all():
+                if o[0] == me:
+                    self.held.append(c)
+                elif o[0] != neutral:
+                    self.their_held[c] = int(o[0])
+        self._dist: "np.ndarray | None" = None
+
+    @property
+    def dist(self) -> np.ndarray:
+        if self._dist is None:
+            b = self.board
+            dist = np.full(b.T, b.T, dtype=np.int64)
+            q: deque[int] = deque()
+            for t in np.flatnonzero(self.enemy):
+                dist[t] = 0
+                q.append(int(t))
+            nb = b.neighbors
+            while q:
+                u = q.popleft()
+                du = dist[u] + 1
+                for v in nb[u]:
+                    if dist[v] > du:
+                        dist[v] = du
+                        q.append(v)
+            self._dist = dist
+        return self._dist
+
+    def attack_pairs(self, min_armies: int = 2) -> tuple[np.ndarray, np.ndarray]:
+        """``(src, dst)`` int64 arrays of every border from an own territory with at least
+        ``min_armies`` armies to an enemy territory."""
+        b = self.board
+        es, ed = b.edge_src, b.edge_dst
+        ok = self.mine[es] & (self.armies[es] >= min_armies) & self.enemy[ed]
+        return es[ok], ed[ok]
+
+
+class HeuristicAgent(ScriptedAgent):
+    """Base of the shipped heuristic agents: one method per kind of decision.
+
+    Override :meth:`claim`, :meth:`place_target`, :meth:`place_neutral`,
+    :meth:`want_trade`, :meth:`place`, :meth:`attack`, :meth:`occupy` and
+    :meth:`fortify` (each documented below); :meth:`choose_move` dispatches.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, seed: "int | None" = None) -> None:
+        super().__init__(seed)
+        self._board: "Board | None" = None
+
+    # ------------------------------------------------------------------ dispatch
+    def board(self, game: Game) -> Board:
+        if self._board is None or self._board.game is not game:
+            self._board = Board(game)
+        return self._board
+
+    def jitter(self, n: int, scale: float = 1e-3) -> np.ndarray:
+        """Small random tie-breakers from the agent's generator."""
+        return self.rng.random(n) * scale
+
+    def choose_move(self, view: GameView) -> Move:
+        sit = Situation(self.board(view.game), view)
+        ph = view.phase
+        if ph == Phase.CLAIM:
+            return Move.claim(self.claim(sit))
+        if ph == Phase.SETUP_PLACE:
+            if view.placing_neutral:
+                return Move.place_neutral(self.place_neutral(sit))
+            return Move.place(self.place_target(sit, 1), 1)
+        if ph == Phase.REINFORCE:
+            s = view.state
+            if view.game.can_trade(s):
+                trade = self.best_trade(sit)
+                if trade is not None and (s.forced or not view.game.can_place(s) or self.want_trade(sit, trade)):
+                    return trade
+            t, n = self.place(sit)
+            return Move.place(t, n)
+        if ph == Phase.ATTACK:
+            return self.attack(sit) or Move.end_attack()
+        if ph == Phase.DEFEND:
+            return Move.defend(self.defend(sit))
+        if ph == Phase.OCCUPY:
+            lo, hi = view.occupy_range()
+            return Move.occupy(min(max(int(self.occupy(sit, lo, hi)), lo), hi))
+        if ph == Phase.FORTIFY:
+            return self.fortify(sit) or Move.end_turn()
+        raise RuntimeError(f"no decision in phase {ph!r}")
+
+    # ------------------------------------------------------------------ setup
+    def claim(self, sit: Situation) -> int:
+        """Territory to claim: next to own territories, in an appealing continent, few enemies around."""
+        b = sit.board
+        free = np.flatnonzero(sit.owner == -1)
+        own_nb = b.adj[free] @ sit.mine.astype(np.float64)
+        foe_nb = b.adj[free] @ sit.enemy.astype(np.float64)
+        score = own_nb - 0.5 * foe_nb + 4.0 * b.appeal[b.cont_of[free]] + self.jitter(len(free))
+        return int(free[np.argmax(score)])
+
+    def place_target(self, sit: Situation, n: int) -> int:
+        """Own territory to receive ``n`` armies (setup placement; default placement)."""
+        return self.strongest_base(sit)
+
+    def place_neutral(self, sit: Situation) -> int:
+        """Neutral territory to receive the neutral's setup army (2-player game, RULES.md §7):
+        one that stands between the opponent and us, next to many opponent territories."""
+        b = sit.board
+        cand = np.flatnonzero(sit.owner == sit.view.neutral)
+        foe = b.adj[cand] @ sit.hostile.astype(np.float64)
+        own = b.adj[cand] @ sit.mine.astype(np.float64)
+        score = foe + 0.5 * own + self.jitter(len(cand))
+        return int(cand[np.argmax(score)])
+
+    # ------------------------------------------------------------------ cards
+    def best_trade(self, sit: Situation) -> "Move | None":
+        """The most valuable set in hand (value, +2 if a card shows an owned territory,
+        fewer wilds used), with the bonus on the most threatened candidate; None if no set."""
+        view = sit.view
+        game = view.game
+        hand = view.hand
+        if len(hand) < 3:
+            return None
+        sym = game.card_symbol
+        T = game.T
+        bonus_ok = not (game.config.territory_bonus == "once_per_turn" and view.state.bonus_used)
+        best, best_score = None, -1.0
+        seen: set[tuple[int, ...]] = set()
+        for trio in itertools.combinations(hand, 3):
+            comp = composition_of([sym[c] for c in trio])
+            if comp < 0:
+                continue
+            cands = [c for c in trio if c < T and sit.mine[c]] if bonus_ok else []
+            key = (comp, bool(cands))
+            if key in seen:
+                continue
+            seen.add(key)
+            value = set_value(game.config.card_trade, view.sets_traded, comp)
+            wilds = sum(1 for c in trio if sym[c] == 3)
+            score = value + (2.0 if cands else 0.0) - 0.5 * wilds
+            if score > best_score:
+                bonus = max(cands, key=lambda t: (sit.threat[t] + 5 * sit.frontier[t], -t)) if cands else -1
+                best, best_score = Move.trade(trio, bonus), score
+        return best
+
+    def want_trade(self, sit: Situation, trade: Move) -> bool:
+        """Trade now when not forced? Default: yes, at once."""
+        return True
+
+    # ------------------------------------------------------------------ reinforce
+    def place(self, sit: Situation) -> tuple[int, int]:
+        """``(territory, armies)`` for the next placement of the reinforce phase; default: all on
+        :meth:`place_target`."""
+        n = sit.view.to_place
+        return self.place_target(sit, n), n
+
+    def strongest_base(self, sit: Situation, extra: int = 0, prefer_players: float = 1.0) -> int:
+        """The frontier territory from which the best attack starts: largest
+        ``armies + extra - 1 - weakest enemy neighbour`` (an own territory if there is no frontier)."""
+        src, dst = sit.attack_pairs(min_armies=1)
+        if len(src) == 0:
+            return int(np.flatnonzero(sit.mine)[0])
+        margin = sit.armies[src] + extra - 1 - sit.armies[dst] + prefer_players * sit.hostile[dst]
+        margin = margin + self.jitter(len(src))
+        return int(src[np.argmax(margin)])
+
+    # ------------------------------------------------------------------ battle
+    def attack(self, sit: Situation) -> "Move | None":
+        """The next attack roll, or None to stop attacking. Default: never attack."""
+        return None
+
+    def defend(self, sit: Situation) -> int:
+        """Dice to defend with (``defender_dice="choose"``): the most allowed."""
+        s = sit.view.state
+        return int(min(2, s.armies[s.att_dst]))
+
+    def occupy(self, sit: Situation, lo: int, hi: int) -> int:
+        """Armies to stand in the conquered territory (``lo..hi``). Default: split by threat:
+        all forward if the source no longer borders an enemy, the minimum if the new
+        territory borders none, else in proportion to the enemies each faces."""
+        s = sit.view.state
+        a, b = s.att_src, s.att_dst
+        total = hi + 1  # armies in source + target that can be split (one stays in the source)
+        src_exposed = sit.enemy_adj[a] > 0
+        dst_exposed = sit.enemy_adj[b] > 0
+        if not src_exposed:
+            return hi
+        if not dst_exposed:
+            return lo
+        wa = sit.threat[a] + 1.0
+        wb = sit.threat[b] + 1.0 + 2.0 * sit.enemy_adj[b]
+        return int(round(total * wb / (wa + wb)))
+
+    def attack_move(self, sit: Situation, src: int, dst: int) -> Move:
+        """Roll the most dice from ``src`` at ``dst``."""
+        return Move.attack(int(src), int(dst), int(min(3, sit.armies[src] - 1)))
+
+    # ------------------------------------------------------------------ fortify
+    def fortify(self, sit: Situation) -> "Move | None":
+        """Default: move the largest stack that faces no enemy towards the front
+        (to the reachable own territory nearest an enemy, most threatened first)."""
+        view = sit.view
+        game = view.game
+        s = view.state
+        dist = sit.dist
+        cand = np.flatnonzero(sit.mine & (sit.armies >= 2) & ~sit.frontier)
+        if len(cand) == 0:
+            return self.rebalance(sit)
+        order = cand[np.argsort(-(sit.armies[cand] + self.jitter(len(cand))), kind="stable")]
+        for src in order[:4]:
+            reach = np.flatnonzero(game.fortify_reach(s, int(src)))
+            if len(reach) == 0:
+                continue
+            closer = reach[dist[reach] < dist[src]]
+            if len(closer) == 0:
+                continue
+            score = -dist[closer] * 100.0 + sit.threat[closer] - sit.armies[closer] * 0.1 + self.jitter(len(closer))
+            dst = int(closer[np.argmax(score)])
+            return Move.fortify(int(src), dst, int(sit.armies[src]) - 1)
+        return self.rebalance(sit)
+
+    def rebalance(self, sit: Situation) -> "Move | None":
+        """Move surplus between two frontier territories: from the one with most armies
+        beyond its threat to a reachable one short of its threat."""
+        view = sit.view
+        game = view.game
+        s = view.state
+        front = np.flatnonzero(sit.frontier & (sit.armies >= 3))
+        if len(front) == 0:
+            return None
+        surplus = sit.armies - sit.threat
+        best = None
+        best_gain = 2.0
+        for src in front:
+            src = int(src)
+            give = int(min(sit.armies[src] - 1, np.floor(surplus[src] / 2)))
+            if give < 1:
+                continue
+            reach = np.flatnonzero(game.fortify_reach(s, src) & sit.frontier)
+            if len(reach) == 0:
+                continue
+            need = sit.threat[reach] - sit.armies[reach]
+            j = int(np.argmax(need))
+            gain = min(give, need[j])
+            if gain > best_gain:
+                best_gain = gain
+                best = Move.fortify(src, int(reach[j]), int(max(1, min(give, np.ceil(need[j])))))
+        return best
+
+    # ------------------------------------------------------------------ shared strategy bits
+    def continent_scores(self, sit: Situation) -> np.ndarray:
+        """float64 ``(C,)``: how attractive each continent is to take now: its
+        :attr:`Board.appeal` scaled by the share already owned and by our armies
+        against the enemies' inside; 0 for continents held."""
+        b = sit.board
+        score = np.zeros(b.C)
+        for c, idx in enumerate(b.members):
+            if c in sit.held:
+                continue
+            mine = sit.mine[idx]
+            share = mine.mean()
+            foes = float(sit.armies[idx][~mine].sum())
+            ours = float(sit.armies[idx][mine].sum())
+            # reachability: our armies next to the continent count too
+            near = float((b.adj[idx] @ (sit.armies * sit.mine)).sum()) * 0.25
+            score[c] = b.appeal[c] * (0.3 + share) ** 2 * (ours + near + 1.0) / (foes + 1.0)
+        return score
+
+    def held_border_deficits(self, sit: Situation) -> tuple[np.ndarray, np.ndarray]:
+        """Entry territories of held continents that face enemies, and how many armies each
+        lacks to match the hostile armies next to it (may be <= 0)."""
+        b = sit.board
+        ts = [t for c in sit.held for t in b.entries[c] if sit.frontier[t]]
+        ts = np.array(sorted(set(ts)), dtype=np.int64)
+        if len(ts) == 0:
+            return ts, np.zeros(0)
+        return ts, sit.threat[ts] + 2.0 - sit.armies[ts]
+
+
+def hunting_values(sit: Situation, players: Sequence[int] = ()) -> np.ndarray:
+    """float64 ``(num_seats,)``: how much each opponent is worth hunting: players near
+    elimination, more so when their cards would pass to us (RULES.md §4.2)."""
+    view = sit.view
+    n = view.num_players
+    out = np.zeros(view.game.num_seats)
+    cards = view.card_counts
+    for p in range(n):
+        if p == sit.me or not view.alive[p]:
+            continue
+        terr = sit.territories[p]
+        if terr == 0:
+            continue
+        weak = max(0.0, 6.0 - terr) / 6.0  # 1 territory: 0.83, 6+: 0
+        out[p] = weak * (1.0 + 0.6 * cards[p]) * 4.0
+    return out

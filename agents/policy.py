@@ -1,0 +1,80 @@
+"""Trained Stable-Baselines3 policies as agents.
+
+A MaskablePPO checkpoint (``model.zip`` saved by sb3-contrib) plays through the
+same interface as every agent: ``MaskablePPO.load(path)``, then for each
+decision ``model.predict(obs, action_masks=mask, deterministic=True)``.
+The model's observation space decides what it is fed: a ``Box`` gets the
+env's flat ``observation["observation"]`` vector, a ``Dict`` the whole
+observation dict. The model must have been trained with the same map and
+number of players (the vector's length checks this).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from risk_env.errors import RiskError
+
+from .base import Agent
+
+__all__ = ["MaskablePPOAgent"]
+
+
+class MaskablePPOAgent(Agent):
+    """A sb3-contrib ``MaskablePPO`` policy (a checkpoint path or a loaded model).
+
+    Args:
+        model: path to a saved model (``.zip``, the suffix may be omitted) or a model object.
+        deterministic: take the most probable legal action (default) instead of sampling.
+        device: torch device for loading (default ``"cpu"``).
+        name: label (default: the file's stem, or ``"maskable_ppo"``).
+
+    Raises:
+        RiskError: the file does not exist, or sb3-contrib is not installed (``pip install risk_env[train]``).
+    """
+
+    name = "maskable_ppo"
+
+    def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: "str | None" = None) -> None:
+        super().__init__(None)
+        if isinstance(model, (str, os.PathLike)):
+            path = Path(model)
+            if not path.exists() and not path.with_name(path.name + ".zip").exists():
+                raise RiskError(f"no saved model at {str(path)!r} (nor {str(path)!r}.zip)")
+            try:
+                from sb3_contrib import MaskablePPO
+            except ImportError:  # pragma: no cover - depends on the install
+                raise RiskError("loading a MaskablePPO checkpoint needs sb3-contrib: pip install 'risk_env[train]'") from None
+            self.model = MaskablePPO.load(str(path), device=device)
+            self.name = name or (path.stem if path.suffix == ".zip" else path.name)
+        else:
+            self.model = model
+            self.name = name or self.name
+        self.deterministic = bool(deterministic)
+        import gymnasium
+
+        self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)
+        self._obs_shape = None if self._dict_obs else tuple(self.model.observation_space.shape)
+
+    def reset(self, seed: "int | None" = None) -> None:
+        super().reset(seed)
+        if seed is not None and not self.deterministic:
+            self.model.set_random_seed(int(seed))
+
+    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if self._dict_obs:
+            x: Any = {k: observation[k] for k in self.model.observation_space.spaces}
+        else:
+            x = observation["observation"]
+            if tuple(x.shape) != self._obs_shape:
+                raise RiskError(
+                    f"policy {self.name!r} expects observations of shape {self._obs_shape}, the env gives {tuple(x.shape)}: "
+                    "it was trained for another map or number of players"
+                )
+        action, _ = self.model.predict(x, action_masks=mask, deterministic=self.deterministic)
+        return int(np.asarray(action).reshape(-1)[0])

@@ -1,0 +1,130 @@
+"""Agents by name: ``load_agent(spec)``.
+
+A *spec* is one of
+
+* a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
+  (see :data:`BASELINES`);
+* a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
+  (:class:`~.policy.MaskablePPOAgent`);
+* ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
+  ``seed=``), an agent object, a factory returning one, or a plain function
+  ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
+* an agent object (returned as is) or a callable (wrapped).
+
+String specs are what :func:`risk_env.evaluation.evaluate` sends to its worker
+processes; objects must be picklable to cross them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any, Callable
+
+from risk_env.errors import RiskError
+
+from .aggressive import AggressiveAgent
+from .balanced import BalancedAgent
+from .base import Agent, AgentLike, CallableAgent
+from .continent import ContinentAgent
+from .random_agent import RandomAgent
+
+__all__ = ["BASELINES", "HEURISTICS", "load_agent", "agent_label"]
+
+BASELINES: dict[str, type[Agent]] = {
+    "random": RandomAgent,
+    "aggressive": AggressiveAgent,
+    "continent": ContinentAgent,
+    "balanced": BalancedAgent,
+}
+"""Shipped agents by name."""
+
+HEURISTICS = ("aggressive", "continent", "balanced")
+"""Names of the scripted heuristic baselines."""
+
+
+def _is_model_path(spec: str) -> bool:
+    p = Path(spec)
+    return spec.endswith(".zip") or p.exists() or p.with_name(p.name + ".zip").exists()
+
+
+def _build(obj: Any, seed: "int | None", label: str) -> AgentLike:
+    if inspect.isclass(obj):
+        try:
+            agent = obj(seed=seed)
+        except TypeError:
+            agent = obj()
+        if not isinstance(agent, AgentLike) and callable(agent):
+            return CallableAgent(agent, name=label)
+        return agent
+    if isinstance(obj, AgentLike):
+        return obj
+    if callable(obj):
+        return CallableAgent(obj, name=label)
+    raise RiskError(f"{label!r} is a {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int")
+
+
+def load_agent(spec: Any, seed: "int | None" = None) -> AgentLike:
+    """Build the agent a spec names (see the module docstring).
+
+    Args:
+        spec: a name, a model path, ``"module:attr"``, an agent or a callable.
+        seed: seeds a newly built agent (agents are also re-seeded by ``reset(seed)``).
+
+    Raises:
+        RiskError: unknown name, missing file, failed import, or an object that is not an agent.
+    """
+    if isinstance(spec, AgentLike) and not inspect.isclass(spec):
+        return spec
+    if isinstance(spec, Path):
+        spec = str(spec)
+    if isinstance(spec, str):
+        key = spec.strip()
+        if key.lower() in BASELINES:
+            return BASELINES[key.lower()](seed=seed)
+        if _is_model_path(key):
+            from .policy import MaskablePPOAgent
+
+            return MaskablePPOAgent(key)
+        mod_name, sep, attr = key.partition(":")
+        if sep and mod_name and attr:
+            try:
+                mod = importlib.import_module(mod_name)
+            except ImportError as e:
+                raise RiskError(f"agent spec {spec!r}: cannot import module {mod_name!r} ({e})") from None
+            obj: Any = mod
+            for part in attr.split("."):
+                if not hasattr(obj, part):
+                    raise RiskError(f"agent spec {spec!r}: module {mod_name!r} has no attribute {attr!r}")
+                obj = getattr(obj, part)
+            return _build(obj, seed, attr.split(".")[-1])
+        raise RiskError(
+            f"unknown agent {spec!r}: use one of {', '.join(BASELINES)}, a path to a MaskablePPO model (.zip), "
+            "or 'module:callable'"
+        )
+    if callable(spec) or inspect.isclass(spec):
+        return _build(spec, seed, getattr(spec, "__name__", type(spec).__name__))
+    raise RiskError(f"cannot make an agent from {type(spec).__name__} {spec!r}")
+
+
+def agent_label(spec: Any) -> str:
+    """A short label for a spec without building it: the baseline name, the model file's
+    stem, the attribute of ``module:attr``, or the object's ``name``."""
+    if isinstance(spec, Path):
+        spec = str(spec)
+    if isinstance(spec, str):
+        key = spec.strip()
+        if key.lower() in BASELINES:
+            return key.lower()
+        if _is_model_path(key):
+            p = Path(key)
+            return p.stem if p.suffix == ".zip" else p.name
+        if ":" in key:
+            return key.rpartition(":")[2].split(".")[-1]
+        return key
+    name = getattr(spec, "name", None)
+    if isinstance(name, str):
+        return name
+    f: Callable[..., Any] = spec
+    return getattr(f, "__name__", type(spec).__name__)

@@ -1,0 +1,17 @@
+"""Evaluate agents against each other (thin wrapper over :func:`risk_env.evaluation.main`).
+
+    python scripts/evaluate.py balanced random --games 100 --rules fast --out results/balanced_vs_random
+    python scripts/evaluate.py random aggressive continent balanced --round-robin --games 100 --rules fast
+    python scripts/evaluate.py runs/ppo/model.zip random --games 200 --rules fast
+
+Run ``python scripts/evaluate.py --help`` for every option.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from risk_env.evaluation import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,602 @@
+"""The ``risk-env`` command line.
+
+    risk-env play --players 3 --seat 0               # you against two agents, at the terminal
+    risk-env watch --players 4 --turns 30 --gif game.gif --record game.json
+    risk-env replay game.json --strip turns.png
+    risk-env evaluate ... | risk-env train ... | risk-env bench ...
+
+``play`` shows the board as text, lists the legal moves with numbers and
+accepts a number or a move's text (``attack Alaska->Kamchatka dice=3``);
+moves that take an amount are listed once with their range (``place
+Alaska 1..7``): a number alone takes the most, ``N K`` takes ``K``. Mistakes at
+the prompt are explained and never end the game. Input is read line by line
+from standard input, so a script or a test can drive it.
+
+``evaluate``, ``train`` and ``bench`` pass their arguments to
+``risk_env.evaluation.main``, ``risk_env.training.main`` and
+``risk_env.benchmark.main``; ``risk-env train --help`` shows that module's options.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, TextIO
+
+import typer
+
+from .actions import ActionCodec
+from .config import PRESETS, RulesConfig
+from .engine import Game
+from .errors import IllegalActionError, IllegalMoveError, RiskError
+from .moves import Move, MoveKind
+from .observation import ObservationEncoder
+from .record import GameRecorder, ReplayStep
+from .render import render_ansi, seat_name
+from .state import GameState, Phase
+
+__all__ = ["app", "main", "load_agent", "group_moves", "Choice", "play_game", "watch_game"]
+
+app = typer.Typer(
+    name="risk-env",
+    help="An environment for the board game Risk: play it, watch agents, replay records, evaluate, train, benchmark.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+# ---------------------------------------------------------------------- shared helpers
+def _parse_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("none", "null"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text.strip()
+
+
+def build_rules(players: int, preset: str, map_name: "str | None", turn_limit: "int | None", settings: "list[str] | None") -> RulesConfig:
+    """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`).
+
+    Raises:
+        typer.BadParameter: a malformed ``--set`` or a bad rule (the message lists what is allowed).
+    """
+    overrides: dict[str, Any] = {}
+    for item in settings or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"--set takes key=value, got {item!r}; keys: {', '.join(RulesConfig.options())}")
+        overrides[key.strip()] = _parse_value(value)
+    if map_name is not None:
+        overrides["map"] = map_name
+    if turn_limit is not None:
+        overrides["turn_limit"] = turn_limit
+    try:
+        return RulesConfig.from_preset(preset, **{**overrides, "num_players": players})
+    except RiskError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def load_agent(name: str, seed: int, game: "Game | None" = None) -> Any:
+    """An agent by name: ``random``, or whatever ``risk_env.agents.load_agent`` knows.
+
+    Without ``load_agent`` (or for ``random``) this returns a
+    :class:`~risk_env.agents.RandomAgent`, with a note on stderr when another name was asked for.
+
+    Raises:
+        typer.BadParameter: ``load_agent`` rejected the name (its message is passed on).
+    """
+    from . import agents as agent_pkg
+
+    if name == "random":
+        return agent_pkg.RandomAgent(seed=seed)
+    loader = getattr(agent_pkg, "load_agent", None)
+    if loader is None:
+        typer.echo(f"note: agent {name!r} is not available in this installation (risk_env.agents has no load_agent); using random", err=True)
+        return agent_pkg.RandomAgent(seed=seed)
+    params = inspect.signature(loader).parameters
+    kwargs: dict[str, Any] = {}
+    if "seed" in params:
+        kwargs["seed"] = seed
+    if "game" in params and game is not None:
+        kwargs["game"] = game
+    try:
+        return loader(name, **kwargs)
+    except (KeyError, ValueError) as e:
+        raise typer.BadParameter(f"cannot load agent {name!r}: {e}") from None
+
+
+def _agent_names(spec: str, n: int) -> list[str]:
+    names = [x.strip() for x in spec.split(",") if x.strip()]
+    if not names:
+        raise typer.BadParameter("give at least one agent name")
+    if len(names) == 1:
+        return names * n
+    if len(names) != n:
+        raise typer.BadParameter(f"give one agent name for all players or exactly {n} (one per seat), got {len(names)}")
+    return names
+
+
+class _Seats:
+    """Agents acting through the action codec, one complete move at a time."""
+
+    def __init__(self, game: Game, agents: dict[int, Any]) -> None:
+        self.game = game
+        self.codec = ActionCodec(game)
+        self.encoder = ObservationEncoder(game)
+        self.agents = agents
+        try:  # scripted agents read info["view"] (risk_env.view.GameView)
+            from .view import GameView
+
+            self._view: Any = GameView
+        except ImportError:  # pragma: no cover - older trees
+            self._view = None
+
+    def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
+        agent = self.agents[seat]
+        ids: list[int] = []
+        for _ in range(16):  # a move takes at most a few sub-steps
+            mask = self.codec.mask(s)
+            obs = {"observation": self.encoder.encode(s, seat), "action_mask": mask}
+            info: dict[str, Any] = {"action_mask": mask}
+            if self._view is not None:
+                info["view"] = self._view(self.game, s, seat, self.codec)
+            act = getattr(agent, "act", agent)
+            a = int(act(obs, info))
+            try:
+                mv = self.codec.step(s, a)
+            except IllegalActionError as e:
+                raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) chose an illegal action: {e}") from None
+            ids.append(a)
+            if mv is not None:
+                return mv, ids
+        raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) did not complete a move in 16 sub-steps")
+
+
+def _echo(out: "TextIO | None", text: str = "") -> None:
+    if out is None:
+        typer.echo(text)
+    else:
+        print(text, file=out)
+
+
+# ---------------------------------------------------------------------- choices for a human
+@dataclass
+class Choice:
+    """One numbered line of the human's move list: a move, or a family of moves that differ only in an amount."""
+
+    label: str
+    moves: list[Move]
+
+    @property
+    def ranged(self) -> bool:
+        return len(self.moves) > 1
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return self.moves[0].count, self.moves[-1].count
+
+    def pick(self, count: "int | None" = None) -> Move:
+        """The move with ``count`` (None: the largest amount).
+
+        Raises:
+            ValueError: ``count`` is outside the range, or given for a move without an amount.
+        """
+        if count is None:
+            return self.moves[-1]
+        if not self.ranged:
+            raise ValueError(f"'{self.label}' takes no amount; enter its number alone")
+        for m in self.moves:
+            if m.count == count:
+                return m
+        lo, hi = self.counts
+        raise ValueError(f"'{self.label}' takes an amount from {lo} to {hi}, not {count}")
+
+
+def group_moves(game: Game, s: GameState) -> list[Choice]:
+    """The legal moves of ``s`` as numbered choices: placements, attacks (dice), fortifications and
+    occupations that differ only in their amount are merged into one choice with a range."""
+    name = game.map.name_of
+    groups: dict[tuple, list[Move]] = {}
+    for mv in game.legal_moves(s):
+        ranged = mv.kind in (MoveKind.ATTACK, MoveKind.FORTIFY, MoveKind.OCCUPY) or (mv.kind == MoveKind.PLACE and s.phase == Phase.REINFORCE)
+        key = (mv.kind, mv.src, mv.dst) if ranged else (mv,)
+        groups.setdefault(key, []).append(mv)
+    out = []
+    for moves in groups.values():
+        moves.sort(key=lambda m: m.count)
+        m0 = moves[0]
+        if len(moves) == 1:
+            out.append(Choice(game.move_to_text(m0), moves))
+            continue
+        lo, hi = moves[0].count, moves[-1].count
+        if m0.kind == MoveKind.PLACE:
+            label = f"place {name(m0.src)} {lo}..{hi}"
+        elif m0.kind == MoveKind.ATTACK:
+            label = f"attack {name(m0.src)}->{name(m0.dst)} dice={lo}..{hi}"
+        elif m0.kind == MoveKind.FORTIFY:
+            label = f"fortify {name(m0.src)}->{name(m0.dst)} {lo}..{hi}"
+        else:
+            label = f"occupy {lo}..{hi}"
+        out.append(Choice(label, moves))
+    return out
+
+
+def _columns(items: list[str], width: int = 110) -> list[str]:
+    if not items:
+        return []
+    cell = max(len(x) for x in items) + 3
+    cols = max(1, min(3, width // cell))
+    rows = -(-len(items) // cols)
+    lines = []
+    for r in range(rows):
+        parts = [items[r + c * rows] for c in range(cols) if r + c * rows < len(items)]
+        lines.append("".join(p.ljust(cell) for p in parts).rstrip())
+    return lines
+
+
+_HELP = """Enter one of:
+  a number from the list          e.g. 3   (a move listed with a range, like 'place Alaska 1..7', takes the most)
+  a number and an amount          e.g. 3 2 (takes 2)
+  a move as text                  e.g. place Alaska 2 | attack Alaska->Kamchatka dice=3 | blitz Alaska->Kamchatka
+                                       end attack | occupy 4 | fortify Alaska->Alberta 3 | end turn | trade <card>, <card>, <card>
+  moves (m)   list the legal moves again        board (b)   show the board
+  help (?)    this help                         quit (q)    leave the game"""
+
+
+def _status(game: Game, s: GameState) -> str:
+    ph = Phase(s.phase).name.lower().replace("_", " ")
+    text = f"turn {s.turn}, {ph}" if s.turn else f"setup, {ph}"
+    if s.phase == Phase.REINFORCE:
+        text += f": {s.to_place} armies to place" + (" (you hold 5+ cards: trade first)" if s.forced else "")
+    elif s.phase == Phase.OCCUPY:
+        lo, hi = game.occupy_range(s)
+        text += f": move {lo}..{hi} armies into {game.map.name_of(s.att_dst)}"
+    elif s.phase == Phase.DEFEND:
+        text += f": {game.map.name_of(s.att_src)} attacks {game.map.name_of(s.att_dst)} with {s.att_dice} dice"
+    elif s.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
+        left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
+        text += f": {left} armies left to place"
+    if game.uses_cards:
+        hand = s.hands[game.to_act(s)] if game.to_act(s) >= 0 else []
+        text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
+    return text
+
+
+def _move_line(game: Game, step: ReplayStep) -> str:
+    from .replay import describe_step
+
+    extra = describe_step(game, step)
+    return f"{seat_name(game, step.seat)}: {step.text}" + (f"   [{extra}]" if extra else "")
+
+
+def play_game(
+    rules: RulesConfig, human: int, agents: dict[int, Any], seed: int, read_line: Callable[[], str], out: "TextIO | None" = None,
+    color: bool = False, recorder: "GameRecorder | None" = None,
+) -> GameState:
+    """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended).
+
+    Returns the final (or abandoned) state; ``recorder`` gets every move.
+    """
+    game = Game(rules)
+    seats = _Seats(game, agents)
+    s = game.new_game(seed)
+    recent: list[str] = []
+    me = seat_name(game, human)
+    _echo(out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves.")
+    shown_phase: "tuple[int, int] | None" = None
+    board_stale = True
+    while s.phase != Phase.GAME_OVER:
+        seat = game.to_act(s)
+        if seat != human:
+            before = s.copy()
+            mv, ids = seats.move(s, seat)
+            text = game.move_to_text(mv)
+            _echo(out, _move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
+            recent.append(text)
+            if recorder is not None:
+                recorder.add(mv)
+            board_stale = True
+            continue
+        if board_stale or shown_phase != (s.turn, s.phase):
+            _echo(out, "")
+            _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
+            board_stale = False
+            shown_phase = (s.turn, s.phase)
+        choices = group_moves(game, s)
+        _echo(out, f"\n{me}, {_status(game, s)}. Legal moves:")
+        for line in _columns([f"{i:>3}) {c.label}" for i, c in enumerate(choices, 1)]):
+            _echo(out, line)
+        while True:
+            if out is None:
+                typer.echo(f"{me}> ", nl=False)
+            else:
+                print(f"{me}> ", end="", file=out, flush=True)
+            raw = read_line()
+            if raw == "":
+                _echo(out, "\ninput ended: leaving the game")
+                return s
+            line = raw.strip()
+            low = line.lower()
+            if not line:
+                _echo(out, f"enter a number from 1 to {len(choices)}, a move as text, or 'help'")
+                continue
+            if low in ("?", "h", "help"):
+                _echo(out, _HELP)
+                continue
+            if low in ("b", "board"):
+                _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
+                continue
+            if low in ("m", "moves", "l", "list"):
+                for row in _columns([f"{i:>3}) {c.label}" for i, c in enumerate(choices, 1)]):
+                    _echo(out, row)
+                continue
+            if low in ("q", "quit", "exit"):
+                _echo(out, "leaving the game")
+                return s
+            try:
+                mv = _read_move(game, s, line, choices)
+            except ValueError as e:
+                _echo(out, f"not accepted: {e}")
+                _echo(out, f"(enter a number from 1 to {len(choices)}, a move as text, 'moves' to list them again, or 'help')")
+                continue
+            break
+        before = s.copy()
+        game.apply(s, mv)
+        text = game.move_to_text(mv)
+        _echo(out, _move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
+        recent.append(text)
+        if recorder is not None:
+            recorder.add(mv)
+    _echo(out, "")
+    _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
+    return s
+
+
+def _read_move(game: Game, s: GameState, line: str, choices: list[Choice]) -> Move:
+    """The move meant by a prompt line: ``N``, ``N K`` or a move text.
+
+    Raises:
+        ValueError (IllegalMoveError included): what was wrong and what is allowed.
+    """
+    tokens = line.split()
+    if tokens[0].isdigit():
+        i = int(tokens[0])
+        if not 1 <= i <= len(choices):
+            raise ValueError(f"there is no move {i}; the moves are numbered 1 to {len(choices)}")
+        if len(tokens) > 2:
+            raise ValueError("enter a number, optionally followed by one amount (e.g. '3 2')")
+        count = None
+        if len(tokens) == 2:
+            if not tokens[1].lstrip("-").isdigit():
+                raise ValueError(f"the amount must be a whole number, got {tokens[1]!r}")
+            count = int(tokens[1])
+        return choices[i - 1].pick(count)
+    mv = game.parse_move(s, line)
+    game.check(s, mv)
+    return mv
+
+
+def watch_game(
+    rules: RulesConfig, agents: dict[int, Any], seed: int, show: str = "turn", out: "TextIO | None" = None, color: bool = False,
+    recorder: "GameRecorder | None" = None, on_move: "Callable[[ReplayStep], None] | None" = None, delay: float = 0.0,
+) -> GameState:
+    """Play agents against each other; print the board per ``show`` (``turn``, ``move``, ``log``, ``end`` or ``none``)."""
+    game = Game(rules)
+    seats = _Seats(game, agents)
+    s = game.new_game(seed)
+    recent: list[str] = []
+    while s.phase != Phase.GAME_OVER:
+        seat = game.to_act(s)
+        before = s.copy()
+        mv, ids = seats.move(s, seat)
+        text = game.move_to_text(mv)
+        step = ReplayStep(s.steps, seat, text, mv, before, s.copy())
+        if recorder is not None:
+            recorder.add(mv, ids)
+        if on_move is not None:
+            on_move(step)
+        if show in ("move", "log"):
+            _echo(out, _move_line(game, step))
+        turn_over = s.turn != before.turn or s.phase == Phase.GAME_OVER
+        if show == "move" or (show == "turn" and turn_over and s.phase != Phase.GAME_OVER):
+            _echo(out, render_ansi(game, s, text, recent, color=color))
+            _echo(out, "")
+            if delay:
+                time.sleep(delay)
+        recent.append(text)
+    if show != "none":
+        _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
+    return s
+
+
+def _result_line(game: Game, s: GameState) -> str:
+    if s.phase != Phase.GAME_OVER:
+        return f"game left unfinished at turn {s.turn} after {s.steps} moves"
+    if s.winner >= 0:
+        return f"{seat_name(game, s.winner)} wins after {s.turn} turns ({s.steps} moves)"
+    return f"turn limit reached after {s.turn} turns ({s.steps} moves); no winner"
+
+
+# ---------------------------------------------------------------------- commands
+_PLAYERS = typer.Option(4, "--players", "-n", min=2, max=6, help="number of players, 2..6")
+_RULES = typer.Option("classic", "--rules", help=f"rules preset: {', '.join(PRESETS)}")
+_MAP = typer.Option(None, "--map", help="map: classic, small, or a path to a map .json (default: the preset's)")
+_TURNS = typer.Option(None, "--turns", "--turn-limit", min=1, help="end the game (no winner) after this many player turns")
+_SET = typer.Option(None, "--set", help="any rules switch as key=value, repeatable (e.g. --set fortify=connected)")
+_SEED = typer.Option(0, "--seed", help="seed of the game's generator (dice, order, setup); agents get seed+seat")
+_COLOR = typer.Option(None, "--color/--no-color", help="colour owners in the text board (default: when writing to a terminal)")
+
+
+@app.command()
+def play(
+    players: int = _PLAYERS,
+    rules: str = _RULES,
+    map_name: Optional[str] = _MAP,
+    turns: Optional[int] = _TURNS,
+    settings: Optional[list[str]] = _SET,
+    seat: int = typer.Option(0, "--seat", help="your seat (player_<seat>)"),
+    agents: str = typer.Option("random", "--agents", "--opponent", help="opponent agent name, or one per other seat, comma-separated"),
+    seed: int = _SEED,
+    record: Optional[str] = typer.Option(None, "--record", help="write the game record (JSON) here when the game ends or you leave"),
+    color: Optional[bool] = _COLOR,
+) -> None:
+    """Play at the terminal against agents.
+
+    The board is shown as text; each decision lists the legal moves with numbers.
+    Enter a number, 'N K' for a move with an amount (place/attack dice/fortify/occupy),
+    or the move as text (e.g. 'attack Alaska->Kamchatka dice=3'); 'help' explains more.
+    Moves are read from standard input, so you can pipe them in.
+    """
+    cfg = build_rules(players, rules, map_name, turns, settings)
+    if not 0 <= seat < cfg.num_players:
+        raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
+    game = Game(cfg)
+    others = [p for p in range(cfg.num_players) if p != seat]
+    names = _agent_names(agents, len(others))
+    table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in zip(others, names)}
+    labels = [("human" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
+    rec = GameRecorder(game, seed, players=labels) if record else None
+    use_color = sys.stdout.isatty() if color is None else color
+    s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec)
+    typer.echo(_result_line(game, s))
+    if rec is not None and record:
+        rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
+        typer.echo(f"record written to {record}")
+
+
+@app.command()
+def watch(
+    players: int = _PLAYERS,
+    rules: str = _RULES,
+    map_name: Optional[str] = _MAP,
+    turns: Optional[int] = _TURNS,
+    settings: Optional[list[str]] = _SET,
+    agents: str = typer.Option("random", "--agents", help="agent name for every seat, or one per seat, comma-separated"),
+    seed: int = _SEED,
+    show: str = typer.Option("turn", "--show", help="text output: 'turn' (board each turn), 'move' (board each move), 'log' (a line per move), 'end', 'none'"),
+    gif: Optional[str] = typer.Option(None, "--gif", help="also draw the game to this animation (.gif, or .mp4 with imageio-ffmpeg)"),
+    every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
+    fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
+    png: Optional[str] = typer.Option(None, "--png", help="draw one position of the game to this PNG"),
+    png_when: str = typer.Option("end", "--png-when", help="which position --png draws: 'end' or 'last-attack' (right after the game's last attack)"),
+    record: Optional[str] = typer.Option(None, "--record", help="write the game record (JSON) here"),
+    delay: float = typer.Option(0.0, "--delay", help="seconds to pause after each board shown"),
+    color: Optional[bool] = _COLOR,
+) -> None:
+    """Watch agents play each other: boards as text in the terminal, and optionally a GIF/MP4, a PNG and a record."""
+    if show not in ("turn", "move", "log", "end", "none"):
+        raise typer.BadParameter("--show must be turn, move, log, end or none", param_hint="--show")
+    if every not in ("turn", "move"):
+        raise typer.BadParameter("--every must be turn or move", param_hint="--every")
+    if png_when not in ("end", "last-attack"):
+        raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
+    cfg = build_rules(players, rules, map_name, turns, settings)
+    game = Game(cfg)
+    names = _agent_names(agents, cfg.num_players)
+    table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in enumerate(names)}
+    rec = GameRecorder(game, seed, players=names, actions=True)
+    snap: dict[str, Any] = {}
+    history: list[str] = []
+
+    def on_move(step: ReplayStep) -> None:
+        if png and png_when == "last-attack" and step.move.kind in (MoveKind.ATTACK, MoveKind.BLITZ):
+            snap["at"] = (step.state, step.text, history[-14:])
+        history.append(step.text)
+
+    use_color = sys.stdout.isatty() if color is None else color
+    s = watch_game(cfg, table, seed, show=show, color=use_color, recorder=rec, on_move=on_move, delay=delay)
+    typer.echo(_result_line(game, s))
+    result = rec.finish(s)
+    if record:
+        result.save(record)
+        typer.echo(f"record written to {record}")
+    if png:
+        from .draw import BoardRenderer
+
+        state, last, recent = snap.get("at", (s, history[-1] if history else "", history[-15:-1]))
+        labels = names if len(set(names)) == len(names) else None  # agent names only when they tell the seats apart
+        BoardRenderer(game, player_names=labels).save_png(state, png, last, recent)
+        typer.echo(f"picture written to {png}")
+    if gif:
+        from .replay import render_video
+
+        try:
+            n = render_video(result, gif, every=every, fps=fps)
+        except RuntimeError as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"animation written to {gif} ({n} frames)")
+
+
+@app.command()
+def replay(
+    record: str = typer.Argument(..., help="a game record (.json)"),
+    gif: Optional[str] = typer.Option(None, "--gif", help="write an animated GIF here"),
+    video: Optional[str] = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
+    strip: Optional[str] = typer.Option(None, "--strip", help="write a PNG with the board at the end of each turn here"),
+    every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
+    fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
+    upto: Optional[int] = typer.Option(None, "--upto", min=0, help="stop after this many moves"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="do not print the move-by-move log"),
+) -> None:
+    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
+    from .replay import run
+
+    try:
+        run(record, gif, video, strip, every, fps, upto, log=not quiet)
+    except (RiskError, ValueError, RuntimeError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from None
+
+
+_PASS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+def _delegate(module: str, what: str, ctx: typer.Context) -> None:
+    args = list(ctx.args)
+    try:
+        mod = importlib.import_module(module)
+        entry = getattr(mod, "main")
+    except (ImportError, AttributeError) as e:
+        msg = f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({type(e).__name__}: {e})."
+        if any(a in ("-h", "--help") for a in args):
+            typer.echo(f"risk-env {ctx.info_name} ARGS...: {what}\n\n{msg}")
+            raise typer.Exit(0) from None
+        typer.echo(f"error: {msg}", err=True)
+        raise typer.Exit(2) from None
+    rc = entry(args)
+    if isinstance(rc, int) and rc:
+        raise typer.Exit(rc)
+
+
+@app.command(context_settings=_PASS, add_help_option=False)
+def evaluate(ctx: typer.Context) -> None:
+    """Evaluate agents against each other (ratings, win rates). Arguments go to risk_env.evaluation; see 'risk-env evaluate --help'."""
+    _delegate("risk_env.evaluation", "evaluate agents against each other", ctx)
+
+
+@app.command(context_settings=_PASS, add_help_option=False)
+def train(ctx: typer.Context) -> None:
+    """Train an agent. Arguments go to risk_env.training; see 'risk-env train --help'."""
+    _delegate("risk_env.training", "train an agent", ctx)
+
+
+@app.command(context_settings=_PASS, add_help_option=False)
+def bench(ctx: typer.Context) -> None:
+    """Measure the speed of the engine and the environment. Arguments go to risk_env.benchmark; see 'risk-env bench --help'."""
+    _delegate("risk_env.benchmark", "measure engine and environment speed", ctx)
+
+
+def main(argv: "list[str] | None" = None) -> None:
+    """Entry point of the ``risk-env`` console script."""
+    app(args=argv, prog_name="risk-env")
+
+
+if __name__ == "__main__":
+    main()

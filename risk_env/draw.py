@@ -1,0 +1,802 @@
+"""Pictures of a position (``render_mode="rgb_array"`` and ``"human"``).
+
+:class:`BoardRenderer` draws a board with matplotlib's Agg backend. Each
+continent is an island of land grown around its territories' map positions
+(``xy`` in the map file, on the map's ``canvas``) and the short borders
+between them; each territory is the part of its continent nearest to it,
+filled with its owner's colour and marked with its army count. Coasts are
+outlined, each continent has a tinted shore and a label with its bonus.
+Borders whose regions do not touch (between continents, or long ones) are
+sea lanes, drawn dashed; a lane longer than half the board
+(Alaska–Kamchatka) wraps around the left and right edges. A side panel lists
+each player's territories, armies and cards, who is on turn, the phase, who
+holds each continent, the last move, the last dice roll and (optionally) the
+moves before it. The last move is highlighted on the map: an arrow for an
+attack, a conquest or a fortification, a ring for a placement or a claim.
+
+One figure is built per renderer and reused. Everything that never changes
+(coasts, lanes, names, continent labels) is drawn once into a pixel layer;
+a frame only recolours the territories (numpy), and redraws the army
+numbers, the highlight and the panel (a few tens of milliseconds).
+
+>>> from risk_env import Game
+>>> game = Game(num_players=3, setup="random", map="small")
+>>> r = BoardRenderer(game)
+>>> frame = r.draw(game.new_game(seed=0), "")
+>>> frame.dtype, frame.shape
+(dtype('uint8'), (500, 1300, 3))
+>>> r.close()
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from .engine import Game
+from .moves import Move, MoveKind
+from .state import GameState, Phase
+
+__all__ = ["BoardRenderer", "PLAYER_COLORS", "NEUTRAL_COLOR", "NoDisplayWarning", "draw_board", "save_board_png"]
+
+PLAYER_COLORS: tuple[str, ...] = ("#3b6fb6", "#d1423f", "#3f9b4f", "#ee8a1c", "#8a5aa8", "#d9b613")
+"""Seat colours (blue, red, green, orange, purple, yellow), indexed by seat."""
+NEUTRAL_COLOR = "#8c8c8c"
+"""Colour of the 2-player neutral army."""
+UNCLAIMED_COLOR = "#ece6d6"
+_SEA = "#c9dce8"
+_INK = "#2a2a2a"
+_PANEL = "#f6f4ee"
+_ATTACK = "#c0141b"
+_MOVE = "#1d4f91"
+_RING = "#ffc400"
+_CONTINENT_TINTS = ("#c9a227", "#2e8b57", "#4169e1", "#b5651d", "#8b3a62", "#6a5acd", "#20b2aa", "#cd5c5c")
+
+_MAP_WIDTH_PX = 1000  # the map part of the picture is scaled to this width
+_PANEL_PX = 300
+_MIN_HEIGHT_PX = 480
+
+
+class NoDisplayWarning(RuntimeWarning):
+    """``render_mode="human"`` was asked for where no window can be opened (nothing is shown)."""
+
+
+def _hex_rgb(c: str) -> np.ndarray:
+    c = c.lstrip("#")
+    return np.array([int(c[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.float64)
+
+
+def _mix(c: str, other: str, t: float) -> np.ndarray:
+    """``(1 - t) * c + t * other`` as float RGB in 0..255."""
+    return (1 - t) * _hex_rgb(c) + t * _hex_rgb(other)
+
+
+def _hex(rgb: np.ndarray) -> str:
+    return "#" + "".join(f"{int(round(v)):02x}" for v in rgb)
+
+
+def _text_color(c: str) -> str:
+    r, g, b = _hex_rgb(c) / 255
+    return "#111111" if 0.299 * r + 0.587 * g + 0.114 * b > 0.62 else "#ffffff"
+
+
+def _wrap_name(name: str) -> str:
+    """Split a long territory name over two lines."""
+    if len(name) <= 12 or " " not in name:
+        return name
+    words = name.split()
+    best = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))))
+    return " ".join(words[:best]) + "\n" + " ".join(words[best:])
+
+
+def _shift(a: np.ndarray, dy: int, dx: int, fill: Any) -> np.ndarray:
+    """``a`` moved by (dy, dx) pixels, the uncovered edge set to ``fill``."""
+    out = np.full_like(a, fill)
+    H, W = a.shape[:2]
+    ys, yd = (slice(0, H - dy), slice(dy, H)) if dy >= 0 else (slice(-dy, H), slice(0, H + dy))
+    xs, xd = (slice(0, W - dx), slice(dx, W)) if dx >= 0 else (slice(-dx, W), slice(0, W + dx))
+    out[yd, xd] = a[ys, xs]
+    return out
+
+
+def _dilate(mask: np.ndarray, r: int) -> np.ndarray:
+    """Binary dilation by ``r`` steps of the 4-neighbourhood."""
+    out = mask.astype(bool)
+    for _ in range(r):
+        out = out | _shift(out, 1, 0, False) | _shift(out, -1, 0, False) | _shift(out, 0, 1, False) | _shift(out, 0, -1, False)
+    return out
+
+
+def _box_sums(mask: np.ndarray) -> np.ndarray:
+    """Summed-area table with a zero row and column in front."""
+    S = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int64)
+    S[1:, 1:] = mask.astype(np.int64).cumsum(0).cumsum(1)
+    return S
+
+
+def _dilate_square(mask: np.ndarray, r: int) -> np.ndarray:
+    """Binary dilation by a ``(2r+1)``-pixel square (separable running sums; any ``r``)."""
+    out = mask.astype(bool)
+    if r <= 0:
+        return out
+    for axis in (0, 1):
+        n = out.shape[axis]
+        c = np.cumsum(out, axis=axis, dtype=np.int32)
+        c = np.concatenate([np.zeros_like(np.take(c, [0], axis=axis)), c], axis=axis)
+        hi = np.minimum(np.arange(n) + r + 1, n)
+        lo = np.maximum(np.arange(n) - r, 0)
+        out = (np.take(c, hi, axis=axis) - np.take(c, lo, axis=axis)) > 0
+    return out
+
+
+def _holes(sea: np.ndarray) -> np.ndarray:
+    """Pixels of ``sea`` not connected to the picture's edge (flood fill on a 4x coarser grid)."""
+    H, W = sea.shape
+    f = 4
+    h, w = -(-H // f), -(-W // f)
+    pad = np.zeros((h * f, w * f), dtype=bool)
+    pad[:H, :W] = sea
+    coarse = pad.reshape(h, f, w, f).any(axis=(1, 3))
+    ocean = np.zeros_like(coarse)
+    ocean[0, :], ocean[-1, :], ocean[:, 0], ocean[:, -1] = coarse[0, :], coarse[-1, :], coarse[:, 0], coarse[:, -1]
+    while True:
+        grown = _dilate(ocean, 1) & coarse
+        if (grown == ocean).all():
+            break
+        ocean = grown
+    reached = np.repeat(np.repeat(ocean, f, axis=0), f, axis=1)[:H, :W]
+    return sea & ~reached
+
+
+def _disc_alpha(dist: np.ndarray, radius: float) -> np.ndarray:
+    """Anti-aliased coverage of a disc of ``radius`` pixels."""
+    return np.clip(radius + 0.5 - dist, 0.0, 1.0)
+
+
+class _MapLayer:
+    """Everything about a map's picture that never changes (built once per map and dpi, then cached)."""
+
+    def __init__(self, m: Any, dpi: float) -> None:
+        self.map = m
+        cw, ch = m.canvas
+        self.scale = _MAP_WIDTH_PX / cw  # pixels per canvas unit
+        self.shape = (int(round(ch * self.scale)), _MAP_WIDTH_PX)
+        self.dpi = dpi
+        self._land()
+        self.marker_r = float(np.clip(self.unit * 0.17, 9.0, 14.0))
+        self._vector_layer()
+        self._markers()
+        self._digits()
+
+    # -------------------------------------------------------------- land and sea
+    def _land(self) -> None:
+        """Label every map pixel with its territory (-1 for sea); find which regions touch."""
+        m = self.map
+        Hm, Wm = self.shape
+        xy = m.xy * self.scale
+        T, C = m.num_territories, len(m.continent_names)
+        tc = m.territory_continent
+        d = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(-1))
+        np.fill_diagonal(d, np.inf)
+        unit = float(np.median(d.min(axis=1)))  # typical spacing of neighbouring territories, pixels
+        self.unit = unit
+        disk, half_width, long_border = 0.6 * unit, 0.42 * unit, 1.75 * unit
+        ys = (np.arange(Hm, dtype=np.float32) + 0.5)[:, None]
+        xs = (np.arange(Wm, dtype=np.float32) + 0.5)[None, :]
+        best = np.full((C, Hm, Wm), np.inf, dtype=np.float32)  # squared distance to each continent's nearest territory
+        near = np.zeros((C, Hm, Wm), dtype=np.int16)
+        for t in range(T):
+            c = tc[t]
+            d2 = (xs - np.float32(xy[t, 0])) ** 2 + (ys - np.float32(xy[t, 1])) ** 2
+            better = d2 < best[c]
+            best[c][better] = d2[better]
+            near[c][better] = t
+        land_c = best <= disk**2
+        for a, b in m.borders:  # land bridges along short borders inside a continent
+            if tc[a] != tc[b] or d[a, b] > long_border:
+                continue
+            (xa, ya), (xb, yb) = xy[a], xy[b]
+            x0, x1 = int(max(0, min(xa, xb) - half_width)), int(min(Wm, max(xa, xb) + half_width + 1))
+            y0, y1 = int(max(0, min(ya, yb) - half_width)), int(min(Hm, max(ya, yb) + half_width + 1))
+            px = xs[:, x0:x1] - xa
+            py = ys[y0:y1, :] - ya
+            vx, vy = xb - xa, yb - ya
+            u = np.clip((px * vx + py * vy) / (vx * vx + vy * vy), 0, 1)
+            land_c[tc[a], y0:y1, x0:x1] |= (px - u * vx) ** 2 + (py - u * vy) ** 2 <= half_width**2
+        score = np.where(land_c, best, np.inf)
+        land = np.isfinite(score.min(axis=0))
+        land |= _holes(~land)  # lakes inside a continent (or between two) become land
+        score = np.where(land_c | land[None], best, np.inf)
+        cont = score.argmin(axis=0)
+        label = np.where(land, np.take_along_axis(near, cont[None], 0)[0], -1).astype(np.int32)
+        # water between continents; a thick line (drawn later) between touching regions that share no border
+        wide = np.zeros((Hm, Wm), dtype=bool)
+        for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            nb = _shift(label, -dy, -dx, -1)
+            both = (label >= 0) & (nb >= 0) & (label != nb)
+            wide[both] = tc[label[both]] != tc[nb[both]]
+        label[_dilate_square(wide, max(4, int(unit * 0.13)))] = -1
+        touch = np.zeros((T, T), dtype=bool)
+        for dy, dx in ((0, 1), (1, 0)):
+            nb = _shift(label, -dy, -dx, -1)
+            both = (label >= 0) & (nb >= 0) & (label != nb)
+            touch[label[both], nb[both]] = True
+        self.touch = touch | touch.T
+        adj = m.adjacency
+        self.wall = np.zeros((Hm, Wm), dtype=bool)  # boundary pixels between touching regions that share no border
+        for dy, dx in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            nb = _shift(label, dy, dx, -1)
+            both = (label >= 0) & (nb >= 0) & (label != nb)
+            self.wall[both] = ~adj[label[both], nb[both]]
+        self.label = label
+        self.idx = np.where(label >= 0, label, T)  # T = sea in the colour table
+        self.cont = np.where(label >= 0, tc[np.maximum(label, 0)], -1)
+        flat = label.ravel()
+        order = np.argsort(flat, kind="stable")
+        starts = np.searchsorted(flat[order], np.arange(T + 1))
+        self.pixels = [order[starts[t] : starts[t + 1]] for t in range(T)]  # flat pixel indices of each territory
+        self.lanes = [(a, b) for a, b in m.borders if not self.touch[a, b]]
+
+    def _label_spots(self, fontsize: float) -> list[tuple[float, float]]:
+        """Pixel centres for the continent labels: on open sea, near the own continent, away from the others."""
+        m = self.map
+        Hm, Wm = self.shape
+        C = len(m.continent_names)
+        land = self.label >= 0
+        S_block = _box_sums(_dilate_square(land, max(3, int(self.unit * 0.08))))
+        px_per_pt = self.dpi / 72
+        h = int(fontsize * px_per_pt * 1.35)
+        taken = np.zeros((Hm, Wm), dtype=bool)
+        spots = []
+        for c, cname in enumerate(m.continent_names):
+            w = int(len(f"{cname} +{int(m.continent_bonus[c])}") * fontsize * px_per_pt * 0.64) + 6
+            pts = m.xy[m.territory_continent == c] * self.scale
+            cx, cy = pts.mean(axis=0)
+            fallback = (float(cx), float(max(pts[:, 1].min() - self.unit * 0.7, h)))
+            if w >= Wm or h >= Hm:
+                spots.append(fallback)
+                continue
+            own_near = _dilate_square(self.cont == c, int(self.unit * 0.75))
+            other_near = _box_sums(_dilate_square((self.cont >= 0) & (self.cont != c), int(self.unit * 0.4)))
+            S_taken = _box_sums(taken)
+            y0, x0 = np.meshgrid(np.arange(0, Hm - h, 2), np.arange(0, Wm - w, 2), indexing="ij")
+
+            def box(S: np.ndarray) -> np.ndarray:
+                return S[y0 + h, x0 + w] - S[y0, x0 + w] - S[y0 + h, x0] + S[y0, x0]
+
+            ok = (box(S_block) == 0) & (box(S_taken) == 0) & own_near[y0 + h // 2, x0 + w // 2]
+            cost = np.hypot(x0 + w / 2 - cx, (y0 + h / 2 - cy) * 1.3) + 2.0 * box(other_near) / w
+            cost = np.where(ok, cost, np.inf)
+            k = int(np.argmin(cost))
+            if not np.isfinite(cost.flat[k]):
+                spots.append(fallback)
+                continue
+            by, bx = int(y0.flat[k]), int(x0.flat[k])
+            taken[max(0, by - 4) : by + h + 4, max(0, bx - 4) : bx + w + 4] = True
+            spots.append((bx + w / 2, by + h / 2))
+        return spots
+
+    # -------------------------------------------------------------- pixels drawn once
+    def _vector_layer(self) -> None:
+        """Shores, coasts, borders, sea lanes, continent labels and names as one premultiplied RGBA layer."""
+        import matplotlib.patheffects as pe
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        m = self.map
+        Hm, Wm = self.shape
+        cw, ch = m.canvas
+        T = m.num_territories
+        s = 1 / self.scale
+        label, cont = self.label, self.cont
+        land = label >= 0
+        over = np.zeros((Hm, Wm, 4), dtype=np.float32)  # straight RGBA in 0..1
+        for c in range(len(m.continent_names)):
+            shore = _dilate(cont == c, max(4, int(self.unit * 0.16))) & ~land
+            over[shore, :3] = _hex_rgb(_CONTINENT_TINTS[c % len(_CONTINENT_TINTS)]) / 255
+            over[shore, 3] = 0.33
+        edge = np.zeros_like(land)
+        coast = np.zeros_like(land)
+        for dy, dx in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            nb = _shift(label, dy, dx, -1)
+            edge |= land & (nb != label)
+            coast |= land & (nb < 0)
+        over[edge] = (0.15, 0.15, 0.15, 0.6)
+        over[_dilate(coast | self.wall, 1) & land] = (0.13, 0.13, 0.13, 0.95)
+
+        fig = Figure(figsize=(Wm / self.dpi, Hm / self.dpi), dpi=self.dpi, facecolor="none")
+        canvas = FigureCanvasAgg(fig)
+        ax = fig.add_axes((0, 0, 1, 1))
+        ax.set_axis_off()
+        ax.set_xlim(0, cw)
+        ax.set_ylim(ch, 0)
+        lane_kw: dict[str, Any] = dict(color=_INK, lw=1.1, ls=(0, (4, 3)), alpha=0.7)
+        for a, b in self.lanes:
+            (xa, ya), (xb, yb) = m.xy[a], m.xy[b]
+            if abs(xa - xb) > cw / 2:  # wraps around the left and right edges
+                (xl, yl), (xr, yr) = (m.xy[a], m.xy[b]) if xa < xb else (m.xy[b], m.xy[a])
+                ym = (yl + yr) / 2
+                ax.plot([xl, 0], [yl, ym], **lane_kw)
+                ax.plot([xr, cw], [yr, ym], **lane_kw)
+            else:
+                ax.plot([xa, xb], [ya, yb], **lane_kw)
+        fs = 9.0 if T > 20 else 10.5
+        halo = [pe.withStroke(linewidth=3, foreground="white", alpha=0.85)]
+        for c, (x, y) in enumerate(self._label_spots(fs)):
+            col = _hex(_mix(_CONTINENT_TINTS[c % len(_CONTINENT_TINTS)], "#000000", 0.4))
+            ax.text(x * s, y * s, f"{m.continent_names[c]} +{int(m.continent_bonus[c])}", ha="center", va="center",
+                    fontsize=fs, fontstyle="italic", fontweight="bold", color=col, path_effects=halo)
+        name_fs = 6.4 if T > 20 else 8.5
+        for t in range(T):
+            x, y = m.xy[t]
+            ax.text(x, y + (self.marker_r + 1.5) * s, _wrap_name(m.territory_names[t]), ha="center", va="top", fontsize=name_fs,
+                    color="#161616", linespacing=0.92, path_effects=[pe.withStroke(linewidth=2.2, foreground="white", alpha=0.8)])
+        canvas.draw()
+        vec = np.asarray(canvas.buffer_rgba()).astype(np.float32) / 255
+        a_top, a_bot = vec[..., 3:], over[..., 3:]
+        self.alpha = a_top + a_bot * (1 - a_top)
+        self.premult = (vec[..., :3] * a_top + over[..., :3] * a_bot * (1 - a_top)) * 255
+
+    def _markers(self) -> None:
+        """Per territory: a pixel window around its position and the distance of each pixel to the centre."""
+        Hm, Wm = self.shape
+        rad = int(np.ceil(self.marker_r + 8))
+        self.windows = []
+        for x, y in self.map.xy * self.scale:
+            y0, y1 = max(0, int(y) - rad), min(Hm, int(y) + rad + 1)
+            x0, x1 = max(0, int(x) - rad), min(Wm, int(x) + rad + 1)
+            yy = np.arange(y0, y1, dtype=np.float32)[:, None] + 0.5
+            xx = np.arange(x0, x1, dtype=np.float32)[None, :] + 0.5
+            self.windows.append((y0, y1, x0, x1, np.hypot(xx - x, yy - y), float(x), float(y)))
+
+    def _digits(self) -> None:
+        """Coverage masks of the digits 0-9 (bold), for painting army counts without text layout."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fs = 8.5 if self.map.num_territories > 20 else 10
+        px = self.dpi / 72 * fs
+        cell_w, cell_h = int(px * 1.2) + 4, int(px * 1.6) + 4
+        fig = Figure(figsize=(10 * cell_w / self.dpi, cell_h / self.dpi), dpi=self.dpi, facecolor="none")
+        canvas = FigureCanvasAgg(fig)
+        texts = [fig.text((k + 0.5) / 10, 0.5, str(k), ha="center", va="center_baseline", fontsize=fs, fontweight="bold", color="black")
+                 for k in range(10)]
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        self.advance = float(texts[0].get_window_extent(renderer).width)
+        cov = np.asarray(canvas.buffer_rgba())[..., 3].astype(np.float32) / 255
+        cells = [cov[:, k * cell_w : (k + 1) * cell_w] for k in range(10)]
+        rows = np.flatnonzero(sum(cells).sum(axis=1) > 0)
+        top, bot = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, cell_h)
+        self.digit_cells = [c[top:bot] for c in cells]
+        self.cell_w = cell_w
+
+    def number_alpha(self, n: int) -> np.ndarray:
+        """Coverage mask of the number ``n`` (digits set ``advance`` pixels apart)."""
+        text = str(n)
+        adv = self.advance
+        h = self.digit_cells[0].shape[0]
+        width = int(np.ceil(adv * (len(text) - 1))) + self.cell_w
+        out = np.zeros((h, width), dtype=np.float32)
+        for i, ch in enumerate(text):
+            x = int(round(i * adv))
+            np.maximum(out[:, x : x + self.cell_w], self.digit_cells[int(ch)], out=out[:, x : x + self.cell_w])
+        cols = np.flatnonzero(out.sum(axis=0) > 0)
+        return out[:, cols[0] : cols[-1] + 1] if len(cols) else out
+
+
+_LAYERS: "dict[tuple[str, float], _MapLayer]" = {}
+
+
+def _map_layer(m: Any, dpi: float) -> _MapLayer:
+    """The cached :class:`_MapLayer` of a map (keyed by the map's content and the dpi; a few kept)."""
+    import json
+
+    key = (json.dumps(m.to_dict(), sort_keys=True), float(dpi))
+    layer = _LAYERS.get(key)
+    if layer is None:
+        if len(_LAYERS) >= 4:
+            _LAYERS.pop(next(iter(_LAYERS)))
+        layer = _LAYERS[key] = _MapLayer(m, dpi)
+    return layer
+
+
+class BoardRenderer:
+    """Draws positions of one :class:`~risk_env.engine.Game` as RGB pictures.
+
+    Args:
+        game: the game (its map supplies positions, borders and continents).
+        player_names: a label per player seat (default ``player_0``...; the
+            2-player neutral is ``neutral``); at most 10 characters are shown.
+        dpi: text resolution (the map part is always 1000 pixels wide).
+
+    The picture is ``(max(map height, 480), 1300)`` pixels: 540 x 1300 on
+    the classic map, 500 x 1300 on ``small``. The first renderer for a map
+    takes about a second to build (cached for the next ones); a frame takes
+    about 20-40 ms.
+
+    Raises:
+        ImportError: matplotlib is missing (``pip install 'risk_env[render]'``).
+        ValueError: ``player_names`` has the wrong length.
+    """
+
+    def __init__(self, game: Game, player_names: "Sequence[str] | None" = None, dpi: int = 100) -> None:
+        try:
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            from matplotlib.figure import Figure
+        except ImportError as e:  # pragma: no cover - depends on the installation
+            raise ImportError("drawing the board needs matplotlib: pip install 'risk_env[render]'") from e
+        self.game = game
+        m = game.map
+        self.map = m
+        n = game.num_players
+        names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
+        if len(names) != n:
+            raise ValueError(f"player_names needs {n} names (one per player seat), got {len(names)}")
+        self.names = [str(x)[:10] for x in names] + (["neutral"] if game.neutral >= 0 else [])
+        self.colors = [PLAYER_COLORS[i % len(PLAYER_COLORS)] for i in range(n)] + ([NEUTRAL_COLOR] if game.neutral >= 0 else [])
+        self._window: Any = None
+        self.layer = _map_layer(m, dpi)
+        Hm, Wm = self.layer.shape
+        W, H = Wm + _PANEL_PX, max(Hm, _MIN_HEIGHT_PX)
+        self.size = (H, W)
+        L = self.layer
+        sea = _hex_rgb(_SEA).astype(np.float32)
+        self._base = np.clip(sea * (1 - L.alpha) + L.premult + 0.5, 0, 255).astype(np.uint8)  # sea and land, recoloured as owners change
+        self._shown: "list[str | None]" = [None] * m.num_territories
+
+        fig = Figure(figsize=(W / dpi, H / dpi), dpi=dpi, facecolor=_PANEL)
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        cw, ch = m.canvas
+        ax = fig.add_axes((0, 1 - Hm / H, Wm / W, Hm / H))
+        ax.set_axis_off()
+        ax.set_xlim(0, cw)
+        ax.set_ylim(ch, 0)
+        self.ax = ax
+        side = fig.add_axes((Wm / W, 0, 1 - Wm / W, 1))
+        side.set_axis_off()
+        side.set_xlim(0, _PANEL_PX)
+        side.set_ylim(H, 0)
+        self.side = side
+        if Hm < H:  # sea under a short map
+            from matplotlib.patches import Rectangle
+
+            fig.patches.append(Rectangle((0, 0), Wm / W, 1 - Hm / H, transform=fig.transFigure, color=_SEA))
+        self._dynamic: list[Any] = []
+        self._build_highlight()
+        self._build_panel()
+        for art in self._dynamic:
+            art.set_animated(True)  # left out of the background, drawn per frame
+        self.canvas.draw()
+        self._bg = np.asarray(self.canvas.buffer_rgba()).copy()
+
+    # ------------------------------------------------------------------ artists drawn per frame
+    def _add(self, art: Any) -> Any:
+        self._dynamic.append(art)
+        return art
+
+    def _build_highlight(self) -> None:
+        import matplotlib.patheffects as pe
+        from matplotlib.patches import FancyArrowPatch
+
+        r = self.layer.marker_r
+        self.arrows = []
+        for _ in range(2):
+            arr = FancyArrowPatch((0, 0), (1, 1), arrowstyle="-|>", mutation_scale=22, lw=3.4, color=_ATTACK,
+                                  shrinkA=r + 1, shrinkB=r + 3, path_effects=[pe.withStroke(linewidth=6, foreground="white")])
+            arr.set_visible(False)
+            self.ax.add_patch(arr)
+            self.arrows.append(self._add(arr))
+        self.arrow_label = self._add(self.ax.text(0, 0, "", ha="center", va="bottom", fontsize=8.5, fontweight="bold", color=_ATTACK,
+                                                  path_effects=[pe.withStroke(linewidth=3, foreground="white")]))
+        self.arrow_label.set_visible(False)
+        self._ring: "int | None" = None
+
+    def _build_panel(self) -> None:
+        from matplotlib.patches import Rectangle
+
+        side = self.side
+        H = self.size[0]
+        x0 = 18
+        grey = "#7a7a7a"
+        mono = "DejaVu Sans Mono"
+        self.title = self._add(side.text(x0, 14, "", fontsize=12.5, fontweight="bold", va="top", color=_INK))
+        self.subtitle = self._add(side.text(x0, 36, "", fontsize=9, va="top", color="#444444"))
+        side.text(x0 + 19, 62, f"{'player':<12}{'terr.':>6}{'armies':>7}{'cards':>6}", fontsize=8, family=mono, color=grey, va="top")
+        self.rows = []
+        y = 78.0
+        for col in self.colors:
+            sw = self._add(Rectangle((x0, y + 1), 12, 12, facecolor=col, edgecolor="white", lw=0.8))
+            side.add_patch(sw)
+            turn = self._add(side.text(x0 - 14, y - 1, "", fontsize=10, va="top", color=_INK))
+            row = self._add(side.text(x0 + 19, y, "", fontsize=8, family=mono, va="top", color=_INK))
+            self.rows.append((sw, turn, row))
+            y += 19
+        y += 8
+        side.text(x0, y, "continents (swatch: who holds it)", fontsize=7.5, color=grey, va="top")
+        y += 15
+        self.cont_rows = []
+        C = len(self.map.continent_names)
+        per_col = (C + 1) // 2 if C > 4 else C
+        for c, cname in enumerate(self.map.continent_names):
+            cx, cy = x0 + (c // per_col) * 135, y + (c % per_col) * 15
+            sw = self._add(Rectangle((cx, cy + 2), 9, 9, facecolor="none", edgecolor="#aaaaaa", lw=0.8))
+            side.add_patch(sw)
+            side.text(cx + 14, cy, f"{cname} +{int(self.map.continent_bonus[c])}"[:22], fontsize=7.8, va="top", color=_INK)
+            self.cont_rows.append(sw)
+        y += per_col * 15 + 10
+        side.text(x0, y, "last move", fontsize=7.5, color=grey, va="top")
+        self.last_txt = self._add(side.text(x0, y + 14, "", fontsize=9, va="top", color=_INK, fontweight="bold", linespacing=1.3))
+        self.roll_txt = self._add(side.text(x0, y + 54, "", fontsize=8.5, va="top", color="#444444"))
+        ry = y + 76
+        self.recent_head = self._add(side.text(x0, ry, "", fontsize=7.5, color=grey, va="top"))
+        self.recent_txt = self._add(side.text(x0, ry + 14, "", fontsize=7.8, va="top", color="#444444", linespacing=1.35))
+        self._recent_lines = max(0, int((H - 30 - ry - 14) // 14))
+        self.foot = self._add(side.text(x0, H - 8, "", fontsize=7.5, va="bottom", color=grey))
+
+    # ------------------------------------------------------------------ per frame
+    def _seat_color(self, seat: int) -> str:
+        return UNCLAIMED_COLOR if seat < 0 else self.colors[seat]
+
+    def _parse_last(self, s: GameState, last_move: str) -> "Move | None":
+        if not last_move:
+            return None
+        try:
+            return self.game.parse_move(s, last_move)
+        except ValueError:
+            return None
+
+    def _set_arrow(self, a: int, b: int, color: str, label: str) -> None:
+        m = self.map
+        cw = m.canvas[0]
+        r = self.layer.marker_r
+        (xa, ya), (xb, yb) = m.xy[a], m.xy[b]
+        first, second = self.arrows
+        for arr in self.arrows:
+            arr.set_color(color)
+        if abs(xa - xb) > cw / 2:  # the lane wraps around the board's edge
+            ym = (ya + yb) / 2
+            ea, eb = (0.0, cw) if xa < xb else (cw, 0.0)
+            first.set_positions((xa, ya), (ea, ym))
+            first.set_arrowstyle("-")
+            first.shrinkB = 0
+            second.set_positions((eb, ym), (xb, yb))
+            second.shrinkA = 0
+            second.set_visible(True)
+            lx, ly = (xb + eb) / 2, (yb + ym) / 2
+        else:
+            first.set_positions((xa, ya), (xb, yb))
+            first.set_arrowstyle("-|>")
+            first.shrinkB = r + 3
+            second.set_visible(False)
+            lx, ly = (xa + xb) / 2, (ya + yb) / 2
+        first.set_visible(True)
+        # the label sits beside the arrow's middle, on the upper side (canvas y grows downwards)
+        dx, dy = (xb - xa, yb - ya) if second.get_visible() is False else (1.0, 0.0)
+        norm = float(np.hypot(dx, dy)) or 1.0
+        nx, ny = -dy / norm, dx / norm
+        if ny > 0:
+            nx, ny = -nx, -ny
+        off = 9 / self.layer.scale
+        self.arrow_label.set_position((lx + nx * off, ly + ny * off))
+        self.arrow_label.set_ha("center" if abs(nx) < 0.5 else ("left" if nx > 0 else "right"))
+        self.arrow_label.set_text(label)
+        self.arrow_label.set_color(color)
+        self.arrow_label.set_visible(bool(label))
+
+    def _highlight(self, s: GameState, move: "Move | None") -> None:
+        for arr in self.arrows:
+            arr.set_visible(False)
+        self.arrow_label.set_visible(False)
+        self._ring = None
+        if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
+            dice = "die" if s.att_dice == 1 else "dice"
+            self._set_arrow(s.att_src, s.att_dst, _ATTACK, "conquered" if s.phase == Phase.OCCUPY else f"{s.att_dice} {dice}")
+            return
+        if move is None:
+            return
+        k = move.kind
+        if k in (MoveKind.ATTACK, MoveKind.BLITZ):
+            won = s.owner[move.dst] == s.owner[move.src]
+            what = "blitz" if k == MoveKind.BLITZ else f"{move.count} {'die' if move.count == 1 else 'dice'}"
+            self._set_arrow(move.src, move.dst, _ATTACK, what + (": conquered" if won else ""))
+        elif k == MoveKind.OCCUPY and s.att_src >= 0:
+            self._set_arrow(s.att_src, s.att_dst, _ATTACK, f"occupied with {move.count}")
+        elif k == MoveKind.FORTIFY:
+            self._set_arrow(move.src, move.dst, _MOVE, f"moved {move.count}")
+        elif k in (MoveKind.PLACE, MoveKind.CLAIM, MoveKind.PLACE_NEUTRAL) or (k == MoveKind.TRADE and move.bonus >= 0):
+            self._ring = move.src if k != MoveKind.TRADE else move.bonus
+
+    def _paint_map(self, s: GameState, out: np.ndarray) -> None:
+        """Write the map's pixels for ``s`` into ``out`` (uint8 ``(Hm, Wm, 3)``)."""
+        L = self.layer
+        owner = s.owner
+        for t in range(len(owner)):  # recolour only the territories whose owner changed
+            o = int(owner[t])
+            col = self.colors[o] if o >= 0 else UNCLAIMED_COLOR
+            if self._shown[t] != col:
+                self._shown[t] = col
+                px = L.pixels[t]
+                fill = _mix(col, "#ffffff", 0.4) if o >= 0 else _hex_rgb(col)
+                flat = self._base.reshape(-1, 3)
+                a = L.alpha.reshape(-1, 1)[px]
+                flat[px] = np.clip(fill.astype(np.float32) * (1 - a) + L.premult.reshape(-1, 3)[px] + 0.5, 0, 255).astype(np.uint8)
+        out[...] = self._base
+        r = L.marker_r
+        white = np.array([255.0, 255.0, 255.0], dtype=np.float32)
+        for t, (y0, y1, x0, x1, dist, cx, cy) in enumerate(L.windows):
+            win = out[y0:y1, x0:x1].astype(np.float32)
+            o = int(owner[t])
+            if self._ring == t:
+                a = np.clip(2.2 - np.abs(dist - (r + 4.6)), 0, 1)[..., None]
+                win = win * (1 - a) + a * _hex_rgb(_RING).astype(np.float32)
+            a = _disc_alpha(dist, r)[..., None]
+            win = win * (1 - a) + a * (white if o >= 0 else _hex_rgb("#9a9a9a").astype(np.float32))
+            a = _disc_alpha(dist, r - 1.4)[..., None]
+            fill = _hex_rgb(self.colors[o]).astype(np.float32) if o >= 0 else white
+            win = win * (1 - a) + a * fill
+            if o >= 0:
+                digits = L.number_alpha(int(s.armies[t]))
+                h, w = digits.shape
+                ty, tx = int(round(cy - h / 2)) - y0, int(round(cx - w / 2)) - x0
+                if ty >= 0 and tx >= 0 and ty + h <= win.shape[0] and tx + w <= win.shape[1]:
+                    a = digits[..., None]
+                    tcol = _hex_rgb(_text_color(self.colors[o])).astype(np.float32)
+                    win[ty : ty + h, tx : tx + w] = win[ty : ty + h, tx : tx + w] * (1 - a) + a * tcol
+            out[y0:y1, x0:x1] = np.clip(win + 0.5, 0, 255).astype(np.uint8)
+
+    def _panel(self, s: GameState, last_move: str, recent: Sequence[str]) -> None:
+        g = self.game
+        owner = s.owner
+        phase = Phase(s.phase)
+        if phase == Phase.GAME_OVER:
+            self.title.set_text(f"{self.names[s.winner]} wins" if s.winner >= 0 else "game over: turn limit")
+            self.subtitle.set_text(f"after {s.turn} turns, {s.steps} moves")
+        else:
+            actor = g.to_act(s)
+            stage = "setup" if s.turn == 0 else f"turn {s.turn}"
+            self.title.set_text(f"{stage} · {phase.name.lower().replace('_', ' ')}")
+            extra = ""
+            if phase == Phase.REINFORCE:
+                extra = f" · {s.to_place} to place" + (" · must trade" if s.forced else "")
+            elif phase in (Phase.CLAIM, Phase.SETUP_PLACE):
+                left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
+                extra = f" · {left} left to place"
+            self.subtitle.set_text(f"{self.names[actor]} to act{extra}")
+        on_turn = s.player if phase != Phase.GAME_OVER else -1
+        setup = phase in (Phase.CLAIM, Phase.SETUP_PLACE)
+        for seat, (sw, turn, row) in enumerate(self.rows):
+            own = owner == seat
+            out = seat < g.num_players and not s.alive[seat] and not setup
+            cards = str(len(s.hands[seat])) if seat < g.num_players and g.uses_cards else "-"
+            name = self.names[seat] + (" won" if seat == s.winner else "") + (" out" if out else "")
+            row.set_text(f"{name:<12}{int(own.sum()):>6}{int(s.armies[own].sum()):>7}{cards:>6}")
+            row.set_color("#a0a0a0" if out else _INK)
+            row.set_fontweight("bold" if seat in (on_turn, s.winner) else "normal")
+            turn.set_text("▶" if seat == on_turn else "")
+            sw.set_alpha(0.3 if out else 1.0)
+        for c, sw in enumerate(self.cont_rows):
+            holders = {int(o) for o in owner[g.continent_idx[c]]}
+            held = len(holders) == 1 and min(holders) >= 0
+            sw.set_facecolor(self._seat_color(min(holders)) if held else "none")
+            sw.set_edgecolor("white" if held else "#aaaaaa")
+        self.last_txt.set_text("\n".join(textwrap.wrap(last_move, 30)[:2]) if last_move else "-")
+        roll = ""
+        if s.last_roll:
+            k = s.last_roll.index(0)
+            roll = f"last roll: attacker {' '.join(map(str, s.last_roll[:k]))}  ·  defender {' '.join(map(str, s.last_roll[k + 1:]))}"
+        self.roll_txt.set_text(roll)
+        n = self._recent_lines
+        shown = [r if len(r) <= 42 else r[:41] + "…" for r in list(recent)[-n:]] if n else []
+        self.recent_head.set_text("before that (newest first)" if shown else "")
+        self.recent_txt.set_text("\n".join(reversed(shown)))
+        self.foot.set_text(f"map {self.map.name} · {g.num_players} players · move {s.steps}")
+
+    def draw(self, state: GameState, last_move: str = "", recent: Sequence[str] = ()) -> np.ndarray:
+        """A picture of ``state``: uint8 ``(H, W, 3)`` (540 x 1300 on the classic map), a new array each call.
+
+        Args:
+            state: the position.
+            last_move: text of the last complete move (highlighted on the map if it parses; '' for none).
+            recent: texts of earlier moves, oldest first; the newest that fit are listed in the panel.
+        """
+        self._highlight(state, self._parse_last(state, last_move))
+        self._panel(state, last_move, recent)
+        renderer = self.canvas.get_renderer()
+        buf = np.asarray(renderer.buffer_rgba())
+        if buf.shape != self._bg.shape or not buf.flags.writeable:  # pragma: no cover - unexpected backend change
+            self.canvas.draw()
+            buf = np.asarray(self.canvas.get_renderer().buffer_rgba())
+            return np.ascontiguousarray(buf[..., :3])
+        buf[...] = self._bg
+        Hm, Wm = self.layer.shape
+        self._paint_map(state, buf[:Hm, :Wm, :3])
+        for art in self._dynamic:
+            if art.get_visible():
+                art.draw(renderer)
+        return buf[..., :3].copy()
+
+    # ------------------------------------------------------------------ window
+    def show(self, frame: np.ndarray) -> None:
+        """Show ``frame`` in a window (``render_mode="human"``).
+
+        Where no window can be opened (no ``DISPLAY``/``WAYLAND_DISPLAY`` on
+        Linux, a non-interactive matplotlib backend, no GUI toolkit) this
+        warns once with a :class:`NoDisplayWarning` and does nothing; it never raises.
+        """
+        if self._window is False:
+            return
+        if self._window is None:
+            why = _no_display_reason()
+            if why is None:
+                try:
+                    import matplotlib.pyplot as plt
+
+                    backend = str(plt.get_backend()).lower()
+                    if backend in ("agg", "pdf", "ps", "svg", "cairo", "template", "pgf") or "inline" in backend:
+                        why = f"matplotlib's backend {backend!r} cannot open windows"
+                    else:
+                        fig = plt.figure("risk_env", figsize=(frame.shape[1] / 100, frame.shape[0] / 100))
+                        ax = fig.add_axes((0, 0, 1, 1))
+                        ax.set_axis_off()
+                        self._window = (plt, fig, ax.imshow(frame))
+                        plt.show(block=False)
+                except Exception as e:  # no usable GUI toolkit
+                    why = f"no window could be opened ({type(e).__name__}: {e})"
+            if why is not None:
+                self._window = False
+                warnings.warn(
+                    f"render_mode='human' cannot show a window: {why}. Nothing will be displayed; "
+                    "use render_mode='rgb_array' (pictures as arrays) or 'ansi' (text) instead.",
+                    NoDisplayWarning,
+                    stacklevel=3,
+                )
+                return
+        plt, fig, image = self._window
+        if not plt.fignum_exists(fig.number):  # the user closed the window: stop showing
+            self._window = False
+            return
+        image.set_data(frame)
+        fig.canvas.draw_idle()
+        plt.pause(0.001)
+
+    @property
+    def can_show(self) -> bool:
+        """False once :meth:`show` has found that no window can be opened."""
+        return self._window is not False
+
+    def close(self) -> None:
+        """Close the window, if one is open. The renderer can still draw afterwards."""
+        if self._window:
+            plt, fig, _ = self._window
+            plt.close(fig)
+        self._window = None
+
+    def save_png(self, state: GameState, path: "str | os.PathLike[str]", last_move: str = "", recent: Sequence[str] = ()) -> None:
+        """Draw ``state`` and write it as a PNG file."""
+        from PIL import Image
+
+        Image.fromarray(self.draw(state, last_move, recent)).save(os.fspath(path))
+
+
+def _no_display_reason() -> "str | None":
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+    return None
+
+
+def draw_board(game: Game, state: GameState, last_move: str = "", recent: Sequence[str] = ()) -> np.ndarray:
+    """One picture of ``state``: uint8 ``(H, W, 3)``. Builds a renderer each call; keep a
+    :class:`BoardRenderer` to draw many frames."""
+    return BoardRenderer(game).draw(state, last_move, recent)
+
+
+def save_board_png(game: Game, state: GameState, path: "str | os.PathLike[str]", last_move: str = "", recent: Sequence[str] = ()) -> None:
+    """Write a picture of ``state`` to a PNG file."""
+    BoardRenderer(game).save_png(state, path, last_move, recent)

@@ -1,0 +1,276 @@
+"""Replaying game records: a readable move-by-move log, an animation (GIF or
+MP4) and a per-turn PNG strip.
+
+    python scripts/replay.py game.json --gif game.gif --strip turns.png
+    risk-env replay game.json --video game.mp4 --every move --upto 200
+
+:func:`format_log` turns a :class:`~risk_env.record.GameRecord` into lines
+such as ``turn 3  player_1  attack Alaska->Kamchatka dice=3  [6 5 2 v 4 1: -0/-2]``;
+:func:`render_video` and :func:`render_strip` draw positions with
+:class:`~risk_env.draw.BoardRenderer` (matplotlib) and write them with
+imageio (GIF needs only Pillow; MP4 needs ``imageio-ffmpeg`` or ``av``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from .engine import Game
+from .moves import MoveKind
+from .record import GameRecord, RecordError, ReplayStep, replay_moves
+from .render import seat_name
+from .state import GameState, Phase
+
+__all__ = ["format_log", "describe_step", "render_video", "render_strip", "turn_ends", "main"]
+
+
+def _who(game: Game, record: GameRecord, seat: int) -> str:
+    if record.players and 0 <= seat < len(record.players):
+        return f"{seat_name(game, seat)} ({record.players[seat]})" if record.players[seat] != seat_name(game, seat) else record.players[seat]
+    return seat_name(game, seat)
+
+
+def describe_step(game: Game, step: ReplayStep, names: "Sequence[str] | None" = None) -> str:
+    """What a move did, beyond its text: dice and losses, conquests, eliminations, set values, cards drawn.
+
+    Returns '' when there is nothing to add.
+    """
+    b, a, mv = step.before, step.state, step.move
+    name = game.map.name_of
+    k = mv.kind
+
+    def who(seat: int) -> str:
+        return names[seat] if names is not None and 0 <= seat < len(names) else seat_name(game, seat)
+
+    out = []
+    if k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND):
+        src, dst = (mv.src, mv.dst) if k != MoveKind.DEFEND else (b.att_src, b.att_dst)
+        if a.last_roll and k != MoveKind.BLITZ:
+            z = a.last_roll.index(0)
+            out.append(f"{' '.join(map(str, a.last_roll[:z]))} v {' '.join(map(str, a.last_roll[z + 1:]))}")
+        lost_a = int(b.armies[src]) - int(a.armies[src])
+        conquered = int(a.owner[dst]) != int(b.owner[dst])
+        lost_d = int(b.armies[dst]) - (0 if conquered else int(a.armies[dst]))
+        if conquered:
+            lost_a -= int(a.armies[dst])  # the armies that moved in are not losses
+        out.append(f"attacker -{lost_a}, defender -{lost_d}")
+        if conquered:
+            out.append(f"conquers {name(dst)}")
+        elif k == MoveKind.ATTACK and a.phase == Phase.DEFEND:
+            out.clear()
+            out.append(f"{who(game.to_act(a))} to defend")
+    elif k == MoveKind.TRADE:
+        out.append(f"+{a.to_place - b.to_place} armies" + (f", +2 on {name(mv.bonus)}" if mv.bonus >= 0 else ""))
+    elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):
+        p = step.seat
+        if len(a.hands[p]) > len(b.hands[p]) and not a.truncated:
+            out.append("draws a card")
+    for p in a.elim_order[len(b.elim_order):]:
+        out.append(f"{who(p)} is eliminated")
+    if a.phase == Phase.GAME_OVER and b.phase != Phase.GAME_OVER:
+        out.append(f"{who(a.winner)} wins" if a.winner >= 0 else "turn limit reached")
+    return "; ".join(out)
+
+
+def format_log(record: GameRecord, upto: "int | None" = None) -> Iterator[str]:
+    """A readable log of a record, one line per move, with a header per game turn.
+
+    Raises:
+        RecordError: a move does not replay.
+    """
+    game = record.game()
+    names = [_who(game, record, p) for p in range(game.num_players)]
+    rules = {k: v for k, v in record.rules.items() if k not in ("num_players", "map")}
+    yield f"game: map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(f"{k}={v}" for k, v in rules.items())
+    turn = -1
+    wide = max(len(x) for x in names)
+    for step in replay_moves(record, upto, game):
+        t = step.before.turn
+        if t != turn:
+            turn = t
+            b = step.before
+            if t == 0:
+                yield "-- setup --"
+            else:
+                yield f"-- turn {t}: {names[b.player] if b.player < len(names) else seat_name(game, b.player)}, {b.to_place} armies to place --"
+        extra = describe_step(game, step, names)
+        who = names[step.seat] if 0 <= step.seat < len(names) else seat_name(game, step.seat)
+        yield f"{step.index:>5}  {who:<{wide}}  {step.text}" + (f"   [{extra}]" if extra else "")
+    if record.result is not None and (upto is None or upto == len(record.moves)):
+        r = record.result
+        how = {"win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins", "turn_limit": "turn limit reached"}
+        yield f"result: {how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
+
+
+def turn_ends(record: GameRecord, upto: "int | None" = None) -> Iterator[tuple[int, ReplayStep]]:
+    """``(turn, step)`` for the last move of each game turn (and of the setup, turn 0; and the final move)."""
+    prev: "ReplayStep | None" = None
+    for step in replay_moves(record, upto):
+        if prev is not None and step.before.turn != prev.before.turn:
+            yield prev.before.turn, prev
+        prev = step
+    if prev is not None:
+        yield prev.before.turn, prev
+
+
+def _frames(record: GameRecord, every: str, upto: "int | None", names: "Sequence[str] | None") -> Iterator[np.ndarray]:
+    from .draw import BoardRenderer
+
+    game = record.game()
+    r = BoardRenderer(game, player_names=names)
+    recent: list[str] = []
+    yield r.draw(record.initial_state(game), "")
+    if every == "move":
+        for step in replay_moves(record, upto, game):
+            yield r.draw(step.state, step.text, recent)
+            recent.append(step.text)
+    elif every == "turn":
+        for _turn, step in turn_ends(record, upto):
+            yield r.draw(step.state, step.text)
+    else:
+        raise ValueError(f"every must be 'move' or 'turn', got {every!r}")
+
+
+def _player_names(record: GameRecord, n: int) -> "list[str] | None":
+    """The record's player labels for pictures, if there is one per seat and they tell the seats apart."""
+    ok = record.players and len(record.players) == n and len(set(record.players)) == n
+    return list(record.players) if ok else None
+
+
+def render_video(record: GameRecord, path: "str | os.PathLike[str]", every: str = "turn", fps: float = 2.0,
+                 upto: "int | None" = None, scale: float = 0.6, max_frames: int = 600) -> int:
+    """Write an animation of the record: a GIF (``.gif``) or a video (``.mp4``, ``.webm``...).
+
+    Args:
+        every: ``"turn"`` (a frame at the end of each game turn) or ``"move"`` (a frame per move).
+        fps: frames per second.
+        upto: stop after this many moves.
+        scale: size of the frames relative to the 1300-pixel-wide board picture.
+        max_frames: at most this many frames (evenly spread; the last is always kept).
+
+    Returns the number of frames written.
+
+    Raises:
+        RecordError: the record does not replay.
+        RuntimeError: the video format needs a writer that is not installed (the message says which).
+    """
+    import imageio.v3 as iio
+    from PIL import Image
+
+    p = Path(path)
+    frames = list(_frames(record, every, upto, _player_names(record, int(record.rules["num_players"]))))
+    if len(frames) > max_frames:
+        keep = np.unique(np.linspace(0, len(frames) - 1, max_frames).round().astype(int))
+        frames = [frames[i] for i in keep]
+    if scale != 1.0:
+        size = (int(frames[0].shape[1] * scale), int(frames[0].shape[0] * scale))
+        frames = [np.asarray(Image.fromarray(f).resize(size, Image.LANCZOS)) for f in frames]
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix.lower() == ".gif":
+        iio.imwrite(p, np.stack(frames), extension=".gif", duration=int(1000 / fps), loop=0)
+        return len(frames)
+    if p.suffix.lower() in (".mp4", ".webm", ".mkv", ".avi", ".mov"):
+        even = [f[: f.shape[0] // 2 * 2, : f.shape[1] // 2 * 2] for f in frames]  # codecs want even sizes
+        errors = []
+        for plugin, kw in (("pyav", {"codec": "libx264" if p.suffix.lower() == ".mp4" else "libvpx-vp9", "fps": fps}), ("FFMPEG", {"fps": fps})):
+            try:
+                iio.imwrite(p, np.stack(even), plugin=plugin, **kw)
+                return len(frames)
+            except Exception as e:  # the plugin or its backend is missing
+                errors.append(f"{plugin}: {type(e).__name__}: {e}")
+        raise RuntimeError(
+            f"cannot write {p.name}: no video writer works ({'; '.join(errors)}). "
+            "Install one with 'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead."
+        )
+    raise ValueError(f"unknown animation format {p.suffix!r}: use .gif, .mp4 or .webm")
+
+
+def render_strip(record: GameRecord, path: "str | os.PathLike[str]", columns: int = 4, width: int = 420,
+                 max_turns: int = 24, upto: "int | None" = None) -> int:
+    """Write a PNG contact sheet: the board at the end of each game turn, labelled, in a grid.
+
+    Args:
+        columns: thumbnails per row.
+        width: width of each thumbnail in pixels.
+        max_turns: at most this many thumbnails (evenly spread turns; the last is always kept).
+        upto: stop after this many moves.
+
+    Returns the number of thumbnails.
+    """
+    from PIL import Image, ImageDraw
+
+    from .draw import BoardRenderer
+
+    game = record.game()
+    ends = list(turn_ends(record, upto))
+    if len(ends) > max_turns:
+        keep = np.unique(np.linspace(0, len(ends) - 1, max_turns).round().astype(int))
+        ends = [ends[i] for i in keep]
+    r = BoardRenderer(game, player_names=_player_names(record, game.num_players))
+    thumbs = []
+    for turn, step in ends:
+        img = Image.fromarray(r.draw(step.state, step.text))
+        h = int(img.height * width / img.width)
+        img = img.resize((width, h), Image.LANCZOS)
+        label = Image.new("RGB", (width, 18), (246, 244, 238))
+        ImageDraw.Draw(label).text((6, 3), ("setup" if turn == 0 else f"end of turn {turn}") + f"  (move {step.index})", fill=(40, 40, 40))
+        tile = Image.new("RGB", (width, h + 18), (255, 255, 255))
+        tile.paste(label, (0, 0))
+        tile.paste(img, (0, 18))
+        thumbs.append(tile)
+    if not thumbs:
+        raise RecordError("the record has no moves to draw")
+    cols = max(1, min(columns, len(thumbs)))
+    rows = -(-len(thumbs) // cols)
+    tw, th = thumbs[0].size
+    gap = 6
+    sheet = Image.new("RGB", (cols * tw + (cols + 1) * gap, rows * th + (rows + 1) * gap), (220, 220, 220))
+    for i, t in enumerate(thumbs):
+        sheet.paste(t, (gap + (i % cols) * (tw + gap), gap + (i // cols) * (th + gap)))
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(p)
+    return len(thumbs)
+
+
+def run(record_path: str, gif: "str | None" = None, video: "str | None" = None, strip: "str | None" = None,
+        every: str = "turn", fps: float = 2.0, upto: "int | None" = None, log: bool = True, out: Any = None) -> None:
+    """What ``scripts/replay.py`` and ``risk-env replay`` do: print the log, then write the files asked for."""
+    out = out or sys.stdout
+    rec = GameRecord.load(record_path)
+    if log:
+        for line in format_log(rec, upto):
+            print(line, file=out)
+    for target in (gif, video):
+        if target:
+            n = render_video(rec, target, every=every, fps=fps, upto=upto)
+            print(f"wrote {target} ({n} frames)", file=out)
+    if strip:
+        n = render_strip(rec, strip, upto=upto)
+        print(f"wrote {strip} ({n} turns)", file=out)
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] ...``; returns an exit code."""
+    ap = argparse.ArgumentParser(prog="replay", description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip.")
+    ap.add_argument("record", help="a game record (.json) written by risk_env.record")
+    ap.add_argument("--gif", help="write an animated GIF here")
+    ap.add_argument("--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)")
+    ap.add_argument("--strip", help="write a PNG with the board at the end of each turn here")
+    ap.add_argument("--every", choices=("turn", "move"), default="turn", help="one animation frame per turn (default) or per move")
+    ap.add_argument("--fps", type=float, default=2.0, help="animation frames per second (default 2)")
+    ap.add_argument("--upto", type=int, default=None, help="stop after this many moves")
+    ap.add_argument("--quiet", action="store_true", help="do not print the move log")
+    args = ap.parse_args(argv)
+    try:
+        run(args.record, args.gif, args.video, args.strip, args.every, args.fps, args.upto, log=not args.quiet)
+    except (RecordError, ValueError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0

@@ -26,12 +26,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO
 
-import typer
+try:
+    import typer
+except ImportError as e:  # pragma: no cover - depends on the installation
+    raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
 from .actions import ActionCodec
 from .config import PRESETS, RulesConfig
 from .engine import Game
-from .errors import IllegalActionError, IllegalMoveError, RiskError
+from .errors import IllegalActionError, RiskError
 from .moves import Move, MoveKind
 from .observation import ObservationEncoder
 from .record import GameRecorder, ReplayStep
@@ -51,8 +54,7 @@ app = typer.Typer(
 
 # ---------------------------------------------------------------------- shared helpers
 def _parse_value(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("none", "null"):
+    if text.strip().lower() == "null":  # "none" stays a string: two_player=none is a value
         return None
     try:
         return int(text)
@@ -60,7 +62,9 @@ def _parse_value(text: str) -> Any:
         return text.strip()
 
 
-def build_rules(players: int, preset: str, map_name: "str | None", turn_limit: "int | None", settings: "list[str] | None") -> RulesConfig:
+def build_rules(
+    players: int, preset: str, map_name: "str | None", turn_limit: "int | None", settings: "list[str] | None"
+) -> RulesConfig:
     """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`).
 
     Raises:
@@ -97,7 +101,10 @@ def load_agent(name: str, seed: int, game: "Game | None" = None) -> Any:
         return agent_pkg.RandomAgent(seed=seed)
     loader = getattr(agent_pkg, "load_agent", None)
     if loader is None:
-        typer.echo(f"note: agent {name!r} is not available in this installation (risk_env.agents has no load_agent); using random", err=True)
+        typer.echo(
+            f"note: agent {name!r} is not available in this installation (risk_env.agents has no load_agent); using random",
+            err=True,
+        )
         return agent_pkg.RandomAgent(seed=seed)
     params = inspect.signature(loader).parameters
     kwargs: dict[str, Any] = {}
@@ -151,7 +158,9 @@ class _Seats:
             try:
                 mv = self.codec.step(s, a)
             except IllegalActionError as e:
-                raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) chose an illegal action: {e}") from None
+                raise RuntimeError(
+                    f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) chose an illegal action: {e}"
+                ) from None
             ids.append(a)
             if mv is not None:
                 return mv, ids
@@ -204,7 +213,9 @@ def group_moves(game: Game, s: GameState) -> list[Choice]:
     name = game.map.name_of
     groups: dict[tuple, list[Move]] = {}
     for mv in game.legal_moves(s):
-        ranged = mv.kind in (MoveKind.ATTACK, MoveKind.FORTIFY, MoveKind.OCCUPY) or (mv.kind == MoveKind.PLACE and s.phase == Phase.REINFORCE)
+        ranged = mv.kind in (MoveKind.ATTACK, MoveKind.FORTIFY, MoveKind.OCCUPY) or (
+            mv.kind == MoveKind.PLACE and s.phase == Phase.REINFORCE
+        )
         key = (mv.kind, mv.src, mv.dst) if ranged else (mv,)
         groups.setdefault(key, []).append(mv)
     out = []
@@ -276,8 +287,14 @@ def _move_line(game: Game, step: ReplayStep) -> str:
 
 
 def play_game(
-    rules: RulesConfig, human: int, agents: dict[int, Any], seed: int, read_line: Callable[[], str], out: "TextIO | None" = None,
-    color: bool = False, recorder: "GameRecorder | None" = None,
+    rules: RulesConfig,
+    human: int,
+    agents: dict[int, Any],
+    seed: int,
+    read_line: Callable[[], str],
+    out: "TextIO | None" = None,
+    color: bool = False,
+    recorder: "GameRecorder | None" = None,
 ) -> GameState:
     """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended).
 
@@ -383,8 +400,15 @@ def _read_move(game: Game, s: GameState, line: str, choices: list[Choice]) -> Mo
 
 
 def watch_game(
-    rules: RulesConfig, agents: dict[int, Any], seed: int, show: str = "turn", out: "TextIO | None" = None, color: bool = False,
-    recorder: "GameRecorder | None" = None, on_move: "Callable[[ReplayStep], None] | None" = None, delay: float = 0.0,
+    rules: RulesConfig,
+    agents: dict[int, Any],
+    seed: int,
+    show: str = "turn",
+    out: "TextIO | None" = None,
+    color: bool = False,
+    recorder: "GameRecorder | None" = None,
+    on_move: "Callable[[ReplayStep], None] | None" = None,
+    delay: float = 0.0,
 ) -> GameState:
     """Play agents against each other; print the board per ``show`` (``turn``, ``move``, ``log``, ``end`` or ``none``)."""
     game = Game(rules)
@@ -428,7 +452,9 @@ _PLAYERS = typer.Option(4, "--players", "-n", min=2, max=6, help="number of play
 _RULES = typer.Option("classic", "--rules", help=f"rules preset: {', '.join(PRESETS)}")
 _MAP = typer.Option(None, "--map", help="map: classic, small, or a path to a map .json (default: the preset's)")
 _TURNS = typer.Option(None, "--turns", "--turn-limit", min=1, help="end the game (no winner) after this many player turns")
-_SET = typer.Option(None, "--set", help="any rules switch as key=value, repeatable (e.g. --set fortify=connected)")
+_SET = typer.Option(
+    None, "--set", help="any rules switch as key=value, repeatable (e.g. --set fortify=connected; null for the default)"
+)
 _SEED = typer.Option(0, "--seed", help="seed of the game's generator (dice, order, setup); agents get seed+seat")
 _COLOR = typer.Option(None, "--color/--no-color", help="colour owners in the text board (default: when writing to a terminal)")
 
@@ -441,9 +467,13 @@ def play(
     turns: Optional[int] = _TURNS,
     settings: Optional[list[str]] = _SET,
     seat: int = typer.Option(0, "--seat", help="your seat (player_<seat>)"),
-    agents: str = typer.Option("random", "--agents", "--opponent", help="opponent agent name, or one per other seat, comma-separated"),
+    agents: str = typer.Option(
+        "random", "--agents", "--opponent", help="opponent agent name, or one per other seat, comma-separated"
+    ),
     seed: int = _SEED,
-    record: Optional[str] = typer.Option(None, "--record", help="write the game record (JSON) here when the game ends or you leave"),
+    record: Optional[str] = typer.Option(
+        None, "--record", help="write the game record (JSON) here when the game ends or you leave"
+    ),
     color: Optional[bool] = _COLOR,
 ) -> None:
     """Play at the terminal against agents.
@@ -479,12 +509,20 @@ def watch(
     settings: Optional[list[str]] = _SET,
     agents: str = typer.Option("random", "--agents", help="agent name for every seat, or one per seat, comma-separated"),
     seed: int = _SEED,
-    show: str = typer.Option("turn", "--show", help="text output: 'turn' (board each turn), 'move' (board each move), 'log' (a line per move), 'end', 'none'"),
-    gif: Optional[str] = typer.Option(None, "--gif", help="also draw the game to this animation (.gif, or .mp4 with imageio-ffmpeg)"),
+    show: str = typer.Option(
+        "turn",
+        "--show",
+        help="text output: 'turn' (board each turn), 'move' (board each move), 'log' (a line per move), 'end', 'none'",
+    ),
+    gif: Optional[str] = typer.Option(
+        None, "--gif", help="also draw the game to this animation (.gif, or .mp4 with imageio-ffmpeg)"
+    ),
     every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
     fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
     png: Optional[str] = typer.Option(None, "--png", help="draw one position of the game to this PNG"),
-    png_when: str = typer.Option("end", "--png-when", help="which position --png draws: 'end' or 'last-attack' (right after the game's last attack)"),
+    png_when: str = typer.Option(
+        "end", "--png-when", help="which position --png draws: 'end' or 'last-attack' (right after the game's last attack)"
+    ),
     record: Optional[str] = typer.Option(None, "--record", help="write the game record (JSON) here"),
     delay: float = typer.Option(0.0, "--delay", help="seconds to pause after each board shown"),
     color: Optional[bool] = _COLOR,
@@ -564,7 +602,8 @@ def _delegate(module: str, what: str, ctx: typer.Context) -> None:
         mod = importlib.import_module(module)
         entry = getattr(mod, "main")
     except (ImportError, AttributeError) as e:
-        msg = f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({type(e).__name__}: {e})."
+        why = f"{type(e).__name__}: {e}"
+        msg = f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
         if any(a in ("-h", "--help") for a in args):
             typer.echo(f"risk-env {ctx.info_name} ARGS...: {what}\n\n{msg}")
             raise typer.Exit(0) from None
@@ -577,7 +616,10 @@ def _delegate(module: str, what: str, ctx: typer.Context) -> None:
 
 @app.command(context_settings=_PASS, add_help_option=False)
 def evaluate(ctx: typer.Context) -> None:
-    """Evaluate agents against each other (ratings, win rates). Arguments go to risk_env.evaluation; see 'risk-env evaluate --help'."""
+    """Evaluate agents against each other (ratings, win rates).
+
+    Arguments go to risk_env.evaluation; see 'risk-env evaluate --help'.
+    """
     _delegate("risk_env.evaluation", "evaluate agents against each other", ctx)
 
 

@@ -119,6 +119,15 @@ def _box_sums(mask: np.ndarray) -> np.ndarray:
     return S
 
 
+def _box_at(y0: np.ndarray, x0: np.ndarray, h: int, w: int) -> Any:
+    """A function giving, for a summed-area table, the sums of the ``h`` x ``w`` boxes at corners ``(y0, x0)``."""
+
+    def box(S: np.ndarray) -> np.ndarray:
+        return S[y0 + h, x0 + w] - S[y0, x0 + w] - S[y0 + h, x0] + S[y0, x0]
+
+    return box
+
+
 def _dilate_square(mask: np.ndarray, r: int) -> np.ndarray:
     """Binary dilation by a ``(2r+1)``-pixel square (separable running sums; any ``r``)."""
     out = mask.astype(bool)
@@ -246,7 +255,6 @@ class _MapLayer:
         """Pixel centres for the continent labels: on open sea, near the own continent, away from the others."""
         m = self.map
         Hm, Wm = self.shape
-        C = len(m.continent_names)
         land = self.label >= 0
         S_block = _box_sums(_dilate_square(land, max(3, int(self.unit * 0.08))))
         px_per_pt = self.dpi / 72
@@ -265,10 +273,7 @@ class _MapLayer:
             other_near = _box_sums(_dilate_square((self.cont >= 0) & (self.cont != c), int(self.unit * 0.4)))
             S_taken = _box_sums(taken)
             y0, x0 = np.meshgrid(np.arange(0, Hm - h, 2), np.arange(0, Wm - w, 2), indexing="ij")
-
-            def box(S: np.ndarray) -> np.ndarray:
-                return S[y0 + h, x0 + w] - S[y0, x0 + w] - S[y0 + h, x0] + S[y0, x0]
-
+            box = _box_at(y0, x0, h, w)
             ok = (box(S_block) == 0) & (box(S_taken) == 0) & own_near[y0 + h // 2, x0 + w // 2]
             cost = np.hypot(x0 + w / 2 - cx, (y0 + h / 2 - cy) * 1.3) + 2.0 * box(other_near) / w
             cost = np.where(ok, cost, np.inf)
@@ -329,13 +334,32 @@ class _MapLayer:
         halo = [pe.withStroke(linewidth=3, foreground="white", alpha=0.85)]
         for c, (x, y) in enumerate(self._label_spots(fs)):
             col = _hex(_mix(_CONTINENT_TINTS[c % len(_CONTINENT_TINTS)], "#000000", 0.4))
-            ax.text(x * s, y * s, f"{m.continent_names[c]} +{int(m.continent_bonus[c])}", ha="center", va="center",
-                    fontsize=fs, fontstyle="italic", fontweight="bold", color=col, path_effects=halo)
+            ax.text(
+                x * s,
+                y * s,
+                f"{m.continent_names[c]} +{int(m.continent_bonus[c])}",
+                ha="center",
+                va="center",
+                fontsize=fs,
+                fontstyle="italic",
+                fontweight="bold",
+                color=col,
+                path_effects=halo,
+            )
         name_fs = 6.4 if T > 20 else 8.5
         for t in range(T):
             x, y = m.xy[t]
-            ax.text(x, y + (self.marker_r + 1.5) * s, _wrap_name(m.territory_names[t]), ha="center", va="top", fontsize=name_fs,
-                    color="#161616", linespacing=0.92, path_effects=[pe.withStroke(linewidth=2.2, foreground="white", alpha=0.8)])
+            ax.text(
+                x,
+                y + (self.marker_r + 1.5) * s,
+                _wrap_name(m.territory_names[t]),
+                ha="center",
+                va="top",
+                fontsize=name_fs,
+                color="#161616",
+                linespacing=0.92,
+                path_effects=[pe.withStroke(linewidth=2.2, foreground="white", alpha=0.8)],
+            )
         canvas.draw()
         vec = np.asarray(canvas.buffer_rgba()).astype(np.float32) / 255
         a_top, a_bot = vec[..., 3:], over[..., 3:]
@@ -364,8 +388,12 @@ class _MapLayer:
         cell_w, cell_h = int(px * 1.2) + 4, int(px * 1.6) + 4
         fig = Figure(figsize=(10 * cell_w / self.dpi, cell_h / self.dpi), dpi=self.dpi, facecolor="none")
         canvas = FigureCanvasAgg(fig)
-        texts = [fig.text((k + 0.5) / 10, 0.5, str(k), ha="center", va="center_baseline", fontsize=fs, fontweight="bold", color="black")
-                 for k in range(10)]
+        texts = [
+            fig.text(
+                (k + 0.5) / 10, 0.5, str(k), ha="center", va="center_baseline", fontsize=fs, fontweight="bold", color="black"
+            )
+            for k in range(10)
+        ]
         canvas.draw()
         renderer = canvas.get_renderer()
         self.advance = float(texts[0].get_window_extent(renderer).width)
@@ -447,7 +475,9 @@ class BoardRenderer:
         self.size = (H, W)
         L = self.layer
         sea = _hex_rgb(_SEA).astype(np.float32)
-        self._base = np.clip(sea * (1 - L.alpha) + L.premult + 0.5, 0, 255).astype(np.uint8)  # sea and land, recoloured as owners change
+        self._base = np.clip(sea * (1 - L.alpha) + L.premult + 0.5, 0, 255).astype(
+            np.uint8
+        )  # sea and land, recoloured as owners change
         self._shown: "list[str | None]" = [None] * m.num_territories
 
         fig = Figure(figsize=(W / dpi, H / dpi), dpi=dpi, facecolor=_PANEL)
@@ -488,13 +518,33 @@ class BoardRenderer:
         r = self.layer.marker_r
         self.arrows = []
         for _ in range(2):
-            arr = FancyArrowPatch((0, 0), (1, 1), arrowstyle="-|>", mutation_scale=22, lw=3.4, color=_ATTACK,
-                                  shrinkA=r + 1, shrinkB=r + 3, path_effects=[pe.withStroke(linewidth=6, foreground="white")])
+            arr = FancyArrowPatch(
+                (0, 0),
+                (1, 1),
+                arrowstyle="-|>",
+                mutation_scale=22,
+                lw=3.4,
+                color=_ATTACK,
+                shrinkA=r + 1,
+                shrinkB=r + 3,
+                path_effects=[pe.withStroke(linewidth=6, foreground="white")],
+            )
             arr.set_visible(False)
             self.ax.add_patch(arr)
             self.arrows.append(self._add(arr))
-        self.arrow_label = self._add(self.ax.text(0, 0, "", ha="center", va="bottom", fontsize=8.5, fontweight="bold", color=_ATTACK,
-                                                  path_effects=[pe.withStroke(linewidth=3, foreground="white")]))
+        self.arrow_label = self._add(
+            self.ax.text(
+                0,
+                0,
+                "",
+                ha="center",
+                va="bottom",
+                fontsize=8.5,
+                fontweight="bold",
+                color=_ATTACK,
+                path_effects=[pe.withStroke(linewidth=3, foreground="white")],
+            )
+        )
         self.arrow_label.set_visible(False)
         self._ring: "int | None" = None
 
@@ -508,7 +558,9 @@ class BoardRenderer:
         mono = "DejaVu Sans Mono"
         self.title = self._add(side.text(x0, 14, "", fontsize=12.5, fontweight="bold", va="top", color=_INK))
         self.subtitle = self._add(side.text(x0, 36, "", fontsize=9, va="top", color="#444444"))
-        side.text(x0 + 19, 62, f"{'player':<12}{'terr.':>6}{'armies':>7}{'cards':>6}", fontsize=8, family=mono, color=grey, va="top")
+        side.text(
+            x0 + 19, 62, f"{'player':<12}{'terr.':>6}{'armies':>7}{'cards':>6}", fontsize=8, family=mono, color=grey, va="top"
+        )
         self.rows = []
         y = 78.0
         for col in self.colors:
@@ -626,7 +678,9 @@ class BoardRenderer:
                 fill = _mix(col, "#ffffff", 0.4) if o >= 0 else _hex_rgb(col)
                 flat = self._base.reshape(-1, 3)
                 a = L.alpha.reshape(-1, 1)[px]
-                flat[px] = np.clip(fill.astype(np.float32) * (1 - a) + L.premult.reshape(-1, 3)[px] + 0.5, 0, 255).astype(np.uint8)
+                flat[px] = np.clip(fill.astype(np.float32) * (1 - a) + L.premult.reshape(-1, 3)[px] + 0.5, 0, 255).astype(
+                    np.uint8
+                )
         out[...] = self._base
         r = L.marker_r
         white = np.array([255.0, 255.0, 255.0], dtype=np.float32)
@@ -690,7 +744,8 @@ class BoardRenderer:
         roll = ""
         if s.last_roll:
             k = s.last_roll.index(0)
-            roll = f"last roll: attacker {' '.join(map(str, s.last_roll[:k]))}  ·  defender {' '.join(map(str, s.last_roll[k + 1:]))}"
+            att, dfd = " ".join(map(str, s.last_roll[:k])), " ".join(map(str, s.last_roll[k + 1 :]))
+            roll = f"last roll: attacker {att}  ·  defender {dfd}"
         self.roll_txt.set_text(roll)
         n = self._recent_lines
         shown = [r if len(r) <= 42 else r[:41] + "…" for r in list(recent)[-n:]] if n else []
@@ -797,6 +852,8 @@ def draw_board(game: Game, state: GameState, last_move: str = "", recent: Sequen
     return BoardRenderer(game).draw(state, last_move, recent)
 
 
-def save_board_png(game: Game, state: GameState, path: "str | os.PathLike[str]", last_move: str = "", recent: Sequence[str] = ()) -> None:
+def save_board_png(
+    game: Game, state: GameState, path: "str | os.PathLike[str]", last_move: str = "", recent: Sequence[str] = ()
+) -> None:
     """Write a picture of ``state`` to a PNG file."""
     BoardRenderer(game).save_png(state, path, last_move, recent)

@@ -54,8 +54,19 @@ from .moves import Move
 from .state import GameState, Phase
 
 __all__ = [
-    "RECORD_FORMAT", "RecordError", "GameRecord", "ReplayStep", "Recorder", "GameRecorder",
-    "replay", "replay_moves", "replay_actions", "map_spec", "game_result", "state_digest", "same_position",
+    "RECORD_FORMAT",
+    "RecordError",
+    "GameRecord",
+    "ReplayStep",
+    "Recorder",
+    "GameRecorder",
+    "replay",
+    "replay_moves",
+    "replay_actions",
+    "map_spec",
+    "game_result",
+    "state_digest",
+    "same_position",
 ]
 
 RECORD_FORMAT = "risk_env.record/1"
@@ -149,8 +160,14 @@ class GameRecord:
 
     # -------------------------------------------------------------- building
     @classmethod
-    def start(cls, game: Game, seed: int, players: "Sequence[str] | None" = None, actions: bool = False,
-              meta: "dict[str, Any] | None" = None) -> "GameRecord":
+    def start(
+        cls,
+        game: Game,
+        seed: int,
+        players: "Sequence[str] | None" = None,
+        actions: bool = False,
+        meta: "dict[str, Any] | None" = None,
+    ) -> "GameRecord":
         """An empty record for a game of ``game`` begun with ``Game.new_game(seed)``.
 
         Raises:
@@ -159,8 +176,12 @@ class GameRecord:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise RecordError(f"a record needs an integer seed to replay the game, got {seed!r}")
         return cls(
-            rules=game.config.to_dict(), map=map_spec(game), seed=int(seed), actions=[] if actions else None,
-            players=list(players) if players is not None else None, meta=dict(meta or {}),
+            rules=game.config.to_dict(),
+            map=map_spec(game),
+            seed=int(seed),
+            actions=[] if actions else None,
+            players=list(players) if players is not None else None,
+            meta=dict(meta or {}),
         )
 
     def game(self) -> Game:
@@ -214,11 +235,15 @@ class GameRecord:
             if key not in d:
                 raise RecordError(f"the record has no {key!r} field")
             if not isinstance(d[key], kinds) or isinstance(d[key], bool):
-                raise RecordError(f"the record's {key!r} must be {' or '.join(k.__name__ for k in kinds)}, got {type(d[key]).__name__}")
+                raise RecordError(
+                    f"the record's {key!r} must be {' or '.join(k.__name__ for k in kinds)}, got {type(d[key]).__name__}"
+                )
         if not all(isinstance(m, str) for m in d["moves"]):
             raise RecordError("the record's 'moves' must be a list of move texts")
         actions = d.get("actions")
-        if actions is not None and (not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions)):
+        if actions is not None and (
+            not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions)
+        ):
             raise RecordError("the record's 'actions' must be a list of integer action ids")
         players = d.get("players")
         if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
@@ -229,8 +254,16 @@ class GameRecord:
         meta = d.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError("the record's 'meta' must be an object")
-        return cls(rules=d["rules"], map=d["map"], seed=d["seed"], moves=list(d["moves"]), actions=actions,
-                   players=players, result=result, meta=meta)
+        return cls(
+            rules=d["rules"],
+            map=d["map"],
+            seed=d["seed"],
+            moves=list(d["moves"]),
+            actions=actions,
+            players=players,
+            result=result,
+            meta=meta,
+        )
 
     def to_json(self, indent: "int | None" = None) -> str:
         """The record as JSON text (one move per line when ``indent`` is given)."""
@@ -272,11 +305,8 @@ class GameRecord:
     # -------------------------------------------------------------- checks
     def final_state(self) -> GameState:
         """The position after the last move."""
-        s = None
-        for s in replay(self):
-            pass
-        assert s is not None  # replay always yields the initial state
-        return s
+        *_, last = replay(self)
+        return last
 
     def verify(self) -> GameState:
         """Replay the whole game and check it against :attr:`result`; return the final state.
@@ -399,8 +429,14 @@ class GameRecorder:
     ['place Ash 1']
     """
 
-    def __init__(self, game: Game, seed: int, players: "Sequence[str] | None" = None, actions: bool = False,
-                 meta: "dict[str, Any] | None" = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        players: "Sequence[str] | None" = None,
+        actions: bool = False,
+        meta: "dict[str, Any] | None" = None,
+    ) -> None:
         self.game = game
         self.record = GameRecord.start(game, seed, players, actions=actions, meta=meta)
 
@@ -438,8 +474,14 @@ class Recorder(BaseWrapper):
         paths: files written.
     """
 
-    def __init__(self, env: Any, directory: "str | os.PathLike[str] | None" = None, players: "Sequence[str] | None" = None,
-                 keep: bool = True, meta: "dict[str, Any] | None" = None) -> None:
+    def __init__(
+        self,
+        env: Any,
+        directory: "str | os.PathLike[str] | None" = None,
+        players: "Sequence[str] | None" = None,
+        keep: bool = True,
+        meta: "dict[str, Any] | None" = None,
+    ) -> None:
         super().__init__(env)
         self.directory = Path(directory) if directory is not None else None
         self.players = list(players) if players is not None else None
@@ -477,7 +519,9 @@ class Recorder(BaseWrapper):
                 self.record.moves.append(raw.last_move)
             if s.phase == Phase.GAME_OVER:
                 self._close(None)
-        elif not self.env.agents or all(self.env.terminations.get(a, False) or self.env.truncations.get(a, False) for a in self.env.agents):
+        elif not self.env.agents or all(
+            self.env.terminations.get(a, False) or self.env.truncations.get(a, False) for a in self.env.agents
+        ):
             self._close(f"illegal action by {agent}")
 
     def _close(self, ended: "str | None") -> None:

@@ -36,7 +36,12 @@ def seat_name(game: Game, seat: int) -> str:
 
 
 def render_ansi(
-    game: Game, s: GameState, last_move: str = "", recent: Sequence[str] = (), color: bool = False, names: "Sequence[str] | None" = None
+    game: Game,
+    s: GameState,
+    last_move: str = "",
+    recent: Sequence[str] = (),
+    color: bool = False,
+    names: "Sequence[str] | None" = None,
 ) -> str:
     """A compact text board of ``s`` (one string, lines joined by ``\\n``).
 
@@ -100,7 +105,9 @@ def render_ansi(
                 tag = "  (out)"
         cards = len(s.hands[seat]) if seat < game.num_players else 0
         turn = ">" if seat == s.player and s.phase != Phase.GAME_OVER else " "
-        line = f"{turn} {paint(f'{who(seat):<{wname}}', seat)} territories {int(own.sum()):>3}  armies {int(s.armies[own].sum()):>4}"
+        line = (
+            f"{turn} {paint(f'{who(seat):<{wname}}', seat)} territories {int(own.sum()):>3}  armies {int(s.armies[own].sum()):>4}"
+        )
         if game.uses_cards and seat < game.num_players:
             line += f"  cards {cards}"
         lines.append(line + tag)
@@ -108,7 +115,9 @@ def render_ansi(
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}  phase {ph}  on turn {who(s.player)}"
     if s.phase == Phase.GAME_OVER:
-        status = f"game over after {s.turn} turns: " + (f"winner {who(s.winner)}" if s.winner >= 0 else "truncated at the turn limit")
+        status = f"game over after {s.turn} turns: " + (
+            f"winner {who(s.winner)}" if s.winner >= 0 else "truncated at the turn limit"
+        )
     elif s.phase == Phase.REINFORCE:
         status += f"  to place {s.to_place}" + ("  (must trade first)" if s.forced else "")
     elif setup:
@@ -122,7 +131,7 @@ def render_ansi(
     lines.append(status)
     if s.last_roll:
         k = s.last_roll.index(0)
-        lines.append(f"last roll: attacker {s.last_roll[:k]} defender {s.last_roll[k + 1:]}")
+        lines.append(f"last roll: attacker {s.last_roll[:k]} defender {s.last_roll[k + 1 :]}")
     if s.elim_order:
         lines.append("eliminated: " + ", ".join(who(p) for p in s.elim_order))
     if recent:

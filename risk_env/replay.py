@@ -25,14 +25,18 @@ from .engine import Game
 from .moves import MoveKind
 from .record import GameRecord, RecordError, ReplayStep, replay_moves
 from .render import seat_name
-from .state import GameState, Phase
+from .state import Phase
 
 __all__ = ["format_log", "describe_step", "render_video", "render_strip", "turn_ends", "main"]
 
 
 def _who(game: Game, record: GameRecord, seat: int) -> str:
     if record.players and 0 <= seat < len(record.players):
-        return f"{seat_name(game, seat)} ({record.players[seat]})" if record.players[seat] != seat_name(game, seat) else record.players[seat]
+        return (
+            f"{seat_name(game, seat)} ({record.players[seat]})"
+            if record.players[seat] != seat_name(game, seat)
+            else record.players[seat]
+        )
     return seat_name(game, seat)
 
 
@@ -53,7 +57,7 @@ def describe_step(game: Game, step: ReplayStep, names: "Sequence[str] | None" = 
         src, dst = (mv.src, mv.dst) if k != MoveKind.DEFEND else (b.att_src, b.att_dst)
         if a.last_roll and k != MoveKind.BLITZ:
             z = a.last_roll.index(0)
-            out.append(f"{' '.join(map(str, a.last_roll[:z]))} v {' '.join(map(str, a.last_roll[z + 1:]))}")
+            out.append(f"{' '.join(map(str, a.last_roll[:z]))} v {' '.join(map(str, a.last_roll[z + 1 :]))}")
         lost_a = int(b.armies[src]) - int(a.armies[src])
         conquered = int(a.owner[dst]) != int(b.owner[dst])
         lost_d = int(b.armies[dst]) - (0 if conquered else int(a.armies[dst]))
@@ -71,7 +75,7 @@ def describe_step(game: Game, step: ReplayStep, names: "Sequence[str] | None" = 
         p = step.seat
         if len(a.hands[p]) > len(b.hands[p]) and not a.truncated:
             out.append("draws a card")
-    for p in a.elim_order[len(b.elim_order):]:
+    for p in a.elim_order[len(b.elim_order) :]:
         out.append(f"{who(p)} is eliminated")
     if a.phase == Phase.GAME_OVER and b.phase != Phase.GAME_OVER:
         out.append(f"{who(a.winner)} wins" if a.winner >= 0 else "turn limit reached")
@@ -87,7 +91,9 @@ def format_log(record: GameRecord, upto: "int | None" = None) -> Iterator[str]:
     game = record.game()
     names = [_who(game, record, p) for p in range(game.num_players)]
     rules = {k: v for k, v in record.rules.items() if k not in ("num_players", "map")}
-    yield f"game: map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(f"{k}={v}" for k, v in rules.items())
+    yield f"game: map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(
+        f"{k}={v}" for k, v in rules.items()
+    )
     turn = -1
     wide = max(len(x) for x in names)
     for step in replay_moves(record, upto, game):
@@ -98,13 +104,17 @@ def format_log(record: GameRecord, upto: "int | None" = None) -> Iterator[str]:
             if t == 0:
                 yield "-- setup --"
             else:
-                yield f"-- turn {t}: {names[b.player] if b.player < len(names) else seat_name(game, b.player)}, {b.to_place} armies to place --"
+                who = names[b.player] if b.player < len(names) else seat_name(game, b.player)
+                yield f"-- turn {t}: {who}, {b.to_place} armies to place --"
         extra = describe_step(game, step, names)
         who = names[step.seat] if 0 <= step.seat < len(names) else seat_name(game, step.seat)
         yield f"{step.index:>5}  {who:<{wide}}  {step.text}" + (f"   [{extra}]" if extra else "")
     if record.result is not None and (upto is None or upto == len(record.moves)):
         r = record.result
-        how = {"win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins", "turn_limit": "turn limit reached"}
+        how = {
+            "win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins",
+            "turn_limit": "turn limit reached",
+        }
         yield f"result: {how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
 
 
@@ -143,8 +153,15 @@ def _player_names(record: GameRecord, n: int) -> "list[str] | None":
     return list(record.players) if ok else None
 
 
-def render_video(record: GameRecord, path: "str | os.PathLike[str]", every: str = "turn", fps: float = 2.0,
-                 upto: "int | None" = None, scale: float = 0.6, max_frames: int = 600) -> int:
+def render_video(
+    record: GameRecord,
+    path: "str | os.PathLike[str]",
+    every: str = "turn",
+    fps: float = 2.0,
+    upto: "int | None" = None,
+    scale: float = 0.6,
+    max_frames: int = 600,
+) -> int:
     """Write an animation of the record: a GIF (``.gif``) or a video (``.mp4``, ``.webm``...).
 
     Args:
@@ -178,7 +195,10 @@ def render_video(record: GameRecord, path: "str | os.PathLike[str]", every: str 
     if p.suffix.lower() in (".mp4", ".webm", ".mkv", ".avi", ".mov"):
         even = [f[: f.shape[0] // 2 * 2, : f.shape[1] // 2 * 2] for f in frames]  # codecs want even sizes
         errors = []
-        for plugin, kw in (("pyav", {"codec": "libx264" if p.suffix.lower() == ".mp4" else "libvpx-vp9", "fps": fps}), ("FFMPEG", {"fps": fps})):
+        for plugin, kw in (
+            ("pyav", {"codec": "libx264" if p.suffix.lower() == ".mp4" else "libvpx-vp9", "fps": fps}),
+            ("FFMPEG", {"fps": fps}),
+        ):
             try:
                 iio.imwrite(p, np.stack(even), plugin=plugin, **kw)
                 return len(frames)
@@ -191,8 +211,14 @@ def render_video(record: GameRecord, path: "str | os.PathLike[str]", every: str 
     raise ValueError(f"unknown animation format {p.suffix!r}: use .gif, .mp4 or .webm")
 
 
-def render_strip(record: GameRecord, path: "str | os.PathLike[str]", columns: int = 4, width: int = 420,
-                 max_turns: int = 24, upto: "int | None" = None) -> int:
+def render_strip(
+    record: GameRecord,
+    path: "str | os.PathLike[str]",
+    columns: int = 4,
+    width: int = 420,
+    max_turns: int = 24,
+    upto: "int | None" = None,
+) -> int:
     """Write a PNG contact sheet: the board at the end of each game turn, labelled, in a grid.
 
     Args:
@@ -219,7 +245,9 @@ def render_strip(record: GameRecord, path: "str | os.PathLike[str]", columns: in
         h = int(img.height * width / img.width)
         img = img.resize((width, h), Image.LANCZOS)
         label = Image.new("RGB", (width, 18), (246, 244, 238))
-        ImageDraw.Draw(label).text((6, 3), ("setup" if turn == 0 else f"end of turn {turn}") + f"  (move {step.index})", fill=(40, 40, 40))
+        ImageDraw.Draw(label).text(
+            (6, 3), ("setup" if turn == 0 else f"end of turn {turn}") + f"  (move {step.index})", fill=(40, 40, 40)
+        )
         tile = Image.new("RGB", (width, h + 18), (255, 255, 255))
         tile.paste(label, (0, 0))
         tile.paste(img, (0, 18))
@@ -239,8 +267,17 @@ def render_strip(record: GameRecord, path: "str | os.PathLike[str]", columns: in
     return len(thumbs)
 
 
-def run(record_path: str, gif: "str | None" = None, video: "str | None" = None, strip: "str | None" = None,
-        every: str = "turn", fps: float = 2.0, upto: "int | None" = None, log: bool = True, out: Any = None) -> None:
+def run(
+    record_path: str,
+    gif: "str | None" = None,
+    video: "str | None" = None,
+    strip: "str | None" = None,
+    every: str = "turn",
+    fps: float = 2.0,
+    upto: "int | None" = None,
+    log: bool = True,
+    out: Any = None,
+) -> None:
     """What ``scripts/replay.py`` and ``risk-env replay`` do: print the log, then write the files asked for."""
     out = out or sys.stdout
     rec = GameRecord.load(record_path)
@@ -258,12 +295,17 @@ def run(record_path: str, gif: "str | None" = None, video: "str | None" = None, 
 
 def main(argv: "list[str] | None" = None) -> int:
     """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] ...``; returns an exit code."""
-    ap = argparse.ArgumentParser(prog="replay", description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip.")
+    ap = argparse.ArgumentParser(
+        prog="replay",
+        description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip.",
+    )
     ap.add_argument("record", help="a game record (.json) written by risk_env.record")
     ap.add_argument("--gif", help="write an animated GIF here")
     ap.add_argument("--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)")
     ap.add_argument("--strip", help="write a PNG with the board at the end of each turn here")
-    ap.add_argument("--every", choices=("turn", "move"), default="turn", help="one animation frame per turn (default) or per move")
+    ap.add_argument(
+        "--every", choices=("turn", "move"), default="turn", help="one animation frame per turn (default) or per move"
+    )
     ap.add_argument("--fps", type=float, default=2.0, help="animation frames per second (default 2)")
     ap.add_argument("--upto", type=int, default=None, help="stop after this many moves")
     ap.add_argument("--quiet", action="store_true", help="do not print the move log")

@@ -7,14 +7,14 @@ import warnings
 import numpy as np
 import pytest
 
-import risk_env
-from risk_env import Game
-from risk_env.draw import PLAYER_COLORS, BoardRenderer, NoDisplayWarning, _hex_rgb, _mix
-from risk_env.moves import Move
-from risk_env.render import render_ansi
-from risk_env.state import Phase
-
 pytest.importorskip("matplotlib")
+
+import risk_env  # noqa: E402
+from risk_env import Game  # noqa: E402
+from risk_env.draw import PLAYER_COLORS, BoardRenderer, NoDisplayWarning, _hex_rgb, _mix  # noqa: E402
+from risk_env.moves import Move  # noqa: E402
+from risk_env.render import render_ansi  # noqa: E402
+from risk_env.state import Phase  # noqa: E402
 
 
 def _play(game: Game, seed: int, moves: int) -> tuple:
@@ -75,7 +75,11 @@ def test_ansi_pending_battle_and_game_over() -> None:
     s, _ = _play(game, 1, 0)
     s.phase = Phase.ATTACK
     a = next(t for t in range(game.T) if s.owner[t] == s.player)
-    b = next(t for t in game.neighbors[a] if s.owner[t] != s.player) if any(s.owner[t] != s.player for t in game.neighbors[a]) else None
+    b = (
+        next(t for t in game.neighbors[a] if s.owner[t] != s.player)
+        if any(s.owner[t] != s.player for t in game.neighbors[a])
+        else None
+    )
     if b is not None:
         s.armies[a] = 5
         game.apply(s, Move.attack(a, b, 3))

@@ -1,0 +1,230 @@
+"""The risk-env command line: play driven through stdin, watch, replay, the delegating commands, --help."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+
+pytest.importorskip("typer")
+pytest.importorskip("matplotlib")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from risk_env import Game, RulesConfig  # noqa: E402
+from risk_env.cli import Choice, app, group_moves, main  # noqa: E402
+from risk_env.moves import Move  # noqa: E402
+from risk_env.record import GameRecord, same_position  # noqa: E402
+from risk_env.state import Phase  # noqa: E402
+
+runner = CliRunner()
+
+SMALL2 = ["--players", "2", "--map", "small", "--set", "setup=random", "--set", "two_player=none"]
+
+
+def _first_human_state(seed: int) -> tuple[Game, object]:
+    game = Game(RulesConfig(num_players=2, map="small", setup="random", two_player="none"))
+    return game, game.new_game(seed)
+
+
+def test_play_through_stdin_explains_mistakes_and_finishes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # pick a seed where player_0 moves first, so the first prompt is ours (reinforce)
+    seed = next(k for k in range(50) if _first_human_state(k)[1].order[0] == 0)
+    game, s = _first_human_state(seed)
+    mine = game.map.name_of(int(np.flatnonzero(s.owner == 0)[0]))
+    theirs = game.map.name_of(int(np.flatnonzero(s.owner == 1)[0]))
+    lines = [
+        "help",
+        "99",
+        "0 1",
+        "attack Nowhere->Ash dice=3",
+        f"place {theirs} 1",
+        "end turn",
+        "",
+        "moves",
+        "board",
+        f"place {mine} 1",
+        "1 1",
+    ] + ["1"] * 400
+    path = tmp_path / "game.json"
+    res = runner.invoke(
+        app,
+        ["play", *SMALL2, "--turns", "4", "--seed", str(seed), "--record", str(path), "--no-color"],
+        input="\n".join(lines) + "\n",
+    )
+    out = res.output
+    assert res.exit_code == 0, out
+    assert "You are player_0" in out and "Legal moves:" in out
+    assert "Enter one of:" in out  # help
+    assert "there is no move 99; the moves are numbered 1 to" in out
+    assert "unknown territory 'Nowhere'" in out
+    assert f"{theirs} is not yours" in out
+    assert "the turn ends from the fortify phase" in out and "Allowed now:" in out
+    assert f"player_0: place {mine} 1" in out  # a move typed as text
+    assert "turn limit reached after 4 turns" in out
+    rec = GameRecord.load(path)
+    assert rec.players == ["human", "random"] and rec.result["ended"] == "turn_limit"
+    assert rec.moves[0] == f"place {mine} 1"
+    assert same_position(rec.verify(), rec.final_state())
+
+
+def test_play_ends_cleanly_when_input_ends_or_on_quit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(app, ["play", *SMALL2, "--seed", "0", "--seat", "1"], input="1\n")
+    assert res.exit_code == 0 and "input ended: leaving the game" in res.output and "left unfinished" in res.output
+    path = tmp_path / "q.json"
+    res = runner.invoke(app, ["play", *SMALL2, "--seed", "0", "--record", str(path)], input="quit\n")
+    assert res.exit_code == 0 and "leaving the game" in res.output
+    assert GameRecord.load(path).result["ended"] == "unfinished"
+    res = runner.invoke(app, ["play", *SMALL2, "--seat", "5"])
+    assert res.exit_code != 0 and "--seat must be from 0 to 1" in res.output
+
+
+def test_play_as_a_console_script_reading_stdin() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "risk_env.cli", "play", *SMALL2, "--turns", "2", "--seed", "3", "--no-color"],
+        input="\n".join(["nonsense"] + ["1"] * 200) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "not accepted: cannot read move 'nonsense'" in proc.stdout
+    assert "turn limit reached after 2 turns" in proc.stdout
+
+
+def test_group_moves_merges_amounts_into_ranges() -> None:
+    game, s = _first_human_state(0)
+    s.to_place = 4
+    choices = group_moves(game, s)
+    own = [game.map.name_of(int(t)) for t in np.flatnonzero(s.owner == s.player)]
+    assert [c.label for c in choices] == [f"place {n} 1..4" for n in own]
+    c = choices[0]
+    assert c.ranged and c.counts == (1, 4) and c.pick() == Move.place(game.map.id_of(own[0]), 4) and c.pick(2).count == 2
+    with pytest.raises(ValueError, match="from 1 to 4, not 5"):
+        c.pick(5)
+    single = Choice("end attack", [Move.end_attack()])
+    with pytest.raises(ValueError, match="takes no amount"):
+        single.pick(1)
+    # every legal move is reachable through exactly one choice
+    s.phase = Phase.ATTACK
+    s.armies[:] = 4
+    moves = {m for c in group_moves(game, s) for m in c.moves}
+    assert moves == set(game.legal_moves(s))
+
+
+def test_watch_writes_record_png_and_gif(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PIL import Image
+
+    rec_path, png, gif = tmp_path / "w.json", tmp_path / "board.png", tmp_path / "w.gif"
+    res = runner.invoke(
+        app,
+        [
+            "watch",
+            "--players",
+            "3",
+            "--map",
+            "small",
+            "--turns",
+            "4",
+            "--seed",
+            "2",
+            "--show",
+            "log",
+            "--record",
+            str(rec_path),
+            "--png",
+            str(png),
+            "--png-when",
+            "last-attack",
+            "--gif",
+            str(gif),
+            "--no-color",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "player_" in res.output and "turn limit reached after 4 turns" in res.output
+    rec = GameRecord.load(rec_path)
+    assert rec.actions and rec.players == ["random"] * 3 and rec.result["turns"] == 4
+    rec.verify()
+    img = Image.open(png)
+    assert img.size == (1300, 500)
+    anim = Image.open(gif)
+    assert anim.n_frames == 6  # the start, the 4 turn ends, the final position
+    res = runner.invoke(app, ["watch", "--show", "sometimes"])
+    assert res.exit_code != 0 and "--show must be" in res.output
+
+
+def test_watch_turn_boards_and_unknown_rules() -> None:
+    res = runner.invoke(app, ["watch", "--players", "2", "--map", "small", "--turns", "2", "--show", "turn", "--no-color"])
+    assert res.exit_code == 0 and res.output.count("West (+2)") == 3  # after turn 1, turn 2 and at the end
+    res = runner.invoke(app, ["watch", "--set", "fortify=teleport"], env={"COLUMNS": "200"})
+    assert res.exit_code != 0 and "choose one of: adjacent, connected" in res.output
+
+
+def test_replay_prints_a_log_and_draws_a_strip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rec_path, strip = tmp_path / "r.json", tmp_path / "strip.png"
+    assert (
+        runner.invoke(
+            app, ["watch", "--players", "2", "--map", "small", "--turns", "3", "--show", "none", "--record", str(rec_path)]
+        ).exit_code
+        == 0
+    )
+    res = runner.invoke(app, ["replay", str(rec_path), "--strip", str(strip), "--upto", "40"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith("game: map small, 2 players, seed 0")
+    assert "-- setup --" in lines or any(ln.startswith("-- turn 1:") for ln in lines)
+    rec = GameRecord.load(rec_path)
+    moves = [ln for ln in lines if ln[:5].strip().isdigit()]
+    assert len(moves) == 40 and all(rec.moves[i] in moves[i] for i in range(40))
+    assert strip.exists() and "wrote" in res.output
+    res = runner.invoke(app, ["replay", str(tmp_path / "missing.json")])
+    assert res.exit_code == 1 and "cannot read record file" in res.output
+    from risk_env.replay import main as replay_main
+
+    assert replay_main([str(rec_path), "--quiet"]) == 0
+
+
+def test_delegating_commands_pass_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    fake = types.ModuleType("risk_env.training")
+    fake.main = lambda argv: seen.append(argv) or 3  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "risk_env.training", fake)
+    res = runner.invoke(app, ["train", "--config", "x.yaml", "--steps", "10", "--help"])
+    assert seen == [["--config", "x.yaml", "--steps", "10", "--help"]] and res.exit_code == 3
+    monkeypatch.setitem(sys.modules, "risk_env.training", None)  # the module is missing
+    res = runner.invoke(app, ["train", "--steps", "1"])
+    assert res.exit_code == 2 and "not available in this installation" in res.output
+    res = runner.invoke(app, ["train", "--help"])
+    assert res.exit_code == 0 and "train an agent" in res.output
+
+
+@pytest.mark.parametrize(
+    "command,words",
+    [
+        (None, ["play", "watch", "replay", "evaluate", "train", "bench"]),
+        ("play", ["--seat", "--agents", "--record", "--turns", "--set"]),
+        ("watch", ["--gif", "--png", "--png-when", "--show", "--record"]),
+        ("replay", ["--gif", "--video", "--strip", "--upto"]),
+    ],
+)
+def test_help(command: "str | None", words: list[str]) -> None:
+    res = runner.invoke(app, ([command] if command else []) + ["--help"], terminal_width=200)
+    assert res.exit_code == 0
+    for w in words:
+        assert w in res.output
+
+
+@pytest.mark.parametrize("command", ["evaluate", "bench"])
+def test_help_of_delegating_commands(command: str) -> None:
+    res = runner.invoke(app, [command, "--help"])
+    assert res.exit_code == 0 and "usage" in res.output.lower() or "not available" in res.output
+
+
+def test_main_entry_point() -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0

@@ -1,0 +1,191 @@
+"""Game records: recording through the AEC env and the engine, JSON round trips, exact replays, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from risk_env.agents import RandomAgent
+
+import risk_env
+from risk_env import Game
+from risk_env.map import load_map, map_from_dict
+from risk_env.record import (
+    RECORD_FORMAT,
+    GameRecord,
+    GameRecorder,
+    Recorder,
+    RecordError,
+    game_result,
+    replay,
+    replay_actions,
+    replay_moves,
+    same_position,
+    state_digest,
+)
+from risk_env.state import Phase
+
+# rule sets covering every kind of decision: claim/deal setups and the neutral, chosen defence,
+# card variants, connected fortify
+RULES = [
+    dict(num_players=2),  # deal setup + neutral (2 own + 1 neutral army per setup turn)
+    dict(num_players=3, defender_dice="choose"),  # claim setup, defend decisions
+    dict(num_players=4, setup="random", card_trade="fixed_by_symbol", territory_bonus="once_per_trade"),
+    dict(num_players=2, two_player="none", fortify="connected", setup="random", elimination_trade_at=5),
+    dict(num_players=3, setup="random", card_trade="no_cards"),
+]
+
+
+def _play_recorded(env: Recorder, seed: int, agent_seed: int) -> list:
+    """Play one game with random agents; return the (copied) positions after each complete move."""
+    agent = RandomAgent(agent_seed)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    snaps = []
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        steps = raw.game_state.steps
+        env.step(None if term or trunc else agent.act(obs))
+        if raw.game_state.steps != steps:
+            snaps.append(raw.game_state.copy())
+    return snaps
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: ",".join(f"{k}={v}" for k, v in r.items()))
+def test_record_replays_every_position_of_random_games(rules: dict) -> None:
+    """40 games per rule set (200 in all): the replayed positions equal the env's after every move."""
+    env = Recorder(risk_env.env(map="small", turn_limit=10, **rules))
+    raw = env.unwrapped
+    ended = set()
+    for g in range(40):
+        snaps = _play_recorded(env, seed=10_000 + g, agent_seed=g)
+        rec = GameRecord.from_json(env.records[-1].to_json())
+        assert rec.seed == 10_000 + g and len(rec.moves) == len(snaps)
+        states = list(replay(rec))
+        assert len(states) == len(snaps) + 1
+        for k, (a, b) in enumerate(zip(states[1:], snaps)):
+            if k % 7 == 0 or k == len(snaps) - 1:  # the full position (generator included) now and then
+                assert same_position(a, b), (g, k, rec.moves[k])
+            else:
+                assert np.array_equal(a.owner, b.owner) and np.array_equal(a.armies, b.armies) and a.last_roll == b.last_roll, (
+                    g,
+                    k,
+                )
+        # the action ids replay through the codec to the very same final state (selection included)
+        assert list(replay_actions(rec))[-1] == raw.game_state
+        assert rec.result == game_result(raw.game, raw.game_state)
+        assert rec.verify() is not None
+        ended.add(rec.result["ended"])
+    assert ended <= {"win", "turn_limit"}
+
+
+def test_record_file_round_trip_and_stopping_anywhere(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    env = Recorder(
+        risk_env.env(num_players=3, map="small", setup="random", turn_limit=6), directory=tmp_path, players=["a", "b", "c"]
+    )
+    snaps = _play_recorded(env, seed=7, agent_seed=1)
+    assert len(env.paths) == 1 and env.paths[0].name == "game_00000_seed7.json"
+    data = json.loads(env.paths[0].read_text())
+    assert data["format"] == RECORD_FORMAT and data["map"] == "small" and data["seed"] == 7
+    assert data["players"] == ["a", "b", "c"] and data["rules"]["turn_limit"] == 6
+    assert all(isinstance(m, str) for m in data["moves"]) and data["result"]["digest"] == state_digest(snaps[-1])
+    rec = GameRecord.load(env.paths[0])
+    assert rec == env.records[0]
+    path = rec.save(tmp_path / "sub" / "copy.json")
+    assert GameRecord.load(path) == rec
+    for upto in (0, 1, 5, len(rec.moves)):
+        states = list(replay(rec, upto=upto))
+        assert len(states) == upto + 1
+        if upto:
+            assert same_position(states[-1], snaps[upto - 1])
+    steps = list(replay_moves(rec, upto=3))
+    assert [s.index for s in steps] == [1, 2, 3] and [s.text for s in steps] == rec.moves[:3]
+    assert same_position(steps[1].before, steps[0].state)
+    with pytest.raises(ValueError, match="upto must be a number of moves from 0 to"):
+        list(replay(rec, upto=len(rec.moves) + 1))
+
+
+def test_reset_without_seed_still_records_a_replayable_seed() -> None:
+    env = Recorder(risk_env.env(num_players=2, map="small", setup="random", two_player="none", turn_limit=3))
+    agent = RandomAgent(0)
+    env.reset()
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(obs))
+    rec = env.records[-1]
+    assert isinstance(rec.seed, int) and rec.seed >= 0
+    assert same_position(rec.final_state(), env.unwrapped.game_state)
+
+
+def test_game_ended_by_an_illegal_action_is_recorded() -> None:
+    env = Recorder(risk_env.env(num_players=2, map="small", setup="random", two_player="none"))
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    legal = np.flatnonzero(obs["action_mask"])
+    env.step(int(legal[0]))
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    agent = env.agent_selection
+    env.step(illegal)  # TerminateIllegalWrapper ends the game (and logs a warning)
+    rec = env.records[-1]
+    assert rec.result["ended"] == f"illegal action by {agent}"
+    assert rec.actions == [int(legal[0])]
+    assert same_position(rec.final_state(), env.unwrapped.game_state)
+
+
+def test_engine_recorder_and_a_map_that_is_not_shipped() -> None:
+    d = load_map("small").to_dict()
+    d["name"] = "tiny"
+    d["territories"][0]["name"] = "Oak"
+    d["borders"] = [[("Oak" if x == "Ash" else x) for x in b] for b in d["borders"]]
+    game = Game(risk_env.RulesConfig(num_players=2, two_player="none", setup="random", turn_limit=4), game_map=map_from_dict(d))
+    rec = GameRecorder(game, seed=11, players=["x", "y"])
+    s = game.new_game(11)
+    rng = np.random.default_rng(0)
+    positions = [s.copy()]
+    while s.phase != Phase.GAME_OVER:
+        legal = game.legal_moves(s)
+        mv = legal[int(rng.integers(len(legal)))]
+        game.apply(s, mv)
+        rec.add(mv)
+        positions.append(s.copy())
+    record = GameRecord.from_json(rec.finish(s).to_json(indent=1))
+    assert isinstance(record.map, dict) and record.map["name"] == "tiny" and record.actions is None
+    assert record.game().map.territory_names[0] == "Oak"
+    replayed = list(replay(record))
+    assert len(replayed) == len(positions) and all(same_position(a, b) for a, b in zip(replayed, positions))
+    with pytest.raises(RecordError, match="no action ids"):
+        list(replay_actions(record))
+
+
+def test_bad_records_are_rejected_with_a_reason() -> None:
+    game = Game(num_players=2, map="small", setup="random", two_player="none")
+    rec = GameRecord.start(game, seed=1)
+    s = game.new_game(1)
+    for _ in range(4):
+        mv = game.legal_moves(s)[-1]
+        game.apply(s, mv)
+        rec.moves.append(game.move_to_text(mv))
+    rec.result = game_result(game, s)
+    good = rec.to_dict()
+    with pytest.raises(RecordError, match="must be JSON"):
+        GameRecord.from_json("{not json")
+    with pytest.raises(RecordError, match="format"):
+        GameRecord.from_dict({**good, "format": "other/9"})
+    with pytest.raises(RecordError, match="'seed' must be int"):
+        GameRecord.from_dict({**good, "seed": "1"})
+    with pytest.raises(RecordError, match="no 'moves' field"):
+        GameRecord.from_dict({k: v for k, v in good.items() if k != "moves"})
+    with pytest.raises(RecordError, match="integer seed"):
+        GameRecord.start(game, seed=None)  # type: ignore[arg-type]
+    bad = GameRecord.from_dict({**good, "moves": good["moves"][:2] + ["attack Ash->Ash dice=3"] + good["moves"][3:]})
+    with pytest.raises(RecordError, match="move 3 .* does not replay"):
+        list(replay(bad))
+    lied = GameRecord.from_dict({**good, "result": {**good["result"], "armies": [0, 0]}})
+    with pytest.raises(RecordError, match="armies"):
+        lied.verify()
+    with pytest.raises(RecordError, match="rules or map are invalid"):
+        GameRecord.from_dict({**good, "rules": {**good["rules"], "fortify": "teleport"}}).game()
+    with pytest.raises(RecordError, match="cannot read record file"):
+        GameRecord.load("/nonexistent/record.json")

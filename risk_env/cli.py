@@ -147,7 +147,7 @@ class _Seats:
     def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
         agent = self.agents[seat]
         ids: list[int] = []
-        for _ in range(16):  # a move takes at most a few sub-steps
+        for _ in range(100_000):  # selections can be cancelled and made again, but not for ever
             mask = self.codec.mask(s)
             obs = {"observation": self.encoder.encode(s, seat), "action_mask": mask}
             info: dict[str, Any] = {"action_mask": mask}
@@ -164,7 +164,8 @@ class _Seats:
             ids.append(a)
             if mv is not None:
                 return mv, ids
-        raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) did not complete a move in 16 sub-steps")
+        who = f"{type(agent).__name__} ({seat_name(self.game, seat)})"
+        raise RuntimeError(f"agent {who} did not complete a move in 100000 sub-steps")
 
 
 def _echo(out: "TextIO | None", text: str = "") -> None:

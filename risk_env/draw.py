@@ -559,7 +559,7 @@ class BoardRenderer:
         self.title = self._add(side.text(x0, 14, "", fontsize=12.5, fontweight="bold", va="top", color=_INK))
         self.subtitle = self._add(side.text(x0, 36, "", fontsize=9, va="top", color="#444444"))
         side.text(
-            x0 + 19, 62, f"{'player':<12}{'terr.':>6}{'armies':>7}{'cards':>6}", fontsize=8, family=mono, color=grey, va="top"
+            x0 + 19, 62, f"{'player':<14}{'terr':>5}{'armies':>7}{'cards':>6}", fontsize=8, family=mono, color=grey, va="top"
         )
         self.rows = []
         y = 78.0
@@ -730,7 +730,7 @@ class BoardRenderer:
             out = seat < g.num_players and not s.alive[seat] and not setup
             cards = str(len(s.hands[seat])) if seat < g.num_players and g.uses_cards else "-"
             name = self.names[seat] + (" won" if seat == s.winner else "") + (" out" if out else "")
-            row.set_text(f"{name:<12}{int(own.sum()):>6}{int(s.armies[own].sum()):>7}{cards:>6}")
+            row.set_text(f"{name:<14}{int(own.sum()):>5}{int(s.armies[own].sum()):>7}{cards:>6}")
             row.set_color("#a0a0a0" if out else _INK)
             row.set_fontweight("bold" if seat in (on_turn, s.winner) else "normal")
             turn.set_text("▶" if seat == on_turn else "")

@@ -1,0 +1,351 @@
+"""The action mask is exact (issue 2): in thousands of random positions of every phase, every
+action id is stepped on a copy; it must be accepted iff the mask marks it, and a rejected id
+must leave the state unchanged. Also: the codec's complete moves are the rules' legal moves,
+amount ids reach the minimum and the maximum, and move texts round-trip."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+from helpers import build, force_dice, give_cards, tid
+
+from risk_env import ActionCodec, Game, IllegalActionError, IllegalMoveError, Move, Phase, RulesConfig
+from risk_env.actions import amount_of
+
+SOAK = int(os.environ.get("RISK_SOAK", "1"))  # RISK_SOAK=10: ten times the games and positions
+
+# (rules, seeds, per-step sampling probability of common categories)
+CONFIGS = [
+    ({"num_players": 4, "turn_limit": 14}, range(2), 0.08),  # classic claim setup
+    ({"num_players": 2, "turn_limit": 14}, range(2), 0.08),  # classic 2-player deal + neutral
+    ({"num_players": 3, "map": "small", "setup": "random", "defender_dice": "choose", "turn_limit": 30}, range(6), 0.2),
+    (
+        {
+            "num_players": 4,
+            "map": "small",
+            "setup": "random",
+            "fortify": "connected",
+            "territory_bonus": "once_per_trade",
+            "turn_limit": 40,
+        },
+        range(5),
+        0.12,
+    ),
+    ({"num_players": 5, "map": "small", "setup": "claim", "elimination_trade_at": 5, "turn_limit": 40}, range(5), 0.12),
+    (
+        {
+            "num_players": 2,
+            "map": "small",
+            "setup": "claim",
+            "two_player": "none",
+            "card_trade": "fixed_by_symbol",
+            "turn_limit": 40,
+        },
+        range(4),
+        0.12,
+    ),
+    ({"num_players": 6, "map": "small", "setup": "deal", "card_trade": "slow_escalation", "turn_limit": 30}, range(4), 0.12),
+    (
+        {"num_players": 3, "setup": "random", "card_trade": "no_cards", "defender_dice": "choose", "turn_limit": 12},
+        range(2),
+        0.08,
+    ),
+    ({"num_players": 2, "map": "small", "turn_limit": 30}, range(3), 0.1),  # small 2-player deal + neutral
+]
+
+CAP = 160 * SOAK  # positions kept per (config, category)
+RARE = {
+    "claim",
+    "occupy",
+    "fortify:pair",
+    "reinforce:bonus-pick",
+    "reinforce:trade-down",
+    "defend",
+    "setup:neutral",
+    "game-over",
+    "reinforce:forced",
+}
+
+
+def category(s) -> str:
+    ph = s.phase
+    if ph == Phase.CLAIM:
+        return "claim"
+    if ph == Phase.SETUP_PLACE:
+        return "setup:neutral" if s.setup_step == 2 else "setup:own"
+    if ph == Phase.REINFORCE:
+        if s.sel_trade >= 0:
+            return "reinforce:bonus-pick"
+        if s.resume_attack:
+            return "reinforce:trade-down"
+        if s.sel_src >= 0:
+            return "reinforce:amount"
+        if s.forced:
+            return "reinforce:forced"
+        return "reinforce"
+    if ph in (Phase.ATTACK, Phase.FORTIFY):
+        name = Phase(ph).name.lower()
+        if s.sel_dst >= 0:
+            return f"{name}:pair"
+        if s.sel_src >= 0:
+            return f"{name}:source"
+        return name
+    if ph == Phase.OCCUPY:
+        return "occupy"
+    if ph == Phase.DEFEND:
+        return "defend"
+    return "game-over"
+
+
+MINIMUM = {
+    "claim": 100,
+    "setup:own": 100,
+    "setup:neutral": 40,
+    "reinforce": 200,
+    "reinforce:amount": 200,
+    "reinforce:forced": 60,
+    "reinforce:bonus-pick": 25,
+    "reinforce:trade-down": 30,
+    "attack": 200,
+    "attack:source": 200,
+    "attack:pair": 200,
+    "occupy": 150,
+    "defend": 100,
+    "fortify": 150,
+    "fortify:source": 150,
+    "fortify:pair": 100,
+    "game-over": 20,
+}
+
+
+def _card_turn_positions(seed: int):
+    """A random position whose player on turn starts its turn holding 5-7 random cards."""
+    g = Game(
+        RulesConfig(
+            num_players=int(2 + seed % 4),
+            map="small",
+            setup="random",
+            territory_bonus="once_per_trade" if seed % 2 else "once_per_turn",
+        )
+    )
+    s = g.new_game(seed)
+    rng = np.random.default_rng(seed)
+    p = s.player
+    s.player = s.order[-1]
+    s.phase = Phase.FORTIFY
+    s.to_place = 0
+    mine = [c for c in s.deck if c < g.T and s.owner[c] == p]  # half the cards show own territories
+    k = int(rng.integers(5, 8))
+    cards = [int(c) for c in rng.choice(mine, min(len(mine), k // 2), replace=False)]
+    rest = [c for c in s.deck if c not in cards]
+    cards += [int(c) for c in rng.choice(rest, k - len(cards), replace=False)]
+    give_cards(s, p, cards)
+    g.apply(s, Move.end_turn())
+    assert s.player == p and s.forced
+    return g, s
+
+
+def _trade_down_positions(seed: int):
+    """Hand-built eliminations that force a mid-attack trade-down (the rare case of §4.2)."""
+    g = Game(RulesConfig(num_players=3, setup="random"))
+    rng = np.random.default_rng(seed)
+    s = build(g, owners={"Alaska": 0, "Kamchatka": 2, "Peru": 0}, armies={"Alaska": int(rng.integers(5, 15))}, seed=seed)
+    deck = [c for c in s.deck]
+    rng.shuffle(deck)
+    give_cards(s, 0, deck[:3])
+    give_cards(s, 2, deck[3 : 3 + int(rng.integers(3, 6))])
+    force_dice(s, [6, 6, 6, 1])
+    g.apply(s, Move.attack(tid(g, "Alaska"), tid(g, "Kamchatka"), 3))
+    return g, s
+
+
+def collect_positions():
+    """``[(game, codec, state)]`` sampled from random masked games, plus hand-built trade-downs."""
+    out = []
+    counts: Counter = Counter()
+    for rules, seeds, p in CONFIGS:
+        g = Game(RulesConfig(**rules))
+        codec = ActionCodec(g)
+        kept: Counter = Counter()
+        for seed in range(seeds.start, seeds.stop * SOAK):
+            s = g.new_game(seed)
+            rng = np.random.default_rng(1000 + seed)
+            while True:
+                cat = category(s)
+                if kept[cat] < CAP and (cat in RARE or rng.random() < (0.35 if cat == "fortify:source" else p)):
+                    kept[cat] += 1
+                    out.append((g, codec, s.copy()))
+                if s.phase == Phase.GAME_OVER:
+                    break
+                legal = np.flatnonzero(codec.mask(s))
+                codec.step(s, int(legal[rng.integers(len(legal))]))
+        counts.update(kept)
+    # every step of hand-built card turns: forced trades at turn start (5-7 cards), +2 bonus
+    # picks, and trade-downs after an elimination with 6-8 cards
+    for seed in range(100 * SOAK):
+        g, s = _card_turn_positions(seed) if seed % 100 < 80 else _trade_down_positions(seed)
+        codec = ActionCodec(g)
+        rng = np.random.default_rng(seed)
+        while s.phase in (Phase.OCCUPY, Phase.REINFORCE) and s.turn == 1 + (seed % 100 < 80):
+            out.append((g, codec, s.copy()))
+            counts[category(s)] += 1
+            legal = np.flatnonzero(codec.mask(s))
+            codec.step(s, int(legal[rng.integers(len(legal))]))
+        out.append((g, codec, s.copy()))
+        counts[category(s)] += 1
+    return out, counts
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return collect_positions()
+
+
+def test_every_phase_is_covered(positions):
+    pos, counts = positions
+    assert len(pos) >= 3000
+    short = {c: (counts[c], m) for c, m in MINIMUM.items() if counts[c] < m}
+    assert not short, f"too few positions (have, need): {short}; all: {dict(counts)}"
+
+
+def test_mask_is_exact(positions):
+    pos, _ = positions
+    stepped = accepted_total = 0
+    for g, codec, s in pos:
+        mask = codec.mask(s)
+        assert mask.dtype == np.int8 and mask.shape == (codec.n,)
+        assert set(np.unique(mask).tolist()) <= {0, 1}
+        before = s.to_dict()
+        legal = None
+        if s.phase != Phase.GAME_OVER:
+            assert mask.any(), f"empty mask in a live position ({category(s)})"
+        for a in range(codec.n):
+            c = s.copy()
+            try:
+                res = codec.step(c, a)
+            except IllegalActionError:
+                assert mask[a] == 0, f"id {a} ({codec.action_to_string(s, a)}) is masked legal but rejected in {category(s)}"
+                assert c.to_dict() == before, f"rejected id {a} changed the state in {category(s)}"
+                continue
+            stepped += 1
+            accepted_total += 1
+            assert mask[a] == 1, f"id {a} ({codec.action_to_string(s, a)}) is accepted but masked illegal in {category(s)}"
+            if isinstance(res, Move):
+                if legal is None:
+                    legal = set(g.legal_moves(s))
+                assert res in legal, f"codec move {g.move_to_text(res)} is not among the rules' legal moves"
+            else:  # a selection: only the selection fields change
+                d = c.to_dict()
+                diff = {k for k in d if d[k] != before[k]}
+                assert diff and diff <= {"sel_src", "sel_dst", "sel_trade"}, diff
+        assert s.to_dict() == before, "stepping copies changed the original"
+    assert accepted_total > 10_000
+
+
+def test_amount_ids_reach_min_and_max(positions):
+    pos, _ = positions
+    checked = 0
+    for g, codec, s in pos:
+        if s.phase == Phase.OCCUPY:
+            lo, hi = g.occupy_range(s)
+        elif s.phase == Phase.REINFORCE and s.sel_src >= 0:
+            lo, hi = 1, s.to_place
+        elif s.phase == Phase.FORTIFY and s.sel_dst >= 0:
+            lo, hi = 1, int(s.armies[s.sel_src]) - 1
+        else:
+            continue
+        mask = codec.mask(s)
+        amount_ids = [codec.amount + j for j in range(codec.K) if mask[codec.amount + j]]
+        counts = []
+        for a in amount_ids:
+            m = codec.step(s.copy(), a)
+            counts.append(m.count)
+        assert counts[0] == lo and counts[-1] == hi
+        assert len(set(counts)) == len(counts)  # every legal amount id is a distinct count
+        assert counts == sorted(counts)
+        if hi - lo + 1 <= codec.K:
+            assert counts == list(range(lo, hi + 1))  # every count reachable
+        assert counts == sorted({amount_of(j, lo, hi) for j in range(codec.K)})
+        checked += 1
+    assert checked > 300
+
+
+def test_game_over_masks_are_empty(positions):
+    pos, _ = positions
+    over = [(g, c, s) for g, c, s in pos if s.phase == Phase.GAME_OVER]
+    assert over
+    for g, codec, s in over:
+        assert not codec.mask(s).any() and g.legal_moves(s) == [] and g.to_act(s) == -1
+
+
+def test_move_text_round_trip(positions):
+    pos, _ = positions
+    n = 0
+    for g, codec, s in pos:
+        for m in g.legal_moves(s):
+            text = g.move_to_text(m)
+            assert g.parse_move(s, text) == m, text
+            n += 1
+    assert n > 50_000
+
+
+def _probes(g: Game, s, rng) -> list[Move]:
+    """Canonical moves of every kind around the position: some legal, most not."""
+    T = g.T
+    p = s.player
+    own = np.flatnonzero(s.owner == p)
+    out = []
+    for _ in range(6):
+        a = int(rng.choice(own)) if len(own) and rng.random() < 0.8 else int(rng.integers(T))
+        nb = g.neighbors[a]
+        b = int(rng.choice(nb)) if rng.random() < 0.8 else int(rng.integers(T))
+        k = int(rng.integers(0, 12))
+        d = int(rng.integers(0, 4))
+        out += [
+            Move.claim(a),
+            Move.place(a, k),
+            Move.place_neutral(a),
+            Move.attack(a, b, d),
+            Move.blitz(a, b),
+            Move.end_attack(),
+            Move.defend(d),
+            Move.occupy(k),
+            Move.fortify(a, b, k),
+            Move.end_turn(),
+        ]
+        if g.uses_cards:
+            pool = s.hands[p] if len(s.hands[p]) >= 3 and rng.random() < 0.8 else list(range(g.num_cards))
+            cards = [int(c) for c in rng.choice(pool, 3, replace=False)]
+            out.append(Move.trade(cards, int(rng.choice(cards)) if rng.random() < 0.5 else -1))
+    return out
+
+
+def test_legal_moves_are_exactly_the_accepted_moves(positions):
+    """``legal_moves`` is exact too: legal moves (a sample when there are many) apply; random
+    canonical moves of every kind apply iff they are listed; a rejected one changes nothing."""
+    pos, _ = positions
+    rng = np.random.default_rng(0)
+    accepted = rejected = 0
+    for g, codec, s in pos[::4]:
+        moves = g.legal_moves(s)
+        legal = set(moves)
+        assert len(legal) == len(moves), "duplicate legal moves"
+        sample = moves if len(moves) <= 10 else [moves[i] for i in rng.choice(len(moves), 10, replace=False)]
+        before = s.to_dict()
+        for m in sample + _probes(g, s, rng):
+            c = s.copy()
+            try:
+                g.apply(c, m)
+            except IllegalMoveError:
+                assert m not in legal, f"listed move {g.move_to_text(m)} rejected in {category(s)}"
+                assert c.to_dict() == before
+                rejected += 1
+                continue
+            assert m in legal, f"unlisted move {m} accepted in {category(s)}"
+            assert c.steps == s.steps + 1
+            accepted += 1
+        assert s.to_dict() == before
+    assert accepted > 3000 and rejected > 20_000

@@ -27,9 +27,11 @@ count is reachable. A sub-step whose only possible count is forced is skipped
 (placing the last army, fortifying with 2 armies, occupying when nothing more
 can move).
 
-A trade id names a composition; the codec picks the cards: for each needed
-symbol, cards showing a territory the player owns first (so the +2 bonus is
-on offer), then the lowest card id. If the bonus has several candidate
+A trade id names a composition. When the +2 bonus is on offer and the hand
+holds several cards of that composition's symbols showing owned territories,
+the next decision picks the bonus territory (territory block); that card goes
+into the set. The codec picks the other cards: those *not* showing an owned
+territory first (keeping them for a later bonus), then the lowest card id. If the bonus has several candidate
 territories the next decision picks one (territory block).
 
 After an attack roll that neither conquers nor exhausts the source, the
@@ -146,19 +148,40 @@ class ActionCodec:
         return None
 
     # ------------------------------------------------------------------ cards
-    def pick_cards(self, s: GameState, comp: int) -> "tuple[int, ...] | None":
-        """The cards the codec trades for composition ``comp``, or None if the hand lacks it."""
+    def bonus_options(self, s: GameState, comp: int) -> list[int]:
+        """Owned territories whose card could be in a ``comp`` trade and take the +2 bonus now."""
+        g = self.game
+        if not g.uses_cards or (g.config.territory_bonus == "once_per_turn" and s.bonus_used):
+            return []
+        p, T, sym = s.player, g.T, g.card_symbol
+        need = COMPOSITIONS[comp]
+        return sorted(c for c in s.hands[p] if c < T and s.owner[c] == p and need[sym[c]] > 0)
+
+    def pick_cards(self, s: GameState, comp: int, bonus: int = -1) -> "tuple[int, ...] | None":
+        """The cards the codec trades for composition ``comp``, or None if the hand lacks it.
+
+        The card of the +2 bonus territory ``bonus`` goes in first (by default
+        the lowest of :meth:`bonus_options`, if any); the other cards are
+        chosen among those *not* showing an owned territory first (keeping
+        them for a later bonus), then by lowest card id.
+        """
         g = self.game
         p = s.player
         need = list(COMPOSITIONS[comp])
-        owner = s.owner
-        T = g.T
-        hand = sorted(s.hands[p], key=lambda c: (not (c < T and owner[c] == p), c))
-        chosen = []
-        for c in hand:
-            sym = g.card_symbol[c]
-            if need[sym] > 0:
-                need[sym] -= 1
+        owner, T, sym = s.owner, g.T, g.card_symbol
+        hand = sorted(s.hands[p])
+        chosen: list[int] = []
+        if bonus < 0:
+            opts = self.bonus_options(s, comp)
+            bonus = opts[0] if opts else -1
+        if bonus >= 0:
+            if bonus not in hand or need[sym[bonus]] == 0:
+                return None
+            need[sym[bonus]] -= 1
+            chosen.append(bonus)
+        for c in sorted(hand, key=lambda c: (c < T and owner[c] == p, c)):
+            if need[sym[c]] > 0 and c not in chosen:
+                need[sym[c]] -= 1
                 chosen.append(c)
         if any(need):
             return None
@@ -195,8 +218,7 @@ class ActionCodec:
                 m[self.end] = 1
         elif ph == Phase.REINFORCE:
             if s.sel_trade >= 0:
-                cards = self.pick_cards(s, s.sel_trade)
-                for t in g.bonus_candidates(s, cards or ()):
+                for t in self.bonus_options(s, s.sel_trade):
                     m[t] = 1
             elif s.sel_src >= 0:
                 m[self.amount : self.dice] = self._levels(1, s.to_place)
@@ -271,7 +293,9 @@ class ActionCodec:
         if ph == Phase.REINFORCE:
             if s.sel_trade >= 0:
                 if is_terr:
-                    return Move.trade(self.pick_cards(s, s.sel_trade) or (), a)
+                    if a not in self.bonus_options(s, s.sel_trade):
+                        raise self._reject(s, a, f"{g.map.name_of(a)} cannot take the +2 bonus of this trade")
+                    return Move.trade(self.pick_cards(s, s.sel_trade, a) or (), a)
             elif s.sel_src >= 0:
                 if self.amount <= a < self.dice:
                     return self._amount_move(s, a, 1, s.to_place, lambda n: Move.place(s.sel_src, n))
@@ -284,10 +308,10 @@ class ActionCodec:
                 cards = self.pick_cards(s, comp)
                 if cards is None or not g.can_trade(s):
                     raise self._reject(s, a, f"no {COMPOSITION_NAMES[comp]} set can be traded now")
-                cands = g.bonus_candidates(s, cards)
-                if len(cands) > 1:
+                opts = self.bonus_options(s, comp)
+                if len(opts) > 1:
                     return ("trade", comp)
-                return Move.trade(cards, cands[0] if cands else -1)
+                return Move.trade(cards, opts[0] if opts else -1)
         elif ph == Phase.ATTACK:
             if s.sel_src < 0:
                 if a == self.end:

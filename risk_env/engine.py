@@ -49,6 +49,22 @@ _PHASE_ALLOWED = {
 }
 
 
+_FIELD_DEFAULTS = (("src", -1), ("dst", -1), ("count", 0), ("cards", ()), ("bonus", -1))
+_USED_FIELDS = {
+    MoveKind.CLAIM: {"src"},
+    MoveKind.PLACE: {"src", "count"},
+    MoveKind.PLACE_NEUTRAL: {"src", "count"},
+    MoveKind.TRADE: {"cards", "bonus"},
+    MoveKind.ATTACK: {"src", "dst", "count"},
+    MoveKind.BLITZ: {"src", "dst"},
+    MoveKind.END_ATTACK: set(),
+    MoveKind.DEFEND: {"count"},
+    MoveKind.OCCUPY: {"count"},
+    MoveKind.FORTIFY: {"src", "dst", "count"},
+    MoveKind.END_TURN: set(),
+}
+
+
 class Game:
     """Static facts of a game (map, rules, precomputed tables) and the rules as methods.
 
@@ -224,7 +240,6 @@ class Game:
         return (
             self.uses_cards
             and s.phase == Phase.REINFORCE
-            and s.sel_src < 0
             and (s.forced or not s.resume_attack)
         )
 
@@ -307,6 +322,12 @@ class Game:
             raise IllegalMoveError(f"expected a Move, got {type(move).__name__}: {move!r}")
         ph = s.phase
         k = move.kind
+        used = _USED_FIELDS.get(k)
+        if used is None:
+            raise IllegalMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
+        for f, default in _FIELD_DEFAULTS:
+            if f not in used and getattr(move, f) != default:
+                raise IllegalMoveError(f"a {MoveKind(k).name} move takes no {f!r} (got {getattr(move, f)!r}): {move!r}")
         p = s.player
         if ph == Phase.GAME_OVER:
             raise self._illegal(s, move, "the game is over")
@@ -786,12 +807,35 @@ class Game:
         """
         try:
             s = GameState.from_dict(d)
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
             raise StateError(f"malformed state dict: {type(e).__name__}: {e}") from None
-        problems = self.invariant_violations(s)
+        problems = self.invariant_violations(s) or self._field_problems(s)
         if problems:
             raise StateError("inconsistent state: " + "; ".join(problems))
         return s
+
+    def _field_problems(self, s: GameState) -> list[str]:
+        """Ranges of the bookkeeping fields a restored state must respect (not re-checked every step)."""
+        T, n = self.T, self.num_players
+        out: list[str] = []
+        for f in ("att_src", "att_dst", "sel_src", "sel_dst"):
+            v = getattr(s, f)
+            if not -1 <= v < T:
+                out.append(f"{f}={v} is not a territory id in 0..{T - 1} (or -1 for none)")
+        if not -1 <= s.sel_trade < len(COMPOSITIONS):
+            out.append(f"sel_trade={s.sel_trade} is not a set composition in 0..{len(COMPOSITIONS) - 1} (or -1 for none)")
+        if s.phase in (Phase.DEFEND, Phase.OCCUPY) and (s.att_src < 0 or s.att_dst < 0):
+            out.append(f"the {_PHASE_NAME[Phase(s.phase)]} phase needs a pending battle (att_src and att_dst)")
+        if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):
+            out.append("dice faces must be 1..6")
+        if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):
+            out.append(f"setup_left must hold {n + 1} counts >= 0 (one per seat and the neutral)")
+        for f in ("turn", "sets_traded", "to_place", "steps", "att_dice", "last_dice", "setup_step"):
+            if getattr(s, f) < 0:
+                out.append(f"{f}={getattr(s, f)} must be >= 0")
+        if not -1 <= s.winner < n or any(not 0 <= p < n for p in s.elim_order):
+            out.append(f"winner and eliminated players must be seats 0..{n - 1}")
+        return out
 
     def invariant_violations(self, s: GameState) -> list[str]:
         """The invariants of RULES.md §5 that ``s`` breaks (empty if none), plus structural checks."""
@@ -806,7 +850,7 @@ class Game:
         setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
         unclaimed = s.owner == -1
         if ((s.owner < -1) | (s.owner >= self.num_seats)).any():
-            out.append("an owner is not a seat")
+            out.append(f"an owner is not a seat: owners are 0..{self.num_seats - 1} (-1 only for unclaimed territories in the claim phase)")
         if unclaimed.any() and s.phase != Phase.CLAIM:
             out.append("unclaimed territories after the claim phase")
         if (s.armies[unclaimed] != 0).any():

@@ -93,8 +93,12 @@ class Agent(abc.ABC):
 
 
 def view_from_info(info: "Mapping[str, Any] | None", who: str = "this agent") -> GameView:
-    """``info["view"]``, or a :class:`RiskError` explaining how to provide it."""
+    """``info["view"]``; else a view built from ``info["game"]``, ``info["state"]`` and
+    ``info["seat"]`` (what :class:`risk_env.sb3_env.RiskSingleAgentEnv` gives its
+    opponents); else a :class:`RiskError` explaining how to provide it."""
     view = info.get("view") if info is not None else None
+    if view is None and info is not None and all(k in info for k in ("game", "state", "seat")):
+        view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"))
     if not isinstance(view, GameView):
         raise RiskError(
             f"{who} is a scripted agent and needs info['view'] (a risk_env.view.GameView); in an AEC loop pass "

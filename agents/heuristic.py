@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from typing import Sequence
-
 import numpy as np
 
 from risk_env.cards import composition_of, set_value
@@ -427,7 +425,7 @@ class HeuristicAgent(ScriptedAgent):
         return ts, sit.threat[ts] + 2.0 - sit.armies[ts]
 
 
-def hunting_values(sit: Situation, players: Sequence[int] = ()) -> np.ndarray:
+def hunting_values(sit: Situation) -> np.ndarray:
     """float64 ``(num_seats,)``: how much each opponent is worth hunting: players near
     elimination, more so when their cards would pass to us (RULES.md §4.2)."""
     view = sit.view

@@ -36,6 +36,11 @@ Design
       win for nobody. A win rate is wins / games; the draw rate is reported
       beside it. For ranks (elimination order, ratings) the survivors of a
       truncated game tie for first place.
+    * A player turn may take at most ``max_turn_steps`` action ids (default
+      5000): the turn limit bounds turns, not a turn's sub-steps, and a
+      deterministic policy can cycle for ever through select/cancel. A game
+      that hits the cap is stopped and recorded with ``stalled_by``: a loss
+      for that entrant (ranked below the other survivors), a draw for the others.
     * Win-rate intervals are 95 % Wilson score intervals (no statistics
       library is required): with ``p = wins / n`` and ``z`` the standard
       normal 97.5 % quantile (1.95996...),
@@ -123,7 +128,9 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2.0 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends (no rounding residue)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
 # ---------------------------------------------------------------------- records
@@ -135,8 +142,10 @@ class GameRecord:
         index: game number in the evaluation (0-based); seed: the game's seed.
         seats: entrant label per seat (``player_i`` is seat ``i``).
         agent_seeds: the seed each seat's agent was reset with.
-        winner: the winning entrant, or None (truncated: a draw).
+        winner: the winning entrant, or None (a draw).
         truncated: the turn limit ended the game.
+        stalled_by: the entrant whose turn exceeded the per-turn step cap (the game was
+            stopped: a loss for it, a draw for the other survivors), or None.
         turns: player turns played; steps: AEC steps (action ids) taken.
         elimination_order: entrants in the order they were eliminated.
         places: entrant -> place (1 best; survivors of a truncated game share 1).
@@ -150,6 +159,7 @@ class GameRecord:
     agent_seeds: list[int]
     winner: "str | None"
     truncated: bool
+    stalled_by: "str | None"
     turns: int
     steps: int
     elimination_order: list[str]
@@ -164,7 +174,8 @@ class EntrantStats:
 
     Attributes:
         name, spec: label and the spec it was built from (``repr`` for objects).
-        games, wins, draws, losses: counts (a draw is a truncated game it survived).
+        games, wins, draws, losses: counts (a draw: a game without a winner that it survived
+            and did not stall; a loss: eliminated, or it stalled the game).
         win_rate: wins / games; ci_low, ci_high: its 95 % Wilson interval.
         draw_rate: draws / games.
         mean_place: mean finishing place (1 best); place_counts: games per place 1..n.
@@ -205,7 +216,7 @@ class EvaluationResult:
         games: one :class:`GameRecord` per game, in game order.
         stats: entrant -> :class:`EntrantStats`.
         mean_turns, mean_steps: mean game length (all games); decided_mean_turns: over won games.
-        draw_rate: share of truncated games; seconds: wall time of the evaluation.
+        draw_rate: share of games without a winner (turn limit or a stall); seconds: wall time.
     """
 
     entrants: list[str]
@@ -248,7 +259,7 @@ class EvaluationResult:
         )
         tail = (
             f"mean length: {self.mean_turns:.1f} turns, {self.mean_steps:.0f} steps "
-            f"(won games: {self.decided_mean_turns:.1f} turns); draws (turn limit): {self.draw_rate:.1%}; "
+            f"(won games: {self.decided_mean_turns:.1f} turns); games without a winner: {self.draw_rate:.1%}; "
             f"{self.seconds:.1f} s with {self.workers} worker(s)"
         )
         return f"{head}\n{self.table()}\n{tail}"
@@ -277,10 +288,11 @@ class EvaluationResult:
         p = out / "games.csv"
         with p.open("w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["index", "seed", "seats", "agent_seeds", "winner", "truncated", "turns", "steps", "elimination_order", "seconds"])
+            w.writerow(["index", "seed", "seats", "agent_seeds", "winner", "truncated", "stalled_by", "turns", "steps",
+                        "elimination_order", "seconds"])
             for g in self.games:
                 w.writerow([g.index, g.seed, ";".join(g.seats), ";".join(map(str, g.agent_seeds)), g.winner or "",
-                            int(g.truncated), g.turns, g.steps, ";".join(g.elimination_order), f"{g.seconds:.3f}"])
+                            int(g.truncated), g.stalled_by or "", g.turns, g.steps, ";".join(g.elimination_order), f"{g.seconds:.3f}"])
         paths["games"] = p
         p = out / "results.json"
         p.write_text(json.dumps(self.to_dict(), indent=1, default=_json_default))
@@ -329,7 +341,17 @@ def plot_win_rates(result: EvaluationResult, path: "str | os.PathLike[str]") -> 
 
 
 # ---------------------------------------------------------------------- playing
-def play_game(env: Any, agents: Mapping[str, Any], seed: "int | None" = None, agent_seeds: "Mapping[str, int] | None" = None) -> dict[str, Any]:
+DEFAULT_MAX_TURN_STEPS = 5000
+"""Default cap on the action ids one player turn may take in an evaluated game (see :func:`play_game`)."""
+
+
+def play_game(
+    env: Any,
+    agents: Mapping[str, Any],
+    seed: "int | None" = None,
+    agent_seeds: "Mapping[str, int] | None" = None,
+    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
+) -> dict[str, Any]:
     """Play one game in a risk_env AEC env, giving every decision ``info["view"]``.
 
     Args:
@@ -337,10 +359,16 @@ def play_game(env: Any, agents: Mapping[str, Any], seed: "int | None" = None, ag
         agents: agent name (``player_i``) -> agent (``act(observation, info) -> int``).
         seed: the game seed.
         agent_seeds: agent name -> seed for ``agent.reset``; without it agents are not reset.
+        max_turn_steps: the game is stopped when one player turn takes more action ids than
+            this. The turn limit bounds turns, not the steps inside a turn, and the codec's
+            *cancel* lets a deterministic policy cycle for ever (select a source, cancel, select
+            it again: the observation repeats, so does the choice). The seat deciding when the
+            cap is hit is reported as ``stalled_by``.
 
     Returns:
-        dict with ``winner`` (seat or -1), ``truncated``, ``turns``, ``steps``,
-        ``elimination_order`` (seats), ``territories`` (per seat), ``returns`` (agent -> summed reward).
+        dict with ``winner`` (seat or -1), ``truncated`` (turn limit), ``stalled_by`` (seat or -1),
+        ``turns``, ``steps``, ``elimination_order`` (seats), ``territories`` (per seat),
+        ``returns`` (agent -> summed reward; not updated for a stalled game's end).
 
     Raises:
         IllegalActionError: an agent chose an illegal action (with a strict env); the
@@ -353,15 +381,25 @@ def play_game(env: Any, agents: Mapping[str, Any], seed: "int | None" = None, ag
     env.reset(seed=seed)
     returns = {a: 0.0 for a in raw.possible_agents}
     steps = 0
+    stalled_by = -1
+    turn_mark, turn_steps = -1, 0
+    game = raw.game
     for name in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[name] += float(reward)
         if term or trunc:
             env.step(None)
             continue
+        s = raw.game_state
+        if s.turn != turn_mark:
+            turn_mark, turn_steps = s.turn, 0
+        turn_steps += 1
+        if turn_steps > max_turn_steps:
+            stalled_by = game.to_act(s)
+            break
         agent = agents[name]
         act_info = dict(info)
-        act_info["view"] = GameView(raw.game, raw.game_state, raw.agent_name_mapping[name], raw.codec)
+        act_info["view"] = GameView(game, s, raw.agent_name_mapping[name], raw.codec)
         action = agent.act(obs, act_info)
         try:
             env.step(action)
@@ -373,6 +411,7 @@ def play_game(env: Any, agents: Mapping[str, Any], seed: "int | None" = None, ag
     return {
         "winner": int(s.winner),
         "truncated": bool(s.truncated),
+        "stalled_by": int(stalled_by),
         "turns": int(s.turn),
         "steps": steps,
         "elimination_order": [int(p) for p in s.elim_order],
@@ -440,7 +479,10 @@ def _setup(specs: Sequence[Any], rules: dict[str, Any]) -> tuple[Any, list[Any]]
     return _WORKER["env"], _WORKER["agents"]
 
 
-def _play_jobs(specs: Sequence[Any], labels: Sequence[str], rules: dict[str, Any], jobs: Sequence[tuple[int, int, list[int], list[int]]]) -> list[GameRecord]:
+def _play_jobs(
+    specs: Sequence[Any], labels: Sequence[str], rules: dict[str, Any], jobs: Sequence[tuple[int, int, list[int], list[int]]],
+    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
+) -> list[GameRecord]:
     """Play ``jobs`` (index, game seed, entrant per seat, agent seed per seat); module level for pickling."""
     env, agents = _setup(specs, rules)
     n = rules["num_players"]
@@ -449,19 +491,23 @@ def _play_jobs(specs: Sequence[Any], labels: Sequence[str], rules: dict[str, Any
         names = [f"player_{i}" for i in range(n)]
         seat_agents = {names[i]: agents[seating[i]] for i in range(n)}
         t0 = time.perf_counter()
-        r = play_game(env, seat_agents, seed=gseed, agent_seeds={names[i]: aseeds[i] for i in range(n)})
+        r = play_game(env, seat_agents, seed=gseed, agent_seeds={names[i]: aseeds[i] for i in range(n)}, max_turn_steps=max_turn_steps)
         dt = time.perf_counter() - t0
         seats = [labels[e] for e in seating]
         elim = [seats[p] for p in r["elimination_order"]]
         places: dict[str, int] = {}
         for k, p in enumerate(r["elimination_order"]):
             places[seats[p]] = n - k
+        survivors = n - len(places)
+        staller = seats[r["stalled_by"]] if r["stalled_by"] >= 0 else None
+        if staller is not None:
+            places[staller] = survivors  # below the other survivors, above the eliminated
         for i in range(n):
             places.setdefault(seats[i], 1)
         out.append(
             GameRecord(
                 index=index, seed=gseed, seats=seats, agent_seeds=list(aseeds),
-                winner=seats[r["winner"]] if r["winner"] >= 0 else None, truncated=r["truncated"],
+                winner=seats[r["winner"]] if r["winner"] >= 0 else None, truncated=r["truncated"], stalled_by=staller,
                 turns=r["turns"], steps=r["steps"], elimination_order=elim, places=places,
                 territories={seats[i]: r["territories"][i] for i in range(n)}, seconds=dt,
             )
@@ -497,6 +543,8 @@ def _summarize(labels: list[str], specs: list[str], games: list[GameRecord], n: 
             elif name in g.elimination_order:
                 st.losses += 1
                 st.eliminated += 1
+            elif g.stalled_by == name:
+                st.losses += 1
             else:
                 st.draws += 1
         if g.elimination_order:
@@ -533,6 +581,7 @@ def evaluate(
     workers: "int | None" = None,
     progress: bool = True,
     out_dir: "str | os.PathLike[str] | None" = None,
+    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
     **rule_overrides: Any,
 ) -> EvaluationResult:
     """Play ``num_games`` games between ``agents`` (one per seat, seats rotated) and summarize.
@@ -548,6 +597,8 @@ def evaluate(
             the number of game chunks.
         progress: show a tqdm progress bar.
         out_dir: if given, :meth:`EvaluationResult.save` there.
+        max_turn_steps: per-turn cap on action ids (see :func:`play_game`); a game that hits it
+            is stopped, a loss for the seat deciding then and a draw for the other survivors.
         **rule_overrides: rule switches applied on top (``turn_limit=200``, ``fortify="connected"``).
 
     Returns:
@@ -570,6 +621,8 @@ def evaluate(
         )
     if not isinstance(num_games, int) or isinstance(num_games, bool) or num_games < 1:
         raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
+    if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
+        raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
     cfg = _resolve_rules(rules, num_players, rule_overrides)
@@ -598,13 +651,13 @@ def evaluate(
         if workers == 1:
             _WORKER.clear()
             for c in chunks:
-                records.extend(_play_jobs(specs, labels, rules_d, c))
+                records.extend(_play_jobs(specs, labels, rules_d, c, max_turn_steps))
                 bar.update(len(c))
             _WORKER.clear()
         else:
             ctx = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
-                futs = [pool.submit(_play_jobs, specs, labels, rules_d, c) for c in chunks]
+                futs = [pool.submit(_play_jobs, specs, labels, rules_d, c, max_turn_steps) for c in chunks]
                 for fut in as_completed(futs):
                     part = fut.result()
                     records.extend(part)
@@ -622,7 +675,7 @@ def evaluate(
         workers=workers, rules=rules_d, games=records, stats=stats,
         mean_turns=float(turns.mean()), mean_steps=float(steps.mean()),
         decided_mean_turns=float(won.mean()) if len(won) else float("nan"),
-        draw_rate=float(np.mean([g.truncated for g in records])), seconds=seconds,
+        draw_rate=float(np.mean([g.winner is None for g in records])), seconds=seconds,
     )
     if out_dir is not None:
         result.save(out_dir)
@@ -637,6 +690,7 @@ def round_robin(
     workers: "int | None" = None,
     progress: bool = True,
     out_dir: "str | os.PathLike[str] | None" = None,
+    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:
     """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``.
@@ -654,7 +708,7 @@ def round_robin(
             la, lb = agent_label(a), agent_label(b)
             sub = None if out_dir is None else Path(out_dir) / f"{la}_vs_{lb}"
             res = evaluate([a, b], num_games=num_games, rules=rules, seed=seed, workers=workers,
-                           progress=progress, out_dir=sub, **rule_overrides)
+                           progress=progress, out_dir=sub, max_turn_steps=max_turn_steps, **rule_overrides)
             out[(res.entrants[0], res.entrants[1])] = res
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -709,6 +763,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     ap.add_argument("--turn-limit", type=int, default=None, help="override the turn limit (truncated games are draws)")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="any RulesConfig switch, repeatable")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-turn-steps", type=int, default=DEFAULT_MAX_TURN_STEPS,
+                    help=f"stop a game whose turn takes more action ids (a cycling policy); default {DEFAULT_MAX_TURN_STEPS}")
     ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = no pool)")
     ap.add_argument("--round-robin", action="store_true", help="play every pair of the agents in 2-player games")
     ap.add_argument("--out", default=None, help="folder for CSV, JSON and the plot")
@@ -722,11 +778,12 @@ def main(argv: "Sequence[str] | None" = None) -> int:
             if len(args.agents) < 2:
                 raise ConfigError("--round-robin needs at least 2 agents")
             res = round_robin(args.agents, num_games=args.games, rules=args.rules, seed=args.seed, workers=args.workers,
-                              progress=not args.no_progress, out_dir=args.out, **overrides)
+                              progress=not args.no_progress, out_dir=args.out, max_turn_steps=args.max_turn_steps, **overrides)
             print(round_robin_table(res))
         else:
             result = evaluate(args.agents, num_games=args.games, num_players=args.players, rules=args.rules, seed=args.seed,
-                              workers=args.workers, progress=not args.no_progress, out_dir=args.out, **overrides)
+                              workers=args.workers, progress=not args.no_progress, out_dir=args.out,
+                              max_turn_steps=args.max_turn_steps, **overrides)
             print(result.summary())
         if args.out:
             print(f"results written to {args.out}")

@@ -39,6 +39,7 @@ ValueError: assignment destination is read-only
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,16 @@ from .moves import Move
 from .state import GameState, Phase
 
 __all__ = ["GameView"]
+
+
+_CODECS: "weakref.WeakKeyDictionary[Game, ActionCodec]" = weakref.WeakKeyDictionary()
+
+
+def _codec_for(game: Game) -> ActionCodec:
+    codec = _CODECS.get(game)
+    if codec is None:
+        codec = _CODECS[game] = ActionCodec(game)
+    return codec
 
 
 def _ro(a: np.ndarray) -> np.ndarray:
@@ -66,7 +77,8 @@ class GameView:
         game: the :class:`~risk_env.engine.Game` (map, rules, tables).
         state: the live :class:`~risk_env.state.GameState` (not copied).
         seat: the viewing seat, ``0..num_players-1``.
-        codec: the env's :class:`~risk_env.actions.ActionCodec` (built on first use if omitted).
+        codec: the env's :class:`~risk_env.actions.ActionCodec` (if omitted, one per
+            :class:`Game` is built on first use and cached).
 
     Raises:
         RiskError: ``seat`` is not a player seat.
@@ -108,7 +120,7 @@ class GameView:
     def codec(self) -> ActionCodec:
         """The action codec (action ids <-> moves) of this game."""
         if self._codec is None:
-            self._codec = ActionCodec(self.game)
+            self._codec = _codec_for(self.game)
         return self._codec
 
     def copy_state(self) -> GameState:

@@ -1,0 +1,360 @@
+"""Agents: the interface, the GameView, move_to_action on hand-built positions, the
+baselines' legality and determinism, and the spec loader."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import risk_env
+from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
+from risk_env.actions import amount_of
+from risk_env.agents import (
+    BASELINES,
+    HEURISTICS,
+    AggressiveAgent,
+    BalancedAgent,
+    CallableAgent,
+    ContinentAgent,
+    RandomAgent,
+    agent_label,
+    amount_action,
+    load_agent,
+    move_to_action,
+)
+from risk_env.agents.heuristic import win_probabilities
+from risk_env.cards import COMPOSITION_NAMES
+from risk_env.errors import RiskError
+from risk_env.evaluation import play_game
+from risk_env.odds import win_probability
+from risk_env.view import GameView
+
+# ---------------------------------------------------------------------- hand-built positions
+
+
+@pytest.fixture
+def g3() -> Game:
+    return Game(RulesConfig(num_players=3, setup="random"))
+
+
+def _position(game: Game, phase: Phase, player: int = 0):  # type: ignore[no-untyped-def]
+    """A fresh random-setup position put into ``phase`` for ``player`` with no pending selection."""
+    s = game.new_game(seed=11)
+    s.phase = phase
+    s.player = player
+    s.to_place = 0
+    s.forced = s.resume_attack = s.bonus_used = False
+    s.sel_src = s.sel_dst = s.sel_trade = -1
+    return s
+
+
+def _border(game: Game, own_a: bool, own_b: bool):  # type: ignore[no-untyped-def]
+    """Alaska and Kamchatka (adjacent), with ownership set by the caller."""
+    a, b = game.map.id_of("Alaska"), game.map.id_of("Kamchatka")
+    assert game.adjacency[a, b]
+    return a, b
+
+
+def _play(codec: ActionCodec, s, move: Move, limit: int = 6):  # type: ignore[no-untyped-def]
+    """Feed move_to_action's ids to the codec until a complete move comes back; every id must be legal."""
+    for _ in range(limit):
+        a = move_to_action(codec, s, move)
+        assert codec.mask(s)[a] == 1, codec.action_to_string(s, a)
+        done = codec.step(s, a)
+        if done is not None:
+            return done
+    raise AssertionError("the move never completed")
+
+
+def test_amount_action_picks_closest_legal_level(g3: Game) -> None:
+    codec = ActionCodec(g3)
+    # 1..30 in 10 levels: 1, 4, 7, 11, 14, 17, 20, 24, 27, 30
+    assert [amount_of(j, 1, 30) for j in range(10)] == [1, 4, 7, 11, 14, 17, 20, 24, 27, 30]
+    assert amount_action(codec, 1, 30, 12) == codec.amount + 3  # 11 (distance 1) beats 14
+    assert amount_action(codec, 1, 30, 100) == codec.amount + 9  # clamped to the maximum
+    assert amount_action(codec, 1, 30, -5) == codec.amount + 0
+    # 2..4: levels repeat; the first level of each count is the legal one
+    assert [amount_action(codec, 2, 4, n) - codec.amount for n in (2, 3, 4)] == [0, 3, 7]
+    for n in (2, 3, 4):
+        assert codec._levels(2, 4)[amount_action(codec, 2, 4, n) - codec.amount] == 1
+
+
+def test_attack_substeps_and_cancel(g3: Game) -> None:
+    codec = ActionCodec(g3)
+    s = _position(g3, Phase.ATTACK)
+    a, b = _border(g3, True, False)
+    c = g3.map.id_of("Northwest Territory")
+    s.owner[a], s.owner[b], s.owner[c] = 0, 1, 2
+    s.armies[a], s.armies[b], s.armies[c] = 6, 4, 4
+    move = Move.attack(a, b, 3)
+    assert move_to_action(codec, s, move) == a
+    codec.step(s, a)
+    assert move_to_action(codec, s, move) == b
+    codec.step(s, b)
+    assert move_to_action(codec, s, move) == codec.dice + 2
+    assert move_to_action(codec, s, Move.blitz(a, b)) == codec.blitz
+    # a different target while (a, b) is selected: cancel first, then select again
+    other = Move.attack(a, c, 2)
+    assert move_to_action(codec, s, other) == codec.end
+    codec.step(s, codec.end)
+    assert (s.sel_src, s.sel_dst) == (-1, -1)
+    assert _play(codec, s, other) == other
+    # ending the attack while a source is selected: cancel, then end
+    s.sel_src, s.sel_dst = -1, -1
+    codec.step(s, a)
+    assert move_to_action(codec, s, Move.end_attack()) == codec.end
+    assert _play(codec, s, Move.end_attack()) == Move.end_attack()
+    assert s.phase == Phase.FORTIFY
+
+
+def test_reinforce_place_exact_count(g3: Game) -> None:
+    codec = ActionCodec(g3)
+    s = _position(g3, Phase.REINFORCE)
+    t = int(np.flatnonzero(s.owner == 0)[0])
+    s.to_place = 7
+    before = int(s.armies[t])
+    assert _play(codec, s, Move.place(t, 4)) == Move.place(t, 4)
+    assert s.armies[t] == before + 4 and s.to_place == 3
+    # a place on another territory while t is selected completes t with all that is left
+    codec.step(s, t)
+    u = int(np.flatnonzero(s.owner == 0)[1])
+    assert move_to_action(codec, s, Move.place(u, 1)) == amount_action(codec, 1, 3, 3)
+
+
+def test_trade_composition_and_bonus_choice(g3: Game) -> None:
+    codec = ActionCodec(g3)
+    s = _position(g3, Phase.REINFORCE)
+    s.to_place = 3
+    sym = np.array(g3.card_symbol[: g3.T])
+    inf = np.flatnonzero(sym == 0)
+    t1, t2, t3 = (int(x) for x in inf[:3])
+    s.owner[[t1, t2]] = 0
+    s.owner[t3] = 1
+    s.hands[0] = [t1, t2, t3]
+    move = Move.trade((t1, t2, t3), bonus=t2)
+    first = move_to_action(codec, s, move)
+    assert first == codec.trade + COMPOSITION_NAMES.index("III")
+    codec.step(s, first)  # two cards show owned territories: the bonus is asked next
+    assert s.sel_trade == COMPOSITION_NAMES.index("III")
+    assert move_to_action(codec, s, move) == t2
+    before = int(s.armies[t2])
+    done = codec.step(s, t2)
+    assert done is not None and done.bonus == t2
+    assert s.armies[t2] == before + 2 and s.to_place == 3 + 4 and s.hands[0] == []
+
+
+def test_occupy_defend_and_fortify(g3: Game) -> None:
+    codec = ActionCodec(g3)
+    a, b = _border(g3, True, True)
+    s = _position(g3, Phase.OCCUPY)
+    s.owner[[a, b]] = 0
+    s.armies[a], s.armies[b] = 7, 3
+    s.att_src, s.att_dst = a, b
+    assert g3.occupy_range(s) == (3, 9)
+    assert _play(codec, s, Move.occupy(6)) == Move.occupy(6)
+    assert (s.armies[a], s.armies[b]) == (4, 6)
+
+    s = _position(g3, Phase.DEFEND)
+    s.att_src, s.att_dst = a, b
+    s.armies[b] = 5
+    assert move_to_action(codec, s, Move.defend(2)) == codec.dice + 1
+
+    s = _position(g3, Phase.FORTIFY)
+    c = g3.map.id_of("Northwest Territory")
+    s.owner[[a, b, c]] = 0
+    s.armies[a], s.armies[b], s.armies[c] = 5, 1, 1
+    assert _play(codec, s, Move.fortify(a, b, 3)) == Move.fortify(a, b, 3)
+    # once a pair is chosen only an amount is accepted: a different plan moves the least
+    s = _position(g3, Phase.FORTIFY)
+    s.owner[[a, b, c]] = 0
+    s.armies[a], s.armies[b], s.armies[c] = 5, 1, 1
+    codec.step(s, a)
+    codec.step(s, b)
+    assert move_to_action(codec, s, Move.fortify(a, c, 2)) == amount_action(codec, 1, 4, 1)
+    assert move_to_action(codec, s, Move.end_turn()) == amount_action(codec, 1, 4, 1)
+    # with only a source chosen, ending the turn cancels first
+    s.sel_dst = -1
+    assert move_to_action(codec, s, Move.end_turn()) == codec.end
+
+
+def test_move_in_wrong_phase_raises(g3: Game) -> None:
+    codec = ActionCodec(g3)
+    s = _position(g3, Phase.FORTIFY)
+    with pytest.raises(RiskError, match="cannot be played in the fortify phase"):
+        move_to_action(codec, s, Move.attack(0, 1, 1))
+
+
+# ---------------------------------------------------------------------- GameView
+
+
+def test_game_view_is_read_only_and_shows_own_hand() -> None:
+    env = risk_env.env(num_players=3, setup="random")
+    env.reset(seed=4)
+    raw = env.unwrapped
+    s = raw.game_state
+    s.hands[0] = [1, 5, 43]
+    s.hands[1] = [2]
+    v = GameView.from_env(env, "player_0")
+    assert v.seat == 0 and v.hand == (1, 5, 43) and v.card_counts == (3, 1, 0)
+    assert v.hand_symbols == tuple(raw.game.card_symbol[c] for c in (1, 5, 43))
+    with pytest.raises(ValueError):
+        v.owner[0] = 2
+    with pytest.raises(ValueError):
+        v.armies[:] = 0
+    assert np.array_equal(v.armies, s.armies) and v.armies.dtype == np.int32
+    assert v.income(1) == raw.game.income(s, 1)
+    assert np.array_equal(v.mask(), raw.codec.mask(s))
+    assert v.copy_state() is not s and v.copy_state() == s
+    with pytest.raises(RiskError, match="unknown agent"):
+        GameView.from_env(env, "player_9")
+    with pytest.raises(RiskError, match="seat must be"):
+        GameView(raw.game, s, 3)
+
+
+def test_scripted_agent_without_view_explains() -> None:
+    env = risk_env.raw_env(num_players=2, setup="random")
+    env.reset(seed=0)
+    obs, *_ , info = env.last()
+    with pytest.raises(RiskError, match="info\\['view'\\]"):
+        BalancedAgent(seed=0).act(obs, info)
+    # what risk_env.sb3_env gives its opponents (game, state, seat) is enough
+    raw = env.unwrapped
+    seat = raw.agent_name_mapping[env.agent_selection]
+    a = BalancedAgent(seed=0).act(obs, {**info, "game": raw.game, "state": raw.game_state, "seat": seat})
+    assert obs["action_mask"][a] == 1
+
+
+# ---------------------------------------------------------------------- baselines in games
+
+
+class _Checked:
+    """Wraps an agent: records its actions and checks each against the mask."""
+
+    def __init__(self, agent):  # type: ignore[no-untyped-def]
+        self.agent = agent
+        self.name = agent.name
+        self.actions: list[int] = []
+
+    def reset(self, seed=None):  # type: ignore[no-untyped-def]
+        self.agent.reset(seed)
+        self.actions = []
+
+    def act(self, observation, info=None):  # type: ignore[no-untyped-def]
+        a = self.agent.act(observation, info)
+        assert isinstance(a, int)
+        assert observation["action_mask"][a] == 1, f"{self.name} chose illegal action {a}"
+        self.actions.append(a)
+        return a
+
+
+RULE_VARIANTS = [
+    pytest.param(dict(num_players=2, turn_limit=60), id="2p-deal-neutral"),
+    pytest.param(dict(num_players=3, turn_limit=40), id="3p-claim"),
+    pytest.param(dict(num_players=4, setup="random", defender_dice="choose", fortify="connected", turn_limit=60), id="4p-choose-connected"),
+    pytest.param(dict(num_players=5, setup="deal", card_trade="fixed_by_symbol", territory_bonus="once_per_trade",
+                      elimination_trade_at=5, turn_limit=60), id="5p-fixed-cards"),
+    pytest.param(dict(num_players=3, map="small", card_trade="no_cards", turn_limit=60), id="3p-small-nocards"),
+]
+
+
+@pytest.mark.parametrize("rules", RULE_VARIANTS)
+def test_heuristics_play_only_legal_actions(rules: dict) -> None:
+    rules = dict(rules)
+    n = rules.pop("num_players")
+    env = risk_env.raw_env(num_players=n, **rules)  # strict: an illegal id would raise
+    pool = ["aggressive", "continent", "balanced", "random"]
+    agents = {f"player_{i}": _Checked(load_agent(pool[i % 4])) for i in range(n)}
+    r = play_game(env, agents, seed=5, agent_seeds={a: i for i, a in enumerate(agents)})
+    assert r["steps"] > 0
+    for name in HEURISTICS:
+        played = [ag for ag in agents.values() if ag.name == name]
+        assert all(ag.actions for ag in played)
+
+
+def _trajectory(names: list[str], agent_seed: int, game_seed: int = 3) -> tuple[list[list[int]], dict]:
+    env = risk_env.raw_env(num_players=len(names), preset="fast", turn_limit=80)
+    agents = {f"player_{i}": _Checked(load_agent(n)) for i, n in enumerate(names)}
+    r = play_game(env, agents, seed=game_seed, agent_seeds={a: agent_seed + i for i, a in enumerate(agents)})
+    return [ag.actions for ag in agents.values()], r
+
+
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_heuristics_are_deterministic_given_seeds(name: str) -> None:
+    a1, r1 = _trajectory([name, "balanced", "random"], agent_seed=7)
+    a2, r2 = _trajectory([name, "balanced", "random"], agent_seed=7)
+    assert a1 == a2 and r1 == r2
+    # the random agent's seed changes its play (and so the game)
+    a3, _ = _trajectory([name, "balanced", "random"], agent_seed=8)
+    assert a3[2] != a1[2]
+
+
+def test_heuristic_reset_clears_plan_and_reseeds() -> None:
+    agent = ContinentAgent(seed=1)
+    r1 = agent.rng.random()
+    agent._plan = Move.end_turn()
+    agent.reset(1)
+    assert agent._plan is None and agent.rng.random() == r1
+
+
+def test_a_heuristic_game_is_fast() -> None:
+    import time
+
+    env = risk_env.raw_env(num_players=4, preset="fast")
+    agents = {f"player_{i}": load_agent(n) for i, n in enumerate(["aggressive", "continent", "balanced", "random"])}
+    t0 = time.perf_counter()
+    r = play_game(env, agents, seed=0, agent_seeds={a: i for i, a in enumerate(agents)})
+    assert r["winner"] >= 0
+    assert time.perf_counter() - t0 < 10.0  # typically about 1 s on one core
+
+
+def test_win_probabilities_match_exact_odds() -> None:
+    a = np.array([1, 3, 10, 25])
+    d = np.array([1, 2, 10, 30])
+    np.testing.assert_allclose(win_probabilities(a, d), [win_probability(int(x), int(y)) for x, y in zip(a, d)], rtol=1e-12)
+    assert win_probabilities(np.array(0), np.array(3)) == 0.0
+    big = win_probabilities(np.array([300, 150]), np.array([100, 150]))  # beyond the table: scaled
+    assert big[0] > 0.99 and big[1] == pytest.approx(win_probability(100, 100))
+
+
+# ---------------------------------------------------------------------- loading
+
+
+def test_load_agent_names_and_labels() -> None:
+    for name, cls in BASELINES.items():
+        agent = load_agent(name, seed=0)
+        assert isinstance(agent, cls) and agent.name == name == agent_label(name)
+    assert isinstance(load_agent("Balanced"), BalancedAgent)
+    assert isinstance(load_agent("risk_env.agents.aggressive:AggressiveAgent", seed=3), AggressiveAgent)
+    agent = RandomAgent(seed=0)
+    assert load_agent(agent) is agent
+    with pytest.raises(RiskError, match="unknown agent 'nobody'"):
+        load_agent("nobody")
+    with pytest.raises(RiskError, match="cannot import module"):
+        load_agent("no_such_module_xyz:f")
+    with pytest.raises(RiskError, match="has no attribute"):
+        load_agent("risk_env.agents:Nope")
+    with pytest.raises(RiskError, match="no saved model"):
+        load_agent("missing/model.zip")
+
+
+def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "my_policy_mod.py").write_text(textwrap.dedent("""
+        import numpy as np
+        calls = []
+        def first_legal(observation, info):
+            calls.append(1)
+            return int(np.flatnonzero(observation["action_mask"])[0])
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    agent = load_agent("my_policy_mod:first_legal")
+    assert isinstance(agent, CallableAgent) and agent.name == "first_legal" == agent_label("my_policy_mod:first_legal")
+    env = risk_env.raw_env(num_players=2, preset="fast", turn_limit=5)
+    r = play_game(env, {"player_0": agent, "player_1": RandomAgent(0)}, seed=0)
+    assert sys.modules["my_policy_mod"].calls and r["turns"] >= 1
+    wrapped = CallableAgent(lambda obs, info: 0, name="zero")
+    assert wrapped.act({}, None) == 0 and wrapped.name == "zero"
+    with pytest.raises(RiskError):
+        CallableAgent(3)  # type: ignore[arg-type]

@@ -1,0 +1,243 @@
+"""Evaluation: Wilson intervals, seat rotation and seeds, draws, outputs, the CLI, the
+baselines' strength against Random, and a trained SB3 checkpoint end to end."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from risk_env import Game, Phase, RulesConfig
+from risk_env.actions import ActionCodec
+from risk_env.agents import HEURISTICS, MaskablePPOAgent, load_agent
+from risk_env.errors import ConfigError, RiskError
+from risk_env.evaluation import evaluate, main, round_robin, round_robin_table, wilson_interval
+from risk_env.observation import ObservationEncoder
+
+Z = NormalDist().inv_cdf(0.975)
+
+
+# ---------------------------------------------------------------------- Wilson interval
+def test_wilson_interval_known_values() -> None:
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(Z**2 / (10 + Z**2), rel=1e-12)  # closed form at k = 0
+    lo, hi = wilson_interval(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(10 / (10 + Z**2), rel=1e-12)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("k,n", [(8, 10), (50, 100), (3, 40), (199, 200)])
+def test_wilson_bounds_solve_the_score_equation(k: int, n: int) -> None:
+    # The Wilson bounds are the two p with |phat - p| = z sqrt(p (1 - p) / n).
+    phat = k / n
+    lo, hi = wilson_interval(k, n)
+    for p in (lo, hi):
+        assert abs(phat - p) == pytest.approx(Z * math.sqrt(p * (1 - p) / n), abs=1e-12)
+    lo2, hi2 = wilson_interval(n - k, n)  # symmetric in successes and failures
+    assert lo == pytest.approx(1 - hi2) and hi == pytest.approx(1 - lo2)
+    assert lo < phat < hi
+
+
+def test_wilson_rejects_bad_counts() -> None:
+    with pytest.raises(RiskError):
+        wilson_interval(5, 3)
+    with pytest.raises(RiskError):
+        wilson_interval(1, 3, confidence=1.5)
+
+
+# ---------------------------------------------------------------------- schedule, draws, outputs
+def test_seats_rotate_and_seeds_are_recorded_and_reproducible() -> None:
+    kw = dict(num_games=6, rules="fast", turn_limit=40, seed=3, workers=1, progress=False)
+    r = evaluate(["aggressive", "random", "continent"], **kw)
+    assert [g.seats for g in r.games[:3]] == [
+        ["aggressive", "random", "continent"],
+        ["random", "continent", "aggressive"],
+        ["continent", "aggressive", "random"],
+    ]
+    # one game seed per rotation block; agents re-seeded per game
+    assert len({g.seed for g in r.games[:3]}) == 1 and r.games[3].seed != r.games[0].seed
+    assert len({tuple(g.agent_seeds) for g in r.games}) == 6
+    again = evaluate(["aggressive", "random", "continent"], **kw)
+    assert [(g.winner, g.turns, g.steps, g.elimination_order) for g in r.games] == [
+        (g.winner, g.turns, g.steps, g.elimination_order) for g in again.games
+    ]
+    for name in r.entrants:
+        st = r.stats[name]
+        assert st.games == 6 and st.wins + st.draws + st.losses == 6
+        assert sum(st.place_counts) == 6
+    assert sum(r.stats[n].wins for n in r.entrants) == sum(g.winner is not None for g in r.games)
+
+
+def test_process_pool_matches_in_process() -> None:
+    kw = dict(num_games=4, rules="fast", turn_limit=40, seed=1, progress=False)
+    one = evaluate(["balanced", "random"], workers=1, **kw)
+    two = evaluate(["balanced", "random"], workers=2, **kw)
+    assert two.workers == 2
+    assert [(g.seats, g.winner, g.turns, g.steps) for g in one.games] == [(g.seats, g.winner, g.turns, g.steps) for g in two.games]
+
+
+def test_truncated_games_are_draws() -> None:
+    r = evaluate(["random", "random"], num_games=4, rules="fast", turn_limit=2, workers=1, progress=False)
+    assert r.entrants == ["random", "random#2"]
+    assert r.draw_rate == 1.0 and all(g.truncated and g.winner is None for g in r.games)
+    for st in r.stats.values():
+        assert (st.wins, st.draws, st.losses, st.win_rate, st.mean_place) == (0, 4, 0, 0.0, 1.0)
+        assert st.ci_low == 0.0 and st.ci_high == pytest.approx(wilson_interval(0, 4)[1])
+
+
+def _cycler(observation, info):  # type: ignore[no-untyped-def]
+    """Selects the first legal id, and cancels (the last legal id) whenever something is selected."""
+    legal = np.flatnonzero(observation["action_mask"])
+    src, dst, trade = info["view"].selection
+    return int(legal[-1] if src >= 0 and info["view"].phase == Phase.ATTACK else legal[0])
+
+
+def test_a_cycling_policy_is_stopped_and_loses() -> None:
+    r = evaluate([_cycler, "random"], num_games=2, rules="fast", turn_limit=50, workers=1, progress=False, max_turn_steps=200)
+    assert r.entrants == ["_cycler", "random"]
+    for g in r.games:
+        assert g.stalled_by == "_cycler" and g.winner is None and not g.truncated
+        assert g.places == {"_cycler": 2, "random": 1}
+    assert (r.stats["_cycler"].losses, r.stats["random"].draws) == (2, 2)
+    assert r.draw_rate == 1.0
+
+
+def test_bad_arguments_are_rejected() -> None:
+    with pytest.raises(ConfigError, match="one agent per seat"):
+        evaluate(["random", "random"], num_players=3, num_games=1, workers=1, progress=False)
+    with pytest.raises(ConfigError, match="num_games"):
+        evaluate(["random", "random"], num_games=0)
+    with pytest.raises(ConfigError, match="unknown rules preset"):
+        evaluate(["random", "random"], num_games=1, rules="nope")
+    with pytest.raises(RiskError, match="unknown agent"):
+        evaluate(["random", "nobody"], num_games=1)
+
+
+def test_outputs_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    r = evaluate(["aggressive", "random"], num_games=4, rules="fast", turn_limit=60, seed=2, workers=1, progress=False,
+                 out_dir=tmp_path)
+    with (tmp_path / "games.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [int(x["index"]) for x in rows] == [0, 1, 2, 3] and rows[0]["seats"] == "aggressive;random"
+    with (tmp_path / "summary.csv").open() as f:
+        summ = {row["name"]: row for row in csv.DictReader(f)}
+    assert float(summ["aggressive"]["win_rate"]) == r.stats["aggressive"].win_rate
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["rules"]["turn_limit"] == 60 and len(data["games"]) == 4 and data["stats"]["random"]["games"] == 4
+    assert (tmp_path / "winrate.png").stat().st_size > 1000
+    assert "| aggressive |" in r.table() and "turns" in r.summary()
+    # ratings: the winner of every game ends rated above the loser
+    if r.stats["aggressive"].wins == 4:
+        assert r.stats["aggressive"].mu > r.stats["random"].mu
+
+
+def test_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "cli"
+    assert main(["continent", "random", "--games", "2", "--rules", "fast", "--turn-limit", "50", "--set", "fortify=connected",
+                 "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| continent |" in text and "fortify=connected" in text and (out / "results.json").exists()
+    assert json.loads((out / "results.json").read_text())["rules"]["fortify"] == "connected"
+    assert main(["random", "nobody", "--games", "1", "--no-progress"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+    assert main(["random", "random", "--games", "1", "--set", "colour=blue", "--no-progress", "--workers", "1"]) == 2
+
+
+def test_round_robin_pairs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    res = round_robin(["random", "aggressive", "balanced"], num_games=2, rules="fast", turn_limit=30, workers=1,
+                      progress=False, out_dir=tmp_path)
+    assert list(res) == [("random", "aggressive"), ("random", "balanced"), ("aggressive", "balanced")]
+    table = round_robin_table(res)
+    assert table.count("\n") == 4 and (tmp_path / "round_robin.md").read_text().strip() == table
+    assert (tmp_path / "random_vs_aggressive" / "summary.csv").exists()
+
+
+# ---------------------------------------------------------------------- baselines beat Random
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_heuristic_beats_random_two_players(name: str) -> None:
+    r = evaluate([name, "random"], num_games=16, rules="fast", turn_limit=150, seed=0, workers=1, progress=False)
+    st = r.stats[name]
+    assert st.ci_low > 0.5, r.summary()
+
+
+def test_balanced_beats_three_randoms_four_players() -> None:
+    r = evaluate(["balanced", "random", "random", "random"], num_games=8, rules="fast", turn_limit=150, seed=0,
+                 workers=1, progress=False)
+    assert r.stats["balanced"].ci_low > 0.5, r.summary()
+
+
+# ---------------------------------------------------------------------- a trained SB3 checkpoint end to end
+class _OneSeatEnv:
+    """Minimal single-agent gymnasium env for the test: the learner is seat 0, seat 1 plays
+    uniformly at random; +1 / -1 at the end, 0 at the turn limit."""
+
+    def __new__(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        import gymnasium
+
+        class OneSeat(gymnasium.Env):
+            def __init__(self) -> None:
+                self.game = Game(RulesConfig.from_preset("fast", num_players=2, turn_limit=20))
+                self.codec = ActionCodec(self.game)
+                self.enc = ObservationEncoder(self.game)
+                self.observation_space = gymnasium.spaces.Box(0.0, np.inf, (self.enc.size,), np.float32)
+                self.action_space = gymnasium.spaces.Discrete(self.codec.n)
+                self.rng = np.random.default_rng(0)
+
+            def _others(self) -> None:
+                s = self.s
+                while s.phase != Phase.GAME_OVER and self.game.to_act(s) != 0:
+                    self.codec.step(s, int(self.rng.choice(np.flatnonzero(self.codec.mask(s)))))
+
+            def reset(self, seed=None, options=None):  # type: ignore[no-untyped-def]
+                super().reset(seed=seed)
+                self.s = self.game.new_game(seed)
+                self._others()
+                return self.enc.encode(self.s, 0), {}
+
+            def step(self, action):  # type: ignore[no-untyped-def]
+                self.codec.step(self.s, int(action))
+                self._others()
+                s = self.s
+                over = s.phase == Phase.GAME_OVER
+                reward = 0.0 if s.winner < 0 else (1.0 if s.winner == 0 else -1.0)
+                return self.enc.encode(s, 0), reward, over and s.winner >= 0, over and s.truncated, {}
+
+            def action_masks(self) -> np.ndarray:
+                return self.codec.mask(self.s).astype(bool)
+
+        return OneSeat()
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory):  # type: ignore[no-untyped-def]
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", _OneSeatEnv(), n_steps=128, batch_size=64, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [32]}, device="cpu")
+    model.learn(total_timesteps=256)
+    path = tmp_path_factory.mktemp("ckpt") / "tiny_ppo.zip"
+    model.save(path)
+    return path
+
+
+def test_sb3_checkpoint_evaluates_end_to_end(tiny_checkpoint, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    agent = load_agent(str(tiny_checkpoint))
+    assert isinstance(agent, MaskablePPOAgent) and agent.name == "tiny_ppo"
+    kw = dict(num_games=2, rules="fast", turn_limit=20, seed=0, workers=1, progress=False, max_turn_steps=300)
+    r = evaluate([str(tiny_checkpoint), "random"], out_dir=tmp_path, **kw)
+    assert r.entrants == ["tiny_ppo", "random"]
+    assert all(g.steps > 0 for g in r.games) and r.stats["tiny_ppo"].games == 2
+    assert (tmp_path / "results.json").exists()
+    # deterministic policy: the same evaluation again gives the same games
+    again = evaluate([str(tiny_checkpoint), "random"], **kw)
+    assert [(g.turns, g.steps, g.stalled_by) for g in r.games] == [(g.turns, g.steps, g.stalled_by) for g in again.games]
+    # a policy trained for 2 players refuses a 3-player game with a clear message
+    with pytest.raises(RiskError, match="trained for another map or number of players"):
+        evaluate([str(tiny_checkpoint), "random", "random"], num_games=1, rules="fast", turn_limit=5, workers=1, progress=False)

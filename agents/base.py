@@ -145,9 +145,11 @@ def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
       closest to ``move.count`` (:func:`amount_action`), so the count played
       may differ from ``move.count`` when the range is wider than the 10 levels;
     * trades: the id of ``move``'s set composition
-      (:func:`risk_env.cards.composition_of`); the codec picks the actual cards
-      (cards showing an owned territory first), then the bonus territory is
-      ``move.bonus`` when it is a candidate, else the first candidate.
+      (:func:`risk_env.cards.composition_of`); when the codec then asks for the
+      +2 bonus territory, ``move.bonus`` if it is an option
+      (:meth:`ActionCodec.bonus_options`), else the first option. The codec
+      picks the other cards itself, so the traded cards may differ from
+      ``move.cards`` (same composition, same value).
 
     Args:
         codec: the game's :class:`~risk_env.actions.ActionCodec`.
@@ -171,7 +173,7 @@ def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
         return int(move.src)
     if ph == Phase.REINFORCE and k in (MoveKind.TRADE, MoveKind.PLACE):
         if s.sel_trade >= 0:
-            cands = g.bonus_candidates(s, codec.pick_cards(s, s.sel_trade) or ())
+            cands = codec.bonus_options(s, s.sel_trade)
             if k == MoveKind.TRADE and move.bonus in cands:
                 return int(move.bonus)
             return int(cands[0])

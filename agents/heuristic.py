@@ -262,33 +262,30 @@ class HeuristicAgent(ScriptedAgent):
 
     # ------------------------------------------------------------------ cards
     def best_trade(self, sit: Situation) -> "Move | None":
-        """The most valuable set in hand (value, +2 if a card shows an owned territory,
-        fewer wilds used), with the bonus on the most threatened candidate; None if no set."""
+        """The most valuable set in hand (value, +2 if the +2 bonus is on offer for it, fewer
+        wilds used), with the bonus on the most threatened option; None if no set. The cards are
+        the ones the action codec would trade (:meth:`ActionCodec.pick_cards`)."""
         view = sit.view
         game = view.game
+        codec = view.codec
+        s = view.state
         hand = view.hand
         if len(hand) < 3:
             return None
         sym = game.card_symbol
-        T = game.T
-        bonus_ok = not (game.config.territory_bonus == "once_per_turn" and view.state.bonus_used)
+        comps = sorted({composition_of([sym[c] for c in trio]) for trio in itertools.combinations(hand, 3)} - {-1})
         best, best_score = None, -1.0
-        seen: set[tuple[int, ...]] = set()
-        for trio in itertools.combinations(hand, 3):
-            comp = composition_of([sym[c] for c in trio])
-            if comp < 0:
+        for comp in comps:
+            opts = codec.bonus_options(s, comp)
+            bonus = max(opts, key=lambda t: (sit.threat[t] + 5 * sit.frontier[t], -t)) if opts else -1
+            cards = codec.pick_cards(s, comp, bonus)
+            if cards is None:
                 continue
-            cands = [c for c in trio if c < T and sit.mine[c]] if bonus_ok else []
-            key = (comp, bool(cands))
-            if key in seen:
-                continue
-            seen.add(key)
             value = set_value(game.config.card_trade, view.sets_traded, comp)
-            wilds = sum(1 for c in trio if sym[c] == 3)
-            score = value + (2.0 if cands else 0.0) - 0.5 * wilds
+            wilds = sum(1 for c in cards if sym[c] == 3)
+            score = value + (2.0 if opts else 0.0) - 0.5 * wilds
             if score > best_score:
-                bonus = max(cands, key=lambda t: (sit.threat[t] + 5 * sit.frontier[t], -t)) if cands else -1
-                best, best_score = Move.trade(trio, bonus), score
+                best, best_score = Move.trade(cards, bonus), score
         return best
 
     def want_trade(self, sit: Situation, trade: Move) -> bool:

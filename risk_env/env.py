@@ -46,6 +46,12 @@ Illegal actions
     ``OrderEnforcingWrapper`` (fused into one layer,
     :class:`risk_env.wrappers.ClassicWrapper`, with the same behaviour). For strict errors use ``risk_env.raw_env`` (or
     ``env(strict=True)``, which keeps the order-enforcing wrapper only).
+    A value that is not an id at all (out of range, float, str, bool, ``None``
+    for a live agent) raises in every form: ``IllegalActionError`` from
+    ``raw_env``, ``ActionSpaceError`` (also an ``AssertionError``) from
+    ``env()``. ``step``/``observe``/``last``/``state`` before ``reset()``, and
+    ``raw_env.step`` after every agent has left a finished game, raise
+    :class:`~risk_env.errors.ResetNeededError`. See ``docs/reliability.md``.
 
 Termination vs truncation
     Elimination and victory terminate; the turn limit truncates.
@@ -64,7 +70,7 @@ from pettingzoo.utils import wrappers
 from .actions import ActionCodec
 from .config import RulesConfig
 from .engine import Game
-from .errors import ConfigError, IllegalActionError
+from .errors import ConfigError, IllegalActionError, ResetNeededError
 from .observation import ObservationEncoder
 from .render import render_ansi
 from .moves import Move
@@ -183,7 +189,16 @@ class raw_env(AECEnv):
             self._mask = self._zero_mask
             self._info_holder = None
 
+    def _require_game(self, what: str) -> None:
+        if self.game_state is None:
+            raise ResetNeededError(f"no game in progress: call reset() before {what}()")
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._require_game("last")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_game("observe")
         s = self.game_state
         seat = self.agent_name_mapping[agent]
         mask = self._mask if (agent == self.agent_selection and self.game.to_act(s) == seat) else self._zero_mask
@@ -191,6 +206,7 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
+        self._require_game("state")
         s = self.game_state
         seat = max(self.game.to_act(s), 0) if s.phase != Phase.GAME_OVER else s.player
         hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
@@ -201,8 +217,15 @@ class raw_env(AECEnv):
         return np.concatenate([self.encoder.encode(s, seat), hands.ravel()])
 
     def step(self, action: Any) -> None:
+        if self.game_state is None:
+            raise ResetNeededError("no game in progress: call reset() before step()")
+        if not self.agents:
+            raise ResetNeededError("the game is over and every agent has left it: call reset() to start a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                how = "terminated" if self.terminations[agent] else "truncated"
+                raise IllegalActionError(f"{agent} is {how}: step it with None (PettingZoo's dead step), got {action!r}")
             self._was_dead_step(action)
             return
         s = self.game_state

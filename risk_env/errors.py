@@ -3,7 +3,10 @@ that catches ``ValueError`` for bad input keeps working."""
 
 from __future__ import annotations
 
-__all__ = ["RiskError", "IllegalMoveError", "IllegalActionError", "MapError", "ConfigError", "StateError"]
+__all__ = [
+    "RiskError", "IllegalMoveError", "IllegalActionError", "ActionSpaceError", "MapError", "ConfigError", "StateError",
+    "ResetNeededError",
+]
 
 
 class RiskError(ValueError):
@@ -24,6 +27,16 @@ class IllegalActionError(IllegalMoveError):
     """
 
 
+class ActionSpaceError(IllegalActionError, AssertionError):
+    """A value that is not an action id at all (out of range, not an integer,
+    a bool, or ``None`` for an agent that must act), given to the wrapped ``env()``.
+
+    Also an ``AssertionError``, which PettingZoo's ``AssertOutOfBoundsWrapper``
+    raises for the same input, so code written against that convention keeps
+    working. The game state is unchanged when this is raised.
+    """
+
+
 class MapError(RiskError):
     """A map file or map dict that is malformed (the message names the problem)."""
 
@@ -34,3 +47,13 @@ class ConfigError(RiskError):
 
 class StateError(RiskError):
     """A serialized state that is inconsistent with the rules or the map."""
+
+
+class ResetNeededError(RiskError, AssertionError):
+    """An environment used without a game in progress: ``step``, ``observe``,
+    ``last`` or ``state`` before ``reset()``, or ``step`` after every agent has
+    left the finished game.
+
+    Also an ``AssertionError``, which PettingZoo's order-enforcing wrapper raises
+    for a step before reset. Nothing is changed when this is raised.
+    """

@@ -9,10 +9,14 @@ checks for it still works:
 
 * before ``reset()``: reading ``agents``, ``rewards``, ``terminations``,
   ``truncations``, ``infos``, ``agent_selection`` or ``num_agents`` raises
-  ``AttributeError``; ``step``/``observe``/``state``/``render``/``agent_iter``
-  raise PettingZoo's order errors;
-* an action outside ``action_space(agent)`` raises ``AssertionError`` (as
-  ``AssertOutOfBoundsWrapper`` does);
+  ``AttributeError``; ``step``/``observe``/``last``/``state`` raise
+  :class:`~risk_env.errors.ResetNeededError` and ``render``/``agent_iter``
+  PettingZoo's order errors (all ``AssertionError``);
+* an action outside ``action_space(agent)`` (or a bool, or ``None`` for an
+  agent that must act) raises :class:`~risk_env.errors.ActionSpaceError`, an
+  ``AssertionError`` as ``AssertOutOfBoundsWrapper`` raises, and a
+  ``ValueError`` saying which ids are allowed; a non-``None`` action for a
+  terminated or truncated agent raises ``IllegalActionError``;
 * an in-range action the mask forbids ends the game: every agent is terminated
   *and* truncated, the offender gets ``illegal_reward`` (-1), the others 0, and
   PettingZoo's illegal-move warning is logged (as ``TerminateIllegalWrapper`` does).
@@ -25,8 +29,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from .errors import ActionSpaceError, IllegalActionError, ResetNeededError
 
 __all__ = ["ClassicWrapper"]
 
@@ -70,12 +77,22 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise ResetNeededError("no game in progress: call reset() before last()")
         return self.env.last(observe)
+
+    def observe(self, agent: Any) -> Any:
+        if not self._has_reset:
+            raise ResetNeededError("no game in progress: call reset() before observe()")
+        return self.env.observe(agent)
+
+    def state(self) -> Any:
+        if not self._has_reset:
+            raise ResetNeededError("no game in progress: call reset() before state()")
+        return self.env.state()
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
+            raise ResetNeededError("no game in progress: call reset() before step()")
         raw = self.env
         if not raw.agents:
             self._has_updated = True
@@ -84,10 +101,16 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
         if dead:
+            if action is not None:
+                how = "terminated" if raw.terminations[agent] else "truncated"
+                raise IllegalActionError(f"{agent} is {how}: step it with None (PettingZoo's dead step), got {action!r}")
             raw._was_dead_step(action) if self._terminated else raw.step(action)
             return
+        n = raw.codec.n
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+            what = "None (only a terminated or truncated agent steps with None)" if action is None else repr(action)
+            raise ActionSpaceError(f"action is not in action space: {agent} must act with an integer id in 0..{n - 1}, got {what}")
         mask = raw._mask if raw.game.to_act(raw.game_state) == raw.agent_name_mapping[agent] else raw._zero_mask
         if not mask[action]:
             EnvLogger.warn_on_illegal_move()

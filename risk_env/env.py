@@ -80,21 +80,25 @@ from .wrappers import ClassicWrapper
 __all__ = ["raw_env", "env"]
 
 
-def _make_config(num_players: int, preset: "str | None", rules: "RulesConfig | None", overrides: dict[str, Any]) -> RulesConfig:
+def _make_config(num_players: "int | None", preset: "str | None", rules: "RulesConfig | None", overrides: dict[str, Any]) -> RulesConfig:
+    # num_players=None keeps the player count of rules= or of the preset (4 without either)
+    if num_players is not None:
+        overrides = {"num_players": num_players, **overrides}
     if rules is not None:
         if preset is not None:
             raise ConfigError("give either rules= or preset=, not both")
-        return rules.replace(num_players=num_players, **overrides) if (overrides or rules.num_players != num_players) else rules
+        return rules.replace(**overrides) if overrides else rules
     if preset is not None:
-        return RulesConfig.from_preset(preset, num_players=num_players, **overrides)
-    return RulesConfig.from_dict({"num_players": num_players, **overrides})
+        return RulesConfig.from_preset(preset, **overrides)
+    return RulesConfig.from_dict(overrides)
 
 
 class raw_env(AECEnv):
     """The bare AEC environment (strict about illegal actions).
 
     Args:
-        num_players: 2..6.
+        num_players: 2..6; ``None`` (default) keeps the count of ``rules`` or
+            of the preset (``duel`` is 2 players), else 4.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         preset: a rules preset name (:data:`risk_env.config.PRESETS`).
         rules: a :class:`RulesConfig` (alternative to ``preset`` and keywords).
@@ -108,7 +112,7 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        num_players: int = 4,
+        num_players: "int | None" = None,
         render_mode: "str | None" = None,
         preset: "str | None" = None,
         rules: "RulesConfig | None" = None,
@@ -314,7 +318,7 @@ class raw_env(AECEnv):
             self._renderer = None
 
 
-def env(num_players: int = 4, render_mode: "str | None" = None, strict: bool = False, **kwargs: Any) -> AECEnv:
+def env(num_players: "int | None" = None, render_mode: "str | None" = None, strict: bool = False, **kwargs: Any) -> AECEnv:
     """The wrapped environment, as PettingZoo's classic games wrap theirs.
 
     The wrapper is :class:`risk_env.wrappers.ClassicWrapper`: the semantics of

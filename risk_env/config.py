@@ -14,6 +14,7 @@ saying what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -153,6 +154,22 @@ class RulesConfig:
         if preset not in PRESETS:
             raise ConfigError(f"unknown rules preset {preset!r}; presets: {', '.join(PRESETS)}")
         return cls.from_dict({**PRESETS[preset], **overrides})
+
+
+def _reject_unknown_options(init: Any) -> Any:
+    """Make ``RulesConfig(bogus=1)`` raise ConfigError listing the options (not a bare TypeError)."""
+
+    @functools.wraps(init)
+    def __init__(self: RulesConfig, *args: Any, **kwargs: Any) -> None:
+        unknown = sorted(set(kwargs) - set(RulesConfig.options()))
+        if unknown:
+            raise ConfigError(f"unknown rules option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(RulesConfig.options())}")
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
+RulesConfig.__init__ = _reject_unknown_options(RulesConfig.__init__)  # type: ignore[method-assign]
 
 
 PRESETS: dict[str, dict[str, Any]] = {

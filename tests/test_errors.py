@@ -1,0 +1,725 @@
+"""Bad input raises a clear ``risk_env.errors`` exception and changes nothing (issue 7).
+
+Every kind of bad input to the public API is tried: action ids (illegal, out of
+range, negative, float, str, bool, numpy float, ``None`` for a live agent), env
+calls before ``reset`` and after the end, malformed move text, unknown rules
+options and presets, out-of-range player counts and army numbers, broken map
+files, and inconsistent state dicts. Each test checks
+
+* the exception type (a :class:`risk_env.errors.RiskError`, so a ``ValueError``),
+* that the message says what was wrong and what is allowed,
+* that nothing changed: ``state.to_dict()`` before == after; for an env also the
+  observation, the mask, ``agent_selection`` and the reward bookkeeping.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+
+import numpy as np
+import pytest
+
+import risk_env
+from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
+from risk_env.errors import (
+    ActionSpaceError,
+    ConfigError,
+    IllegalActionError,
+    IllegalMoveError,
+    MapError,
+    ResetNeededError,
+    RiskError,
+    StateError,
+)
+from risk_env.map import load_map
+
+SMALL = dict(map="small", turn_limit=30)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def env_snapshot(env) -> tuple:
+    """Everything an agent can see of a (raw or wrapped) env, as comparable plain data."""
+    raw = env.unwrapped
+    agent = env.agent_selection
+    obs = raw.observe(agent)
+    return (
+        json.dumps(raw.game_state.to_dict(), sort_keys=True),
+        agent,
+        list(env.agents),
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        raw.infos[agent]["action_mask"].tobytes(),
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+    )
+
+
+def advance_env(env, rng: np.random.Generator, until, limit: int = 20_000) -> None:
+    """Step random legal ids until ``until(raw_env)`` holds for a live acting agent."""
+    raw = env.unwrapped
+    for _ in range(limit):
+        agent = env.agent_selection
+        if not (raw.terminations[agent] or raw.truncations[agent]) and until(raw):
+            return
+        if raw.terminations[agent] or raw.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(raw.infos[agent]["action_mask"]))))
+    raise AssertionError("position not reached")
+
+
+def advance_state(game: Game, codec: ActionCodec, s, rng: np.random.Generator, until, limit: int = 20_000) -> None:
+    """Step random legal ids on an engine state until ``until(s)``."""
+    for _ in range(limit):
+        if until(s):
+            return
+        codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s)))))
+    raise AssertionError("position not reached")
+
+
+def state_json(s) -> str:
+    return json.dumps(s.to_dict(), sort_keys=True)
+
+
+def raises_unchanged(s, exc_type, call, *fragments: str) -> str:
+    """Run ``call()``, expect ``exc_type`` with every fragment in the message, and ``s`` unchanged."""
+    before = state_json(s)
+    with pytest.raises(exc_type) as info:
+        call()
+    msg = str(info.value)
+    for f in fragments:
+        assert f in msg, f"{f!r} not in {msg!r}"
+    assert isinstance(info.value, RiskError) and isinstance(info.value, ValueError)
+    assert state_json(s) == before
+    return msg
+
+
+# ---------------------------------------------------------------- action ids in the env
+
+BAD_IDS = [
+    (70, "out of range"),
+    (10**6, "out of range"),
+    (-1, "out of range"),
+    (2**63, "out of range"),
+    (1.0, "integer id"),
+    (np.float32(2.0), "integer id"),
+    (np.float64(3.0), "integer id"),
+    ("3", "integer id"),
+    (True, "integer id"),
+    (np.bool_(False), "integer id"),
+    ([3], "integer id"),
+]
+
+
+@pytest.mark.parametrize("make", ["raw", "strict"])
+@pytest.mark.parametrize("action,fragment", BAD_IDS, ids=[repr(a) for a, _ in BAD_IDS])
+def test_strict_env_rejects_non_ids(make, action, fragment):
+    env = risk_env.raw_env(num_players=3) if make == "raw" else risk_env.env(num_players=3, strict=True)
+    env.reset(seed=1)
+    advance_env(env, np.random.default_rng(0), lambda r: r.game_state.phase == Phase.ATTACK)
+    before = env_snapshot(env)
+    with pytest.raises(IllegalActionError) as info:
+        env.step(action)
+    msg = str(info.value)
+    assert fragment in msg and "0..69" in msg, msg  # classic map: N = 42 + 28 = 70 ids
+    assert env_snapshot(env) == before
+
+
+@pytest.mark.parametrize("action", [a for a, _ in BAD_IDS] + [None], ids=[repr(a) for a, _ in BAD_IDS] + ["None"])
+def test_wrapped_env_rejects_values_outside_the_action_space(action):
+    """The wrapped env raises ActionSpaceError: an IllegalActionError (ValueError) and, as
+    PettingZoo's AssertOutOfBoundsWrapper does, an AssertionError. The game goes on."""
+    env = risk_env.env(num_players=3)
+    env.reset(seed=2)
+    advance_env(env, np.random.default_rng(1), lambda r: r.game_state.phase == Phase.FORTIFY)
+    before = env_snapshot(env)
+    with pytest.raises(ActionSpaceError) as info:
+        env.step(action)
+    assert isinstance(info.value, AssertionError) and isinstance(info.value, IllegalActionError)
+    msg = str(info.value)
+    assert "0..69" in msg and env.agent_selection in msg, msg
+    if action is None:
+        assert "None" in msg
+    assert env_snapshot(env) == before
+    # still playable: a legal id is accepted
+    env.step(int(np.flatnonzero(env.unwrapped.infos[env.agent_selection]["action_mask"])[0]))
+
+
+def test_none_for_a_live_agent_in_the_strict_env():
+    env = risk_env.raw_env(num_players=4, setup="random")
+    env.reset(seed=3)
+    before = env_snapshot(env)
+    msg = raises_unchanged(env.game_state, IllegalActionError, lambda: env.step(None), "must act", "not None", "0..69")
+    assert env.agent_selection in msg
+    assert env_snapshot(env) == before
+
+
+@pytest.mark.parametrize("phase", [Phase.CLAIM, Phase.REINFORCE, Phase.ATTACK, Phase.FORTIFY, Phase.OCCUPY, Phase.DEFEND])
+def test_illegal_id_strict_names_the_legal_ids(phase):
+    env = risk_env.raw_env(num_players=3, setup="claim", defender_dice="choose")
+    env.reset(seed=4)
+    advance_env(env, np.random.default_rng(2), lambda r: r.game_state.phase == phase)
+    mask = env.unwrapped.infos[env.agent_selection]["action_mask"]
+    illegal = np.flatnonzero(mask == 0)
+    before = env_snapshot(env)
+    for a in (int(illegal[0]), int(illegal[-1]), np.int64(illegal[len(illegal) // 2])):
+        with pytest.raises(IllegalActionError) as info:
+            env.step(a)
+        msg = str(info.value)
+        assert f"action {int(a)}" in msg and "Legal ids:" in msg and "illegal" in msg, msg
+        assert phase.name.lower() in msg
+        assert env_snapshot(env) == before
+
+
+def test_illegal_id_wrapped_follows_pettingzoo_convention(caplog):
+    """env(): an in-range id the mask forbids ends the game (PettingZoo's
+    TerminateIllegalWrapper): the offender gets -1, the others 0, every agent is
+    terminated and truncated, and the board is untouched."""
+    env = risk_env.env(num_players=3, setup="random")
+    env.reset(seed=5)
+    advance_env(env, np.random.default_rng(3), lambda r: r.game_state.phase == Phase.ATTACK)
+    offender = env.agent_selection
+    board = state_json(env.unwrapped.game_state)
+    illegal = int(np.flatnonzero(env.unwrapped.infos[offender]["action_mask"] == 0)[0])
+    with caplog.at_level(logging.WARNING):
+        env.step(illegal)
+    assert state_json(env.unwrapped.game_state) == board
+    got = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        assert term and trunc
+        got[agent] = reward
+        with pytest.raises(IllegalActionError, match="step it with None"):
+            env.step(0)  # a done agent only steps with None
+        env.step(None)
+    assert got == {a: (-1.0 if a == offender else 0.0) for a in env.possible_agents}
+    assert env.agents == []
+
+
+# ---------------------------------------------------------------- reset order and the end of a game
+
+
+@pytest.mark.parametrize("make", ["raw", "wrapped"])
+def test_calls_before_reset(make):
+    env = risk_env.raw_env(num_players=2) if make == "raw" else risk_env.env(num_players=2)
+    for call, name in (
+        (lambda: env.step(0), "step"),
+        (lambda: env.step(None), "step"),
+        (lambda: env.observe("player_0"), "observe"),
+        (lambda: env.last(), "last"),
+        (lambda: env.state(), "state"),
+    ):
+        with pytest.raises(ResetNeededError) as info:
+            call()
+        assert isinstance(info.value, ValueError) and isinstance(info.value, AssertionError)
+        assert f"call reset() before {name}()" in str(info.value)
+    assert env.unwrapped.game_state is None
+    env.reset(seed=0)  # and it still works afterwards
+    assert env.unwrapped.game_state.phase == Phase.SETUP_PLACE  # 2 players: the cards are dealt (RULES.md §7)
+
+
+def test_strict_wrapper_before_reset_keeps_pettingzoo_assertion():
+    """env(strict=True) is PettingZoo's plain OrderEnforcingWrapper: before reset it raises
+    its AssertionError (documented in docs/reliability.md)."""
+    env = risk_env.env(num_players=2, strict=True)
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+
+
+def _finish(env, seed: int) -> None:
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_step_after_the_end_raw():
+    env = risk_env.raw_env(num_players=3, setup="random", **SMALL)
+    _finish(env, 6)
+    s = env.game_state
+    assert s.phase == Phase.GAME_OVER and env.agents == []
+    for action in (0, None, 5):
+        raises_unchanged(s, ResetNeededError, lambda: env.step(action), "game is over", "reset()")
+    env.reset(seed=6)
+    assert env.agents == env.possible_agents
+
+
+def test_dead_agent_must_step_with_none_raw():
+    env = risk_env.raw_env(num_players=2, setup="random", map="small", turn_limit=1)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    while not any(env.truncations.values()):
+        env.step(int(rng.choice(np.flatnonzero(env.infos[env.agent_selection]["action_mask"]))))
+    before = env_snapshot(env)
+    msg = raises_unchanged(env.game_state, IllegalActionError, lambda: env.step(3), "truncated", "step it with None")
+    assert env.agent_selection in msg
+    assert env_snapshot(env) == before
+
+
+def test_step_after_the_end_wrapped_warns_and_changes_nothing(caplog):
+    """env() keeps PettingZoo's convention for a step after every agent is done: a warning, no change."""
+    env = risk_env.env(num_players=2, setup="random", **SMALL)
+    _finish(env, 8)
+    board = state_json(env.unwrapped.game_state)
+    with caplog.at_level(logging.WARNING):
+        env.step(0)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+    assert state_json(env.unwrapped.game_state) == board and env.agents == []
+
+
+def test_engine_refuses_moves_after_the_end():
+    game = Game(RulesConfig(num_players=2, setup="random", **SMALL))
+    codec = ActionCodec(game)
+    s = game.new_game(9)
+    advance_state(game, codec, s, np.random.default_rng(9), lambda s: s.phase == Phase.GAME_OVER)
+    raises_unchanged(s, IllegalActionError, lambda: codec.step(s, 0), "game is over")
+    raises_unchanged(s, IllegalMoveError, lambda: game.apply(s, Move.end_turn()), "the game is over", "Allowed now: nothing")
+    assert game.legal_moves(s) == [] and not codec.mask(s).any()
+
+
+# ---------------------------------------------------------------- moves in the engine
+
+
+@pytest.fixture(scope="module")
+def classic3() -> Game:
+    return Game(RulesConfig(num_players=3, setup="random"))
+
+
+def test_illegal_moves_say_why_and_what_is_allowed(classic3):
+    g = classic3
+    s = g.new_game(10)
+    p = s.player
+    mine = int(np.flatnonzero(s.owner == p)[0])
+    theirs = int(np.flatnonzero(s.owner != p)[0])
+    cases = [
+        (Move.place(theirs, 1), "is not yours", "Allowed now: 'trade"),
+        (Move.place(mine, 0), f"place 1..{s.to_place}", "reinforce phase"),
+        (Move.place(mine, s.to_place + 1), f"you have {s.to_place} armies to place", "Allowed now"),
+        (Move.place(mine, -3), f"place 1..{s.to_place}", "Allowed now"),
+        (Move.place(99, 1), "territory id 99 is not in 0..41", "Allowed now"),
+        (Move.place(-1, 1), "territory id -1 is not in 0..41", "Allowed now"),
+        (Move.end_attack(), "not attacking", "reinforce phase"),
+        (Move.attack(mine, theirs, 1), "attacks happen only in the attack phase", "Allowed now"),
+        (Move.occupy(3), "no conquest awaits an occupation", "Allowed now"),
+        (Move.defend(1), "no attack awaits a defence", "Allowed now"),
+        (Move.claim(mine), "claims happen only in the claim phase", "Allowed now"),
+        (Move.trade((0, 1, 2)), "a trade names three different cards from your hand (no cards)", "Allowed now"),
+        (Move.end_turn(), "the turn ends from the fortify phase", "Allowed now"),
+        ("place Alaska 3", "expected a Move, got str", ""),
+    ]
+    for move, why, allowed in cases:
+        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, move), why, allowed)
+        assert not g.is_legal(s, move) if isinstance(move, Move) else True
+
+
+def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
+    g = classic3
+    codec = ActionCodec(g)
+    rng = np.random.default_rng(11)
+    s = g.new_game(11)
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.ATTACK and s.sel_src < 0 and codec.mask(s)[: g.T].any())
+    a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
+    b = g.attack_targets(s, a)[0]
+    most = min(3, int(s.armies[a]) - 1)
+    for dice in (0, most + 1, 4, -1):
+        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.attack(a, b, dice)), f"roll 1..{most} dice")
+    raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.attack(a, a, 1)), "is yours" if g.adjacency[a, a] else "do not share a border")
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY)
+    lo, hi = g.occupy_range(s)
+    for n in (lo - 1, hi + 1, 0, -5):
+        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.occupy(n)), f"move {lo}..{hi} armies into")
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.FORTIFY and s.sel_src < 0 and codec.mask(s)[: g.T].any())
+    a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
+    b = int(np.flatnonzero(g.fortify_reach(s, a))[0])
+    most = int(s.armies[a]) - 1
+    for n in (0, most + 1, -1):
+        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.fortify(a, b, n)), f"move 1..{most} armies (one must stay)")
+
+
+MALFORMED = [
+    ("", "it must start with one of claim, place"),
+    ("fly Alaska", "it must start with one of claim, place"),
+    ("place Atlantis 3", "unknown territory 'Atlantis'"),
+    ("place Alaska three", "armies must be a whole number, got 'three'"),
+    ("attack Alaska Kamchatka dice=3", "expected '<territory>-><territory>'"),
+    ("attack Alaska->Kamchatka dice=x", "dice must be a whole number"),
+    ("blitz Alaska->Kamchatka dice=2", "blitz takes no dice count"),
+    ("defend 2", "write 'defend dice=1' or 'defend dice=2'"),
+    ("trade Alaska, Peru", "a trade names 3 cards, got 2"),
+    ("trade Alaska, Peru, Wild 9", "this map has 2 wild cards"),
+    ("trade Alaska, Peru, Wild x", "write 'Wild 1'..'Wild 2'"),
+    ("occupy", "armies must be a whole number"),
+    ("end game", "it must start with one of"),
+    ("fortify Alaska->Alberta", "expected '<territory>-><territory>'"),
+    ("claim Alsaka", "did you mean Alaska"),
+]
+
+
+@pytest.mark.parametrize("text,fragment", MALFORMED)
+def test_malformed_move_text(classic3, text, fragment):
+    s = classic3.new_game(12)
+    msg = raises_unchanged(s, IllegalMoveError, lambda: classic3.parse_move(s, text), f"cannot read move {text!r}", fragment)
+    assert msg
+
+
+@pytest.mark.parametrize("text", [None, 3, b"claim Alaska", ["claim", "Alaska"]])
+def test_move_text_must_be_a_str(classic3, text):
+    s = classic3.new_game(13)
+    raises_unchanged(s, IllegalMoveError, lambda: classic3.parse_move(s, text), "a move text must be a str")
+
+
+# ---------------------------------------------------------------- rules options, presets, numbers
+
+ALLOWED_OPTIONS = "allowed: num_players, map, setup, two_player"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RulesConfig(bogus=1),
+        lambda: RulesConfig.from_dict({"num_players": 3, "fortfy": "connected"}),
+        lambda: RulesConfig().replace(turnlimit=5),
+        lambda: RulesConfig.from_preset("fast", dice="max"),
+        lambda: Game(num_players=3, colour="red"),
+        lambda: risk_env.env(num_players=3, bogus=1),
+        lambda: risk_env.raw_env(setup="random", turnlimit=9),
+    ],
+)
+def test_unknown_rules_option(make):
+    with pytest.raises(ConfigError) as info:
+        make()
+    assert "unknown rules option(s)" in str(info.value) and ALLOWED_OPTIONS in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RulesConfig.from_preset("blitzkrieg"),
+        lambda: risk_env.env(preset="blitzkrieg"),
+        lambda: risk_env.raw_env(num_players=2, preset="Classic"),
+    ],
+)
+def test_unknown_preset(make):
+    with pytest.raises(ConfigError) as info:
+        make()
+    assert "unknown rules preset" in str(info.value)
+    assert "presets: classic, fast, tournament, expert, duel" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "kw,fragment",
+    [
+        ({"setup": "draft"}, "setup='draft' is not allowed; choose one of: claim, deal, random"),
+        ({"card_trade": "none"}, "choose one of: escalating, escalating_reset"),
+        ({"defender_dice": 2}, "defender_dice=2 is not allowed; choose one of: max, choose"),
+        ({"fortify": None}, "choose one of: adjacent, connected"),
+        ({"truncation_reward": "win"}, "choose one of: draw, rank"),
+        ({"two_player": "bot"}, "choose one of: neutral, none"),
+        ({"territory_bonus": "always"}, "choose one of: once_per_turn, once_per_trade"),
+        ({"map": ""}, "map must be a map name or a path to a map file"),
+    ],
+)
+def test_unknown_option_values(kw, fragment):
+    with pytest.raises(ConfigError) as info:
+        RulesConfig(**kw)
+    assert fragment in str(info.value)
+    with pytest.raises(ConfigError):
+        risk_env.env(num_players=3, **kw)
+
+
+@pytest.mark.parametrize(
+    "kw,fragment",
+    [
+        ({"num_players": 1}, "num_players must be an integer from 2 to 6, got 1"),
+        ({"num_players": 7}, "num_players must be an integer from 2 to 6, got 7"),
+        ({"num_players": 0}, "from 2 to 6, got 0"),
+        ({"num_players": -3}, "from 2 to 6, got -3"),
+        ({"num_players": 3.0}, "from 2 to 6, got 3.0"),
+        ({"num_players": "4"}, "from 2 to 6, got '4'"),
+        ({"num_players": True}, "from 2 to 6, got True"),
+        ({"starting_armies": 0}, "starting_armies must be an integer from 1 to 10000, got 0"),
+        ({"starting_armies": -10}, "from 1 to 10000, got -10"),
+        ({"starting_armies": 10_001}, "from 1 to 10000, got 10001"),
+        ({"starting_armies": 20.5}, "from 1 to 10000, got 20.5"),
+        ({"elimination_trade_at": 4}, "elimination_trade_at must be an integer from 5 to 100, got 4"),
+        ({"turn_limit": 0}, "turn_limit must be an integer from 1 to 10000000, got 0"),
+        ({"turn_limit": -1}, "from 1 to 10000000, got -1"),
+        ({"turn_limit": "100"}, "got '100'"),
+    ],
+)
+def test_out_of_range_numbers(kw, fragment):
+    for make in (lambda: RulesConfig(**kw), lambda: Game(**kw), lambda: risk_env.env(**kw)):
+        with pytest.raises(ConfigError) as info:
+            make()
+        assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("players", [1, 7, 100])
+def test_out_of_range_player_count_with_a_preset(players):
+    with pytest.raises(ConfigError, match=f"num_players must be an integer from 2 to 6, got {players}"):
+        risk_env.env(num_players=players, preset="fast")
+
+
+def test_too_few_starting_armies_for_the_map():
+    with pytest.raises(ConfigError) as info:
+        Game(num_players=3, starting_armies=10)
+    msg = str(info.value)
+    assert "cannot claim the 42 territories of map 'classic'" in msg and "raise starting_armies to at least 14" in msg
+
+
+def test_rules_and_preset_together():
+    with pytest.raises(ConfigError, match="give either rules= or preset=, not both"):
+        risk_env.env(rules=RulesConfig(), preset="fast")
+
+
+def test_unsupported_render_mode():
+    with pytest.raises(ConfigError, match=r"render_mode='video' is not supported; choose one of \['ansi', 'human', 'rgb_array'\]"):
+        risk_env.raw_env(render_mode="video")
+
+
+def test_preset_and_rules_keep_their_player_count():
+    """A preset's or a RulesConfig's player count is kept unless num_players is given."""
+    assert risk_env.env(preset="duel").unwrapped.rules.num_players == 2
+    assert risk_env.raw_env(rules=RulesConfig(num_players=3)).rules.num_players == 3
+    assert risk_env.raw_env(rules=RulesConfig(num_players=3), num_players=5).rules.num_players == 5
+    assert risk_env.raw_env().rules.num_players == 4
+
+
+# ---------------------------------------------------------------- broken map files
+
+
+def _small_map_dict() -> dict:
+    return load_map("small").to_dict()
+
+
+def _broken(kind: str) -> "tuple[str | dict, str]":
+    d = _small_map_dict()
+    names = [t["name"] for t in d["territories"]]
+    if kind == "missing_key":
+        del d["borders"]
+        return d, "missing key 'borders'"
+    if kind == "unknown_continent":
+        d["territories"][0]["continent"] = "Atlantis"
+        return d, f"territory {names[0]!r} is in unknown continent 'Atlantis' (continents: "
+    if kind == "unknown_border":
+        d["borders"].append([names[0], "Nowhere"])
+        return d, "names unknown territory 'Nowhere'"
+    if kind == "self_border":
+        d["borders"].append([names[1], names[1]])
+        return d, f"joins {names[1]!r} to itself"
+    if kind == "duplicate_border":
+        a, b = d["borders"][0]
+        d["borders"].append([b, a])
+        return d, f"duplicate border {b!r} - {a!r}"
+    if kind == "disconnected":
+        cut = names[-1]
+        d["borders"] = [x for x in d["borders"] if cut not in x]
+        return d, f"the borders do not connect every territory; unreachable from {names[0]!r}: {cut}"
+    if kind == "duplicate_name":
+        d["territories"][1]["name"] = names[0]
+        return d, f"duplicate territory name {names[0]!r}"
+    if kind == "bad_symbol":
+        d["territories"][0]["card"] = "tank"
+        return d, "card symbol 'tank'; allowed: infantry, cavalry, artillery"
+    if kind == "negative_bonus":
+        d["continents"][0]["bonus"] = -2
+        return d, "has a negative bonus -2"
+    if kind == "bad_wilds":
+        d["wild_cards"] = -1
+        return d, "'wild_cards' must be an integer >= 0, got -1"
+    if kind == "wrong_type":
+        d["territories"] = "Alaska"
+        return d, "'territories' must be list, got str"
+    if kind == "not_json":
+        return "{ not json", "is not valid JSON: "
+    if kind == "not_object":
+        return "[1, 2, 3]", "a map must be a JSON object, got list"
+    raise KeyError(kind)
+
+
+MAP_KINDS = [
+    "missing_key", "unknown_continent", "unknown_border", "self_border", "duplicate_border", "disconnected",
+    "duplicate_name", "bad_symbol", "negative_bonus", "bad_wilds", "wrong_type", "not_json", "not_object",
+]
+
+
+@pytest.mark.parametrize("kind", MAP_KINDS)
+def test_broken_map_file(tmp_path, kind):
+    content, fragment = _broken(kind)
+    path = tmp_path / f"{kind}.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    for make in (lambda: load_map(str(path)), lambda: Game(num_players=3, map=str(path)), lambda: risk_env.env(num_players=2, map=str(path))):
+        with pytest.raises(MapError) as info:
+            make()
+        assert fragment in str(info.value), str(info.value)
+
+
+def test_missing_map_file_and_unknown_map_name(tmp_path):
+    with pytest.raises(MapError, match="cannot read map file"):
+        load_map(str(tmp_path / "nope.json"))
+    with pytest.raises(MapError, match=r"unknown map 'atlantis'; shipped maps: classic, small \(or give a path to a \.json file\)"):
+        risk_env.env(map="atlantis")
+
+
+def test_a_valid_copy_of_a_map_file_loads(tmp_path):
+    """The broken-map tests start from a valid file: the unbroken copy loads."""
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(_small_map_dict()), encoding="utf-8")
+    assert Game(num_players=3, map=str(path)).T == 9
+
+
+# ---------------------------------------------------------------- inconsistent state dicts
+
+
+@pytest.fixture(scope="module")
+def midgame() -> tuple[Game, dict]:
+    """A classic 3-player game in its attack phase, cards in hands, deck and discards."""
+    g = Game(RulesConfig(num_players=3, setup="random"))
+    codec = ActionCodec(g)
+    s = g.new_game(14)
+    advance_state(
+        g, codec, s, np.random.default_rng(14),
+        lambda s: s.phase == Phase.ATTACK and s.discard and sum(map(len, s.hands)) >= 2 and s.sel_src < 0,
+    )
+    return g, s.to_dict()
+
+
+def _corrupt(g: Game, d: dict, kind: str) -> "tuple[dict, str]":
+    d = copy.deepcopy(d)
+    T = g.T
+    p = d["player"]
+    mine = next(t for t in range(T) if d["owner"][t] == p)
+    holder = next(i for i, h in enumerate(d["hands"]) if h)
+    if kind == "armies_zero":
+        d["armies"][mine] = 0
+        return d, f"territories with fewer than 1 army: {g.map.name_of(mine)}"
+    if kind == "armies_negative":
+        d["armies"][3] = -4
+        return d, f"territories with fewer than 1 army: {g.map.name_of(3)}"
+    if kind == "armies_overflow":
+        d["armies"][0] = 2**40
+        return d, "malformed state dict: OverflowError"
+    if kind == "card_duplicated":
+        d["deck"].append(d["hands"][holder][0])
+        return d, "cards not accounted for: draw pile + discards + hands must be each of the 44 cards once"
+    if kind == "card_lost":
+        d["discard"].pop()
+        return d, "cards not accounted for"
+    if kind == "unknown_card":
+        d["hands"][holder][0] = 99
+        return d, "must be each of the 44 cards once"
+    if kind == "unknown_owner":
+        d["owner"][5] = 7
+        return d, "an owner is not a seat: owners are 0..2"
+    if kind == "owner_overflow":
+        d["owner"][5] = 300
+        return d, "an owner is not a seat"
+    if kind == "unclaimed_after_setup":
+        d["owner"][5] = -1
+        return d, "unclaimed territories after the claim phase"
+    if kind == "unknown_territory_selected":
+        d["sel_src"] = T + 3
+        return d, f"sel_src={T + 3} is not a territory id in 0..{T - 1}"
+    if kind == "unknown_battle_territory":
+        d["att_dst"] = -7
+        return d, "att_dst=-7 is not a territory id"
+    if kind == "bad_trade_selection":
+        d["sel_trade"] = 40
+        return d, "sel_trade=40 is not a set composition"
+    if kind == "occupy_without_battle":
+        d["phase"] = int(Phase.OCCUPY)
+        d["att_src"] = d["att_dst"] = -1
+        return d, "the occupy phase needs a pending battle"
+    if kind == "unknown_phase":
+        d["phase"] = 42
+        return d, "unknown phase 42"
+    if kind == "player_not_a_seat":
+        d["player"] = 9
+        return d, "player on turn 9 is not a live seat"
+    if kind == "dice_face":
+        d["dice_buf"] = [1, 7, 3]
+        return d, "dice faces must be 1..6"
+    if kind == "owner_too_short":
+        d["owner"] = d["owner"][:-1]
+        return d, "owner and armies must have 42 entries"
+    if kind == "armies_too_long":
+        d["armies"] = d["armies"] + [1]
+        return d, "owner and armies must have 42 entries"
+    if kind == "hands_wrong_count":
+        d["hands"] = d["hands"] + [[]]
+        return d, "alive, hands and order must describe 3 players"
+    if kind == "order_not_permutation":
+        d["order"] = [0, 0, 1]
+        return d, "alive, hands and order must describe 3 players"
+    if kind == "setup_left_wrong_length":
+        d["setup_left"] = [0]
+        return d, "setup_left must hold 4 counts >= 0"
+    if kind == "negative_to_place":
+        d["to_place"] = -2
+        return d, "to_place=-2 must be >= 0"
+    if kind == "dead_player_with_territories":
+        d["alive"][(p + 1) % 3] = False
+        return d, f"player {(p + 1) % 3} is dead but holds some territories"
+    if kind == "bad_rng":
+        d["rng"] = {"bit_generator": "MT19937", "state": {}}
+        return d, "rng must be a PCG64 bit_generator state dict"
+    if kind == "rng_garbage":
+        d["rng"] = {"bit_generator": "PCG64", "state": "zzz"}
+        return d, "malformed state dict"
+    if kind == "field_wrong_type":
+        d["deck"] = "12,13"
+        return d, "state field 'deck' must be a list"
+    if kind == "field_not_a_number":
+        d["turn"] = "three"
+        return d, "malformed state dict: ValueError"
+    if kind == "not_a_dict":
+        return [1, 2, 3], "malformed state dict"  # type: ignore[return-value]
+    if kind.startswith("missing:"):
+        key = kind.partition(":")[2]
+        del d[key]
+        return d, f"malformed state dict: KeyError: {key!r}"
+    raise KeyError(kind)
+
+
+STATE_KINDS = [
+    "armies_zero", "armies_negative", "armies_overflow", "card_duplicated", "card_lost", "unknown_card",
+    "unknown_owner", "owner_overflow", "unclaimed_after_setup", "unknown_territory_selected",
+    "unknown_battle_territory", "bad_trade_selection", "occupy_without_battle", "unknown_phase",
+    "player_not_a_seat", "dice_face", "owner_too_short", "armies_too_long", "hands_wrong_count",
+    "order_not_permutation", "setup_left_wrong_length", "negative_to_place", "dead_player_with_territories",
+    "bad_rng", "rng_garbage", "field_wrong_type", "field_not_a_number", "not_a_dict",
+]
+
+
+@pytest.mark.parametrize("kind", STATE_KINDS)
+def test_inconsistent_state_dict(midgame, kind):
+    g, good = midgame
+    before = json.dumps(good, sort_keys=True)
+    bad, fragment = _corrupt(g, good, kind)
+    bad_before = json.dumps(bad, sort_keys=True)
+    with pytest.raises(StateError) as info:
+        g.state_from_dict(bad)
+    assert fragment in str(info.value), str(info.value)
+    assert json.dumps(bad, sort_keys=True) == bad_before  # the input is not modified
+    assert json.dumps(good, sort_keys=True) == before
+    g.state_from_dict(good)  # the uncorrupted dict still loads
+
+
+def test_every_missing_key_is_named(midgame):
+    g, good = midgame
+    for key in good:
+        bad, fragment = _corrupt(g, good, f"missing:{key}")
+        with pytest.raises(StateError) as info:
+            g.state_from_dict(bad)
+        assert fragment in str(info.value)
+
+
+def test_state_from_dict_round_trip_of_the_fixture(midgame):
+    g, good = midgame
+    assert g.state_from_dict(json.loads(json.dumps(good))).to_dict() == good

@@ -35,7 +35,7 @@ from risk_env.errors import (
 )
 from risk_env.map import load_map
 
-SMALL = dict(map="small", turn_limit=30)
+SMALL = {"map": "small", "turn_limit": 30}
 
 
 # ---------------------------------------------------------------- helpers
@@ -191,7 +191,7 @@ def test_illegal_id_wrapped_follows_pettingzoo_convention(caplog):
     assert state_json(env.unwrapped.game_state) == board
     got = {}
     for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
+        _, reward, term, trunc, _ = env.last()
         assert term and trunc
         got[agent] = reward
         with pytest.raises(IllegalActionError, match="step it with None"):
@@ -234,8 +234,8 @@ def test_strict_wrapper_before_reset_keeps_pettingzoo_assertion():
 def _finish(env, seed: int) -> None:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
@@ -245,7 +245,7 @@ def test_step_after_the_end_raw():
     s = env.game_state
     assert s.phase == Phase.GAME_OVER and env.agents == []
     for action in (0, None, 5):
-        raises_unchanged(s, ResetNeededError, lambda: env.step(action), "game is over", "reset()")
+        raises_unchanged(s, ResetNeededError, lambda a=action: env.step(a), "game is over", "reset()")
     env.reset(seed=6)
     assert env.agents == env.possible_agents
 
@@ -314,7 +314,7 @@ def test_illegal_moves_say_why_and_what_is_allowed(classic3):
         ("place Alaska 3", "expected a Move, got str", ""),
     ]
     for move, why, allowed in cases:
-        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, move), why, allowed)
+        raises_unchanged(s, IllegalMoveError, lambda m=move: g.apply(s, m), why, allowed)
         assert not g.is_legal(s, move) if isinstance(move, Move) else True
 
 
@@ -328,18 +328,18 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
     b = g.attack_targets(s, a)[0]
     most = min(3, int(s.armies[a]) - 1)
     for dice in (0, most + 1, 4, -1):
-        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.attack(a, b, dice)), f"roll 1..{most} dice")
+        raises_unchanged(s, IllegalMoveError, lambda d=dice: g.apply(s, Move.attack(a, b, d)), f"roll 1..{most} dice")
     raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.attack(a, a, 1)), "is yours" if g.adjacency[a, a] else "do not share a border")
     advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY)
     lo, hi = g.occupy_range(s)
     for n in (lo - 1, hi + 1, 0, -5):
-        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.occupy(n)), f"move {lo}..{hi} armies into")
+        raises_unchanged(s, IllegalMoveError, lambda k=n: g.apply(s, Move.occupy(k)), f"move {lo}..{hi} armies into")
     advance_state(g, codec, s, rng, lambda s: s.phase == Phase.FORTIFY and s.sel_src < 0 and codec.mask(s)[: g.T].any())
     a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
     b = int(np.flatnonzero(g.fortify_reach(s, a))[0])
     most = int(s.armies[a]) - 1
     for n in (0, most + 1, -1):
-        raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.fortify(a, b, n)), f"move 1..{most} armies (one must stay)")
+        raises_unchanged(s, IllegalMoveError, lambda k=n: g.apply(s, Move.fortify(a, b, k)), f"move 1..{most} armies (one must stay)")
 
 
 MALFORMED = [
@@ -498,7 +498,7 @@ def _small_map_dict() -> dict:
     return load_map("small").to_dict()
 
 
-def _broken(kind: str) -> "tuple[str | dict, str]":
+def _broken(kind: str) -> tuple[str | dict, str]:
     d = _small_map_dict()
     names = [t["name"] for t in d["territories"]]
     if kind == "missing_key":
@@ -590,7 +590,7 @@ def midgame() -> tuple[Game, dict]:
     return g, s.to_dict()
 
 
-def _corrupt(g: Game, d: dict, kind: str) -> "tuple[dict, str]":
+def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
     d = copy.deepcopy(d)
     T = g.T
     p = d["player"]

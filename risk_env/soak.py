@@ -1,0 +1,630 @@
+"""Soak test: play very many seeded games and check the rules' invariants at every step.
+
+Command line (``scripts/soak.py`` calls :func:`main`)::
+
+    python scripts/soak.py --games 100000 --out soak.json          # every core
+    python scripts/soak.py --games 1 --start 4711 --workers 1      # replay game 4711 alone
+
+Each game ``i`` is fully determined by ``(--seed, i)``: the player count (2..6),
+the rules preset (every one of :data:`risk_env.config.PRESETS`), extra rule
+switches, the map, the turn limit, the agents and every seed are drawn from
+``numpy.random.default_rng([seed, i])``. A failure is reported with that
+index, its rules, agents and game seed, and the command that replays it alone.
+
+Design for throughput: most games use the 9-territory ``small`` map with a
+short turn limit (``--small-turn-limit``, default 30 player turns); a share
+(``--classic-share``, default 0.1) uses the classic 42-territory map
+(``--classic-turn-limit``, default 60). Seats are random agents, or with
+probability ``--heuristic-share`` one of the scripted heuristics of
+:mod:`risk_env.agents` (``aggressive``, ``continent``, ``balanced``). Games
+run in a process pool (``--workers``, default every core) with a tqdm bar.
+
+Checked at every action id (see :class:`StepChecker`):
+
+* after every complete move, ``Game.invariant_violations`` (RULES.md §5: owners, armies >= 1, the 44
+  cards accounted for, eliminated players hold nothing and never act);
+* a sub-step (a selection) changes nothing but the selection: armies,
+  owners, armies to place, phase and player are compared before and after;
+* the army ledger: in setup, armies
+  on the board + armies still to place stay constant; a placement adds
+  exactly its count; a trade adds its set value to the armies to place and
+  +2 for a bonus; a roll removes exactly ``min(attacker dice, defender dice)``
+  armies; a blitz removes at least one; occupation, fortification and the
+  ends of phases move armies without creating or losing any;
+* the env selects the seat the engine says must act, its mask is non-empty,
+  and the chosen legal id is accepted (the env is the strict ``raw_env``, so
+  an engine error surfaces as an exception instead of ending the game);
+* for a share of games (``--observe-share``) the observation is inside
+  ``observation_space(agent)`` and its mask equals the codec's;
+* no turn takes more than ``--max-turn-steps`` action ids and no game more
+  than ``turn_limit`` turns;
+* at the end, the rewards collected by each agent are those documented in
+  :mod:`risk_env.env`: +1 for the winner, -1 for each eliminated player, 0 for
+  survivors of a truncated game (``"draw"``) or their rank reward (``"rank"``).
+
+The JSON summary (stdout, and ``--out``) holds ``games``, ``steps`` (action
+ids), ``moves`` (complete moves), ``failures`` (with ``failure_details``),
+``truncated`` (games that hit the turn limit), ``won``, wall time and
+throughput, and counts by player count, preset, map and agents. The exit
+status is 1 if any game failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .config import PRESETS, RulesConfig
+from .env import raw_env
+from .moves import Move, MoveKind
+from .state import Phase
+
+__all__ = [
+    "StepChecker",
+    "continue_digest",
+    "expected_rewards",
+    "game_spec",
+    "main",
+    "play_game",
+    "run_soak",
+    "trajectory_digest",
+]
+
+try:  # the heuristic baselines (another module of this package; optional here)
+    from .agents import HEURISTICS as _HEURISTICS
+    from .agents import load_agent as _load_agent
+except ImportError:  # pragma: no cover - agents not installed
+    _HEURISTICS: tuple[str, ...] = ()  # type: ignore[no-redef]
+    _load_agent = None  # type: ignore[assignment]
+
+HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
+"""Heuristic agent names the soak can seat (empty if :mod:`risk_env.agents` has none)."""
+
+_VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
+    "setup": ("claim", "deal", "random"),
+    "two_player": ("neutral", "none"),
+    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "no_cards"),
+    "territory_bonus": ("once_per_turn", "once_per_trade"),
+    "elimination_trade_at": (5, 6, 7),
+    "defender_dice": ("max", "choose"),
+    "fortify": ("adjacent", "connected"),
+    "truncation_reward": ("draw", "rank"),
+}
+
+
+# ---------------------------------------------------------------------------- game specs
+
+
+def game_spec(
+    index: int,
+    seed: int = 0,
+    classic_share: float = 0.1,
+    heuristic_share: float = 0.3,
+    small_turn_limit: int = 30,
+    classic_turn_limit: int = 60,
+    variant_share: float = 0.5,
+) -> dict[str, Any]:
+    """The settings of soak game ``index`` (a JSON-compatible dict), drawn from ``default_rng([seed, index])``.
+
+    Returns:
+        ``{"index", "seed" (game seed), "agent_seed", "preset", "rules" (RulesConfig.to_dict()), "agents" (names per seat)}``.
+        Every preset's switches are kept; with probability ``variant_share``
+        each other switch is drawn at random with probability 1/3.
+    """
+    rng = np.random.default_rng([seed, index])
+    presets = list(PRESETS)
+    preset = presets[int(rng.integers(len(presets)))]
+    base = dict(PRESETS[preset])
+    n = int(base.get("num_players", rng.integers(2, 7)))
+    classic = bool(rng.random() < classic_share)
+    rules: dict[str, Any] = {**base, "num_players": n, "map": "classic" if classic else "small"}
+    rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit if classic else small_turn_limit)
+    if rng.random() < variant_share:
+        for key, choices in _VARIANT_CHOICES.items():
+            if key not in base and rng.random() < 1 / 3:
+                v = choices[int(rng.integers(len(choices)))]
+                rules[key] = v.item() if hasattr(v, "item") else v
+    cfg = RulesConfig.from_dict(rules)
+    agents = []
+    for _ in range(n):
+        if HEURISTICS and rng.random() < heuristic_share:
+            agents.append(HEURISTICS[int(rng.integers(len(HEURISTICS)))])
+        else:
+            agents.append("random")
+    return {
+        "index": int(index),
+        "seed": int(rng.integers(2**31)),
+        "agent_seed": int(rng.integers(2**31)),
+        "preset": preset,
+        "rules": cfg.to_dict(),
+        "agents": agents,
+    }
+
+
+# ---------------------------------------------------------------------------- checks
+
+
+class SoakFailure(Exception):
+    """A broken invariant or rule found by the soak (the message says which)."""
+
+
+def expected_rewards(env: raw_env) -> dict[str, float]:
+    """The summed rewards each agent should have collected in a finished game (RULES.md §4.5, :mod:`risk_env.env`).
+
+    +1 for the winner, -1 for each eliminated player; at truncation the
+    survivors get 0 (``"draw"``) or their rank reward (``"rank"``: ranked by
+    territories then armies, +1 best to -1 worst, linear, ties sharing the
+    mean of the places they span).
+    """
+    s = env.game_state
+    out = {a: 0.0 for a in env.possible_agents}
+    for seat in s.elim_order:
+        out[env.possible_agents[seat]] = -1.0
+    if s.winner >= 0:
+        out[env.possible_agents[s.winner]] = 1.0
+        return out
+    live = [p for p in range(env.rules.num_players) if s.alive[p]]
+    if env.rules.truncation_reward == "rank" and len(live) > 1:
+        key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in live}
+        k = len(live)
+        for p in live:
+            better = sum(key[q] > key[p] for q in live)
+            ties = sum(key[q] == key[p] for q in live)
+            places = range(better, better + ties)
+            out[env.possible_agents[p]] = sum(1.0 - 2.0 * i / (k - 1) for i in places) / ties
+    return out
+
+
+class StepChecker:
+    """Checks one action id of a game: call :meth:`before` with the id, step, then :meth:`after`.
+
+    Raises:
+        SoakFailure: an invariant or the army ledger is broken (the message says how).
+    """
+
+    def __init__(self, env: raw_env) -> None:
+        self.env = env
+        self.game = env.game
+        self.codec = env.codec
+        cfg = env.rules
+        self.pool = cfg.starting_armies * self.game.num_seats
+        self.turn_limit = cfg.turn_limit
+
+    def before(self, action: int) -> None:
+        s = self.env.game_state
+        self.decoded = self.codec.decode(s, action)  # raises IllegalActionError for an illegal id
+        self.total = int(s.armies.sum())
+        self.to_place = int(s.to_place)
+        self.setup_left = sum(s.setup_left)
+        self.owner = s.owner.copy()
+        self.armies = s.armies.copy()
+        self.phase = int(s.phase)
+        self.player = int(s.player)
+        self.att_dice = int(s.att_dice)
+        self.value = 0
+        m = self.decoded
+        if isinstance(m, Move):
+            if m.kind == MoveKind.TRADE:
+                self.value = self.game.trade_value(s, m.cards)
+            elif m.kind == MoveKind.ATTACK:
+                self.def_dice = min(2, int(s.armies[m.dst]))
+
+    def after(self) -> None:
+        s = self.env.game_state
+        m = self.decoded
+        if not isinstance(m, Move):
+            # a selection (sub-step) may change only the codec's pending selection: with the
+            # board, the phase and the player unchanged, the invariants checked after the
+            # last complete move still hold
+            if (
+                not np.array_equal(self.armies, s.armies) or not np.array_equal(self.owner, s.owner)
+                or s.to_place != self.to_place or s.phase != self.phase or s.player != self.player
+            ):
+                raise SoakFailure(f"the selection {m!r} changed more than the selection")
+            return
+        problems = self.game.invariant_violations(s)
+        if problems:
+            raise SoakFailure("invariants: " + "; ".join(problems))
+        total = int(s.armies.sum())
+        lost = self.total - total
+        k = m.kind
+        if self.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
+            if total + sum(s.setup_left) != self.total + self.setup_left:
+                raise SoakFailure(f"setup {k.name}: armies on the board + armies to place changed")
+            if s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE) and total != self.pool:
+                raise SoakFailure(f"setup ended with {total} armies on the board, expected {self.pool}")
+        elif k == MoveKind.PLACE:
+            if lost != -m.count or (s.phase == Phase.REINFORCE and s.to_place != self.to_place - m.count):
+                raise SoakFailure(f"placing {m.count} added {-lost} armies")
+        elif k == MoveKind.TRADE:
+            if lost != (-2 if m.bonus >= 0 else 0):
+                raise SoakFailure(f"a trade changed the board by {-lost} armies")
+            placed_next = s.to_place if s.phase == Phase.REINFORCE else 0
+            if s.phase == Phase.REINFORCE and placed_next != self.to_place + self.value:
+                raise SoakFailure(f"a set worth {self.value} left {placed_next} to place (had {self.to_place})")
+        elif k in (MoveKind.ATTACK, MoveKind.DEFEND):
+            if s.phase == Phase.DEFEND:  # the defender chooses next: nothing rolled yet
+                if lost:
+                    raise SoakFailure("an attack awaiting the defender changed the board")
+                return
+            roll = s.last_roll
+            cut = roll.index(0)
+            att, dfd = roll[:cut], roll[cut + 1 :]
+            want_att = m.count if k == MoveKind.ATTACK else self.att_dice
+            want_def = self.def_dice if k == MoveKind.ATTACK else m.count
+            if len(att) != want_att or len(dfd) != want_def:
+                raise SoakFailure(f"rolled {len(att)} v {len(dfd)} dice, expected {want_att} v {want_def}")
+            if lost != min(want_att, want_def):
+                raise SoakFailure(f"a roll of {want_att} v {want_def} dice removed {lost} armies")
+        elif k == MoveKind.BLITZ:
+            if lost < 1:
+                raise SoakFailure(f"a blitz removed {lost} armies")
+        elif lost:
+            raise SoakFailure(f"{k.name} changed the armies on the board by {-lost}")
+        if s.turn > self.turn_limit:
+            raise SoakFailure(f"turn {s.turn} is past the turn limit {self.turn_limit}")
+
+
+# ---------------------------------------------------------------------------- one game
+
+_ENVS: dict[str, raw_env] = {}
+_AGENTS: dict[str, Any] = {}
+
+
+def _env_for(rules: dict[str, Any]) -> raw_env:
+    key = json.dumps(rules, sort_keys=True)
+    env = _ENVS.get(key)
+    if env is None:
+        if len(_ENVS) > 256:
+            _ENVS.clear()
+        env = _ENVS[key] = raw_env(rules=RulesConfig.from_dict(rules))
+    return env
+
+
+def _agent(name: str, seat: int) -> Any:
+    """One agent object per (name, seat), reused across games (re-seeded by ``reset`` each game)."""
+    key = f"{name}#{seat}"
+    if key not in _AGENTS:
+        if name == "random" or _load_agent is None:
+            from .agents import RandomAgent
+
+            _AGENTS[key] = RandomAgent()
+        else:
+            _AGENTS[key] = _load_agent(name)
+    return _AGENTS[key]
+
+
+def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int = 5000) -> dict[str, Any]:
+    """Play the game ``spec`` describes (see :func:`game_spec`) with every check on.
+
+    Args:
+        observe: also encode each observation and check it against ``observation_space``.
+        max_turn_steps: most action ids one player turn may take.
+
+    Returns:
+        ``{"index", "steps", "moves", "turns", "truncated", "winner", "failure"}``:
+        ``failure`` is None, or a dict with the error, the step and the spec.
+    """
+    from .view import GameView
+
+    env = _env_for(spec["rules"])
+    agents = [_agent(name, seat) for seat, name in enumerate(spec["agents"])]
+    seeds = np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))
+    steps = 0
+    try:
+        for ag, sd in zip(agents, seeds):
+            ag.reset(int(sd))
+        env.reset(seed=spec["seed"])
+        chk = StepChecker(env)
+        returns = {a: 0.0 for a in env.possible_agents}
+        turn_key, turn_steps = None, 0
+        while env.agents:
+            agent = env.agent_selection
+            obs, reward, term, trunc, info = env.last(observe=observe)
+            returns[agent] += float(reward)
+            if term or trunc:
+                env.step(None)
+                continue
+            s = env.game_state
+            seat = env.game.to_act(s)
+            if seat < 0 or env.possible_agents[seat] != agent:
+                raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
+            mask = info["action_mask"]
+            if not mask.any():
+                raise SoakFailure(f"{agent} must act but its mask is empty")
+            if observe:
+                if not env.observation_space(agent).contains(obs):
+                    raise SoakFailure("an observation is outside observation_space(agent)")
+                if not np.array_equal(obs["action_mask"], mask):
+                    raise SoakFailure("the observation's mask differs from the info mask")
+            key = (s.turn, s.player)
+            turn_steps = turn_steps + 1 if key == turn_key else 1
+            turn_key = key
+            if turn_steps > max_turn_steps:
+                raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
+            ag = agents[seat]
+            if getattr(ag, "needs_view", False):
+                info = {**info, "view": GameView(env.game, s, seat, env.codec)}
+            action = int(ag.act(obs if observe else {"action_mask": mask}, info))
+            if not mask[action]:
+                raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")
+            chk.before(action)
+            env.step(action)
+            chk.after()
+            steps += 1
+        s = env.game_state
+        if s.phase != Phase.GAME_OVER:
+            raise SoakFailure("every agent left but the game is not over")
+        if s.truncated != (s.turn >= env.rules.turn_limit and s.winner < 0):
+            raise SoakFailure(f"truncated={s.truncated} at turn {s.turn} of {env.rules.turn_limit}")
+        want = expected_rewards(env)
+        if any(abs(returns[a] - want[a]) > 1e-9 for a in want):
+            raise SoakFailure(f"rewards {returns} differ from the documented {want}")
+        return {
+            "index": spec["index"], "steps": steps, "moves": int(s.steps), "turns": int(s.turn),
+            "truncated": bool(s.truncated), "winner": int(s.winner), "failure": None, **_tally_keys(spec),
+        }
+    except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
+        s = env.game_state
+        tb = traceback.format_exception(type(e), e, e.__traceback__)
+        return {
+            "index": spec["index"], "steps": steps, "moves": int(s.steps) if s is not None else 0,
+            "turns": int(s.turn) if s is not None else 0, "truncated": False, "winner": -1, **_tally_keys(spec),
+            "failure": {
+                "error": f"{type(e).__name__}: {e}",
+                "where": "".join(tb[-3:]).strip(),
+                "step": steps,
+                "spec": spec,
+            },
+        }
+
+
+def _tally_keys(spec: dict[str, Any]) -> dict[str, str]:
+    return {
+        "players": str(spec["rules"]["num_players"]),
+        "preset": spec["preset"],
+        "map": spec["rules"]["map"],
+        "agents": "with heuristics" if any(a != "random" for a in spec["agents"]) else "random only",
+    }
+
+
+# ---------------------------------------------------------------------------- determinism helpers
+
+
+def _digest_loop(env: Any, rng: np.random.Generator, h: hashlib._Hash, max_steps: int) -> int:
+    n = 0
+    for agent in env.agent_iter(max_steps):
+        obs, reward, term, trunc, _ = env.last()
+        h.update(f"{agent}|{float(reward)!r}|{bool(term)}|{bool(trunc)}|".encode())
+        h.update(obs["observation"].tobytes())
+        h.update(obs["action_mask"].tobytes())
+        if term or trunc:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        h.update(repr(action).encode())
+        env.step(action)
+        n += 1
+    h.update(json.dumps(env.unwrapped.game_state.to_dict(), sort_keys=True).encode())
+    return n
+
+
+def trajectory_digest(rules: dict[str, Any], seed: int, agent_seed: int, max_steps: int = 10**7, wrapped: bool = True) -> str:
+    """SHA-256 of a whole game (agents, rewards, flags, observations, masks, actions, final state)
+    played by random agents drawing from ``default_rng(agent_seed)``: equal digests mean equal games.
+
+    Used to compare trajectories across processes (spawn, other ``PYTHONHASHSEED``).
+    """
+    from . import env as env_mod
+
+    e = env_mod.env(rules=RulesConfig.from_dict(rules)) if wrapped else raw_env(rules=RulesConfig.from_dict(rules))
+    e.reset(seed=seed)
+    h = hashlib.sha256()
+    _digest_loop(e, np.random.default_rng(agent_seed), h, max_steps)
+    return h.hexdigest()
+
+
+def continue_digest(env_bytes: bytes, agent_seed: int, max_steps: int = 10**7) -> str:
+    """SHA-256 of the rest of a game from a pickled env (see :func:`trajectory_digest`)."""
+    import pickle
+
+    e = pickle.loads(env_bytes)
+    h = hashlib.sha256()
+    _digest_loop(e, np.random.default_rng(agent_seed), h, max_steps)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------- the pool
+
+
+def _run_chunk(args: tuple[list[dict[str, Any]], bool, int]) -> list[dict[str, Any]]:
+    specs, observe_flags, max_turn_steps = args
+    return [play_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags)]
+
+
+def _chunks(indices: Sequence[int], settings: dict[str, Any], size: int) -> Iterable[tuple[list[dict[str, Any]], list[bool], int]]:
+    share = settings["observe_share"]
+    for i in range(0, len(indices), size):
+        part = indices[i : i + size]
+        specs = [
+            game_spec(
+                k, settings["seed"], settings["classic_share"], settings["heuristic_share"],
+                settings["small_turn_limit"], settings["classic_turn_limit"], settings["variant_share"],
+            )
+            for k in part
+        ]
+        observe = [((k * 2654435761) % 1000) < share * 1000 for k in part]
+        yield specs, observe, settings["max_turn_steps"]
+
+
+def run_soak(
+    games: int,
+    start: int = 0,
+    seed: int = 0,
+    workers: int | None = None,
+    classic_share: float = 0.1,
+    heuristic_share: float = 0.3,
+    small_turn_limit: int = 30,
+    classic_turn_limit: int = 60,
+    variant_share: float = 0.5,
+    observe_share: float = 0.1,
+    max_turn_steps: int = 5000,
+    progress: bool = True,
+    chunk: int = 8,
+    max_details: int = 50,
+    max_seconds: float | None = None,
+) -> dict[str, Any]:
+    """Play games ``start .. start + games - 1`` (see :func:`game_spec`) and summarize them.
+
+    Args:
+        workers: processes (default: the CPU cores available); 1 plays in this process.
+        max_seconds: stop after this much wall time (the summary counts the games finished;
+            ``stopped_early`` says so).
+
+    Returns:
+        the JSON-compatible summary described in the module docstring.
+    """
+    if games < 0 or start < 0:
+        raise ValueError(f"games and start must be >= 0, got games={games}, start={start}")
+    for name, v in (("classic_share", classic_share), ("heuristic_share", heuristic_share),
+                    ("variant_share", variant_share), ("observe_share", observe_share)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {v}")
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = max(1, int(workers))
+    settings = {
+        "seed": seed, "classic_share": classic_share, "heuristic_share": heuristic_share, "small_turn_limit": small_turn_limit,
+        "classic_turn_limit": classic_turn_limit, "variant_share": variant_share, "observe_share": observe_share,
+        "max_turn_steps": max_turn_steps,
+    }
+    indices = list(range(start, start + games))
+    tasks = _chunks(indices, settings, max(1, chunk))
+    stats: Counter = Counter()
+    stopped = False
+    by: dict[str, Counter] = {"players": Counter(), "preset": Counter(), "map": Counter(), "agents": Counter()}
+    failures: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, unit="game", smoothing=0.05, dynamic_ncols=True)
+
+    def consume(results: list[dict[str, Any]]) -> bool:
+        for r in results:
+            for k, counts in by.items():
+                counts[r[k]] += 1
+            stats["games"] += 1
+            stats["steps"] += r["steps"]
+            stats["moves"] += r["moves"]
+            stats["turns"] += r["turns"]
+            if r["failure"] is not None:
+                stats["failures"] += 1
+                if len(failures) < max_details:
+                    failures.append(r["failure"])
+            elif r["truncated"]:
+                stats["truncated"] += 1
+            else:
+                stats["won"] += 1
+        if bar is not None:
+            bar.update(len(results))
+            bar.set_postfix(failures=stats["failures"], steps=stats["steps"], refresh=False)
+        return max_seconds is not None and time.perf_counter() - t0 > max_seconds
+
+    try:
+        if workers == 1:
+            for task in tasks:
+                if consume(_run_chunk(task)):
+                    stopped = True
+                    break
+        else:
+            import multiprocessing as mp
+
+            with mp.get_context("spawn").Pool(workers) as pool:
+                for results in pool.imap_unordered(_run_chunk, tasks):
+                    if consume(results):
+                        stopped = True
+                        pool.terminate()
+                        break
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t0
+    for f in failures:
+        f["repro"] = (
+            f"python scripts/soak.py --games 1 --start {f['spec']['index']} --seed {seed} --workers 1 "
+            f"--classic-share {classic_share} --heuristic-share {heuristic_share} --variant-share {variant_share} "
+            f"--small-turn-limit {small_turn_limit} --classic-turn-limit {classic_turn_limit}"
+        )
+    return {
+        "games": stats["games"],
+        "steps": stats["steps"],
+        "moves": stats["moves"],
+        "turns": stats["turns"],
+        "failures": stats["failures"],
+        "truncated": stats["truncated"],
+        "won": stats["won"],
+        "stopped_early": stopped,
+        "wall_s": round(wall, 2),
+        "games_per_s": round(stats["games"] / wall, 2) if wall > 0 else None,
+        "steps_per_s": round(stats["steps"] / wall, 1) if wall > 0 else None,
+        "workers": workers,
+        "settings": {**settings, "start": start, "heuristics": list(HEURISTICS)},
+        "by_players": dict(sorted(by["players"].items())),
+        "by_preset": dict(by["preset"]),
+        "by_map": dict(by["map"]),
+        "by_agents": dict(by["agents"]),
+        "failure_details": failures,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point (see the module docstring). Returns the exit status (1 on any failure)."""
+    ap = argparse.ArgumentParser(
+        prog="soak.py", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    ap.add_argument("--start", type=int, default=0, help="index of the first game (default 0)")
+    ap.add_argument("--seed", type=int, default=0, help="master seed; game i is drawn from default_rng([seed, i])")
+    ap.add_argument("--workers", type=int, default=None, help="processes (default: every CPU core)")
+    ap.add_argument("--classic-share", type=float, default=0.1, help="share of games on the classic map (default 0.1)")
+    ap.add_argument("--heuristic-share", type=float, default=0.3, help="chance a seat is a heuristic agent (default 0.3)")
+    ap.add_argument("--variant-share", type=float, default=0.5, help="share of games with extra random rule switches")
+    ap.add_argument("--small-turn-limit", type=int, default=30, help="turn limit on the small map (default 30)")
+    ap.add_argument("--classic-turn-limit", type=int, default=60, help="turn limit on the classic map (default 60)")
+    ap.add_argument("--observe-share", type=float, default=0.1, help="share of games whose observations are checked")
+    ap.add_argument("--max-turn-steps", type=int, default=5000, help="most action ids in one player turn")
+    ap.add_argument("--chunk", type=int, default=8, help="games per worker task")
+    ap.add_argument("--max-seconds", type=float, default=None, help="stop after this much wall time and report the games finished")
+    ap.add_argument("--out", default=None, help="write the JSON summary to this file")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    try:
+        summary = run_soak(
+            args.games, start=args.start, seed=args.seed, workers=args.workers, classic_share=args.classic_share,
+            heuristic_share=args.heuristic_share, small_turn_limit=args.small_turn_limit,
+            classic_turn_limit=args.classic_turn_limit, variant_share=args.variant_share,
+            observe_share=args.observe_share, max_turn_steps=args.max_turn_steps, progress=not args.no_progress,
+            chunk=args.chunk, max_seconds=args.max_seconds,
+        )
+    except ValueError as e:
+        print(f"soak.py: error: {e}", file=sys.stderr)
+        return 2
+    summary["command"] = "python scripts/soak.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    text = json.dumps(summary, indent=2)
+    print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    return 1 if summary["failures"] else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from risk_env.moves import Move
+from risk_env.state import Phase
 
 from .heuristic import HeuristicAgent, Situation, hunting_values, win_probabilities
 
@@ -21,9 +22,12 @@ class BalancedAgent(HeuristicAgent):
       the first conquest of the turn (the card); the 2-player neutral is worth half.
     * It attacks the target with the best ``p * value`` (``p`` the exact probability
       that the armies that may roll take the territory), re-evaluating after every
-      roll, while ``p`` clears a bar that falls as the value rises (0.65 for an
-      ordinary territory, down to 0.4 for a kill or a continent).
+      roll, while ``p`` clears a bar that falls as the value rises (0.7 for an
+      ordinary territory, down to 0.4 for a kill or a continent). Once the turn's
+      card is earned it only goes on for a value of 2 or more or at ``p >= 0.85``
+      (it does not spread itself thin).
     * Cards: trades when forced, when holding 4 or more, when the set is worth 10+,
+      when the hostile armies facing its frontier outnumber its own there 1.5 to 1,
       or when a player it could hunt is on the board; otherwise holds them.
     * Reinforcements: first half to held-continent entrances short of their threat,
       the rest where they raise the best ``p * value``. Occupies and fortifies by threat.
@@ -77,6 +81,8 @@ class BalancedAgent(HeuristicAgent):
         if len(src) == 0:
             return None
         ok = p >= self.bar(v)
+        if sit.view.state.conquered:  # the card is secured: only valuable or near-certain conquests
+            ok &= (v >= 2.0) | (p >= 0.85)
         if not ok.any():
             return None
         score = np.where(ok, p * v, -1.0) + self.jitter(len(src))
@@ -89,6 +95,9 @@ class BalancedAgent(HeuristicAgent):
             return True
         if view.game.trade_value(view.state, trade.cards) >= 10:
             return True
+        front = sit.frontier
+        if sit.threat[front].sum() > 1.5 * sit.armies[front].sum():  # under pressure: armies now
+            return True
         return bool((hunting_values(sit) > 2.0).any())
 
     def place(self, sit: Situation) -> tuple[int, int]:
@@ -100,6 +109,8 @@ class BalancedAgent(HeuristicAgent):
         return self.place_target(sit, n), n
 
     def place_target(self, sit: Situation, n: int) -> int:
+        if sit.view.phase == Phase.SETUP_PLACE:
+            return self.strongest_base(sit, extra=n)
         src, dst = sit.attack_pairs(min_armies=1)
         if len(src) == 0:
             return int(np.flatnonzero(sit.mine)[0])
@@ -108,3 +119,11 @@ class BalancedAgent(HeuristicAgent):
         v = self.target_values(sit, dst)
         score = p * v + 0.01 * sit.threat[src] / (sit.armies[src] + n) + self.jitter(len(src))
         return int(src[np.argmax(score)])
+
+    def occupy(self, sit: Situation, lo: int, hi: int) -> int:
+        s = sit.view.state
+        a, b = s.att_src, s.att_dst
+        guard = sit.board.is_entry[a] and int(sit.board.cont_of[a]) in sit.held and sit.threat[a] > 0
+        if sit.enemy_adj[b] > 0 and not guard:
+            return hi  # keep the stack together and moving
+        return super().occupy(sit, lo, hi)

@@ -425,9 +425,9 @@ def trajectory_digest(rules: dict[str, Any], seed: int, agent_seed: int, max_ste
 
     Used to compare trajectories across processes (spawn, other ``PYTHONHASHSEED``).
     """
-    from . import env as env_mod
+    from .env import env as make_env
 
-    e = env_mod.env(rules=RulesConfig.from_dict(rules)) if wrapped else raw_env(rules=RulesConfig.from_dict(rules))
+    e = make_env(rules=RulesConfig.from_dict(rules)) if wrapped else raw_env(rules=RulesConfig.from_dict(rules))
     e.reset(seed=seed)
     h = hashlib.sha256()
     _digest_loop(e, np.random.default_rng(agent_seed), h, max_steps)

@@ -1,0 +1,126 @@
+"""The soak harness (risk_env/soak.py) and the turn limit that ends every game (issue 7)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import risk_env
+from risk_env import Phase
+from risk_env.config import PRESETS
+from risk_env.soak import HEURISTICS, expected_rewards, game_spec, main, play_game, run_soak
+
+
+def passive_action(env) -> int:
+    """Never attack: 'end' in the attack phase (and skip fortifying); otherwise the first legal id."""
+    s = env.game_state
+    mask = env.infos[env.agent_selection]["action_mask"]
+    if s.phase in (Phase.ATTACK, Phase.FORTIFY):
+        assert mask[env.codec.end]
+        return env.codec.end
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 4, "setup": "claim", "turn_limit": 24},
+        {"num_players": 2, "setup": "deal", "turn_limit": 15},
+        {"num_players": 6, "map": "small", "setup": "random", "turn_limit": 30, "truncation_reward": "rank"},
+        {"num_players": 3, "map": "small", "defender_dice": "choose", "fortify": "connected", "turn_limit": 1},
+    ],
+)
+def test_passive_agents_are_truncated_at_the_turn_limit(rules):
+    env = risk_env.raw_env(**rules)
+    env.reset(seed=3)
+    returns = {a: 0.0 for a in env.possible_agents}
+    turns_seen = set()
+    while env.agents:
+        agent = env.agent_selection
+        _, reward, term, trunc, _ = env.last(observe=False)
+        returns[agent] += reward
+        if term or trunc:
+            assert trunc and not term  # nobody is eliminated or wins: the limit truncates
+            env.step(None)
+            continue
+        s = env.game_state
+        if s.turn:
+            turns_seen.add(s.turn)
+        assert s.phase != Phase.DEFEND and s.phase != Phase.OCCUPY  # never attacked
+        env.step(passive_action(env))
+    s = env.game_state
+    assert s.phase == Phase.GAME_OVER and s.truncated and s.winner == -1
+    assert s.turn == rules["turn_limit"] and turns_seen == set(range(1, rules["turn_limit"] + 1))
+    assert s.elim_order == [] and all(s.alive)
+    assert returns == expected_rewards(env)
+    if rules.get("truncation_reward", "draw") == "draw":
+        assert set(returns.values()) == {0.0}
+    else:
+        # ranks by territories then armies, +1 .. -1, ties sharing: they sum to 0
+        assert abs(sum(returns.values())) < 1e-9 and all(-1 <= r <= 1 for r in returns.values())
+        assert len(set(returns.values())) > 1
+
+
+def test_game_specs_are_deterministic_and_cover_every_preset_and_player_count():
+    specs = [game_spec(i, seed=5) for i in range(400)]
+    assert specs == [game_spec(i, seed=5) for i in range(400)]
+    assert game_spec(0, seed=6) != specs[0]
+    assert {sp["preset"] for sp in specs} == set(PRESETS)
+    assert {sp["rules"]["num_players"] for sp in specs} == {2, 3, 4, 5, 6}
+    assert {sp["rules"]["map"] for sp in specs} == {"small", "classic"}
+    assert all(sp["rules"]["num_players"] == 2 for sp in specs if sp["preset"] == "duel")
+    classic = sum(sp["rules"]["map"] == "classic" for sp in specs)
+    assert 15 <= classic <= 70  # about 10 %
+    json.dumps(specs)  # JSON-compatible, so a failure's spec can be printed and replayed
+    if HEURISTICS:
+        assert {a for sp in specs for a in sp["agents"]} == {"random", *HEURISTICS}
+
+
+def test_a_short_soak_in_process_has_no_failures():
+    summary = run_soak(24, seed=1, workers=1, progress=False, observe_share=0.5)
+    assert summary["games"] == 24 and summary["failures"] == 0, summary["failure_details"]
+    assert summary["truncated"] + summary["won"] == 24
+    assert summary["steps"] > summary["moves"] > 0
+    assert sum(summary["by_players"].values()) == 24
+
+
+def test_main_with_a_process_pool_writes_the_json_summary(tmp_path, capsys):
+    out = tmp_path / "soak.json"
+    rc = main(["--games", "6", "--workers", "2", "--no-progress", "--seed", "2", "--out", str(out)])
+    assert rc == 0
+    summary = json.loads(out.read_text())
+    assert json.loads(capsys.readouterr().out) == summary
+    assert summary["games"] == 6 and summary["failures"] == 0 and summary["workers"] == 2
+    assert summary["command"].startswith("python scripts/soak.py --games 6")
+    for key in ("steps", "moves", "truncated", "won", "wall_s", "games_per_s", "steps_per_s", "by_preset", "settings"):
+        assert key in summary
+
+
+def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
+    """A broken invariant is caught and reported with the game's spec and a replay command."""
+    from risk_env.engine import Game
+
+    calls = {"n": 0}
+    real = Game.invariant_violations
+
+    def flaky(self, s):
+        calls["n"] += 1
+        return ["made-up violation"] if calls["n"] == 40 else real(self, s)
+
+    monkeypatch.setattr(Game, "invariant_violations", flaky)
+    summary = run_soak(3, start=10, seed=4, workers=1, progress=False)
+    assert summary["failures"] == 1
+    f = summary["failure_details"][0]
+    assert "made-up violation" in f["error"] and f["spec"] == game_spec(f["spec"]["index"], seed=4)
+    assert f["repro"].startswith(f"python scripts/soak.py --games 1 --start {f['spec']['index']} --seed 4 --workers 1")
+    monkeypatch.undo()
+    assert play_game(f["spec"])["failure"] is None  # replaying the reported spec alone (the bug was injected)
+
+
+def test_bad_soak_arguments(capsys):
+    assert main(["--games", "-1", "--no-progress"]) == 2
+    assert "games and start must be >= 0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"classic_share must be in \[0, 1\], got 2"):
+        run_soak(1, classic_share=2, progress=False)

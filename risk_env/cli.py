@@ -95,7 +95,7 @@ def load_agent(name: str, seed: int, game: "Game | None" = None) -> Any:
     Raises:
         typer.BadParameter: ``load_agent`` rejected the name (its message is passed on).
     """
-    from . import agents as agent_pkg
+    agent_pkg = importlib.import_module("risk_env.agents")
 
     if name == "random":
         return agent_pkg.RandomAgent(seed=seed)
@@ -309,8 +309,12 @@ def play_game(
     _echo(out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves.")
     shown_phase: "tuple[int, int] | None" = None
     board_stale = True
+    told_out = False
     while s.phase != Phase.GAME_OVER:
         seat = game.to_act(s)
+        if not s.alive[human] and not told_out and s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE):
+            _echo(out, f"{me} has been eliminated; the agents play on to the end.")
+            told_out = True
         if seat != human:
             before = s.copy()
             mv, ids = seats.move(s, seat)

@@ -150,7 +150,7 @@ def _holes(sea: np.ndarray) -> np.ndarray:
     h, w = -(-H // f), -(-W // f)
     pad = np.zeros((h * f, w * f), dtype=bool)
     pad[:H, :W] = sea
-    coarse = pad.reshape(h, f, w, f).any(axis=(1, 3))
+    coarse: np.ndarray = np.asarray(pad.reshape(h, f, w, f).any(axis=(1, 3)))
     ocean = np.zeros_like(coarse)
     ocean[0, :], ocean[-1, :], ocean[:, 0], ocean[:, -1] = coarse[0, :], coarse[-1, :], coarse[:, 0], coarse[:, -1]
     while True:
@@ -399,7 +399,7 @@ class _MapLayer:
         self.advance = float(texts[0].get_window_extent(renderer).width)
         cov = np.asarray(canvas.buffer_rgba())[..., 3].astype(np.float32) / 255
         cells = [cov[:, k * cell_w : (k + 1) * cell_w] for k in range(10)]
-        rows = np.flatnonzero(sum(cells).sum(axis=1) > 0)
+        rows = np.flatnonzero(np.stack(cells).sum(axis=(0, 2)) > 0)
         top, bot = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, cell_h)
         self.digit_cells = [c[top:bot] for c in cells]
         self.cell_w = cell_w
@@ -685,7 +685,7 @@ class BoardRenderer:
         r = L.marker_r
         white = np.array([255.0, 255.0, 255.0], dtype=np.float32)
         for t, (y0, y1, x0, x1, dist, cx, cy) in enumerate(L.windows):
-            win = out[y0:y1, x0:x1].astype(np.float32)
+            win: np.ndarray = out[y0:y1, x0:x1].astype(np.float32)
             o = int(owner[t])
             if self._ring == t:
                 a = np.clip(2.2 - np.abs(dist - (r + 4.6)), 0, 1)[..., None]
@@ -813,7 +813,7 @@ class BoardRenderer:
                     stacklevel=3,
                 )
                 return
-        plt, fig, image = self._window
+        plt, fig, image = self._window  # type: ignore[misc]
         if not plt.fignum_exists(fig.number):  # the user closed the window: stop showing
             self._window = False
             return

@@ -88,8 +88,7 @@ def render_ansi(
         if len(holders) == 1 and min(holders) >= 0:
             head += f"  held by {paint(who(min(holders)), min(holders))}"
         lines.append(head)
-        for t in idx:
-            t = int(t)
+        for t in map(int, idx):
             o = int(s.owner[t])
             mark = " <" if t in marked else ""
             lines.append(f"  {m.territory_names[t]:<{width}}  {paint(f'{who(o):<{wname}}', o)} {int(s.armies[t]):>4}{mark}")

@@ -149,8 +149,10 @@ def _frames(record: GameRecord, every: str, upto: "int | None", names: "Sequence
 
 def _player_names(record: GameRecord, n: int) -> "list[str] | None":
     """The record's player labels for pictures, if there is one per seat and they tell the seats apart."""
-    ok = record.players and len(record.players) == n and len(set(record.players)) == n
-    return list(record.players) if ok else None
+    players = record.players
+    if players is None or len(players) != n or len(set(players)) != n:
+        return None
+    return list(players)
 
 
 def render_video(
@@ -187,7 +189,7 @@ def render_video(
         frames = [frames[i] for i in keep]
     if scale != 1.0:
         size = (int(frames[0].shape[1] * scale), int(frames[0].shape[0] * scale))
-        frames = [np.asarray(Image.fromarray(f).resize(size, Image.LANCZOS)) for f in frames]
+        frames = [np.asarray(Image.fromarray(f).resize(size, Image.Resampling.LANCZOS)) for f in frames]
     p.parent.mkdir(parents=True, exist_ok=True)
     if p.suffix.lower() == ".gif":
         iio.imwrite(p, np.stack(frames), extension=".gif", duration=int(1000 / fps), loop=0)
@@ -243,7 +245,7 @@ def render_strip(
     for turn, step in ends:
         img = Image.fromarray(r.draw(step.state, step.text))
         h = int(img.height * width / img.width)
-        img = img.resize((width, h), Image.LANCZOS)
+        img = img.resize((width, h), Image.Resampling.LANCZOS)
         label = Image.new("RGB", (width, 18), (246, 244, 238))
         ImageDraw.Draw(label).text(
             (6, 3), ("setup" if turn == 0 else f"end of turn {turn}") + f"  (move {step.index})", fill=(40, 40, 40)

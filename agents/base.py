@@ -137,10 +137,11 @@ def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
     codec's pending selection, ``state.sel_src / sel_dst / sel_trade``, says how
     far it got). It handles:
 
-    * pending selections that do not match ``move``: cancelled (the ``end``
-      id) where the codec allows it; where it does not (a reinforce source or a
-      fortify pair already chosen, a trade's bonus territory), the pending
-      decision is completed as close to ``move`` as it can;
+    * a battle to continue: the dice or blitz id at the top of the attack
+      phase when ``move`` attacks the last battle's pair again;
+    * pending selections that do not match ``move`` (the codec has no cancel):
+      the pending decision is completed as close to ``move`` as it can (a
+      mismatched attack source attacks its first target with one die);
     * amounts (placing, occupying, fortifying): the legal level whose count is
       closest to ``move.count`` (:func:`amount_action`), so the count played
       may differ from ``move.count`` when the range is wider than the 10 levels;
@@ -187,17 +188,20 @@ def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
             return codec.trade + comp
         return int(move.src)
     if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
+        roll = codec.blitz if k == MoveKind.BLITZ else codec.dice + int(move.count) - 1
         if k == MoveKind.END_ATTACK:
-            return codec.end  # cancels a selection first, then ends the attack phase
-        if s.sel_src < 0:
-            return int(move.src)
-        if s.sel_src != move.src:
             return codec.end
+        if s.sel_src < 0:
+            if (s.att_src, s.att_dst) == (move.src, move.dst) and codec.can_continue(s):
+                return roll  # roll again in the last battle
+            return int(move.src)
+        if s.sel_src != move.src:  # no cancel: attack from the selected source instead
+            return int(g.attack_targets(s, s.sel_src)[0]) if s.sel_dst < 0 else codec.dice
         if s.sel_dst < 0:
             return int(move.dst)
         if s.sel_dst != move.dst:
-            return codec.end
-        return codec.blitz if k == MoveKind.BLITZ else codec.dice + int(move.count) - 1
+            return codec.dice
+        return roll
     if ph == Phase.DEFEND and k == MoveKind.DEFEND:
         return codec.dice + int(move.count) - 1
     if ph == Phase.OCCUPY and k == MoveKind.OCCUPY:
@@ -211,8 +215,8 @@ def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
             return codec.end
         if s.sel_src < 0:
             return int(move.src)
-        if s.sel_src != move.src:
-            return codec.end
+        if s.sel_src != move.src:  # no cancel: fortify from the selected source instead
+            return int(np.flatnonzero(g.fortify_reach(s, s.sel_src))[0])
         return int(move.dst)
     raise RiskError(f"{g.move_to_text(move)!r} cannot be played in the {Phase(ph).name.lower()} phase")
 

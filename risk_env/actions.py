@@ -17,8 +17,8 @@ ids                        block        meaning (by phase)
 ``T+K+3``                  blitz        roll until conquest or the source is down to 1
 ``T+K+4 .. T+K+16``        trade        trade a set of composition ``COMPOSITION_NAMES[i]``
                                         (absent when ``card_trade="no_cards"``)
-last id                    end          end attack / end turn (skip fortify) /
-                                        cancel the selected source or attack pair
+last id                    end          end attack (also with a source or pair selected) /
+                                        end turn (skip the fortify; also mid-selection)
 =========================  ===========  ===============================================
 
 Amount levels that would repeat the previous level's count are illegal, so
@@ -34,9 +34,13 @@ into the set. The codec picks the other cards: those *not* showing an owned
 territory first (keeping them for a later bonus), then the lowest card id. If the bonus has several candidate
 territories the next decision picks one (territory block).
 
-After an attack roll that neither conquers nor exhausts the source, the
-(source, target) pair stays selected, so continuing the same battle takes one
-step; ``end`` withdraws.
+Continuing a battle takes one step: at the top of the attack phase the dice
+and blitz ids also mean "roll again in the last battle" (``att_src -> att_dst``,
+shown in the observation's ``selected`` block) while that attack is still
+legal. There is no cancel: a selected source must get a target, and a pair
+must roll, unless ``end`` ends the phase. So every turn ends after finitely many
+decisions (each cycle rolls dice, places, or ends a phase), and the turn limit
+always ends the game.
 """
 
 from __future__ import annotations
@@ -126,16 +130,37 @@ class ActionCodec:
             level = a - self.amount
             return f"amount {amount_of(level, *span)}" if span else f"amount level {level}"
         if a < self.blitz:
-            return f"{'defend' if s.phase == Phase.DEFEND else 'roll'} dice={a - self.dice + 1}"
+            if s.phase == Phase.DEFEND:
+                return f"defend dice={a - self.dice + 1}"
+            pair = self._battle(s)
+            return f"attack {pair} dice={a - self.dice + 1}" if pair else f"roll dice={a - self.dice + 1}"
         if a == self.blitz:
-            return "blitz"
+            pair = self._battle(s)
+            return f"blitz {pair}" if pair else "blitz"
         if self.trade >= 0 and self.trade <= a < self.end:
             return f"trade {COMPOSITION_NAMES[a - self.trade]}"
-        if s.phase == Phase.ATTACK and s.sel_src < 0:
+        if s.phase == Phase.ATTACK:
             return "end attack"
-        if s.phase == Phase.FORTIFY and s.sel_src < 0:
+        if s.phase == Phase.FORTIFY:
             return "end turn"
-        return "cancel"
+        return "end"
+
+    def _battle(self, s: GameState) -> str:
+        if s.phase != Phase.ATTACK:
+            return ""
+        if s.sel_dst >= 0:
+            a, b = s.sel_src, s.sel_dst
+        elif s.sel_src < 0 and self.can_continue(s):
+            a, b = s.att_src, s.att_dst
+        else:
+            return ""
+        name = self.game.map.name_of
+        return f"{name(a)}->{name(b)}"
+
+    def can_continue(self, s: GameState) -> bool:
+        """Whether the last battle (``att_src -> att_dst``) may roll again from the top of the attack phase."""
+        a, b = s.att_src, s.att_dst
+        return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player
 
     def _span(self, s: GameState) -> "tuple[int, int] | None":
         ph = s.phase
@@ -209,6 +234,9 @@ class ActionCodec:
                 ok = (owner[es] == p) & (s.armies[es] >= 2) & (owner[ed] != p)
                 m[es[ok]] = 1
                 m[self.end] = 1
+                if self.can_continue(s):
+                    m[self.dice : self.dice + min(3, int(s.armies[s.att_src]) - 1)] = 1
+                    m[self.blitz] = 1
             elif s.sel_dst < 0:
                 m[:T] = g.adjacency[s.sel_src] & (owner != p)
                 m[self.end] = 1
@@ -244,6 +272,7 @@ class ActionCodec:
                 m[self.end] = 1
             else:
                 m[self.amount : self.dice] = self._levels(1, int(s.armies[s.sel_src]) - 1)
+                m[self.end] = 1
         elif ph == Phase.CLAIM:
             m[:T] = owner == -1
         elif ph == Phase.SETUP_PLACE:
@@ -270,7 +299,7 @@ class ActionCodec:
 
     def decode(self, s: GameState, action: int) -> "Move | tuple[str, int]":
         """Interpret ``action`` in ``s`` without changing it: a complete :class:`Move`, or a
-        pending selection ``("src" | "dst" | "trade" | "cancel", value)``.
+        pending selection ``("src" | "dst" | "trade", value)``.
 
         Raises:
             IllegalActionError: the id is out of range, not an int, or structurally illegal here.
@@ -313,23 +342,24 @@ class ActionCodec:
                     return ("trade", comp)
                 return Move.trade(cards, opts[0] if opts else -1)
         elif ph == Phase.ATTACK:
+            if a == self.end:
+                return Move.end_attack()
             if s.sel_src < 0:
-                if a == self.end:
-                    return Move.end_attack()
                 if is_terr:
                     if not g.attack_targets(s, a):
                         raise self._reject(s, a, f"{g.map.name_of(a)} cannot attack (needs 2+ armies and an enemy neighbour)")
                     return ("src", a)
+                if self.dice <= a <= self.blitz:
+                    if not self.can_continue(s):
+                        raise self._reject(s, a, "there is no battle to continue; select a source territory first")
+                    src, dst = s.att_src, s.att_dst
+                    return Move.blitz(src, dst) if a == self.blitz else Move.attack(src, dst, a - self.dice + 1)
             elif s.sel_dst < 0:
-                if a == self.end:
-                    return ("cancel", -1)
                 if is_terr:
                     if a not in g.attack_targets(s, s.sel_src):
                         raise self._reject(s, a, f"{g.map.name_of(s.sel_src)} cannot attack {g.map.name_of(a)}")
                     return ("dst", a)
             else:
-                if a == self.end:
-                    return ("cancel", -1)
                 if self.dice <= a < self.blitz:
                     return Move.attack(s.sel_src, s.sel_dst, a - self.dice + 1)
                 if a == self.blitz:
@@ -342,16 +372,14 @@ class ActionCodec:
                 lo, hi = g.occupy_range(s)
                 return self._amount_move(s, a, lo, hi, Move.occupy)
         elif ph == Phase.FORTIFY:
+            if a == self.end:
+                return Move.end_turn()
             if s.sel_src < 0:
-                if a == self.end:
-                    return Move.end_turn()
                 if is_terr:
                     if s.owner[a] != s.player or s.armies[a] < 2 or not g.fortify_reach(s, a).any():
                         raise self._reject(s, a, f"{g.map.name_of(a)} cannot fortify (needs 2+ armies and a reachable own territory)")
                     return ("src", a)
             elif s.sel_dst < 0:
-                if a == self.end:
-                    return ("cancel", -1)
                 if is_terr:
                     if s.owner[a] != s.player or not g.fortify_reach(s, s.sel_src)[a]:
                         raise self._reject(s, a, f"{g.map.name_of(s.sel_src)} cannot fortify {g.map.name_of(a)}")
@@ -377,21 +405,16 @@ class ActionCodec:
         """
         res = self.decode(s, action)
         if isinstance(res, Move):
-            keep = (res.src, res.dst) if res.kind in (3 + 1,) else None  # MoveKind.ATTACK
             try:
                 self.game.apply(s, res)
             except IllegalMoveError as e:
                 raise IllegalActionError(f"action {int(action)} ({self.action_to_string(s, int(action))}): {e}") from None
-            if keep is not None and s.phase == Phase.ATTACK and s.armies[keep[0]] >= 2 and s.owner[keep[1]] != s.player:
-                s.sel_src, s.sel_dst = keep
             return res
         kind, value = res
         if kind == "src":
             s.sel_src = value
         elif kind == "dst":
             s.sel_dst = value
-        elif kind == "trade":
-            s.sel_trade = value
         else:
-            s.sel_src = s.sel_dst = -1
+            s.sel_trade = value
         return None

@@ -204,6 +204,8 @@ class Game:
         s.phase = Phase.REINFORCE
         s.to_place = self.income(s, s.player)
         s.bonus_used = s.conquered = s.resume_attack = s.trade_down = False
+        s.att_src = s.att_dst = -1
+        s.att_dice = 0
         s.forced = self.uses_cards and len(s.hands[s.player]) >= 5
 
     # ------------------------------------------------------------------ rule helpers

@@ -15,8 +15,8 @@ name                 shape         content (scaling)
 ``owner``            ``(T, S)``    one-hot owner slot (unclaimed: all zero)
 ``armies``           ``(T,)``      armies / 10
 ``selected``         ``(T, 2)``    pending source and target: the codec's
-                                   selection, or the battle in the defend and
-                                   occupy phases
+                                   selection, else the last battle (defend,
+                                   occupy, and the attack phase's "continue")
 ``continent_share``  ``(C, S)``    fraction of each continent each slot owns
 ``phase``            ``(8,)``      one-hot :class:`~risk_env.state.Phase`
 ``acting``           ``(1,)``      1 if this seat decides now
@@ -149,7 +149,7 @@ class ObservationEncoder:
             out[self._owner_base + slots] = 1.0
         out[self._o_armies] = s.armies * 0.1
         src, dst = s.sel_src, s.sel_dst
-        if ph == Phase.DEFEND or ph == Phase.OCCUPY:
+        if ph == Phase.DEFEND or ph == Phase.OCCUPY or (ph == Phase.ATTACK and src < 0):
             src, dst = s.att_src, s.att_dst
         o = self._o_sel
         if src >= 0:

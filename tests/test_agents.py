@@ -82,7 +82,7 @@ def test_amount_action_picks_closest_legal_level(g3: Game) -> None:
         assert codec._levels(2, 4)[amount_action(codec, 2, 4, n) - codec.amount] == 1
 
 
-def test_attack_substeps_and_cancel(g3: Game) -> None:
+def test_attack_substeps_and_continue(g3: Game) -> None:
     codec = ActionCodec(g3)
     s = _position(g3, Phase.ATTACK)
     a, b = _border(g3, True, False)
@@ -96,14 +96,17 @@ def test_attack_substeps_and_cancel(g3: Game) -> None:
     codec.step(s, b)
     assert move_to_action(codec, s, move) == codec.dice + 2
     assert move_to_action(codec, s, Move.blitz(a, b)) == codec.blitz
-    # a different target while (a, b) is selected: cancel first, then select again
+    # the codec has no cancel: a different target while (a, b) is selected rolls one die there
     other = Move.attack(a, c, 2)
-    assert move_to_action(codec, s, other) == codec.end
-    codec.step(s, codec.end)
-    assert (s.sel_src, s.sel_dst) == (-1, -1)
+    assert move_to_action(codec, s, other) == codec.dice
+    force = [6, 1, 1]  # attacker 6 vs defender 1, 1: the defender loses one army
+    s.dice_buf, s.dice_pos = force + s.dice_buf[s.dice_pos :], 0
+    codec.step(s, codec.dice)
+    assert (s.sel_src, s.sel_dst) == (-1, -1) and (s.att_src, s.att_dst) == (a, b) and s.armies[b] == 3
+    # at the top of the phase, attacking (a, b) again is one step: the dice id continues the battle
+    assert move_to_action(codec, s, move) == codec.dice + 2
     assert _play(codec, s, other) == other
-    # ending the attack while a source is selected: cancel, then end
-    s.sel_src, s.sel_dst = -1, -1
+    # ending the attack while a source is selected: 'end' ends the phase at once
     codec.step(s, a)
     assert move_to_action(codec, s, Move.end_attack()) == codec.end
     assert _play(codec, s, Move.end_attack()) == Move.end_attack()

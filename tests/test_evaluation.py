@@ -96,14 +96,14 @@ def _cycler(observation, info):  # type: ignore[no-untyped-def]
     return int(legal[-1] if src >= 0 and info["view"].phase == Phase.ATTACK else legal[0])
 
 
-def test_a_cycling_policy_is_stopped_and_loses() -> None:
+def test_a_would_be_cycling_policy_cannot_stall_a_game() -> None:
+    # Selecting a source and then 'end' used to cancel; the codec has no cancel any more, so
+    # 'end' ends the attack phase and every turn finishes: no game hits the per-turn step cap.
     r = evaluate([_cycler, "random"], num_games=2, rules="fast", turn_limit=50, workers=1, progress=False, max_turn_steps=200)
     assert r.entrants == ["_cycler", "random"]
     for g in r.games:
-        assert g.stalled_by == "_cycler" and g.winner is None and not g.truncated
-        assert g.places == {"_cycler": 2, "random": 1}
-    assert (r.stats["_cycler"].losses, r.stats["random"].draws) == (2, 2)
-    assert r.draw_rate == 1.0
+        assert g.stalled_by is None
+        assert g.truncated or g.winner is not None
 
 
 def test_bad_arguments_are_rejected() -> None:

@@ -19,9 +19,9 @@ SOAK = int(os.environ.get("RISK_SOAK", "1"))  # RISK_SOAK=10: ten times the game
 
 # (rules, seeds, per-step sampling probability of common categories)
 CONFIGS = [
-    ({"num_players": 4, "turn_limit": 14}, range(2), 0.08),  # classic claim setup
-    ({"num_players": 2, "turn_limit": 14}, range(2), 0.08),  # classic 2-player deal + neutral
-    ({"num_players": 3, "map": "small", "setup": "random", "defender_dice": "choose", "turn_limit": 30}, range(6), 0.2),
+    ({"num_players": 4, "turn_limit": 28}, range(2), 0.08),  # classic claim setup
+    ({"num_players": 2, "turn_limit": 28}, range(2), 0.08),  # classic 2-player deal + neutral
+    ({"num_players": 3, "map": "small", "setup": "random", "defender_dice": "choose", "turn_limit": 60}, range(6), 0.2),
     (
         {
             "num_players": 4,
@@ -29,12 +29,12 @@ CONFIGS = [
             "setup": "random",
             "fortify": "connected",
             "territory_bonus": "once_per_trade",
-            "turn_limit": 40,
+            "turn_limit": 80,
         },
         range(5),
         0.12,
     ),
-    ({"num_players": 5, "map": "small", "setup": "claim", "elimination_trade_at": 5, "turn_limit": 40}, range(5), 0.12),
+    ({"num_players": 5, "map": "small", "setup": "claim", "elimination_trade_at": 5, "turn_limit": 80}, range(5), 0.12),
     (
         {
             "num_players": 2,
@@ -42,18 +42,18 @@ CONFIGS = [
             "setup": "claim",
             "two_player": "none",
             "card_trade": "fixed_by_symbol",
-            "turn_limit": 40,
+            "turn_limit": 80,
         },
         range(4),
         0.12,
     ),
-    ({"num_players": 6, "map": "small", "setup": "deal", "card_trade": "slow_escalation", "turn_limit": 30}, range(4), 0.12),
+    ({"num_players": 6, "map": "small", "setup": "deal", "card_trade": "slow_escalation", "turn_limit": 60}, range(4), 0.12),
     (
-        {"num_players": 3, "setup": "random", "card_trade": "no_cards", "defender_dice": "choose", "turn_limit": 12},
+        {"num_players": 3, "setup": "random", "card_trade": "no_cards", "defender_dice": "choose", "turn_limit": 24},
         range(2),
         0.08,
     ),
-    ({"num_players": 2, "map": "small", "turn_limit": 30}, range(3), 0.1),  # small 2-player deal + neutral
+    ({"num_players": 2, "map": "small", "turn_limit": 60}, range(3), 0.1),  # small 2-player deal + neutral
 ]
 
 CAP = 160 * SOAK  # positions kept per (config, category)
@@ -92,6 +92,8 @@ def category(s) -> str:
             return f"{name}:pair"
         if s.sel_src >= 0:
             return f"{name}:source"
+        if ph == Phase.ATTACK and ActionCodec.can_continue(None, s):  # type: ignore[arg-type]
+            return "attack:continue"
         return name
     if ph == Phase.OCCUPY:
         return "occupy"
@@ -112,6 +114,7 @@ MINIMUM = {
     "attack": 200,
     "attack:source": 200,
     "attack:pair": 200,
+    "attack:continue": 100,
     "occupy": 150,
     "defend": 100,
     "fortify": 150,
@@ -175,7 +178,7 @@ def collect_positions():
             rng = np.random.default_rng(1000 + seed)
             while True:
                 cat = category(s)
-                if kept[cat] < CAP and (cat in RARE or rng.random() < (0.35 if cat == "fortify:source" else p)):
+                if kept[cat] < CAP and (cat in RARE or rng.random() < (0.35 if cat in ("fortify:source", "attack:pair", "attack:continue") else p)):
                     kept[cat] += 1
                     out.append((g, codec, s.copy()))
                 if s.phase == Phase.GAME_OVER:

@@ -299,13 +299,15 @@ class raw_env(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
         if self.game_state is None:
-            raise RuntimeError("call reset() before render()")
+            raise ResetNeededError("no game in progress: call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game, self.game_state, self.last_move)
         from . import draw  # matplotlib is imported only when a picture is asked for
 
         if self._renderer is None:
             self._renderer = draw.BoardRenderer(self.game)
+        if self.render_mode == "human" and not self._renderer.can_show:
+            return None  # no display: warned once by show(); skip drawing
         frame = self._renderer.draw(self.game_state, self.last_move)
         if self.render_mode == "rgb_array":
             return frame

@@ -99,56 +99,71 @@ def reference_game(rules: dict, seed: int) -> tuple[Game, list[int], list[dict]]
     return game, actions, dicts
 
 
-def cut_points(dicts: list[dict], game: Game, rng: np.random.Generator, k_random: int, per_situation: int) -> list[int]:
+def cut_points(labels: list, rng: np.random.Generator, k_random: int, per_situation: int) -> list[int]:
     """``k_random`` random cut points plus up to ``per_situation`` in each awkward situation."""
     by_kind: dict[str, list[int]] = {}
-    for i, d in enumerate(dicts):
-        kind = situation(game.state_from_dict(d))
+    for i, kind in enumerate(labels):
         if kind is not None:
             by_kind.setdefault(kind, []).append(i)
-    cuts = set(rng.choice(len(dicts), size=min(k_random, len(dicts)), replace=False).tolist())
+    cuts = set(rng.choice(len(labels), size=min(k_random, len(labels)), replace=False).tolist())
     for idx in by_kind.values():
         cuts.update(rng.choice(idx, size=min(per_situation, len(idx)), replace=False).tolist())
     return sorted(int(c) for c in cuts)
 
 
-SEEN: set = set()
-CUTS_DONE: list = []
+_REFERENCE: dict = {}
+
+
+def cached_reference(name: str, seed: int) -> tuple[Game, list[int], list[dict], list]:
+    """A reference game and the awkward moment of each of its states (cached for the module)."""
+    if (name, seed) not in _REFERENCE:
+        game, actions, dicts = reference_game(CONFIGS[name], seed)
+        labels = [situation(game.state_from_dict(d)) for d in dicts]
+        _REFERENCE[(name, seed)] = (game, actions, dicts, labels)
+    return _REFERENCE[(name, seed)]
+
+
+def restore_and_replay(game: Game, actions: list[int], dicts: list[dict], i: int, label: str) -> None:
+    """Restore ``dicts[i]`` through JSON and replay the recorded actions: every later state must match."""
+    codec = ActionCodec(game)
+    text = json.dumps(dicts[i])  # JSON-compatible: plain ints, bools, lists, dicts, strs
+    assert json.loads(text) == dicts[i]
+    s = game.state_from_dict(json.loads(text))
+    assert s.to_dict() == dicts[i]
+    for j in range(i, len(actions)):
+        codec.step(s, actions[j])
+        assert s.to_dict() == dicts[j + 1], f"{label}: restored at step {i}, differs after step {j}"
+    assert s.phase == Phase.GAME_OVER
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_restore_and_continue_at_random_cut_points(name):
-    rules = CONFIGS[name]
-    seed = SEEDS[name]
-    game, actions, dicts = reference_game(rules, seed)
-    codec = ActionCodec(game)
-    rng = np.random.default_rng(seed)
-    cuts = cut_points(dicts, game, rng, k_random=30, per_situation=3)
+    game, actions, dicts, labels = cached_reference(name, SEEDS[name])
+    cuts = cut_points(labels, np.random.default_rng(SEEDS[name]), k_random=30, per_situation=3)
+    assert len(cuts) >= min(30, len(dicts))  # 9 rule sets: several hundred cut points in all
     for i in cuts:
-        text = json.dumps(dicts[i])  # JSON-compatible: plain ints, bools, lists, dicts, strs
-        assert json.loads(text) == dicts[i]
-        s = game.state_from_dict(json.loads(text))
-        assert s.to_dict() == dicts[i]
-        kind = situation(s)
-        if kind:
-            SEEN.add(kind)
-        for j in range(i, len(actions)):
-            codec.step(s, actions[j])
-            assert s.to_dict() == dicts[j + 1], f"{name}: restored at step {i}, differs after step {j}"
-        assert s.phase == Phase.GAME_OVER
-    CUTS_DONE.append((name, len(cuts)))
+        restore_and_replay(game, actions, dicts, i, name)
 
 
-def test_cut_points_cover_every_awkward_moment():
-    """Runs after the parametrized test above (same module order): hundreds of cut points,
-    and every situation was restored at least once."""
-    if len(CUTS_DONE) < len(CONFIGS):
-        for name in CONFIGS:  # run alone (-k): rebuild the coverage from the reference games
-            game, _, dicts = reference_game(CONFIGS[name], SEEDS[name])
-            SEEN.update(k for k in (situation(game.state_from_dict(d)) for d in dicts) if k)
-    else:
-        assert sum(n for _, n in CUTS_DONE) >= 300
-    assert set(SITUATIONS) <= SEEN, f"never restored in: {set(SITUATIONS) - SEEN}"
+# rule sets (and seeds tried in turn) where each awkward moment is looked for
+MOMENT_SOURCES = ["choose4", "tradedown5", "trade5", "deal2_neutral", "claim3", "classic4_claim"]
+
+
+@pytest.mark.parametrize("kind", SITUATIONS)
+def test_restore_in_every_awkward_moment(kind):
+    """Save and restore in each awkward moment (found in random games), then replay to the end."""
+    found = 0
+    for k in range(12):
+        for name in MOMENT_SOURCES:
+            seed = SEEDS[name] + 1000 * k
+            game, actions, dicts, labels = cached_reference(name, seed)
+            at = [i for i, label in enumerate(labels) if label == kind]
+            for i in at[:: max(1, len(at) // 2)][:2]:
+                restore_and_replay(game, actions, dicts, i, f"{name} seed {seed} ({kind})")
+                found += 1
+            if found >= 3:
+                return
+    assert found, f"no random game reached the {kind!r} moment"
 
 
 def test_restore_mid_dice_buffer_rolls_the_same_dice():

@@ -124,3 +124,46 @@ def test_bad_soak_arguments(capsys):
     assert "games and start must be >= 0" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"classic_share must be in \[0, 1\], got 2"):
         run_soak(1, classic_share=2, progress=False)
+
+
+def _lowest(env) -> int:
+    return int(np.flatnonzero(env.infos[env.agent_selection]["action_mask"])[0])
+
+
+def _highest(env) -> int:
+    return int(np.flatnonzero(env.infos[env.agent_selection]["action_mask"])[-1])
+
+
+def _select_then_end(env) -> int:
+    """Adversarial: select an attack/fortify source whenever possible, and 'end' once something
+    is selected (with a cancel id this would cycle for ever inside one turn)."""
+    s = env.game_state
+    mask = env.infos[env.agent_selection]["action_mask"]
+    T = env.game.T
+    if s.phase in (Phase.ATTACK, Phase.FORTIFY):
+        if s.sel_src >= 0 and mask[env.codec.end]:
+            return env.codec.end
+        if mask[:T].any():
+            return int(np.flatnonzero(mask[:T])[0])
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("policy", [_lowest, _highest, _select_then_end])
+@pytest.mark.parametrize("rules", [{"num_players": 3, "map": "small", "turn_limit": 30}, {"num_players": 4, "turn_limit": 12}])
+def test_deterministic_policies_cannot_stall_a_turn(policy, rules):
+    """Argmax-like policies end every turn in a bounded number of ids, so the turn limit ends the game."""
+    env = risk_env.raw_env(defender_dice="choose", **rules)
+    env.reset(seed=1)
+    per_turn: dict = {}
+    while env.agents:
+        _, _, term, trunc, _ = env.last(observe=False)
+        if term or trunc:
+            env.step(None)
+            continue
+        s = env.game_state
+        key = (s.turn, s.player)
+        per_turn[key] = per_turn.get(key, 0) + 1
+        assert per_turn[key] <= 2000, f"turn {key} is not ending"
+        env.step(policy(env))
+    s = env.game_state
+    assert s.phase == Phase.GAME_OVER and s.turn <= rules["turn_limit"]

@@ -274,7 +274,7 @@ class CallableAgent(Agent):
             raise RiskError(f"CallableAgent needs a callable f(observation, info) -> int, got {type(fn).__name__}")
         super().__init__(None)
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        self.name = str(name or getattr(fn, "__name__", type(fn).__name__))
         self.needs_view = needs_view
 
     def reset(self, seed: "int | None" = None) -> None:

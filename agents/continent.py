@@ -137,12 +137,10 @@ class ContinentAgent(HeuristicAgent):
         ts, deficit = self.held_border_deficits(sit)
         if len(ts) and deficit.max() > 0:
             order = ts[np.argsort(-deficit, kind="stable")]
-            for dst in order:
-                dst = int(dst)
+            for dst in order.tolist():
                 donors = np.flatnonzero(sit.mine & (sit.armies >= 2))
                 best, give = -1, 0
-                for a in donors:
-                    a = int(a)
+                for a in donors.tolist():
                     if a == dst or not game.fortify_reach(s, a)[dst]:
                         continue
                     spare = int(sit.armies[a] - 1 - self.reserve(sit, a)) if sit.frontier[a] else int(sit.armies[a] - 1)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+
 import numpy as np
 
 from risk_env.cards import composition_of, set_value
@@ -352,8 +353,8 @@ class HeuristicAgent(ScriptedAgent):
         if len(cand) == 0:
             return self.rebalance(sit)
         order = cand[np.argsort(-(sit.armies[cand] + self.jitter(len(cand))), kind="stable")]
-        for src in order[:4]:
-            reach = np.flatnonzero(game.fortify_reach(s, int(src)))
+        for src in order[:4].tolist():
+            reach = np.flatnonzero(game.fortify_reach(s, src))
             if len(reach) == 0:
                 continue
             closer = reach[dist[reach] < dist[src]]
@@ -361,7 +362,7 @@ class HeuristicAgent(ScriptedAgent):
                 continue
             score = -dist[closer] * 100.0 + sit.threat[closer] - sit.armies[closer] * 0.1 + self.jitter(len(closer))
             dst = int(closer[np.argmax(score)])
-            return Move.fortify(int(src), dst, int(sit.armies[src]) - 1)
+            return Move.fortify(src, dst, int(sit.armies[src]) - 1)
         return self.rebalance(sit)
 
     def rebalance(self, sit: Situation) -> "Move | None":
@@ -376,8 +377,7 @@ class HeuristicAgent(ScriptedAgent):
         surplus = sit.armies - sit.threat
         best = None
         best_gain = 2.0
-        for src in front:
-            src = int(src)
+        for src in front.tolist():
             give = int(min(sit.armies[src] - 1, np.floor(surplus[src] / 2)))
             if give < 1:
                 continue
@@ -415,8 +415,8 @@ class HeuristicAgent(ScriptedAgent):
         """Entry territories of held continents that face enemies, and how many armies each
         lacks to match the hostile armies next to it (may be <= 0)."""
         b = sit.board
-        ts = [t for c in sit.held for t in b.entries[c] if sit.frontier[t]]
-        ts = np.array(sorted(set(ts)), dtype=np.int64)
+        found = {int(t) for c in sit.held for t in b.entries[c] if sit.frontier[t]}
+        ts = np.array(sorted(found), dtype=np.int64)
         if len(ts) == 0:
             return ts, np.zeros(0)
         return ts, sit.threat[ts] + 2.0 - sit.armies[ts]

@@ -58,7 +58,8 @@ class MaskablePPOAgent(Agent):
         import gymnasium
 
         self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)
-        self._obs_shape = None if self._dict_obs else tuple(self.model.observation_space.shape)
+        space: Any = self.model.observation_space
+        self._obs_shape = None if self._dict_obs else tuple(space.shape)
 
     def reset(self, seed: "int | None" = None) -> None:
         super().reset(seed)
@@ -68,7 +69,8 @@ class MaskablePPOAgent(Agent):
     def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if self._dict_obs:
-            x: Any = {k: observation[k] for k in self.model.observation_space.spaces}
+            space: Any = self.model.observation_space
+            x: Any = {k: observation[k] for k in space.spaces}
         else:
             x = observation["observation"]
             if tuple(x.shape) != self._obs_shape:

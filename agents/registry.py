@@ -50,11 +50,13 @@ def _is_model_path(spec: str) -> bool:
 
 
 def _build(obj: Any, seed: "int | None", label: str) -> AgentLike:
+    agent: Any
     if inspect.isclass(obj):
+        cls: Any = obj
         try:
-            agent = obj(seed=seed)
+            agent = cls(seed=seed)
         except TypeError:
-            agent = obj()
+            agent = cls()
         if not isinstance(agent, AgentLike) and callable(agent):
             return CallableAgent(agent, name=label)
         return agent

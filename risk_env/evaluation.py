@@ -36,9 +36,11 @@ Design
       win for nobody. A win rate is wins / games; the draw rate is reported
       beside it. For ranks (elimination order, ratings) the survivors of a
       truncated game tie for first place.
-    * A player turn may take at most ``max_turn_steps`` action ids (default
-      5000): the turn limit bounds turns, not a turn's sub-steps, and a
-      deterministic policy can cycle for ever through select/cancel. A game
+    * A guard: a player turn may take at most ``max_turn_steps`` action ids
+      (default 5000). The turn limit bounds turns, not a turn's sub-steps;
+      the action codec has no cancel, so every turn of the shipped env ends
+      after finitely many decisions and the guard never fires there, but it
+      bounds an evaluation against a misbehaving custom env or codec. A game
       that hits the cap is stopped and recorded with ``stalled_by``: a loss
       for that entrant (ranked below the other survivors), a draw for the others.
     * Win-rate intervals are 95 % Wilson score intervals (no statistics
@@ -115,7 +117,8 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     >>> [round(x, 4) for x in wilson_interval(8, 10)]
     [0.4902, 0.9433]
     """
-    if not (isinstance(trials, (int, np.integer)) and isinstance(successes, (int, np.integer))) or trials < 0 or not 0 <= successes <= trials:
+    whole = isinstance(trials, (int, np.integer)) and isinstance(successes, (int, np.integer))
+    if not whole or trials < 0 or not 0 <= successes <= trials:
         raise RiskError(f"need whole counts 0 <= successes <= trials, got successes={successes!r}, trials={trials!r}")
     if not 0.0 < confidence < 1.0:
         raise RiskError(f"confidence must be in (0, 1), got {confidence!r}")
@@ -292,7 +295,8 @@ class EvaluationResult:
                         "elimination_order", "seconds"])
             for g in self.games:
                 w.writerow([g.index, g.seed, ";".join(g.seats), ";".join(map(str, g.agent_seeds)), g.winner or "",
-                            int(g.truncated), g.stalled_by or "", g.turns, g.steps, ";".join(g.elimination_order), f"{g.seconds:.3f}"])
+                            int(g.truncated), g.stalled_by or "", g.turns, g.steps, ";".join(g.elimination_order),
+                            f"{g.seconds:.3f}"])
         paths["games"] = p
         p = out / "results.json"
         p.write_text(json.dumps(self.to_dict(), indent=1, default=_json_default))
@@ -360,10 +364,9 @@ def play_game(
         seed: the game seed.
         agent_seeds: agent name -> seed for ``agent.reset``; without it agents are not reset.
         max_turn_steps: the game is stopped when one player turn takes more action ids than
-            this. The turn limit bounds turns, not the steps inside a turn, and the codec's
-            *cancel* lets a deterministic policy cycle for ever (select a source, cancel, select
-            it again: the observation repeats, so does the choice). The seat deciding when the
-            cap is hit is reported as ``stalled_by``.
+            this (a guard: the turn limit bounds turns, not the steps inside a turn; with the
+            shipped codec, which has no cancel, every turn ends after finitely many steps). The
+            seat deciding when the cap is hit is reported as ``stalled_by``.
 
     Returns:
         dict with ``winner`` (seat or -1), ``truncated`` (turn limit), ``stalled_by`` (seat or -1),
@@ -438,7 +441,9 @@ def _spec_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else str(spec) if isinstance(spec, os.PathLike) else repr(spec)
 
 
-def _resolve_rules(rules: "RulesConfig | str | Mapping[str, Any] | None", num_players: int, overrides: Mapping[str, Any]) -> RulesConfig:
+def _resolve_rules(
+    rules: "RulesConfig | str | Mapping[str, Any] | None", num_players: int, overrides: Mapping[str, Any]
+) -> RulesConfig:
     if rules is None:
         cfg = RulesConfig.from_dict({"num_players": num_players, **overrides})
     elif isinstance(rules, RulesConfig):
@@ -452,7 +457,9 @@ def _resolve_rules(rules: "RulesConfig | str | Mapping[str, Any] | None", num_pl
         d["num_players"] = num_players
         cfg = RulesConfig.from_preset(preset, **d) if preset else RulesConfig.from_dict(d)
     else:
-        raise ConfigError(f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a dict or None, got {type(rules).__name__}")
+        raise ConfigError(
+            f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a dict or None, got {type(rules).__name__}"
+        )
     return cfg
 
 
@@ -491,7 +498,8 @@ def _play_jobs(
         names = [f"player_{i}" for i in range(n)]
         seat_agents = {names[i]: agents[seating[i]] for i in range(n)}
         t0 = time.perf_counter()
-        r = play_game(env, seat_agents, seed=gseed, agent_seeds={names[i]: aseeds[i] for i in range(n)}, max_turn_steps=max_turn_steps)
+        seeds = {names[i]: aseeds[i] for i in range(n)}
+        r = play_game(env, seat_agents, seed=gseed, agent_seeds=seeds, max_turn_steps=max_turn_steps)
         dt = time.perf_counter() - t0
         seats = [labels[e] for e in seating]
         elim = [seats[p] for p in r["elimination_order"]]
@@ -529,7 +537,7 @@ def _schedule(num_games: int, n: int, seed: int) -> list[tuple[int, int, list[in
 def _summarize(labels: list[str], specs: list[str], games: list[GameRecord], n: int) -> dict[str, EntrantStats]:
     from openskill.models import PlackettLuce
 
-    stats = {name: EntrantStats(name=name, spec=sp, place_counts=[0] * n) for name, sp in zip(labels, specs)}
+    stats = {name: EntrantStats(name=name, spec=sp, place_counts=[0] * n) for name, sp in zip(labels, specs, strict=True)}
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in labels}
     for g in games:
@@ -551,7 +559,7 @@ def _summarize(labels: list[str], specs: list[str], games: list[GameRecord], n: 
             stats[g.elimination_order[0]].first_out += 1
         teams = [[ratings[name]] for name in g.seats]
         new = model.rate(teams, ranks=[g.places[name] for name in g.seats])
-        for name, team in zip(g.seats, new):
+        for name, team in zip(g.seats, new, strict=True):
             ratings[name] = team[0]
     for name, st in stats.items():
         if st.games:
@@ -744,7 +752,9 @@ def _overrides(items: Iterable[str]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--set takes KEY=VALUE (a RulesConfig switch), got {item!r}; switches: {', '.join(RulesConfig.options())}")
+            raise ConfigError(
+                f"--set takes KEY=VALUE (a RulesConfig switch), got {item!r}; switches: {', '.join(RulesConfig.options())}"
+            )
         out[key.strip()] = _parse_value(value.strip())
     return out
 
@@ -753,7 +763,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     """Command-line entry point (``scripts/evaluate.py``); returns the exit status."""
     ap = argparse.ArgumentParser(
         prog="evaluate",
-        description="Evaluate risk_env agents: seats rotated, seeds recorded, win rates with 95%% Wilson intervals, openskill ratings.",
+        description="Evaluate risk_env agents: seats rotated, seeds recorded, win rates with 95%% Wilson intervals, "
+        "openskill ratings.",
         epilog="Agents: random, aggressive, continent, balanced, path/to/model.zip (MaskablePPO), module:callable.",
     )
     ap.add_argument("agents", nargs="+", help="one agent spec per seat (or the pool with --round-robin)")
@@ -761,10 +772,11 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     ap.add_argument("--players", type=int, default=None, help="must equal the number of agents (default: that number)")
     ap.add_argument("--rules", default=None, help=f"rules preset: {', '.join(PRESETS)} (default: the RULES.md defaults)")
     ap.add_argument("--turn-limit", type=int, default=None, help="override the turn limit (truncated games are draws)")
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="any RulesConfig switch, repeatable")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="any RulesConfig switch, repeatable")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-turn-steps", type=int, default=DEFAULT_MAX_TURN_STEPS,
-                    help=f"stop a game whose turn takes more action ids (a cycling policy); default {DEFAULT_MAX_TURN_STEPS}")
+                    help=f"guard: stop a game whose turn takes more action ids; default {DEFAULT_MAX_TURN_STEPS}")
     ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = no pool)")
     ap.add_argument("--round-robin", action="store_true", help="play every pair of the agents in 2-player games")
     ap.add_argument("--out", default=None, help="folder for CSV, JSON and the plot")

@@ -256,7 +256,8 @@ class _Checked:
 RULE_VARIANTS = [
     pytest.param(dict(num_players=2, turn_limit=60), id="2p-deal-neutral"),
     pytest.param(dict(num_players=3, turn_limit=40), id="3p-claim"),
-    pytest.param(dict(num_players=4, setup="random", defender_dice="choose", fortify="connected", turn_limit=60), id="4p-choose-connected"),
+    pytest.param(dict(num_players=4, setup="random", defender_dice="choose", fortify="connected", turn_limit=60),
+                 id="4p-choose-connected"),
     pytest.param(dict(num_players=5, setup="deal", card_trade="fixed_by_symbol", territory_bonus="once_per_trade",
                       elimination_trade_at=5, turn_limit=60), id="5p-fixed-cards"),
     pytest.param(dict(num_players=3, map="small", card_trade="no_cards", turn_limit=60), id="3p-small-nocards"),
@@ -316,7 +317,8 @@ def test_a_heuristic_game_is_fast() -> None:
 def test_win_probabilities_match_exact_odds() -> None:
     a = np.array([1, 3, 10, 25])
     d = np.array([1, 2, 10, 30])
-    np.testing.assert_allclose(win_probabilities(a, d), [win_probability(int(x), int(y)) for x, y in zip(a, d)], rtol=1e-12)
+    exact = [win_probability(int(x), int(y)) for x, y in zip(a, d, strict=True)]
+    np.testing.assert_allclose(win_probabilities(a, d), exact, rtol=1e-12)
     assert win_probabilities(np.array(0), np.array(3)) == 0.0
     big = win_probabilities(np.array([300, 150]), np.array([100, 150]))  # beyond the table: scaled
     assert big[0] > 0.99 and big[1] == pytest.approx(win_probability(100, 100))

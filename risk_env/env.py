@@ -294,6 +294,17 @@ class raw_env(AECEnv):
         """What ``action`` means for ``agent`` now (e.g. ``"attack Alaska->Kamchatka"``)."""
         return self.codec.action_to_string(self.game_state, action)
 
+    def view(self, agent: str) -> Any:
+        """A read-only :class:`~risk_env.view.GameView` of the live game from ``agent``'s seat,
+        what scripted agents read as ``info["view"]`` (see :mod:`risk_env.agents.base`).
+
+        Raises:
+            RiskError: before ``reset()``, or an unknown agent name.
+        """
+        from .view import GameView
+
+        return GameView.from_env(self, agent)
+
     def render(self) -> Any:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")

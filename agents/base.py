@@ -10,7 +10,8 @@ Every agent, learned or scripted, plays through the PettingZoo AEC loop::
 ``info`` is the env's info dict for that agent, plus (for scripted agents)
 ``info["view"]``: a :class:`~risk_env.view.GameView` of the live game from the
 agent's seat. :func:`risk_env.evaluation.play_game` adds the view for every
-decision; in your own loop add ``info = {**info, "view": GameView.from_env(env, agent)}``.
+decision; in your own loop add ``info = {**info, "view": env.unwrapped.view(agent)}``
+(or ``GameView.from_env(env, agent)``).
 Agents whose :attr:`Agent.needs_view` is False (random, SB3 policies) ignore it.
 
 Scripted agents (:class:`ScriptedAgent`) choose a complete

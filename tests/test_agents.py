@@ -201,6 +201,7 @@ def test_game_view_is_read_only_and_shows_own_hand() -> None:
     s.hands[0] = [1, 5, 43]
     s.hands[1] = [2]
     v = GameView.from_env(env, "player_0")
+    assert repr(raw.view("player_0")) == repr(v)
     assert v.seat == 0 and v.hand == (1, 5, 43) and v.card_counts == (3, 1, 0)
     assert v.hand_symbols == tuple(raw.game.card_symbol[c] for c in (1, 5, 43))
     with pytest.raises(ValueError):

@@ -34,3 +34,11 @@ def _register() -> None:
 
 
 _register()
+
+
+def __getattr__(name: str):  # lazy: evaluation pulls in multiprocessing and the agents
+    if name == "evaluate":
+        from .evaluation import evaluate
+
+        return evaluate
+    raise AttributeError(f"module 'risk_env' has no attribute {name!r}")

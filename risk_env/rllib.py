@@ -1,0 +1,338 @@
+"""Scale-out training with Ray RLlib (new API stack): multi-agent PPO on the AEC env.
+
+``scripts/train_rllib.py`` calls :func:`main`; it needs the ``rllib`` extra
+(``pip install 'risk_env[rllib]'``)::
+
+    python scripts/train_rllib.py --players 2 --iterations 50                      # local: ray.init()
+    python scripts/train_rllib.py --address auto --env-runners 64 --iterations 2000   # on a Ray cluster, unchanged code
+
+How it fits together
+    * The PettingZoo AEC env (:func:`risk_env.env`) is wrapped by
+      :class:`ObservationsKeyWrapper`, which renames the observation's
+      ``"observation"`` key to ``"observations"`` (the key RLlib's action-masking
+      module convention expects, beside ``"action_mask"``) and gives the mask
+      as float32, then by RLlib's own
+      ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``.
+    * Every seat maps to one shared policy ``"shared"`` (parameter-sharing
+      self-play; :func:`policy_mapping_fn`); :class:`MaskedPPOTorchRLModule`
+      is a PPO torch RL module that feeds ``"observations"`` to the default
+      PPO networks and adds ``log(mask)`` (clamped) to the logits, so illegal
+      ids are never sampled.
+    * Rewards are the AEC env's (+1 win, -1 when eliminated, truncation by
+      ``truncation_reward``); RLlib's PettingZoo wrapper hands each agent its
+      reward when it is next selected (a loser's -1 at its dead step).
+    * ``ray.init(address=...)``: ``None`` starts a local Ray; ``"auto"`` joins
+      the cluster this machine belongs to. Nothing else changes between the two.
+
+Python::
+
+    from risk_env.rllib import build_config
+    algo = build_config(num_players=2, rules={"preset": "fast", "turn_limit": 100}).build_algo()
+    print(algo.train()["env_runners"]["episode_return_mean"])
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import gymnasium
+import numpy as np
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from .config import RulesConfig
+from .errors import ConfigError
+
+__all__ = ["ObservationsKeyWrapper", "make_rllib_env", "env_creator", "policy_mapping_fn", "build_config", "main", "ENV_NAME", "POLICY_ID"]
+
+ENV_NAME = "risk_env_pettingzoo"
+"""Name under which :func:`register` registers the env with Ray Tune."""
+
+POLICY_ID = "shared"
+"""The one policy every seat plays (parameter sharing)."""
+
+
+def _rllib_missing() -> ImportError:
+    return ImportError("RLlib training needs the 'rllib' extra: pip install 'risk_env[rllib]' (ray[rllib])")
+
+
+class ObservationsKeyWrapper(BaseWrapper):
+    """AEC wrapper: ``{"observation", "action_mask"}`` -> ``{"observations", "action_mask"}``.
+
+    ``"observations"``: float32 ``(D,)`` (unchanged); ``"action_mask"``: float32 ``(N,)``
+    in {0, 1} (the env's int8 mask as floats, ready for ``log``). The spaces are
+    cached per agent (PettingZoo's API test wants the same object each call).
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self._spaces: dict[str, gymnasium.spaces.Dict] = {}
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        sp = self._spaces.get(agent)
+        if sp is None:
+            inner = self.env.observation_space(agent)
+            sp = gymnasium.spaces.Dict(
+                {
+                    "observations": inner["observation"],
+                    "action_mask": gymnasium.spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32),
+                }
+            )
+            self._spaces[agent] = sp
+        return sp
+
+    def observe(self, agent: str) -> "dict[str, np.ndarray] | None":
+        obs = self.env.observe(agent)
+        if obs is None:
+            return None
+        return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
+
+
+def make_rllib_env(num_players: int = 2, rules: "Mapping[str, Any] | None" = None) -> Any:
+    """The AEC env wrapped for RLlib: ``PettingZooEnv(ObservationsKeyWrapper(risk_env.env(...)))``.
+
+    Args:
+        num_players: 2..6.
+        rules: :class:`~risk_env.config.RulesConfig` switches, optionally with ``"preset"``.
+
+    Raises:
+        ConfigError: bad rules; ImportError: ray[rllib] is not installed.
+    """
+    try:
+        from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    except ImportError:
+        raise _rllib_missing() from None
+    from .env import env as make_env
+
+    d = dict(rules or {})
+    preset = d.pop("preset", None)
+    cfg = RulesConfig.from_preset(preset, num_players=num_players, **d) if preset else RulesConfig.from_dict({**d, "num_players": num_players})
+    return PettingZooEnv(ObservationsKeyWrapper(make_env(num_players=num_players, rules=cfg)))
+
+
+def env_creator(env_config: Mapping[str, Any]) -> Any:
+    """Ray's env factory: ``env_config = {"num_players": 2, "rules": {...}}``."""
+    cfg = dict(env_config)
+    return make_rllib_env(int(cfg.get("num_players", 2)), cfg.get("rules"))
+
+
+def register() -> None:
+    """Register :func:`env_creator` with Ray Tune as :data:`ENV_NAME`."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, env_creator)
+
+
+def policy_mapping_fn(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    """Every seat plays the shared policy."""
+    return POLICY_ID
+
+
+def _module_class() -> type:
+    """:class:`MaskedPPOTorchRLModule`, defined lazily so importing this module needs no ray."""
+    global MaskedPPOTorchRLModule
+    if "MaskedPPOTorchRLModule" in globals():
+        return globals()["MaskedPPOTorchRLModule"]
+    try:
+        import torch
+        from ray.rllib.algorithms.ppo.torch.ppo_torch_rl_module import PPOTorchRLModule
+        from ray.rllib.core.columns import Columns
+    except ImportError:
+        raise _rllib_missing() from None
+
+    floor = torch.finfo(torch.float32).min
+
+    class _Masked(PPOTorchRLModule):
+        """PPO torch RL module for ``Dict(observations=Box, action_mask=Box)`` observations.
+
+        The networks are built for the ``"observations"`` space only; every forward pass
+        splits the batch's observation dict, runs the default PPO forward on
+        ``"observations"``, and adds ``clamp(log(action_mask), min=float32 min)`` to the
+        action logits (illegal ids get probability 0).
+        """
+
+        def __init__(self, *, observation_space: Any = None, **kwargs: Any) -> None:
+            if not isinstance(observation_space, gymnasium.spaces.Dict) or set(observation_space.spaces) != {"observations", "action_mask"}:
+                raise ConfigError(
+                    "MaskedPPOTorchRLModule needs a Dict observation space with keys 'observations' and 'action_mask' "
+                    f"(wrap the env with ObservationsKeyWrapper), got {observation_space}"
+                )
+            self._space_with_mask = observation_space
+            super().__init__(observation_space=observation_space["observations"], **kwargs)
+
+        def setup(self) -> None:
+            super().setup()
+            self.observation_space = self._space_with_mask
+
+        @staticmethod
+        def _split(batch: dict) -> tuple[Any, dict]:
+            obs = batch[Columns.OBS]
+            if isinstance(obs, dict):
+                batch = dict(batch)
+                batch["_mask"] = obs["action_mask"]
+                batch[Columns.OBS] = obs["observations"]
+            return batch["_mask"], batch
+
+        @staticmethod
+        def _mask(out: dict, mask: Any) -> dict:
+            out[Columns.ACTION_DIST_INPUTS] = out[Columns.ACTION_DIST_INPUTS] + torch.clamp(torch.log(mask.float()), min=floor)
+            return out
+
+        def _forward_inference(self, batch: dict, **kwargs: Any) -> dict:
+            mask, batch = self._split(batch)
+            return self._mask(super()._forward_inference(batch, **kwargs), mask)
+
+        def _forward_exploration(self, batch: dict, **kwargs: Any) -> dict:
+            mask, batch = self._split(batch)
+            return self._mask(super()._forward_exploration(batch, **kwargs), mask)
+
+        def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
+            mask, batch = self._split(batch)
+            return self._mask(super()._forward_train(batch, **kwargs), mask)
+
+        def compute_values(self, batch: dict, embeddings: Any = None) -> Any:
+            if isinstance(batch[Columns.OBS], dict):
+                _, batch = self._split(batch)
+            return super().compute_values(batch, embeddings)
+
+    _Masked.__name__ = _Masked.__qualname__ = "MaskedPPOTorchRLModule"
+    _Masked.__module__ = __name__
+    MaskedPPOTorchRLModule = _Masked  # noqa: F841 - module attribute (picklable by name)
+    return _Masked
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MaskedPPOTorchRLModule":
+        return _module_class()
+    raise AttributeError(name)
+
+
+def build_config(
+    num_players: int = 2,
+    rules: "Mapping[str, Any] | None" = None,
+    num_env_runners: int = 0,
+    envs_per_runner: int = 1,
+    train_batch_size: int = 4000,
+    minibatch_size: int = 512,
+    num_epochs: int = 4,
+    lr: float = 3e-4,
+    gamma: float = 0.99,
+    hidden: Sequence[int] = (128, 128),
+    num_learners: int = 0,
+    num_gpus_per_learner: float = 0,
+    seed: "int | None" = 0,
+) -> Any:
+    """A ``PPOConfig`` (new API stack) for multi-agent self-play on the AEC env.
+
+    Args:
+        num_players, rules: the game (see :func:`make_rllib_env`; default rules: the ``fast`` preset).
+        num_env_runners: sampling processes (0: sample in the driver).
+        envs_per_runner: vectorized envs per runner.
+        train_batch_size: env steps per training iteration (per learner).
+        minibatch_size, num_epochs, lr, gamma: PPO settings.
+        hidden: hidden layer sizes of the policy and value networks.
+        num_learners, num_gpus_per_learner: learner processes and their GPUs (0: learn in the driver).
+        seed: RLlib's ``debugging(seed=...)``.
+
+    Raises:
+        ImportError: ray[rllib] is not installed.
+    """
+    try:
+        from ray.rllib.algorithms.ppo import PPOConfig
+        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    except ImportError:
+        raise _rllib_missing() from None
+    register()
+    env_config = {"num_players": num_players, "rules": dict(rules) if rules is not None else {"preset": "fast"}}
+    env_creator(env_config).close()  # fail fast on bad rules, in the driver
+    module = RLModuleSpec(
+        module_class=_module_class(),
+        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh", "head_fcnet_hiddens": [], "vf_share_layers": False},
+    )
+    config = (
+        PPOConfig()
+        # RLlib's env checker steps random (unmasked) actions, which the wrapped env answers with
+        # PettingZoo's illegal-move warning; the env itself passes PettingZoo's api_test.
+        .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=policy_mapping_fn, policies_to_train=[POLICY_ID])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner, rollout_fragment_length="auto")
+        .learners(num_learners=num_learners, num_gpus_per_learner=num_gpus_per_learner)
+        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr, gamma=gamma)
+        .debugging(seed=seed)
+    )
+    return config
+
+
+def main(argv: "Sequence[str] | None" = None) -> int:
+    """``scripts/train_rllib.py``: multi-agent PPO with RLlib, locally or on a Ray cluster."""
+    ap = argparse.ArgumentParser(prog="train_rllib.py", description="Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack).")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--preset", default="fast", help="rules preset (default fast)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a RulesConfig switch, e.g. turn_limit=200")
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--address", default=None, help="Ray address: omit for a local ray.init(), 'auto' to join a cluster")
+    ap.add_argument("--env-runners", type=int, default=0, help="sampling processes (0: in the driver)")
+    ap.add_argument("--envs-per-runner", type=int, default=1)
+    ap.add_argument("--learners", type=int, default=0)
+    ap.add_argument("--gpus-per-learner", type=float, default=0)
+    ap.add_argument("--batch", type=int, default=4000, help="env steps per iteration")
+    ap.add_argument("--minibatch", type=int, default=512)
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="runs/rllib", help="checkpoint folder")
+    args = ap.parse_args(argv)
+    try:
+        import ray
+    except ImportError:
+        print(f"error: {_rllib_missing()}", file=sys.stderr)
+        return 2
+    rules: dict[str, Any] = {"preset": args.preset}
+    for item in args.set:
+        k, sep, v = item.partition("=")
+        if not sep:
+            print(f"error: --set {item!r} must look like key=value", file=sys.stderr)
+            return 2
+        try:
+            rules[k] = json.loads(v)
+        except json.JSONDecodeError:
+            rules[k] = v
+    try:
+        config = build_config(
+            num_players=args.players, rules=rules, num_env_runners=args.env_runners, envs_per_runner=args.envs_per_runner,
+            train_batch_size=args.batch, minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr,
+            num_learners=args.learners, num_gpus_per_learner=args.gpus_per_learner, seed=args.seed,
+        )
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    ray.init(address=args.address, ignore_reinit_error=True)
+    try:
+        algo = config.build_algo()
+        out = Path(args.out).resolve()
+        for it in range(1, args.iterations + 1):
+            t0 = time.time()
+            res = algo.train()
+            er = res.get("env_runners", {})
+            print(
+                f"iter {it}: {er.get('num_env_steps_sampled_lifetime', '?')} env steps, "
+                f"{er.get('num_episodes_lifetime', '?')} episodes, mean episode length {er.get('episode_len_mean', float('nan')):.0f}, "
+                f"{time.time() - t0:.1f} s",
+                flush=True,
+            )
+        path = algo.save(str(out))
+        print(f"checkpoint: {getattr(path, 'checkpoint', path)}")
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,589 @@
+"""A single-agent Gymnasium view of Risk for Stable-Baselines3 (and any Gymnasium learner).
+
+:class:`RiskSingleAgentEnv` seats one learner in a game and plays every other
+seat with embedded opponents, so a game becomes an ordinary episode:
+
+>>> import gymnasium, risk_env.sb3_env
+>>> env = gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=2)
+>>> obs, info = env.reset(seed=0)
+>>> obs.shape, obs.dtype, info["action_mask"].dtype
+((321,), dtype('float32'), dtype('int8'))
+>>> mask = env.unwrapped.action_masks()          # bool (70,), for sb3-contrib's MaskablePPO
+>>> obs, reward, terminated, truncated, info = env.step(int(mask.nonzero()[0][0]))
+
+Seats and opponents
+    The learner's seat is drawn per episode from the env's generator
+    (``learner_seat=None``; pass an int to fix it); the turn order is itself a
+    seeded random permutation (RULES.md §3). The other seats are played by
+    *opponents*: anything with ``act(observation, info) -> int`` (the agent
+    interface of :mod:`risk_env.agents`), a plain callable with that
+    signature, a spec string (``"random"``, a baseline name, or a path to a
+    saved MaskablePPO ``.zip``; resolved by ``risk_env.agents.load_agent``
+    when that exists), a list of those (one per opponent seat, cycled), or an
+    :class:`OpponentPool` that draws a fresh line-up every episode. ``None``
+    means uniform random opponents. Opponents see the same observation as an
+    AEC agent would: ``{"observation": float32 (D,), "action_mask": int8
+    (N,)}`` from their own seat (encoded lazily, only if read), and ``info``
+    holds ``"action_mask"``, ``"seat"``, ``"game"`` and ``"state"`` (the
+    engine :class:`~risk_env.engine.Game` and the live
+    :class:`~risk_env.state.GameState`: read-only by contract).
+
+Spaces
+    ``observation_space = Box(0, inf, (D,), float32)``: the learner's flat
+    observation (:mod:`risk_env.observation`; ``D = 321`` for 2 players on the
+    classic map). ``action_space = Discrete(N)`` (:mod:`risk_env.actions`;
+    ``N = 70`` on the classic map). Decisions are the codec's fine-grained
+    sub-steps (source, then target, then dice or an amount), exactly as in the
+    AEC env. The legal ids are ``action_masks()`` (bool ``(N,)``, a method of
+    the env itself so ``SubprocVecEnv`` reaches it) and ``info["action_mask"]``
+    (int8 ``(N,)``).
+
+Rewards (the learner's own)
+    ``+1`` when the learner wins, ``-1`` when it is eliminated (the episode
+    ends at once, even if the others play on), and at the turn limit the
+    AEC env's truncation reward: ``0`` (``truncation_reward="draw"``) or the
+    rank among survivors from ``+1`` to ``-1`` (``"rank"``, RULES.md §4.5).
+    Rewards earned while opponents act are summed into the learner's next
+    step. Optional shaping: ``shaping * (phi_after - phi_before)`` per step,
+    where ``phi = (own territories - other players' territories) / T`` (the
+    2-player neutral's territories count for nobody), so a conquest from a
+    player is worth twice one from the neutral. It telescopes: an episode's
+    shaping total is ``shaping * (final phi - initial phi)``, whatever
+    happened in between.
+
+Termination vs truncation
+    ``terminated``: the learner won or was eliminated (or broke the rules with
+    ``invalid_action="penalty"``, or stalled). ``truncated``: the turn limit
+    ended the game.
+
+Stalls (``max_turn_steps``)
+    The codec has no cancel, so every turn ends after finitely many
+    decisions; still, a turn can be long. ``max_turn_steps`` (default
+    ``None``: no cap) is an optional guard: when the learner takes more than
+    that many decisions in one of its turns the episode ends as a loss
+    (``terminated=True``, reward ``-1`` plus the shaping so far,
+    ``info["stalled"] = True``), as :func:`risk_env.evaluation.play_game`
+    scores a stalled game.
+
+Illegal actions (``invalid_action``)
+    Masked learners never send one, but unmasked sampling (e.g. SB3's
+    ``check_env``, plain PPO) does. ``"random"`` (default): the illegal id is
+    replaced by a legal id drawn uniformly from the env's generator, and
+    ``info["invalid_action"]`` is True for that step. ``"penalty"``: the
+    episode ends (``terminated=True``) with reward ``invalid_penalty``
+    (default ``-1``), like PettingZoo's ``TerminateIllegalWrapper``.
+    ``"raise"``: :class:`~risk_env.errors.IllegalActionError`, state unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Callable, Iterator, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .actions import ActionCodec
+from .config import RulesConfig
+from .engine import Game
+from .errors import ConfigError, IllegalActionError
+from .observation import ObservationEncoder
+from .render import render_ansi
+from .state import GameState, Phase
+
+__all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
+
+ENV_ID = "risk_env/RiskSingleAgent-v0"
+"""Gymnasium id of :class:`RiskSingleAgentEnv` (registered when this module is imported)."""
+
+INVALID_ACTION_MODES = ("random", "penalty", "raise")
+
+
+# ---------------------------------------------------------------------------- opponents
+class LazyObservation(Mapping):
+    """``{"observation", "action_mask"}`` for one seat, encoding the vector only when read.
+
+    Valid only until the game state changes (read it inside ``act``).
+    """
+
+    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs")
+
+    def __init__(self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray) -> None:
+        self._encoder, self._state, self._seat, self._mask = encoder, state, seat, mask
+        self._obs: "np.ndarray | None" = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "action_mask":
+            return self._mask
+        if key == "observation":
+            if self._obs is None:
+                self._obs = self._encoder.encode(self._state, self._seat)
+            return self._obs
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("observation", "action_mask"))
+
+    def __len__(self) -> int:
+        return 2
+
+
+class _CallableAgent:
+    """Adapts ``f(observation, info) -> int`` to the agent interface."""
+
+    def __init__(self, fn: Callable[..., Any], name: str = "") -> None:
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "callable")
+
+    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+        return int(self.fn(observation, info))
+
+
+def resolve_agent(spec: Any, seed: "int | None" = None) -> Any:
+    """An object with ``act(observation, info) -> int`` from ``spec``.
+
+    Args:
+        spec: an agent (has ``act``), a callable ``f(observation, info)``, or a
+            string: ``"random"``, another baseline name or a ``.zip`` path (via
+            ``risk_env.agents.load_agent``).
+        seed: seeds an agent built from a string.
+
+    Raises:
+        ConfigError: a spec that is none of these, or an unknown name.
+    """
+    if hasattr(spec, "act"):
+        return spec
+    if isinstance(spec, str):
+        try:
+            from .agents import load_agent  # type: ignore[attr-defined]
+        except ImportError:
+            load_agent = None
+        if load_agent is not None:
+            try:
+                return load_agent(spec, seed=seed)
+            except (ValueError, FileNotFoundError) as e:
+                raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from e
+        if spec == "random":
+            from .agents import RandomAgent
+
+            return RandomAgent(seed=seed)
+        raise ConfigError(f"unknown opponent {spec!r}: only 'random' is available without risk_env.agents.load_agent")
+    if callable(spec):
+        return _CallableAgent(spec)
+    raise ConfigError(f"an opponent must be an agent with act(observation, info), a callable, or a spec string; got {spec!r}")
+
+
+def _reseed(agent: Any, seed: int) -> None:
+    """Give a stateful agent a fresh per-episode seed, if it accepts one."""
+    fn = getattr(agent, "reset", None)
+    if callable(fn):
+        try:
+            fn(seed=seed)
+            return
+        except TypeError:
+            pass
+    if isinstance(getattr(agent, "rng", None), np.random.Generator):
+        agent.rng = np.random.default_rng(seed)
+
+
+class OpponentPool:
+    """A self-play opponent pool: fixed baselines plus frozen snapshots of the learner.
+
+    Sampling scheme (per episode, per opponent seat, independently):
+
+    * with probability ``p_snapshot`` (only once a snapshot exists) a frozen
+      snapshot: the newest one with probability ``p_latest``, otherwise one
+      drawn uniformly from all kept snapshots;
+    * otherwise a baseline, drawn with probabilities proportional to ``weights``.
+
+    At most ``max_snapshots`` snapshots are kept (the oldest is dropped first,
+    except the very first one, kept as an anchor). Loaded snapshots are cached
+    by path, so a snapshot is read from disk once per process.
+
+    Args:
+        baselines: opponent specs (see :func:`resolve_agent`); at least one.
+        weights: relative baseline weights (default: equal).
+        p_snapshot: probability of a snapshot opponent, in [0, 1].
+        p_latest: probability that a snapshot opponent is the newest one, in [0, 1].
+        max_snapshots: >= 1.
+        snapshots: snapshot paths to start with (e.g. when resuming).
+        snapshot_deterministic: snapshot opponents take their most probable action
+            (True) or sample from their policy (False, the default: more varied games).
+
+    Raises:
+        ConfigError: empty baselines, bad probabilities or weights.
+    """
+
+    def __init__(
+        self,
+        baselines: Sequence[Any] = ("random",),
+        weights: "Sequence[float] | None" = None,
+        p_snapshot: float = 0.5,
+        p_latest: float = 0.5,
+        max_snapshots: int = 10,
+        snapshots: Sequence[str] = (),
+        snapshot_deterministic: bool = False,
+    ) -> None:
+        if not baselines:
+            raise ConfigError("an opponent pool needs at least one baseline opponent")
+        w = np.ones(len(baselines)) if weights is None else np.asarray(weights, dtype=float)
+        if w.shape != (len(baselines),) or (w < 0).any() or w.sum() <= 0:
+            raise ConfigError(f"weights must be {len(baselines)} non-negative numbers, not all zero; got {weights!r}")
+        for name, p in (("p_snapshot", p_snapshot), ("p_latest", p_latest)):
+            if not 0.0 <= p <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], got {p!r}")
+        if max_snapshots < 1:
+            raise ConfigError(f"max_snapshots must be >= 1, got {max_snapshots!r}")
+        self.baselines = list(baselines)
+        self.weights = w / w.sum()
+        self.p_snapshot = float(p_snapshot)
+        self.p_latest = float(p_latest)
+        self.max_snapshots = int(max_snapshots)
+        self.snapshot_deterministic = bool(snapshot_deterministic)
+        self.snapshots: list[str] = []
+        self._cache: dict[str, Any] = {}
+        for path in snapshots:
+            self.add(path)
+
+    def add(self, path: str) -> None:
+        """Add a frozen snapshot (a saved MaskablePPO ``.zip``)."""
+        path = str(path)
+        if path in self.snapshots:
+            return
+        self.snapshots.append(path)
+        while len(self.snapshots) > self.max_snapshots:
+            dropped = self.snapshots.pop(1 if self.max_snapshots > 1 else 0)
+            self._cache.pop(f"snap:{dropped}", None)
+
+    def _get(self, key: str, spec: Any, seed: int) -> Any:
+        agent = self._cache.get(key)
+        if agent is None:
+            if key.startswith("snap:"):
+                from .agents import MaskablePPOAgent
+
+                agent = MaskablePPOAgent(spec, deterministic=self.snapshot_deterministic)
+            else:
+                agent = resolve_agent(spec, seed=seed)
+            self._cache[key] = agent
+        if not key.startswith("snap:"):
+            # (a sampling snapshot draws from torch's generator, seeded once per process;
+            # re-seeding it per episode would re-seed the learner's own sampling too)
+            _reseed(agent, seed)
+        return agent
+
+    def sample(self, rng: np.random.Generator, k: int) -> list[Any]:
+        """``k`` opponents for one episode (see the class docstring for the scheme)."""
+        out = []
+        for i in range(k):
+            seed = int(rng.integers(2**31))
+            if self.snapshots and rng.random() < self.p_snapshot:
+                if rng.random() < self.p_latest:
+                    path = self.snapshots[-1]
+                else:
+                    path = self.snapshots[int(rng.integers(len(self.snapshots)))]
+                out.append(self._get(f"snap:{path}", path, seed))  # seats may share a snapshot: it keeps no state
+            else:
+                j = int(rng.choice(len(self.baselines), p=self.weights))
+                # one instance per (baseline, seat): two seats never share a stateful agent
+                out.append(self._get(f"base:{j}:{i}", self.baselines[j], seed))
+        return out
+
+
+# ---------------------------------------------------------------------------- the env
+class RiskSingleAgentEnv(gymnasium.Env):
+    """One learner against embedded opponents (see the module docstring).
+
+    Args:
+        num_players: 2..6 (2 players get the neutral army unless ``two_player="none"``).
+        opponents: ``None`` (random), an agent, a callable, a spec string, a
+            list of those, or an :class:`OpponentPool`.
+        learner_seat: ``None`` draws the seat each episode; an int fixes it.
+        invalid_action: ``"random"``, ``"penalty"`` or ``"raise"`` (module docstring).
+        invalid_penalty: reward for an illegal action under ``"penalty"``.
+        shaping: coefficient of the territory-share shaping reward (>= 0; 0 = off).
+        max_turn_steps: the learner's decisions allowed in one turn before the episode
+            ends as a stalled loss (``None``: no cap).
+        preset, rules, **config: rules as for :class:`risk_env.env.raw_env`
+            (default: the ``fast`` preset's random setup when nothing is given).
+        render_mode: ``None`` or ``"ansi"``.
+
+    Raises:
+        ConfigError: a bad option or rule.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        opponents: Any = None,
+        learner_seat: "int | None" = None,
+        invalid_action: str = "random",
+        invalid_penalty: float = -1.0,
+        shaping: float = 0.0,
+        max_turn_steps: "int | None" = None,
+        preset: "str | None" = None,
+        rules: "RulesConfig | None" = None,
+        render_mode: "str | None" = None,
+        **config: Any,
+    ) -> None:
+        super().__init__()
+        if rules is not None:
+            if preset is not None:
+                raise ConfigError("give either rules= or preset=, not both")
+            cfg = rules.replace(num_players=num_players, **config) if (config or rules.num_players != num_players) else rules
+        elif preset is not None:
+            cfg = RulesConfig.from_preset(preset, num_players=num_players, **config)
+        else:
+            cfg = RulesConfig.from_dict({"num_players": num_players, "setup": "random", **config})
+        if invalid_action not in INVALID_ACTION_MODES:
+            raise ConfigError(f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}")
+        if not shaping >= 0.0:
+            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
+        if max_turn_steps is not None and not (isinstance(max_turn_steps, (int, np.integer)) and max_turn_steps >= 1):
+            raise ConfigError(f"max_turn_steps must be None or an integer >= 1, got {max_turn_steps!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode={render_mode!r} is not supported; choose 'ansi' or None")
+        n = cfg.num_players
+        if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < n):
+            raise ConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
+        self.rules = cfg
+        self.game = Game(cfg)
+        self.codec = ActionCodec(self.game)
+        self.encoder = ObservationEncoder(self.game)
+        self.observation_space = spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+        self.action_space = spaces.Discrete(self.codec.n)
+        self.render_mode = render_mode
+        self.invalid_action = invalid_action
+        self.invalid_penalty = float(invalid_penalty)
+        self.shaping = float(shaping)
+        self.max_turn_steps = None if max_turn_steps is None else int(max_turn_steps)
+        self._turn_key = (-1, -1)
+        self._turn_steps = 0
+        self.fixed_seat = None if learner_seat is None else int(learner_seat)
+        self._pool: "OpponentPool | None" = None
+        self._fixed: "list[Any] | None" = None
+        self.set_opponents(opponents)
+        self.state: "GameState | None" = None
+        self.seat = 0
+        self.opponents: dict[int, Any] = {}
+        self._mask = np.zeros(self.codec.n, dtype=np.int8)
+        self._done = True
+        self._share = 0.0
+        self.last_move = ""
+
+    # ------------------------------------------------------------------ opponents
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents (from the next episode on); accepts what ``opponents=`` accepts."""
+        self._pool, self._fixed = None, None
+        if isinstance(opponents, OpponentPool):
+            self._pool = opponents
+        elif opponents is None:
+            self._pool = OpponentPool(("random",), p_snapshot=0.0)
+        else:
+            specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
+            if not specs:
+                raise ConfigError("opponents must not be an empty list")
+            self._fixed = [resolve_agent(sp) for sp in specs]
+
+    def add_snapshot(self, path: str) -> None:
+        """Add a frozen snapshot to the opponent pool (used by self-play training through ``env_method``).
+
+        Raises:
+            ConfigError: the env plays fixed opponents, not a pool.
+        """
+        if self._pool is None:
+            raise ConfigError("this env has fixed opponents; pass an OpponentPool to use snapshots")
+        self._pool.add(path)
+
+    @property
+    def opponent_pool(self) -> "OpponentPool | None":
+        return self._pool
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: "int | None" = None, options: "dict[str, Any] | None" = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode: draw the learner's seat and the opponents, deal a new game and
+        let the opponents play until the learner's first decision.
+
+        Args:
+            seed: seeds the env's generator (seat, opponents, game seeds).
+            options: ``{"state": GameState}`` starts from a copy of that position instead
+                of a new game (hand-built positions, curricula); ``{"learner_seat": k}``
+                fixes the seat for this episode.
+
+        Raises:
+            ConfigError: bad options, or no learner decision reachable (a tiny turn limit).
+        """
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.rules.num_players
+        options = dict(options or {})
+        start = options.pop("state", None)
+        seat_opt = options.pop("learner_seat", None)
+        if options:
+            raise ConfigError(f"unknown reset option(s) {sorted(options)}; allowed: state, learner_seat")
+        if seat_opt is not None and not (isinstance(seat_opt, (int, np.integer)) and 0 <= seat_opt < n):
+            raise ConfigError(f"learner_seat must be a seat 0..{n - 1}, got {seat_opt!r}")
+        if start is not None and not isinstance(start, GameState):
+            raise ConfigError(f"options['state'] must be a GameState, got {type(start).__name__}")
+        for _ in range(1 if start is not None else 100):
+            if seat_opt is not None:
+                self.seat = int(seat_opt)
+            else:
+                self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+            others = [p for p in range(n) if p != self.seat]
+            if self._pool is not None:
+                line_up = self._pool.sample(rng, len(others))
+            else:
+                assert self._fixed is not None
+                line_up = [self._fixed[i % len(self._fixed)] for i in range(len(others))]
+                for a in line_up:
+                    _reseed(a, int(rng.integers(2**31)))
+            self.opponents = dict(zip(others, line_up))
+            self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
+            self.last_move = ""
+            self._turn_key, self._turn_steps = (-1, -1), 0
+            self._done = False
+            self._share = self._potential()
+            self._advance()
+            if not self._done:
+                break
+        if self._done:
+            if start is not None:
+                raise ConfigError("options['state']: the game ends before the learner has a decision")
+            raise ConfigError(f"no game reached a decision of the learner (turn_limit={self.rules.turn_limit} is too small)")
+        self._mask = self.codec.mask(self.state)
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._done or self.state is None:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        s = self.state
+        a = int(action)
+        invalid = not (0 <= a < self.codec.n and self._mask[a])
+        if invalid:
+            if self.invalid_action == "raise":
+                self.codec.step(s, a)  # raises IllegalActionError with the legal ids
+                raise IllegalActionError(f"action {a} is illegal here")  # pragma: no cover (the codec raised)
+            if self.invalid_action == "penalty":
+                self._done = True
+                self._mask = np.zeros(self.codec.n, dtype=np.int8)
+                info = self._info()
+                info["invalid_action"] = True
+                return self._observe(), self.invalid_penalty, True, False, info
+            legal = np.flatnonzero(self._mask)
+            a = int(legal[self.np_random.integers(len(legal))])
+        key = (int(s.turn), int(s.player))
+        if key != self._turn_key:
+            self._turn_key, self._turn_steps = key, 0
+        self._turn_steps += 1
+        self._play(self.seat, a)
+        stalled = self.max_turn_steps is not None and self._turn_steps > self.max_turn_steps and self.game.to_act(s) == self.seat
+        if not stalled:
+            self._advance()
+        reward = 0.0
+        terminated = truncated = False
+        if self.shaping:
+            share = self._potential()
+            reward += self.shaping * (share - self._share)
+            self._share = share
+        if stalled:
+            reward -= 1.0
+            terminated = True
+        elif s.winner == self.seat:
+            reward += 1.0
+            terminated = True
+        elif not s.alive[self.seat]:
+            reward -= 1.0
+            terminated = True
+        elif s.phase == Phase.GAME_OVER:
+            if s.truncated:
+                truncated = True
+                reward += self._truncation_reward()
+            else:  # another player won (the learner was eliminated earlier: handled above)
+                reward -= 1.0
+                terminated = True
+        self._done = terminated or truncated
+        self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s)
+        info = self._info()
+        if invalid:
+            info["invalid_action"] = True
+        if stalled:
+            info["stalled"] = True
+        return self._observe(), float(reward), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """bool ``(N,)``: the learner's legal ids now (all True once the episode is over, so
+        a masked distribution stays well defined; ``step`` then requires ``reset``)."""
+        if self._done:
+            return np.ones(self.codec.n, dtype=bool)
+        return self._mask.astype(bool)
+
+    def render(self) -> "str | None":
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        return render_ansi(self.game, self.state, self.last_move)
+
+    # ------------------------------------------------------------------ internals
+    def _play(self, seat: int, a: int) -> None:
+        move = self.codec.step(self.state, a)
+        if move is not None and self.render_mode is not None:
+            self.last_move = f"player_{seat}: {self.game.move_to_text(move)}"
+
+    def _advance(self) -> None:
+        """Let the opponents act until the learner decides or the game (or the learner) is done."""
+        s = self.state
+        g = self.game
+        while True:
+            who = g.to_act(s)
+            if who < 0 or who == self.seat or not s.alive[self.seat]:
+                if who < 0 or not s.alive[self.seat]:
+                    self._done = True
+                return
+            mask = self.codec.mask(s)
+            obs = LazyObservation(self.encoder, s, who, mask)
+            info = {"action_mask": mask, "seat": who, "game": g, "state": s, "codec": self.codec}
+            a = self.opponents[who].act(obs, info)
+            try:
+                self._play(who, int(a))
+            except IllegalActionError as e:
+                raise IllegalActionError(f"opponent in seat {who} ({self.opponents[who]!r}) chose an illegal action: {e}") from None
+
+    def _potential(self) -> float:
+        """Shaping potential: (own territories - other players' territories) / T."""
+        owner = self.state.owner
+        own = int(np.count_nonzero(owner == self.seat))
+        others = int(np.count_nonzero((owner >= 0) & (owner < self.rules.num_players))) - own
+        return (own - others) / self.game.T
+
+    def _truncation_reward(self) -> float:
+        """The AEC env's truncation reward for the learner (RULES.md §4.5)."""
+        s = self.state
+        if self.rules.truncation_reward != "rank":
+            return 0.0
+        live = [p for p in range(self.rules.num_players) if s.alive[p]]
+        if len(live) < 2:
+            return 0.0
+        key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in live}
+        ranked = sorted(live, key=lambda p: key[p], reverse=True)
+        k = len(ranked)
+        pos = [i for i, q in enumerate(ranked) if key[q] == key[self.seat]]
+        return sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
+
+    def _observe(self) -> np.ndarray:
+        return self.encoder.encode(self.state, self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self.state.turn)}
+
+
+def _register() -> None:
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="risk_env.sb3_env:RiskSingleAgentEnv", disable_env_checker=False)
+
+
+_register()

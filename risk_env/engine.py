@@ -366,6 +366,8 @@ class Game:
             self._check_territory(s, move, move.src)
             if s.owner[move.src] != self.neutral:
                 raise self._illegal(s, move, f"{self.map.name_of(move.src)} is not neutral")
+            if move.count != 1:
+                raise self._illegal(s, move, "the neutral gets one army at a time")
             return
         if k == MoveKind.TRADE:
             if not self.uses_cards:

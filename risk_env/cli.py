@@ -640,6 +640,12 @@ def bench(ctx: typer.Context) -> None:
     _delegate("risk_env.benchmark", "measure engine and environment speed", ctx)
 
 
+@app.command(context_settings=_PASS, add_help_option=False)
+def soak(ctx: typer.Context) -> None:
+    """Play many games checking the rules' invariants every step. Arguments go to risk_env.soak; see 'risk-env soak --help'."""
+    _delegate("risk_env.soak", "soak-test the engine and the environment", ctx)
+
+
 def main(argv: "list[str] | None" = None) -> None:
     """Entry point of the ``risk-env`` console script."""
     app(args=argv, prog_name="risk-env")

@@ -22,6 +22,7 @@ def _first_legal(observation, info) -> int:
 
 
 # ---------------------------------------------------------------------- API checkers
+@pytest.mark.filterwarnings("ignore:.*maximum value is infinity")
 def test_gymnasium_and_sb3_env_checkers_pass():
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check

@@ -1,0 +1,727 @@
+"""Reference training: sb3-contrib ``MaskablePPO`` against baselines and a self-play pool.
+
+Command line (``scripts/train.py`` calls :func:`main`)::
+
+    python scripts/train.py                                   # the default config (2 players, ~10 min on 2 CPU cores)
+    python scripts/train.py --config configs/train/4p.yaml    # or a name: --config 4p
+    python scripts/train.py --config long --set ppo.learning_rate=1e-4 --set total_timesteps=20e6
+    python scripts/train.py --resume runs/default               # continue from the newest checkpoint
+    python scripts/evaluate.py runs/default/model.zip random --games 200 --rules fast
+
+Python::
+
+    from risk_env.training import TrainConfig, train
+    result = train(TrainConfig.load("configs/train/2p.yaml"))
+    result.model_path, result.final_eval["random"].win_rate
+
+What a run does
+    * Builds ``env.n_envs`` copies of :class:`~risk_env.sb3_env.RiskSingleAgentEnv`
+      (the learner in a random seat, the other seats played by opponents drawn
+      from an :class:`~risk_env.sb3_env.OpponentPool`), vectorized with
+      ``SubprocVecEnv`` (one process per env, ``env.vec_env: subproc``) or
+      ``DummyVecEnv`` (all in this process, ``dummy``; always used for one env).
+      On a 2-core machine the env step (~0.1 ms) is cheaper than sending it to a
+      subprocess, and the policy's forward pass dominates, so the shipped configs
+      batch 16 envs in one process; ``subproc`` pays off with many cores.
+    * Trains ``MaskablePPO("MlpPolicy")`` on the flat observation with the action
+      masks from ``env.action_masks()``; a tqdm progress bar; TensorBoard logs
+      under ``<run>/tb`` (``tensorboard --logdir runs``).
+    * Every ``checkpoint.every`` steps saves ``<run>/checkpoints/step_<n>.zip``
+      (a plain MaskablePPO file) and ``<run>/checkpoints/step_<n>.json`` (the
+      step count and the self-play pool), keeping the newest ``checkpoint.keep``.
+    * Every ``eval.every`` steps evaluates the current policy with
+      :func:`risk_env.evaluation.evaluate` (seats rotated, deterministic
+      policy, fixed seeds) against each of ``eval.opponents``, prints the win
+      rates with 95 % intervals and logs them to TensorBoard (``eval/win_rate/<opponent>``).
+    * At the end saves ``<run>/model.zip`` and evaluates it with
+      ``eval.final_games`` games per opponent; the summary goes to
+      ``<run>/final_eval/<opponent>/`` (CSV, JSON, plot) and ``<run>/results.json``.
+
+    ``<run>/model.zip`` (and every checkpoint) is what
+    ``risk_env.agents.load_agent("…/model.zip")`` and ``scripts/evaluate.py`` take,
+    with no glue code.
+
+Self-play (``opponents.self_play``)
+    Every ``snapshot_every`` steps the current policy is frozen to
+    ``<run>/pool/snap_<n>.zip`` and added to every env's opponent pool. Each
+    episode, each opponent seat independently gets: with probability
+    ``p_snapshot`` a snapshot (the newest with probability ``p_latest``, else a
+    uniformly drawn older one), otherwise a baseline drawn by ``weights``; at
+    most ``max_snapshots`` are kept (the oldest but the first is dropped).
+    Snapshot opponents sample from their policy (``snapshot_deterministic:
+    false``) so they do not all play the same game. Without snapshots yet the
+    baselines play every seat.
+
+Reproducibility
+    The same config and seed give the same run (same policy weights, same
+    evaluation games): every env, opponent and evaluation game is seeded from
+    ``seed``, and torch uses one thread per process unless ``torch_threads`` says
+    otherwise. Two things break this on purpose: ``max_minutes`` (a wall-clock
+    safety net; when it stops a run early the log says so) and ``--resume`` (the
+    episodes in flight at the checkpoint are not saved, so a resumed run starts
+    fresh episodes; the weights, optimizer, step count and pool are restored).
+
+Configs
+    YAML files under ``configs/train/`` (``default.yaml``, ``2p.yaml``,
+    ``4p.yaml``, ``long.yaml``); :class:`TrainConfig` documents every key.
+    Unknown keys and bad values are errors that name the key. ``rules`` holds
+    :class:`~risk_env.config.RulesConfig` switches and an optional ``preset``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal, Mapping, Optional, Sequence
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .config import RulesConfig
+from .errors import ConfigError
+
+__all__ = ["TrainConfig", "TrainResult", "train", "main", "load_config", "evaluate_command", "evaluate_model", "build_vec_env", "CONFIG_DIR"]
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "train"
+"""Where the shipped YAML configs live in a source checkout."""
+
+
+# ---------------------------------------------------------------------------- config
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def _rules_from(d: Mapping[str, Any]) -> RulesConfig:
+    d = dict(d)
+    preset = d.pop("preset", None)
+    return RulesConfig.from_preset(preset, **d) if preset else RulesConfig.from_dict(d)
+
+
+def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
+    try:
+        _rules_from(v)
+    except ConfigError as e:
+        raise ValueError(str(e)) from None
+    return v
+
+
+class EnvSection(_Section):
+    """The training envs (see :class:`~risk_env.sb3_env.RiskSingleAgentEnv`)."""
+
+    n_envs: int = Field(16, ge=1, description="parallel environments")
+    vec_env: Literal["auto", "dummy", "subproc"] = Field(
+        "dummy", description="'subproc': one process per env; 'dummy': all in this process; 'auto': subproc if n_envs > 1"
+    )
+    shaping: float = Field(1.0, ge=0.0, description="territory-difference shaping coefficient (0 = off)")
+    max_turn_steps: Optional[int] = Field(None, ge=1, description="learner decisions per turn before a stalled loss (null: no cap)")
+    invalid_action: Literal["random", "penalty", "raise"] = "random"
+
+
+class PPOSection(_Section):
+    """MaskablePPO hyperparameters (sb3-contrib's names)."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(128, ge=2, description="steps per env per rollout")
+    batch_size: int = Field(512, ge=2)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(0.99, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.0, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1)
+    activation: Literal["tanh", "relu"] = "tanh"
+    device: str = Field("cpu", description="torch device: cpu, cuda, auto")
+
+
+class SelfPlaySection(_Section):
+    """Frozen snapshots of the learner in the opponent pool (see the module docstring)."""
+
+    enabled: bool = False
+    snapshot_every: int = Field(200_000, ge=1, description="steps between snapshots")
+    p_snapshot: float = Field(0.5, ge=0, le=1)
+    p_latest: float = Field(0.5, ge=0, le=1)
+    max_snapshots: int = Field(10, ge=1)
+    snapshot_deterministic: bool = False
+
+
+class OpponentsSection(_Section):
+    """Who plays the other seats."""
+
+    baselines: list[str] = Field(default_factory=lambda: ["random"], min_length=1, description="agent specs (load_agent)")
+    weights: Optional[list[float]] = None
+    self_play: SelfPlaySection = Field(default_factory=SelfPlaySection)
+
+    @model_validator(mode="after")
+    def _weights(self) -> "OpponentsSection":
+        if self.weights is not None and (len(self.weights) != len(self.baselines) or min(self.weights) < 0 or sum(self.weights) <= 0):
+            raise ValueError(f"weights must be {len(self.baselines)} non-negative numbers (one per baseline), not all zero")
+        return self
+
+
+class EvalSection(_Section):
+    """Periodic and final evaluation with :func:`risk_env.evaluation.evaluate`."""
+
+    every: int = Field(300_000, ge=0, description="steps between evaluations (0: only the final one)")
+    games: int = Field(20, ge=1, description="games per opponent in a periodic evaluation")
+    final_games: int = Field(200, ge=0, description="games per opponent in the final evaluation (0: none)")
+    opponents: list[str] = Field(default_factory=lambda: ["random", "balanced"], description="agent specs; each fills every other seat")
+    rules: Optional[dict[str, Any]] = Field(
+        default_factory=lambda: {"preset": "fast", "num_players": 2}, description="rules of evaluation games (null: the training rules)"
+    )
+    workers: Optional[int] = Field(None, ge=1, description="evaluation processes (default: every core)")
+    seed: int = Field(12345, ge=0)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, v: "dict[str, Any] | None") -> "dict[str, Any] | None":
+        return None if v is None else _check_rules(v)
+
+
+class CheckpointSection(_Section):
+    every: int = Field(100_000, ge=1, description="steps between checkpoints")
+    keep: Optional[int] = Field(3, ge=1, description="newest checkpoints kept (null: all)")
+
+
+class TrainConfig(_Section):
+    """A training run. Every key has a default; YAML files override some of them.
+
+    Top level: ``name`` (run name; the run directory defaults to ``runs/<name>``),
+    ``seed``, ``total_timesteps`` (learner decisions), ``max_minutes`` (optional
+    wall-clock budget for the learning phase), ``torch_threads``, ``out_dir``,
+    and the sections ``rules``, ``env``, ``ppo``, ``opponents``, ``eval``,
+    ``checkpoint`` (see their classes).
+    """
+
+    name: str = "default"
+    seed: int = Field(0, ge=0)
+    total_timesteps: int = Field(800_000, ge=1)
+    max_minutes: Optional[float] = Field(11.0, gt=0)
+    torch_threads: Optional[int] = Field(None, ge=1, description="torch threads in the trainer (default 1)")
+    out_dir: Optional[str] = None
+    rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2, "turn_limit": 60})
+    env: EnvSection = Field(default_factory=EnvSection)
+    ppo: PPOSection = Field(default_factory=PPOSection)
+    opponents: OpponentsSection = Field(default_factory=OpponentsSection)
+    eval: EvalSection = Field(default_factory=EvalSection)
+    checkpoint: CheckpointSection = Field(default_factory=CheckpointSection)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return _check_rules(v)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", v):
+            raise ValueError(f"name must be letters, digits, '_', '-' or '.', got {v!r}")
+        return v
+
+    # -------------------------------------------------------------- helpers
+    @property
+    def rules_config(self) -> RulesConfig:
+        return _rules_from(self.rules)
+
+    @property
+    def eval_rules_config(self) -> RulesConfig:
+        return _rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir) if self.out_dir else Path("runs") / self.name
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "config") -> "TrainConfig":
+        """Validate a dict (e.g. parsed YAML).
+
+        Raises:
+            ConfigError: unknown keys or bad values; the message names each offending key.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{source}: a training config must be a mapping of keys to values, got {type(data).__name__}")
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as e:
+            lines = []
+            for err in e.errors():
+                loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+                msg = err["msg"]
+                if err["type"] == "extra_forbidden":
+                    msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
+                lines.append(f"  {loc}: {msg}")
+            raise ConfigError(f"{source}: invalid training config:\n" + "\n".join(lines)) from None
+
+    @classmethod
+    def load(cls, path: "str | os.PathLike[str]", overrides: Sequence[str] = ()) -> "TrainConfig":
+        """Read a YAML file (a path, or a shipped config name such as ``"2p"``) and apply
+        ``key.sub=value`` overrides (values parsed as YAML).
+
+        Raises:
+            ConfigError: missing file, bad YAML, unknown keys, bad values.
+        """
+        p = _find_config(path)
+        try:
+            data = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{p}: not valid YAML: {e}") from None
+        return cls.from_dict(apply_overrides(data, overrides), source=str(p))
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
+    for part in loc:
+        f = model.model_fields.get(str(part))
+        ann = getattr(f, "annotation", None) if f is not None else None
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        else:
+            return []
+    return list(model.model_fields)
+
+
+def _find_config(path: "str | os.PathLike[str]") -> Path:
+    p = Path(path)
+    if p.exists():
+        return p
+    if p.suffix == "" and (CONFIG_DIR / f"{p.name}.yaml").exists():
+        return CONFIG_DIR / f"{p.name}.yaml"
+    if (CONFIG_DIR / p.name).exists():
+        return CONFIG_DIR / p.name
+    shipped = sorted(x.stem for x in CONFIG_DIR.glob("*.yaml")) if CONFIG_DIR.is_dir() else []
+    raise ConfigError(f"no training config {str(path)!r}" + (f"; shipped configs: {', '.join(shipped)}" if shipped else ""))
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy).
+
+    Raises:
+        ConfigError: an override without ``=``.
+    """
+    out = json.loads(json.dumps(dict(data)))
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"override {item!r} must look like key.sub=value")
+        value = yaml.safe_load(text)
+        if isinstance(value, str):
+            try:
+                value = float(value) if re.fullmatch(r"[-+]?\d+(\.\d*)?[eE][-+]?\d+", value) else value
+            except ValueError:
+                pass
+        if isinstance(value, float) and value.is_integer() and key.split(".")[-1] in ("total_timesteps", "every", "snapshot_every"):
+            value = int(value)
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r}: {part!r} is not a section")
+        node[parts[-1]] = value
+    return out
+
+
+def load_config(path: "str | os.PathLike[str] | None" = None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """:meth:`TrainConfig.load`, or the built-in defaults (= ``configs/train/default.yaml``) when ``path`` is None."""
+    if path is None:
+        return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
+    return TrainConfig.load(path, overrides)
+
+
+# ---------------------------------------------------------------------------- envs
+def _make_env(rules: dict[str, Any], env_kwargs: dict[str, Any], pool_kwargs: dict[str, Any], snapshots: list[str], torch_threads: int) -> Any:
+    """One monitored training env (module level so SubprocVecEnv can pickle it)."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(torch_threads)
+    from stable_baselines3.common.monitor import Monitor
+
+    from .sb3_env import OpponentPool, RiskSingleAgentEnv
+
+    pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
+    cfg = _rules_from(rules)
+    env = RiskSingleAgentEnv(num_players=cfg.num_players, rules=cfg, opponents=pool, **env_kwargs)
+    return Monitor(env)
+
+
+def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
+    """The vectorized training envs of ``cfg`` (seeded from ``cfg.seed``)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    sp = cfg.opponents.self_play
+    pool_kwargs = dict(
+        baselines=list(cfg.opponents.baselines),
+        weights=cfg.opponents.weights,
+        p_snapshot=sp.p_snapshot if sp.enabled else 0.0,
+        p_latest=sp.p_latest,
+        max_snapshots=sp.max_snapshots,
+        snapshot_deterministic=sp.snapshot_deterministic,
+    )
+    env_kwargs = dict(shaping=cfg.env.shaping, max_turn_steps=cfg.env.max_turn_steps, invalid_action=cfg.env.invalid_action)
+    fns = [partial(_make_env, dict(cfg.rules), env_kwargs, pool_kwargs, list(snapshots), 1) for _ in range(cfg.env.n_envs)]
+    kind = cfg.env.vec_env
+    if kind == "auto":
+        kind = "subproc" if cfg.env.n_envs > 1 else "dummy"
+    if kind == "subproc" and cfg.env.n_envs > 1:
+        venv = SubprocVecEnv(fns, start_method="spawn" if sys.platform == "darwin" else None)
+    else:
+        venv = DummyVecEnv(fns)
+    venv.seed(cfg.seed)
+    return venv
+
+
+# ---------------------------------------------------------------------------- evaluation
+@dataclass
+class EvalSummary:
+    """Win rate of the learner against one opponent."""
+
+    opponent: str
+    games: int
+    wins: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    draw_rate: float
+    mean_turns: float
+    seconds: float
+
+    def line(self) -> str:
+        return (
+            f"vs {self.opponent}: win rate {self.win_rate:.1%} [{self.ci_low:.1%}, {self.ci_high:.1%}] over {self.games} games, "
+            f"draws {self.draw_rate:.1%}, mean {self.mean_turns:.0f} turns ({self.seconds:.0f} s)"
+        )
+
+
+def evaluate_model(
+    model_path: "str | os.PathLike[str]",
+    opponents: Sequence[str],
+    games: int,
+    rules: RulesConfig,
+    seed: int,
+    workers: "int | None" = None,
+    out_dir: "Path | None" = None,
+) -> dict[str, EvalSummary]:
+    """Evaluate a saved policy against each opponent (filling every other seat) with
+    :func:`risk_env.evaluation.evaluate`. Returns opponent spec -> :class:`EvalSummary`."""
+    from .evaluation import evaluate
+
+    n = rules.num_players
+    out: dict[str, EvalSummary] = {}
+    for opp in opponents:
+        res = evaluate(
+            [str(model_path)] + [opp] * (n - 1), num_games=games, rules=rules, seed=seed, workers=workers, progress=False,
+            out_dir=(out_dir / _safe(opp)) if out_dir is not None else None,
+        )
+        st = res.stats[res.entrants[0]]
+        out[opp] = EvalSummary(opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds)
+    return out
+
+
+def _safe(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec).stem if spec.endswith(".zip") else spec)
+
+
+# ---------------------------------------------------------------------------- callbacks
+def _callback_class() -> type:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class RunCallback(BaseCallback):
+        """Checkpoints, self-play snapshots, periodic evaluation, and the wall-clock budget."""
+
+        def __init__(self, run: "_Run") -> None:
+            super().__init__(verbose=0)
+            self.run = run
+
+        def _on_step(self) -> bool:
+            r = self.run
+            t = self.num_timesteps
+            cfg = r.cfg
+            sp = cfg.opponents.self_play
+            if sp.enabled and t >= r.next_snapshot:
+                r.next_snapshot += sp.snapshot_every
+                r.add_snapshot(self.model, t)
+            if t >= r.next_checkpoint:
+                r.next_checkpoint += cfg.checkpoint.every
+                r.save_checkpoint(self.model, t)
+            if cfg.eval.every and t >= r.next_eval:
+                r.next_eval += cfg.eval.every
+                r.periodic_eval(self.model, t)
+            if r.deadline is not None and time.monotonic() > r.deadline:
+                r.stopped_early = True
+                r.log(f"max_minutes={cfg.max_minutes} reached at step {t}: stopping (this run is no longer reproducible step for step)")
+                return False
+            return True
+
+    return RunCallback
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` returns."""
+
+    run_dir: Path
+    model_path: Path
+    timesteps: int
+    seconds: float
+    stopped_early: bool
+    final_eval: dict[str, EvalSummary] = field(default_factory=dict)
+
+
+class _Run:
+    def __init__(self, cfg: TrainConfig, run_dir: Path, quiet: bool) -> None:
+        self.cfg = cfg
+        self.dir = run_dir
+        self.quiet = quiet
+        self.snapshots: list[str] = []
+        self.venv: Any = None
+        self.next_snapshot = cfg.opponents.self_play.snapshot_every
+        self.next_checkpoint = cfg.checkpoint.every
+        self.next_eval = cfg.eval.every
+        self.deadline: "float | None" = None
+        self.stopped_early = False
+        self.log_file = run_dir / "train.log"
+
+    def log(self, msg: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+        with self.log_file.open("a") as f:
+            f.write(line + "\n")
+        if not self.quiet:
+            try:
+                from tqdm.auto import tqdm
+
+                tqdm.write(line)
+            except ImportError:  # pragma: no cover
+                print(line, flush=True)
+
+    def add_snapshot(self, model: Any, t: int) -> None:
+        path = self.dir / "pool" / f"snap_{t:09d}.zip"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        model.save(path)
+        self.snapshots.append(str(path))  # the pools drop old ones themselves (OpponentPool.add)
+        self.venv.env_method("add_snapshot", str(path))
+        self.log(f"self-play: snapshot {path.name} joins the opponent pool")
+
+    def save_checkpoint(self, model: Any, t: int) -> Path:
+        d = self.dir / "checkpoints"
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / f"step_{t:09d}.zip"
+        model.save(path)
+        meta = {
+            "timesteps": int(t),
+            "snapshots": self.snapshots,
+            "next_snapshot": self.next_snapshot,
+            "next_checkpoint": self.next_checkpoint,
+            "next_eval": self.next_eval,
+            "config": self.cfg.model_dump(mode="json"),
+        }
+        path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+        keep = self.cfg.checkpoint.keep
+        if keep is not None:
+            old = sorted(d.glob("step_*.zip"))[:-keep]
+            for p in old:
+                p.unlink(missing_ok=True)
+                p.with_suffix(".json").unlink(missing_ok=True)
+        self.log(f"checkpoint {path}")
+        return path
+
+    def periodic_eval(self, model: Any, t: int) -> None:
+        path = self.dir / "eval_model.zip"
+        model.save(path)
+        ev = self.cfg.eval
+        try:
+            res = evaluate_model(path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers)
+        except Exception as e:  # an evaluation failure must not kill a long run
+            self.log(f"evaluation at step {t} failed: {type(e).__name__}: {e}")
+            return
+        for opp, s in res.items():
+            model.logger.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)
+            model.logger.record(f"eval/mean_turns/{_safe(opp)}", s.mean_turns)
+            self.log(f"eval @ {t}: {s.line()}")
+        model.logger.dump(t)
+        with (self.dir / "evals.jsonl").open("a") as f:
+            f.write(json.dumps({"timesteps": t, **{k: vars(v) for k, v in res.items()}}) + "\n")
+
+
+def _latest_checkpoint(path: Path) -> Path:
+    if path.is_file():
+        return path
+    if path.with_name(path.name + ".zip").is_file():
+        return path.with_name(path.name + ".zip")
+    for d in (path / "checkpoints", path):
+        found = sorted(d.glob("step_*.zip")) if d.is_dir() else []
+        if found:
+            return found[-1]
+    raise ConfigError(f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip file or a run directory with checkpoints/)")
+
+
+# ---------------------------------------------------------------------------- train
+def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, progress: bool = True, quiet: bool = False) -> TrainResult:
+    """Run the training described by ``cfg`` (see the module docstring).
+
+    Args:
+        cfg: the config.
+        resume: a checkpoint (``step_*.zip``) or a run directory (its newest checkpoint):
+            continue that run up to ``cfg.total_timesteps``.
+        progress: show the progress bar.
+        quiet: print nothing (the log still goes to ``<run>/train.log``).
+
+    Returns:
+        a :class:`TrainResult`.
+
+    Raises:
+        ConfigError: bad config or resume path; ImportError: the ``train`` extra is missing.
+    """
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise ImportError(f"training needs the 'train' extra: pip install 'risk_env[train]' ({e})") from None
+
+    run_dir = cfg.run_dir
+    ckpt: "Path | None" = None
+    meta: dict[str, Any] = {}
+    if resume is not None:
+        ckpt = _latest_checkpoint(Path(resume))
+        mp = ckpt.with_suffix(".json")
+        meta = json.loads(mp.read_text()) if mp.exists() else {}
+        if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
+            run_dir = ckpt.parent.parent
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(cfg.to_yaml())
+    torch.set_num_threads(cfg.torch_threads or 1)
+    run = _Run(cfg, run_dir, quiet)
+    t_start = time.monotonic()
+    if cfg.max_minutes is not None:
+        run.deadline = t_start + 60.0 * cfg.max_minutes
+    rules = cfg.rules_config
+    if meta:
+        run.snapshots = list(meta.get("snapshots", []))
+        run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
+        run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
+        run.next_eval = int(meta.get("next_eval", run.next_eval))
+    venv = build_vec_env(cfg, run.snapshots)
+    run.venv = venv
+    n_envs = cfg.env.n_envs
+    run.log(
+        f"run {cfg.name} -> {run_dir} | {rules.num_players} players, map {rules.map}, setup {rules.setup}, turn limit {rules.turn_limit} | "
+        f"{n_envs} envs ({type(venv).__name__}) | {cfg.total_timesteps} steps | seed {cfg.seed}"
+    )
+    p = cfg.ppo
+    if ckpt is not None:
+        model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"))
+        run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
+    else:
+        act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+            gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm, policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
+            tensorboard_log=str(run_dir / "tb"), seed=cfg.seed, device=p.device, verbose=0,
+        )
+    remaining = cfg.total_timesteps - model.num_timesteps
+    callback = _callback_class()(run)
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining, callback=callback, progress_bar=progress and not quiet,
+            reset_num_timesteps=ckpt is None, tb_log_name="ppo",
+        )
+    else:
+        run.log(f"nothing to do: the checkpoint is at step {model.num_timesteps} >= total_timesteps {cfg.total_timesteps}")
+    learn_s = time.monotonic() - t_start
+    model_path = run_dir / "model.zip"
+    model.save(model_path)
+    run.save_checkpoint(model, model.num_timesteps)
+    venv.close()
+    run.log(f"trained {model.num_timesteps} steps in {learn_s / 60:.1f} min; saved {model_path}")
+    result = TrainResult(run_dir, model_path, int(model.num_timesteps), learn_s, run.stopped_early)
+    ev = cfg.eval
+    if ev.final_games > 0 and ev.opponents:
+        t0 = time.monotonic()
+        result.final_eval = evaluate_model(
+            model_path, ev.opponents, ev.final_games, cfg.eval_rules_config, ev.seed, ev.workers, out_dir=run_dir / "final_eval"
+        )
+        for s in result.final_eval.values():
+            run.log(f"final: {s.line()}")
+        run.log(f"final evaluation took {time.monotonic() - t0:.0f} s")
+    result.seconds = time.monotonic() - t_start
+    summary = {
+        "name": cfg.name, "model": str(model_path), "timesteps": result.timesteps, "learn_seconds": round(learn_s, 1),
+        "total_seconds": round(result.seconds, 1), "stopped_early": result.stopped_early,
+        "eval_rules": cfg.eval_rules_config.to_dict(), "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
+    }
+    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    run.log(f"done in {result.seconds / 60:.1f} min (wall time, training + final evaluation)")
+    return result
+
+
+# ---------------------------------------------------------------------------- CLI
+def main(argv: "Sequence[str] | None" = None) -> int:
+    """``scripts/train.py``: train MaskablePPO from a YAML config (``--help`` for the options)."""
+    ap = argparse.ArgumentParser(
+        prog="train.py",
+        description="Train a MaskablePPO agent for risk_env (configs: configs/train/*.yaml; see docs/training.md).",
+    )
+    ap.add_argument("--config", "-c", default=None, help="YAML config path or shipped name (default, 2p, 4p, long); default: built-in defaults")
+    ap.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE", help="override a key, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
+    ap.add_argument("--resume", default=None, metavar="PATH", help="continue from a checkpoint .zip or a run directory's newest checkpoint")
+    ap.add_argument("--out", default=None, help="run directory (default runs/<name>)")
+    ap.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    ap.add_argument("--timesteps", type=float, default=None, help="override total_timesteps")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
+    args = ap.parse_args(argv)
+    overrides = list(args.set)
+    if args.out is not None:
+        overrides.append(f"out_dir={args.out}")
+    if args.seed is not None:
+        overrides.append(f"seed={args.seed}")
+    if args.timesteps is not None:
+        overrides.append(f"total_timesteps={int(args.timesteps)}")
+    try:
+        cfg = load_config(args.config, overrides)
+        if args.resume is not None and args.config is None:
+            ck = _latest_checkpoint(Path(args.resume))
+            meta = ck.with_suffix(".json")
+            if meta.exists():  # resume with the run's own config unless one is given
+                data = json.loads(meta.read_text())["config"]
+                cfg = TrainConfig.from_dict(apply_overrides(data, overrides), source=str(meta))
+        if args.print_config:
+            print(cfg.to_yaml(), end="")
+            return 0
+        result = train(cfg, resume=args.resume, progress=not args.no_progress)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"model: {result.model_path}  ({result.timesteps} steps, {result.seconds / 60:.1f} min)")
+    for s in result.final_eval.values():
+        print(f"final {s.line()}")
+    print(f"evaluate: {evaluate_command(cfg, result.model_path)}")
+    return 0
+
+
+def evaluate_command(cfg: TrainConfig, model_path: "str | os.PathLike[str]", opponent: str = "random", games: int = 200) -> str:
+    """The ``scripts/evaluate.py`` command that evaluates ``model_path`` under ``cfg``'s evaluation rules."""
+    rules = dict(cfg.eval.rules) if cfg.eval.rules is not None else dict(cfg.rules)
+    n = int(rules.pop("num_players", 2))
+    preset = rules.pop("preset", None)
+    parts = ["python scripts/evaluate.py", str(model_path)] + [opponent] * (n - 1) + [f"--games {games}"]
+    if preset:
+        parts.append(f"--rules {preset}")
+    parts += [f"--set {k}={v}" for k, v in rules.items()]
+    return " ".join(parts)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,124 @@
+"""Reference training (risk_env.training): configs, a tiny run with checkpoints, self-play,
+resume, reproducibility, and the saved policy playing through the agent interface."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from risk_env import ConfigError
+from risk_env.training import CONFIG_DIR, TrainConfig, load_config, main, train
+
+SHIPPED = ("default", "2p", "4p", "long")
+
+
+# ---------------------------------------------------------------------- configs
+def test_default_yaml_equals_the_built_in_defaults():
+    assert TrainConfig.load(CONFIG_DIR / "default.yaml") == load_config(None)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_configs_validate(name):
+    cfg = TrainConfig.load(name)
+    assert cfg.name == name
+    assert cfg.rules_config.num_players == (4 if name == "4p" else 2)
+    assert cfg.eval.opponents[0] == "random"
+
+
+def test_unknown_keys_and_bad_values_are_named():
+    with pytest.raises(ConfigError, match=r"ppo\.learning_rat: unknown key; allowed here: learning_rate"):
+        TrainConfig.from_dict({"ppo": {"learning_rat": 1e-3}})
+    with pytest.raises(ConfigError, match=r"totl_timesteps: unknown key"):
+        TrainConfig.from_dict({"totl_timesteps": 5})
+    with pytest.raises(ConfigError, match=r"env\.n_envs"):
+        TrainConfig.from_dict({"env": {"n_envs": 0}})
+    with pytest.raises(ConfigError, match=r"rules.*turn_limt"):
+        TrainConfig.from_dict({"rules": {"turn_limt": 5}})
+    with pytest.raises(ConfigError, match=r"weights"):
+        TrainConfig.from_dict({"opponents": {"baselines": ["random"], "weights": [1, 2]}})
+    with pytest.raises(ConfigError, match=r"no training config"):
+        TrainConfig.load("no_such_config")
+
+
+def test_overrides_and_print_config(capsys):
+    cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])
+    assert cfg.ppo.learning_rate == 1e-4 and cfg.total_timesteps == 2_000_000 and cfg.eval.opponents == ["random"]
+    assert main(["--config", "default", "--set", "seed=3", "--print-config"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["seed"] == 3
+    assert main(["--config", "default", "--set", "ppo.bogus=1", "--print-config"]) == 2
+    assert "ppo.bogus: unknown key" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- a tiny run
+def _tiny(tmp: Path, **changes) -> TrainConfig:
+    data = {
+        "name": "tiny", "seed": 1, "total_timesteps": 256, "out_dir": str(tmp),
+        "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16},
+        "env": {"n_envs": 2, "vec_env": "dummy"},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
+        "opponents": {"baselines": ["random"], "self_play": {"enabled": True, "snapshot_every": 128, "p_snapshot": 0.5}},
+        "eval": {"every": 0, "final_games": 2, "opponents": ["random"], "workers": 1,
+                 "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16}},
+        "checkpoint": {"every": 128, "keep": 2},
+    }
+    for k, v in changes.items():
+        node = data
+        *path, last = k.split(".")
+        for p in path:
+            node = node[p]
+        node[last] = v
+    return TrainConfig.from_dict(data)
+
+
+def _params(path: Path) -> np.ndarray:
+    from sb3_contrib import MaskablePPO
+
+    m = MaskablePPO.load(path, device="cpu")
+    return np.concatenate([p.detach().numpy().ravel() for p in m.policy.parameters()])
+
+
+def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
+    run = tmp_path / "run"
+    res = train(_tiny(run), progress=False, quiet=True)
+    assert res.timesteps == 256 and res.model_path == run / "model.zip" and res.model_path.exists()
+    ckpts = sorted((run / "checkpoints").glob("step_*.zip"))
+    assert [p.name for p in ckpts] == ["step_000000128.zip", "step_000000256.zip"]
+    meta = json.loads(ckpts[-1].with_suffix(".json").read_text())
+    assert meta["timesteps"] == 256 and len(meta["snapshots"]) == 2  # snapshots at 128 and 256
+    assert all(Path(p).exists() for p in meta["snapshots"])
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
+    assert (run / "results.json").exists() and (run / "final_eval" / "random" / "summary.csv").exists()
+    assert res.final_eval["random"].games == 2
+
+    # resume: same run directory, continue to 384 steps from the newest checkpoint
+    res2 = train(_tiny(run, total_timesteps=384), resume=run, progress=False, quiet=True)
+    assert res2.timesteps == 384
+    assert "resumed from" in (run / "train.log").read_text()
+
+    # the saved policy plays through the agent interface and the evaluation, no glue code
+    from risk_env.agents import load_agent
+    from risk_env.evaluation import evaluate
+
+    agent = load_agent(str(res2.model_path))
+    assert agent.name == "model"
+    result = evaluate([str(res2.model_path), "random"], num_games=2, rules="fast", turn_limit=8, workers=1, progress=False)
+    assert sum(st.games for st in result.stats.values()) == 4
+
+
+def test_same_seed_same_weights(tmp_path):
+    cfg = {"total_timesteps": 128, "opponents.self_play.enabled": False, "eval.final_games": 0, "checkpoint.every": 10_000}
+    a = train(_tiny(tmp_path / "a", **cfg), progress=False, quiet=True)
+    b = train(_tiny(tmp_path / "b", **cfg), progress=False, quiet=True)
+    c = train(_tiny(tmp_path / "c", seed=2, **cfg), progress=False, quiet=True)
+    pa, pb, pc = _params(a.model_path), _params(b.model_path), _params(c.model_path)
+    np.testing.assert_array_equal(pa, pb)
+    assert not np.array_equal(pa, pc)
+
+
+def test_cli_resume_bad_path_is_a_clear_error(tmp_path, capsys):
+    assert main(["--resume", str(tmp_path / "nothing"), "--no-progress"]) == 2
+    assert "no checkpoint" in capsys.readouterr().err

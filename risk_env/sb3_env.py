@@ -77,6 +77,9 @@ Illegal actions (``invalid_action``)
 
 from __future__ import annotations
 
+import contextlib
+import random
+import sys
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator, Sequence
 
@@ -127,6 +130,26 @@ class LazyObservation(Mapping):
 
     def __len__(self) -> int:
         return 2
+
+
+@contextlib.contextmanager
+def preserve_global_rng() -> Iterator[None]:
+    """Restore Python's, numpy's and torch's global generators on exit.
+
+    Loading an SB3 model re-seeds all three (``_setup_model`` calls ``set_random_seed``);
+    inside a training process that would silently restart the learner's own sampling.
+    """
+    py_state = random.getstate()
+    np_state = np.random.get_state()
+    torch = sys.modules.get("torch")
+    th_state = torch.get_rng_state() if torch is not None else None
+    try:
+        yield
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
+        if th_state is not None and "torch" in sys.modules:
+            sys.modules["torch"].set_rng_state(th_state)
 
 
 class _CallableAgent:
@@ -262,7 +285,8 @@ class OpponentPool:
             if key.startswith("snap:"):
                 from .agents import MaskablePPOAgent
 
-                agent = MaskablePPOAgent(spec, deterministic=self.snapshot_deterministic)
+                with preserve_global_rng():
+                    agent = MaskablePPOAgent(spec, deterministic=self.snapshot_deterministic)
             else:
                 agent = resolve_agent(spec, seed=seed)
             self._cache[key] = agent

@@ -540,8 +540,11 @@ class _Run:
         path = self.dir / "eval_model.zip"
         model.save(path)
         ev = self.cfg.eval
+        from .sb3_env import preserve_global_rng
+
         try:
-            res = evaluate_model(path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers)
+            with preserve_global_rng():  # loading the model for the evaluation re-seeds the global generators
+                res = evaluate_model(path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers)
         except Exception as e:  # an evaluation failure must not kill a long run
             self.log(f"evaluation at step {t} failed: {type(e).__name__}: {e}")
             return
@@ -670,7 +673,6 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
 def main(argv: "Sequence[str] | None" = None) -> int:
     """``scripts/train.py``: train MaskablePPO from a YAML config (``--help`` for the options)."""
     ap = argparse.ArgumentParser(
-        prog="train.py",
         description="Train a MaskablePPO agent for risk_env (configs: configs/train/*.yaml; see docs/training.md).",
     )
     ap.add_argument("--config", "-c", default=None, help="YAML config path or shipped name (default, 2p, 4p, long); default: built-in defaults")

@@ -110,7 +110,9 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
 
 
 def test_same_seed_same_weights(tmp_path):
-    cfg = {"total_timesteps": 128, "opponents.self_play.enabled": False, "eval.final_games": 0, "checkpoint.every": 10_000}
+    # self-play snapshots that sample their moves, and a periodic evaluation in between, included
+    cfg = {"total_timesteps": 256, "opponents.self_play.snapshot_every": 64, "opponents.self_play.p_snapshot": 1.0,
+           "eval.every": 128, "eval.games": 2, "eval.final_games": 0, "checkpoint.every": 10_000}
     a = train(_tiny(tmp_path / "a", **cfg), progress=False, quiet=True)
     b = train(_tiny(tmp_path / "b", **cfg), progress=False, quiet=True)
     c = train(_tiny(tmp_path / "c", seed=2, **cfg), progress=False, quiet=True)

@@ -132,11 +132,14 @@ def policy_mapping_fn(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     return POLICY_ID
 
 
+_CLASSES: dict[str, type] = {}
+
+
 def _module_class() -> type:
-    """:class:`MaskedPPOTorchRLModule`, defined lazily so importing this module needs no ray."""
-    global MaskedPPOTorchRLModule
-    if "MaskedPPOTorchRLModule" in globals():
-        return globals()["MaskedPPOTorchRLModule"]
+    """``MaskedPPOTorchRLModule``, defined on first use so importing this module needs no ray
+    (``risk_env.rllib.MaskedPPOTorchRLModule`` resolves it by name, so it pickles by reference)."""
+    if "module" in _CLASSES:
+        return _CLASSES["module"]
     try:
         import torch
         from ray.rllib.algorithms.ppo.torch.ppo_torch_rl_module import PPOTorchRLModule
@@ -201,7 +204,7 @@ def _module_class() -> type:
 
     _Masked.__name__ = _Masked.__qualname__ = "MaskedPPOTorchRLModule"
     _Masked.__module__ = __name__
-    MaskedPPOTorchRLModule = _Masked  # noqa: F841 - module attribute (picklable by name)
+    MaskedPPOTorchRLModule = _Masked
     return _Masked
 
 
@@ -259,7 +262,7 @@ def build_config(
         # RLlib's env checker steps random (unmasked) actions, which the wrapped env answers with
         # PettingZoo's illegal-move warning; the env itself passes PettingZoo's api_test.
         .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
-        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=policy_mapping_fn, policies_to_train=[POLICY_ID])
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=policy_mapping_fn, policies_to_train=[POLICY_ID])  # type: ignore[arg-type]
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner, rollout_fragment_length="auto")
         .learners(num_learners=num_learners, num_gpus_per_learner=num_gpus_per_learner)

@@ -81,7 +81,7 @@ import contextlib
 import random
 import sys
 from collections.abc import Mapping
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import gymnasium
 import numpy as np
@@ -90,7 +90,7 @@ from gymnasium import spaces
 from .actions import ActionCodec
 from .config import RulesConfig
 from .engine import Game
-from .errors import ConfigError, IllegalActionError
+from .errors import ConfigError, IllegalActionError, RiskError
 from .observation import ObservationEncoder
 from .render import render_ansi
 from .state import GameState, Phase
@@ -152,49 +152,26 @@ def preserve_global_rng() -> Iterator[None]:
             sys.modules["torch"].set_rng_state(th_state)
 
 
-class _CallableAgent:
-    """Adapts ``f(observation, info) -> int`` to the agent interface."""
-
-    def __init__(self, fn: Callable[..., Any], name: str = "") -> None:
-        self.fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
-
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
-        return int(self.fn(observation, info))
-
-
 def resolve_agent(spec: Any, seed: "int | None" = None) -> Any:
     """An object with ``act(observation, info) -> int`` from ``spec``.
 
     Args:
-        spec: an agent (has ``act``), a callable ``f(observation, info)``, or a
-            string: ``"random"``, another baseline name or a ``.zip`` path (via
-            ``risk_env.agents.load_agent``).
-        seed: seeds an agent built from a string.
+        spec: an agent (has ``act``, returned as is), a callable ``f(observation, info)``,
+            or a string: a baseline name (``"random"``, ``"balanced"``...), a saved
+            MaskablePPO ``.zip`` or ``"module:attr"`` (see :func:`risk_env.agents.load_agent`).
+        seed: seeds an agent built from a spec.
 
     Raises:
-        ConfigError: a spec that is none of these, or an unknown name.
+        ConfigError: a spec that names no agent.
     """
     if hasattr(spec, "act"):
         return spec
-    if isinstance(spec, str):
-        try:
-            from .agents import load_agent  # type: ignore[attr-defined]
-        except ImportError:
-            load_agent = None
-        if load_agent is not None:
-            try:
-                return load_agent(spec, seed=seed)
-            except (ValueError, FileNotFoundError) as e:
-                raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from e
-        if spec == "random":
-            from .agents import RandomAgent
+    from .agents import load_agent
 
-            return RandomAgent(seed=seed)
-        raise ConfigError(f"unknown opponent {spec!r}: only 'random' is available without risk_env.agents.load_agent")
-    if callable(spec):
-        return _CallableAgent(spec)
-    raise ConfigError(f"an opponent must be an agent with act(observation, info), a callable, or a spec string; got {spec!r}")
+    try:
+        return load_agent(spec, seed=seed)
+    except (RiskError, FileNotFoundError) as e:
+        raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from None
 
 
 def _reseed(agent: Any, seed: int) -> None:
@@ -477,7 +454,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             if start is not None:
                 raise ConfigError("options['state']: the game ends before the learner has a decision")
             raise ConfigError(f"no game reached a decision of the learner (turn_limit={self.rules.turn_limit} is too small)")
-        self._mask = self.codec.mask(self.state)
+        self._mask = self.codec.mask(self._st)
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -544,7 +521,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             return np.ones(self.codec.n, dtype=bool)
         return self._mask.astype(bool)
 
-    def render(self) -> "str | None":
+    def render(self) -> "str | None":  # type: ignore[override]
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
@@ -553,14 +530,20 @@ class RiskSingleAgentEnv(gymnasium.Env):
         return render_ansi(self.game, self.state, self.last_move)
 
     # ------------------------------------------------------------------ internals
+    @property
+    def _st(self) -> GameState:
+        if self.state is None:
+            raise RuntimeError("call reset() first")
+        return self.state
+
     def _play(self, seat: int, a: int) -> None:
-        move = self.codec.step(self.state, a)
+        move = self.codec.step(self._st, a)
         if move is not None and self.render_mode is not None:
             self.last_move = f"player_{seat}: {self.game.move_to_text(move)}"
 
     def _advance(self) -> None:
         """Let the opponents act until the learner decides or the game (or the learner) is done."""
-        s = self.state
+        s = self._st
         g = self.game
         while True:
             who = g.to_act(s)
@@ -579,14 +562,14 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
     def _potential(self) -> float:
         """Shaping potential: (own territories - other players' territories) / T."""
-        owner = self.state.owner
+        owner = self._st.owner
         own = int(np.count_nonzero(owner == self.seat))
         others = int(np.count_nonzero((owner >= 0) & (owner < self.rules.num_players))) - own
         return (own - others) / self.game.T
 
     def _truncation_reward(self) -> float:
         """The AEC env's truncation reward for the learner (RULES.md §4.5)."""
-        s = self.state
+        s = self._st
         if self.rules.truncation_reward != "rank":
             return 0.0
         live = [p for p in range(self.rules.num_players) if s.alive[p]]
@@ -599,10 +582,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
         return sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
 
     def _observe(self) -> np.ndarray:
-        return self.encoder.encode(self.state, self.seat)
+        return self.encoder.encode(self._st, self.seat)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self.state.turn)}
+        return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self._st.turn)}
 
 
 def _register() -> None:

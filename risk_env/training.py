@@ -72,10 +72,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -83,7 +81,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Mapping, Optional, Sequence
 
-import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -161,7 +158,7 @@ class OpponentsSection(_Section):
 
     baselines: list[str] = Field(default_factory=lambda: ["random"], min_length=1, description="agent specs (load_agent)")
     weights: Optional[list[float]] = None
-    self_play: SelfPlaySection = Field(default_factory=SelfPlaySection)
+    self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
 
     @model_validator(mode="after")
     def _weights(self) -> "OpponentsSection":
@@ -211,11 +208,11 @@ class TrainConfig(_Section):
     torch_threads: Optional[int] = Field(None, ge=1, description="torch threads in the trainer (default 1)")
     out_dir: Optional[str] = None
     rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2, "turn_limit": 60})
-    env: EnvSection = Field(default_factory=EnvSection)
-    ppo: PPOSection = Field(default_factory=PPOSection)
-    opponents: OpponentsSection = Field(default_factory=OpponentsSection)
-    eval: EvalSection = Field(default_factory=EvalSection)
-    checkpoint: CheckpointSection = Field(default_factory=CheckpointSection)
+    env: EnvSection = Field(default_factory=lambda: EnvSection.model_validate({}))
+    ppo: PPOSection = Field(default_factory=lambda: PPOSection.model_validate({}))
+    opponents: OpponentsSection = Field(default_factory=lambda: OpponentsSection.model_validate({}))
+    eval: EvalSection = Field(default_factory=lambda: EvalSection.model_validate({}))
+    checkpoint: CheckpointSection = Field(default_factory=lambda: CheckpointSection.model_validate({}))
 
     @field_validator("rules")
     @classmethod
@@ -372,12 +369,13 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
     env_kwargs = dict(shaping=cfg.env.shaping, max_turn_steps=cfg.env.max_turn_steps, invalid_action=cfg.env.invalid_action)
     fns = [partial(_make_env, dict(cfg.rules), env_kwargs, pool_kwargs, list(snapshots), 1) for _ in range(cfg.env.n_envs)]
     kind = cfg.env.vec_env
+    venv: Any
     if kind == "auto":
         kind = "subproc" if cfg.env.n_envs > 1 else "dummy"
     if kind == "subproc" and cfg.env.n_envs > 1:
-        venv = SubprocVecEnv(fns, start_method="spawn" if sys.platform == "darwin" else None)
+        venv = SubprocVecEnv(fns, start_method="spawn" if sys.platform == "darwin" else None)  # type: ignore[arg-type]
     else:
-        venv = DummyVecEnv(fns)
+        venv = DummyVecEnv(fns)  # type: ignore[arg-type]
     venv.seed(cfg.seed)
     return venv
 

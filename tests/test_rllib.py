@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (pip install 'risk_env[rllib]'); CI installs it")
 
-from risk_env.rllib import ObservationsKeyWrapper, build_config, make_rllib_env, policy_mapping_fn  # noqa: E402
+from risk_env.rllib import ObservationsKeyWrapper, build_config, make_rllib_env, policy_mapping_fn
 
 
 def test_wrapped_env_renames_the_observation_key():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-
 from helpers import build, make_game, tid
+
 from risk_env import ConfigError, IllegalActionError, Phase
 from risk_env.sb3_env import ENV_ID, OpponentPool, RiskSingleAgentEnv
 
@@ -75,7 +75,7 @@ def test_masks_match_the_codec_and_the_learner_always_decides():
             np.testing.assert_array_equal(obs, env.encoder.encode(s, env.seat))
             assert obs[env.encoder.layout["acting"][0]][0] == 1.0
             a = int(rng.choice(np.flatnonzero(m)))
-            obs, r, term, trunc, info = env.step(a)
+            obs, _r, term, trunc, info = env.step(a)
             done = term or trunc
         assert not info["action_mask"].any()
         assert env.action_masks().all()  # well defined after the end (see the docstring)
@@ -123,7 +123,7 @@ def test_learner_win_gives_plus_one_and_terminates():
     c = env.codec
     assert _act(env, tid(g, "Alaska"))[1] == 0.0
     assert _act(env, tid(g, "Kamchatka"))[1] == 0.0
-    obs, r, term, trunc, info = _act(env, c.blitz)
+    _obs, r, term, trunc, _info = _act(env, c.blitz)
     assert (r, term, trunc) == (1.0, True, False)
     assert env.state.winner == 0
 
@@ -147,7 +147,7 @@ def test_learner_loss_on_an_opponents_turn_gives_minus_one():
     env = RiskSingleAgentEnv(num_players=2, opponents=killer, shaping=0.5)
     env.reset(seed=0, options={"state": s, "learner_seat": 0})
     phi0 = (1 - 41) / 42
-    obs, r, term, trunc, info = _act(env, env.codec.end)  # end turn; the opponent attacks at once
+    _obs, r, term, trunc, _info = _act(env, env.codec.end)  # end turn; the opponent attacks at once
     assert term and not trunc
     assert not env.state.alive[0] and env.state.winner == 1
     # the loss, plus the shaping down to phi = (0 - 42) / 42
@@ -162,7 +162,7 @@ def test_truncation_rank_and_draw_rewards():
         s = build(g, default_owner=0, owners={n: 1 for n in names[:12]}, player=0, phase=Phase.FORTIFY)
         env = RiskSingleAgentEnv(num_players=2, rules=g.config, opponents=_first_legal)
         env.reset(seed=0, options={"state": s, "learner_seat": 0})
-        obs, r, term, trunc, info = _act(env, env.codec.end)
+        _obs, r, term, trunc, _info = _act(env, env.codec.end)
         assert (r, term, trunc) == (expected, False, True)
 
 
@@ -197,7 +197,7 @@ def test_invalid_action_modes():
 
     env = RiskSingleAgentEnv(num_players=2, turn_limit=30, invalid_action="penalty", invalid_penalty=-2.0)
     env.reset(seed=0)
-    obs, r, term, trunc, info = env.step(illegal)
+    _obs, r, term, trunc, info = env.step(illegal)
     assert (r, term, trunc, info["invalid_action"]) == (-2.0, True, False, True)
 
     env = RiskSingleAgentEnv(num_players=2, turn_limit=30, invalid_action="raise")
@@ -283,7 +283,7 @@ def test_subproc_vec_env_reaches_action_masks():
             masks = get_action_masks(venv)
             assert masks.shape == (2, 70) and masks.dtype == bool and masks.any(axis=1).all()
             actions = np.array([np.flatnonzero(m)[0] for m in masks])
-            obs, rew, dones, infos = venv.step(actions)
+            obs, _rew, dones, infos = venv.step(actions)
             for m_info, d in zip(infos, dones):
                 if not d:
                     assert m_info["action_mask"].any()

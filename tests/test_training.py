@@ -101,6 +101,7 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
 
     # the saved policy plays through the agent interface and the evaluation, no glue code
     from risk_env.agents import load_agent
+
     from risk_env.evaluation import evaluate
 
     agent = load_agent(str(res2.model_path))

@@ -125,3 +125,19 @@ def test_same_seed_same_weights(tmp_path):
 def test_cli_resume_bad_path_is_a_clear_error(tmp_path, capsys):
     assert main(["--resume", str(tmp_path / "nothing"), "--no-progress"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_subprocess_envs_get_the_snapshots(tmp_path):
+    from risk_env.training import build_vec_env
+
+    cfg = _tiny(tmp_path / "sub", **{"env.vec_env": "subproc", "opponents.self_play.p_snapshot": 1.0})
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256 and "SubprocVecEnv" in (tmp_path / "sub" / "train.log").read_text()
+    venv = build_vec_env(cfg, snapshots=[str(p) for p in sorted((tmp_path / "sub" / "pool").glob("*.zip"))])
+    try:
+        pools = venv.get_attr("opponent_pool")
+        assert [len(p.snapshots) for p in pools] == [2, 2]
+        venv.env_method("add_snapshot", str(res.model_path))
+        assert [len(p.snapshots) for p in venv.get_attr("opponent_pool")] == [3, 3]
+    finally:
+        venv.close()

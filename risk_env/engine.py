@@ -117,6 +117,12 @@ class Game:
         cfg = self.config
         n = self.num_players
         T = self.T
+        if not (
+            seed is None
+            or isinstance(seed, np.random.SeedSequence)
+            or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
+        ):
+            raise ConfigError(f"seed must be None, an integer >= 0 or a numpy SeedSequence, got {seed!r}")
         s = GameState.__new__(GameState)
         s.rng = np.random.default_rng(seed)
         s._rng_shared = False
@@ -834,9 +840,12 @@ class Game:
             out.append("dice faces must be 1..6")
         if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):
             out.append(f"setup_left must hold {n + 1} counts >= 0 (one per seat and the neutral)")
-        for f in ("turn", "sets_traded", "to_place", "steps", "att_dice", "last_dice", "setup_step"):
-            if getattr(s, f) < 0:
-                out.append(f"{f}={getattr(s, f)} must be >= 0")
+        for f in ("turn", "sets_traded", "to_place", "steps", "att_dice", "last_dice", "setup_step", "dice_pos"):
+            v = getattr(s, f)
+            if not 0 <= v <= 10**9:
+                out.append(f"{f}={v} must be in 0..{10**9}")
+        if s.dice_pos > len(s.dice_buf):
+            out.append(f"dice_pos={s.dice_pos} is past the {len(s.dice_buf)} buffered dice")
         if not -1 <= s.winner < n or any(not 0 <= p < n for p in s.elim_order):
             out.append(f"winner and eliminated players must be seats 0..{n - 1}")
         return out

@@ -191,9 +191,13 @@ class GameState:
             v = d[f]
             if not isinstance(v, list):
                 raise TypeError(f"state field {f!r} must be a list")
-            setattr(s, f, [bool(x) for x in v] if f == "alive" else [int(x) for x in v])
+            if f == "alive" and not all(isinstance(x, bool) for x in v):
+                raise TypeError(f"state field 'alive' must be a list of true/false, got {v!r}")
+            setattr(s, f, list(v) if f == "alive" else [int(x) for x in v])
         for f in _INT_FIELDS:
             setattr(s, f, int(d[f]))
         for f in _BOOL_FIELDS:
-            setattr(s, f, bool(d[f]))
+            if not isinstance(d[f], bool):
+                raise TypeError(f"state field {f!r} must be true or false, got {d[f]!r}")
+            setattr(s, f, d[f])
         return s

@@ -662,7 +662,7 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
         return d, "setup_left must hold 4 counts >= 0"
     if kind == "negative_to_place":
         d["to_place"] = -2
-        return d, "to_place=-2 must be >= 0"
+        return d, "to_place=-2 must be in 0..1000000000"
     if kind == "dead_player_with_territories":
         d["alive"][(p + 1) % 3] = False
         return d, f"player {(p + 1) % 3} is dead but holds some territories"

@@ -647,8 +647,16 @@ def soak(ctx: typer.Context) -> None:
 
 
 def main(argv: "list[str] | None" = None) -> None:
-    """Entry point of the ``risk-env`` console script."""
-    app(args=argv, prog_name="risk-env")
+    """Entry point of the ``risk-env`` console script.
+
+    Bad input that surfaces while a command runs (a broken map file, a bad rules
+    value) ends with a one-line ``error: ...`` and exit status 2, not a traceback.
+    """
+    try:
+        app(args=argv, prog_name="risk-env")
+    except RiskError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -621,8 +621,15 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
     )
     p = cfg.ppo
     if ckpt is not None:
-        model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"))
+        # the config's PPO settings apply from here on (a warm start may change them); the
+        # network is the checkpoint's
+        hyper = {k: getattr(p, k) for k in ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
+                                             "clip_range", "ent_coef", "vf_coef", "max_grad_norm")}
+        model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
         run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
+        arch = model.policy_kwargs.get("net_arch")
+        if arch is not None and list(arch) != list(p.net_arch):
+            run.log(f"note: the checkpoint's network {arch} is kept (the config asks for {list(p.net_arch)})")
     else:
         act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
         model = MaskablePPO(

@@ -95,9 +95,12 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
     assert res.final_eval["random"].games == 2
 
     # resume: same run directory, continue to 384 steps from the newest checkpoint
-    res2 = train(_tiny(run, total_timesteps=384), resume=run, progress=False, quiet=True)
+    res2 = train(_tiny(run, total_timesteps=384, **{"ppo.n_epochs": 2}), resume=run, progress=False, quiet=True)
     assert res2.timesteps == 384
     assert "resumed from" in (run / "train.log").read_text()
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(res2.model_path, device="cpu").n_epochs == 2  # the resumed config's settings apply
 
     # the saved policy plays through the agent interface and the evaluation, no glue code
     from risk_env.agents import load_agent

@@ -90,7 +90,6 @@ class ActionCodec:
         self.trade = T + K + 4 if n_trade else -1
         self.end = T + K + 4 + n_trade
         self.n = self.end + 1
-        # amount_table[lo?]: ids legal for a span: first occurrence of each count
         self._zeros = np.zeros(self.n, dtype=np.int8)
         self._edge_src = game.edge_src
         self._edge_dst = game.edge_dst

@@ -16,7 +16,6 @@ import itertools
 from fractions import Fraction
 from functools import lru_cache
 
-import numpy as np
 
 __all__ = ["roll_outcomes", "resolve_roll", "max_attack_dice", "max_defend_dice", "ROLL_PROBABILITIES"]
 

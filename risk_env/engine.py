@@ -28,7 +28,7 @@ import numpy as np
 from .cards import COMPOSITIONS, composition_of, set_value
 from .config import RulesConfig
 from .dice import roll_outcomes
-from .errors import ConfigError, IllegalMoveError, MapError, StateError
+from .errors import ConfigError, IllegalMoveError, StateError
 from .map import GameMap, load_map
 from .moves import Move, MoveKind
 from .state import GameState, Phase
@@ -104,8 +104,6 @@ class Game:
         self.card_symbol = m.card_symbol.tolist()
         self.continent_idx = [np.flatnonzero(row) for row in m.continent_members]
         self.continent_bonus = m.continent_bonus.tolist()
-        self.continent_members_f = m.continent_members.astype(np.float32)
-        self._arange = np.arange(T)
 
     # ------------------------------------------------------------------ setup
     def new_game(self, seed: "int | None | np.random.SeedSequence" = None) -> GameState:

@@ -111,8 +111,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
             what = "None (only a terminated or truncated agent steps with None)" if action is None else repr(action)
             raise ActionSpaceError(f"action is not in action space: {agent} must act with an integer id in 0..{n - 1}, got {what}")
-        mask = raw._mask if raw.game.to_act(raw.game_state) == raw.agent_name_mapping[agent] else raw._zero_mask
-        if not mask[action]:
+        if not raw._mask[action]:  # a live agent_selection is the seat to act, whose mask _mask is
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)

@@ -6,7 +6,7 @@
 
 See :mod:`risk_env.agents.base` for the interface (``act(observation, info) -> int``,
 ``reset(seed)``, ``name``) and how scripted agents get their
-:class:`~risk_env.view.GameView` (``info["view"]``).
+:class:`~risk_env.envs.view.GameView` (``info["view"]``).
 """
 
 from .aggressive import AggressiveAgent
@@ -19,8 +19,21 @@ from .random_agent import RandomAgent
 from .registry import BASELINES, HEURISTICS, agent_label, load_agent
 
 __all__ = [
-    "Agent", "AgentLike", "ScriptedAgent", "CallableAgent", "HeuristicAgent",
-    "RandomAgent", "AggressiveAgent", "ContinentAgent", "BalancedAgent", "MaskablePPOAgent",
-    "BASELINES", "HEURISTICS", "load_agent", "agent_label",
-    "move_to_action", "amount_action", "view_from_info",
+    "Agent",
+    "AgentLike",
+    "ScriptedAgent",
+    "CallableAgent",
+    "HeuristicAgent",
+    "RandomAgent",
+    "AggressiveAgent",
+    "ContinentAgent",
+    "BalancedAgent",
+    "MaskablePPOAgent",
+    "BASELINES",
+    "HEURISTICS",
+    "load_agent",
+    "agent_label",
+    "move_to_action",
+    "amount_action",
+    "view_from_info",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from risk_env.moves import Move
+from risk_env.rules.moves import Move
 
 from .heuristic import HeuristicAgent, Situation
 
@@ -34,7 +34,7 @@ class AggressiveAgent(HeuristicAgent):
     def place_target(self, sit: Situation, n: int) -> int:
         return self.strongest_base(sit, extra=n)
 
-    def attack(self, sit: Situation) -> "Move | None":
+    def attack(self, sit: Situation) -> Move | None:
         src, dst = sit.attack_pairs()
         if len(src) == 0:
             return None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from risk_env.moves import Move
-from risk_env.state import Phase
+from risk_env.rules.moves import Move
+from risk_env.rules.state import Phase
 
 from .heuristic import HeuristicAgent, Situation, hunting_values, win_probabilities
 
@@ -13,12 +13,12 @@ __all__ = ["BalancedAgent"]
 
 
 class BalancedAgent(HeuristicAgent):
-    """A balanced player driven by exact battle odds (:mod:`risk_env.odds`).
+    """A balanced player driven by exact battle odds (:mod:`risk_env.rules.odds`).
 
     * Every attackable enemy territory gets a value: 1, plus a continent bonus it
       would complete for us (x1.5), plus the bonus of an enemy continent it would
       break, plus a hunting value for players close to elimination (more when they
-      hold many cards, which pass to their conqueror, RULES.md §4.2), plus 1.5 for
+      hold many cards, which pass to their conqueror, docs/rules.md §4.2), plus 1.5 for
       the first conquest of the turn (the card); the 2-player neutral is worth half.
     * It attacks the target with the best ``p * value`` (``p`` the exact probability
       that the armies that may roll take the territory), re-evaluating after every
@@ -76,7 +76,7 @@ class BalancedAgent(HeuristicAgent):
     def bar(v: np.ndarray) -> np.ndarray:
         return np.clip(0.75 - 0.05 * v, 0.4, 0.65)
 
-    def attack(self, sit: Situation) -> "Move | None":
+    def attack(self, sit: Situation) -> Move | None:
         src, dst, p, v = self._scored_pairs(sit)
         if len(src) == 0:
             return None

@@ -8,14 +8,14 @@ Every agent, learned or scripted, plays through the PettingZoo AEC loop::
 
 ``observation`` is the env's ``{"observation": float32 (D,), "action_mask": int8 (N,)}``;
 ``info`` is the env's info dict for that agent, plus (for scripted agents)
-``info["view"]``: a :class:`~risk_env.view.GameView` of the live game from the
-agent's seat. :func:`risk_env.evaluation.play_game` adds the view for every
+``info["view"]``: a :class:`~risk_env.envs.view.GameView` of the live game from the
+agent's seat. :func:`risk_env.tools.evaluation.play_game` adds the view for every
 decision; in your own loop add ``info = {**info, "view": env.unwrapped.view(agent)}``
 (or ``GameView.from_env(env, agent)``).
 Agents whose :attr:`Agent.needs_view` is False (random, SB3 policies) ignore it.
 
 Scripted agents (:class:`ScriptedAgent`) choose a complete
-:class:`~risk_env.moves.Move` (``attack Alaska->Kamchatka dice=3``) and
+:class:`~risk_env.rules.moves.Move` (``attack Alaska->Kamchatka dice=3``) and
 :func:`move_to_action` plays it through the action codec's sub-steps
 (source, then target, then dice or an amount), one action id per call. The
 codec keeps the pending selection in the state, so a scripted agent re-plans
@@ -28,16 +28,17 @@ own ``numpy`` generator, seeded by ``reset(seed)`` (or the constructor).
 from __future__ import annotations
 
 import abc
-from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from risk_env.actions import ActionCodec, amount_of
-from risk_env.cards import composition_of
+from risk_env.envs.codec import ActionCodec, amount_of
+from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
-from risk_env.moves import Move, MoveKind
-from risk_env.state import GameState, Phase
-from risk_env.view import GameView
+from risk_env.rules.cards import composition_of
+from risk_env.rules.moves import Move, MoveKind
+from risk_env.rules.state import GameState, Phase
 
 __all__ = [
     "AgentLike",
@@ -56,9 +57,9 @@ class AgentLike(Protocol):
 
     name: str
 
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int: ...
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int: ...
 
-    def reset(self, seed: "int | None" = None) -> None: ...
+    def reset(self, seed: int | None = None) -> None: ...
 
 
 class Agent(abc.ABC):
@@ -75,35 +76,35 @@ class Agent(abc.ABC):
     name: str = "agent"
     needs_view: bool = False
 
-    def __init__(self, seed: "int | None" = None) -> None:
+    def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def reset(self, seed: "int | None" = None) -> None:
+    def reset(self, seed: int | None = None) -> None:
         """Start a new game; ``seed`` re-seeds the agent's generator (None: fresh entropy)."""
         self.rng = np.random.default_rng(seed)
 
     @abc.abstractmethod
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """A legal action id for the current decision."""
 
-    def __call__(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+    def __call__(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         return self.act(observation, info)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-def view_from_info(info: "Mapping[str, Any] | None", who: str = "this agent") -> GameView:
+def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> GameView:
     """``info["view"]``; else a view built from ``info["game"]``, ``info["state"]`` and
-    ``info["seat"]`` (what :class:`risk_env.sb3_env.RiskSingleAgentEnv` gives its
+    ``info["seat"]`` (what :class:`risk_env.envs.single_agent.RiskSingleAgentEnv` gives its
     opponents); else a :class:`RiskError` explaining how to provide it."""
     view = info.get("view") if info is not None else None
     if view is None and info is not None and all(k in info for k in ("game", "state", "seat")):
         view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"))
     if not isinstance(view, GameView):
         raise RiskError(
-            f"{who} is a scripted agent and needs info['view'] (a risk_env.view.GameView); in an AEC loop pass "
-            "info = {**info, 'view': GameView.from_env(env, agent)}, or use risk_env.evaluation.play_game"
+            f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView); in an AEC loop pass "
+            "info = {**info, 'view': GameView.from_env(env, agent)}, or use risk_env.tools.evaluation.play_game"
         )
     return view
 
@@ -111,7 +112,7 @@ def view_from_info(info: "Mapping[str, Any] | None", who: str = "this agent") ->
 # ---------------------------------------------------------------------- moves -> action ids
 def amount_action(codec: ActionCodec, lo: int, hi: int, desired: int) -> int:
     """The legal amount id for the range ``lo..hi`` whose count is closest to ``desired``
-    (ties go to the smaller count). See :func:`risk_env.actions.amount_of`.
+    (ties go to the smaller count). See :func:`risk_env.envs.codec.amount_of`.
 
     >>> import risk_env
     >>> codec = risk_env.ActionCodec(risk_env.Game(num_players=3))
@@ -147,14 +148,14 @@ def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
       closest to ``move.count`` (:func:`amount_action`), so the count played
       may differ from ``move.count`` when the range is wider than the 10 levels;
     * trades: the id of ``move``'s set composition
-      (:func:`risk_env.cards.composition_of`); when the codec then asks for the
+      (:func:`risk_env.rules.cards.composition_of`); when the codec then asks for the
       +2 bonus territory, ``move.bonus`` if it is an option
       (:meth:`ActionCodec.bonus_options`), else the first option. The codec
       picks the other cards itself, so the traded cards may differ from
       ``move.cards`` (same composition, same value).
 
     Args:
-        codec: the game's :class:`~risk_env.actions.ActionCodec`.
+        codec: the game's :class:`~risk_env.envs.codec.ActionCodec`.
         state: the live state (not changed).
         move: a complete move, legal in ``state`` (see :meth:`Game.legal_moves`).
 
@@ -233,12 +234,12 @@ class ScriptedAgent(Agent):
 
     needs_view = True
 
-    def __init__(self, seed: "int | None" = None) -> None:
+    def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
-        self._plan: "Move | None" = None
-        self._plan_key: "tuple[int, int, int] | None" = None
+        self._plan: Move | None = None
+        self._plan_key: tuple[int, int, int] | None = None
 
-    def reset(self, seed: "int | None" = None) -> None:
+    def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._plan = None
         self._plan_key = None
@@ -247,7 +248,7 @@ class ScriptedAgent(Agent):
     def choose_move(self, view: GameView) -> Move:
         """A complete legal move for the deciding seat (``view.seat``)."""
 
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         view = view_from_info(info, f"agent {self.name!r}")
         s = view.state
         key = (s.steps, s.phase, s.player)
@@ -267,10 +268,10 @@ class CallableAgent(Agent):
         fn: the policy function.
         name: label (default: ``fn.__name__``).
         needs_view: set True if ``fn`` reads ``info["view"]`` (it gets one either way in
-            :func:`risk_env.evaluation.play_game`).
+            :func:`risk_env.tools.evaluation.play_game`).
     """
 
-    def __init__(self, fn: Callable[..., Any], name: "str | None" = None, needs_view: bool = False) -> None:
+    def __init__(self, fn: Callable[..., Any], name: str | None = None, needs_view: bool = False) -> None:
         if not callable(fn):
             raise RiskError(f"CallableAgent needs a callable f(observation, info) -> int, got {type(fn).__name__}")
         super().__init__(None)
@@ -278,11 +279,11 @@ class CallableAgent(Agent):
         self.name = str(name or getattr(fn, "__name__", type(fn).__name__))
         self.needs_view = needs_view
 
-    def reset(self, seed: "int | None" = None) -> None:
+    def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         r = getattr(self.fn, "reset", None)
         if callable(r):
             r(seed)
 
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         return int(self.fn(observation, info))

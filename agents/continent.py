@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from risk_env.moves import Move
+from risk_env.rules.moves import Move
 
 from .heuristic import HeuristicAgent, Situation, win_probabilities
 
@@ -21,7 +21,7 @@ class ContinentAgent(HeuristicAgent):
     * Reinforcements first cover the entrances of held continents (up to the
       hostile armies next to them, plus 2), then go next to the weakest enemy
       territory of the target continent.
-    * Attacks into the target continent when the exact odds (:mod:`risk_env.odds`)
+    * Attacks into the target continent when the exact odds (:mod:`risk_env.rules.odds`)
       are at least 50 %; elsewhere only at 80 %, or 60 % to break an enemy
       continent bonus or to earn the turn's card; never strips a held
       continent's entrance below its threat.
@@ -97,7 +97,7 @@ class ContinentAgent(HeuristicAgent):
             return float(sit.threat[t])
         return 0.0
 
-    def attack(self, sit: Situation) -> "Move | None":
+    def attack(self, sit: Situation) -> Move | None:
         b = sit.board
         src, dst = sit.attack_pairs()
         if len(src) == 0:
@@ -130,7 +130,7 @@ class ContinentAgent(HeuristicAgent):
             return int(max(lo, min(hi, hi + 1 - (keep + 1))))
         return super().occupy(sit, lo, hi)
 
-    def fortify(self, sit: Situation) -> "Move | None":
+    def fortify(self, sit: Situation) -> Move | None:
         view = sit.view
         game = view.game
         s = view.state

@@ -6,7 +6,7 @@ and gives each a reasonable default; the shipped agents
 (:mod:`.aggressive`, :mod:`.continent`, :mod:`.balanced`) override the parts
 that make their strategy. Every decision starts from a :class:`Situation`
 (numpy arrays of the position from the agent's seat) built from the
-:class:`~risk_env.view.GameView`; no hidden information is read (own hand,
+:class:`~risk_env.envs.view.GameView`; no hidden information is read (own hand,
 card counts of others, the board).
 
 Ties are broken by a small random jitter from the agent's seeded generator,
@@ -21,19 +21,19 @@ from collections import deque
 
 import numpy as np
 
-from risk_env.cards import composition_of, set_value
-from risk_env.engine import Game
-from risk_env.moves import Move
-from risk_env.odds import OddsTable
-from risk_env.state import Phase
-from risk_env.view import GameView
+from risk_env.envs.view import GameView
+from risk_env.rules.cards import composition_of, set_value
+from risk_env.rules.engine import Game
+from risk_env.rules.moves import Move
+from risk_env.rules.odds import OddsTable
+from risk_env.rules.state import Phase
 
 from .base import ScriptedAgent
 
 __all__ = ["Board", "Situation", "HeuristicAgent", "win_probability", "win_probabilities"]
 
 _ODDS_MAX = 100
-_W: "np.ndarray | None" = None
+_W: np.ndarray | None = None
 
 
 def _table() -> np.ndarray:
@@ -44,7 +44,7 @@ def _table() -> np.ndarray:
 
 
 def win_probabilities(attackers: np.ndarray, defenders: np.ndarray) -> np.ndarray:
-    """Exact probability (:mod:`risk_env.odds`) that ``attackers`` armies that may roll
+    """Exact probability (:mod:`risk_env.rules.odds`) that ``attackers`` armies that may roll
     (the source's armies minus the one left behind) conquer ``defenders``, elementwise.
 
     Counts above 100 are scaled down together to fit the precomputed 100 x 100 table
@@ -154,7 +154,7 @@ class Situation:
                     self.held.append(c)
                 elif o[0] != neutral:
                     self.their_held[c] = int(o[0])
-        self._dist: "np.ndarray | None" = None
+        self._dist: np.ndarray | None = None
 
     @property
     def dist(self) -> np.ndarray:
@@ -195,9 +195,9 @@ class HeuristicAgent(ScriptedAgent):
 
     name = "heuristic"
 
-    def __init__(self, seed: "int | None" = None) -> None:
+    def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
-        self._board: "Board | None" = None
+        self._board: Board | None = None
 
     # ------------------------------------------------------------------ dispatch
     def board(self, game: Game) -> Board:
@@ -252,7 +252,7 @@ class HeuristicAgent(ScriptedAgent):
         return self.strongest_base(sit)
 
     def place_neutral(self, sit: Situation) -> int:
-        """Neutral territory to receive the neutral's setup army (2-player game, RULES.md §7):
+        """Neutral territory to receive the neutral's setup army (2-player game, docs/rules.md §7):
         one that stands between the opponent and us, next to many opponent territories."""
         b = sit.board
         cand = np.flatnonzero(sit.owner == sit.view.neutral)
@@ -262,7 +262,7 @@ class HeuristicAgent(ScriptedAgent):
         return int(cand[np.argmax(score)])
 
     # ------------------------------------------------------------------ cards
-    def best_trade(self, sit: Situation) -> "Move | None":
+    def best_trade(self, sit: Situation) -> Move | None:
         """The most valuable set in hand (value, +2 if the +2 bonus is on offer for it, fewer
         wilds used), with the bonus on the most threatened option; None if no set. The cards are
         the ones the action codec would trade (:meth:`ActionCodec.pick_cards`)."""
@@ -311,7 +311,7 @@ class HeuristicAgent(ScriptedAgent):
         return int(src[np.argmax(margin)])
 
     # ------------------------------------------------------------------ battle
-    def attack(self, sit: Situation) -> "Move | None":
+    def attack(self, sit: Situation) -> Move | None:
         """The next attack roll, or None to stop attacking. Default: never attack."""
         return None
 
@@ -342,7 +342,7 @@ class HeuristicAgent(ScriptedAgent):
         return Move.attack(int(src), int(dst), int(min(3, sit.armies[src] - 1)))
 
     # ------------------------------------------------------------------ fortify
-    def fortify(self, sit: Situation) -> "Move | None":
+    def fortify(self, sit: Situation) -> Move | None:
         """Default: move the largest stack that faces no enemy towards the front
         (to the reachable own territory nearest an enemy, most threatened first)."""
         view = sit.view
@@ -365,7 +365,7 @@ class HeuristicAgent(ScriptedAgent):
             return Move.fortify(src, dst, int(sit.armies[src]) - 1)
         return self.rebalance(sit)
 
-    def rebalance(self, sit: Situation) -> "Move | None":
+    def rebalance(self, sit: Situation) -> Move | None:
         """Move surplus between two frontier territories: from the one with most armies
         beyond its threat to a reachable one short of its threat."""
         view = sit.view
@@ -424,7 +424,7 @@ class HeuristicAgent(ScriptedAgent):
 
 def hunting_values(sit: Situation) -> np.ndarray:
     """float64 ``(num_seats,)``: how much each opponent is worth hunting: players near
-    elimination, more so when their cards would pass to us (RULES.md §4.2)."""
+    elimination, more so when their cards would pass to us (docs/rules.md §4.2)."""
     view = sit.view
     n = view.num_players
     out = np.zeros(view.game.num_seats)

@@ -12,8 +12,9 @@ number of players (the vector's length checks this).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class MaskablePPOAgent(Agent):
 
     name = "maskable_ppo"
 
-    def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: "str | None" = None) -> None:
+    def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)
         if isinstance(model, (str, os.PathLike)):
             path = Path(model)
@@ -61,12 +62,12 @@ class MaskablePPOAgent(Agent):
         space: Any = self.model.observation_space
         self._obs_shape = None if self._dict_obs else tuple(space.shape)
 
-    def reset(self, seed: "int | None" = None) -> None:
+    def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if seed is not None and not self.deterministic:
             self.model.set_random_seed(int(seed))
 
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if self._dict_obs:
             space: Any = self.model.observation_space

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def act(self, observation: Mapping[str, np.ndarray], info: "Mapping[str, Any] | None" = None) -> int:
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """A legal action id, given ``{"observation", "action_mask"}``.
 
         Raises:

@@ -11,7 +11,7 @@ A *spec* is one of
   ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
 * an agent object (returned as is) or a callable (wrapped).
 
-String specs are what :func:`risk_env.evaluation.evaluate` sends to its worker
+String specs are what :func:`risk_env.tools.evaluation.evaluate` sends to its worker
 processes; objects must be picklable to cross them.
 """
 
@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from risk_env.errors import RiskError
 
@@ -49,7 +50,7 @@ def _is_model_path(spec: str) -> bool:
     return spec.endswith(".zip") or p.exists() or p.with_name(p.name + ".zip").exists()
 
 
-def _build(obj: Any, seed: "int | None", label: str) -> AgentLike:
+def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
     agent: Any
     if inspect.isclass(obj):
         cls: Any = obj
@@ -67,7 +68,7 @@ def _build(obj: Any, seed: "int | None", label: str) -> AgentLike:
     raise RiskError(f"{label!r} is a {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int")
 
 
-def load_agent(spec: Any, seed: "int | None" = None) -> AgentLike:
+def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
     """Build the agent a spec names (see the module docstring).
 
     Args:

@@ -2,23 +2,41 @@
 
 ``risk_env.env(num_players=4, **rules)`` is the wrapped PettingZoo AEC
 environment, ``risk_env.raw_env`` the bare one; :class:`Game` is the rules
-engine underneath. See the README and :mod:`risk_env.env`.
+engine underneath. See the README and :mod:`risk_env.envs.aec`.
 """
 
-from .actions import ActionCodec
-from .config import PRESETS, RulesConfig
-from .engine import Game, GameState, Move, MoveKind, Phase
-from .env import env, raw_env
+from .envs.aec import env, raw_env
+from .envs.codec import ActionCodec
+from .envs.observation import ObservationEncoder
 from .errors import ConfigError, IllegalActionError, IllegalMoveError, MapError, RiskError, StateError
-from .map import GameMap, load_map
-from .observation import ObservationEncoder
+from .rules import odds
+from .rules.config import PRESETS, RulesConfig
+from .rules.engine import Game, GameState, Move, MoveKind, Phase
+from .rules.map import GameMap, load_map
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "env", "raw_env", "Game", "GameState", "Move", "MoveKind", "Phase", "RulesConfig", "PRESETS",
-    "ActionCodec", "ObservationEncoder", "GameMap", "load_map",
-    "RiskError", "IllegalMoveError", "IllegalActionError", "MapError", "ConfigError", "StateError",
+    "env",
+    "raw_env",
+    "Game",
+    "GameState",
+    "Move",
+    "MoveKind",
+    "Phase",
+    "RulesConfig",
+    "PRESETS",
+    "ActionCodec",
+    "ObservationEncoder",
+    "GameMap",
+    "load_map",
+    "odds",
+    "RiskError",
+    "IllegalMoveError",
+    "IllegalActionError",
+    "MapError",
+    "ConfigError",
+    "StateError",
 ]
 
 
@@ -28,7 +46,7 @@ def _register() -> None:
     except ImportError:  # PettingZoo < 1.27 has no registry
         return
     try:
-        register("aec", "risk/risk-v0", entry_point="risk_env.env:env")
+        register("aec", "risk/risk-v0", entry_point="risk_env.envs.aec:env")
     except Exception:  # already registered (module reloaded)
         pass
 
@@ -38,7 +56,7 @@ _register()
 
 def __getattr__(name: str):  # lazy: evaluation pulls in multiprocessing and the agents
     if name == "evaluate":
-        from .evaluation import evaluate
+        from .tools.evaluation import evaluate
 
         return evaluate
     raise AttributeError(f"module 'risk_env' has no attribute {name!r}")

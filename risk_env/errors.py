@@ -4,7 +4,13 @@ that catches ``ValueError`` for bad input keeps working."""
 from __future__ import annotations
 
 __all__ = [
-    "RiskError", "IllegalMoveError", "IllegalActionError", "ActionSpaceError", "MapError", "ConfigError", "StateError",
+    "RiskError",
+    "IllegalMoveError",
+    "IllegalActionError",
+    "ActionSpaceError",
+    "MapError",
+    "ConfigError",
+    "StateError",
     "ResetNeededError",
 ]
 

@@ -1,4 +1,4 @@
-"""Evaluate agents against each other (thin wrapper over :func:`risk_env.evaluation.main`).
+"""Evaluate agents against each other (thin wrapper over :func:`risk_env.tools.evaluation.main`).
 
     python scripts/evaluate.py balanced random --games 100 --rules fast --out results/balanced_vs_random
     python scripts/evaluate.py random aggressive continent balanced --round-robin --games 100 --rules fast
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from risk_env.evaluation import main
+from risk_env.tools.evaluation import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,15 +1,13 @@
 """Play full games between agents and print a summary per game.
 
-    python scripts/play.py --players 4 --games 3 --seed 0
-    python scripts/play.py --players 2 --games 5 --rules fast
+python scripts/play.py --players 4 --games 3 --seed 0
+python scripts/play.py --players 2 --games 5 --rules fast
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-
-import numpy as np
 
 import risk_env
 from risk_env.agents import RandomAgent
@@ -39,7 +37,7 @@ def play_game(env, agents: dict, seed: int) -> dict:
     }
 
 
-def main(argv: "list[str] | None" = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int, default=4, help="2..6 (default 4)")
     ap.add_argument("--games", type=int, default=3)

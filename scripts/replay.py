@@ -3,12 +3,12 @@
     python scripts/replay.py game.json --gif game.gif --strip turns.png
     python scripts/replay.py game.json --video game.mp4 --every move --upto 300
 
-The logic lives in :mod:`risk_env.replay` (also ``risk-env replay``).
+The logic lives in :mod:`risk_env.records.replay` (also ``risk-env replay``).
 """
 
 import sys
 
-from risk_env.replay import main
+from risk_env.records.replay import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,4 @@
-"""Train a MaskablePPO agent (thin wrapper over :func:`risk_env.training.main`).
+"""Train a MaskablePPO agent (thin wrapper over :func:`risk_env.train.sb3.main`).
 
     python scripts/train.py                                 # configs/train/default.yaml: 2 players, ~10 min on 2 CPU cores
     python scripts/train.py --config 4p                     # a shipped config by name, or a path
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from risk_env.training import main
+from risk_env.train.sb3 import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,4 @@
-"""Multi-agent self-play PPO with Ray RLlib (thin wrapper over :func:`risk_env.rllib.main`).
+"""Multi-agent self-play PPO with Ray RLlib (thin wrapper over :func:`risk_env.train.rllib.main`).
 
 Needs the ``rllib`` extra: ``pip install -e ".[rllib]"``.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from risk_env.rllib import main
+from risk_env.train.rllib import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 
 from risk_env import Game, RulesConfig

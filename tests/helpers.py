@@ -1,8 +1,8 @@
 """Shared test utilities: hand-built positions and an independent rules checker.
 
 Nothing here imports the engine's private helpers: the expected values (income,
-set values, losses in a roll) are recomputed from RULES.md so the tests are an
-independent check of :mod:`risk_env.engine`.
+set values, losses in a roll) are recomputed from docs/rules.md so the tests are an
+independent check of :mod:`risk_env.rules.engine`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import numpy as np
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, Phase, RulesConfig
 
-# ---------------------------------------------------------------- RULES.md facts, restated
+# ---------------------------------------------------------------- docs/rules.md facts, restated
 
-START_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}  # RULES.md §3
-ESCALATING = [4, 6, 8, 10, 12, 15, 20, 25, 30, 35, 40]  # RULES.md §4.1, sets 1..11
+START_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}  # docs/rules.md §3
+ESCALATING = [4, 6, 8, 10, 12, 15, 20, 25, 30, 35, 40]  # docs/rules.md §4.1, sets 1..11
 
 
 def expected_set_value(schedule: str, k: int, symbols: Iterable[int] | None = None) -> int:
-    """Value of the k-th set of the game (1-based) under ``schedule`` (RULES.md §4.1, §6)."""
+    """Value of the k-th set of the game (1-based) under ``schedule`` (docs/rules.md §4.1, §6)."""
     if schedule == "escalating":
         return ESCALATING[k - 1] if k <= len(ESCALATING) else 15 + 5 * (k - 6)
     if schedule == "escalating_reset":
@@ -46,7 +46,7 @@ def expected_set_value(schedule: str, k: int, symbols: Iterable[int] | None = No
 
 
 def is_set(symbols: Iterable[int]) -> bool:
-    """RULES.md §2: three of a kind, one of each, or any two plus a wild."""
+    """docs/rules.md §2: three of a kind, one of each, or any two plus a wild."""
     sym = list(symbols)
     if len(sym) != 3:
         return False
@@ -56,7 +56,7 @@ def is_set(symbols: Iterable[int]) -> bool:
 
 
 def expected_income(game: Game, s: GameState, seat: int) -> int:
-    """max(3, territories // 3) + bonuses of continents owned entirely (RULES.md §4.1)."""
+    """max(3, territories // 3) + bonuses of continents owned entirely (docs/rules.md §4.1)."""
     m = game.map
     owned = [int(s.owner[t]) == seat for t in range(m.num_territories)]
     total = max(3, sum(owned) // 3)
@@ -68,7 +68,7 @@ def expected_income(game: Game, s: GameState, seat: int) -> int:
 
 
 def roll_losses(att_faces: list[int], def_faces: list[int]) -> tuple[int, int]:
-    """(attacker losses, defender losses) of one roll, defender wins ties (RULES.md §4.2)."""
+    """(attacker losses, defender losses) of one roll, defender wins ties (docs/rules.md §4.2)."""
     a = sorted(att_faces, reverse=True)
     d = sorted(def_faces, reverse=True)
     al = dl = 0
@@ -175,7 +175,7 @@ def begin_turn_of(game: Game, s: GameState, seat: int) -> None:
 
 
 class RulesChecker:
-    """Checks RULES.md §5 (and more) on each transition of one game, independently of the engine.
+    """Checks docs/rules.md §5 (and more) on each transition of one game, independently of the engine.
 
     Army ledger: ``armies on the board + armies still to place == armies granted - armies lost``,
     where grants (starting armies, income, set values, +2 bonuses) and losses (per roll) are
@@ -187,7 +187,7 @@ class RulesChecker:
         self.n = game.num_players
         self.cards = game.num_cards
         self.all_cards = list(range(game.num_cards))
-        # Starting armies: placed on the board or still in the setup pools (RULES.md §3, §7).
+        # Starting armies: placed on the board or still in the setup pools (docs/rules.md §3, §7).
         self.granted = game.config.starting_armies * game.num_seats
         self.lost = 0
         self.incomes = 0
@@ -236,7 +236,7 @@ class RulesChecker:
         owner = s.owner.tolist()
         armies = s.armies.tolist()
         setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
-        for o, a in zip(owner, armies):
+        for o, a in zip(owner, armies, strict=False):
             # every territory has one owner and >= 1 army; unclaimed (setup only) none (§5)
             if o < 0:
                 assert setup and a == 0, "unclaimed territory after setup, or with armies"
@@ -287,8 +287,8 @@ class RulesChecker:
         k = move.kind
         owner, armies = s.owner.tolist(), s.armies.tolist()
         d_board = sum(armies) - sum(prev["armies"])
-        changed = {i for i, (x, y) in enumerate(zip(prev["armies"], armies)) if x != y}
-        owner_changed = {i for i, (x, y) in enumerate(zip(prev["owner"], owner)) if x != y}
+        changed = {i for i, (x, y) in enumerate(zip(prev["armies"], armies, strict=False)) if x != y}
+        owner_changed = {i for i, (x, y) in enumerate(zip(prev["owner"], owner, strict=False)) if x != y}
         if k not in (MoveKind.CLAIM, MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND):
             assert not owner_changed
         if k == MoveKind.DEFEND:

@@ -11,7 +11,6 @@ import pytest
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
-from risk_env.actions import amount_of
 from risk_env.agents import (
     BASELINES,
     HEURISTICS,
@@ -26,11 +25,12 @@ from risk_env.agents import (
     move_to_action,
 )
 from risk_env.agents.heuristic import win_probabilities
-from risk_env.cards import COMPOSITION_NAMES
+from risk_env.envs.codec import amount_of
+from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
-from risk_env.evaluation import play_game
-from risk_env.odds import win_probability
-from risk_env.view import GameView
+from risk_env.rules.cards import COMPOSITION_NAMES
+from risk_env.rules.odds import win_probability
+from risk_env.tools.evaluation import play_game
 
 # ---------------------------------------------------------------------- hand-built positions
 
@@ -221,10 +221,10 @@ def test_game_view_is_read_only_and_shows_own_hand() -> None:
 def test_scripted_agent_without_view_explains() -> None:
     env = risk_env.raw_env(num_players=2, setup="random")
     env.reset(seed=0)
-    obs, *_ , info = env.last()
+    obs, *_, info = env.last()
     with pytest.raises(RiskError, match="info\\['view'\\]"):
         BalancedAgent(seed=0).act(obs, info)
-    # what risk_env.sb3_env gives its opponents (game, state, seat) is enough
+    # what risk_env.envs.single_agent gives its opponents (game, state, seat) is enough
     raw = env.unwrapped
     seat = raw.agent_name_mapping[env.agent_selection]
     a = BalancedAgent(seed=0).act(obs, {**info, "game": raw.game, "state": raw.game_state, "seat": seat})
@@ -257,10 +257,20 @@ class _Checked:
 RULE_VARIANTS = [
     pytest.param(dict(num_players=2, turn_limit=60), id="2p-deal-neutral"),
     pytest.param(dict(num_players=3, turn_limit=40), id="3p-claim"),
-    pytest.param(dict(num_players=4, setup="random", defender_dice="choose", fortify="connected", turn_limit=60),
-                 id="4p-choose-connected"),
-    pytest.param(dict(num_players=5, setup="deal", card_trade="fixed_by_symbol", territory_bonus="once_per_trade",
-                      elimination_trade_at=5, turn_limit=60), id="5p-fixed-cards"),
+    pytest.param(
+        dict(num_players=4, setup="random", defender_dice="choose", fortify="connected", turn_limit=60), id="4p-choose-connected"
+    ),
+    pytest.param(
+        dict(
+            num_players=5,
+            setup="deal",
+            card_trade="fixed_by_symbol",
+            territory_bonus="once_per_trade",
+            elimination_trade_at=5,
+            turn_limit=60,
+        ),
+        id="5p-fixed-cards",
+    ),
     pytest.param(dict(num_players=3, map="small", card_trade="no_cards", turn_limit=60), id="3p-small-nocards"),
 ]
 
@@ -347,13 +357,15 @@ def test_load_agent_names_and_labels() -> None:
 
 
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    (tmp_path / "my_policy_mod.py").write_text(textwrap.dedent("""
+    (tmp_path / "my_policy_mod.py").write_text(
+        textwrap.dedent("""
         import numpy as np
         calls = []
         def first_legal(observation, info):
             calls.append(1)
             return int(np.flatnonzero(observation["action_mask"])[0])
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     agent = load_agent("my_policy_mod:first_legal")
     assert isinstance(agent, CallableAgent) and agent.name == "first_legal" == agent_label("my_policy_mod:first_legal")

@@ -15,10 +15,10 @@ pytest.importorskip("matplotlib")
 from typer.testing import CliRunner  # noqa: E402
 
 from risk_env import Game, RulesConfig  # noqa: E402
-from risk_env.cli import Choice, app, group_moves, main  # noqa: E402
-from risk_env.moves import Move  # noqa: E402
-from risk_env.record import GameRecord, same_position  # noqa: E402
-from risk_env.state import Phase  # noqa: E402
+from risk_env.records.record import GameRecord, same_position  # noqa: E402
+from risk_env.rules.moves import Move  # noqa: E402
+from risk_env.rules.state import Phase  # noqa: E402
+from risk_env.tools.cli import Choice, app, group_moves, main  # noqa: E402
 
 runner = CliRunner()
 
@@ -84,7 +84,7 @@ def test_play_ends_cleanly_when_input_ends_or_on_quit(tmp_path) -> None:  # type
 
 def test_play_as_a_console_script_reading_stdin() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "risk_env.cli", "play", *SMALL2, "--turns", "2", "--seed", "3", "--no-color"],
+        [sys.executable, "-m", "risk_env.tools.cli", "play", *SMALL2, "--turns", "2", "--seed", "3", "--no-color"],
         input="\n".join(["nonsense"] + ["1"] * 200) + "\n",
         capture_output=True,
         text=True,
@@ -183,19 +183,19 @@ def test_replay_prints_a_log_and_draws_a_strip(tmp_path) -> None:  # type: ignor
     assert strip.exists() and "wrote" in res.output
     res = runner.invoke(app, ["replay", str(tmp_path / "missing.json")])
     assert res.exit_code == 1 and "cannot read record file" in res.output
-    from risk_env.replay import main as replay_main
+    from risk_env.records.replay import main as replay_main
 
     assert replay_main([str(rec_path), "--quiet"]) == 0
 
 
 def test_delegating_commands_pass_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
-    fake = types.ModuleType("risk_env.training")
+    fake = types.ModuleType("risk_env.train.sb3")
     fake.main = lambda argv: seen.append(argv) or 3  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "risk_env.training", fake)
+    monkeypatch.setitem(sys.modules, "risk_env.train.sb3", fake)
     res = runner.invoke(app, ["train", "--config", "x.yaml", "--steps", "10", "--help"])
     assert seen == [["--config", "x.yaml", "--steps", "10", "--help"]] and res.exit_code == 3
-    monkeypatch.setitem(sys.modules, "risk_env.training", None)  # the module is missing
+    monkeypatch.setitem(sys.modules, "risk_env.train.sb3", None)  # the module is missing
     res = runner.invoke(app, ["train", "--steps", "1"])
     assert res.exit_code == 2 and "not available in this installation" in res.output
     res = runner.invoke(app, ["train", "--help"])
@@ -211,7 +211,7 @@ def test_delegating_commands_pass_their_arguments(monkeypatch: pytest.MonkeyPatc
         ("replay", ["--gif", "--video", "--strip", "--upto"]),
     ],
 )
-def test_help(command: "str | None", words: list[str]) -> None:
+def test_help(command: str | None, words: list[str]) -> None:
     res = runner.invoke(app, ([command] if command else []) + ["--help"], terminal_width=200)
     assert res.exit_code == 0
     for w in words:

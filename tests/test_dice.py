@@ -1,8 +1,8 @@
-"""Dice: exact one-roll probabilities (RULES.md §4.2, §9) and the engine's own rolls.
+"""Dice: exact one-roll probabilities (docs/rules.md §4.2, §9) and the engine's own rolls.
 
-The exact tables are checked three ways: against ``risk_env.dice.roll_outcomes``,
+The exact tables are checked three ways: against ``risk_env.rules.dice.roll_outcomes``,
 against an independent enumeration written here, and against published
-figures (the 3-vs-2 numbers of RULES.md §9 and the classic 1..3 vs 1..2 table).
+figures (the 3-vs-2 numbers of docs/rules.md §9 and the classic 1..3 vs 1..2 table).
 The engine's rolls (``Game.apply`` of ATTACK moves on hand-built positions) are
 then compared with the exact values within 4 standard errors.
 """
@@ -18,7 +18,7 @@ import pytest
 from helpers import build, force_dice, make_game, roll_losses, tid
 
 from risk_env import IllegalMoveError, Move, Phase
-from risk_env.dice import ROLL_PROBABILITIES, max_attack_dice, max_defend_dice, resolve_roll, roll_outcomes
+from risk_env.rules.dice import ROLL_PROBABILITIES, max_attack_dice, max_defend_dice, resolve_roll, roll_outcomes
 
 PAIRS = [(a, d) for a in (1, 2, 3) for d in (1, 2)]
 

@@ -33,7 +33,7 @@ from risk_env.errors import (
     RiskError,
     StateError,
 )
-from risk_env.map import load_map
+from risk_env.rules.map import load_map
 
 SMALL = {"map": "small", "turn_limit": 30}
 
@@ -220,7 +220,7 @@ def test_calls_before_reset(make):
         assert f"call reset() before {name}()" in str(info.value)
     assert env.unwrapped.game_state is None
     env.reset(seed=0)  # and it still works afterwards
-    assert env.unwrapped.game_state.phase == Phase.SETUP_PLACE  # 2 players: the cards are dealt (RULES.md §7)
+    assert env.unwrapped.game_state.phase == Phase.SETUP_PLACE  # 2 players: the cards are dealt (docs/rules.md §7)
 
 
 def test_strict_wrapper_before_reset_keeps_pettingzoo_assertion():
@@ -329,7 +329,12 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
     most = min(3, int(s.armies[a]) - 1)
     for dice in (0, most + 1, 4, -1):
         raises_unchanged(s, IllegalMoveError, lambda d=dice: g.apply(s, Move.attack(a, b, d)), f"roll 1..{most} dice")
-    raises_unchanged(s, IllegalMoveError, lambda: g.apply(s, Move.attack(a, a, 1)), "is yours" if g.adjacency[a, a] else "do not share a border")
+    raises_unchanged(
+        s,
+        IllegalMoveError,
+        lambda: g.apply(s, Move.attack(a, a, 1)),
+        "is yours" if g.adjacency[a, a] else "do not share a border",
+    )
     advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY)
     lo, hi = g.occupy_range(s)
     for n in (lo - 1, hi + 1, 0, -5):
@@ -339,7 +344,9 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
     b = int(np.flatnonzero(g.fortify_reach(s, a))[0])
     most = int(s.armies[a]) - 1
     for n in (0, most + 1, -1):
-        raises_unchanged(s, IllegalMoveError, lambda k=n: g.apply(s, Move.fortify(a, b, k)), f"move 1..{most} armies (one must stay)")
+        raises_unchanged(
+            s, IllegalMoveError, lambda k=n: g.apply(s, Move.fortify(a, b, k)), f"move 1..{most} armies (one must stay)"
+        )
 
 
 MALFORMED = [
@@ -479,7 +486,9 @@ def test_rules_and_preset_together():
 
 
 def test_unsupported_render_mode():
-    with pytest.raises(ConfigError, match=r"render_mode='video' is not supported; choose one of \['ansi', 'human', 'rgb_array'\]"):
+    with pytest.raises(
+        ConfigError, match=r"render_mode='video' is not supported; choose one of \['ansi', 'human', 'rgb_array'\]"
+    ):
         risk_env.raw_env(render_mode="video")
 
 
@@ -544,8 +553,19 @@ def _broken(kind: str) -> tuple[str | dict, str]:
 
 
 MAP_KINDS = [
-    "missing_key", "unknown_continent", "unknown_border", "self_border", "duplicate_border", "disconnected",
-    "duplicate_name", "bad_symbol", "negative_bonus", "bad_wilds", "wrong_type", "not_json", "not_object",
+    "missing_key",
+    "unknown_continent",
+    "unknown_border",
+    "self_border",
+    "duplicate_border",
+    "disconnected",
+    "duplicate_name",
+    "bad_symbol",
+    "negative_bonus",
+    "bad_wilds",
+    "wrong_type",
+    "not_json",
+    "not_object",
 ]
 
 
@@ -554,7 +574,11 @@ def test_broken_map_file(tmp_path, kind):
     content, fragment = _broken(kind)
     path = tmp_path / f"{kind}.json"
     path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
-    for make in (lambda: load_map(str(path)), lambda: Game(num_players=3, map=str(path)), lambda: risk_env.env(num_players=2, map=str(path))):
+    for make in (
+        lambda: load_map(str(path)),
+        lambda: Game(num_players=3, map=str(path)),
+        lambda: risk_env.env(num_players=2, map=str(path)),
+    ):
         with pytest.raises(MapError) as info:
             make()
         assert fragment in str(info.value), str(info.value)
@@ -563,7 +587,9 @@ def test_broken_map_file(tmp_path, kind):
 def test_missing_map_file_and_unknown_map_name(tmp_path):
     with pytest.raises(MapError, match="cannot read map file"):
         load_map(str(tmp_path / "nope.json"))
-    with pytest.raises(MapError, match=r"unknown map 'atlantis'; shipped maps: classic, small \(or give a path to a \.json file\)"):
+    with pytest.raises(
+        MapError, match=r"unknown map 'atlantis'; shipped maps: classic, small \(or give a path to a \.json file\)"
+    ):
         risk_env.env(map="atlantis")
 
 
@@ -584,7 +610,10 @@ def midgame() -> tuple[Game, dict]:
     codec = ActionCodec(g)
     s = g.new_game(14)
     advance_state(
-        g, codec, s, np.random.default_rng(14),
+        g,
+        codec,
+        s,
+        np.random.default_rng(14),
         lambda s: s.phase == Phase.ATTACK and s.discard and sum(map(len, s.hands)) >= 2 and s.sel_src < 0,
     )
     return g, s.to_dict()
@@ -688,12 +717,34 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
 
 
 STATE_KINDS = [
-    "armies_zero", "armies_negative", "armies_overflow", "card_duplicated", "card_lost", "unknown_card",
-    "unknown_owner", "owner_overflow", "unclaimed_after_setup", "unknown_territory_selected",
-    "unknown_battle_territory", "bad_trade_selection", "occupy_without_battle", "unknown_phase",
-    "player_not_a_seat", "dice_face", "owner_too_short", "armies_too_long", "hands_wrong_count",
-    "order_not_permutation", "setup_left_wrong_length", "negative_to_place", "dead_player_with_territories",
-    "bad_rng", "rng_garbage", "field_wrong_type", "field_not_a_number", "not_a_dict",
+    "armies_zero",
+    "armies_negative",
+    "armies_overflow",
+    "card_duplicated",
+    "card_lost",
+    "unknown_card",
+    "unknown_owner",
+    "owner_overflow",
+    "unclaimed_after_setup",
+    "unknown_territory_selected",
+    "unknown_battle_territory",
+    "bad_trade_selection",
+    "occupy_without_battle",
+    "unknown_phase",
+    "player_not_a_seat",
+    "dice_face",
+    "owner_too_short",
+    "armies_too_long",
+    "hands_wrong_count",
+    "order_not_permutation",
+    "setup_left_wrong_length",
+    "negative_to_place",
+    "dead_player_with_territories",
+    "bad_rng",
+    "rng_garbage",
+    "field_wrong_type",
+    "field_not_a_number",
+    "not_a_dict",
 ]
 
 

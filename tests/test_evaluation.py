@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from risk_env import Game, Phase, RulesConfig
-from risk_env.actions import ActionCodec
 from risk_env.agents import HEURISTICS, MaskablePPOAgent, load_agent
+from risk_env.envs.codec import ActionCodec
+from risk_env.envs.observation import ObservationEncoder
 from risk_env.errors import ConfigError, RiskError
-from risk_env.evaluation import evaluate, main, round_robin, round_robin_table, wilson_interval
-from risk_env.observation import ObservationEncoder
+from risk_env.tools.evaluation import evaluate, main, round_robin, round_robin_table, wilson_interval
 
 Z = NormalDist().inv_cdf(0.975)
 
@@ -77,6 +77,7 @@ def test_process_pool_matches_in_process() -> None:
     one = evaluate(["balanced", "random"], workers=1, **kw)
     two = evaluate(["balanced", "random"], workers=2, **kw)
     assert two.workers == 2
+
     def key(r):  # type: ignore[no-untyped-def]
         return [(g.seats, g.winner, g.turns, g.steps) for g in r.games]
 
@@ -135,8 +136,9 @@ def test_bad_arguments_are_rejected() -> None:
 
 
 def test_outputs_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    r = evaluate(["aggressive", "random"], num_games=4, rules="fast", turn_limit=60, seed=2, workers=1, progress=False,
-                 out_dir=tmp_path)
+    r = evaluate(
+        ["aggressive", "random"], num_games=4, rules="fast", turn_limit=60, seed=2, workers=1, progress=False, out_dir=tmp_path
+    )
     with (tmp_path / "games.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [int(x["index"]) for x in rows] == [0, 1, 2, 3] and rows[0]["seats"] == "aggressive;random"
@@ -154,8 +156,28 @@ def test_outputs_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 def test_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "cli"
-    assert main(["continent", "random", "--games", "2", "--rules", "fast", "--turn-limit", "50", "--set", "fortify=connected",
-                 "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "continent",
+                "random",
+                "--games",
+                "2",
+                "--rules",
+                "fast",
+                "--turn-limit",
+                "50",
+                "--set",
+                "fortify=connected",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "| continent |" in text and "fortify=connected" in text and (out / "results.json").exists()
     assert json.loads((out / "results.json").read_text())["rules"]["fortify"] == "connected"
@@ -165,8 +187,15 @@ def test_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_round_robin_pairs(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    res = round_robin(["random", "aggressive", "balanced"], num_games=2, rules="fast", turn_limit=30, workers=1,
-                      progress=False, out_dir=tmp_path)
+    res = round_robin(
+        ["random", "aggressive", "balanced"],
+        num_games=2,
+        rules="fast",
+        turn_limit=30,
+        workers=1,
+        progress=False,
+        out_dir=tmp_path,
+    )
     assert list(res) == [("random", "aggressive"), ("random", "balanced"), ("aggressive", "balanced")]
     table = round_robin_table(res)
     assert table.count("\n") == 4 and (tmp_path / "round_robin.md").read_text().strip() == table
@@ -182,8 +211,9 @@ def test_heuristic_beats_random_two_players(name: str) -> None:
 
 
 def test_balanced_beats_three_randoms_four_players() -> None:
-    r = evaluate(["balanced", "random", "random", "random"], num_games=8, rules="fast", turn_limit=150, seed=0,
-                 workers=1, progress=False)
+    r = evaluate(
+        ["balanced", "random", "random", "random"], num_games=8, rules="fast", turn_limit=150, seed=0, workers=1, progress=False
+    )
     assert r.stats["balanced"].ci_low > 0.5, r.summary()
 
 
@@ -236,8 +266,9 @@ def tiny_checkpoint(tmp_path_factory):  # type: ignore[no-untyped-def]
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    model = MaskablePPO("MlpPolicy", _OneSeatEnv(), n_steps=128, batch_size=64, n_epochs=1, seed=0,
-                        policy_kwargs={"net_arch": [32]}, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", _OneSeatEnv(), n_steps=128, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [32]}, device="cpu"
+    )
     model.learn(total_timesteps=256)
     path = tmp_path_factory.mktemp("ckpt") / "tiny_ppo.zip"
     model.save(path)

@@ -5,12 +5,12 @@ Rule sets draw every switch of :class:`RulesConfig` (2..6 players, mostly the
 Action sequences are hypothesis-drawn choices among the legal ids (shrinkable),
 continued by a seeded generator to the end of the game. Properties:
 
-* ``Game.invariant_violations`` is empty after every step (RULES.md §5);
+* ``Game.invariant_violations`` is empty after every step (docs/rules.md §5);
 * the mask is exact: sampled ids (legal, illegal, any) are accepted by the
   codec exactly when the mask says so, and a rejected id changes nothing;
 * ``observation_space(agent).contains(obs)`` for every observation, and the
   observation's mask equals the info mask and the codec's;
-* rewards at the end are the documented ones (:mod:`risk_env.env`): +1 for the
+* rewards at the end are the documented ones (:mod:`risk_env.envs.aec`): +1 for the
   winner, -1 for each eliminated player, 0 for the survivors of a truncated
   game (``"draw"``) or their rank reward (``"rank"``, summing to 0);
 * the engine's move check agrees exactly with its move enumeration for random
@@ -67,7 +67,7 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
 
 
 def documented_rewards(env) -> dict:
-    """RULES.md §4.5 / risk_env.env: +1 winner, -1 each eliminated; truncation: 0 or the rank reward."""
+    """docs/rules.md §4.5 / risk_env.envs.aec: +1 winner, -1 each eliminated; truncation: 0 or the rank reward."""
     s = env.game_state
     out = {a: 0.0 for a in env.possible_agents}
     for seat in s.elim_order:
@@ -151,10 +151,16 @@ def _random_move(rng: np.random.Generator, T: int, hand: list) -> Move:
         src, dst = (int(x) for x in rng.integers(-1, T + 1, size=2))
         count = int(rng.integers(-1, 13))
         return {
-            MoveKind.CLAIM: Move.claim(src), MoveKind.PLACE: Move.place(src, count), MoveKind.PLACE_NEUTRAL: Move.place_neutral(src),
-            MoveKind.ATTACK: Move.attack(src, dst, count), MoveKind.BLITZ: Move.blitz(src, dst),
-            MoveKind.END_ATTACK: Move.end_attack(), MoveKind.DEFEND: Move.defend(count), MoveKind.OCCUPY: Move.occupy(count),
-            MoveKind.FORTIFY: Move.fortify(src, dst, count), MoveKind.END_TURN: Move.end_turn(),
+            MoveKind.CLAIM: Move.claim(src),
+            MoveKind.PLACE: Move.place(src, count),
+            MoveKind.PLACE_NEUTRAL: Move.place_neutral(src),
+            MoveKind.ATTACK: Move.attack(src, dst, count),
+            MoveKind.BLITZ: Move.blitz(src, dst),
+            MoveKind.END_ATTACK: Move.end_attack(),
+            MoveKind.DEFEND: Move.defend(count),
+            MoveKind.OCCUPY: Move.occupy(count),
+            MoveKind.FORTIFY: Move.fortify(src, dst, count),
+            MoveKind.END_TURN: Move.end_turn(),
         }[kind]
     return Move(kind, int(rng.integers(-1, T + 1)), int(rng.integers(-1, T + 1)), int(rng.integers(-1, 13)))
 
@@ -191,11 +197,16 @@ def test_move_check_agrees_with_move_enumeration(rules, seed, moves):
 
 
 @settings(FUZZ, max_examples=150 * SCALE)
-@given(text=st.one_of(
-    st.text(max_size=40),
-    st.builds(lambda v, r: f"{v} {r}", st.sampled_from(
-        ["claim", "place", "neutral", "trade", "attack", "blitz", "defend", "occupy", "fortify", "end"]), st.text(max_size=30)),
-))
+@given(
+    text=st.one_of(
+        st.text(max_size=40),
+        st.builds(
+            lambda v, r: f"{v} {r}",
+            st.sampled_from(["claim", "place", "neutral", "trade", "attack", "blitz", "defend", "occupy", "fortify", "end"]),
+            st.text(max_size=30),
+        ),
+    )
+)
 def test_move_text_never_crashes(text):
     game = _classic()
     try:

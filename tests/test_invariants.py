@@ -1,4 +1,4 @@
-"""RULES.md §5 invariants after every step of over 1,000 random games, 2..6 players.
+"""docs/rules.md §5 invariants after every step of over 1,000 random games, 2..6 players.
 
 Every step is checked by ``helpers.RulesChecker``: ``Game.invariant_violations`` plus an
 independent army ledger (armies on the board + armies still to place = starting armies +

@@ -1,4 +1,4 @@
-"""The classic board's facts and map-file validation (RULES.md §1, §2)."""
+"""The classic board's facts and map-file validation (docs/rules.md §1, §2)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from risk_env import Game, MapError, RulesConfig, load_map
-from risk_env.map import builtin_maps, map_from_dict
+from risk_env.rules.map import builtin_maps, map_from_dict
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +144,7 @@ def test_classic_connected_and_degrees(classic):
 
 
 def test_classic_cards(classic):
-    # 42 territory cards, 14 of each symbol, plus 2 wilds (RULES.md §2)
+    # 42 territory cards, 14 of each symbol, plus 2 wilds (docs/rules.md §2)
     assert classic.num_cards == 44
     sym = classic.card_symbol.tolist()
     assert [sym[:42].count(k) for k in range(3)] == [14, 14, 14]

@@ -13,7 +13,7 @@ import pytest
 from helpers import build, force_dice, give_cards, tid
 
 from risk_env import ActionCodec, Game, IllegalActionError, IllegalMoveError, Move, Phase, RulesConfig
-from risk_env.actions import amount_of
+from risk_env.envs.codec import amount_of
 
 SOAK = int(os.environ.get("RISK_SOAK", "1"))  # RISK_SOAK=10: ten times the games and positions
 
@@ -178,7 +178,9 @@ def collect_positions():
             rng = np.random.default_rng(1000 + seed)
             while True:
                 cat = category(s)
-                if kept[cat] < CAP and (cat in RARE or rng.random() < (0.35 if cat in ("fortify:source", "attack:pair", "attack:continue") else p)):
+                if kept[cat] < CAP and (
+                    cat in RARE or rng.random() < (0.35 if cat in ("fortify:source", "attack:pair", "attack:continue") else p)
+                ):
                     kept[cat] += 1
                     out.append((g, codec, s.copy()))
                 if s.phase == Phase.GAME_OVER:
@@ -287,7 +289,7 @@ def test_game_over_masks_are_empty(positions):
 def test_move_text_round_trip(positions):
     pos, _ = positions
     n = 0
-    for g, codec, s in pos:
+    for g, _codec, s in pos:
         for m in g.legal_moves(s):
             text = g.move_to_text(m)
             assert g.parse_move(s, text) == m, text
@@ -332,7 +334,7 @@ def test_legal_moves_are_exactly_the_accepted_moves(positions):
     pos, _ = positions
     rng = np.random.default_rng(0)
     accepted = rejected = 0
-    for g, codec, s in pos[::4]:
+    for g, _codec, s in pos[::4]:
         moves = g.legal_moves(s)
         legal = set(moves)
         assert len(legal) == len(moves), "duplicate legal moves"

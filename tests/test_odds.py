@@ -1,4 +1,4 @@
-"""Tests for risk_env.odds against the figures of rules source 000 (RULES.md §9)."""
+"""Tests for risk_env.rules.odds against the figures of rules source 000 (docs/rules.md §9)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import risk_env.odds as odds_module
-from risk_env.dice import resolve_roll, roll_outcomes
-from risk_env.odds import (
+import risk_env.rules.odds as odds_module
+from risk_env.rules.dice import resolve_roll, roll_outcomes
+from risk_env.rules.odds import (
     OddsTable,
     attacker_survivors,
     conquest_distribution,
@@ -136,9 +136,7 @@ def test_three_vs_two_single_roll_is_consistent() -> None:
     }
     # First-step analysis of the 3-vs-2 battle.
     expected = (
-        roll[(0, 2)] * 1
-        + roll[(1, 1)] * win_probability(2, 1, exact=True)
-        + roll[(2, 0)] * win_probability(1, 2, exact=True)
+        roll[(0, 2)] * 1 + roll[(1, 1)] * win_probability(2, 1, exact=True) + roll[(2, 0)] * win_probability(1, 2, exact=True)
     )
     assert win_probability(3, 2, exact=True) == expected
     dist = outcome_distribution(3, 2, exact=True)

@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
-from risk_env.agents import RandomAgent
 
 import risk_env
 from risk_env import Game
-from risk_env.map import load_map, map_from_dict
-from risk_env.record import (
+from risk_env.agents import RandomAgent
+from risk_env.records.record import (
     RECORD_FORMAT,
     GameRecord,
     GameRecorder,
@@ -24,7 +23,8 @@ from risk_env.record import (
     same_position,
     state_digest,
 )
-from risk_env.state import Phase
+from risk_env.rules.map import load_map, map_from_dict
+from risk_env.rules.state import Phase
 
 # rule sets covering every kind of decision: claim/deal setups and the neutral, chosen defence,
 # card variants, connected fortify
@@ -64,7 +64,7 @@ def test_record_replays_every_position_of_random_games(rules: dict) -> None:
         assert rec.seed == 10_000 + g and len(rec.moves) == len(snaps)
         states = list(replay(rec))
         assert len(states) == len(snaps) + 1
-        for k, (a, b) in enumerate(zip(states[1:], snaps)):
+        for k, (a, b) in enumerate(zip(states[1:], snaps, strict=False)):
             if k % 7 == 0 or k == len(snaps) - 1:  # the full position (generator included) now and then
                 assert same_position(a, b), (g, k, rec.moves[k])
             else:
@@ -154,7 +154,7 @@ def test_engine_recorder_and_a_map_that_is_not_shipped() -> None:
     assert isinstance(record.map, dict) and record.map["name"] == "tiny" and record.actions is None
     assert record.game().map.territory_names[0] == "Oak"
     replayed = list(replay(record))
-    assert len(replayed) == len(positions) and all(same_position(a, b) for a, b in zip(replayed, positions))
+    assert len(replayed) == len(positions) and all(same_position(a, b) for a, b in zip(replayed, positions, strict=False))
     with pytest.raises(RecordError, match="no action ids"):
         list(replay_actions(record))
 

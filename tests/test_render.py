@@ -11,10 +11,10 @@ pytest.importorskip("matplotlib")
 
 import risk_env  # noqa: E402
 from risk_env import Game  # noqa: E402
-from risk_env.draw import PLAYER_COLORS, BoardRenderer, NoDisplayWarning, _hex_rgb, _mix  # noqa: E402
-from risk_env.moves import Move  # noqa: E402
-from risk_env.render import render_ansi  # noqa: E402
-from risk_env.state import Phase  # noqa: E402
+from risk_env.records.ansi import render_ansi  # noqa: E402
+from risk_env.records.draw import PLAYER_COLORS, BoardRenderer, NoDisplayWarning, _hex_rgb, _mix  # noqa: E402
+from risk_env.rules.moves import Move  # noqa: E402
+from risk_env.rules.state import Phase  # noqa: E402
 
 
 def _play(game: Game, seed: int, moves: int) -> tuple:
@@ -171,7 +171,7 @@ def test_pettingzoo_render_test() -> None:
         warnings.simplefilter("ignore", DeprecationWarning)
         from pettingzoo.test import render_test
 
-    def make(render_mode: "str | None" = None):  # type: ignore[no-untyped-def]
+    def make(render_mode: str | None = None):  # type: ignore[no-untyped-def]
         return risk_env.env(num_players=3, map="small", setup="random", render_mode=render_mode)
 
     with warnings.catch_warnings():

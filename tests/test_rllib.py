@@ -1,4 +1,4 @@
-"""RLlib scale-out path (risk_env.rllib): the wrapped env, the masking module, one training iteration."""
+"""RLlib scale-out path (risk_env.train.rllib): the wrapped env, the masking module, one training iteration."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (pip install 'risk_env[rllib]'); CI installs it")
 
-from risk_env.rllib import ObservationsKeyWrapper, build_config, make_rllib_env, policy_mapping_fn
+from risk_env.train.rllib import ObservationsKeyWrapper, build_config, make_rllib_env, policy_mapping_fn
 
 
 def test_wrapped_env_renames_the_observation_key():
@@ -23,7 +23,7 @@ def test_wrapped_env_renames_the_observation_key():
 
     env = make_rllib_env(2, {"preset": "fast", "turn_limit": 6})
     obs, _ = env.reset(seed=1)
-    (agent, o), = obs.items()
+    ((agent, o),) = obs.items()
     steps = 0
     done = False
     returns = {}
@@ -34,7 +34,7 @@ def test_wrapped_env_renames_the_observation_key():
             returns[k] = returns.get(k, 0.0) + r
         done = term["__all__"] or trunc["__all__"]
         if not done:
-            (agent, o), = obs.items()
+            ((agent, o),) = obs.items()
         steps += 1
     assert steps > 10 and set(returns) == {"player_0", "player_1"}
     assert policy_mapping_fn("player_1") == "shared"
@@ -58,7 +58,12 @@ def test_one_training_iteration_locally():
     import ray
 
     cfg = build_config(
-        num_players=2, rules={"preset": "fast", "turn_limit": 20}, train_batch_size=256, minibatch_size=64, num_epochs=1, hidden=(32,),
+        num_players=2,
+        rules={"preset": "fast", "turn_limit": 20},
+        train_batch_size=256,
+        minibatch_size=64,
+        num_epochs=1,
+        hidden=(32,),
     )
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     try:

@@ -1,4 +1,4 @@
-"""Hand-built positions for every rule of RULES.md §3, §4 and §7 (and the §6 set-value variants).
+"""Hand-built positions for every rule of docs/rules.md §3, §4 and §7 (and the §6 set-value variants).
 
 Positions are built on a real ``new_game`` state (``helpers.build``) whose fields are then
 overwritten; dice are forced through the engine's dice buffer (``helpers.force_dice``).

@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium view (risk_env.sb3_env): checkers, masks, reward accounting,
+"""The single-agent Gymnasium view (risk_env.envs.single_agent): checkers, masks, reward accounting,
 illegal actions, stalls, opponents and SubprocVecEnv."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from helpers import build, make_game, tid
 
 from risk_env import ConfigError, IllegalActionError, Phase
-from risk_env.sb3_env import ENV_ID, OpponentPool, RiskSingleAgentEnv
+from risk_env.envs.single_agent import ENV_ID, OpponentPool, RiskSingleAgentEnv
 
 
 def _act(env: RiskSingleAgentEnv, action: int):
@@ -284,7 +284,7 @@ def test_subproc_vec_env_reaches_action_masks():
             assert masks.shape == (2, 70) and masks.dtype == bool and masks.any(axis=1).all()
             actions = np.array([np.flatnonzero(m)[0] for m in masks])
             obs, _rew, dones, infos = venv.step(actions)
-            for m_info, d in zip(infos, dones):
+            for m_info, d in zip(infos, dones, strict=False):
                 if not d:
                     assert m_info["action_mask"].any()
     finally:

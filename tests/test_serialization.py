@@ -29,8 +29,8 @@ from pettingzoo.test import seed_test
 
 import risk_env
 from risk_env import ActionCodec, Game, Phase, RulesConfig
-from risk_env.config import PRESETS
-from risk_env.soak import continue_digest, trajectory_digest
+from risk_env.rules.config import PRESETS
+from risk_env.tools.soak import continue_digest, trajectory_digest
 
 CONFIGS = {
     "claim3": {"num_players": 3, "map": "small", "setup": "claim", "turn_limit": 40},
@@ -38,12 +38,21 @@ CONFIGS = {
     "duel_claim": {"num_players": 2, "map": "small", "two_player": "none", "setup": "claim", "turn_limit": 40},
     "choose4": {"num_players": 4, "map": "small", "setup": "random", "defender_dice": "choose", "turn_limit": 40},
     "trade5": {
-        "num_players": 5, "map": "small", "setup": "random", "card_trade": "fixed_by_symbol",
-        "territory_bonus": "once_per_trade", "elimination_trade_at": 5, "turn_limit": 80,
+        "num_players": 5,
+        "map": "small",
+        "setup": "random",
+        "card_trade": "fixed_by_symbol",
+        "territory_bonus": "once_per_trade",
+        "elimination_trade_at": 5,
+        "turn_limit": 80,
     },
     "nocards6": {"num_players": 6, "map": "small", "card_trade": "no_cards", "fortify": "connected", "turn_limit": 40},
-    "tradedown5": {  # seed 2 reaches an elimination trade-down (RULES.md §4.2) at step 460
-        "num_players": 5, "map": "small", "setup": "random", "elimination_trade_at": 5, "card_trade": "slow_escalation",
+    "tradedown5": {  # seed 2 reaches an elimination trade-down (docs/rules.md §4.2) at step 460
+        "num_players": 5,
+        "map": "small",
+        "setup": "random",
+        "elimination_trade_at": 5,
+        "card_trade": "slow_escalation",
         "turn_limit": 120,
     },
     "classic3": {"num_players": 3, "setup": "random", "defender_dice": "choose", "truncation_reward": "rank", "turn_limit": 30},
@@ -53,8 +62,20 @@ CONFIGS = {
 SEEDS = {name: 100 + i for i, name in enumerate(CONFIGS)} | {"tradedown5": 2}
 
 SITUATIONS = (
-    "claim", "setup_place", "neutral_place", "reinforce_amount", "forced_trade", "bonus_choice",
-    "attack_source", "attack_pair", "defend", "occupy", "trade_down", "fortify_source", "fortify_pair", "game_over",
+    "claim",
+    "setup_place",
+    "neutral_place",
+    "reinforce_amount",
+    "forced_trade",
+    "bonus_choice",
+    "attack_source",
+    "attack_pair",
+    "defend",
+    "occupy",
+    "trade_down",
+    "fortify_source",
+    "fortify_pair",
+    "game_over",
 )
 
 
@@ -216,10 +237,18 @@ def record(env, rng: np.random.Generator, max_steps: int = 100_000) -> list:
             break
         agent = env.agent_selection
         obs, reward, term, trunc, info = env.last()
-        out.append((
-            agent, float(reward), bool(term), bool(trunc), obs["observation"].tobytes(), obs["action_mask"].tobytes(),
-            info["action_mask"].tobytes(), env.unwrapped.last_move,
-        ))
+        out.append(
+            (
+                agent,
+                float(reward),
+                bool(term),
+                bool(trunc),
+                obs["observation"].tobytes(),
+                obs["action_mask"].tobytes(),
+                info["action_mask"].tobytes(),
+                env.unwrapped.last_move,
+            )
+        )
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     out.append(("end", json.dumps(env.unwrapped.game_state.to_dict(), sort_keys=True), list(env.agents)))
     return out
@@ -316,12 +345,16 @@ def test_same_seed_same_trajectory_across_processes():
 def test_same_trajectory_under_another_hash_seed():
     rules, seed, agent_seed = CROSS[0]
     code = (
-        "import json, sys; from risk_env.soak import trajectory_digest as t; "
+        "import json, sys; from risk_env.tools.soak import trajectory_digest as t; "
         f"print(t(json.loads(sys.argv[1]), {seed}, {agent_seed}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, json.dumps(rules)],
-        env={**os.environ, "PYTHONHASHSEED": "12345"}, capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     assert out.stdout.strip() == trajectory_digest(rules, seed, agent_seed)
 

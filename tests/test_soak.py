@@ -9,8 +9,8 @@ import pytest
 
 import risk_env
 from risk_env import Phase
-from risk_env.config import PRESETS
-from risk_env.soak import HEURISTICS, expected_rewards, game_spec, main, play_game, run_soak
+from risk_env.rules.config import PRESETS
+from risk_env.tools.soak import HEURISTICS, expected_rewards, game_spec, main, play_game, run_soak
 
 
 def passive_action(env) -> int:
@@ -100,7 +100,7 @@ def test_main_with_a_process_pool_writes_the_json_summary(tmp_path, capsys):
 
 def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
     """A broken invariant is caught and reported with the game's spec and a replay command."""
-    from risk_env.engine import Game
+    from risk_env.rules.engine import Game
 
     calls = {"n": 0}
     real = Game.invariant_violations

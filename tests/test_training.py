@@ -1,4 +1,4 @@
-"""Reference training (risk_env.training): configs, a tiny run with checkpoints, self-play,
+"""Reference training (risk_env.train.sb3): configs, a tiny run with checkpoints, self-play,
 resume, reproducibility, and the saved policy playing through the agent interface."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from risk_env import ConfigError
-from risk_env.training import CONFIG_DIR, TrainConfig, load_config, main, train
+from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, main, train
 
 SHIPPED = ("default", "2p", "4p", "long")
 
@@ -56,13 +56,21 @@ def test_overrides_and_print_config(capsys):
 # ---------------------------------------------------------------------- a tiny run
 def _tiny(tmp: Path, **changes) -> TrainConfig:
     data = {
-        "name": "tiny", "seed": 1, "total_timesteps": 256, "out_dir": str(tmp),
+        "name": "tiny",
+        "seed": 1,
+        "total_timesteps": 256,
+        "out_dir": str(tmp),
         "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16},
         "env": {"n_envs": 2, "vec_env": "dummy"},
         "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
         "opponents": {"baselines": ["random"], "self_play": {"enabled": True, "snapshot_every": 128, "p_snapshot": 0.5}},
-        "eval": {"every": 0, "final_games": 2, "opponents": ["random"], "workers": 1,
-                 "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16}},
+        "eval": {
+            "every": 0,
+            "final_games": 2,
+            "opponents": ["random"],
+            "workers": 1,
+            "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16},
+        },
         "checkpoint": {"every": 128, "keep": 2},
     }
     for k, v in changes.items():
@@ -104,8 +112,7 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
 
     # the saved policy plays through the agent interface and the evaluation, no glue code
     from risk_env.agents import load_agent
-
-    from risk_env.evaluation import evaluate
+    from risk_env.tools.evaluation import evaluate
 
     agent = load_agent(str(res2.model_path))
     assert agent.name == "model"
@@ -115,8 +122,15 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
 
 def test_same_seed_same_weights(tmp_path):
     # self-play snapshots that sample their moves, and a periodic evaluation in between, included
-    cfg = {"total_timesteps": 256, "opponents.self_play.snapshot_every": 64, "opponents.self_play.p_snapshot": 1.0,
-           "eval.every": 128, "eval.games": 2, "eval.final_games": 0, "checkpoint.every": 10_000}
+    cfg = {
+        "total_timesteps": 256,
+        "opponents.self_play.snapshot_every": 64,
+        "opponents.self_play.p_snapshot": 1.0,
+        "eval.every": 128,
+        "eval.games": 2,
+        "eval.final_games": 0,
+        "checkpoint.every": 10_000,
+    }
     a = train(_tiny(tmp_path / "a", **cfg), progress=False, quiet=True)
     b = train(_tiny(tmp_path / "b", **cfg), progress=False, quiet=True)
     c = train(_tiny(tmp_path / "c", seed=2, **cfg), progress=False, quiet=True)
@@ -131,7 +145,7 @@ def test_cli_resume_bad_path_is_a_clear_error(tmp_path, capsys):
 
 
 def test_subprocess_envs_get_the_snapshots(tmp_path):
-    from risk_env.training import build_vec_env
+    from risk_env.train.sb3 import build_vec_env
 
     cfg = _tiny(tmp_path / "sub", **{"env.vec_env": "subproc", "opponents.self_play.p_snapshot": 1.0})
     res = train(cfg, progress=False, quiet=True)

@@ -5,7 +5,7 @@ import pytest
 from pettingzoo.utils import wrappers
 
 import risk_env
-from risk_env.wrappers import ClassicWrapper
+from risk_env.envs.wrappers import ClassicWrapper
 
 
 def standard_stack(**kw):

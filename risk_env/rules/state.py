@@ -1,9 +1,9 @@
 """The game state: plain data (numpy arrays, lists, ints), cheap to copy,
 comparable, and serializable to a JSON-compatible dict.
 
-The engine (:mod:`risk_env.engine`) reads and writes these fields; users
+The engine (:mod:`risk_env.rules.engine`) reads and writes these fields; users
 should treat a state as read-only and change it only through
-:meth:`Game.apply <risk_env.engine.Game.apply>` or the action codec.
+:meth:`Game.apply <risk_env.rules.engine.Game.apply>` or the action codec.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["Phase", "GameState"]
 
 
 class Phase(IntEnum):
-    """Decision phases (RULES.md §3, §4)."""
+    """Decision phases (docs/rules.md §3, §4)."""
 
     CLAIM = 0
     SETUP_PLACE = 1
@@ -31,8 +31,22 @@ class Phase(IntEnum):
 
 _LIST_FIELDS = ("order", "alive", "setup_left", "deck", "discard", "elim_order", "last_roll")
 _INT_FIELDS = (
-    "phase", "player", "turn", "sets_traded", "to_place", "setup_step", "att_src", "att_dst",
-    "att_dice", "last_dice", "winner", "sel_src", "sel_dst", "sel_trade", "dice_pos", "steps",
+    "phase",
+    "player",
+    "turn",
+    "sets_traded",
+    "to_place",
+    "setup_step",
+    "att_src",
+    "att_dst",
+    "att_dice",
+    "last_dice",
+    "winner",
+    "sel_src",
+    "sel_dst",
+    "sel_trade",
+    "dice_pos",
+    "steps",
 )
 _BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_down", "truncated")
 
@@ -70,12 +84,7 @@ class GameState:
         steps: moves applied so far.
     """
 
-    __slots__ = (
-        ("owner", "armies", "hands", "rng", "dice_buf", "_rng_shared")
-        + _LIST_FIELDS
-        + _INT_FIELDS
-        + _BOOL_FIELDS
-    )
+    __slots__ = ("owner", "armies", "hands", "rng", "dice_buf", "_rng_shared") + _LIST_FIELDS + _INT_FIELDS + _BOOL_FIELDS
 
     owner: np.ndarray
     armies: np.ndarray
@@ -112,7 +121,7 @@ class GameState:
     trade_down: bool
     truncated: bool
 
-    def copy(self) -> "GameState":
+    def copy(self) -> GameState:
         """An independent copy. The generator is shared copy-on-write: each
         side clones it before its next draw, so copies never disturb each other."""
         c = GameState.__new__(GameState)
@@ -167,9 +176,9 @@ class GameState:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "GameState":
+    def from_dict(cls, d: dict[str, Any]) -> GameState:
         """Rebuild a state from :meth:`to_dict` output (structure only; use
-        :meth:`Game.state_from_dict <risk_env.engine.Game.state_from_dict>`
+        :meth:`Game.state_from_dict <risk_env.rules.engine.Game.state_from_dict>`
         to also check it against the rules and the map).
 
         Raises:

@@ -1,6 +1,6 @@
 """Rule switches: one frozen :class:`RulesConfig`, and named presets.
 
-Every switch names the RULES.md section it comes from. Unknown option names,
+Every switch names the docs/rules.md section it comes from. Unknown option names,
 unknown values and out-of-range numbers raise :class:`~risk_env.errors.ConfigError`
 saying what is allowed.
 
@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["RulesConfig", "PRESETS", "STARTING_ARMIES"]
 
 STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
-"""Starting armies per player by player count (RULES.md §3)."""
+"""Starting armies per player by player count (docs/rules.md §3)."""
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "setup": ("claim", "deal", "random"),
@@ -41,7 +42,7 @@ class RulesConfig:
     """All rule switches of one game (immutable; hashable; JSON-compatible via :meth:`to_dict`).
 
     Attributes:
-        num_players: 2..6 (RULES.md §3).
+        num_players: 2..6 (docs/rules.md §3).
         map: a shipped map name (``"classic"``, ``"small"``) or a path to a map file (§1).
         setup: ``"claim"`` (default for 3-6 players), ``"deal"`` (default for 2
             players, §7) or ``"random"`` (no setup decisions) (§3). ``None``
@@ -73,9 +74,9 @@ class RulesConfig:
 
     num_players: int = 4
     map: str = "classic"
-    setup: "str | None" = None
+    setup: str | None = None
     two_player: str = "neutral"
-    starting_armies: "int | None" = None
+    starting_armies: int | None = None
     card_trade: str = "escalating"
     territory_bonus: str = "once_per_turn"
     elimination_trade_at: int = 6
@@ -110,14 +111,14 @@ class RulesConfig:
 
     @property
     def has_neutral(self) -> bool:
-        """True for a 2-player game with the neutral army (RULES.md §7)."""
+        """True for a 2-player game with the neutral army (docs/rules.md §7)."""
         return self.num_players == 2 and self.two_player == "neutral"
 
     @property
     def uses_cards(self) -> bool:
         return self.card_trade != "no_cards"
 
-    def replace(self, **changes: Any) -> "RulesConfig":
+    def replace(self, **changes: Any) -> RulesConfig:
         """A copy with some switches changed (validated like the constructor)."""
         return RulesConfig.from_dict({**self.to_dict(), **changes})
 
@@ -131,7 +132,7 @@ class RulesConfig:
         return [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RulesConfig":
+    def from_dict(cls, data: Mapping[str, Any]) -> RulesConfig:
         """Build from a dict, rejecting unknown keys.
 
         Raises:
@@ -145,7 +146,7 @@ class RulesConfig:
         return cls(**dict(data))
 
     @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> "RulesConfig":
+    def from_preset(cls, preset: str, **overrides: Any) -> RulesConfig:
         """A named preset (see :data:`PRESETS`) with optional overrides.
 
         Raises:
@@ -163,7 +164,9 @@ def _reject_unknown_options(init: Any) -> Any:
     def __init__(self: RulesConfig, *args: Any, **kwargs: Any) -> None:
         unknown = sorted(set(kwargs) - set(RulesConfig.options()))
         if unknown:
-            raise ConfigError(f"unknown rules option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(RulesConfig.options())}")
+            raise ConfigError(
+                f"unknown rules option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(RulesConfig.options())}"
+            )
         init(self, *args, **kwargs)
 
     return __init__
@@ -179,7 +182,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "expert": {"card_trade": "slow_escalation", "fortify": "connected"},
     "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
 }
-"""Named rule sets: ``classic`` (the RULES.md defaults), ``fast`` (random
+"""Named rule sets: ``classic`` (the docs/rules.md defaults), ``fast`` (random
 setup, 400-turn limit, for quick training), ``tournament`` (connected fortify,
 §4.3), ``expert`` (slow escalation and connected fortify, §8), ``duel`` (two
 players without the neutral)."""

@@ -36,14 +36,15 @@ import random
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 import risk_env
 from risk_env import ActionCodec, Game, ObservationEncoder, Phase, RulesConfig
-from risk_env.map import map_from_dict
+from risk_env.rules.map import map_from_dict
 
 __all__ = ["main", "aec_steps_per_second", "engine_decisions_per_second", "generated_map"]
 
@@ -171,7 +172,7 @@ def generated_map(territories: int = 200, continent_size: int = 10, seed: int = 
     }
 
 
-def _games(agent_specs: "list[str] | None", players: int, games: int, seed: int, rules: dict[str, Any]) -> dict[str, float]:
+def _games(agent_specs: list[str] | None, players: int, games: int, seed: int, rules: dict[str, Any]) -> dict[str, float]:
     env = risk_env.env(num_players=players, **rules)
     agents: dict[str, Any] = {}
     for i, a in enumerate(env.possible_agents):
@@ -200,11 +201,11 @@ def _games(agent_specs: "list[str] | None", players: int, games: int, seed: int,
     return {"games_per_s": games / dt, "steps_per_game": steps / games, "steps_per_s": steps / dt}
 
 
-def _sb3_rate(seconds: float) -> "dict[str, float] | str":
+def _sb3_rate(seconds: float) -> dict[str, float] | str:
     try:
         from stable_baselines3.common.vec_env import SubprocVecEnv
 
-        from risk_env.sb3_env import RiskSingleAgentEnv  # type: ignore[attr-defined]
+        from risk_env.envs.single_agent import RiskSingleAgentEnv  # type: ignore[attr-defined]
     except Exception as e:  # optional extras
         return f"skipped: {type(e).__name__}: {e}"
     n = os.cpu_count() or 1
@@ -301,7 +302,12 @@ def run(quick: bool = False, seconds: float = 2.0, repeats: int = 3) -> dict[str
 def _scaling_row(g: Game, seconds: float, repeats: int, quick: bool) -> dict[str, float]:
     costs = micro_costs(g, repeats=repeats, positions=300 if quick else 1000)
     rate = engine_decisions_per_second(g, seconds, repeats)
-    return {"decisions_per_s": rate, "us_per_decision": 1e6 / rate, "mask_us": costs["mask_us"], "observation_us": costs["observation_us"]}
+    return {
+        "decisions_per_s": rate,
+        "us_per_decision": 1e6 / rate,
+        "mask_us": costs["mask_us"],
+        "observation_us": costs["observation_us"],
+    }
 
 
 def format_table(res: dict[str, Any]) -> str:
@@ -316,9 +322,13 @@ def format_table(res: dict[str, Any]) -> str:
         f"| PettingZoo chess_v6 | {res['chess_steps_per_s']:,.0f} | {res['chess_steps_per_s'] / ref:.2f} |",
     ]
     for row in res["aec"]:
-        lines.append(f"| risk_env.env, {row['preset']}, {row['players']} players | {row['steps_per_s']:,.0f} | {row['ratio_to_connect_four']:.2f} |")
+        lines.append(
+            f"| risk_env.env, {row['preset']}, {row['players']} players | {row['steps_per_s']:,.0f} | {row['ratio_to_connect_four']:.2f} |"
+        )
     e = res["engine"]
-    lines.append(f"| bare engine (mask + random id + step), 4 players | {e['decisions_per_s']:,.0f} | {e['ratio_to_connect_four']:.2f} |")
+    lines.append(
+        f"| bare engine (mask + random id + step), 4 players | {e['decisions_per_s']:,.0f} | {e['ratio_to_connect_four']:.2f} |"
+    )
     m = res["micro"]
     lines += [
         "",
@@ -353,8 +363,10 @@ def format_table(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: "list[str] | None" = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="risk-env bench", description="Speed benchmark of risk_env next to PettingZoo's classic games.")
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(
+        prog="risk-env bench", description="Speed benchmark of risk_env next to PettingZoo's classic games."
+    )
     ap.add_argument("--quick", action="store_true", help="short windows, classic preset only")
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one timed window (default 2)")
     ap.add_argument("--repeats", type=int, default=3, help="windows per figure; the median is reported (default 3)")

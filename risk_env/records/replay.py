@@ -4,10 +4,10 @@ MP4) and a per-turn PNG strip.
     python scripts/replay.py game.json --gif game.gif --strip turns.png
     risk-env replay game.json --video game.mp4 --every move --upto 200
 
-:func:`format_log` turns a :class:`~risk_env.record.GameRecord` into lines
+:func:`format_log` turns a :class:`~risk_env.records.record.GameRecord` into lines
 such as ``turn 3  player_1  attack Alaska->Kamchatka dice=3  [6 5 2 v 4 1: -0/-2]``;
 :func:`render_video` and :func:`render_strip` draw positions with
-:class:`~risk_env.draw.BoardRenderer` (matplotlib) and write them with
+:class:`~risk_env.records.draw.BoardRenderer` (matplotlib) and write them with
 imageio (GIF needs only Pillow; MP4 needs ``imageio-ffmpeg`` or ``av``).
 """
 
@@ -16,16 +16,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
-from .engine import Game
-from .moves import MoveKind
+from ..rules.engine import Game
+from ..rules.moves import MoveKind
+from ..rules.state import Phase
+from .ansi import seat_name
 from .record import GameRecord, RecordError, ReplayStep, replay_moves
-from .render import seat_name
-from .state import Phase
 
 __all__ = ["format_log", "describe_step", "render_video", "render_strip", "turn_ends", "main"]
 
@@ -40,7 +41,7 @@ def _who(game: Game, record: GameRecord, seat: int) -> str:
     return seat_name(game, seat)
 
 
-def describe_step(game: Game, step: ReplayStep, names: "Sequence[str] | None" = None) -> str:
+def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = None) -> str:
     """What a move did, beyond its text: dice and losses, conquests, eliminations, set values, cards drawn.
 
     Returns '' when there is nothing to add.
@@ -82,7 +83,7 @@ def describe_step(game: Game, step: ReplayStep, names: "Sequence[str] | None" = 
     return "; ".join(out)
 
 
-def format_log(record: GameRecord, upto: "int | None" = None) -> Iterator[str]:
+def format_log(record: GameRecord, upto: int | None = None) -> Iterator[str]:
     """A readable log of a record, one line per move, with a header per game turn.
 
     Raises:
@@ -118,9 +119,9 @@ def format_log(record: GameRecord, upto: "int | None" = None) -> Iterator[str]:
         yield f"result: {how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
 
 
-def turn_ends(record: GameRecord, upto: "int | None" = None) -> Iterator[tuple[int, ReplayStep]]:
+def turn_ends(record: GameRecord, upto: int | None = None) -> Iterator[tuple[int, ReplayStep]]:
     """``(turn, step)`` for the last move of each game turn (and of the setup, turn 0; and the final move)."""
-    prev: "ReplayStep | None" = None
+    prev: ReplayStep | None = None
     for step in replay_moves(record, upto):
         if prev is not None and step.before.turn != prev.before.turn:
             yield prev.before.turn, prev
@@ -129,7 +130,7 @@ def turn_ends(record: GameRecord, upto: "int | None" = None) -> Iterator[tuple[i
         yield prev.before.turn, prev
 
 
-def _frames(record: GameRecord, every: str, upto: "int | None", names: "Sequence[str] | None") -> Iterator[np.ndarray]:
+def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[str] | None) -> Iterator[np.ndarray]:
     from .draw import BoardRenderer
 
     game = record.game()
@@ -147,7 +148,7 @@ def _frames(record: GameRecord, every: str, upto: "int | None", names: "Sequence
         raise ValueError(f"every must be 'move' or 'turn', got {every!r}")
 
 
-def _player_names(record: GameRecord, n: int) -> "list[str] | None":
+def _player_names(record: GameRecord, n: int) -> list[str] | None:
     """The record's player labels for pictures, if there is one per seat and they tell the seats apart."""
     players = record.players
     if players is None or len(players) != n or len(set(players)) != n:
@@ -157,10 +158,10 @@ def _player_names(record: GameRecord, n: int) -> "list[str] | None":
 
 def render_video(
     record: GameRecord,
-    path: "str | os.PathLike[str]",
+    path: str | os.PathLike[str],
     every: str = "turn",
     fps: float = 2.0,
-    upto: "int | None" = None,
+    upto: int | None = None,
     scale: float = 0.6,
     max_frames: int = 600,
 ) -> int:
@@ -215,11 +216,11 @@ def render_video(
 
 def render_strip(
     record: GameRecord,
-    path: "str | os.PathLike[str]",
+    path: str | os.PathLike[str],
     columns: int = 4,
     width: int = 420,
     max_turns: int = 24,
-    upto: "int | None" = None,
+    upto: int | None = None,
 ) -> int:
     """Write a PNG contact sheet: the board at the end of each game turn, labelled, in a grid.
 
@@ -271,12 +272,12 @@ def render_strip(
 
 def run(
     record_path: str,
-    gif: "str | None" = None,
-    video: "str | None" = None,
-    strip: "str | None" = None,
+    gif: str | None = None,
+    video: str | None = None,
+    strip: str | None = None,
     every: str = "turn",
     fps: float = 2.0,
-    upto: "int | None" = None,
+    upto: int | None = None,
     log: bool = True,
     out: Any = None,
 ) -> None:
@@ -295,13 +296,13 @@ def run(
         print(f"wrote {strip} ({n} turns)", file=out)
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] ...``; returns an exit code."""
     ap = argparse.ArgumentParser(
         prog="replay",
         description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip.",
     )
-    ap.add_argument("record", help="a game record (.json) written by risk_env.record")
+    ap.add_argument("record", help="a game record (.json) written by risk_env.records.record")
     ap.add_argument("--gif", help="write an animated GIF here")
     ap.add_argument("--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)")
     ap.add_argument("--strip", help="write a PNG with the board at the end of each turn here")

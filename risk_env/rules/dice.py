@@ -1,6 +1,6 @@
 """Dice combat: one roll, its exact chance outcomes, and the seeded dice stream.
 
-Source: RULES.md §4.2 (sorting, pairing, defender wins ties) and §9 (the
+Source: docs/rules.md §4.2 (sorting, pairing, defender wins ties) and §9 (the
 3-vs-2 check figures).
 
 >>> from fractions import Fraction
@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from functools import lru_cache
-
+from functools import cache
 
 __all__ = ["roll_outcomes", "resolve_roll", "max_attack_dice", "max_defend_dice", "ROLL_PROBABILITIES"]
 
@@ -30,16 +29,16 @@ def max_defend_dice(target_armies: int) -> int:
     return 2 if target_armies >= 2 else 1
 
 
-def resolve_roll(attack: "list[int] | tuple[int, ...]", defend: "list[int] | tuple[int, ...]") -> tuple[int, int]:
+def resolve_roll(attack: list[int] | tuple[int, ...], defend: list[int] | tuple[int, ...]) -> tuple[int, int]:
     """Compare one roll and return ``(attacker_losses, defender_losses)``.
 
     Both sides are sorted descending and paired highest with highest; the
-    defender wins ties; extra dice are ignored (RULES.md §4.2).
+    defender wins ties; extra dice are ignored (docs/rules.md §4.2).
     """
     a = sorted(attack, reverse=True)
     d = sorted(defend, reverse=True)
     att_loss = def_loss = 0
-    for x, y in zip(a, d):
+    for x, y in zip(a, d, strict=False):
         if x > y:
             def_loss += 1
         else:
@@ -47,7 +46,7 @@ def resolve_roll(attack: "list[int] | tuple[int, ...]", defend: "list[int] | tup
     return att_loss, def_loss
 
 
-@lru_cache(maxsize=None)
+@cache
 def _outcomes(attacker_dice: int, defender_dice: int) -> tuple[tuple[tuple[int, int], Fraction], ...]:
     counts: dict[tuple[int, int], int] = {}
     for faces in itertools.product(range(1, 7), repeat=attacker_dice + defender_dice):

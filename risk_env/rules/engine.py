@@ -1,5 +1,5 @@
 """The rules engine: a :class:`Game` (static facts: map, rules, tables) that
-creates, validates and advances :class:`~risk_env.state.GameState` positions.
+creates, validates and advances :class:`~risk_env.rules.state.GameState` positions.
 
 Pure Python and numpy; no Gymnasium or PettingZoo import. All chance (dice,
 shuffles, random setup, the turn order) comes from the state's one seeded
@@ -14,21 +14,22 @@ Traceback (most recent call last):
 ...
 risk_env.errors.IllegalMoveError: 'end attack' is not legal in the reinforce phase: ...
 
-Rules are cited by RULES.md section in each method.
+Rules are cited by docs/rules.md section in each method.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError, IllegalMoveError, StateError
 from .cards import COMPOSITIONS, composition_of, set_value
 from .config import RulesConfig
 from .dice import roll_outcomes
-from .errors import ConfigError, IllegalMoveError, StateError
 from .map import GameMap, load_map
 from .moves import Move, MoveKind
 from .state import GameState, Phase
@@ -77,7 +78,7 @@ class Game:
         MapError: the map cannot be loaded.
     """
 
-    def __init__(self, config: "RulesConfig | None" = None, game_map: "GameMap | None" = None, **overrides: Any) -> None:
+    def __init__(self, config: RulesConfig | None = None, game_map: GameMap | None = None, **overrides: Any) -> None:
         cfg = config or RulesConfig()
         if overrides:
             cfg = cfg.replace(**overrides)
@@ -106,8 +107,8 @@ class Game:
         self.continent_bonus = m.continent_bonus.tolist()
 
     # ------------------------------------------------------------------ setup
-    def new_game(self, seed: "int | None | np.random.SeedSequence" = None) -> GameState:
-        """A new game: the turn order drawn, setup done up to the first decision (RULES.md §3, §7).
+    def new_game(self, seed: int | None | np.random.SeedSequence = None) -> GameState:
+        """A new game: the turn order drawn, setup done up to the first decision (docs/rules.md §3, §7).
 
         Args:
             seed: seeds the game's one generator (``None``: fresh entropy).
@@ -203,7 +204,7 @@ class Game:
         self._begin_turn(s)
 
     def _begin_turn(self, s: GameState) -> None:
-        """Turn start: reinforcements and a forced trade at 5+ cards (RULES.md §4.1)."""
+        """Turn start: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
         s.turn += 1
         s.phase = Phase.REINFORCE
         s.to_place = self.income(s, s.player)
@@ -214,7 +215,7 @@ class Game:
 
     # ------------------------------------------------------------------ rule helpers
     def income(self, s: GameState, seat: int) -> int:
-        """Reinforcements at turn start: max(3, territories // 3) + owned continents' bonuses (RULES.md §4.1).
+        """Reinforcements at turn start: max(3, territories // 3) + owned continents' bonuses (docs/rules.md §4.1).
 
         >>> g = Game(num_players=2, setup="random"); s = g.new_game(0)
         >>> s.owner[:] = 0; s.owner[:5] = 1
@@ -224,18 +225,18 @@ class Game:
         owned = s.owner == seat
         n = int(owned.sum())
         total = max(3, n // 3)
-        for idx, bonus in zip(self.continent_idx, self.continent_bonus):
+        for idx, bonus in zip(self.continent_idx, self.continent_bonus, strict=False):
             if owned[idx].all():
                 total += bonus
         return total
 
     def trade_value(self, s: GameState, cards: Iterable[int]) -> int:
-        """Armies the set ``cards`` would bring now (without the +2 bonus) (RULES.md §4.1, §6)."""
+        """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1, §6)."""
         comp = composition_of([self.card_symbol[c] for c in cards])
         return set_value(self.config.card_trade, s.sets_traded, comp)
 
     def bonus_candidates(self, s: GameState, cards: Iterable[int]) -> list[int]:
-        """Territories that may take the +2 bonus for trading ``cards`` now (RULES.md §4.1)."""
+        """Territories that may take the +2 bonus for trading ``cards`` now (docs/rules.md §4.1)."""
         if self.config.territory_bonus == "once_per_turn" and s.bonus_used:
             return []
         p = s.player
@@ -243,17 +244,13 @@ class Game:
 
     def can_trade(self, s: GameState) -> bool:
         """Whether trading is allowed now (the hand may still hold no set)."""
-        return (
-            self.uses_cards
-            and s.phase == Phase.REINFORCE
-            and (s.forced or not s.resume_attack)
-        )
+        return self.uses_cards and s.phase == Phase.REINFORCE and (s.forced or not s.resume_attack)
 
     def can_place(self, s: GameState) -> bool:
         return s.phase == Phase.REINFORCE and not s.forced and s.to_place > 0
 
     def attack_targets(self, s: GameState, src: int) -> list[int]:
-        """Enemy territories that ``src`` may attack now (RULES.md §4.2)."""
+        """Enemy territories that ``src`` may attack now (docs/rules.md §4.2)."""
         p = s.player
         if s.phase != Phase.ATTACK or s.owner[src] != p or s.armies[src] < 2:
             return []
@@ -261,7 +258,7 @@ class Game:
         return [t for t in self.neighbors[src] if owner[t] != p]
 
     def fortify_reach(self, s: GameState, src: int) -> np.ndarray:
-        """Bool ``(T,)``: own territories that ``src`` may fortify to (RULES.md §4.3)."""
+        """Bool ``(T,)``: own territories that ``src`` may fortify to (docs/rules.md §4.3)."""
         p = s.player
         own = s.owner == p
         if self.config.fortify == "adjacent":
@@ -280,8 +277,8 @@ class Game:
             reach[src] = False
         return reach
 
-    def roll_outcomes(self, s: GameState, move: Move, defender_dice: "int | None" = None) -> dict[tuple[int, int], Fraction]:
-        """Exact chance outcomes of the roll an ``ATTACK`` move makes in ``s`` (RULES.md §4.2).
+    def roll_outcomes(self, s: GameState, move: Move, defender_dice: int | None = None) -> dict[tuple[int, int], Fraction]:
+        """Exact chance outcomes of the roll an ``ATTACK`` move makes in ``s`` (docs/rules.md §4.2).
 
         Returns ``(attacker_losses, defender_losses) -> probability`` (Fractions summing to 1).
         The defender rolls its maximum unless ``defender_dice`` is given (the
@@ -314,9 +311,7 @@ class Game:
         except ValueError:
             text = repr(move)
         ph = Phase(s.phase)
-        return IllegalMoveError(
-            f"{text!r} is not legal in the {_PHASE_NAME[ph]} phase: {why}. Allowed now: {_PHASE_ALLOWED[ph]}"
-        )
+        return IllegalMoveError(f"{text!r} is not legal in the {_PHASE_NAME[ph]} phase: {why}. Allowed now: {_PHASE_ALLOWED[ph]}")
 
     def _check_territory(self, s: GameState, move: Move, t: int) -> None:
         if not isinstance(t, (int, np.integer)) or not 0 <= t < self.T:
@@ -377,7 +372,9 @@ class Game:
             if not self.uses_cards:
                 raise self._illegal(s, move, "these rules have no cards")
             if not self.can_trade(s):
-                raise self._illegal(s, move, "sets are traded only in the reinforce phase (after an elimination: only while forced)")
+                raise self._illegal(
+                    s, move, "sets are traded only in the reinforce phase (after an elimination: only while forced)"
+                )
             cards = move.cards
             hand = s.hands[p]
             if len(cards) != 3 or len(set(cards)) != 3 or any(c not in hand for c in cards):
@@ -441,7 +438,9 @@ class Game:
                 raise self._illegal(s, move, f"{self.map.name_of(a)} and {self.map.name_of(b)} must {how}")
             most = int(s.armies[a]) - 1
             if not 1 <= move.count <= most:
-                raise self._illegal(s, move, f"move 1..{most} armies (one must stay)" if most else f"{self.map.name_of(a)} has 1 army")
+                raise self._illegal(
+                    s, move, f"move 1..{most} armies (one must stay)" if most else f"{self.map.name_of(a)} has 1 army"
+                )
             return
         if k == MoveKind.END_TURN:
             if ph != Phase.FORTIFY:
@@ -457,7 +456,7 @@ class Game:
         return True
 
     def occupy_range(self, s: GameState) -> tuple[int, int]:
-        """Total armies that may stand in the conquered territory: ``(dice of the last roll, that + source - 1)`` (RULES.md §4.2)."""
+        """Total armies that may stand in the conquered territory: ``(dice of the last roll, that + source - 1)`` (docs/rules.md §4.2)."""
         lo = int(s.armies[s.att_dst])
         return lo, lo + int(s.armies[s.att_src]) - 1
 
@@ -530,7 +529,7 @@ class Game:
             self._end_turn(s)
 
     def _claim(self, s: GameState, t: int, seat: int) -> None:
-        """Claim phase (RULES.md §3; the 2-player neutral claims at random in the rotation, §7)."""
+        """Claim phase (docs/rules.md §3; the 2-player neutral claims at random in the rotation, §7)."""
         s.owner[t] = seat
         s.armies[t] = 1
         s.setup_left[seat] -= 1
@@ -545,7 +544,7 @@ class Game:
             s.player = nxt
 
     def _after_setup_placement(self, s: GameState) -> None:
-        """One army at a time in turn order; in a 2-player neutral game 2 own + 1 neutral per setup turn (RULES.md §3, §7)."""
+        """One army at a time in turn order; in a 2-player neutral game 2 own + 1 neutral per setup turn (docs/rules.md §3, §7)."""
         p = s.player
         if self.neutral < 0:
             self._next_setup_turn(s)
@@ -564,7 +563,7 @@ class Game:
             s.resume_attack = False
 
     def _trade(self, s: GameState, move: Move) -> None:
-        """Trade one set: the shared counter, the +2 territory bonus (RULES.md §4.1, §6)."""
+        """Trade one set: the shared counter, the +2 territory bonus (docs/rules.md §4.1, §6)."""
         p = s.player
         hand = s.hands[p]
         value = self.trade_value(s, move.cards)
@@ -589,12 +588,12 @@ class Game:
         return s.dice_buf[pos : pos + k]
 
     def _roll(self, s: GameState, a: int, b: int, att: int, dfd: int) -> bool:
-        """One roll (RULES.md §4.2). Returns True if it conquered ``b``."""
+        """One roll (docs/rules.md §4.2). Returns True if it conquered ``b``."""
         faces = self._draw_dice(s, att + dfd)
         ad = sorted(faces[:att], reverse=True)
         dd = sorted(faces[att:], reverse=True)
         al = dl = 0
-        for x, y in zip(ad, dd):
+        for x, y in zip(ad, dd, strict=False):
             if x > y:
                 dl += 1
             else:
@@ -609,7 +608,7 @@ class Game:
         return False
 
     def _conquer(self, s: GameState, a: int, b: int, dice: int) -> None:
-        """Conquest, elimination, card transfer and the win (RULES.md §4.2, §4.5)."""
+        """Conquest, elimination, card transfer and the win (docs/rules.md §4.2, §4.5)."""
         p = s.player
         loser = int(s.owner[b])
         s.owner[b] = p
@@ -646,7 +645,7 @@ class Game:
             s.phase = Phase.ATTACK
 
     def _end_turn(self, s: GameState) -> None:
-        """Draw one card after a conquest, pass the turn, apply the turn limit (RULES.md §4.4, §4.5)."""
+        """Draw one card after a conquest, pass the turn, apply the turn limit (docs/rules.md §4.4, §4.5)."""
         p = s.player
         if s.conquered and self.uses_cards:
             if not s.deck and s.discard:
@@ -717,7 +716,7 @@ class Game:
         return ", ".join(self.map.card_name(c) for c in sorted(hand)) or "no cards"
 
     def move_to_text(self, move: Move) -> str:
-        """Readable text form of a move (see :mod:`risk_env.moves`); :meth:`parse_move` reads it back."""
+        """Readable text form of a move (see :mod:`risk_env.rules.moves`); :meth:`parse_move` reads it back."""
         name = self.map.name_of
         k = move.kind
         if k == MoveKind.CLAIM:
@@ -745,7 +744,7 @@ class Game:
             return "end turn"
         raise ValueError(f"unknown move kind {k!r}")
 
-    def parse_move(self, s: "GameState | None", text: str) -> Move:
+    def parse_move(self, s: GameState | None, text: str) -> Move:
         """Parse a move's text form. ``s`` is accepted for symmetry and future
         context-dependent forms; parsing does not check legality (use :meth:`check`).
 
@@ -849,7 +848,7 @@ class Game:
         return out
 
     def invariant_violations(self, s: GameState) -> list[str]:
-        """The invariants of RULES.md §5 that ``s`` breaks (empty if none), plus structural checks."""
+        """The invariants of docs/rules.md §5 that ``s`` breaks (empty if none), plus structural checks."""
         T, n = self.T, self.num_players
         out: list[str] = []
         if s.owner.shape != (T,) or s.armies.shape != (T,):
@@ -861,7 +860,9 @@ class Game:
         setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
         unclaimed = s.owner == -1
         if ((s.owner < -1) | (s.owner >= self.num_seats)).any():
-            out.append(f"an owner is not a seat: owners are 0..{self.num_seats - 1} (-1 only for unclaimed territories in the claim phase)")
+            out.append(
+                f"an owner is not a seat: owners are 0..{self.num_seats - 1} (-1 only for unclaimed territories in the claim phase)"
+            )
         if unclaimed.any() and s.phase != Phase.CLAIM:
             out.append("unclaimed territories after the claim phase")
         if (s.armies[unclaimed] != 0).any():
@@ -872,13 +873,17 @@ class Game:
         if self.uses_cards:
             allc = s.deck + s.discard + [c for h in s.hands for c in h]
             if sorted(allc) != list(range(self.num_cards)):
-                out.append(f"cards not accounted for: draw pile + discards + hands must be each of the {self.num_cards} cards once")
+                out.append(
+                    f"cards not accounted for: draw pile + discards + hands must be each of the {self.num_cards} cards once"
+                )
         elif any(s.hands) or s.deck or s.discard:
             out.append("cards present though these rules have no cards")
         for seat in range(n):
             has = bool((s.owner == seat).any())
             if not setup and s.alive[seat] != has:
-                out.append(f"player {seat} is {'alive' if s.alive[seat] else 'dead'} but holds {'some' if has else 'no'} territories")
+                out.append(
+                    f"player {seat} is {'alive' if s.alive[seat] else 'dead'} but holds {'some' if has else 'no'} territories"
+                )
             if not s.alive[seat] and s.hands[seat]:
                 out.append(f"eliminated player {seat} holds cards")
         if s.phase not in (Phase.GAME_OVER,) and not (0 <= s.player < n and s.alive[s.player]):

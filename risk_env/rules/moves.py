@@ -1,8 +1,8 @@
 """Moves: complete decisions of the rules, as small immutable values.
 
 A :class:`Move` holds territory/card ids; its text form needs a map's names,
-so it is produced and parsed by :meth:`risk_env.engine.Game.move_to_text` and
-:meth:`risk_env.engine.Game.parse_move`. The text forms (RULES.md section in
+so it is produced and parsed by :meth:`risk_env.rules.engine.Game.move_to_text` and
+:meth:`risk_env.rules.engine.Game.parse_move`. The text forms (docs/rules.md section in
 brackets):
 
 =================  ==============================================  =========
@@ -71,45 +71,45 @@ class Move:
     bonus: int = -1
 
     @staticmethod
-    def claim(t: int) -> "Move":
+    def claim(t: int) -> Move:
         return Move(MoveKind.CLAIM, t)
 
     @staticmethod
-    def place(t: int, armies: int = 1) -> "Move":
+    def place(t: int, armies: int = 1) -> Move:
         return Move(MoveKind.PLACE, t, count=armies)
 
     @staticmethod
-    def place_neutral(t: int) -> "Move":
+    def place_neutral(t: int) -> Move:
         return Move(MoveKind.PLACE_NEUTRAL, t, count=1)
 
     @staticmethod
-    def trade(cards: "tuple[int, ...] | list[int]", bonus: int = -1) -> "Move":
+    def trade(cards: tuple[int, ...] | list[int], bonus: int = -1) -> Move:
         return Move(MoveKind.TRADE, cards=tuple(sorted(int(c) for c in cards)), bonus=bonus)
 
     @staticmethod
-    def attack(src: int, dst: int, dice: int) -> "Move":
+    def attack(src: int, dst: int, dice: int) -> Move:
         return Move(MoveKind.ATTACK, src, dst, dice)
 
     @staticmethod
-    def blitz(src: int, dst: int) -> "Move":
+    def blitz(src: int, dst: int) -> Move:
         return Move(MoveKind.BLITZ, src, dst)
 
     @staticmethod
-    def end_attack() -> "Move":
+    def end_attack() -> Move:
         return Move(MoveKind.END_ATTACK)
 
     @staticmethod
-    def defend(dice: int) -> "Move":
+    def defend(dice: int) -> Move:
         return Move(MoveKind.DEFEND, count=dice)
 
     @staticmethod
-    def occupy(armies: int) -> "Move":
+    def occupy(armies: int) -> Move:
         return Move(MoveKind.OCCUPY, count=armies)
 
     @staticmethod
-    def fortify(src: int, dst: int, armies: int) -> "Move":
+    def fortify(src: int, dst: int, armies: int) -> Move:
         return Move(MoveKind.FORTIFY, src, dst, armies)
 
     @staticmethod
-    def end_turn() -> "Move":
+    def end_turn() -> Move:
         return Move(MoveKind.END_TURN)

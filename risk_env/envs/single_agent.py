@@ -3,7 +3,7 @@
 :class:`RiskSingleAgentEnv` seats one learner in a game and plays every other
 seat with embedded opponents, so a game becomes an ordinary episode:
 
->>> import gymnasium, risk_env.sb3_env
+>>> import gymnasium, risk_env.envs.single_agent
 >>> env = gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=2)
 >>> obs, info = env.reset(seed=0)
 >>> obs.shape, obs.dtype, info["action_mask"].dtype
@@ -14,7 +14,7 @@ seat with embedded opponents, so a game becomes an ordinary episode:
 Seats and opponents
     The learner's seat is drawn per episode from the env's generator
     (``learner_seat=None``; pass an int to fix it); the turn order is itself a
-    seeded random permutation (RULES.md §3). The other seats are played by
+    seeded random permutation (docs/rules.md §3). The other seats are played by
     *opponents*: anything with ``act(observation, info) -> int`` (the agent
     interface of :mod:`risk_env.agents`), a plain callable with that
     signature, a spec string (``"random"``, a baseline name, or a path to a
@@ -25,13 +25,13 @@ Seats and opponents
     AEC agent would: ``{"observation": float32 (D,), "action_mask": int8
     (N,)}`` from their own seat (encoded lazily, only if read), and ``info``
     holds ``"action_mask"``, ``"seat"``, ``"game"`` and ``"state"`` (the
-    engine :class:`~risk_env.engine.Game` and the live
-    :class:`~risk_env.state.GameState`: read-only by contract).
+    engine :class:`~risk_env.rules.engine.Game` and the live
+    :class:`~risk_env.rules.state.GameState`: read-only by contract).
 
 Spaces
     ``observation_space = Box(0, inf, (D,), float32)``: the learner's flat
-    observation (:mod:`risk_env.observation`; ``D = 321`` for 2 players on the
-    classic map). ``action_space = Discrete(N)`` (:mod:`risk_env.actions`;
+    observation (:mod:`risk_env.envs.observation`; ``D = 321`` for 2 players on the
+    classic map). ``action_space = Discrete(N)`` (:mod:`risk_env.envs.codec`;
     ``N = 70`` on the classic map). Decisions are the codec's fine-grained
     sub-steps (source, then target, then dice or an amount), exactly as in the
     AEC env. The legal ids are ``action_masks()`` (bool ``(N,)``, a method of
@@ -42,7 +42,7 @@ Rewards (the learner's own)
     ``+1`` when the learner wins, ``-1`` when it is eliminated (the episode
     ends at once, even if the others play on), and at the turn limit the
     AEC env's truncation reward: ``0`` (``truncation_reward="draw"``) or the
-    rank among survivors from ``+1`` to ``-1`` (``"rank"``, RULES.md §4.5).
+    rank among survivors from ``+1`` to ``-1`` (``"rank"``, docs/rules.md §4.5).
     Rewards earned while opponents act are summed into the learner's next
     step. Optional shaping: ``shaping * (phi_after - phi_before)`` per step,
     where ``phi = (own territories - other players' territories) / T`` (the
@@ -62,7 +62,7 @@ Stalls (``max_turn_steps``)
     ``None``: no cap) is an optional guard: when the learner takes more than
     that many decisions in one of its turns the episode ends as a loss
     (``terminated=True``, reward ``-1`` plus the shaping so far,
-    ``info["stalled"] = True``), as :func:`risk_env.evaluation.play_game`
+    ``info["stalled"] = True``), as :func:`risk_env.tools.evaluation.play_game`
     scores a stalled game.
 
 Illegal actions (``invalid_action``)
@@ -80,20 +80,20 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
-from collections.abc import Mapping
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .actions import ActionCodec
-from .config import RulesConfig
-from .engine import Game
-from .errors import ConfigError, IllegalActionError, RiskError
+from ..errors import ConfigError, IllegalActionError, RiskError
+from ..records.ansi import render_ansi
+from ..rules.config import RulesConfig
+from ..rules.engine import Game
+from ..rules.state import GameState, Phase
+from .codec import ActionCodec
 from .observation import ObservationEncoder
-from .render import render_ansi
-from .state import GameState, Phase
 
 __all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
 
@@ -114,7 +114,7 @@ class LazyObservation(Mapping):
 
     def __init__(self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray) -> None:
         self._encoder, self._state, self._seat, self._mask = encoder, state, seat, mask
-        self._obs: "np.ndarray | None" = None
+        self._obs: np.ndarray | None = None
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key == "action_mask":
@@ -152,7 +152,7 @@ def preserve_global_rng() -> Iterator[None]:
             sys.modules["torch"].set_rng_state(th_state)
 
 
-def resolve_agent(spec: Any, seed: "int | None" = None) -> Any:
+def resolve_agent(spec: Any, seed: int | None = None) -> Any:
     """An object with ``act(observation, info) -> int`` from ``spec``.
 
     Args:
@@ -166,7 +166,7 @@ def resolve_agent(spec: Any, seed: "int | None" = None) -> Any:
     """
     if hasattr(spec, "act"):
         return spec
-    from .agents import load_agent
+    from ..agents import load_agent
 
     try:
         return load_agent(spec, seed=seed)
@@ -218,7 +218,7 @@ class OpponentPool:
     def __init__(
         self,
         baselines: Sequence[Any] = ("random",),
-        weights: "Sequence[float] | None" = None,
+        weights: Sequence[float] | None = None,
         p_snapshot: float = 0.5,
         p_latest: float = 0.5,
         max_snapshots: int = 10,
@@ -260,7 +260,7 @@ class OpponentPool:
         agent = self._cache.get(key)
         if agent is None:
             if key.startswith("snap:"):
-                from .agents import MaskablePPOAgent
+                from ..agents import MaskablePPOAgent
 
                 with preserve_global_rng():
                     agent = MaskablePPOAgent(spec, deterministic=self.snapshot_deterministic)
@@ -305,7 +305,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         shaping: coefficient of the territory-share shaping reward (>= 0; 0 = off).
         max_turn_steps: the learner's decisions allowed in one turn before the episode
             ends as a stalled loss (``None``: no cap).
-        preset, rules, **config: rules as for :class:`risk_env.env.raw_env`
+        preset, rules, **config: rules as for :class:`risk_env.envs.aec.raw_env`
             (default: the ``fast`` preset's random setup when nothing is given).
         render_mode: ``None`` or ``"ansi"``.
 
@@ -319,14 +319,14 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self,
         num_players: int = 2,
         opponents: Any = None,
-        learner_seat: "int | None" = None,
+        learner_seat: int | None = None,
         invalid_action: str = "random",
         invalid_penalty: float = -1.0,
         shaping: float = 0.0,
-        max_turn_steps: "int | None" = None,
-        preset: "str | None" = None,
-        rules: "RulesConfig | None" = None,
-        render_mode: "str | None" = None,
+        max_turn_steps: int | None = None,
+        preset: str | None = None,
+        rules: RulesConfig | None = None,
+        render_mode: str | None = None,
         **config: Any,
     ) -> None:
         super().__init__()
@@ -339,7 +339,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
         else:
             cfg = RulesConfig.from_dict({"num_players": num_players, "setup": "random", **config})
         if invalid_action not in INVALID_ACTION_MODES:
-            raise ConfigError(f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}")
+            raise ConfigError(
+                f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}"
+            )
         if not shaping >= 0.0:
             raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
         if max_turn_steps is not None and not (isinstance(max_turn_steps, (int, np.integer)) and max_turn_steps >= 1):
@@ -363,10 +365,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self._turn_key = (-1, -1)
         self._turn_steps = 0
         self.fixed_seat = None if learner_seat is None else int(learner_seat)
-        self._pool: "OpponentPool | None" = None
-        self._fixed: "list[Any] | None" = None
+        self._pool: OpponentPool | None = None
+        self._fixed: list[Any] | None = None
         self.set_opponents(opponents)
-        self.state: "GameState | None" = None
+        self.state: GameState | None = None
         self.seat = 0
         self.opponents: dict[int, Any] = {}
         self._mask = np.zeros(self.codec.n, dtype=np.int8)
@@ -399,11 +401,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self._pool.add(path)
 
     @property
-    def opponent_pool(self) -> "OpponentPool | None":
+    def opponent_pool(self) -> OpponentPool | None:
         return self._pool
 
     # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: "int | None" = None, options: "dict[str, Any] | None" = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode: draw the learner's seat and the opponents, deal a new game and
         let the opponents play until the learner's first decision.
 
@@ -441,7 +443,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 line_up = [self._fixed[i % len(self._fixed)] for i in range(len(others))]
                 for a in line_up:
                     _reseed(a, int(rng.integers(2**31)))
-            self.opponents = dict(zip(others, line_up))
+            self.opponents = dict(zip(others, line_up, strict=False))
             self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
             self.last_move = ""
             self._turn_key, self._turn_steps = (-1, -1), 0
@@ -521,7 +523,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             return np.ones(self.codec.n, dtype=bool)
         return self._mask.astype(bool)
 
-    def render(self) -> "str | None":  # type: ignore[override]
+    def render(self) -> str | None:  # type: ignore[override]
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
@@ -558,7 +560,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
             try:
                 self._play(who, int(a))
             except IllegalActionError as e:
-                raise IllegalActionError(f"opponent in seat {who} ({self.opponents[who]!r}) chose an illegal action: {e}") from None
+                raise IllegalActionError(
+                    f"opponent in seat {who} ({self.opponents[who]!r}) chose an illegal action: {e}"
+                ) from None
 
     def _potential(self) -> float:
         """Shaping potential: (own territories - other players' territories) / T."""
@@ -568,7 +572,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         return (own - others) / self.game.T
 
     def _truncation_reward(self) -> float:
-        """The AEC env's truncation reward for the learner (RULES.md §4.5)."""
+        """The AEC env's truncation reward for the learner (docs/rules.md §4.5)."""
         s = self._st
         if self.rules.truncation_reward != "rank":
             return 0.0
@@ -590,7 +594,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
 def _register() -> None:
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="risk_env.sb3_env:RiskSingleAgentEnv", disable_env_checker=False)
+        gymnasium.register(id=ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv", disable_env_checker=False)
 
 
 _register()

@@ -3,7 +3,7 @@
 A :class:`GameRecord` holds the rules (``RulesConfig.to_dict()``), the map
 (a shipped map's name, or the whole map dict for any other map), the seed of
 the game's one generator, the complete moves in text form
-(:meth:`Game.move_to_text <risk_env.engine.Game.move_to_text>`), optionally
+(:meth:`Game.move_to_text <risk_env.rules.engine.Game.move_to_text>`), optionally
 the environment's action ids (sub-steps included), the player labels, and the
 result. Because every chance event (turn order, setup, dice, card shuffles)
 comes from the seeded generator, applying the moves again to
@@ -37,21 +37,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from .actions import ActionCodec
-from .config import RulesConfig
-from .engine import Game
-from .errors import IllegalMoveError, RiskError
-from .map import builtin_maps, load_map, map_from_dict
-from .moves import Move
-from .state import GameState, Phase
+from ..envs.codec import ActionCodec
+from ..errors import IllegalMoveError, RiskError
+from ..rules.config import RulesConfig
+from ..rules.engine import Game
+from ..rules.map import builtin_maps, load_map, map_from_dict
+from ..rules.moves import Move
+from ..rules.state import GameState, Phase
 
 __all__ = [
     "RECORD_FORMAT",
@@ -69,7 +70,7 @@ __all__ = [
     "same_position",
 ]
 
-RECORD_FORMAT = "risk_env.record/1"
+RECORD_FORMAT = "risk_env.records.record/1"
 """The ``format`` field of a record file; readers reject other values."""
 
 _SELECTION = ("sel_src", "sel_dst", "sel_trade")
@@ -80,12 +81,12 @@ class RecordError(RiskError):
 
 
 # ---------------------------------------------------------------------- helpers
-@lru_cache(maxsize=None)
+@cache
 def _builtin_json(name: str) -> str:
     return json.dumps(load_map(name).to_dict(), sort_keys=True)
 
 
-def map_spec(game: Game) -> "str | dict[str, Any]":
+def map_spec(game: Game) -> str | dict[str, Any]:
     """How a record names ``game``'s map: the name of a shipped map it equals, else the full map dict."""
     m = game.map
     if m.name in builtin_maps() and json.dumps(m.to_dict(), sort_keys=True) == _builtin_json(m.name):
@@ -110,7 +111,7 @@ def same_position(a: GameState, b: GameState) -> bool:
     return _position_dict(a) == _position_dict(b)
 
 
-def game_result(game: Game, s: GameState, ended: "str | None" = None) -> dict[str, Any]:
+def game_result(game: Game, s: GameState, ended: str | None = None) -> dict[str, Any]:
     """The ``result`` of a record for the (final) state ``s``.
 
     Keys: ``ended`` (``"win"``, ``"turn_limit"``, or the given reason, e.g.
@@ -140,7 +141,7 @@ class GameRecord:
 
     Attributes:
         rules: ``RulesConfig.to_dict()``.
-        map: a shipped map's name, or the full map dict (:meth:`GameMap.to_dict <risk_env.map.GameMap.to_dict>`).
+        map: a shipped map's name, or the full map dict (:meth:`GameMap.to_dict <risk_env.rules.map.GameMap.to_dict>`).
         seed: the seed given to ``Game.new_game``.
         moves: the complete moves, in order, in text form.
         actions: the environment's action ids in order (sub-steps included), or None if not recorded.
@@ -150,12 +151,12 @@ class GameRecord:
     """
 
     rules: dict[str, Any]
-    map: "str | dict[str, Any]"
+    map: str | dict[str, Any]
     seed: int
     moves: list[str] = field(default_factory=list)
-    actions: "list[int] | None" = None
-    players: "list[str] | None" = None
-    result: "dict[str, Any] | None" = None
+    actions: list[int] | None = None
+    players: list[str] | None = None
+    result: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
     # -------------------------------------------------------------- building
@@ -164,10 +165,10 @@ class GameRecord:
         cls,
         game: Game,
         seed: int,
-        players: "Sequence[str] | None" = None,
+        players: Sequence[str] | None = None,
         actions: bool = False,
-        meta: "dict[str, Any] | None" = None,
-    ) -> "GameRecord":
+        meta: dict[str, Any] | None = None,
+    ) -> GameRecord:
         """An empty record for a game of ``game`` begun with ``Game.new_game(seed)``.
 
         Raises:
@@ -185,7 +186,7 @@ class GameRecord:
         )
 
     def game(self) -> Game:
-        """The :class:`~risk_env.engine.Game` the record was played with.
+        """The :class:`~risk_env.rules.engine.Game` the record was played with.
 
         Raises:
             RecordError: the rules or the map in the record are invalid.
@@ -198,7 +199,7 @@ class GameRecord:
         except RiskError as e:
             raise RecordError(f"the record's rules or map are invalid: {e}") from None
 
-    def initial_state(self, game: "Game | None" = None) -> GameState:
+    def initial_state(self, game: Game | None = None) -> GameState:
         """The position before the first move."""
         return (game or self.game()).new_game(self.seed)
 
@@ -221,7 +222,7 @@ class GameRecord:
         return d
 
     @classmethod
-    def from_dict(cls, d: Any) -> "GameRecord":
+    def from_dict(cls, d: Any) -> GameRecord:
         """Read :meth:`to_dict` output.
 
         Raises:
@@ -265,12 +266,12 @@ class GameRecord:
             meta=meta,
         )
 
-    def to_json(self, indent: "int | None" = None) -> str:
+    def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text (one move per line when ``indent`` is given)."""
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_json(cls, text: "str | bytes") -> "GameRecord":
+    def from_json(cls, text: str | bytes) -> GameRecord:
         """Parse a record's JSON text.
 
         Raises:
@@ -282,7 +283,7 @@ class GameRecord:
             raise RecordError(f"a game record must be JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
         return cls.from_dict(data)
 
-    def save(self, path: "str | os.PathLike[str]") -> Path:
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the record to ``path`` (parent folders are created). Returns the path."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -290,7 +291,7 @@ class GameRecord:
         return p
 
     @classmethod
-    def load(cls, path: "str | os.PathLike[str]") -> "GameRecord":
+    def load(cls, path: str | os.PathLike[str]) -> GameRecord:
         """Read a record file.
 
         Raises:
@@ -331,7 +332,7 @@ class ReplayStep:
     Attributes:
         index: 1 for the first move.
         seat: the seat that made it.
-        text: its text form; move: the parsed :class:`~risk_env.moves.Move`.
+        text: its text form; move: the parsed :class:`~risk_env.rules.moves.Move`.
         before: the position before the move; state: the position after it (independent copies).
     """
 
@@ -343,7 +344,7 @@ class ReplayStep:
     state: GameState
 
 
-def _check_upto(record: GameRecord, upto: "int | None", total: int) -> int:
+def _check_upto(record: GameRecord, upto: int | None, total: int) -> int:
     if upto is None:
         return total
     if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)) or not 0 <= upto <= total:
@@ -351,7 +352,7 @@ def _check_upto(record: GameRecord, upto: "int | None", total: int) -> int:
     return int(upto)
 
 
-def replay_moves(record: GameRecord, upto: "int | None" = None, game: "Game | None" = None) -> Iterator[ReplayStep]:
+def replay_moves(record: GameRecord, upto: int | None = None, game: Game | None = None) -> Iterator[ReplayStep]:
     """Apply the record's moves one by one, yielding a :class:`ReplayStep` per move.
 
     Args:
@@ -376,7 +377,7 @@ def replay_moves(record: GameRecord, upto: "int | None" = None, game: "Game | No
         yield ReplayStep(i + 1, seat, text, move, before, s.copy())
 
 
-def replay(record: GameRecord, upto: "int | None" = None) -> Iterator[GameState]:
+def replay(record: GameRecord, upto: int | None = None) -> Iterator[GameState]:
     """The positions of a recorded game: the initial one, then one after each move.
 
     Yields ``upto + 1`` independent states (all the moves' when ``upto`` is None).
@@ -391,7 +392,7 @@ def replay(record: GameRecord, upto: "int | None" = None) -> Iterator[GameState]
         yield step.state
 
 
-def replay_actions(record: GameRecord, upto: "int | None" = None) -> Iterator[GameState]:
+def replay_actions(record: GameRecord, upto: int | None = None) -> Iterator[GameState]:
     """The positions after each recorded action id, through the action codec (as the environment steps).
 
     Args:
@@ -433,20 +434,20 @@ class GameRecorder:
         self,
         game: Game,
         seed: int,
-        players: "Sequence[str] | None" = None,
+        players: Sequence[str] | None = None,
         actions: bool = False,
-        meta: "dict[str, Any] | None" = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         self.game = game
         self.record = GameRecord.start(game, seed, players, actions=actions, meta=meta)
 
-    def add(self, move: "Move | str", actions: Sequence[int] = ()) -> None:
+    def add(self, move: Move | str, actions: Sequence[int] = ()) -> None:
         """Append a complete move (a :class:`Move` or its text) and the action ids that made it, if recorded."""
         self.record.moves.append(move if isinstance(move, str) else self.game.move_to_text(move))
         if self.record.actions is not None:
             self.record.actions.extend(int(a) for a in actions)
 
-    def finish(self, state: GameState, ended: "str | None" = None) -> GameRecord:
+    def finish(self, state: GameState, ended: str | None = None) -> GameRecord:
         """Set the result from the final ``state`` and return the record."""
         self.record.result = game_result(self.game, state, ended)
         return self.record
@@ -477,23 +478,23 @@ class Recorder(BaseWrapper):
     def __init__(
         self,
         env: Any,
-        directory: "str | os.PathLike[str] | None" = None,
-        players: "Sequence[str] | None" = None,
+        directory: str | os.PathLike[str] | None = None,
+        players: Sequence[str] | None = None,
         keep: bool = True,
-        meta: "dict[str, Any] | None" = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(env)
         self.directory = Path(directory) if directory is not None else None
         self.players = list(players) if players is not None else None
         self.keep = keep
         self.meta = dict(meta or {})
-        self.record: "GameRecord | None" = None
+        self.record: GameRecord | None = None
         self.records: list[GameRecord] = []
         self.paths: list[Path] = []
         self._games = 0
         self._open = False
 
-    def reset(self, seed: "int | None" = None, options: "dict | None" = None) -> None:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if self._open and self.record is not None:
             self._close("unfinished")
         if seed is None:
@@ -524,7 +525,7 @@ class Recorder(BaseWrapper):
         ):
             self._close(f"illegal action by {agent}")
 
-    def _close(self, ended: "str | None") -> None:
+    def _close(self, ended: str | None) -> None:
         rec = self.record
         assert rec is not None
         raw = self.env.unwrapped

@@ -33,7 +33,7 @@ import numpy as np
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .errors import ActionSpaceError, IllegalActionError, ResetNeededError
+from ..errors import ActionSpaceError, IllegalActionError, ResetNeededError
 
 __all__ = ["ClassicWrapper"]
 
@@ -44,7 +44,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
     """Order enforcing + out-of-bounds assertion + terminate-on-illegal, in one layer.
 
     Args:
-        env: a :class:`risk_env.env.raw_env`.
+        env: a :class:`risk_env.envs.aec.raw_env`.
         illegal_reward: reward of an agent that plays an illegal action (default -1).
     """
 
@@ -71,7 +71,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
     def num_agents(self) -> int:
         return len(self._raw("agents"))
 
-    def reset(self, seed: "int | None" = None, options: "dict[str, Any] | None" = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated = False
         super().reset(seed=seed, options=options)
 
@@ -110,7 +110,9 @@ class ClassicWrapper(OrderEnforcingWrapper):
         n = raw.codec.n
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
             what = "None (only a terminated or truncated agent steps with None)" if action is None else repr(action)
-            raise ActionSpaceError(f"action is not in action space: {agent} must act with an integer id in 0..{n - 1}, got {what}")
+            raise ActionSpaceError(
+                f"action is not in action space: {agent} must act with an integer id in 0..{n - 1}, got {what}"
+            )
         if not raw._mask[action]:  # a live agent_selection is the seat to act, whose mask _mask is
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0

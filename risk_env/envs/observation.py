@@ -18,7 +18,7 @@ name                 shape         content (scaling)
                                    selection, else the last battle (defend,
                                    occupy, and the attack phase's "continue")
 ``continent_share``  ``(C, S)``    fraction of each continent each slot owns
-``phase``            ``(8,)``      one-hot :class:`~risk_env.state.Phase`
+``phase``            ``(8,)``      one-hot :class:`~risk_env.rules.state.Phase`
 ``acting``           ``(1,)``      1 if this seat decides now
 ``on_turn``          ``(S,)``      one-hot slot of the player on turn
 ``to_place``         ``(1,)``      armies left to place (setup: own setup armies) / 10
@@ -44,9 +44,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import COMPOSITIONS, set_value
-from .engine import Game
-from .state import GameState, Phase
+from ..rules.cards import COMPOSITIONS, set_value
+from ..rules.engine import Game
+from ..rules.state import GameState, Phase
 
 __all__ = ["ObservationEncoder"]
 
@@ -156,7 +156,9 @@ class ObservationEncoder:
             out[o + 2 * src] = 1.0
         if dst >= 0:
             out[o + 2 * dst + 1] = 1.0
-        out[self._o_cont] = np.bincount(self._cont_bins + slots, weights=self._cont_w, minlength=self._C * (S + 1))[self._cont_keep]
+        out[self._o_cont] = np.bincount(self._cont_bins + slots, weights=self._cont_w, minlength=self._C * (S + 1))[
+            self._cont_keep
+        ]
         out[self._o_terr] = np.bincount(slots, minlength=S + 1)[:S] * (1.0 / T)
         out[self._o_armytot] = np.bincount(slots, weights=s.armies, minlength=S + 1)[:S] * (0.1 / T)
         out[self._o_phase + ph] = 1.0

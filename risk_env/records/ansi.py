@@ -15,10 +15,10 @@ West (+2)
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from .engine import Game
-from .state import GameState, Phase
+from ..rules.engine import Game
+from ..rules.state import GameState, Phase
 
 __all__ = ["render_ansi", "seat_name"]
 
@@ -41,7 +41,7 @@ def render_ansi(
     last_move: str = "",
     recent: Sequence[str] = (),
     color: bool = False,
-    names: "Sequence[str] | None" = None,
+    names: Sequence[str] | None = None,
 ) -> str:
     """A compact text board of ``s`` (one string, lines joined by ``\\n``).
 

@@ -7,7 +7,7 @@ The state is ``(a, d)``: ``a`` armies that may still roll for the attacker
 and ``d`` defending armies.  Every roll uses the most dice allowed,
 ``min(3, a)`` against ``min(2, d)``, and moves the chain from ``(a, d)`` to
 ``(a - attacker_losses, d - defender_losses)`` with the exact one-roll
-probabilities of :func:`risk_env.dice.roll_outcomes`.  Each roll removes at
+probabilities of :func:`risk_env.rules.dice.roll_outcomes`.  Each roll removes at
 least one army, so the chain always reaches an absorbing state: ``(s, 0)``
 (attacker conquers with ``s >= 1`` survivors) or ``(0, t)`` (attack fails,
 ``t >= 1`` defenders remain).
@@ -22,7 +22,7 @@ Nothing here samples dice: results are deterministic.  Nothing is cached at
 module level either; reuse an :class:`OddsTable` when many queries are made.
 
 Conventions (checked against the "Dice probabilities" section of the rules
-source 000, RULES.md §9, whose figures the tests reproduce):
+source 000, docs/rules.md §9, whose figures the tests reproduce):
 
 * *Whole battle* ("probabilities of attacker winning a whole battle"): the
   attacker count excludes the army left behind, e.g. a territory holding 10
@@ -101,17 +101,10 @@ def _count(value: object, name: str, minimum: int) -> int:
 
 def _defender_chain(defenders_per_territory: DefenderSpec) -> tuple[list[int] | None, int]:
     """Normalise the defender spec: ``(None, d)`` for a fixed count, ``(list, max)`` for a chain."""
-    if hasattr(type(defenders_per_territory), "__index__") and not isinstance(
-        defenders_per_territory, np.ndarray
-    ):
+    if hasattr(type(defenders_per_territory), "__index__") and not isinstance(defenders_per_territory, np.ndarray):
         return None, _count(defenders_per_territory, "defenders_per_territory", 1)
-    if isinstance(defenders_per_territory, (str, bytes)) or not isinstance(
-        defenders_per_territory, Iterable
-    ):
-        raise TypeError(
-            "defenders_per_territory must be an int or a sequence of ints, "
-            f"got {defenders_per_territory!r}"
-        )
+    if isinstance(defenders_per_territory, (str, bytes)) or not isinstance(defenders_per_territory, Iterable):
+        raise TypeError(f"defenders_per_territory must be an int or a sequence of ints, got {defenders_per_territory!r}")
     chain = [
         _count(d, f"defenders_per_territory[{i}]", 1)
         for i, d in enumerate(np.asarray(defenders_per_territory, dtype=object).ravel().tolist())
@@ -125,9 +118,7 @@ def _transitions(exact: bool) -> dict[tuple[int, int], list[tuple[int, int, Prob
     for a_dice in (1, 2, 3):
         for d_dice in (1, 2):
             outcomes = roll_outcomes(a_dice, d_dice)
-            table[(a_dice, d_dice)] = [
-                (al, dl, p if exact else float(p)) for (al, dl), p in sorted(outcomes.items())
-            ]
+            table[(a_dice, d_dice)] = [(al, dl, p if exact else float(p)) for (al, dl), p in sorted(outcomes.items())]
     return table
 
 
@@ -236,8 +227,7 @@ class OddsTable:
         d = _count(defenders, "defenders", 1)
         if a > self.max_attackers or d > self.max_defenders:
             raise ValueError(
-                f"({a}, {d}) is outside this table (max_attackers={self.max_attackers}, "
-                f"max_defenders={self.max_defenders})"
+                f"({a}, {d}) is outside this table (max_attackers={self.max_attackers}, max_defenders={self.max_defenders})"
             )
         return a, d
 
@@ -441,9 +431,7 @@ def conquest_distribution(attackers: int, defenders_per_territory: DefenderSpec)
     return table.conquest_distribution(attackers, defenders_per_territory)
 
 
-def conquests_with_confidence(
-    attackers: int, defenders_per_territory: DefenderSpec, confidence: float = 0.9
-) -> int:
+def conquests_with_confidence(attackers: int, defenders_per_territory: DefenderSpec, confidence: float = 0.9) -> int:
     """Largest ``k`` with ``P(at least k territories conquered) >= confidence``.
 
     This is the source's "number of countries that can be defeated with 90%

@@ -2,7 +2,7 @@
 
 Python::
 
-    from risk_env.evaluation import evaluate
+    from risk_env.tools.evaluation import evaluate
     result = evaluate(["balanced", "random"], num_games=100, rules="fast", seed=0)
     print(result.table())                       # win rates with 95 % Wilson intervals
     result.stats["balanced"].win_rate, result.stats["balanced"].ci
@@ -73,17 +73,18 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from .config import PRESETS, RulesConfig
-from .errors import ConfigError, IllegalActionError, RiskError
-from .view import GameView
+from ..envs.view import GameView
+from ..errors import ConfigError, IllegalActionError, RiskError
+from ..rules.config import PRESETS, RulesConfig
 
 __all__ = [
     "evaluate",
@@ -160,9 +161,9 @@ class GameRecord:
     seed: int
     seats: list[str]
     agent_seeds: list[int]
-    winner: "str | None"
+    winner: str | None
     truncated: bool
-    stalled_by: "str | None"
+    stalled_by: str | None
     turns: int
     steps: int
     elimination_order: list[str]
@@ -256,9 +257,8 @@ class EvaluationResult:
 
     def summary(self) -> str:
         """Human-readable summary (settings line, table, game lengths)."""
-        head = (
-            f"{self.num_games} games, {self.num_players} players, seed {self.seed}, rules "
-            + ", ".join(f"{k}={v}" for k, v in self.rules.items() if RulesConfig.__dataclass_fields__[k].default != v)
+        head = f"{self.num_games} games, {self.num_players} players, seed {self.seed}, rules " + ", ".join(
+            f"{k}={v}" for k, v in self.rules.items() if RulesConfig.__dataclass_fields__[k].default != v
         )
         tail = (
             f"mean length: {self.mean_turns:.1f} turns, {self.mean_steps:.0f} steps "
@@ -272,15 +272,31 @@ class EvaluationResult:
         d["stats"] = {k: asdict(v) for k, v in self.stats.items()}
         return d
 
-    def save(self, out_dir: "str | os.PathLike[str]", plot: bool = True) -> dict[str, Path]:
+    def save(self, out_dir: str | os.PathLike[str], plot: bool = True) -> dict[str, Path]:
         """Write ``summary.csv``, ``games.csv``, ``results.json`` and (if ``plot``) ``winrate.png``
         into ``out_dir`` (created). Returns name -> path."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths: dict[str, Path] = {}
         p = out / "summary.csv"
-        cols = ["name", "spec", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high", "draw_rate",
-                "mean_place", "eliminated", "first_out", "mu", "sigma", "ordinal"]
+        cols = [
+            "name",
+            "spec",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "win_rate",
+            "ci_low",
+            "ci_high",
+            "draw_rate",
+            "mean_place",
+            "eliminated",
+            "first_out",
+            "mu",
+            "sigma",
+            "ordinal",
+        ]
         with p.open("w", newline="") as f:
             w = csv.writer(f)
             w.writerow(cols + [f"place_{i + 1}" for i in range(self.num_players)])
@@ -291,12 +307,37 @@ class EvaluationResult:
         p = out / "games.csv"
         with p.open("w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["index", "seed", "seats", "agent_seeds", "winner", "truncated", "stalled_by", "turns", "steps",
-                        "elimination_order", "seconds"])
+            w.writerow(
+                [
+                    "index",
+                    "seed",
+                    "seats",
+                    "agent_seeds",
+                    "winner",
+                    "truncated",
+                    "stalled_by",
+                    "turns",
+                    "steps",
+                    "elimination_order",
+                    "seconds",
+                ]
+            )
             for g in self.games:
-                w.writerow([g.index, g.seed, ";".join(g.seats), ";".join(map(str, g.agent_seeds)), g.winner or "",
-                            int(g.truncated), g.stalled_by or "", g.turns, g.steps, ";".join(g.elimination_order),
-                            f"{g.seconds:.3f}"])
+                w.writerow(
+                    [
+                        g.index,
+                        g.seed,
+                        ";".join(g.seats),
+                        ";".join(map(str, g.agent_seeds)),
+                        g.winner or "",
+                        int(g.truncated),
+                        g.stalled_by or "",
+                        g.turns,
+                        g.steps,
+                        ";".join(g.elimination_order),
+                        f"{g.seconds:.3f}",
+                    ]
+                )
         paths["games"] = p
         p = out / "results.json"
         p.write_text(json.dumps(self.to_dict(), indent=1, default=_json_default))
@@ -314,7 +355,7 @@ def _json_default(x: Any) -> Any:
     return str(x)
 
 
-def plot_win_rates(result: EvaluationResult, path: "str | os.PathLike[str]") -> Path:
+def plot_win_rates(result: EvaluationResult, path: str | os.PathLike[str]) -> Path:
     """Bar chart of win rates with 95 % Wilson error bars (and the draw rate), saved as PNG."""
     import matplotlib
 
@@ -352,14 +393,14 @@ DEFAULT_MAX_TURN_STEPS = 5000
 def play_game(
     env: Any,
     agents: Mapping[str, Any],
-    seed: "int | None" = None,
-    agent_seeds: "Mapping[str, int] | None" = None,
+    seed: int | None = None,
+    agent_seeds: Mapping[str, int] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
 ) -> dict[str, Any]:
     """Play one game in a risk_env AEC env, giving every decision ``info["view"]``.
 
     Args:
-        env: ``risk_env.raw_env`` or ``risk_env.env`` (reset here with ``seed``).
+        env: ``risk_env.raw_env`` or ``risk_env.env()`` (reset here with ``seed``).
         agents: agent name (``player_i``) -> agent (``act(observation, info) -> int``).
         seed: the game seed.
         agent_seeds: agent name -> seed for ``agent.reset``; without it agents are not reset.
@@ -442,7 +483,7 @@ def _spec_text(spec: Any) -> str:
 
 
 def _resolve_rules(
-    rules: "RulesConfig | str | Mapping[str, Any] | None", num_players: int, overrides: Mapping[str, Any]
+    rules: RulesConfig | str | Mapping[str, Any] | None, num_players: int, overrides: Mapping[str, Any]
 ) -> RulesConfig:
     if rules is None:
         cfg = RulesConfig.from_dict({"num_players": num_players, **overrides})
@@ -487,7 +528,10 @@ def _setup(specs: Sequence[Any], rules: dict[str, Any]) -> tuple[Any, list[Any]]
 
 
 def _play_jobs(
-    specs: Sequence[Any], labels: Sequence[str], rules: dict[str, Any], jobs: Sequence[tuple[int, int, list[int], list[int]]],
+    specs: Sequence[Any],
+    labels: Sequence[str],
+    rules: dict[str, Any],
+    jobs: Sequence[tuple[int, int, list[int], list[int]]],
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
 ) -> list[GameRecord]:
     """Play ``jobs`` (index, game seed, entrant per seat, agent seed per seat); module level for pickling."""
@@ -514,10 +558,19 @@ def _play_jobs(
             places.setdefault(seats[i], 1)
         out.append(
             GameRecord(
-                index=index, seed=gseed, seats=seats, agent_seeds=list(aseeds),
-                winner=seats[r["winner"]] if r["winner"] >= 0 else None, truncated=r["truncated"], stalled_by=staller,
-                turns=r["turns"], steps=r["steps"], elimination_order=elim, places=places,
-                territories={seats[i]: r["territories"][i] for i in range(n)}, seconds=dt,
+                index=index,
+                seed=gseed,
+                seats=seats,
+                agent_seeds=list(aseeds),
+                winner=seats[r["winner"]] if r["winner"] >= 0 else None,
+                truncated=r["truncated"],
+                stalled_by=staller,
+                turns=r["turns"],
+                steps=r["steps"],
+                elimination_order=elim,
+                places=places,
+                territories={seats[i]: r["territories"][i] for i in range(n)},
+                seconds=dt,
             )
         )
     return out
@@ -583,12 +636,12 @@ def default_workers() -> int:
 def evaluate(
     agents: Sequence[Any],
     num_games: int = 100,
-    num_players: "int | None" = None,
-    rules: "RulesConfig | str | Mapping[str, Any] | None" = None,
+    num_players: int | None = None,
+    rules: RulesConfig | str | Mapping[str, Any] | None = None,
     seed: int = 0,
-    workers: "int | None" = None,
+    workers: int | None = None,
     progress: bool = True,
-    out_dir: "str | os.PathLike[str] | None" = None,
+    out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
     **rule_overrides: Any,
 ) -> EvaluationResult:
@@ -599,7 +652,7 @@ def evaluate(
         num_games: games to play (>= 1); a multiple of the player count balances the seats.
         num_players: must equal ``len(agents)`` if given.
         rules: a :class:`RulesConfig`, a preset name (``"fast"``), a dict of switches (may hold
-            ``"preset"``), or None (the RULES.md defaults); ``num_players`` is set from the agents.
+            ``"preset"``), or None (the docs/rules.md defaults); ``num_players`` is set from the agents.
         seed: seeds every game and agent (see the module docstring).
         workers: processes (default every available core; 1 = in this process). Never more than
             the number of game chunks.
@@ -679,11 +732,20 @@ def evaluate(
     steps = np.array([g.steps for g in records], dtype=np.float64)
     won = np.array([g.turns for g in records if g.winner is not None], dtype=np.float64)
     result = EvaluationResult(
-        entrants=labels, specs=spec_texts, num_players=num_players, num_games=num_games, seed=int(seed),
-        workers=workers, rules=rules_d, games=records, stats=stats,
-        mean_turns=float(turns.mean()), mean_steps=float(steps.mean()),
+        entrants=labels,
+        specs=spec_texts,
+        num_players=num_players,
+        num_games=num_games,
+        seed=int(seed),
+        workers=workers,
+        rules=rules_d,
+        games=records,
+        stats=stats,
+        mean_turns=float(turns.mean()),
+        mean_steps=float(steps.mean()),
         decided_mean_turns=float(won.mean()) if len(won) else float("nan"),
-        draw_rate=float(np.mean([g.winner is None for g in records])), seconds=seconds,
+        draw_rate=float(np.mean([g.winner is None for g in records])),
+        seconds=seconds,
     )
     if out_dir is not None:
         result.save(out_dir)
@@ -693,11 +755,11 @@ def evaluate(
 def round_robin(
     agents: Sequence[Any],
     num_games: int = 100,
-    rules: "RulesConfig | str | Mapping[str, Any] | None" = None,
+    rules: RulesConfig | str | Mapping[str, Any] | None = None,
     seed: int = 0,
-    workers: "int | None" = None,
+    workers: int | None = None,
     progress: bool = True,
-    out_dir: "str | os.PathLike[str] | None" = None,
+    out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:
@@ -715,8 +777,17 @@ def round_robin(
             a, b = specs[i], specs[j]
             la, lb = agent_label(a), agent_label(b)
             sub = None if out_dir is None else Path(out_dir) / f"{la}_vs_{lb}"
-            res = evaluate([a, b], num_games=num_games, rules=rules, seed=seed, workers=workers,
-                           progress=progress, out_dir=sub, max_turn_steps=max_turn_steps, **rule_overrides)
+            res = evaluate(
+                [a, b],
+                num_games=num_games,
+                rules=rules,
+                seed=seed,
+                workers=workers,
+                progress=progress,
+                out_dir=sub,
+                max_turn_steps=max_turn_steps,
+                **rule_overrides,
+            )
             out[(res.entrants[0], res.entrants[1])] = res
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -759,7 +830,7 @@ def _overrides(items: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def main(argv: "Sequence[str] | None" = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``scripts/evaluate.py``); returns the exit status."""
     ap = argparse.ArgumentParser(
         prog="evaluate",
@@ -770,13 +841,18 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     ap.add_argument("agents", nargs="+", help="one agent spec per seat (or the pool with --round-robin)")
     ap.add_argument("--games", "-n", type=int, default=100, help="games (per pair with --round-robin); default 100")
     ap.add_argument("--players", type=int, default=None, help="must equal the number of agents (default: that number)")
-    ap.add_argument("--rules", default=None, help=f"rules preset: {', '.join(PRESETS)} (default: the RULES.md defaults)")
+    ap.add_argument("--rules", default=None, help=f"rules preset: {', '.join(PRESETS)} (default: the docs/rules.md defaults)")
     ap.add_argument("--turn-limit", type=int, default=None, help="override the turn limit (truncated games are draws)")
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="any RulesConfig switch, repeatable")
+    ap.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="any RulesConfig switch, repeatable"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-turn-steps", type=int, default=DEFAULT_MAX_TURN_STEPS,
-                    help=f"guard: stop a game whose turn takes more action ids; default {DEFAULT_MAX_TURN_STEPS}")
+    ap.add_argument(
+        "--max-turn-steps",
+        type=int,
+        default=DEFAULT_MAX_TURN_STEPS,
+        help=f"guard: stop a game whose turn takes more action ids; default {DEFAULT_MAX_TURN_STEPS}",
+    )
     ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = no pool)")
     ap.add_argument("--round-robin", action="store_true", help="play every pair of the agents in 2-player games")
     ap.add_argument("--out", default=None, help="folder for CSV, JSON and the plot")
@@ -789,13 +865,31 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         if args.round_robin:
             if len(args.agents) < 2:
                 raise ConfigError("--round-robin needs at least 2 agents")
-            res = round_robin(args.agents, num_games=args.games, rules=args.rules, seed=args.seed, workers=args.workers,
-                              progress=not args.no_progress, out_dir=args.out, max_turn_steps=args.max_turn_steps, **overrides)
+            res = round_robin(
+                args.agents,
+                num_games=args.games,
+                rules=args.rules,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.no_progress,
+                out_dir=args.out,
+                max_turn_steps=args.max_turn_steps,
+                **overrides,
+            )
             print(round_robin_table(res))
         else:
-            result = evaluate(args.agents, num_games=args.games, num_players=args.players, rules=args.rules, seed=args.seed,
-                              workers=args.workers, progress=not args.no_progress, out_dir=args.out,
-                              max_turn_steps=args.max_turn_steps, **overrides)
+            result = evaluate(
+                args.agents,
+                num_games=args.games,
+                num_players=args.players,
+                rules=args.rules,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.no_progress,
+                out_dir=args.out,
+                max_turn_steps=args.max_turn_steps,
+                **overrides,
+            )
             print(result.summary())
         if args.out:
             print(f"results written to {args.out}")

@@ -13,8 +13,8 @@ the prompt are explained and never end the game. Input is read line by line
 from standard input, so a script or a test can drive it.
 
 ``evaluate``, ``train`` and ``bench`` pass their arguments to
-``risk_env.evaluation.main``, ``risk_env.training.main`` and
-``risk_env.benchmark.main``; ``risk-env train --help`` shows that module's options.
+``risk_env.tools.evaluation.main``, ``risk_env.train.sb3.main`` and
+``risk_env.tools.benchmark.main``; ``risk-env train --help`` shows that module's options.
 """
 
 from __future__ import annotations
@@ -23,23 +23,24 @@ import importlib
 import inspect
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, TextIO
 
 try:
     import typer
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
-from .actions import ActionCodec
-from .config import PRESETS, RulesConfig
-from .engine import Game
-from .errors import IllegalActionError, RiskError
-from .moves import Move, MoveKind
-from .observation import ObservationEncoder
-from .record import GameRecorder, ReplayStep
-from .render import render_ansi, seat_name
-from .state import GameState, Phase
+from ..envs.codec import ActionCodec
+from ..envs.observation import ObservationEncoder
+from ..errors import IllegalActionError, RiskError
+from ..records.ansi import render_ansi, seat_name
+from ..records.record import GameRecorder, ReplayStep
+from ..rules.config import PRESETS, RulesConfig
+from ..rules.engine import Game
+from ..rules.moves import Move, MoveKind
+from ..rules.state import GameState, Phase
 
 __all__ = ["app", "main", "load_agent", "group_moves", "Choice", "play_game", "watch_game"]
 
@@ -63,7 +64,7 @@ def _parse_value(text: str) -> Any:
 
 
 def build_rules(
-    players: int, preset: str, map_name: "str | None", turn_limit: "int | None", settings: "list[str] | None"
+    players: int, preset: str, map_name: str | None, turn_limit: int | None, settings: list[str] | None
 ) -> RulesConfig:
     """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`).
 
@@ -86,7 +87,7 @@ def build_rules(
         raise typer.BadParameter(str(e)) from None
 
 
-def load_agent(name: str, seed: int, game: "Game | None" = None) -> Any:
+def load_agent(name: str, seed: int, game: Game | None = None) -> Any:
     """An agent by name: ``random``, or whatever ``risk_env.agents.load_agent`` knows.
 
     Without ``load_agent`` (or for ``random``) this returns a
@@ -137,8 +138,8 @@ class _Seats:
         self.codec = ActionCodec(game)
         self.encoder = ObservationEncoder(game)
         self.agents = agents
-        try:  # scripted agents read info["view"] (risk_env.view.GameView)
-            from .view import GameView
+        try:  # scripted agents read info["view"] (risk_env.envs.view.GameView)
+            from ..envs.view import GameView
 
             self._view: Any = GameView
         except ImportError:  # pragma: no cover - older trees
@@ -168,7 +169,7 @@ class _Seats:
         raise RuntimeError(f"agent {who} did not complete a move in 100000 sub-steps")
 
 
-def _echo(out: "TextIO | None", text: str = "") -> None:
+def _echo(out: TextIO | None, text: str = "") -> None:
     if out is None:
         typer.echo(text)
     else:
@@ -191,7 +192,7 @@ class Choice:
     def counts(self) -> tuple[int, int]:
         return self.moves[0].count, self.moves[-1].count
 
-    def pick(self, count: "int | None" = None) -> Move:
+    def pick(self, count: int | None = None) -> Move:
         """The move with ``count`` (None: the largest amount).
 
         Raises:
@@ -281,7 +282,7 @@ def _status(game: Game, s: GameState) -> str:
 
 
 def _move_line(game: Game, step: ReplayStep) -> str:
-    from .replay import describe_step
+    from ..records.replay import describe_step
 
     extra = describe_step(game, step)
     return f"{seat_name(game, step.seat)}: {step.text}" + (f"   [{extra}]" if extra else "")
@@ -293,9 +294,9 @@ def play_game(
     agents: dict[int, Any],
     seed: int,
     read_line: Callable[[], str],
-    out: "TextIO | None" = None,
+    out: TextIO | None = None,
     color: bool = False,
-    recorder: "GameRecorder | None" = None,
+    recorder: GameRecorder | None = None,
 ) -> GameState:
     """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended).
 
@@ -307,7 +308,7 @@ def play_game(
     recent: list[str] = []
     me = seat_name(game, human)
     _echo(out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves.")
-    shown_phase: "tuple[int, int] | None" = None
+    shown_phase: tuple[int, int] | None = None
     board_stale = True
     told_out = False
     while s.phase != Phase.GAME_OVER:
@@ -409,10 +410,10 @@ def watch_game(
     agents: dict[int, Any],
     seed: int,
     show: str = "turn",
-    out: "TextIO | None" = None,
+    out: TextIO | None = None,
     color: bool = False,
-    recorder: "GameRecorder | None" = None,
-    on_move: "Callable[[ReplayStep], None] | None" = None,
+    recorder: GameRecorder | None = None,
+    on_move: Callable[[ReplayStep], None] | None = None,
     delay: float = 0.0,
 ) -> GameState:
     """Play agents against each other; print the board per ``show`` (``turn``, ``move``, ``log``, ``end`` or ``none``)."""
@@ -468,18 +469,16 @@ _COLOR = typer.Option(None, "--color/--no-color", help="colour owners in the tex
 def play(
     players: int = _PLAYERS,
     rules: str = _RULES,
-    map_name: Optional[str] = _MAP,
-    turns: Optional[int] = _TURNS,
-    settings: Optional[list[str]] = _SET,
+    map_name: str | None = _MAP,
+    turns: int | None = _TURNS,
+    settings: list[str] | None = _SET,
     seat: int = typer.Option(0, "--seat", help="your seat (player_<seat>)"),
     agents: str = typer.Option(
         "random", "--agents", "--opponent", help="opponent agent name, or one per other seat, comma-separated"
     ),
     seed: int = _SEED,
-    record: Optional[str] = typer.Option(
-        None, "--record", help="write the game record (JSON) here when the game ends or you leave"
-    ),
-    color: Optional[bool] = _COLOR,
+    record: str | None = typer.Option(None, "--record", help="write the game record (JSON) here when the game ends or you leave"),
+    color: bool | None = _COLOR,
 ) -> None:
     """Play at the terminal against agents.
 
@@ -494,7 +493,7 @@ def play(
     game = Game(cfg)
     others = [p for p in range(cfg.num_players) if p != seat]
     names = _agent_names(agents, len(others))
-    table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in zip(others, names)}
+    table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in zip(others, names, strict=False)}
     labels = [("human" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
     rec = GameRecorder(game, seed, players=labels) if record else None
     use_color = sys.stdout.isatty() if color is None else color
@@ -509,9 +508,9 @@ def play(
 def watch(
     players: int = _PLAYERS,
     rules: str = _RULES,
-    map_name: Optional[str] = _MAP,
-    turns: Optional[int] = _TURNS,
-    settings: Optional[list[str]] = _SET,
+    map_name: str | None = _MAP,
+    turns: int | None = _TURNS,
+    settings: list[str] | None = _SET,
     agents: str = typer.Option("random", "--agents", help="agent name for every seat, or one per seat, comma-separated"),
     seed: int = _SEED,
     show: str = typer.Option(
@@ -519,18 +518,18 @@ def watch(
         "--show",
         help="text output: 'turn' (board each turn), 'move' (board each move), 'log' (a line per move), 'end', 'none'",
     ),
-    gif: Optional[str] = typer.Option(
+    gif: str | None = typer.Option(
         None, "--gif", help="also draw the game to this animation (.gif, or .mp4 with imageio-ffmpeg)"
     ),
     every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
     fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
-    png: Optional[str] = typer.Option(None, "--png", help="draw one position of the game to this PNG"),
+    png: str | None = typer.Option(None, "--png", help="draw one position of the game to this PNG"),
     png_when: str = typer.Option(
         "end", "--png-when", help="which position --png draws: 'end' or 'last-attack' (right after the game's last attack)"
     ),
-    record: Optional[str] = typer.Option(None, "--record", help="write the game record (JSON) here"),
+    record: str | None = typer.Option(None, "--record", help="write the game record (JSON) here"),
     delay: float = typer.Option(0.0, "--delay", help="seconds to pause after each board shown"),
-    color: Optional[bool] = _COLOR,
+    color: bool | None = _COLOR,
 ) -> None:
     """Watch agents play each other: boards as text in the terminal, and optionally a GIF/MP4, a PNG and a record."""
     if show not in ("turn", "move", "log", "end", "none"):
@@ -560,14 +559,14 @@ def watch(
         result.save(record)
         typer.echo(f"record written to {record}")
     if png:
-        from .draw import BoardRenderer
+        from ..records.draw import BoardRenderer
 
         state, last, recent = snap.get("at", (s, history[-1] if history else "", history[-15:-1]))
         labels = names if len(set(names)) == len(names) else None  # agent names only when they tell the seats apart
         BoardRenderer(game, player_names=labels).save_png(state, png, last, recent)
         typer.echo(f"picture written to {png}")
     if gif:
-        from .replay import render_video
+        from ..records.replay import render_video
 
         try:
             n = render_video(result, gif, every=every, fps=fps)
@@ -580,16 +579,16 @@ def watch(
 @app.command()
 def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
-    gif: Optional[str] = typer.Option(None, "--gif", help="write an animated GIF here"),
-    video: Optional[str] = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
-    strip: Optional[str] = typer.Option(None, "--strip", help="write a PNG with the board at the end of each turn here"),
+    gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
+    video: str | None = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
+    strip: str | None = typer.Option(None, "--strip", help="write a PNG with the board at the end of each turn here"),
     every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
     fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
-    upto: Optional[int] = typer.Option(None, "--upto", min=0, help="stop after this many moves"),
+    upto: int | None = typer.Option(None, "--upto", min=0, help="stop after this many moves"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="do not print the move-by-move log"),
 ) -> None:
     """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
-    from .replay import run
+    from ..records.replay import run
 
     try:
         run(record, gif, video, strip, every, fps, upto, log=not quiet)
@@ -605,7 +604,7 @@ def _delegate(module: str, what: str, ctx: typer.Context) -> None:
     args = list(ctx.args)
     try:
         mod = importlib.import_module(module)
-        entry = getattr(mod, "main")
+        entry = mod.main
     except (ImportError, AttributeError) as e:
         why = f"{type(e).__name__}: {e}"
         msg = f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
@@ -623,30 +622,30 @@ def _delegate(module: str, what: str, ctx: typer.Context) -> None:
 def evaluate(ctx: typer.Context) -> None:
     """Evaluate agents against each other (ratings, win rates).
 
-    Arguments go to risk_env.evaluation; see 'risk-env evaluate --help'.
+    Arguments go to risk_env.tools.evaluation; see 'risk-env evaluate --help'.
     """
-    _delegate("risk_env.evaluation", "evaluate agents against each other", ctx)
+    _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx)
 
 
 @app.command(context_settings=_PASS, add_help_option=False)
 def train(ctx: typer.Context) -> None:
-    """Train an agent. Arguments go to risk_env.training; see 'risk-env train --help'."""
-    _delegate("risk_env.training", "train an agent", ctx)
+    """Train an agent. Arguments go to risk_env.train.sb3; see 'risk-env train --help'."""
+    _delegate("risk_env.train.sb3", "train an agent", ctx)
 
 
 @app.command(context_settings=_PASS, add_help_option=False)
 def bench(ctx: typer.Context) -> None:
-    """Measure the speed of the engine and the environment. Arguments go to risk_env.benchmark; see 'risk-env bench --help'."""
-    _delegate("risk_env.benchmark", "measure engine and environment speed", ctx)
+    """Measure the speed of the engine and the environment. Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'."""
+    _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx)
 
 
 @app.command(context_settings=_PASS, add_help_option=False)
 def soak(ctx: typer.Context) -> None:
-    """Play many games checking the rules' invariants every step. Arguments go to risk_env.soak; see 'risk-env soak --help'."""
-    _delegate("risk_env.soak", "soak-test the engine and the environment", ctx)
+    """Play many games checking the rules' invariants every step. Arguments go to risk_env.tools.soak; see 'risk-env soak --help'."""
+    _delegate("risk_env.tools.soak", "soak-test the engine and the environment", ctx)
 
 
-def main(argv: "list[str] | None" = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``risk-env`` console script.
 
     Bad input that surfaces while a command runs (a broken map file, a bad rules

@@ -3,11 +3,11 @@
 Scripted (rule-based) agents decide from the engine's position, not from the
 observation vector. They receive it as a :class:`GameView` in the ``info``
 dict of their :meth:`act <risk_env.agents.base.Agent.act>` call, under the
-key ``"view"``. The evaluation loop (:func:`risk_env.evaluation.play_game`)
+key ``"view"``. The evaluation loop (:func:`risk_env.tools.evaluation.play_game`)
 adds it for every decision; in your own AEC loop add it yourself
 (``env.unwrapped.view(agent)`` is the same as ``GameView.from_env(env, agent)``)::
 
-    from risk_env.view import GameView
+    from risk_env.envs.view import GameView
 
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
@@ -45,17 +45,17 @@ from typing import Any
 
 import numpy as np
 
-from .actions import ActionCodec
-from .cards import set_value
-from .engine import Game
-from .errors import RiskError
-from .moves import Move
-from .state import GameState, Phase
+from ..errors import RiskError
+from ..rules.cards import set_value
+from ..rules.engine import Game
+from ..rules.moves import Move
+from ..rules.state import GameState, Phase
+from .codec import ActionCodec
 
 __all__ = ["GameView"]
 
 
-_CODECS: "weakref.WeakKeyDictionary[Game, ActionCodec]" = weakref.WeakKeyDictionary()
+_CODECS: weakref.WeakKeyDictionary[Game, ActionCodec] = weakref.WeakKeyDictionary()
 
 
 def _codec_for(game: Game) -> ActionCodec:
@@ -75,10 +75,10 @@ class GameView:
     """One seat's read-only view of a live game.
 
     Args:
-        game: the :class:`~risk_env.engine.Game` (map, rules, tables).
-        state: the live :class:`~risk_env.state.GameState` (not copied).
+        game: the :class:`~risk_env.rules.engine.Game` (map, rules, tables).
+        state: the live :class:`~risk_env.rules.state.GameState` (not copied).
         seat: the viewing seat, ``0..num_players-1``.
-        codec: the env's :class:`~risk_env.actions.ActionCodec` (if omitted, one per
+        codec: the env's :class:`~risk_env.envs.codec.ActionCodec` (if omitted, one per
             :class:`Game` is built on first use and cached).
 
     Raises:
@@ -87,7 +87,7 @@ class GameView:
 
     __slots__ = ("game", "_state", "seat", "_codec")
 
-    def __init__(self, game: Game, state: GameState, seat: int, codec: "ActionCodec | None" = None) -> None:
+    def __init__(self, game: Game, state: GameState, seat: int, codec: ActionCodec | None = None) -> None:
         if not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
             raise RiskError(f"seat must be a player seat 0..{game.num_players - 1}, got {seat!r}")
         self.game = game
@@ -96,7 +96,7 @@ class GameView:
         self._codec = codec
 
     @classmethod
-    def from_env(cls, env: Any, agent: str) -> "GameView":
+    def from_env(cls, env: Any, agent: str) -> GameView:
         """The view of ``agent`` (e.g. ``"player_2"``) in a (wrapped or raw) risk_env AEC env.
 
         Raises:
@@ -144,17 +144,17 @@ class GameView:
         """bool ``(T,)``: territories this seat owns."""
         return self._state.owner == self.seat
 
-    def territories_of(self, seat: "int | None" = None) -> np.ndarray:
+    def territories_of(self, seat: int | None = None) -> np.ndarray:
         """int64 ids of the territories ``seat`` (default: this seat) owns, ascending."""
         return np.flatnonzero(self._state.owner == (self.seat if seat is None else seat))
 
-    def owned_continents(self, seat: "int | None" = None) -> list[int]:
+    def owned_continents(self, seat: int | None = None) -> list[int]:
         """Continent ids that ``seat`` (default: this seat) owns entirely."""
         owned = self._state.owner == (self.seat if seat is None else seat)
         return [c for c, idx in enumerate(self.game.continent_idx) if owned[idx].all()]
 
-    def income(self, seat: "int | None" = None) -> int:
-        """Turn-start reinforcements of ``seat`` (default: this seat), cards excluded (RULES.md §4.1)."""
+    def income(self, seat: int | None = None) -> int:
+        """Turn-start reinforcements of ``seat`` (default: this seat), cards excluded (docs/rules.md §4.1)."""
         return self.game.income(self._state, self.seat if seat is None else seat)
 
     # ------------------------------------------------------------------ players and cards
@@ -193,7 +193,7 @@ class GameView:
 
     def next_trade_value(self, comp: int = 3) -> int:
         """Armies the next set traded in the game is worth (composition ``comp`` matters only
-        for ``fixed_by_symbol``; default one of each); 0 without cards (RULES.md §4.1, §6)."""
+        for ``fixed_by_symbol``; default one of each); 0 without cards (docs/rules.md §4.1, §6)."""
         if not self.game.uses_cards:
             return 0
         return set_value(self.game.config.card_trade, self._state.sets_traded, comp)
@@ -233,7 +233,7 @@ class GameView:
 
     @property
     def placing_neutral(self) -> bool:
-        """True when the pending setup placement is the neutral's army (2-player setup, RULES.md §7)."""
+        """True when the pending setup placement is the neutral's army (2-player setup, docs/rules.md §7)."""
         s = self._state
         return s.phase == Phase.SETUP_PLACE and s.setup_step == 2
 

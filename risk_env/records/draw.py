@@ -34,13 +34,14 @@ import os
 import sys
 import textwrap
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from .engine import Game
-from .moves import Move, MoveKind
-from .state import GameState, Phase
+from ..rules.engine import Game
+from ..rules.moves import Move, MoveKind
+from ..rules.state import GameState, Phase
 
 __all__ = ["BoardRenderer", "PLAYER_COLORS", "NEUTRAL_COLOR", "NoDisplayWarning", "draw_board", "save_board_png"]
 
@@ -418,7 +419,7 @@ class _MapLayer:
         return out[:, cols[0] : cols[-1] + 1] if len(cols) else out
 
 
-_LAYERS: "dict[tuple[str, float], _MapLayer]" = {}
+_LAYERS: dict[tuple[str, float], _MapLayer] = {}
 
 
 def _map_layer(m: Any, dpi: float) -> _MapLayer:
@@ -435,7 +436,7 @@ def _map_layer(m: Any, dpi: float) -> _MapLayer:
 
 
 class BoardRenderer:
-    """Draws positions of one :class:`~risk_env.engine.Game` as RGB pictures.
+    """Draws positions of one :class:`~risk_env.rules.engine.Game` as RGB pictures.
 
     Args:
         game: the game (its map supplies positions, borders and continents).
@@ -453,7 +454,7 @@ class BoardRenderer:
         ValueError: ``player_names`` has the wrong length.
     """
 
-    def __init__(self, game: Game, player_names: "Sequence[str] | None" = None, dpi: int = 100) -> None:
+    def __init__(self, game: Game, player_names: Sequence[str] | None = None, dpi: int = 100) -> None:
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure
@@ -478,7 +479,7 @@ class BoardRenderer:
         self._base = np.clip(sea * (1 - L.alpha) + L.premult + 0.5, 0, 255).astype(
             np.uint8
         )  # sea and land, recoloured as owners change
-        self._shown: "list[str | None]" = [None] * m.num_territories
+        self._shown: list[str | None] = [None] * m.num_territories
 
         fig = Figure(figsize=(W / dpi, H / dpi), dpi=dpi, facecolor=_PANEL)
         self.fig = fig
@@ -546,7 +547,7 @@ class BoardRenderer:
             )
         )
         self.arrow_label.set_visible(False)
-        self._ring: "int | None" = None
+        self._ring: int | None = None
 
     def _build_panel(self) -> None:
         from matplotlib.patches import Rectangle
@@ -596,7 +597,7 @@ class BoardRenderer:
     def _seat_color(self, seat: int) -> str:
         return UNCLAIMED_COLOR if seat < 0 else self.colors[seat]
 
-    def _parse_last(self, s: GameState, last_move: str) -> "Move | None":
+    def _parse_last(self, s: GameState, last_move: str) -> Move | None:
         if not last_move:
             return None
         try:
@@ -642,7 +643,7 @@ class BoardRenderer:
         self.arrow_label.set_color(color)
         self.arrow_label.set_visible(bool(label))
 
-    def _highlight(self, s: GameState, move: "Move | None") -> None:
+    def _highlight(self, s: GameState, move: Move | None) -> None:
         for arr in self.arrows:
             arr.set_visible(False)
         self.arrow_label.set_visible(False)
@@ -833,14 +834,14 @@ class BoardRenderer:
             plt.close(fig)
         self._window = None
 
-    def save_png(self, state: GameState, path: "str | os.PathLike[str]", last_move: str = "", recent: Sequence[str] = ()) -> None:
+    def save_png(self, state: GameState, path: str | os.PathLike[str], last_move: str = "", recent: Sequence[str] = ()) -> None:
         """Draw ``state`` and write it as a PNG file."""
         from PIL import Image
 
         Image.fromarray(self.draw(state, last_move, recent)).save(os.fspath(path))
 
 
-def _no_display_reason() -> "str | None":
+def _no_display_reason() -> str | None:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         return "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"
     return None
@@ -853,7 +854,7 @@ def draw_board(game: Game, state: GameState, last_move: str = "", recent: Sequen
 
 
 def save_board_png(
-    game: Game, state: GameState, path: "str | os.PathLike[str]", last_move: str = "", recent: Sequence[str] = ()
+    game: Game, state: GameState, path: str | os.PathLike[str], last_move: str = "", recent: Sequence[str] = ()
 ) -> None:
     """Write a picture of ``state`` to a PNG file."""
     BoardRenderer(game).save_png(state, path, last_move, recent)

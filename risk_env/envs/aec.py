@@ -9,7 +9,7 @@
 
 Agents and turns
     Agents are ``player_0 .. player_{n-1}`` (``n`` = ``num_players``, 2..6).
-    The turn order is a seeded random permutation of them (RULES.md §3);
+    The turn order is a seeded random permutation of them (docs/rules.md §3);
     ``agent_selection`` is whoever decides next: the player on turn, or the
     defender when ``defender_dice="choose"``.
 
@@ -17,13 +17,13 @@ Actions
     One ``Discrete(N)`` per agent, the same in every phase (``N = T + 28``
     with cards, ``T + 15`` without; 70 on the classic map). Compound decisions
     are masked sub-steps: source, then target, then dice or an amount. The
-    id layout is in :mod:`risk_env.actions`; ``env.action_to_string(agent,
+    id layout is in :mod:`risk_env.envs.codec`; ``env.action_to_string(agent,
     action)`` says what an id means now.
 
 Observations
     ``{"observation": Box(0, inf, (D,), float32), "action_mask": Box(0, 1, (N,), int8)}``
     from the agent's own seat (seat-rotated); layout in
-    :mod:`risk_env.observation` and ``env.observation_layout``. The mask is
+    :mod:`risk_env.envs.observation` and ``env.observation_layout``. The mask is
     also in ``infos[agent]["action_mask"]``; it is all zeros for agents not to
     act. ``state()`` is the full position (float32 vector: the observation
     of the player on turn, followed by every seat's hand as card counts per
@@ -44,7 +44,7 @@ Illegal actions
     follows PettingZoo's classic games: ``TerminateIllegalWrapper`` ends the
     game with -1 for the offender, then ``AssertOutOfBoundsWrapper`` and
     ``OrderEnforcingWrapper`` (fused into one layer,
-    :class:`risk_env.wrappers.ClassicWrapper`, with the same behaviour). For strict errors use ``risk_env.raw_env`` (or
+    :class:`risk_env.envs.wrappers.ClassicWrapper`, with the same behaviour). For strict errors use ``risk_env.raw_env`` (or
     ``env(strict=True)``, which keeps the order-enforcing wrapper only).
     A value that is not an id at all (out of range, float, str, bool, ``None``
     for a live agent) raises in every form: ``IllegalActionError`` from
@@ -67,20 +67,22 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import ActionCodec
-from .config import RulesConfig
-from .engine import Game
-from .errors import ConfigError, IllegalActionError, ResetNeededError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError
+from ..records.ansi import render_ansi
+from ..rules.config import RulesConfig
+from ..rules.engine import Game
+from ..rules.moves import Move
+from ..rules.state import GameState, Phase
+from .codec import ActionCodec
 from .observation import ObservationEncoder
-from .render import render_ansi
-from .moves import Move
-from .state import GameState, Phase
 from .wrappers import ClassicWrapper
 
 __all__ = ["raw_env", "env"]
 
 
-def _make_config(num_players: "int | None", preset: "str | None", rules: "RulesConfig | None", overrides: dict[str, Any]) -> RulesConfig:
+def _make_config(
+    num_players: int | None, preset: str | None, rules: RulesConfig | None, overrides: dict[str, Any]
+) -> RulesConfig:
     # num_players=None keeps the player count of rules= or of the preset (4 without either)
     if num_players is not None:
         overrides = {"num_players": num_players, **overrides}
@@ -100,7 +102,7 @@ class raw_env(AECEnv):
         num_players: 2..6; ``None`` (default) keeps the count of ``rules`` or
             of the preset (``duel`` is 2 players), else 4.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
-        preset: a rules preset name (:data:`risk_env.config.PRESETS`).
+        preset: a rules preset name (:data:`risk_env.rules.config.PRESETS`).
         rules: a :class:`RulesConfig` (alternative to ``preset`` and keywords).
         **config: rule switches of :class:`RulesConfig` (``setup="random"``, ``turn_limit=300``...).
 
@@ -112,15 +114,17 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        num_players: "int | None" = None,
-        render_mode: "str | None" = None,
-        preset: "str | None" = None,
-        rules: "RulesConfig | None" = None,
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        preset: str | None = None,
+        rules: RulesConfig | None = None,
         **config: Any,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None")
+            raise ConfigError(
+                f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
+            )
         self.rules = _make_config(num_players, preset, rules, config)
         self.game = Game(self.rules)
         self.codec = ActionCodec(self.game)
@@ -144,10 +148,10 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(0.0, np.inf, (D + hand_size,), np.float32)
         self._zero_mask = np.zeros(N, dtype=np.int8)
         self._zero_mask.setflags(write=False)
-        self.game_state: "GameState | None" = None
+        self.game_state: GameState | None = None
         self._mask = self._zero_mask
-        self._last_move: "Move | None" = None
-        self._info_holder: "str | None" = None
+        self._last_move: Move | None = None
+        self._info_holder: str | None = None
         self._renderer: Any = None
 
     # ------------------------------------------------------------------ spaces
@@ -159,11 +163,11 @@ class raw_env(AECEnv):
 
     @property
     def observation_layout(self) -> dict[str, tuple[slice, tuple[int, ...]]]:
-        """``name -> (slice, shape)`` of the observation vector (see :mod:`risk_env.observation`)."""
+        """``name -> (slice, shape)`` of the observation vector (see :mod:`risk_env.envs.observation`)."""
         return self.encoder.layout
 
     # ------------------------------------------------------------------ core API
-    def reset(self, seed: "int | None" = None, options: "dict | None" = None) -> None:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.game_state = self.game.new_game(seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -295,7 +299,7 @@ class raw_env(AECEnv):
         return self.codec.action_to_string(self.game_state, action)
 
     def view(self, agent: str) -> Any:
-        """A read-only :class:`~risk_env.view.GameView` of the live game from ``agent``'s seat,
+        """A read-only :class:`~risk_env.envs.view.GameView` of the live game from ``agent``'s seat,
         what scripted agents read as ``info["view"]`` (see :mod:`risk_env.agents.base`).
 
         Raises:
@@ -313,7 +317,7 @@ class raw_env(AECEnv):
             raise ResetNeededError("no game in progress: call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game, self.game_state, self.last_move)
-        from . import draw  # matplotlib is imported only when a picture is asked for
+        from ..records import draw  # matplotlib is imported only when a picture is asked for
 
         if self._renderer is None:
             self._renderer = draw.BoardRenderer(self.game)
@@ -331,10 +335,10 @@ class raw_env(AECEnv):
             self._renderer = None
 
 
-def env(num_players: "int | None" = None, render_mode: "str | None" = None, strict: bool = False, **kwargs: Any) -> AECEnv:
+def env(num_players: int | None = None, render_mode: str | None = None, strict: bool = False, **kwargs: Any) -> AECEnv:
     """The wrapped environment, as PettingZoo's classic games wrap theirs.
 
-    The wrapper is :class:`risk_env.wrappers.ClassicWrapper`: the semantics of
+    The wrapper is :class:`risk_env.envs.wrappers.ClassicWrapper`: the semantics of
     ``TerminateIllegalWrapper(illegal_reward=-1)`` → ``AssertOutOfBoundsWrapper``
     → ``OrderEnforcingWrapper`` fused into one layer (a subclass of
     ``OrderEnforcingWrapper``), because three layers of attribute forwarding

@@ -7,7 +7,7 @@
     python scripts/train_rllib.py --address auto --env-runners 64 --iterations 2000   # on a Ray cluster, unchanged code
 
 How it fits together
-    * The PettingZoo AEC env (:func:`risk_env.env`) is wrapped by
+    * The PettingZoo AEC env (:func:`risk_env.envs.aec`) is wrapped by
       :class:`ObservationsKeyWrapper`, which renames the observation's
       ``"observation"`` key to ``"observations"`` (the key RLlib's action-masking
       module convention expects, beside ``"action_mask"``) and gives the mask
@@ -26,7 +26,7 @@ How it fits together
 
 Python::
 
-    from risk_env.rllib import build_config
+    from risk_env.train.rllib import build_config
     algo = build_config(num_players=2, rules={"preset": "fast", "turn_limit": 100}).build_algo()
     print(algo.train()["env_runners"]["episode_return_mean"])
 """
@@ -37,17 +37,27 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from .config import RulesConfig
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..rules.config import RulesConfig
 
-__all__ = ["ObservationsKeyWrapper", "make_rllib_env", "env_creator", "policy_mapping_fn", "build_config", "main", "ENV_NAME", "POLICY_ID"]
+__all__ = [
+    "ObservationsKeyWrapper",
+    "make_rllib_env",
+    "env_creator",
+    "policy_mapping_fn",
+    "build_config",
+    "main",
+    "ENV_NAME",
+    "POLICY_ID",
+]
 
 ENV_NAME = "risk_env_pettingzoo"
 """Name under which :func:`register` registers the env with Ray Tune."""
@@ -85,19 +95,19 @@ class ObservationsKeyWrapper(BaseWrapper):
             self._spaces[agent] = sp
         return sp
 
-    def observe(self, agent: str) -> "dict[str, np.ndarray] | None":
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
         obs = self.env.observe(agent)
         if obs is None:
             return None
         return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
 
 
-def make_rllib_env(num_players: int = 2, rules: "Mapping[str, Any] | None" = None) -> Any:
+def make_rllib_env(num_players: int = 2, rules: Mapping[str, Any] | None = None) -> Any:
     """The AEC env wrapped for RLlib: ``PettingZooEnv(ObservationsKeyWrapper(risk_env.env(...)))``.
 
     Args:
         num_players: 2..6.
-        rules: :class:`~risk_env.config.RulesConfig` switches, optionally with ``"preset"``.
+        rules: :class:`~risk_env.rules.config.RulesConfig` switches, optionally with ``"preset"``.
 
     Raises:
         ConfigError: bad rules; ImportError: ray[rllib] is not installed.
@@ -106,11 +116,15 @@ def make_rllib_env(num_players: int = 2, rules: "Mapping[str, Any] | None" = Non
         from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
     except ImportError:
         raise _rllib_missing() from None
-    from .env import env as make_env
+    from ..envs.aec import env as make_env
 
     d = dict(rules or {})
     preset = d.pop("preset", None)
-    cfg = RulesConfig.from_preset(preset, num_players=num_players, **d) if preset else RulesConfig.from_dict({**d, "num_players": num_players})
+    cfg = (
+        RulesConfig.from_preset(preset, num_players=num_players, **d)
+        if preset
+        else RulesConfig.from_dict({**d, "num_players": num_players})
+    )
     return PettingZooEnv(ObservationsKeyWrapper(make_env(num_players=num_players, rules=cfg)))
 
 
@@ -137,7 +151,7 @@ _CLASSES: dict[str, type] = {}
 
 def _module_class() -> type:
     """``MaskedPPOTorchRLModule``, defined on first use so importing this module needs no ray
-    (``risk_env.rllib.MaskedPPOTorchRLModule`` resolves it by name, so it pickles by reference)."""
+    (``risk_env.train.rllib.MaskedPPOTorchRLModule`` resolves it by name, so it pickles by reference)."""
     if "module" in _CLASSES:
         return _CLASSES["module"]
     try:
@@ -159,7 +173,10 @@ def _module_class() -> type:
         """
 
         def __init__(self, *, observation_space: Any = None, **kwargs: Any) -> None:
-            if not isinstance(observation_space, gymnasium.spaces.Dict) or set(observation_space.spaces) != {"observations", "action_mask"}:
+            if not isinstance(observation_space, gymnasium.spaces.Dict) or set(observation_space.spaces) != {
+                "observations",
+                "action_mask",
+            }:
                 raise ConfigError(
                     "MaskedPPOTorchRLModule needs a Dict observation space with keys 'observations' and 'action_mask' "
                     f"(wrap the env with ObservationsKeyWrapper), got {observation_space}"
@@ -204,7 +221,6 @@ def _module_class() -> type:
 
     _Masked.__name__ = _Masked.__qualname__ = "MaskedPPOTorchRLModule"
     _Masked.__module__ = __name__
-    MaskedPPOTorchRLModule = _Masked
     return _Masked
 
 
@@ -216,7 +232,7 @@ def __getattr__(name: str) -> Any:
 
 def build_config(
     num_players: int = 2,
-    rules: "Mapping[str, Any] | None" = None,
+    rules: Mapping[str, Any] | None = None,
     num_env_runners: int = 0,
     envs_per_runner: int = 1,
     train_batch_size: int = 4000,
@@ -227,7 +243,7 @@ def build_config(
     hidden: Sequence[int] = (128, 128),
     num_learners: int = 0,
     num_gpus_per_learner: float = 0,
-    seed: "int | None" = 0,
+    seed: int | None = 0,
 ) -> Any:
     """A ``PPOConfig`` (new API stack) for multi-agent self-play on the AEC env.
 
@@ -255,7 +271,12 @@ def build_config(
     env_creator(env_config).close()  # fail fast on bad rules, in the driver
     module = RLModuleSpec(
         module_class=_module_class(),
-        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh", "head_fcnet_hiddens": [], "vf_share_layers": False},
+        model_config={
+            "fcnet_hiddens": list(hidden),
+            "fcnet_activation": "tanh",
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": False,
+        },
     )
     config = (
         PPOConfig()
@@ -266,15 +287,23 @@ def build_config(
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner, rollout_fragment_length="auto")
         .learners(num_learners=num_learners, num_gpus_per_learner=num_gpus_per_learner)
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr, gamma=gamma)
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+            gamma=gamma,
+        )
         .debugging(seed=seed)
     )
     return config
 
 
-def main(argv: "Sequence[str] | None" = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``scripts/train_rllib.py``: multi-agent PPO with RLlib, locally or on a Ray cluster."""
-    ap = argparse.ArgumentParser(prog="train_rllib.py", description="Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack).")
+    ap = argparse.ArgumentParser(
+        prog="train_rllib.py", description="Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack)."
+    )
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--preset", default="fast", help="rules preset (default fast)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a RulesConfig switch, e.g. turn_limit=200")
@@ -308,9 +337,17 @@ def main(argv: "Sequence[str] | None" = None) -> int:
             rules[k] = v
     try:
         config = build_config(
-            num_players=args.players, rules=rules, num_env_runners=args.env_runners, envs_per_runner=args.envs_per_runner,
-            train_batch_size=args.batch, minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr,
-            num_learners=args.learners, num_gpus_per_learner=args.gpus_per_learner, seed=args.seed,
+            num_players=args.players,
+            rules=rules,
+            num_env_runners=args.env_runners,
+            envs_per_runner=args.envs_per_runner,
+            train_batch_size=args.batch,
+            minibatch_size=args.minibatch,
+            num_epochs=args.epochs,
+            lr=args.lr,
+            num_learners=args.learners,
+            num_gpus_per_learner=args.gpus_per_learner,
+            seed=args.seed,
         )
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -15,7 +15,7 @@ a 9-territory test board as ``small.json``) with this shape::
 position on the ``canvas``) are optional: missing symbols are assigned in
 territory order, missing positions are laid out on a circle.
 
-Validation (RULES.md §1) rejects, with a :class:`~risk_env.errors.MapError`
+Validation (docs/rules.md §1) rejects, with a :class:`~risk_env.errors.MapError`
 naming the problem: duplicate or empty names, a territory in an unknown
 continent, a continent with no territory, a border naming an unknown
 territory, a self-border, a duplicate border, a graph that is not connected,
@@ -35,14 +35,15 @@ from __future__ import annotations
 import json
 import math
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from .errors import MapError
+from ..errors import MapError
 
 __all__ = ["GameMap", "load_map", "map_from_dict", "builtin_maps", "SYMBOLS"]
 
@@ -145,7 +146,9 @@ class GameMap:
             try:
                 k = int(s[4:].strip())
             except ValueError:
-                raise ValueError(f"bad wild card {text!r}; write 'Wild 1'..'Wild {self.num_cards - self.num_territories}'") from None
+                raise ValueError(
+                    f"bad wild card {text!r}; write 'Wild 1'..'Wild {self.num_cards - self.num_territories}'"
+                ) from None
             card = self.num_territories + k - 1
             if not self.num_territories <= card < self.num_cards:
                 raise ValueError(f"no card {text!r}: this map has {self.num_cards - self.num_territories} wild cards")
@@ -158,7 +161,9 @@ class GameMap:
             "name": self.name,
             "description": self.description,
             "canvas": list(self.canvas),
-            "continents": [{"name": n, "bonus": int(b)} for n, b in zip(self.continent_names, self.continent_bonus)],
+            "continents": [
+                {"name": n, "bonus": int(b)} for n, b in zip(self.continent_names, self.continent_bonus, strict=False)
+            ],
             "territories": [
                 {
                     "name": n,
@@ -240,7 +245,9 @@ def map_from_dict(data: Mapping[str, Any]) -> GameMap:
             raise MapError(f"{where}: territory {tn!r} has card symbol {sym!r}; allowed: infantry, cavalry, artillery")
         pos = t.get("xy")
         if pos is not None and (
-            not isinstance(pos, list) or len(pos) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
+            not isinstance(pos, list)
+            or len(pos) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
         ):
             raise MapError(f"{where}: territory {tn!r} 'xy' must be a list of two numbers")
         names.append(tn)
@@ -317,10 +324,10 @@ def map_from_dict(data: Mapping[str, Any]) -> GameMap:
 
 def builtin_maps() -> list[str]:
     """Names of the maps shipped in the package (``classic``, ``small``)."""
-    return sorted(p.name[:-5] for p in resources.files("risk_env.maps").iterdir() if p.name.endswith(".json"))
+    return sorted(p.name[:-5] for p in resources.files("risk_env.rules.maps").iterdir() if p.name.endswith(".json"))
 
 
-def load_map(name_or_path: "str | Path") -> GameMap:
+def load_map(name_or_path: str | Path) -> GameMap:
     """Load a shipped map by name (``"classic"``) or a map file by path.
 
     Raises:
@@ -337,7 +344,7 @@ def load_map(name_or_path: "str | Path") -> GameMap:
     else:
         if s not in builtin_maps():
             raise MapError(f"unknown map {s!r}; shipped maps: {', '.join(builtin_maps())} (or give a path to a .json file)")
-        text = resources.files("risk_env.maps").joinpath(s + ".json").read_text(encoding="utf-8")
+        text = resources.files("risk_env.rules.maps").joinpath(s + ".json").read_text(encoding="utf-8")
         src = s
     try:
         data = json.loads(text)

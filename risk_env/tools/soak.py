@@ -6,7 +6,7 @@ Command line (``scripts/soak.py`` calls :func:`main`)::
     python scripts/soak.py --games 1 --start 4711 --workers 1      # replay game 4711 alone
 
 Each game ``i`` is fully determined by ``(--seed, i)``: the player count (2..6),
-the rules preset (every one of :data:`risk_env.config.PRESETS`), extra rule
+the rules preset (every one of :data:`risk_env.rules.config.PRESETS`), extra rule
 switches, the map, the turn limit, the agents and every seed are drawn from
 ``numpy.random.default_rng([seed, i])``. A failure is reported with that
 index, its rules, agents and game seed, and the command that replays it alone.
@@ -21,7 +21,7 @@ run in a process pool (``--workers``, default every core) with a tqdm bar.
 
 Checked at every action id (see :class:`StepChecker`):
 
-* after every complete move, ``Game.invariant_violations`` (RULES.md §5: owners, armies >= 1, the 44
+* after every complete move, ``Game.invariant_violations`` (docs/rules.md §5: owners, armies >= 1, the 44
   cards accounted for, eliminated players hold nothing and never act);
 * a sub-step (a selection) changes nothing but the selection: armies,
   owners, armies to place, phase and player are compared before and after;
@@ -39,7 +39,7 @@ Checked at every action id (see :class:`StepChecker`):
 * no turn takes more than ``--max-turn-steps`` action ids and no game more
   than ``turn_limit`` turns;
 * at the end, the rewards collected by each agent are those documented in
-  :mod:`risk_env.env`: +1 for the winner, -1 for each eliminated player, 0 for
+  :mod:`risk_env.envs.aec`: +1 for the winner, -1 for each eliminated player, 0 for
   survivors of a truncated game (``"draw"``) or their rank reward (``"rank"``).
 
 The JSON summary (stdout, and ``--out``) holds ``games``, ``steps`` (action
@@ -64,10 +64,10 @@ from typing import Any
 
 import numpy as np
 
-from .config import PRESETS, RulesConfig
-from .env import raw_env
-from .moves import Move, MoveKind
-from .state import Phase
+from ..envs.aec import raw_env
+from ..rules.config import PRESETS, RulesConfig
+from ..rules.moves import Move, MoveKind
+from ..rules.state import Phase
 
 __all__ = [
     "StepChecker",
@@ -81,8 +81,8 @@ __all__ = [
 ]
 
 try:  # the heuristic baselines (another module of this package; optional here)
-    from .agents import HEURISTICS as _HEURISTICS
-    from .agents import load_agent as _load_agent
+    from ..agents import HEURISTICS as _HEURISTICS
+    from ..agents import load_agent as _load_agent
 except ImportError:  # pragma: no cover - agents not installed
     _HEURISTICS: tuple[str, ...] = ()  # type: ignore[no-redef]
     _load_agent = None  # type: ignore[assignment]
@@ -159,7 +159,7 @@ class SoakFailure(Exception):
 
 
 def expected_rewards(env: raw_env) -> dict[str, float]:
-    """The summed rewards each agent should have collected in a finished game (RULES.md §4.5, :mod:`risk_env.env`).
+    """The summed rewards each agent should have collected in a finished game (docs/rules.md §4.5, :mod:`risk_env.envs.aec`).
 
     +1 for the winner, -1 for each eliminated player; at truncation the
     survivors get 0 (``"draw"``) or their rank reward (``"rank"``: ranked by
@@ -227,8 +227,11 @@ class StepChecker:
             # board, the phase and the player unchanged, the invariants checked after the
             # last complete move still hold
             if (
-                not np.array_equal(self.armies, s.armies) or not np.array_equal(self.owner, s.owner)
-                or s.to_place != self.to_place or s.phase != self.phase or s.player != self.player
+                not np.array_equal(self.armies, s.armies)
+                or not np.array_equal(self.owner, s.owner)
+                or s.to_place != self.to_place
+                or s.phase != self.phase
+                or s.player != self.player
             ):
                 raise SoakFailure(f"the selection {m!r} changed more than the selection")
             return
@@ -296,7 +299,7 @@ def _agent(name: str, seat: int) -> Any:
     key = f"{name}#{seat}"
     if key not in _AGENTS:
         if name == "random" or _load_agent is None:
-            from .agents import RandomAgent
+            from ..agents import RandomAgent
 
             _AGENTS[key] = RandomAgent()
         else:
@@ -315,14 +318,14 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
         ``{"index", "steps", "moves", "turns", "truncated", "winner", "failure"}``:
         ``failure`` is None, or a dict with the error, the step and the spec.
     """
-    from .view import GameView
+    from ..envs.view import GameView
 
     env = _env_for(spec["rules"])
     agents = [_agent(name, seat) for seat, name in enumerate(spec["agents"])]
     seeds = np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))
     steps = 0
     try:
-        for ag, sd in zip(agents, seeds):
+        for ag, sd in zip(agents, seeds, strict=False):
             ag.reset(int(sd))
         env.reset(seed=spec["seed"])
         chk = StepChecker(env)
@@ -371,15 +374,26 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
         if any(abs(returns[a] - want[a]) > 1e-9 for a in want):
             raise SoakFailure(f"rewards {returns} differ from the documented {want}")
         return {
-            "index": spec["index"], "steps": steps, "moves": int(s.steps), "turns": int(s.turn),
-            "truncated": bool(s.truncated), "winner": int(s.winner), "failure": None, **_tally_keys(spec),
+            "index": spec["index"],
+            "steps": steps,
+            "moves": int(s.steps),
+            "turns": int(s.turn),
+            "truncated": bool(s.truncated),
+            "winner": int(s.winner),
+            "failure": None,
+            **_tally_keys(spec),
         }
     except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
         s = env.game_state
         tb = traceback.format_exception(type(e), e, e.__traceback__)
         return {
-            "index": spec["index"], "steps": steps, "moves": int(s.steps) if s is not None else 0,
-            "turns": int(s.turn) if s is not None else 0, "truncated": False, "winner": -1, **_tally_keys(spec),
+            "index": spec["index"],
+            "steps": steps,
+            "moves": int(s.steps) if s is not None else 0,
+            "turns": int(s.turn) if s is not None else 0,
+            "truncated": False,
+            "winner": -1,
+            **_tally_keys(spec),
             "failure": {
                 "error": f"{type(e).__name__}: {e}",
                 "where": "".join(tb[-3:]).strip(),
@@ -425,7 +439,7 @@ def trajectory_digest(rules: dict[str, Any], seed: int, agent_seed: int, max_ste
 
     Used to compare trajectories across processes (spawn, other ``PYTHONHASHSEED``).
     """
-    from .env import env as make_env
+    from ..envs.aec import env as make_env
 
     e = make_env(rules=RulesConfig.from_dict(rules)) if wrapped else raw_env(rules=RulesConfig.from_dict(rules))
     e.reset(seed=seed)
@@ -449,17 +463,24 @@ def continue_digest(env_bytes: bytes, agent_seed: int, max_steps: int = 10**7) -
 
 def _run_chunk(args: tuple[list[dict[str, Any]], bool, int]) -> list[dict[str, Any]]:
     specs, observe_flags, max_turn_steps = args
-    return [play_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags)]
+    return [play_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
 
 
-def _chunks(indices: Sequence[int], settings: dict[str, Any], size: int) -> Iterable[tuple[list[dict[str, Any]], list[bool], int]]:
+def _chunks(
+    indices: Sequence[int], settings: dict[str, Any], size: int
+) -> Iterable[tuple[list[dict[str, Any]], list[bool], int]]:
     share = settings["observe_share"]
     for i in range(0, len(indices), size):
         part = indices[i : i + size]
         specs = [
             game_spec(
-                k, settings["seed"], settings["classic_share"], settings["heuristic_share"],
-                settings["small_turn_limit"], settings["classic_turn_limit"], settings["variant_share"],
+                k,
+                settings["seed"],
+                settings["classic_share"],
+                settings["heuristic_share"],
+                settings["small_turn_limit"],
+                settings["classic_turn_limit"],
+                settings["variant_share"],
             )
             for k in part
         ]
@@ -496,16 +517,25 @@ def run_soak(
     """
     if games < 0 or start < 0:
         raise ValueError(f"games and start must be >= 0, got games={games}, start={start}")
-    for name, v in (("classic_share", classic_share), ("heuristic_share", heuristic_share),
-                    ("variant_share", variant_share), ("observe_share", observe_share)):
+    for name, v in (
+        ("classic_share", classic_share),
+        ("heuristic_share", heuristic_share),
+        ("variant_share", variant_share),
+        ("observe_share", observe_share),
+    ):
         if not 0.0 <= v <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {v}")
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     workers = max(1, int(workers))
     settings = {
-        "seed": seed, "classic_share": classic_share, "heuristic_share": heuristic_share, "small_turn_limit": small_turn_limit,
-        "classic_turn_limit": classic_turn_limit, "variant_share": variant_share, "observe_share": observe_share,
+        "seed": seed,
+        "classic_share": classic_share,
+        "heuristic_share": heuristic_share,
+        "small_turn_limit": small_turn_limit,
+        "classic_turn_limit": classic_turn_limit,
+        "variant_share": variant_share,
+        "observe_share": observe_share,
         "max_turn_steps": max_turn_steps,
     }
     indices = list(range(start, start + games))
@@ -592,7 +622,9 @@ def run_soak(
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (see the module docstring). Returns the exit status (1 on any failure)."""
     ap = argparse.ArgumentParser(
-        prog="soak.py", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="soak.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     ap.add_argument("--start", type=int, default=0, help="index of the first game (default 0)")
@@ -606,17 +638,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--observe-share", type=float, default=0.1, help="share of games whose observations are checked")
     ap.add_argument("--max-turn-steps", type=int, default=5000, help="most action ids in one player turn")
     ap.add_argument("--chunk", type=int, default=8, help="games per worker task")
-    ap.add_argument("--max-seconds", type=float, default=None, help="stop after this much wall time and report the games finished")
+    ap.add_argument(
+        "--max-seconds", type=float, default=None, help="stop after this much wall time and report the games finished"
+    )
     ap.add_argument("--out", default=None, help="write the JSON summary to this file")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     try:
         summary = run_soak(
-            args.games, start=args.start, seed=args.seed, workers=args.workers, classic_share=args.classic_share,
-            heuristic_share=args.heuristic_share, small_turn_limit=args.small_turn_limit,
-            classic_turn_limit=args.classic_turn_limit, variant_share=args.variant_share,
-            observe_share=args.observe_share, max_turn_steps=args.max_turn_steps, progress=not args.no_progress,
-            chunk=args.chunk, max_seconds=args.max_seconds,
+            args.games,
+            start=args.start,
+            seed=args.seed,
+            workers=args.workers,
+            classic_share=args.classic_share,
+            heuristic_share=args.heuristic_share,
+            small_turn_limit=args.small_turn_limit,
+            classic_turn_limit=args.classic_turn_limit,
+            variant_share=args.variant_share,
+            observe_share=args.observe_share,
+            max_turn_steps=args.max_turn_steps,
+            progress=not args.no_progress,
+            chunk=args.chunk,
+            max_seconds=args.max_seconds,
         )
     except ValueError as e:
         print(f"soak.py: error: {e}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Card sets and their values (RULES.md §2, §4.1, §6).
+"""Card sets and their values (docs/rules.md §2, §4.1, §6).
 
 Symbols are ints: 0 infantry, 1 cavalry, 2 artillery, 3 wild. A *set* is
 three of a kind, one of each, or any two plus a wild (two wilds and any card
@@ -13,7 +13,7 @@ listed in :data:`COMPOSITIONS` (``"IIW"`` is two infantry and a wild).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = [
     "COMPOSITIONS",
@@ -27,14 +27,25 @@ __all__ = [
 _LETTER = "ICAW"
 
 COMPOSITION_NAMES: tuple[str, ...] = (
-    "III", "CCC", "AAA", "ICA",
-    "IIW", "CCW", "AAW", "ICW", "IAW", "CAW",
-    "IWW", "CWW", "AWW",
+    "III",
+    "CCC",
+    "AAA",
+    "ICA",
+    "IIW",
+    "CCW",
+    "AAW",
+    "ICW",
+    "IAW",
+    "CAW",
+    "IWW",
+    "CWW",
+    "AWW",
 )
 """The 13 possible sets by symbol (I infantry, C cavalry, A artillery, W wild)."""
 
 COMPOSITIONS: tuple[tuple[int, int, int, int], ...] = tuple(
-    tuple(name.count(ch) for ch in _LETTER) for name in COMPOSITION_NAMES  # type: ignore[misc]
+    tuple(name.count(ch) for ch in _LETTER)
+    for name in COMPOSITION_NAMES  # type: ignore[misc]
 )
 """Each composition as counts ``(infantry, cavalry, artillery, wild)``."""
 
@@ -56,7 +67,7 @@ def composition_of(symbols: Sequence[int]) -> int:
 
 
 def is_set(symbols: Sequence[int]) -> bool:
-    """True if three cards with these symbols form a set (RULES.md §2)."""
+    """True if three cards with these symbols form a set (docs/rules.md §2)."""
     return composition_of(symbols) >= 0
 
 
@@ -74,7 +85,7 @@ def _fixed_value(comp: int) -> int:
     i, c, a, w = COMPOSITIONS[comp]
     best = 0
     # A wild may stand for any symbol: try every completion.
-    for fill in range(3 ** w):
+    for fill in range(3**w):
         cnt = [i, c, a]
         f = fill
         for _ in range(w):

@@ -10,14 +10,14 @@ Command line (``scripts/train.py`` calls :func:`main`)::
 
 Python::
 
-    from risk_env.training import TrainConfig, train
+    from risk_env.train.sb3 import TrainConfig, train
     result = train(TrainConfig.load("configs/train/2p.yaml"))
     result.model_path, result.final_eval["random"].win_rate
 
 What a run does
-    * Builds ``env.n_envs`` copies of :class:`~risk_env.sb3_env.RiskSingleAgentEnv`
+    * Builds ``env.n_envs`` copies of :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv`
       (the learner in a random seat, the other seats played by opponents drawn
-      from an :class:`~risk_env.sb3_env.OpponentPool`), vectorized with
+      from an :class:`~risk_env.envs.single_agent.OpponentPool`), vectorized with
       ``SubprocVecEnv`` (one process per env, ``env.vec_env: subproc``) or
       ``DummyVecEnv`` (all in this process, ``dummy``; always used for one env).
       On a 2-core machine the env step (~0.1 ms) is cheaper than sending it to a
@@ -30,7 +30,7 @@ What a run does
       (a plain MaskablePPO file) and ``<run>/checkpoints/step_<n>.json`` (the
       step count and the self-play pool), keeping the newest ``checkpoint.keep``.
     * Every ``eval.every`` steps evaluates the current policy with
-      :func:`risk_env.evaluation.evaluate` (seats rotated, deterministic
+      :func:`risk_env.tools.evaluation.evaluate` (seats rotated, deterministic
       policy, fixed seeds) against each of ``eval.opponents``, prints the win
       rates with 95 % intervals and logs them to TensorBoard (``eval/win_rate/<opponent>``).
     * At the end saves ``<run>/model.zip`` and evaluates it with
@@ -65,7 +65,7 @@ Configs
     YAML files under ``configs/train/`` (``default.yaml``, ``2p.yaml``,
     ``4p.yaml``, ``long.yaml``); :class:`TrainConfig` documents every key.
     Unknown keys and bad values are errors that name the key. ``rules`` holds
-    :class:`~risk_env.config.RulesConfig` switches and an optional ``preset``.
+    :class:`~risk_env.rules.config.RulesConfig` switches and an optional ``preset``.
 """
 
 from __future__ import annotations
@@ -76,18 +76,29 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, Mapping, Optional, Sequence
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .config import RulesConfig
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..rules.config import RulesConfig
 
-__all__ = ["TrainConfig", "TrainResult", "train", "main", "load_config", "evaluate_command", "evaluate_model", "build_vec_env", "CONFIG_DIR"]
+__all__ = [
+    "TrainConfig",
+    "TrainResult",
+    "train",
+    "main",
+    "load_config",
+    "evaluate_command",
+    "evaluate_model",
+    "build_vec_env",
+    "CONFIG_DIR",
+]
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "train"
 """Where the shipped YAML configs live in a source checkout."""
@@ -113,14 +124,14 @@ def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
 
 
 class EnvSection(_Section):
-    """The training envs (see :class:`~risk_env.sb3_env.RiskSingleAgentEnv`)."""
+    """The training envs (see :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv`)."""
 
     n_envs: int = Field(16, ge=1, description="parallel environments")
     vec_env: Literal["auto", "dummy", "subproc"] = Field(
         "dummy", description="'subproc': one process per env; 'dummy': all in this process; 'auto': subproc if n_envs > 1"
     )
     shaping: float = Field(1.0, ge=0.0, description="territory-difference shaping coefficient (0 = off)")
-    max_turn_steps: Optional[int] = Field(None, ge=1, description="learner decisions per turn before a stalled loss (null: no cap)")
+    max_turn_steps: int | None = Field(None, ge=1, description="learner decisions per turn before a stalled loss (null: no cap)")
     invalid_action: Literal["random", "penalty", "raise"] = "random"
 
 
@@ -157,38 +168,43 @@ class OpponentsSection(_Section):
     """Who plays the other seats."""
 
     baselines: list[str] = Field(default_factory=lambda: ["random"], min_length=1, description="agent specs (load_agent)")
-    weights: Optional[list[float]] = None
+    weights: list[float] | None = None
     self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
 
     @model_validator(mode="after")
-    def _weights(self) -> "OpponentsSection":
-        if self.weights is not None and (len(self.weights) != len(self.baselines) or min(self.weights) < 0 or sum(self.weights) <= 0):
+    def _weights(self) -> OpponentsSection:
+        if self.weights is not None and (
+            len(self.weights) != len(self.baselines) or min(self.weights) < 0 or sum(self.weights) <= 0
+        ):
             raise ValueError(f"weights must be {len(self.baselines)} non-negative numbers (one per baseline), not all zero")
         return self
 
 
 class EvalSection(_Section):
-    """Periodic and final evaluation with :func:`risk_env.evaluation.evaluate`."""
+    """Periodic and final evaluation with :func:`risk_env.tools.evaluation.evaluate`."""
 
     every: int = Field(300_000, ge=0, description="steps between evaluations (0: only the final one)")
     games: int = Field(20, ge=1, description="games per opponent in a periodic evaluation")
     final_games: int = Field(200, ge=0, description="games per opponent in the final evaluation (0: none)")
-    opponents: list[str] = Field(default_factory=lambda: ["random", "balanced"], description="agent specs; each fills every other seat")
-    rules: Optional[dict[str, Any]] = Field(
-        default_factory=lambda: {"preset": "fast", "num_players": 2}, description="rules of evaluation games (null: the training rules)"
+    opponents: list[str] = Field(
+        default_factory=lambda: ["random", "balanced"], description="agent specs; each fills every other seat"
     )
-    workers: Optional[int] = Field(None, ge=1, description="evaluation processes (default: every core)")
+    rules: dict[str, Any] | None = Field(
+        default_factory=lambda: {"preset": "fast", "num_players": 2},
+        description="rules of evaluation games (null: the training rules)",
+    )
+    workers: int | None = Field(None, ge=1, description="evaluation processes (default: every core)")
     seed: int = Field(12345, ge=0)
 
     @field_validator("rules")
     @classmethod
-    def _rules(cls, v: "dict[str, Any] | None") -> "dict[str, Any] | None":
+    def _rules(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         return None if v is None else _check_rules(v)
 
 
 class CheckpointSection(_Section):
     every: int = Field(100_000, ge=1, description="steps between checkpoints")
-    keep: Optional[int] = Field(3, ge=1, description="newest checkpoints kept (null: all)")
+    keep: int | None = Field(3, ge=1, description="newest checkpoints kept (null: all)")
 
 
 class TrainConfig(_Section):
@@ -204,9 +220,9 @@ class TrainConfig(_Section):
     name: str = "default"
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(800_000, ge=1)
-    max_minutes: Optional[float] = Field(11.0, gt=0)
-    torch_threads: Optional[int] = Field(None, ge=1, description="torch threads in the trainer (default 1)")
-    out_dir: Optional[str] = None
+    max_minutes: float | None = Field(11.0, gt=0)
+    torch_threads: int | None = Field(None, ge=1, description="torch threads in the trainer (default 1)")
+    out_dir: str | None = None
     rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2, "turn_limit": 60})
     env: EnvSection = Field(default_factory=lambda: EnvSection.model_validate({}))
     ppo: PPOSection = Field(default_factory=lambda: PPOSection.model_validate({}))
@@ -240,7 +256,7 @@ class TrainConfig(_Section):
         return Path(self.out_dir) if self.out_dir else Path("runs") / self.name
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "config") -> "TrainConfig":
+    def from_dict(cls, data: Mapping[str, Any], source: str = "config") -> TrainConfig:
         """Validate a dict (e.g. parsed YAML).
 
         Raises:
@@ -261,7 +277,7 @@ class TrainConfig(_Section):
             raise ConfigError(f"{source}: invalid training config:\n" + "\n".join(lines)) from None
 
     @classmethod
-    def load(cls, path: "str | os.PathLike[str]", overrides: Sequence[str] = ()) -> "TrainConfig":
+    def load(cls, path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> TrainConfig:
         """Read a YAML file (a path, or a shipped config name such as ``"2p"``) and apply
         ``key.sub=value`` overrides (values parsed as YAML).
 
@@ -290,7 +306,7 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
     return list(model.model_fields)
 
 
-def _find_config(path: "str | os.PathLike[str]") -> Path:
+def _find_config(path: str | os.PathLike[str]) -> Path:
     p = Path(path)
     if p.exists():
         return p
@@ -319,7 +335,11 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
                 value = float(value) if re.fullmatch(r"[-+]?\d+(\.\d*)?[eE][-+]?\d+", value) else value
             except ValueError:
                 pass
-        if isinstance(value, float) and value.is_integer() and key.split(".")[-1] in ("total_timesteps", "every", "snapshot_every"):
+        if (
+            isinstance(value, float)
+            and value.is_integer()
+            and key.split(".")[-1] in ("total_timesteps", "every", "snapshot_every")
+        ):
             value = int(value)
         node = out
         parts = key.split(".")
@@ -331,7 +351,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
     return out
 
 
-def load_config(path: "str | os.PathLike[str] | None" = None, overrides: Sequence[str] = ()) -> TrainConfig:
+def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
     """:meth:`TrainConfig.load`, or the built-in defaults (= ``configs/train/default.yaml``) when ``path`` is None."""
     if path is None:
         return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
@@ -339,13 +359,15 @@ def load_config(path: "str | os.PathLike[str] | None" = None, overrides: Sequenc
 
 
 # ---------------------------------------------------------------------------- envs
-def _make_env(rules: dict[str, Any], env_kwargs: dict[str, Any], pool_kwargs: dict[str, Any], snapshots: list[str], torch_threads: int) -> Any:
+def _make_env(
+    rules: dict[str, Any], env_kwargs: dict[str, Any], pool_kwargs: dict[str, Any], snapshots: list[str], torch_threads: int
+) -> Any:
     """One monitored training env (module level so SubprocVecEnv can pickle it)."""
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(torch_threads)
     from stable_baselines3.common.monitor import Monitor
 
-    from .sb3_env import OpponentPool, RiskSingleAgentEnv
+    from ..envs.single_agent import OpponentPool, RiskSingleAgentEnv
 
     pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
     cfg = _rules_from(rules)
@@ -403,27 +425,34 @@ class EvalSummary:
 
 
 def evaluate_model(
-    model_path: "str | os.PathLike[str]",
+    model_path: str | os.PathLike[str],
     opponents: Sequence[str],
     games: int,
     rules: RulesConfig,
     seed: int,
-    workers: "int | None" = None,
-    out_dir: "Path | None" = None,
+    workers: int | None = None,
+    out_dir: Path | None = None,
 ) -> dict[str, EvalSummary]:
     """Evaluate a saved policy against each opponent (filling every other seat) with
-    :func:`risk_env.evaluation.evaluate`. Returns opponent spec -> :class:`EvalSummary`."""
-    from .evaluation import evaluate
+    :func:`risk_env.tools.evaluation.evaluate`. Returns opponent spec -> :class:`EvalSummary`."""
+    from ..tools.evaluation import evaluate
 
     n = rules.num_players
     out: dict[str, EvalSummary] = {}
     for opp in opponents:
         res = evaluate(
-            [str(model_path)] + [opp] * (n - 1), num_games=games, rules=rules, seed=seed, workers=workers, progress=False,
+            [str(model_path)] + [opp] * (n - 1),
+            num_games=games,
+            rules=rules,
+            seed=seed,
+            workers=workers,
+            progress=False,
             out_dir=(out_dir / _safe(opp)) if out_dir is not None else None,
         )
         st = res.stats[res.entrants[0]]
-        out[opp] = EvalSummary(opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds)
+        out[opp] = EvalSummary(
+            opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds
+        )
     return out
 
 
@@ -438,7 +467,7 @@ def _callback_class() -> type:
     class RunCallback(BaseCallback):
         """Checkpoints, self-play snapshots, periodic evaluation, and the wall-clock budget."""
 
-        def __init__(self, run: "_Run") -> None:
+        def __init__(self, run: _Run) -> None:
             super().__init__(verbose=0)
             self.run = run
 
@@ -458,7 +487,9 @@ def _callback_class() -> type:
                 r.periodic_eval(self.model, t)
             if r.deadline is not None and time.monotonic() > r.deadline:
                 r.stopped_early = True
-                r.log(f"max_minutes={cfg.max_minutes} reached at step {t}: stopping (this run is no longer reproducible step for step)")
+                r.log(
+                    f"max_minutes={cfg.max_minutes} reached at step {t}: stopping (this run is no longer reproducible step for step)"
+                )
                 return False
             return True
 
@@ -487,7 +518,7 @@ class _Run:
         self.next_snapshot = cfg.opponents.self_play.snapshot_every
         self.next_checkpoint = cfg.checkpoint.every
         self.next_eval = cfg.eval.every
-        self.deadline: "float | None" = None
+        self.deadline: float | None = None
         self.stopped_early = False
         self.log_file = run_dir / "train.log"
 
@@ -538,7 +569,7 @@ class _Run:
         path = self.dir / "eval_model.zip"
         model.save(path)
         ev = self.cfg.eval
-        from .sb3_env import preserve_global_rng
+        from ..envs.single_agent import preserve_global_rng
 
         try:
             with preserve_global_rng():  # loading the model for the evaluation re-seeds the global generators
@@ -564,11 +595,15 @@ def _latest_checkpoint(path: Path) -> Path:
         found = sorted(d.glob("step_*.zip")) if d.is_dir() else []
         if found:
             return found[-1]
-    raise ConfigError(f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip file or a run directory with checkpoints/)")
+    raise ConfigError(
+        f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip file or a run directory with checkpoints/)"
+    )
 
 
 # ---------------------------------------------------------------------------- train
-def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, progress: bool = True, quiet: bool = False) -> TrainResult:
+def train(
+    cfg: TrainConfig, resume: str | os.PathLike[str] | None = None, progress: bool = True, quiet: bool = False
+) -> TrainResult:
     """Run the training described by ``cfg`` (see the module docstring).
 
     Args:
@@ -591,7 +626,7 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
         raise ImportError(f"training needs the 'train' extra: pip install 'risk_env[train]' ({e})") from None
 
     run_dir = cfg.run_dir
-    ckpt: "Path | None" = None
+    ckpt: Path | None = None
     meta: dict[str, Any] = {}
     if resume is not None:
         ckpt = _latest_checkpoint(Path(resume))
@@ -623,8 +658,21 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
     if ckpt is not None:
         # the config's PPO settings apply from here on (a warm start may change them); the
         # network is the checkpoint's
-        hyper = {k: getattr(p, k) for k in ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
-                                             "clip_range", "ent_coef", "vf_coef", "max_grad_norm")}
+        hyper = {
+            k: getattr(p, k)
+            for k in (
+                "learning_rate",
+                "n_steps",
+                "batch_size",
+                "n_epochs",
+                "gamma",
+                "gae_lambda",
+                "clip_range",
+                "ent_coef",
+                "vf_coef",
+                "max_grad_norm",
+            )
+        }
         model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
         run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
         arch = model.policy_kwargs.get("net_arch")
@@ -633,17 +681,33 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
     else:
         act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
-            gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm, policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
-            tensorboard_log=str(run_dir / "tb"), seed=cfg.seed, device=p.device, verbose=0,
+            "MlpPolicy",
+            venv,
+            learning_rate=p.learning_rate,
+            n_steps=p.n_steps,
+            batch_size=p.batch_size,
+            n_epochs=p.n_epochs,
+            gamma=p.gamma,
+            gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range,
+            ent_coef=p.ent_coef,
+            vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm,
+            policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
+            tensorboard_log=str(run_dir / "tb"),
+            seed=cfg.seed,
+            device=p.device,
+            verbose=0,
         )
     remaining = cfg.total_timesteps - model.num_timesteps
     callback = _callback_class()(run)
     if remaining > 0:
         model.learn(
-            total_timesteps=remaining, callback=callback, progress_bar=progress and not quiet,
-            reset_num_timesteps=ckpt is None, tb_log_name="ppo",
+            total_timesteps=remaining,
+            callback=callback,
+            progress_bar=progress and not quiet,
+            reset_num_timesteps=ckpt is None,
+            tb_log_name="ppo",
         )
     else:
         run.log(f"nothing to do: the checkpoint is at step {model.num_timesteps} >= total_timesteps {cfg.total_timesteps}")
@@ -665,9 +729,14 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
         run.log(f"final evaluation took {time.monotonic() - t0:.0f} s")
     result.seconds = time.monotonic() - t_start
     summary = {
-        "name": cfg.name, "model": str(model_path), "timesteps": result.timesteps, "learn_seconds": round(learn_s, 1),
-        "total_seconds": round(result.seconds, 1), "stopped_early": result.stopped_early,
-        "eval_rules": cfg.eval_rules_config.to_dict(), "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
+        "name": cfg.name,
+        "model": str(model_path),
+        "timesteps": result.timesteps,
+        "learn_seconds": round(learn_s, 1),
+        "total_seconds": round(result.seconds, 1),
+        "stopped_early": result.stopped_early,
+        "eval_rules": cfg.eval_rules_config.to_dict(),
+        "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
     }
     (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
     run.log(f"done in {result.seconds / 60:.1f} min (wall time, training + final evaluation)")
@@ -675,14 +744,28 @@ def train(cfg: TrainConfig, resume: "str | os.PathLike[str] | None" = None, prog
 
 
 # ---------------------------------------------------------------------------- CLI
-def main(argv: "Sequence[str] | None" = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``scripts/train.py``: train MaskablePPO from a YAML config (``--help`` for the options)."""
     ap = argparse.ArgumentParser(
         description="Train a MaskablePPO agent for risk_env (configs: configs/train/*.yaml; see docs/training.md).",
     )
-    ap.add_argument("--config", "-c", default=None, help="YAML config path or shipped name (default, 2p, 4p, long); default: built-in defaults")
-    ap.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE", help="override a key, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
-    ap.add_argument("--resume", default=None, metavar="PATH", help="continue from a checkpoint .zip or a run directory's newest checkpoint")
+    ap.add_argument(
+        "--config",
+        "-c",
+        default=None,
+        help="YAML config path or shipped name (default, 2p, 4p, long); default: built-in defaults",
+    )
+    ap.add_argument(
+        "--set",
+        "-s",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a key, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
+    )
+    ap.add_argument(
+        "--resume", default=None, metavar="PATH", help="continue from a checkpoint .zip or a run directory's newest checkpoint"
+    )
     ap.add_argument("--out", default=None, help="run directory (default runs/<name>)")
     ap.add_argument("--seed", type=int, default=None, help="override the config's seed")
     ap.add_argument("--timesteps", type=float, default=None, help="override total_timesteps")
@@ -718,7 +801,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     return 0
 
 
-def evaluate_command(cfg: TrainConfig, model_path: "str | os.PathLike[str]", opponent: str = "random", games: int = 200) -> str:
+def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200) -> str:
     """The ``scripts/evaluate.py`` command that evaluates ``model_path`` under ``cfg``'s evaluation rules."""
     rules = dict(cfg.eval.rules) if cfg.eval.rules is not None else dict(cfg.rules)
     n = int(rules.pop("num_players", 2))

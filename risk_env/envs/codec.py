@@ -1,6 +1,6 @@
 """The action codec: one fixed ``Discrete(N)`` action space for every phase,
 exact action masks, and the sub-step protocol that turns action ids into
-complete :class:`~risk_env.moves.Move` values.
+complete :class:`~risk_env.rules.moves.Move` values.
 
 Action layout (``T`` territories, ``K = 10`` amount levels):
 
@@ -47,11 +47,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import COMPOSITION_NAMES, COMPOSITIONS
-from .engine import Game
-from .errors import IllegalActionError, IllegalMoveError
-from .moves import Move
-from .state import GameState, Phase
+from ..errors import IllegalActionError, IllegalMoveError
+from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS
+from ..rules.engine import Game
+from ..rules.moves import Move
+from ..rules.state import GameState, Phase
 
 __all__ = ["ActionCodec", "AMOUNT_LEVELS"]
 
@@ -70,7 +70,7 @@ def amount_of(level: int, lo: int, hi: int, levels: int = AMOUNT_LEVELS) -> int:
 
 
 class ActionCodec:
-    """Maps action ids to moves for one :class:`~risk_env.engine.Game`.
+    """Maps action ids to moves for one :class:`~risk_env.rules.engine.Game`.
 
     Attributes:
         n: the action space size ``N``.
@@ -161,7 +161,7 @@ class ActionCodec:
         a, b = s.att_src, s.att_dst
         return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player
 
-    def _span(self, s: GameState) -> "tuple[int, int] | None":
+    def _span(self, s: GameState) -> tuple[int, int] | None:
         ph = s.phase
         if ph == Phase.REINFORCE and s.sel_src >= 0:
             return 1, s.to_place
@@ -181,7 +181,7 @@ class ActionCodec:
         need = COMPOSITIONS[comp]
         return sorted(c for c in s.hands[p] if c < T and s.owner[c] == p and need[sym[c]] > 0)
 
-    def pick_cards(self, s: GameState, comp: int, bonus: int = -1) -> "tuple[int, ...] | None":
+    def pick_cards(self, s: GameState, comp: int, bonus: int = -1) -> tuple[int, ...] | None:
         """The cards the codec trades for composition ``comp``, or None if the hand lacks it.
 
         The card of the +2 bonus territory ``bonus`` goes in first (by default
@@ -294,9 +294,11 @@ class ActionCodec:
         shown = ", ".join(f"{int(i)} ({self.action_to_string(s, int(i))})" for i in legal[:12])
         more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
         ph = Phase(s.phase).name.lower()
-        return IllegalActionError(f"action {action} ({self.action_to_string(s, action)}) is illegal in phase {ph}: {why}. Legal ids: {shown}{more}")
+        return IllegalActionError(
+            f"action {action} ({self.action_to_string(s, action)}) is illegal in phase {ph}: {why}. Legal ids: {shown}{more}"
+        )
 
-    def decode(self, s: GameState, action: int) -> "Move | tuple[str, int]":
+    def decode(self, s: GameState, action: int) -> Move | tuple[str, int]:
         """Interpret ``action`` in ``s`` without changing it: a complete :class:`Move`, or a
         pending selection ``("src" | "dst" | "trade", value)``.
 
@@ -376,7 +378,9 @@ class ActionCodec:
             if s.sel_src < 0:
                 if is_terr:
                     if s.owner[a] != s.player or s.armies[a] < 2 or not g.fortify_reach(s, a).any():
-                        raise self._reject(s, a, f"{g.map.name_of(a)} cannot fortify (needs 2+ armies and a reachable own territory)")
+                        raise self._reject(
+                            s, a, f"{g.map.name_of(a)} cannot fortify (needs 2+ armies and a reachable own territory)"
+                        )
                     return ("src", a)
             elif s.sel_dst < 0:
                 if is_terr:
@@ -396,7 +400,7 @@ class ActionCodec:
             raise self._reject(s, a, f"amount level {level} repeats a lower level's count in {lo}..{hi}")
         return make(amount_of(level, lo, hi, self.K))
 
-    def step(self, s: GameState, action: int) -> "Move | None":
+    def step(self, s: GameState, action: int) -> Move | None:
         """Apply ``action`` to ``s`` in place; return the completed :class:`Move`, or None for a sub-step.
 
         Raises:

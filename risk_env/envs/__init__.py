@@ -1,0 +1,10 @@
+"""Reinforcement-learning front ends over the rules engine.
+
+:mod:`~risk_env.envs.aec` is the PettingZoo AEC environment, built on the action
+codec (:mod:`~risk_env.envs.codec`: action ids, masks, sub-steps) and the
+observation encoder (:mod:`~risk_env.envs.observation`);
+:mod:`~risk_env.envs.wrappers` holds the classic-game wrapper,
+:mod:`~risk_env.envs.view` the read-only view scripted agents read, and
+:mod:`~risk_env.envs.single_agent` the Gymnasium single-agent env with embedded
+opponents.
+"""

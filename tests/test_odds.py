@@ -1,4 +1,4 @@
-"""Tests for risk_env.rules.odds against the figures of rules source 000 (docs/rules.md §9)."""
+"""Tests for risk_env.rules.odds against the published figures of docs/rules.md §9."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from risk_env.rules.odds import (
     win_probability,
 )
 
-# Source 000, "Probabilities of attacker winning a whole battle": one row per
+# docs/rules.md §9, "Whole battles": one row per
 # number of defending armies (1..10), one column per number of attacking
 # armies (1..10, not counting the army left behind), in percent.
 SOURCE_WIN_TABLE = {
@@ -37,8 +37,8 @@ SOURCE_WIN_TABLE = {
     10: "<1 <1 2 6 12 19 29 38 48 57",
 }
 
-# Source 000, "Average number of countries that can be defeated", attackers 1..20,
-# and "Number of countries that can be defeated with 90% confidence".
+# docs/rules.md §9, "Chains of conquests" (expected number taken), attackers 1..20,
+# and the rows taken with 90% probability.
 SOURCE_AVERAGE = {
     1: "0.42 1.0 1.7 2.3 3.0 3.6 4.3 5.0 5.6 6.3 6.9 7.6 8.3 8.9 9.6 10.2 10.9 11.5 12.2 12.9",
     2: "0.11 0.39 0.82 1.2 1.6 2.0 2.4 2.8 3.2 3.6 3.9 4.3 4.7 5.1 5.5 5.9 6.3 6.7 7.1 7.5",

@@ -1,6 +1,6 @@
 """Boards as data: loading, validation and precomputed per-map tables.
 
-A map is a JSON file (the classic board ships as ``risk_env/maps/classic.json``,
+A map is a JSON file (the classic board ships as ``risk_env/rules/maps/classic.json``,
 a 9-territory test board as ``small.json``) with this shape::
 
     {"name": "classic",

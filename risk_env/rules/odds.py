@@ -21,8 +21,8 @@ Two arithmetic modes are offered everywhere a probability is returned:
 Nothing here samples dice: results are deterministic.  Nothing is cached at
 module level either; reuse an :class:`OddsTable` when many queries are made.
 
-Conventions (checked against the "Dice probabilities" section of the rules
-source 000, docs/rules.md §9, whose figures the tests reproduce):
+Conventions (checked against the published tables of docs/rules.md §9,
+whose figures the tests reproduce):
 
 * *Whole battle* ("probabilities of attacker winning a whole battle"): the
   attacker count excludes the army left behind, e.g. a territory holding 10

@@ -224,7 +224,7 @@ class RulesChecker:
             "conquered": s.conquered,
             "alive": s.alive[:],
             "bonus_used": s.bonus_used,
-            "actor": self.game.to_act(s),
+            "actor": self.game.current_player(s),
             "att": (s.att_src, s.att_dst, s.att_dice),
         }
 
@@ -252,7 +252,7 @@ class RulesChecker:
                 assert s.alive[p] == (p in holders)
             if not s.alive[p]:
                 assert s.hands[p] == []
-        actor = g.to_act(s)
+        actor = g.current_player(s)
         if s.phase == Phase.GAME_OVER:
             assert actor == -1
             if s.truncated:

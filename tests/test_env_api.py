@@ -110,7 +110,7 @@ def _check_masks(e, agent, obs, info):
     s = u.game_state
     N = u.codec.n
     seat = u.agent_name_mapping[agent]
-    assert u.game.to_act(s) == seat
+    assert u.game.current_player(s) == seat
     mask = u.codec.mask(s)
     assert np.array_equal(obs["action_mask"], mask) and np.array_equal(info["action_mask"], mask)
     assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].shape == (N,)

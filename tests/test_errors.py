@@ -28,6 +28,7 @@ from risk_env.errors import (
     ConfigError,
     IllegalActionError,
     IllegalMoveError,
+    InvalidMoveError,
     MapError,
     ResetNeededError,
     RiskError,
@@ -371,14 +372,14 @@ MALFORMED = [
 @pytest.mark.parametrize("text,fragment", MALFORMED)
 def test_malformed_move_text(classic3, text, fragment):
     s = classic3.new_game(12)
-    msg = raises_unchanged(s, IllegalMoveError, lambda: classic3.parse_move(s, text), f"cannot read move {text!r}", fragment)
+    msg = raises_unchanged(s, InvalidMoveError, lambda: classic3.parse_move(s, text), f"cannot read move {text!r}", fragment)
     assert msg
 
 
 @pytest.mark.parametrize("text", [None, 3, b"claim Alaska", ["claim", "Alaska"]])
 def test_move_text_must_be_a_str(classic3, text):
     s = classic3.new_game(13)
-    raises_unchanged(s, IllegalMoveError, lambda: classic3.parse_move(s, text), "a move text must be a str")
+    raises_unchanged(s, InvalidMoveError, lambda: classic3.parse_move(s, text), "a move text must be a str")
 
 
 # ---------------------------------------------------------------- rules options, presets, numbers

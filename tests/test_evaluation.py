@@ -236,7 +236,7 @@ class _OneSeatEnv:
 
             def _others(self) -> None:
                 s = self.s
-                while s.phase != Phase.GAME_OVER and self.game.to_act(s) != 0:
+                while s.phase != Phase.GAME_OVER and self.game.current_player(s) != 0:
                     self.codec.step(s, int(self.rng.choice(np.flatnonzero(self.codec.mask(s)))))
 
             def reset(self, seed=None, options=None):  # type: ignore[no-untyped-def]

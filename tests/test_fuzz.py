@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, MoveKind, Phase, RulesConfig
-from risk_env.errors import IllegalActionError, IllegalMoveError, StateError
+from risk_env.errors import IllegalActionError, IllegalMoveError, InvalidMoveError, StateError
 
 SCALE = int(os.environ.get("RISK_FUZZ", "1"))  # RISK_FUZZ=20 for a deeper local run
 
@@ -106,7 +106,7 @@ def test_random_games_keep_every_property(rules, seed, choices):
             env.step(None)
             continue
         s = env.game_state
-        assert env.possible_agents[game.to_act(s)] == agent
+        assert env.possible_agents[game.current_player(s)] == agent
         mask = codec.mask(s)
         assert np.array_equal(obs["action_mask"], mask) and np.array_equal(info["action_mask"], mask)
         legal = np.flatnonzero(mask)
@@ -211,7 +211,7 @@ def test_move_text_never_crashes(text):
     game = _classic()
     try:
         m = game.parse_move(None, text)
-    except IllegalMoveError as e:
+    except InvalidMoveError as e:
         assert "cannot read move" in str(e)
     else:
         assert isinstance(m, Move)
@@ -272,5 +272,5 @@ def test_corrupted_state_dicts_raise_state_error_or_load_consistently(data):
     if s.phase != Phase.GAME_OVER:
         mask = codec.mask(s)
         game.legal_moves(s)
-        assert game.to_act(s) >= 0
+        assert game.current_player(s) >= 0
         assert mask.dtype == np.int8

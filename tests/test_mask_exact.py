@@ -283,7 +283,7 @@ def test_game_over_masks_are_empty(positions):
     over = [(g, c, s) for g, c, s in pos if s.phase == Phase.GAME_OVER]
     assert over
     for g, codec, s in over:
-        assert not codec.mask(s).any() and g.legal_moves(s) == [] and g.to_act(s) == -1
+        assert not codec.mask(s).any() and g.legal_moves(s) == [] and g.current_player(s) == -1
 
 
 def test_move_text_round_trip(positions):

@@ -68,7 +68,7 @@ def test_masks_match_the_codec_and_the_learner_always_decides():
         done = False
         while not done:
             s = env.state
-            assert env.game.to_act(s) == env.seat
+            assert env.game.current_player(s) == env.seat
             m = env.codec.mask(s)
             np.testing.assert_array_equal(env.action_masks(), m.astype(bool))
             np.testing.assert_array_equal(info["action_mask"], m)

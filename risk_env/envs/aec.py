@@ -183,7 +183,7 @@ class raw_env(AECEnv):
 
     def _select(self) -> None:
         s = self.game_state
-        seat = self.game.to_act(s)
+        seat = self.game.current_player(s)
         prev = self._info_holder
         if prev is not None and prev in self.infos:
             self.infos[prev] = {"action_mask": self._zero_mask}
@@ -209,14 +209,14 @@ class raw_env(AECEnv):
         self._require_game("observe")
         s = self.game_state
         seat = self.agent_name_mapping[agent]
-        mask = self._mask if (agent == self.agent_selection and self.game.to_act(s) == seat) else self._zero_mask
+        mask = self._mask if (agent == self.agent_selection and self.game.current_player(s) == seat) else self._zero_mask
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
         self._require_game("state")
         s = self.game_state
-        seat = max(self.game.to_act(s), 0) if s.phase != Phase.GAME_OVER else s.player
+        seat = max(self.game.current_player(s), 0) if s.phase != Phase.GAME_OVER else s.player
         hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
         sym = self.game.card_symbol
         for p, hand in enumerate(s.hands):
@@ -274,24 +274,16 @@ class raw_env(AECEnv):
         return self.game.move_to_text(m) if m is not None else ""
 
     def _finish(self, s: GameState) -> None:
-        live = [a for a in self.agents if not self.terminations[a]]
-        if s.winner >= 0:
-            for a in live:
+        """End the game for every agent still in it, with the engine's returns (:meth:`Game.outcome`)."""
+        out = self.game.outcome(s)
+        for a in self.agents:
+            if self.terminations[a]:
+                continue  # eliminated earlier: its -1 was given then
+            if out.terminated:
                 self.terminations[a] = True
-            self.rewards[self.possible_agents[s.winner]] = 1.0
-            return
-        for a in live:
-            self.truncations[a] = True
-        if self.rules.truncation_reward == "rank" and len(live) > 1:
-            seats = [self.agent_name_mapping[a] for a in live]
-            key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in seats}
-            ranked = sorted(seats, key=lambda p: key[p], reverse=True)
-            k = len(ranked)
-            for p in seats:
-                # ties share the mean of the positions they span
-                pos = [i for i, q in enumerate(ranked) if key[q] == key[p]]
-                r = sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
-                self.rewards[self.possible_agents[p]] = r
+            else:
+                self.truncations[a] = True
+            self.rewards[a] = out.returns[self.agent_name_mapping[a]]
 
     # ------------------------------------------------------------------ helpers
     def action_to_string(self, agent: str, action: int) -> str:

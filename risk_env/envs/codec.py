@@ -220,7 +220,7 @@ class ActionCodec:
 
     # ------------------------------------------------------------------ mask
     def mask(self, s: GameState) -> np.ndarray:
-        """int8 ``(N,)``: 1 where stepping the action id is accepted in ``s`` (for the seat :meth:`Game.to_act` names)."""
+        """int8 ``(N,)``: 1 where stepping the action id is accepted in ``s`` (for the seat :meth:`Game.current_player` names)."""
         g = self.game
         m = self._zeros.copy()
         ph = s.phase

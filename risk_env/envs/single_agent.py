@@ -91,7 +91,7 @@ from ..errors import ConfigError, IllegalActionError, RiskError
 from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
-from ..rules.state import GameState, Phase
+from ..rules.state import GameState
 from .codec import ActionCodec
 from .observation import ObservationEncoder
 
@@ -482,7 +482,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
             self._turn_key, self._turn_steps = key, 0
         self._turn_steps += 1
         self._play(self.seat, a)
-        stalled = self.max_turn_steps is not None and self._turn_steps > self.max_turn_steps and self.game.to_act(s) == self.seat
+        stalled = (
+            self.max_turn_steps is not None
+            and self._turn_steps > self.max_turn_steps
+            and self.game.current_player(s) == self.seat
+        )
         if not stalled:
             self._advance()
         reward = 0.0
@@ -494,19 +498,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         if stalled:
             reward -= 1.0
             terminated = True
-        elif s.winner == self.seat:
-            reward += 1.0
-            terminated = True
-        elif not s.alive[self.seat]:
-            reward -= 1.0
-            terminated = True
-        elif s.phase == Phase.GAME_OVER:
-            if s.truncated:
-                truncated = True
-                reward += self._truncation_reward()
-            else:  # another player won (the learner was eliminated earlier: handled above)
-                reward -= 1.0
-                terminated = True
+        else:
+            out = self.game.outcome(s)
+            if out.over or not s.alive[self.seat]:
+                # the engine's return: +1 win, -1 eliminated or beaten, the truncation reward at the turn limit
+                reward += out.returns[self.seat] if out.over else -1.0
+                truncated = out.truncated and s.alive[self.seat]
+                terminated = not truncated
         self._done = terminated or truncated
         self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s)
         info = self._info()
@@ -548,7 +546,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         s = self._st
         g = self.game
         while True:
-            who = g.to_act(s)
+            who = g.current_player(s)
             if who < 0 or who == self.seat or not s.alive[self.seat]:
                 if who < 0 or not s.alive[self.seat]:
                     self._done = True
@@ -570,20 +568,6 @@ class RiskSingleAgentEnv(gymnasium.Env):
         own = int(np.count_nonzero(owner == self.seat))
         others = int(np.count_nonzero((owner >= 0) & (owner < self.rules.num_players))) - own
         return (own - others) / self.game.T
-
-    def _truncation_reward(self) -> float:
-        """The AEC env's truncation reward for the learner (docs/rules.md §4.5)."""
-        s = self._st
-        if self.rules.truncation_reward != "rank":
-            return 0.0
-        live = [p for p in range(self.rules.num_players) if s.alive[p]]
-        if len(live) < 2:
-            return 0.0
-        key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in live}
-        ranked = sorted(live, key=lambda p: key[p], reverse=True)
-        k = len(ranked)
-        pos = [i for i, q in enumerate(ranked) if key[q] == key[self.seat]]
-        return sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self._st, self.seat)

@@ -209,13 +209,13 @@ class GameView:
         return self._state.player
 
     @property
-    def to_act(self) -> int:
+    def current_player(self) -> int:
         """Seat deciding now (the defender in the defend phase), -1 when the game is over."""
-        return self.game.to_act(self._state)
+        return self.game.current_player(self._state)
 
     @property
     def is_my_decision(self) -> bool:
-        return self.game.to_act(self._state) == self.seat
+        return self.game.current_player(self._state) == self.seat
 
     @property
     def turn(self) -> int:

@@ -47,7 +47,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from ..envs.codec import ActionCodec
-from ..errors import IllegalMoveError, RiskError
+from ..errors import IllegalMoveError, InvalidMoveError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.map import builtin_maps, load_map, map_from_dict
@@ -367,12 +367,12 @@ def replay_moves(record: GameRecord, upto: int | None = None, game: Game | None 
     n = _check_upto(record, upto, len(record.moves))
     s = record.initial_state(game)
     for i, text in enumerate(record.moves[:n]):
-        seat = game.to_act(s)
+        seat = game.current_player(s)
         try:
             move = game.parse_move(s, text)
             before = s.copy()
             game.apply(s, move)
-        except IllegalMoveError as e:
+        except (InvalidMoveError, IllegalMoveError) as e:
             raise RecordError(f"move {i + 1} ({text!r}) does not replay: {e}") from None
         yield ReplayStep(i + 1, seat, text, move, before, s.copy())
 

@@ -276,7 +276,7 @@ def _status(game: Game, s: GameState) -> str:
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         text += f": {left} armies left to place"
     if game.uses_cards:
-        hand = s.hands[game.to_act(s)] if game.to_act(s) >= 0 else []
+        hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
     return text
 
@@ -312,7 +312,7 @@ def play_game(
     board_stale = True
     told_out = False
     while s.phase != Phase.GAME_OVER:
-        seat = game.to_act(s)
+        seat = game.current_player(s)
         if not s.alive[human] and not told_out and s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE):
             _echo(out, f"{me} has been eliminated; the agents play on to the end.")
             told_out = True
@@ -422,7 +422,7 @@ def watch_game(
     s = game.new_game(seed)
     recent: list[str] = []
     while s.phase != Phase.GAME_OVER:
-        seat = game.to_act(s)
+        seat = game.current_player(s)
         before = s.copy()
         mv, ids = seats.move(s, seat)
         text = game.move_to_text(mv)

@@ -23,6 +23,7 @@ import pytest
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 from risk_env.errors import (
     ActionSpaceError,
     ConfigError,
@@ -74,12 +75,15 @@ def advance_env(env, rng: np.random.Generator, until, limit: int = 20_000) -> No
     raise AssertionError("position not reached")
 
 
-def advance_state(game: Game, codec: ActionCodec, s, rng: np.random.Generator, until, limit: int = 20_000) -> None:
-    """Step random legal ids on an engine state until ``until(s)``."""
+def advance_state(
+    game: Game, codec: ActionCodec, s, rng: np.random.Generator, until, limit: int = 20_000, sel: Selection | None = None
+) -> None:
+    """Step random legal ids on an engine state (with the codec selection ``sel``) until ``until(s)``."""
+    sel = sel if sel is not None else Selection()
     for _ in range(limit):
         if until(s):
             return
-        codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s)))))
+        codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s, sel)))), sel)
     raise AssertionError("position not reached")
 
 
@@ -324,7 +328,8 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
     codec = ActionCodec(g)
     rng = np.random.default_rng(11)
     s = g.new_game(11)
-    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.ATTACK and s.sel_src < 0 and codec.mask(s)[: g.T].any())
+    sel = Selection()
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.ATTACK and sel.empty and codec.mask(s, sel)[: g.T].any(), sel=sel)
     a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
     b = g.attack_targets(s, a)[0]
     most = min(3, int(s.armies[a]) - 1)
@@ -336,11 +341,11 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
         lambda: g.apply(s, Move.attack(a, a, 1)),
         "is yours" if g.adjacency[a, a] else "do not share a border",
     )
-    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY)
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY, sel=sel)
     lo, hi = g.occupy_range(s)
     for n in (lo - 1, hi + 1, 0, -5):
         raises_unchanged(s, IllegalMoveError, lambda k=n: g.apply(s, Move.occupy(k)), f"move {lo}..{hi} armies into")
-    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.FORTIFY and s.sel_src < 0 and codec.mask(s)[: g.T].any())
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.FORTIFY and sel.empty and codec.mask(s, sel)[: g.T].any(), sel=sel)
     a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
     b = int(np.flatnonzero(g.fortify_reach(s, a))[0])
     most = int(s.armies[a]) - 1
@@ -610,12 +615,14 @@ def midgame() -> tuple[Game, dict]:
     g = Game(RulesConfig(num_players=3, setup="random"))
     codec = ActionCodec(g)
     s = g.new_game(14)
+    sel = Selection()
     advance_state(
         g,
         codec,
         s,
         np.random.default_rng(14),
-        lambda s: s.phase == Phase.ATTACK and s.discard and sum(map(len, s.hands)) >= 2 and s.sel_src < 0,
+        lambda s: s.phase == Phase.ATTACK and s.discard and sum(map(len, s.hands)) >= 2 and sel.empty,
+        sel=sel,
     )
     return g, s.to_dict()
 
@@ -653,15 +660,9 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
     if kind == "unclaimed_after_setup":
         d["owner"][5] = -1
         return d, "unclaimed territories after the claim phase"
-    if kind == "unknown_territory_selected":
-        d["sel_src"] = T + 3
-        return d, f"sel_src={T + 3} is not a territory id in 0..{T - 1}"
     if kind == "unknown_battle_territory":
         d["att_dst"] = -7
         return d, "att_dst=-7 is not a territory id"
-    if kind == "bad_trade_selection":
-        d["sel_trade"] = 40
-        return d, "sel_trade=40 is not a set composition"
     if kind == "occupy_without_battle":
         d["phase"] = int(Phase.OCCUPY)
         d["att_src"] = d["att_dst"] = -1
@@ -727,9 +728,7 @@ STATE_KINDS = [
     "unknown_owner",
     "owner_overflow",
     "unclaimed_after_setup",
-    "unknown_territory_selected",
     "unknown_battle_territory",
-    "bad_trade_selection",
     "occupy_without_battle",
     "unknown_phase",
     "player_not_a_seat",
@@ -775,3 +774,13 @@ def test_every_missing_key_is_named(midgame):
 def test_state_from_dict_round_trip_of_the_fixture(midgame):
     g, good = midgame
     assert g.state_from_dict(json.loads(json.dumps(good))).to_dict() == good
+
+
+def test_older_state_dicts_with_a_codec_selection_still_load(midgame):
+    """Dicts written before the selection moved into the codec carry sel_src/sel_dst/sel_trade:
+    the keys are ignored (even out-of-range values), and the state loads with nothing selected."""
+    g, good = midgame
+    old = {**good, "sel_src": 3, "sel_dst": g.T + 9, "sel_trade": 40}
+    s = g.state_from_dict(old)
+    assert s.to_dict() == good and "sel_src" not in s.to_dict()
+    assert s == g.state_from_dict(good)

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, MoveKind, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 from risk_env.errors import IllegalActionError, IllegalMoveError, InvalidMoveError, StateError
 
 SCALE = int(os.environ.get("RISK_FUZZ", "1"))  # RISK_FUZZ=20 for a deeper local run
@@ -107,7 +108,8 @@ def test_random_games_keep_every_property(rules, seed, choices):
             continue
         s = env.game_state
         assert env.possible_agents[game.current_player(s)] == agent
-        mask = codec.mask(s)
+        sel = env.selection
+        mask = codec.mask(s, sel)
         assert np.array_equal(obs["action_mask"], mask) and np.array_equal(info["action_mask"], mask)
         legal = np.flatnonzero(mask)
         assert len(legal) > 0
@@ -117,14 +119,14 @@ def test_random_games_keep_every_property(rules, seed, choices):
         if len(illegal):
             probe.append(int(illegal[rng.integers(len(illegal))]))
         for a in probe:
-            c = s.copy()
+            c, cs = s.copy(), sel.copy()
             try:
-                codec.step(c, a)
+                codec.step(c, a, cs)
                 accepted = True
             except IllegalActionError:
                 accepted = False
-                assert c.to_dict() == s.to_dict()
-            assert accepted == bool(mask[a]), f"id {a} ({codec.action_to_string(s, a)}): mask {mask[a]}, accepted {accepted}"
+                assert c.to_dict() == s.to_dict() and cs == sel
+            assert accepted == bool(mask[a]), f"id {a} ({codec.action_to_string(s, a, sel)}): mask {mask[a]}, accepted {accepted}"
         pick = choices[steps] if steps < len(choices) else int(rng.integers(2**16))
         env.step(int(legal[pick % len(legal)]))
         steps += 1
@@ -231,12 +233,13 @@ def _saved_states() -> tuple[Game, ActionCodec, list[dict]]:
         game = Game(RulesConfig(num_players=3, map="small", defender_dice="choose", turn_limit=40))
         codec = ActionCodec(game)
         s = game.new_game(3)
+        sel = Selection()
         rng = np.random.default_rng(3)
         saved = []
         while s.phase != Phase.GAME_OVER:
             if rng.random() < 0.1:
                 saved.append(s.to_dict())
-            codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s)))))
+            codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s, sel)))), sel)
         saved.append(s.to_dict())
         _CACHE["saved"] = (game, codec, saved)
     return _CACHE["saved"]

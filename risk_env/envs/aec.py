@@ -73,7 +73,7 @@ from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
-from .codec import ActionCodec
+from .codec import ActionCodec, Selection
 from .observation import ObservationEncoder
 from .wrappers import ClassicWrapper
 
@@ -149,6 +149,7 @@ class raw_env(AECEnv):
         self._zero_mask = np.zeros(N, dtype=np.int8)
         self._zero_mask.setflags(write=False)
         self.game_state: GameState | None = None
+        self.selection = Selection()  # the codec's pending sub-step for game_state
         self._mask = self._zero_mask
         self._last_move: Move | None = None
         self._info_holder: str | None = None
@@ -169,6 +170,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ core API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.game_state = self.game.new_game(seed)
+        self.selection = Selection()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -190,7 +192,7 @@ class raw_env(AECEnv):
         if seat >= 0:
             agent = self.possible_agents[seat]
             self.agent_selection = agent
-            self._mask = self.codec.mask(s)
+            self._mask = self.codec.mask(s, self.selection)
             self.infos[agent] = {"action_mask": self._mask}
             self._info_holder = agent
         else:
@@ -210,7 +212,7 @@ class raw_env(AECEnv):
         s = self.game_state
         seat = self.agent_name_mapping[agent]
         mask = self._mask if (agent == self.agent_selection and self.game.current_player(s) == seat) else self._zero_mask
-        return {"observation": self.encoder.encode(s, seat), "action_mask": mask.copy()}
+        return {"observation": self.encoder.encode(s, seat, self.selection), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
@@ -222,7 +224,7 @@ class raw_env(AECEnv):
         for p, hand in enumerate(s.hands):
             for c in hand:
                 hands[p, sym[c]] += 0.2
-        return np.concatenate([self.encoder.encode(s, seat), hands.ravel()])
+        return np.concatenate([self.encoder.encode(s, seat, self.selection), hands.ravel()])
 
     def step(self, action: Any) -> None:
         if self.game_state is None:
@@ -239,7 +241,8 @@ class raw_env(AECEnv):
         s = self.game_state
         if action is None:
             raise IllegalActionError(f"{agent} is alive and must act: an action id in 0..{self.codec.n - 1}, not None")
-        move = self.codec.step(s, action)  # raises IllegalActionError, state unchanged
+        # the mask decides legality once; raises IllegalActionError, state and selection unchanged
+        move = self.codec.step(s, action, self.selection, self._mask)
         if move is not None:
             self._last_move = move
         self._cumulative_rewards[agent] = 0.0
@@ -288,7 +291,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ helpers
     def action_to_string(self, agent: str, action: int) -> str:
         """What ``action`` means for ``agent`` now (e.g. ``"attack Alaska->Kamchatka"``)."""
-        return self.codec.action_to_string(self.game_state, action)
+        return self.codec.action_to_string(self.game_state, action, self.selection)
 
     def view(self, agent: str) -> Any:
         """A read-only :class:`~risk_env.envs.view.GameView` of the live game from ``agent``'s seat,

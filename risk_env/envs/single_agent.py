@@ -92,7 +92,7 @@ from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.state import GameState
-from .codec import ActionCodec
+from .codec import ActionCodec, Selection
 from .observation import ObservationEncoder
 
 __all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -110,10 +110,12 @@ class LazyObservation(Mapping):
     Valid only until the game state changes (read it inside ``act``).
     """
 
-    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs")
+    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs", "_sel")
 
-    def __init__(self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray) -> None:
-        self._encoder, self._state, self._seat, self._mask = encoder, state, seat, mask
+    def __init__(
+        self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray, sel: Selection | None = None
+    ) -> None:
+        self._encoder, self._state, self._seat, self._mask, self._sel = encoder, state, seat, mask, sel
         self._obs: np.ndarray | None = None
 
     def __getitem__(self, key: str) -> np.ndarray:
@@ -121,7 +123,7 @@ class LazyObservation(Mapping):
             return self._mask
         if key == "observation":
             if self._obs is None:
-                self._obs = self._encoder.encode(self._state, self._seat)
+                self._obs = self._encoder.encode(self._state, self._seat, self._sel)
             return self._obs
         raise KeyError(key)
 
@@ -372,6 +374,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.seat = 0
         self.opponents: dict[int, Any] = {}
         self._mask = np.zeros(self.codec.n, dtype=np.int8)
+        self.selection = Selection()  # the codec's pending sub-step for state
         self._done = True
         self._share = 0.0
         self.last_move = ""
@@ -445,6 +448,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                     _reseed(a, int(rng.integers(2**31)))
             self.opponents = dict(zip(others, line_up, strict=False))
             self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
+            self.selection = Selection()
             self.last_move = ""
             self._turn_key, self._turn_steps = (-1, -1), 0
             self._done = False
@@ -456,7 +460,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             if start is not None:
                 raise ConfigError("options['state']: the game ends before the learner has a decision")
             raise ConfigError(f"no game reached a decision of the learner (turn_limit={self.rules.turn_limit} is too small)")
-        self._mask = self.codec.mask(self._st)
+        self._mask = self.codec.mask(self._st, self.selection)
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -467,7 +471,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         invalid = not (0 <= a < self.codec.n and self._mask[a])
         if invalid:
             if self.invalid_action == "raise":
-                self.codec.step(s, a)  # raises IllegalActionError with the legal ids
+                self.codec.step(s, a, self.selection)  # raises IllegalActionError with the legal ids
                 raise IllegalActionError(f"action {a} is illegal here")  # pragma: no cover (the codec raised)
             if self.invalid_action == "penalty":
                 self._done = True
@@ -481,7 +485,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         if key != self._turn_key:
             self._turn_key, self._turn_steps = key, 0
         self._turn_steps += 1
-        self._play(self.seat, a)
+        self._play(self.seat, a, self._mask)
         stalled = (
             self.max_turn_steps is not None
             and self._turn_steps > self.max_turn_steps
@@ -506,7 +510,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 truncated = out.truncated and s.alive[self.seat]
                 terminated = not truncated
         self._done = terminated or truncated
-        self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s)
+        self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s, self.selection)
         info = self._info()
         if invalid:
             info["invalid_action"] = True
@@ -536,8 +540,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise RuntimeError("call reset() first")
         return self.state
 
-    def _play(self, seat: int, a: int) -> None:
-        move = self.codec.step(self._st, a)
+    def _play(self, seat: int, a: int, mask: np.ndarray | None = None) -> None:
+        move = self.codec.step(self._st, a, self.selection, mask)
         if move is not None and self.render_mode is not None:
             self.last_move = f"player_{seat}: {self.game.move_to_text(move)}"
 
@@ -551,12 +555,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 if who < 0 or not s.alive[self.seat]:
                     self._done = True
                 return
-            mask = self.codec.mask(s)
-            obs = LazyObservation(self.encoder, s, who, mask)
-            info = {"action_mask": mask, "seat": who, "game": g, "state": s, "codec": self.codec}
+            sel = self.selection
+            mask = self.codec.mask(s, sel)
+            obs = LazyObservation(self.encoder, s, who, mask, sel)
+            info = {"action_mask": mask, "seat": who, "game": g, "state": s, "codec": self.codec, "selection": sel}
             a = self.opponents[who].act(obs, info)
             try:
-                self._play(who, int(a))
+                self._play(who, int(a), mask)
             except IllegalActionError as e:
                 raise IllegalActionError(
                     f"opponent in seat {who} ({self.opponents[who]!r}) chose an illegal action: {e}"
@@ -570,7 +575,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         return (own - others) / self.game.T
 
     def _observe(self) -> np.ndarray:
-        return self.encoder.encode(self._st, self.seat)
+        return self.encoder.encode(self._st, self.seat, self.selection)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self._st.turn)}

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import StateError
-from .cards import COMPOSITIONS
 from .legality import PHASE_NAME
 from .state import GameState, Phase
 
@@ -41,12 +40,10 @@ def field_problems(game: Game, s: GameState) -> list[str]:
     """Ranges of the bookkeeping fields a restored state must respect (not re-checked every step)."""
     T, n = game.T, game.num_players
     out: list[str] = []
-    for f in ("att_src", "att_dst", "sel_src", "sel_dst"):
+    for f in ("att_src", "att_dst"):
         v = getattr(s, f)
         if not -1 <= v < T:
             out.append(f"{f}={v} is not a territory id in 0..{T - 1} (or -1 for none)")
-    if not -1 <= s.sel_trade < len(COMPOSITIONS):
-        out.append(f"sel_trade={s.sel_trade} is not a set composition in 0..{len(COMPOSITIONS) - 1} (or -1 for none)")
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and (s.att_src < 0 or s.att_dst < 0):
         out.append(f"the {PHASE_NAME[Phase(s.phase)]} phase needs a pending battle (att_src and att_dst)")
     if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):

@@ -127,7 +127,6 @@ class Game:
         s.att_dice = 0
         s.last_dice = 0
         s.winner = -1
-        s.sel_src = s.sel_dst = s.sel_trade = -1
         s.steps = 0
         s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
         if cfg.setup == "claim":
@@ -356,7 +355,6 @@ class Game:
         k = move.kind
         p = s.player
         s.steps += 1
-        s.sel_src = s.sel_dst = s.sel_trade = -1
         if k == MoveKind.CLAIM:
             self._claim(s, move.src, p)
         elif k == MoveKind.PLACE:

@@ -42,9 +42,6 @@ _INT_FIELDS = (
     "att_dice",
     "last_dice",
     "winner",
-    "sel_src",
-    "sel_dst",
-    "sel_trade",
     "dice_pos",
     "steps",
 )
@@ -79,7 +76,6 @@ class GameState:
         last_roll: ``[attacker faces..., 0, defender faces...]`` of the last roll.
         winner: winning seat or -1; truncated: ended by the turn limit.
         elim_order: seats in the order they were eliminated.
-        sel_src, sel_dst, sel_trade: the action codec's pending selection (-1 if none).
         rng: the game's one seeded generator; dice_buf/dice_pos: dice drawn in batches from it.
         steps: moves applied so far.
     """
@@ -109,9 +105,6 @@ class GameState:
     att_dice: int
     last_dice: int
     winner: int
-    sel_src: int
-    sel_dst: int
-    sel_trade: int
     dice_pos: int
     steps: int
     bonus_used: bool
@@ -180,6 +173,11 @@ class GameState:
         """Rebuild a state from :meth:`to_dict` output (structure only; use
         :meth:`Game.state_from_dict <risk_env.rules.engine.Game.state_from_dict>`
         to also check it against the rules and the map).
+
+        Dicts written by earlier versions also carry ``sel_src``, ``sel_dst`` and
+        ``sel_trade`` (the action codec's pending selection, which the state no
+        longer holds): those keys are ignored, so such a state loads at the top of
+        its decision with nothing selected.
 
         Raises:
             KeyError, TypeError, ValueError: a missing or malformed field.

@@ -32,7 +32,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
-from ..envs.codec import ActionCodec
+from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
 from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, seat_name
@@ -148,16 +148,17 @@ class _Seats:
     def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
         agent = self.agents[seat]
         ids: list[int] = []
-        for _ in range(100_000):  # selections can be cancelled and made again, but not for ever
-            mask = self.codec.mask(s)
-            obs = {"observation": self.encoder.encode(s, seat), "action_mask": mask}
+        sel = Selection()
+        for _ in range(100_000):  # sub-steps always progress, but do not trust an agent for ever
+            mask = self.codec.mask(s, sel)
+            obs = {"observation": self.encoder.encode(s, seat, sel), "action_mask": mask}
             info: dict[str, Any] = {"action_mask": mask}
             if self._view is not None:
-                info["view"] = self._view(self.game, s, seat, self.codec)
+                info["view"] = self._view(self.game, s, seat, self.codec, sel)
             act = getattr(agent, "act", agent)
             a = int(act(obs, info))
             try:
-                mv = self.codec.step(s, a)
+                mv = self.codec.step(s, a, sel, mask)
             except IllegalActionError as e:
                 raise RuntimeError(
                     f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) chose an illegal action: {e}"

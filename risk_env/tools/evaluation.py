@@ -443,7 +443,7 @@ def play_game(
             break
         agent = agents[name]
         act_info = dict(info)
-        act_info["view"] = GameView(game, s, raw.agent_name_mapping[name], raw.codec)
+        act_info["view"] = GameView(game, s, raw.agent_name_mapping[name], raw.codec, raw.selection)
         action = agent.act(obs, act_info)
         try:
             env.step(action)

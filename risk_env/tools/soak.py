@@ -187,7 +187,7 @@ class StepChecker:
 
     def before(self, action: int) -> None:
         s = self.env.game_state
-        self.decoded = self.codec.decode(s, action)  # raises IllegalActionError for an illegal id
+        self.decoded = self.codec.decode(s, action, self.env.selection)  # raises IllegalActionError for an illegal id
         self.total = int(s.armies.sum())
         self.to_place = int(s.to_place)
         self.setup_left = sum(s.setup_left)
@@ -342,7 +342,7 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
                 raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
             ag = agents[seat]
             if getattr(ag, "needs_view", False):
-                info = {**info, "view": GameView(env.game, s, seat, env.codec)}
+                info = {**info, "view": GameView(env.game, s, seat, env.codec, env.selection)}
             action = int(ag.act(obs if observe else {"action_mask": mask}, info))
             if not mask[action]:
                 raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")

@@ -54,7 +54,29 @@ Illegal actions
     :class:`~risk_env.errors.ResetNeededError`. See ``docs/reliability.md``.
 
 Termination vs truncation
-    Elimination and victory terminate; the turn limit truncates.
+    Elimination and victory terminate; the turn limit truncates. The outcome
+    and every agent's return come from the engine
+    (:meth:`Game.outcome <risk_env.rules.engine.Game.outcome>`).
+
+Pending selection
+    The codec's sub-step selection (a chosen source, a source-target pair, a
+    trade waiting for its bonus territory) is ``env.selection``
+    (:class:`~risk_env.envs.codec.Selection`), kept beside ``env.game_state``;
+    the observation's ``selected`` block shows it. Pickling or deep-copying
+    the env keeps both.
+
+Version history
+    The version is bumped when an observation or action layout, or the meaning
+    of a reward, changes; code changes that keep them are not.
+
+    * ``risk_v0``: the first release. ``Discrete(T + 28)`` actions (``T + 15``
+      without cards) in the sub-step layout of :mod:`risk_env.envs.codec`;
+      float32 observations in the layout of :mod:`risk_env.envs.observation`
+      with the int8 action mask; +1/-1 terminal rewards and the ``"draw"`` or
+      ``"rank"`` truncation reward; the classic wrappers of PettingZoo's
+      classic games. Later changes that keep this layout (the codec's
+      selection kept by the env instead of the game state, the outcome read
+      from the engine) leave the version at ``risk_v0``.
 """
 
 from __future__ import annotations

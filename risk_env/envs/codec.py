@@ -64,9 +64,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IllegalActionError, IllegalMoveError, RiskError
-from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, composition_of
+from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS
 from ..rules.engine import Game
-from ..rules.moves import Move, MoveKind
+from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 
 __all__ = ["ActionCodec", "AMOUNT_LEVELS", "Selection", "amount_of"]
@@ -526,139 +526,32 @@ class ActionCodec:
             sel.trade = value
         return None
 
-    # ------------------------------------------------------------------ moves -> action ids
+    # ------------------------------------------------------------------ moves -> action ids (risk_env.envs.move_ids)
     def amount_action(self, lo: int, hi: int, desired: int) -> int:
-        """The legal amount id for the range ``lo..hi`` whose count is closest to ``desired``
-        (ties go to the smaller count). See :func:`amount_of`.
+        """The legal amount id for ``lo..hi`` whose count is closest to ``desired``
+        (:func:`risk_env.envs.move_ids.amount_action`)."""
+        from . import move_ids  # built on this module
 
-        >>> import risk_env
-        >>> codec = risk_env.ActionCodec(risk_env.Game(num_players=3))
-        >>> codec.amount_action(1, 30, 12) - codec.amount, amount_of(3, 1, 30)
-        (3, 11)
-        """
-        desired = min(max(int(desired), lo), hi)
-        best, best_d, prev = 0, None, None
-        for j in range(self.K):
-            c = amount_of(j, lo, hi, self.K)
-            if c == prev:
-                continue  # repeated counts are illegal levels
-            prev = c
-            d = abs(c - desired)
-            if best_d is None or d < best_d:
-                best, best_d = j, d
-        return self.amount + best
+        return move_ids.amount_action(self, lo, hi, desired)
 
     def move_to_action(self, s: GameState, move: Move, sel: Selection | None = None) -> int:
-        """The next action id that plays ``move`` in ``s`` from the pending selection ``sel``.
-
-        Call it once per decision with the same move until the move completes. It handles:
-
-        * a battle to continue: the dice or blitz id at the top of the attack
-          phase when ``move`` attacks the last battle's pair again;
-        * pending selections that do not match ``move`` (the codec has no cancel):
-          the pending decision is completed as close to ``move`` as it can (a
-          mismatched attack source attacks its first target with one die);
-        * amounts (placing, occupying, fortifying): the legal level whose count is
-          closest to ``move.count`` (:meth:`amount_action`), so the count played
-          may differ from ``move.count`` when the range is wider than the 10 levels;
-        * trades: the id of ``move``'s set composition; when the codec then asks for
-          the +2 bonus territory, ``move.bonus`` if it is an option
-          (:meth:`bonus_options`), else the first option. The codec picks the other
-          cards itself, so the traded cards may differ from ``move.cards`` (same
-          composition, same value).
-
-        Returns:
-            an action id that is legal under ``self.mask(s, sel)`` when ``move`` is legal in ``s``.
+        """The next action id that plays ``move`` in ``s`` from the pending selection ``sel``
+        (:func:`risk_env.envs.move_ids.move_to_action`).
 
         Raises:
-            RiskError: ``move`` cannot be played in this phase (e.g. an attack in the fortify phase),
-                or the trade's cards are not a set.
+            RiskError: ``move`` cannot be played in this phase, or the trade's cards are not a set.
         """
-        if sel is None:
-            sel = _NONE
-        g = self.game
-        ph = s.phase
-        k = move.kind
-        if ph == Phase.CLAIM and k == MoveKind.CLAIM:
-            return int(move.src)
-        if ph == Phase.SETUP_PLACE and k in (MoveKind.PLACE, MoveKind.PLACE_NEUTRAL):
-            return int(move.src)
-        if ph == Phase.REINFORCE and k in (MoveKind.TRADE, MoveKind.PLACE):
-            if sel.trade >= 0:
-                cands = self.bonus_options(s, sel.trade)
-                if k == MoveKind.TRADE and move.bonus in cands:
-                    return int(move.bonus)
-                return int(cands[0])
-            if sel.src >= 0:
-                want = move.count if (k == MoveKind.PLACE and move.src == sel.src) else s.to_place
-                return self.amount_action(1, s.to_place, want)
-            if k == MoveKind.TRADE:
-                comp = composition_of([g.card_symbol[c] for c in move.cards])
-                if comp < 0:
-                    raise RiskError(f"{g.move_to_text(move)!r}: those cards are not a set")
-                return self.trade + comp
-            return int(move.src)
-        if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
-            roll = self.blitz if k == MoveKind.BLITZ else self.dice + int(move.count) - 1
-            if k == MoveKind.END_ATTACK:
-                return self.end
-            if sel.src < 0:
-                if (s.att_src, s.att_dst) == (move.src, move.dst) and self.can_continue(s):
-                    return roll  # roll again in the last battle
-                return int(move.src)
-            if sel.src != move.src:  # no cancel: attack from the selected source instead
-                return int(g.attack_targets(s, sel.src)[0]) if sel.dst < 0 else self.dice
-            if sel.dst < 0:
-                return int(move.dst)
-            if sel.dst != move.dst:
-                return self.dice
-            return roll
-        if ph == Phase.DEFEND and k == MoveKind.DEFEND:
-            return self.dice + int(move.count) - 1
-        if ph == Phase.OCCUPY and k == MoveKind.OCCUPY:
-            lo, hi = g.occupy_range(s)
-            return self.amount_action(lo, hi, move.count)
-        if ph == Phase.FORTIFY and k in (MoveKind.FORTIFY, MoveKind.END_TURN):
-            if sel.dst >= 0:  # only an amount is accepted now
-                same = k == MoveKind.FORTIFY and (move.src, move.dst) == (sel.src, sel.dst)
-                return self.amount_action(1, int(s.armies[sel.src]) - 1, move.count if same else 1)
-            if k == MoveKind.END_TURN:
-                return self.end
-            if sel.src < 0:
-                return int(move.src)
-            if sel.src != move.src:  # no cancel: fortify from the selected source instead
-                return int(np.flatnonzero(g.fortify_reach(s, sel.src))[0])
-            return int(move.dst)
-        raise RiskError(f"{g.move_to_text(move)!r} cannot be played in the {Phase(ph).name.lower()} phase")
+        from . import move_ids  # built on this module
+
+        return move_ids.move_to_action(self, s, move, sel)
 
     def move_to_actions(self, s: GameState, move: Move, sel: Selection | None = None) -> list[int]:
-        """Every action id, in order, that plays ``move`` in ``s`` from the selection ``sel``
-        (None: none); neither ``s`` nor ``sel`` changes. The last id completes a move
-        (``move`` itself, up to the amount and card choices :meth:`move_to_action` describes).
-
-        >>> import risk_env
-        >>> g = risk_env.Game(num_players=3, setup="random"); s = g.new_game(3)
-        >>> codec = risk_env.ActionCodec(g)
-        >>> t = g.map.id_of("Alaska"); s.owner[t] = s.player; s.to_place = 5
-        >>> ids = codec.move_to_actions(s, risk_env.Move.place(t, 3))
-        >>> ids[0] == t, amount_of(ids[1] - codec.amount, 1, 5)  # the territory, then the amount
-        (True, 3)
+        """Every action id, in order, that plays ``move`` in ``s`` from ``sel``; changes neither
+        (:func:`risk_env.envs.move_ids.move_to_actions`).
 
         Raises:
             RiskError: ``move`` cannot be played in this phase; IllegalActionError: it is not legal here.
         """
-        work = sel.copy() if sel is not None else Selection()
-        out: list[int] = []
-        while True:
-            a = self.move_to_action(s, move, work)
-            out.append(a)
-            res = self.decode(s, a, work)
-            if isinstance(res, Move):
-                return out
-            kind, value = res
-            if kind == "src":
-                work.src = value
-            elif kind == "dst":
-                work.dst = value
-            else:
-                work.trade = value
+        from . import move_ids  # built on this module
+
+        return move_ids.move_to_actions(self, s, move, sel)

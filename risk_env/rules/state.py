@@ -49,7 +49,9 @@ _BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_dow
 
 
 class GameState:
-    """One position of a game.
+    """One position of a game: the game and nothing else (the action codec's pending
+    sub-step is kept apart, in :class:`risk_env.envs.codec.Selection`), so ``==``,
+    :meth:`to_dict` and a record's digest all mean the same position.
 
     Attributes:
         owner: int64 ``(T,)``: owner seat (0..n-1), ``n`` for the 2-player

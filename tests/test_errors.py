@@ -20,6 +20,7 @@ import logging
 
 import numpy as np
 import pytest
+from helpers import build
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
@@ -784,3 +785,56 @@ def test_older_state_dicts_with_a_codec_selection_still_load(midgame):
     s = g.state_from_dict(old)
     assert s.to_dict() == good and "sel_src" not in s.to_dict()
     assert s == g.state_from_dict(good)
+
+
+# ---------------------------------------------------------------- the codec's one judge: the mask
+
+
+def test_codec_rejects_say_why_with_the_rules_reason(classic3):
+    """An id the mask refuses raises IllegalActionError naming the reason; when the id
+    names a complete move the reason is the rules' own (Game.check), and neither the
+    state nor the selection changes."""
+    g = classic3
+    codec = ActionCodec(g)
+    a, b = g.map.id_of("Alaska"), g.map.id_of("Kamchatka")
+    s = build(g, owners={"Alaska": 0, "Kamchatka": 1}, armies={"Alaska": 2, "Kamchatka": 3}, default_owner=2)
+    s.player = 0
+    weak = g.map.id_of("Alberta")
+    s.owner[weak] = 0
+    sel = Selection()
+    # a source with one army
+    raises_unchanged(s, IllegalActionError, lambda: codec.step(s, weak, sel), "Alberta cannot attack (needs 2+ armies")
+    assert sel.empty
+    # an amount id means nothing at the top of the attack phase
+    raises_unchanged(s, IllegalActionError, lambda: codec.step(s, codec.amount, sel), "no meaning at this decision")
+    # select the pair, then roll 3 dice from 2 armies: the rules' reason
+    codec.step(s, a, sel)
+    codec.step(s, b, sel)
+    assert (sel.src, sel.dst) == (a, b)
+    msg = raises_unchanged(s, IllegalActionError, lambda: codec.step(s, codec.dice + 2, sel), "roll 1..1 dice from Alaska")
+    assert "Legal ids:" in msg and (sel.src, sel.dst) == (a, b)
+
+
+def test_codec_step_needs_a_selection_for_a_sub_step(classic3):
+    g = classic3
+    codec = ActionCodec(g)
+    s = build(g, owners={"Alaska": 0}, armies={"Alaska": 5}, default_owner=1)
+    s.player = 0
+    raises_unchanged(s, RiskError, lambda: codec.step(s, g.map.id_of("Alaska")), "is a sub-step", "Selection")
+    assert codec.step(s, codec.end) == Move.end_attack()  # a complete move needs no selection
+
+
+def test_invalid_text_and_illegal_move_are_distinct_errors(classic3):
+    s = classic3.new_game(3)
+    assert not issubclass(risk_env.InvalidMoveError, IllegalMoveError)
+    assert not issubclass(IllegalMoveError, risk_env.InvalidMoveError)
+    with pytest.raises(risk_env.InvalidMoveError):
+        classic3.parse_move(s, "attack Alaska->Atlantis dice=3")
+    move = classic3.parse_move(s, "attack Alaska->Kamchatka dice=3")  # readable, not legal now
+    raises_unchanged(s, IllegalMoveError, lambda: classic3.apply(s, move), "is not legal in the")
+
+
+def test_to_act_is_a_deprecated_alias_of_current_player(classic3):
+    s = classic3.new_game(4)
+    with pytest.warns(DeprecationWarning, match="current_player"):
+        assert classic3.to_act(s) == classic3.current_player(s) == s.player

@@ -273,14 +273,7 @@ class raw_env(AECEnv):
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         ended = False
-        if len(s.elim_order) > self._eliminated_seen:
-            for seat in s.elim_order[self._eliminated_seen :]:
-                name = self.possible_agents[seat]
-                self.rewards[name] = -1.0
-                self.terminations[name] = True
-            self._eliminated_seen = len(s.elim_order)
-            ended = True
-        if s.phase == Phase.GAME_OVER:
+        if len(s.elim_order) > self._eliminated_seen or s.phase == Phase.GAME_OVER:
             self._finish(s)
             ended = True
         if ended:
@@ -299,11 +292,20 @@ class raw_env(AECEnv):
         return self.game.move_to_text(m) if m is not None else ""
 
     def _finish(self, s: GameState) -> None:
-        """End the game for every agent still in it, with the engine's returns (:meth:`Game.outcome`)."""
+        """Hand out the engine's returns (:meth:`Game.outcome`): to each newly eliminated
+        agent (terminated), and when the game is over to every agent still in it
+        (terminated by a win, truncated by the turn limit)."""
         out = self.game.outcome(s)
+        for seat in s.elim_order[self._eliminated_seen :]:
+            name = self.possible_agents[seat]
+            self.rewards[name] = out.returns[seat]
+            self.terminations[name] = True
+        self._eliminated_seen = len(s.elim_order)
+        if not out.over:
+            return
         for a in self.agents:
             if self.terminations[a]:
-                continue  # eliminated earlier: its -1 was given then
+                continue  # eliminated: its return was given then
             if out.terminated:
                 self.terminations[a] = True
             else:

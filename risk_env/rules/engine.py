@@ -27,7 +27,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -69,7 +69,9 @@ class Game:
         self.num_seats = cfg.num_players + (1 if cfg.has_neutral else 0)
         m = self.map
         T = m.num_territories
-        if cfg.starting_armies * self.num_seats < T:
+        # RulesConfig fills starting_armies from the docs/rules.md §3 table when it is None
+        self.starting_armies = cast(int, cfg.starting_armies)
+        if self.starting_armies * self.num_seats < T:
             raise ConfigError(
                 f"{self.num_seats} armies pools of {cfg.starting_armies} cannot claim the {T} territories of map {m.name!r}; "
                 f"raise starting_armies to at least {-(-T // self.num_seats)}"
@@ -112,7 +114,8 @@ class Game:
         s.order = [int(x) for x in s.rng.permutation(n)]
         s.alive = [True] * n
         s.hands = [[] for _ in range(n)]
-        s.setup_left = [cfg.starting_armies] * n + [cfg.starting_armies if self.neutral >= 0 else 0]
+        start = self.starting_armies
+        s.setup_left = [start] * n + [start if self.neutral >= 0 else 0]
         s.deck = []
         s.discard = []
         s.elim_order = []

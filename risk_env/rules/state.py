@@ -92,6 +92,7 @@ class GameState:
     order: list[int]
     alive: list[bool]
     setup_left: list[int]
+    _rng_shared: bool
     deck: list[int]
     discard: list[int]
     elim_order: list[int]

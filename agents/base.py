@@ -16,10 +16,11 @@ Agents whose :attr:`Agent.needs_view` is False (random, SB3 policies) ignore it.
 
 Scripted agents (:class:`ScriptedAgent`) choose a complete
 :class:`~risk_env.rules.moves.Move` (``attack Alaska->Kamchatka dice=3``) and
-:func:`move_to_action` plays it through the action codec's sub-steps
+:meth:`ActionCodec.move_to_action <risk_env.envs.codec.ActionCodec.move_to_action>` plays it through the action codec's sub-steps
 (source, then target, then dice or an amount), one action id per call. The
-codec keeps the pending selection in the state, so a scripted agent re-plans
-after each completed move and continues the plan between sub-steps.
+env keeps the codec's pending selection (``env.selection``, also
+``view.selection``), so a scripted agent re-plans after each completed move and
+continues the plan between sub-steps.
 
 Determinism: an agent's choices depend only on what it is shown and on its
 own ``numpy`` generator, seeded by ``reset(seed)`` (or the constructor).
@@ -33,12 +34,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from risk_env.envs.codec import ActionCodec, amount_of
+from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
-from risk_env.rules.cards import composition_of
-from risk_env.rules.moves import Move, MoveKind
-from risk_env.rules.state import GameState, Phase
+from risk_env.rules.moves import Move
+from risk_env.rules.state import GameState
 
 __all__ = [
     "AgentLike",
@@ -100,7 +100,7 @@ def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> G
     opponents); else a :class:`RiskError` explaining how to provide it."""
     view = info.get("view") if info is not None else None
     if view is None and info is not None and all(k in info for k in ("game", "state", "seat")):
-        view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"))
+        view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"), info.get("selection"))
     if not isinstance(view, GameView):
         raise RiskError(
             f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView); in an AEC loop pass "
@@ -110,117 +110,29 @@ def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> G
 
 
 # ---------------------------------------------------------------------- moves -> action ids
+# The mapping lives in the codec (ActionCodec.move_to_action / move_to_actions); these
+# functions keep the agents' long-standing import path.
 def amount_action(codec: ActionCodec, lo: int, hi: int, desired: int) -> int:
-    """The legal amount id for the range ``lo..hi`` whose count is closest to ``desired``
-    (ties go to the smaller count). See :func:`risk_env.envs.codec.amount_of`.
+    """:meth:`ActionCodec.amount_action <risk_env.envs.codec.ActionCodec.amount_action>`:
+    the legal amount id for ``lo..hi`` whose count is closest to ``desired``.
 
     >>> import risk_env
     >>> codec = risk_env.ActionCodec(risk_env.Game(num_players=3))
-    >>> amount_action(codec, 1, 30, 12) - codec.amount, amount_of(3, 1, 30)
-    (3, 11)
+    >>> amount_action(codec, 1, 30, 12) - codec.amount  # level 3 is 11 armies (see amount_of)
+    3
     """
-    desired = min(max(int(desired), lo), hi)
-    best, best_d, prev = 0, None, None
-    for j in range(codec.K):
-        c = amount_of(j, lo, hi, codec.K)
-        if c == prev:
-            continue  # repeated counts are illegal levels
-        prev = c
-        d = abs(c - desired)
-        if best_d is None or d < best_d:
-            best, best_d = j, d
-    return codec.amount + best
+    return codec.amount_action(lo, hi, desired)
 
 
-def move_to_action(codec: ActionCodec, state: GameState, move: Move) -> int:
-    """The next action id that plays ``move`` in ``state`` through the codec's sub-steps.
-
-    Call it once per decision with the same move until the move completes (the
-    codec's pending selection, ``state.sel_src / sel_dst / sel_trade``, says how
-    far it got). It handles:
-
-    * a battle to continue: the dice or blitz id at the top of the attack
-      phase when ``move`` attacks the last battle's pair again;
-    * pending selections that do not match ``move`` (the codec has no cancel):
-      the pending decision is completed as close to ``move`` as it can (a
-      mismatched attack source attacks its first target with one die);
-    * amounts (placing, occupying, fortifying): the legal level whose count is
-      closest to ``move.count`` (:func:`amount_action`), so the count played
-      may differ from ``move.count`` when the range is wider than the 10 levels;
-    * trades: the id of ``move``'s set composition
-      (:func:`risk_env.rules.cards.composition_of`); when the codec then asks for the
-      +2 bonus territory, ``move.bonus`` if it is an option
-      (:meth:`ActionCodec.bonus_options`), else the first option. The codec
-      picks the other cards itself, so the traded cards may differ from
-      ``move.cards`` (same composition, same value).
-
-    Args:
-        codec: the game's :class:`~risk_env.envs.codec.ActionCodec`.
-        state: the live state (not changed).
-        move: a complete move, legal in ``state`` (see :meth:`Game.legal_moves`).
-
-    Returns:
-        an action id that is legal under ``codec.mask(state)``.
+def move_to_action(codec: ActionCodec, state: GameState, move: Move, selection: Selection | None = None) -> int:
+    """:meth:`ActionCodec.move_to_action <risk_env.envs.codec.ActionCodec.move_to_action>`:
+    the next action id that plays ``move`` in ``state`` from the pending ``selection``
+    (the env's ``selection``, or a view's :attr:`GameView.selection`; None: nothing selected).
 
     Raises:
-        RiskError: ``move`` cannot be played in this phase (e.g. an attack in the fortify phase),
-            or the trade's cards are not a set.
+        RiskError: ``move`` cannot be played in this phase, or the trade's cards are not a set.
     """
-    g = codec.game
-    s = state
-    ph = s.phase
-    k = move.kind
-    if ph == Phase.CLAIM and k == MoveKind.CLAIM:
-        return int(move.src)
-    if ph == Phase.SETUP_PLACE and k in (MoveKind.PLACE, MoveKind.PLACE_NEUTRAL):
-        return int(move.src)
-    if ph == Phase.REINFORCE and k in (MoveKind.TRADE, MoveKind.PLACE):
-        if s.sel_trade >= 0:
-            cands = codec.bonus_options(s, s.sel_trade)
-            if k == MoveKind.TRADE and move.bonus in cands:
-                return int(move.bonus)
-            return int(cands[0])
-        if s.sel_src >= 0:
-            want = move.count if (k == MoveKind.PLACE and move.src == s.sel_src) else s.to_place
-            return amount_action(codec, 1, s.to_place, want)
-        if k == MoveKind.TRADE:
-            comp = composition_of([g.card_symbol[c] for c in move.cards])
-            if comp < 0:
-                raise RiskError(f"{g.move_to_text(move)!r}: those cards are not a set")
-            return codec.trade + comp
-        return int(move.src)
-    if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
-        roll = codec.blitz if k == MoveKind.BLITZ else codec.dice + int(move.count) - 1
-        if k == MoveKind.END_ATTACK:
-            return codec.end
-        if s.sel_src < 0:
-            if (s.att_src, s.att_dst) == (move.src, move.dst) and codec.can_continue(s):
-                return roll  # roll again in the last battle
-            return int(move.src)
-        if s.sel_src != move.src:  # no cancel: attack from the selected source instead
-            return int(g.attack_targets(s, s.sel_src)[0]) if s.sel_dst < 0 else codec.dice
-        if s.sel_dst < 0:
-            return int(move.dst)
-        if s.sel_dst != move.dst:
-            return codec.dice
-        return roll
-    if ph == Phase.DEFEND and k == MoveKind.DEFEND:
-        return codec.dice + int(move.count) - 1
-    if ph == Phase.OCCUPY and k == MoveKind.OCCUPY:
-        lo, hi = g.occupy_range(s)
-        return amount_action(codec, lo, hi, move.count)
-    if ph == Phase.FORTIFY and k in (MoveKind.FORTIFY, MoveKind.END_TURN):
-        if s.sel_dst >= 0:  # only an amount is accepted now
-            same = k == MoveKind.FORTIFY and (move.src, move.dst) == (s.sel_src, s.sel_dst)
-            return amount_action(codec, 1, int(s.armies[s.sel_src]) - 1, move.count if same else 1)
-        if k == MoveKind.END_TURN:
-            return codec.end
-        if s.sel_src < 0:
-            return int(move.src)
-        if s.sel_src != move.src:  # no cancel: fortify from the selected source instead
-            return int(np.flatnonzero(g.fortify_reach(s, s.sel_src))[0])
-        return int(move.dst)
-    raise RiskError(f"{g.move_to_text(move)!r} cannot be played in the {Phase(ph).name.lower()} phase")
+    return codec.move_to_action(state, move, selection)
 
 
 # ---------------------------------------------------------------------- scripted agents
@@ -256,7 +168,7 @@ class ScriptedAgent(Agent):
         if plan is None:
             plan = self.choose_move(view)
             self._plan, self._plan_key = plan, key
-        return move_to_action(view.codec, s, plan)
+        return view.codec.move_to_action(s, plan, view.selection)
 
 
 class CallableAgent(Agent):

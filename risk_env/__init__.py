@@ -8,10 +8,18 @@ engine underneath. See the README and :mod:`risk_env.envs.aec`.
 from .envs.aec import env, raw_env
 from .envs.codec import ActionCodec
 from .envs.observation import ObservationEncoder
-from .errors import ConfigError, IllegalActionError, IllegalMoveError, MapError, RiskError, StateError
+from .errors import (
+    ConfigError,
+    IllegalActionError,
+    IllegalMoveError,
+    InvalidMoveError,
+    MapError,
+    RiskError,
+    StateError,
+)
 from .rules import odds
 from .rules.config import PRESETS, RulesConfig
-from .rules.engine import Game, GameState, Move, MoveKind, Phase
+from .rules.engine import Game, GameState, Move, MoveKind, Outcome, Phase
 from .rules.map import GameMap, load_map
 
 __version__ = "0.1.0"
@@ -24,6 +32,7 @@ __all__ = [
     "Move",
     "MoveKind",
     "Phase",
+    "Outcome",
     "RulesConfig",
     "PRESETS",
     "ActionCodec",
@@ -33,6 +42,7 @@ __all__ = [
     "odds",
     "RiskError",
     "IllegalMoveError",
+    "InvalidMoveError",
     "IllegalActionError",
     "MapError",
     "ConfigError",

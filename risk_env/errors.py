@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = [
     "RiskError",
+    "InvalidMoveError",
     "IllegalMoveError",
     "IllegalActionError",
     "ActionSpaceError",
@@ -17,6 +18,15 @@ __all__ = [
 
 class RiskError(ValueError):
     """Base class of every error risk_env raises for bad input."""
+
+
+class InvalidMoveError(RiskError):
+    """Move text that cannot be read (malformed, or naming an unknown territory or card).
+
+    Distinct from :class:`IllegalMoveError`, which is a readable move the rules
+    do not allow now (python-chess draws the same line). Nothing is changed
+    when this is raised.
+    """
 
 
 class IllegalMoveError(RiskError):

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 
 # ---------------------------------------------------------------- docs/rules.md facts, restated
 
@@ -131,7 +132,6 @@ def build(
     s.forced = s.bonus_used = s.conquered = s.resume_attack = s.trade_down = s.truncated = False
     s.att_src = s.att_dst = -1
     s.att_dice = s.last_dice = 0
-    s.sel_src = s.sel_dst = s.sel_trade = -1
     s.winner = -1
     s.elim_order = []
     assert game.invariant_violations(s) == [], game.invariant_violations(s)
@@ -224,7 +224,7 @@ class RulesChecker:
             "conquered": s.conquered,
             "alive": s.alive[:],
             "bonus_used": s.bonus_used,
-            "actor": self.game.to_act(s),
+            "actor": self.game.current_player(s),
             "att": (s.att_src, s.att_dst, s.att_dice),
         }
 
@@ -252,7 +252,7 @@ class RulesChecker:
                 assert s.alive[p] == (p in holders)
             if not s.alive[p]:
                 assert s.hands[p] == []
-        actor = g.to_act(s)
+        actor = g.current_player(s)
         if s.phase == Phase.GAME_OVER:
             assert actor == -1
             if s.truncated:
@@ -402,6 +402,7 @@ def check_random_game(
     chk = RulesChecker(game, s)
     rng = np.random.default_rng(seed + 77_777)
     codec = codec or ActionCodec(game)
+    sel = Selection()
     for _ in range(max_steps):
         if s.phase == Phase.GAME_OVER:
             return s, chk
@@ -412,8 +413,8 @@ def check_random_game(
             m = moves[int(rng.integers(len(moves)))]
             game.apply(s, m)
         else:
-            legal = np.flatnonzero(codec.mask(s))
+            legal = np.flatnonzero(codec.mask(s, sel))
             assert len(legal), "empty mask in a live position"
-            m = codec.step(s, int(legal[rng.integers(len(legal))]))
+            m = codec.step(s, int(legal[rng.integers(len(legal))]), sel)
         chk.after(prev, m, s)
     raise AssertionError("game did not end")

@@ -25,7 +25,7 @@ from risk_env.agents import (
     move_to_action,
 )
 from risk_env.agents.heuristic import win_probabilities
-from risk_env.envs.codec import amount_of
+from risk_env.envs.codec import Selection, amount_of
 from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
 from risk_env.rules.cards import COMPOSITION_NAMES
@@ -47,7 +47,6 @@ def _position(game: Game, phase: Phase, player: int = 0):  # type: ignore[no-unt
     s.player = player
     s.to_place = 0
     s.forced = s.resume_attack = s.bonus_used = False
-    s.sel_src = s.sel_dst = s.sel_trade = -1
     return s
 
 
@@ -58,12 +57,12 @@ def _border(game: Game, own_a: bool, own_b: bool):  # type: ignore[no-untyped-de
     return a, b
 
 
-def _play(codec: ActionCodec, s, move: Move, limit: int = 6):  # type: ignore[no-untyped-def]
+def _play(codec: ActionCodec, s, move: Move, sel: Selection, limit: int = 6):  # type: ignore[no-untyped-def]
     """Feed move_to_action's ids to the codec until a complete move comes back; every id must be legal."""
     for _ in range(limit):
-        a = move_to_action(codec, s, move)
-        assert codec.mask(s)[a] == 1, codec.action_to_string(s, a)
-        done = codec.step(s, a)
+        a = move_to_action(codec, s, move, sel)
+        assert codec.mask(s, sel)[a] == 1, codec.action_to_string(s, a, sel)
+        done = codec.step(s, a, sel)
         if done is not None:
             return done
     raise AssertionError("the move never completed")
@@ -85,51 +84,54 @@ def test_amount_action_picks_closest_legal_level(g3: Game) -> None:
 def test_attack_substeps_and_continue(g3: Game) -> None:
     codec = ActionCodec(g3)
     s = _position(g3, Phase.ATTACK)
+    sel = Selection()
     a, b = _border(g3, True, False)
     c = g3.map.id_of("Northwest Territory")
     s.owner[a], s.owner[b], s.owner[c] = 0, 1, 2
     s.armies[a], s.armies[b], s.armies[c] = 6, 4, 4
     move = Move.attack(a, b, 3)
-    assert move_to_action(codec, s, move) == a
-    codec.step(s, a)
-    assert move_to_action(codec, s, move) == b
-    codec.step(s, b)
-    assert move_to_action(codec, s, move) == codec.dice + 2
-    assert move_to_action(codec, s, Move.blitz(a, b)) == codec.blitz
+    assert move_to_action(codec, s, move, sel) == a
+    codec.step(s, a, sel)
+    assert move_to_action(codec, s, move, sel) == b
+    codec.step(s, b, sel)
+    assert move_to_action(codec, s, move, sel) == codec.dice + 2
+    assert move_to_action(codec, s, Move.blitz(a, b), sel) == codec.blitz
     # the codec has no cancel: a different target while (a, b) is selected rolls one die there
     other = Move.attack(a, c, 2)
-    assert move_to_action(codec, s, other) == codec.dice
+    assert move_to_action(codec, s, other, sel) == codec.dice
     force = [6, 1, 1]  # attacker 6 vs defender 1, 1: the defender loses one army
     s.dice_buf, s.dice_pos = force + s.dice_buf[s.dice_pos :], 0
-    codec.step(s, codec.dice)
-    assert (s.sel_src, s.sel_dst) == (-1, -1) and (s.att_src, s.att_dst) == (a, b) and s.armies[b] == 3
+    codec.step(s, codec.dice, sel)
+    assert (sel.src, sel.dst) == (-1, -1) and (s.att_src, s.att_dst) == (a, b) and s.armies[b] == 3
     # at the top of the phase, attacking (a, b) again is one step: the dice id continues the battle
-    assert move_to_action(codec, s, move) == codec.dice + 2
-    assert _play(codec, s, other) == other
+    assert move_to_action(codec, s, move, sel) == codec.dice + 2
+    assert _play(codec, s, other, sel) == other
     # ending the attack while a source is selected: 'end' ends the phase at once
-    codec.step(s, a)
-    assert move_to_action(codec, s, Move.end_attack()) == codec.end
-    assert _play(codec, s, Move.end_attack()) == Move.end_attack()
+    codec.step(s, a, sel)
+    assert move_to_action(codec, s, Move.end_attack(), sel) == codec.end
+    assert _play(codec, s, Move.end_attack(), sel) == Move.end_attack()
     assert s.phase == Phase.FORTIFY
 
 
 def test_reinforce_place_exact_count(g3: Game) -> None:
     codec = ActionCodec(g3)
     s = _position(g3, Phase.REINFORCE)
+    sel = Selection()
     t = int(np.flatnonzero(s.owner == 0)[0])
     s.to_place = 7
     before = int(s.armies[t])
-    assert _play(codec, s, Move.place(t, 4)) == Move.place(t, 4)
+    assert _play(codec, s, Move.place(t, 4), sel) == Move.place(t, 4)
     assert s.armies[t] == before + 4 and s.to_place == 3
     # a place on another territory while t is selected completes t with all that is left
-    codec.step(s, t)
+    codec.step(s, t, sel)
     u = int(np.flatnonzero(s.owner == 0)[1])
-    assert move_to_action(codec, s, Move.place(u, 1)) == amount_action(codec, 1, 3, 3)
+    assert move_to_action(codec, s, Move.place(u, 1), sel) == amount_action(codec, 1, 3, 3)
 
 
 def test_trade_composition_and_bonus_choice(g3: Game) -> None:
     codec = ActionCodec(g3)
     s = _position(g3, Phase.REINFORCE)
+    sel = Selection()
     s.to_place = 3
     sym = np.array(g3.card_symbol[: g3.T])
     inf = np.flatnonzero(sym == 0)
@@ -138,13 +140,13 @@ def test_trade_composition_and_bonus_choice(g3: Game) -> None:
     s.owner[t3] = 1
     s.hands[0] = [t1, t2, t3]
     move = Move.trade((t1, t2, t3), bonus=t2)
-    first = move_to_action(codec, s, move)
+    first = move_to_action(codec, s, move, sel)
     assert first == codec.trade + COMPOSITION_NAMES.index("III")
-    codec.step(s, first)  # two cards show owned territories: the bonus is asked next
-    assert s.sel_trade == COMPOSITION_NAMES.index("III")
-    assert move_to_action(codec, s, move) == t2
+    codec.step(s, first, sel)  # two cards show owned territories: the bonus is asked next
+    assert sel.trade == COMPOSITION_NAMES.index("III")
+    assert move_to_action(codec, s, move, sel) == t2
     before = int(s.armies[t2])
-    done = codec.step(s, t2)
+    done = codec.step(s, t2, sel)
     assert done is not None and done.bonus == t2
     assert s.armies[t2] == before + 2 and s.to_place == 3 + 4 and s.hands[0] == []
 
@@ -153,41 +155,48 @@ def test_occupy_defend_and_fortify(g3: Game) -> None:
     codec = ActionCodec(g3)
     a, b = _border(g3, True, True)
     s = _position(g3, Phase.OCCUPY)
+    sel = Selection()
     s.owner[[a, b]] = 0
     s.armies[a], s.armies[b] = 7, 3
     s.att_src, s.att_dst = a, b
     assert g3.occupy_range(s) == (3, 9)
-    assert _play(codec, s, Move.occupy(6)) == Move.occupy(6)
+    assert _play(codec, s, Move.occupy(6), sel) == Move.occupy(6)
     assert (s.armies[a], s.armies[b]) == (4, 6)
 
     s = _position(g3, Phase.DEFEND)
+
+    sel = Selection()
     s.att_src, s.att_dst = a, b
     s.armies[b] = 5
-    assert move_to_action(codec, s, Move.defend(2)) == codec.dice + 1
+    assert move_to_action(codec, s, Move.defend(2), sel) == codec.dice + 1
 
     s = _position(g3, Phase.FORTIFY)
+
+    sel = Selection()
     c = g3.map.id_of("Northwest Territory")
     s.owner[[a, b, c]] = 0
     s.armies[a], s.armies[b], s.armies[c] = 5, 1, 1
-    assert _play(codec, s, Move.fortify(a, b, 3)) == Move.fortify(a, b, 3)
+    assert _play(codec, s, Move.fortify(a, b, 3), sel) == Move.fortify(a, b, 3)
     # once a pair is chosen only an amount is accepted: a different plan moves the least
     s = _position(g3, Phase.FORTIFY)
+    sel = Selection()
     s.owner[[a, b, c]] = 0
     s.armies[a], s.armies[b], s.armies[c] = 5, 1, 1
-    codec.step(s, a)
-    codec.step(s, b)
-    assert move_to_action(codec, s, Move.fortify(a, c, 2)) == amount_action(codec, 1, 4, 1)
-    assert move_to_action(codec, s, Move.end_turn()) == amount_action(codec, 1, 4, 1)
+    codec.step(s, a, sel)
+    codec.step(s, b, sel)
+    assert move_to_action(codec, s, Move.fortify(a, c, 2), sel) == amount_action(codec, 1, 4, 1)
+    assert move_to_action(codec, s, Move.end_turn(), sel) == amount_action(codec, 1, 4, 1)
     # with only a source chosen, ending the turn cancels first
-    s.sel_dst = -1
-    assert move_to_action(codec, s, Move.end_turn()) == codec.end
+    sel.dst = -1
+    assert move_to_action(codec, s, Move.end_turn(), sel) == codec.end
 
 
 def test_move_in_wrong_phase_raises(g3: Game) -> None:
     codec = ActionCodec(g3)
     s = _position(g3, Phase.FORTIFY)
+    sel = Selection()
     with pytest.raises(RiskError, match="cannot be played in the fortify phase"):
-        move_to_action(codec, s, Move.attack(0, 1, 1))
+        move_to_action(codec, s, Move.attack(0, 1, 1), sel)
 
 
 # ---------------------------------------------------------------------- GameView
@@ -210,7 +219,7 @@ def test_game_view_is_read_only_and_shows_own_hand() -> None:
         v.armies[:] = 0
     assert np.array_equal(v.armies, s.armies) and v.armies.dtype == np.int32
     assert v.income(1) == raw.game.income(s, 1)
-    assert np.array_equal(v.mask(), raw.codec.mask(s))
+    assert np.array_equal(v.mask(), raw.codec.mask(s, raw.selection))
     assert v.copy_state() is not s and v.copy_state() == s
     with pytest.raises(RiskError, match="unknown agent"):
         GameView.from_env(env, "player_9")

@@ -207,7 +207,7 @@ def _simulate(att: int, dfd: int, rolls_per_seed: int, seeds: range, choose: boo
             s.phase = Phase.ATTACK
             g.apply(s, Move.attack(a, b, att))
             if choose:
-                assert s.phase == Phase.DEFEND and g.to_act(s) == 1
+                assert s.phase == Phase.DEFEND and g.current_player(s) == 1
                 g.apply(s, Move.defend(dfd))
             if s.owner[b] == 0:  # conquered: the attacker moved `att` armies in
                 assert s.phase in (Phase.OCCUPY, Phase.ATTACK) and s.armies[b] == att

@@ -110,8 +110,8 @@ def _check_masks(e, agent, obs, info):
     s = u.game_state
     N = u.codec.n
     seat = u.agent_name_mapping[agent]
-    assert u.game.to_act(s) == seat
-    mask = u.codec.mask(s)
+    assert u.game.current_player(s) == seat
+    mask = u.codec.mask(s, u.selection)
     assert np.array_equal(obs["action_mask"], mask) and np.array_equal(info["action_mask"], mask)
     assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].shape == (N,)
     assert obs["observation"].dtype == np.float32 and (obs["observation"] >= 0).all()
@@ -159,7 +159,7 @@ def test_truncation_flags():
     e.reset(seed=0)
     codec = e.codec
     while e.game_state.phase != Phase.GAME_OVER:
-        m = codec.mask(e.game_state)
+        m = codec.mask(e.game_state, e.selection)
         # place everything at once, never attack, never fortify
         a = codec.end if m[codec.end] else int(np.flatnonzero(m)[-1])
         e.step(a)

@@ -20,14 +20,17 @@ import logging
 
 import numpy as np
 import pytest
+from helpers import build
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 from risk_env.errors import (
     ActionSpaceError,
     ConfigError,
     IllegalActionError,
     IllegalMoveError,
+    InvalidMoveError,
     MapError,
     ResetNeededError,
     RiskError,
@@ -73,12 +76,15 @@ def advance_env(env, rng: np.random.Generator, until, limit: int = 20_000) -> No
     raise AssertionError("position not reached")
 
 
-def advance_state(game: Game, codec: ActionCodec, s, rng: np.random.Generator, until, limit: int = 20_000) -> None:
-    """Step random legal ids on an engine state until ``until(s)``."""
+def advance_state(
+    game: Game, codec: ActionCodec, s, rng: np.random.Generator, until, limit: int = 20_000, sel: Selection | None = None
+) -> None:
+    """Step random legal ids on an engine state (with the codec selection ``sel``) until ``until(s)``."""
+    sel = sel if sel is not None else Selection()
     for _ in range(limit):
         if until(s):
             return
-        codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s)))))
+        codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s, sel)))), sel)
     raise AssertionError("position not reached")
 
 
@@ -323,7 +329,8 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
     codec = ActionCodec(g)
     rng = np.random.default_rng(11)
     s = g.new_game(11)
-    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.ATTACK and s.sel_src < 0 and codec.mask(s)[: g.T].any())
+    sel = Selection()
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.ATTACK and sel.empty and codec.mask(s, sel)[: g.T].any(), sel=sel)
     a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
     b = g.attack_targets(s, a)[0]
     most = min(3, int(s.armies[a]) - 1)
@@ -335,11 +342,11 @@ def test_illegal_army_numbers_in_attack_occupy_fortify(classic3):
         lambda: g.apply(s, Move.attack(a, a, 1)),
         "is yours" if g.adjacency[a, a] else "do not share a border",
     )
-    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY)
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.OCCUPY, sel=sel)
     lo, hi = g.occupy_range(s)
     for n in (lo - 1, hi + 1, 0, -5):
         raises_unchanged(s, IllegalMoveError, lambda k=n: g.apply(s, Move.occupy(k)), f"move {lo}..{hi} armies into")
-    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.FORTIFY and s.sel_src < 0 and codec.mask(s)[: g.T].any())
+    advance_state(g, codec, s, rng, lambda s: s.phase == Phase.FORTIFY and sel.empty and codec.mask(s, sel)[: g.T].any(), sel=sel)
     a = int(np.flatnonzero(codec.mask(s)[: g.T])[0])
     b = int(np.flatnonzero(g.fortify_reach(s, a))[0])
     most = int(s.armies[a]) - 1
@@ -371,14 +378,14 @@ MALFORMED = [
 @pytest.mark.parametrize("text,fragment", MALFORMED)
 def test_malformed_move_text(classic3, text, fragment):
     s = classic3.new_game(12)
-    msg = raises_unchanged(s, IllegalMoveError, lambda: classic3.parse_move(s, text), f"cannot read move {text!r}", fragment)
+    msg = raises_unchanged(s, InvalidMoveError, lambda: classic3.parse_move(s, text), f"cannot read move {text!r}", fragment)
     assert msg
 
 
 @pytest.mark.parametrize("text", [None, 3, b"claim Alaska", ["claim", "Alaska"]])
 def test_move_text_must_be_a_str(classic3, text):
     s = classic3.new_game(13)
-    raises_unchanged(s, IllegalMoveError, lambda: classic3.parse_move(s, text), "a move text must be a str")
+    raises_unchanged(s, InvalidMoveError, lambda: classic3.parse_move(s, text), "a move text must be a str")
 
 
 # ---------------------------------------------------------------- rules options, presets, numbers
@@ -609,12 +616,14 @@ def midgame() -> tuple[Game, dict]:
     g = Game(RulesConfig(num_players=3, setup="random"))
     codec = ActionCodec(g)
     s = g.new_game(14)
+    sel = Selection()
     advance_state(
         g,
         codec,
         s,
         np.random.default_rng(14),
-        lambda s: s.phase == Phase.ATTACK and s.discard and sum(map(len, s.hands)) >= 2 and s.sel_src < 0,
+        lambda s: s.phase == Phase.ATTACK and s.discard and sum(map(len, s.hands)) >= 2 and sel.empty,
+        sel=sel,
     )
     return g, s.to_dict()
 
@@ -652,15 +661,9 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
     if kind == "unclaimed_after_setup":
         d["owner"][5] = -1
         return d, "unclaimed territories after the claim phase"
-    if kind == "unknown_territory_selected":
-        d["sel_src"] = T + 3
-        return d, f"sel_src={T + 3} is not a territory id in 0..{T - 1}"
     if kind == "unknown_battle_territory":
         d["att_dst"] = -7
         return d, "att_dst=-7 is not a territory id"
-    if kind == "bad_trade_selection":
-        d["sel_trade"] = 40
-        return d, "sel_trade=40 is not a set composition"
     if kind == "occupy_without_battle":
         d["phase"] = int(Phase.OCCUPY)
         d["att_src"] = d["att_dst"] = -1
@@ -726,9 +729,7 @@ STATE_KINDS = [
     "unknown_owner",
     "owner_overflow",
     "unclaimed_after_setup",
-    "unknown_territory_selected",
     "unknown_battle_territory",
-    "bad_trade_selection",
     "occupy_without_battle",
     "unknown_phase",
     "player_not_a_seat",
@@ -774,3 +775,66 @@ def test_every_missing_key_is_named(midgame):
 def test_state_from_dict_round_trip_of_the_fixture(midgame):
     g, good = midgame
     assert g.state_from_dict(json.loads(json.dumps(good))).to_dict() == good
+
+
+def test_older_state_dicts_with_a_codec_selection_still_load(midgame):
+    """Dicts written before the selection moved into the codec carry sel_src/sel_dst/sel_trade:
+    the keys are ignored (even out-of-range values), and the state loads with nothing selected."""
+    g, good = midgame
+    old = {**good, "sel_src": 3, "sel_dst": g.T + 9, "sel_trade": 40}
+    s = g.state_from_dict(old)
+    assert s.to_dict() == good and "sel_src" not in s.to_dict()
+    assert s == g.state_from_dict(good)
+
+
+# ---------------------------------------------------------------- the codec's one judge: the mask
+
+
+def test_codec_rejects_say_why_with_the_rules_reason(classic3):
+    """An id the mask refuses raises IllegalActionError naming the reason; when the id
+    names a complete move the reason is the rules' own (Game.check), and neither the
+    state nor the selection changes."""
+    g = classic3
+    codec = ActionCodec(g)
+    a, b = g.map.id_of("Alaska"), g.map.id_of("Kamchatka")
+    s = build(g, owners={"Alaska": 0, "Kamchatka": 1}, armies={"Alaska": 2, "Kamchatka": 3}, default_owner=2)
+    s.player = 0
+    weak = g.map.id_of("Alberta")
+    s.owner[weak] = 0
+    sel = Selection()
+    # a source with one army
+    raises_unchanged(s, IllegalActionError, lambda: codec.step(s, weak, sel), "Alberta cannot attack (needs 2+ armies")
+    assert sel.empty
+    # an amount id means nothing at the top of the attack phase
+    raises_unchanged(s, IllegalActionError, lambda: codec.step(s, codec.amount, sel), "no meaning at this decision")
+    # select the pair, then roll 3 dice from 2 armies: the rules' reason
+    codec.step(s, a, sel)
+    codec.step(s, b, sel)
+    assert (sel.src, sel.dst) == (a, b)
+    msg = raises_unchanged(s, IllegalActionError, lambda: codec.step(s, codec.dice + 2, sel), "roll 1..1 dice from Alaska")
+    assert "Legal ids:" in msg and (sel.src, sel.dst) == (a, b)
+
+
+def test_codec_step_needs_a_selection_for_a_sub_step(classic3):
+    g = classic3
+    codec = ActionCodec(g)
+    s = build(g, owners={"Alaska": 0}, armies={"Alaska": 5}, default_owner=1)
+    s.player = 0
+    raises_unchanged(s, RiskError, lambda: codec.step(s, g.map.id_of("Alaska")), "is a sub-step", "Selection")
+    assert codec.step(s, codec.end) == Move.end_attack()  # a complete move needs no selection
+
+
+def test_invalid_text_and_illegal_move_are_distinct_errors(classic3):
+    s = classic3.new_game(3)
+    assert not issubclass(risk_env.InvalidMoveError, IllegalMoveError)
+    assert not issubclass(IllegalMoveError, risk_env.InvalidMoveError)
+    with pytest.raises(risk_env.InvalidMoveError):
+        classic3.parse_move(s, "attack Alaska->Atlantis dice=3")
+    move = classic3.parse_move(s, "attack Alaska->Kamchatka dice=3")  # readable, not legal now
+    raises_unchanged(s, IllegalMoveError, lambda: classic3.apply(s, move), "is not legal in the")
+
+
+def test_to_act_is_a_deprecated_alias_of_current_player(classic3):
+    s = classic3.new_game(4)
+    with pytest.warns(DeprecationWarning, match="current_player"):
+        assert classic3.to_act(s) == classic3.current_player(s) == s.player

@@ -13,7 +13,7 @@ import pytest
 
 from risk_env import Game, Phase, RulesConfig
 from risk_env.agents import HEURISTICS, MaskablePPOAgent, load_agent
-from risk_env.envs.codec import ActionCodec
+from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.observation import ObservationEncoder
 from risk_env.errors import ConfigError, RiskError
 from risk_env.tools.evaluation import evaluate, main, round_robin, round_robin_table, wilson_interval
@@ -96,7 +96,7 @@ def test_truncated_games_are_draws() -> None:
 def _cycler(observation, info):  # type: ignore[no-untyped-def]
     """Selects the first legal id, and the last legal id ('end', once a cancel) whenever something is selected."""
     legal = np.flatnonzero(observation["action_mask"])
-    src = info["view"].selection[0]
+    src = info["view"].selection.src
     return int(legal[-1] if src >= 0 and info["view"].phase == Phase.ATTACK else legal[0])
 
 
@@ -236,25 +236,26 @@ class _OneSeatEnv:
 
             def _others(self) -> None:
                 s = self.s
-                while s.phase != Phase.GAME_OVER and self.game.to_act(s) != 0:
-                    self.codec.step(s, int(self.rng.choice(np.flatnonzero(self.codec.mask(s)))))
+                while s.phase != Phase.GAME_OVER and self.game.current_player(s) != 0:
+                    self.codec.step(s, int(self.rng.choice(np.flatnonzero(self.codec.mask(s, self.sel)))), self.sel)
 
             def reset(self, seed=None, options=None):  # type: ignore[no-untyped-def]
                 super().reset(seed=seed)
                 self.s = self.game.new_game(seed)
+                self.sel = Selection()
                 self._others()
-                return self.enc.encode(self.s, 0), {}
+                return self.enc.encode(self.s, 0, self.sel), {}
 
             def step(self, action):  # type: ignore[no-untyped-def]
-                self.codec.step(self.s, int(action))
+                self.codec.step(self.s, int(action), self.sel)
                 self._others()
                 s = self.s
                 over = s.phase == Phase.GAME_OVER
                 reward = 0.0 if s.winner < 0 else (1.0 if s.winner == 0 else -1.0)
-                return self.enc.encode(s, 0), reward, over and s.winner >= 0, over and s.truncated, {}
+                return self.enc.encode(s, 0, self.sel), reward, over and s.winner >= 0, over and s.truncated, {}
 
             def action_masks(self) -> np.ndarray:
-                return self.codec.mask(self.s).astype(bool)
+                return self.codec.mask(self.s, self.sel).astype(bool)
 
         return OneSeat()
 

@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 
 import risk_env
 from risk_env import ActionCodec, Game, Move, MoveKind, Phase, RulesConfig
-from risk_env.errors import IllegalActionError, IllegalMoveError, StateError
+from risk_env.envs.codec import Selection
+from risk_env.errors import IllegalActionError, IllegalMoveError, InvalidMoveError, StateError
 
 SCALE = int(os.environ.get("RISK_FUZZ", "1"))  # RISK_FUZZ=20 for a deeper local run
 
@@ -106,8 +107,9 @@ def test_random_games_keep_every_property(rules, seed, choices):
             env.step(None)
             continue
         s = env.game_state
-        assert env.possible_agents[game.to_act(s)] == agent
-        mask = codec.mask(s)
+        assert env.possible_agents[game.current_player(s)] == agent
+        sel = env.selection
+        mask = codec.mask(s, sel)
         assert np.array_equal(obs["action_mask"], mask) and np.array_equal(info["action_mask"], mask)
         legal = np.flatnonzero(mask)
         assert len(legal) > 0
@@ -117,14 +119,14 @@ def test_random_games_keep_every_property(rules, seed, choices):
         if len(illegal):
             probe.append(int(illegal[rng.integers(len(illegal))]))
         for a in probe:
-            c = s.copy()
+            c, cs = s.copy(), sel.copy()
             try:
-                codec.step(c, a)
+                codec.step(c, a, cs)
                 accepted = True
             except IllegalActionError:
                 accepted = False
-                assert c.to_dict() == s.to_dict()
-            assert accepted == bool(mask[a]), f"id {a} ({codec.action_to_string(s, a)}): mask {mask[a]}, accepted {accepted}"
+                assert c.to_dict() == s.to_dict() and cs == sel
+            assert accepted == bool(mask[a]), f"id {a} ({codec.action_to_string(s, a, sel)}): mask {mask[a]}, accepted {accepted}"
         pick = choices[steps] if steps < len(choices) else int(rng.integers(2**16))
         env.step(int(legal[pick % len(legal)]))
         steps += 1
@@ -211,7 +213,7 @@ def test_move_text_never_crashes(text):
     game = _classic()
     try:
         m = game.parse_move(None, text)
-    except IllegalMoveError as e:
+    except InvalidMoveError as e:
         assert "cannot read move" in str(e)
     else:
         assert isinstance(m, Move)
@@ -231,12 +233,13 @@ def _saved_states() -> tuple[Game, ActionCodec, list[dict]]:
         game = Game(RulesConfig(num_players=3, map="small", defender_dice="choose", turn_limit=40))
         codec = ActionCodec(game)
         s = game.new_game(3)
+        sel = Selection()
         rng = np.random.default_rng(3)
         saved = []
         while s.phase != Phase.GAME_OVER:
             if rng.random() < 0.1:
                 saved.append(s.to_dict())
-            codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s)))))
+            codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s, sel)))), sel)
         saved.append(s.to_dict())
         _CACHE["saved"] = (game, codec, saved)
     return _CACHE["saved"]
@@ -272,5 +275,5 @@ def test_corrupted_state_dicts_raise_state_error_or_load_consistently(data):
     if s.phase != Phase.GAME_OVER:
         mask = codec.mask(s)
         game.legal_moves(s)
-        assert game.to_act(s) >= 0
+        assert game.current_player(s) >= 0
         assert mask.dtype == np.int8

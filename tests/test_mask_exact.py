@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from helpers import build, force_dice, give_cards, tid
 
-from risk_env import ActionCodec, Game, IllegalActionError, IllegalMoveError, Move, Phase, RulesConfig
-from risk_env.envs.codec import amount_of
+from risk_env import ActionCodec, Game, IllegalActionError, IllegalMoveError, Move, MoveKind, Phase, RulesConfig
+from risk_env.envs.codec import Selection, amount_of
 
 SOAK = int(os.environ.get("RISK_SOAK", "1"))  # RISK_SOAK=10: ten times the games and positions
 
@@ -70,27 +70,27 @@ RARE = {
 }
 
 
-def category(s) -> str:
+def category(s, sel: Selection) -> str:
     ph = s.phase
     if ph == Phase.CLAIM:
         return "claim"
     if ph == Phase.SETUP_PLACE:
         return "setup:neutral" if s.setup_step == 2 else "setup:own"
     if ph == Phase.REINFORCE:
-        if s.sel_trade >= 0:
+        if sel.trade >= 0:
             return "reinforce:bonus-pick"
         if s.resume_attack:
             return "reinforce:trade-down"
-        if s.sel_src >= 0:
+        if sel.src >= 0:
             return "reinforce:amount"
         if s.forced:
             return "reinforce:forced"
         return "reinforce"
     if ph in (Phase.ATTACK, Phase.FORTIFY):
         name = Phase(ph).name.lower()
-        if s.sel_dst >= 0:
+        if sel.dst >= 0:
             return f"{name}:pair"
-        if s.sel_src >= 0:
+        if sel.src >= 0:
             return f"{name}:source"
         if ph == Phase.ATTACK and ActionCodec.can_continue(None, s):  # type: ignore[arg-type]
             return "attack:continue"
@@ -166,7 +166,7 @@ def _trade_down_positions(seed: int):
 
 
 def collect_positions():
-    """``[(game, codec, state)]`` sampled from random masked games, plus hand-built trade-downs."""
+    """``[(game, codec, state, selection)]`` sampled from random masked games, plus hand-built trade-downs."""
     out = []
     counts: Counter = Counter()
     for rules, seeds, p in CONFIGS:
@@ -175,32 +175,34 @@ def collect_positions():
         kept: Counter = Counter()
         for seed in range(seeds.start, seeds.stop * SOAK):
             s = g.new_game(seed)
+            sel = Selection()
             rng = np.random.default_rng(1000 + seed)
             while True:
-                cat = category(s)
+                cat = category(s, sel)
                 if kept[cat] < CAP and (
                     cat in RARE or rng.random() < (0.35 if cat in ("fortify:source", "attack:pair", "attack:continue") else p)
                 ):
                     kept[cat] += 1
-                    out.append((g, codec, s.copy()))
+                    out.append((g, codec, s.copy(), sel.copy()))
                 if s.phase == Phase.GAME_OVER:
                     break
-                legal = np.flatnonzero(codec.mask(s))
-                codec.step(s, int(legal[rng.integers(len(legal))]))
+                legal = np.flatnonzero(codec.mask(s, sel))
+                codec.step(s, int(legal[rng.integers(len(legal))]), sel)
         counts.update(kept)
     # every step of hand-built card turns: forced trades at turn start (5-7 cards), +2 bonus
     # picks, and trade-downs after an elimination with 6-8 cards
     for seed in range(100 * SOAK):
         g, s = _card_turn_positions(seed) if seed % 100 < 80 else _trade_down_positions(seed)
         codec = ActionCodec(g)
+        sel = Selection()
         rng = np.random.default_rng(seed)
         while s.phase in (Phase.OCCUPY, Phase.REINFORCE) and s.turn == 1 + (seed % 100 < 80):
-            out.append((g, codec, s.copy()))
-            counts[category(s)] += 1
-            legal = np.flatnonzero(codec.mask(s))
-            codec.step(s, int(legal[rng.integers(len(legal))]))
-        out.append((g, codec, s.copy()))
-        counts[category(s)] += 1
+            out.append((g, codec, s.copy(), sel.copy()))
+            counts[category(s, sel)] += 1
+            legal = np.flatnonzero(codec.mask(s, sel))
+            codec.step(s, int(legal[rng.integers(len(legal))]), sel)
+        out.append((g, codec, s.copy(), sel.copy()))
+        counts[category(s, sel)] += 1
     return out, counts
 
 
@@ -219,33 +221,33 @@ def test_every_phase_is_covered(positions):
 def test_mask_is_exact(positions):
     pos, _ = positions
     stepped = accepted_total = 0
-    for g, codec, s in pos:
-        mask = codec.mask(s)
+    for g, codec, s, sel in pos:
+        mask = codec.mask(s, sel)
         assert mask.dtype == np.int8 and mask.shape == (codec.n,)
         assert set(np.unique(mask).tolist()) <= {0, 1}
         before = s.to_dict()
         legal = None
         if s.phase != Phase.GAME_OVER:
-            assert mask.any(), f"empty mask in a live position ({category(s)})"
+            assert mask.any(), f"empty mask in a live position ({category(s, sel)})"
         for a in range(codec.n):
-            c = s.copy()
+            c, cs = s.copy(), sel.copy()
             try:
-                res = codec.step(c, a)
+                res = codec.step(c, a, cs)
             except IllegalActionError:
-                assert mask[a] == 0, f"id {a} ({codec.action_to_string(s, a)}) is masked legal but rejected in {category(s)}"
-                assert c.to_dict() == before, f"rejected id {a} changed the state in {category(s)}"
+                assert mask[a] == 0, f"id {a} ({codec.action_to_string(s, a, sel)}) is masked legal but rejected"
+                assert c.to_dict() == before and cs == sel, f"rejected id {a} changed the state in {category(s, sel)}"
                 continue
             stepped += 1
             accepted_total += 1
-            assert mask[a] == 1, f"id {a} ({codec.action_to_string(s, a)}) is accepted but masked illegal in {category(s)}"
+            assert mask[a] == 1, f"id {a} ({codec.action_to_string(s, a, sel)}) accepted but masked illegal"
             if isinstance(res, Move):
                 if legal is None:
                     legal = set(g.legal_moves(s))
+                # the mask is the oracle for ids: the move it lets through must be legal by the rules
                 assert res in legal, f"codec move {g.move_to_text(res)} is not among the rules' legal moves"
-            else:  # a selection: only the selection fields change
-                d = c.to_dict()
-                diff = {k for k in d if d[k] != before[k]}
-                assert diff and diff <= {"sel_src", "sel_dst", "sel_trade"}, diff
+                assert cs.empty, "a completed move clears the selection"
+            else:  # a selection: the state is untouched, only the selection changes
+                assert c.to_dict() == before and cs != sel
         assert s.to_dict() == before, "stepping copies changed the original"
     assert accepted_total > 10_000
 
@@ -253,20 +255,20 @@ def test_mask_is_exact(positions):
 def test_amount_ids_reach_min_and_max(positions):
     pos, _ = positions
     checked = 0
-    for g, codec, s in pos:
+    for g, codec, s, sel in pos:
         if s.phase == Phase.OCCUPY:
             lo, hi = g.occupy_range(s)
-        elif s.phase == Phase.REINFORCE and s.sel_src >= 0:
+        elif s.phase == Phase.REINFORCE and sel.src >= 0:
             lo, hi = 1, s.to_place
-        elif s.phase == Phase.FORTIFY and s.sel_dst >= 0:
-            lo, hi = 1, int(s.armies[s.sel_src]) - 1
+        elif s.phase == Phase.FORTIFY and sel.dst >= 0:
+            lo, hi = 1, int(s.armies[sel.src]) - 1
         else:
             continue
-        mask = codec.mask(s)
+        mask = codec.mask(s, sel)
         amount_ids = [codec.amount + j for j in range(codec.K) if mask[codec.amount + j]]
         counts = []
         for a in amount_ids:
-            m = codec.step(s.copy(), a)
+            m = codec.step(s.copy(), a, sel.copy())
             counts.append(m.count)
         assert counts[0] == lo and counts[-1] == hi
         assert len(set(counts)) == len(counts)  # every legal amount id is a distinct count
@@ -280,16 +282,16 @@ def test_amount_ids_reach_min_and_max(positions):
 
 def test_game_over_masks_are_empty(positions):
     pos, _ = positions
-    over = [(g, c, s) for g, c, s in pos if s.phase == Phase.GAME_OVER]
+    over = [(g, c, s) for g, c, s, _ in pos if s.phase == Phase.GAME_OVER]
     assert over
     for g, codec, s in over:
-        assert not codec.mask(s).any() and g.legal_moves(s) == [] and g.to_act(s) == -1
+        assert not codec.mask(s).any() and g.legal_moves(s) == [] and g.current_player(s) == -1
 
 
 def test_move_text_round_trip(positions):
     pos, _ = positions
     n = 0
-    for g, _codec, s in pos:
+    for g, _codec, s, _sel in pos:
         for m in g.legal_moves(s):
             text = g.move_to_text(m)
             assert g.parse_move(s, text) == m, text
@@ -334,7 +336,7 @@ def test_legal_moves_are_exactly_the_accepted_moves(positions):
     pos, _ = positions
     rng = np.random.default_rng(0)
     accepted = rejected = 0
-    for g, _codec, s in pos[::4]:
+    for g, _codec, s, sel in pos[::4]:
         moves = g.legal_moves(s)
         legal = set(moves)
         assert len(legal) == len(moves), "duplicate legal moves"
@@ -345,12 +347,40 @@ def test_legal_moves_are_exactly_the_accepted_moves(positions):
             try:
                 g.apply(c, m)
             except IllegalMoveError:
-                assert m not in legal, f"listed move {g.move_to_text(m)} rejected in {category(s)}"
+                assert m not in legal, f"listed move {g.move_to_text(m)} rejected in {category(s, sel)}"
                 assert c.to_dict() == before
                 rejected += 1
                 continue
-            assert m in legal, f"unlisted move {m} accepted in {category(s)}"
+            assert m in legal, f"unlisted move {m} accepted in {category(s, sel)}"
             assert c.steps == s.steps + 1
             accepted += 1
         assert s.to_dict() == before
     assert accepted > 3000 and rejected > 20_000
+
+
+def test_every_legal_move_is_reachable_through_the_codec(positions):
+    """The other direction of mask == legal_moves: from a position with nothing selected,
+    ``ActionCodec.move_to_actions`` plays every legal move (a sample when there are many)
+    through ids the mask marks, and completes the same move (amounts and the codec's own
+    card and bonus choice aside: same kind, territories and, for trades, set value)."""
+    pos, _ = positions
+    rng = np.random.default_rng(1)
+    played = 0
+    for g, codec, s, sel in pos[::3]:
+        if not sel.empty or s.phase == Phase.GAME_OVER:
+            continue
+        moves = g.legal_moves(s)
+        sample = moves if len(moves) <= 6 else [moves[i] for i in rng.choice(len(moves), 6, replace=False)]
+        for m in sample:
+            ids = codec.move_to_actions(s, m)
+            c, cs = s.copy(), Selection()
+            for i, a in enumerate(ids):
+                assert codec.mask(c, cs)[a], f"{g.move_to_text(m)}: id {a} not legal"
+                res = codec.step(c, a, cs)
+                assert (res is None) == (i < len(ids) - 1)
+            assert isinstance(res, Move) and res.kind == m.kind and (res.src, res.dst) == (m.src, m.dst)
+            if m.kind == MoveKind.TRADE:
+                assert g.trade_value(s, res.cards) == g.trade_value(s, m.cards)
+            assert res in set(moves)
+            played += 1
+    assert played > 2000

@@ -107,7 +107,7 @@ def test_claim_mode_order_and_setup_placement(n):
     assert sorted(s.order) == list(range(n))
     # claims: one territory at a time, in turn order, until all 42 are claimed
     for k in range(42):
-        assert s.phase == Phase.CLAIM and g.to_act(s) == s.order[k % n]
+        assert s.phase == Phase.CLAIM and g.current_player(s) == s.order[k % n]
         taken = own(s, s.player)[:1]
         if taken:
             rejected(g, s, Move.claim(taken[0]), "already claimed")
@@ -125,7 +125,7 @@ def test_claim_mode_order_and_setup_placement(n):
         while left[s.order[i % n]] == 0:
             i += 1
         p = s.order[i % n]
-        assert g.to_act(s) == p
+        assert g.current_player(s) == p
         other = next(t for t in range(42) if s.owner[t] != p)
         rejected(g, s, Move.place(other, 1), "not yours")
         mine = own(s, p)
@@ -168,7 +168,7 @@ def test_two_player_neutral_deal_and_setup_turns():
     turns = []
     while s.phase == Phase.SETUP_PLACE:
         p = s.player
-        assert g.to_act(s) == p and p in (0, 1)
+        assert g.current_player(s) == p and p in (0, 1)
         turns.append(p)
         neutral_t = own(s, 2)[0]
         for _ in range(2):  # two of its own armies...
@@ -177,7 +177,7 @@ def test_two_player_neutral_deal_and_setup_turns():
             assert all(m.kind == MoveKind.PLACE and s.owner[m.src] == p for m in g.legal_moves(s))
             g.apply(s, Move.place(int(rng.choice(own(s, p))), 1))
         # ...then one neutral army on a neutral territory of its choice
-        assert s.setup_step == 2 and g.to_act(s) == p
+        assert s.setup_step == 2 and g.current_player(s) == p
         rejected(g, s, Move.place(own(s, p)[0], 1), "neutral army next")
         rejected(g, s, Move.place_neutral(own(s, 1 - p)[0]), "not neutral")
         moves = g.legal_moves(s)
@@ -196,7 +196,7 @@ def test_two_player_neutral_claim_mode():
     k = 0
     while s.phase == Phase.CLAIM:
         # the two players claim in turn; the neutral's claim follows each round automatically
-        assert g.to_act(s) == s.order[k % 2]
+        assert g.current_player(s) == s.order[k % 2]
         before = int((s.owner == 2).sum())
         g.apply(s, Move.claim(int(rng.choice(np.flatnonzero(s.owner == -1)))))
         after = int((s.owner == 2).sum())
@@ -218,7 +218,7 @@ def test_neutral_never_acts_only_defends_with_max_dice():
     assert s.phase == Phase.ATTACK and s.last_roll == [6, 6, 6, 0, 5, 5] and s.armies[b] == 1
     # attacking the other player: the defender chooses
     g.apply(s, Move.attack(a, c, 3))
-    assert s.phase == Phase.DEFEND and g.to_act(s) == 1
+    assert s.phase == Phase.DEFEND and g.current_player(s) == 1
     g.apply(s, Move.defend(1))
     # the neutral holds no cards and takes no turn: the turn passes 0 -> 1 -> 0
     g.apply(s, Move.end_attack())
@@ -549,7 +549,7 @@ def test_defender_chooses_dice_variant():
     a, b = ids(g, "Alaska", "Kamchatka")
     s = build(g, owners={"Alaska": 0, "Kamchatka": 2}, armies={"Alaska": 5, "Kamchatka": 2})
     g.apply(s, Move.attack(a, b, 3))
-    assert s.phase == Phase.DEFEND and g.to_act(s) == 2 and s.player == 0
+    assert s.phase == Phase.DEFEND and g.current_player(s) == 2 and s.player == 0
     assert g.legal_moves(s) == [Move.defend(1), Move.defend(2)]
     rejected(g, s, Move.defend(3), "defend with 1..2 dice")
     rejected(g, s, Move.end_attack(), "not attacking")
@@ -633,7 +633,7 @@ def test_elimination_takes_cards_and_trades_down_from_eight():
     assert s.phase == Phase.OCCUPY
     g.apply(s, Move.occupy(3))
     # trade down at once: 8 -> 5 (still forced) -> 2, placing the armies, then back to attacking
-    assert s.phase == Phase.REINFORCE and s.forced and s.to_place == 0 and g.to_act(s) == 0
+    assert s.phase == Phase.REINFORCE and s.forced and s.to_place == 0 and g.current_player(s) == 0
     rejected(g, s, Move.place(a, 1), "must trade first")
     rejected(g, s, Move.end_attack(), "not legal in the reinforce phase")
     assert all(m.kind == MoveKind.TRADE for m in g.legal_moves(s))
@@ -692,7 +692,7 @@ def test_win_by_elimination_ends_the_game():
     force_dice(s, [6, 6, 6, 1])
     g.apply(s, Move.attack(a, b, 3))
     assert s.phase == Phase.GAME_OVER and s.winner == 0 and not s.truncated
-    assert g.to_act(s) == -1 and g.legal_moves(s) == []
+    assert g.current_player(s) == -1 and g.legal_moves(s) == []
     rejected(g, s, Move.end_attack(), "the game is over")
     assert g.invariant_violations(s) == []
 
@@ -815,7 +815,7 @@ def test_turn_limit_truncates():
         assert s.turn == turn and s.phase == Phase.REINFORCE
         finish_turn(g, s)
     assert s.phase == Phase.GAME_OVER and s.truncated and s.winner == -1
-    assert g.to_act(s) == -1 and g.invariant_violations(s) == []
+    assert g.current_player(s) == -1 and g.invariant_violations(s) == []
 
 
 def test_turns_follow_order_and_income_each_turn():

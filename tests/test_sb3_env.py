@@ -68,11 +68,11 @@ def test_masks_match_the_codec_and_the_learner_always_decides():
         done = False
         while not done:
             s = env.state
-            assert env.game.to_act(s) == env.seat
-            m = env.codec.mask(s)
+            assert env.game.current_player(s) == env.seat
+            m = env.codec.mask(s, env.selection)
             np.testing.assert_array_equal(env.action_masks(), m.astype(bool))
             np.testing.assert_array_equal(info["action_mask"], m)
-            np.testing.assert_array_equal(obs, env.encoder.encode(s, env.seat))
+            np.testing.assert_array_equal(obs, env.encoder.encode(s, env.seat, env.selection))
             assert obs[env.encoder.layout["acting"][0]][0] == 1.0
             a = int(rng.choice(np.flatnonzero(m)))
             obs, _r, term, trunc, info = env.step(a)
@@ -134,12 +134,12 @@ def test_learner_loss_on_an_opponents_turn_gives_minus_one():
     s = build(g, default_owner=1, owners={"Kamchatka": 0}, armies={"Alaska": 40}, player=0, phase=Phase.FORTIFY)
 
     def killer(obs, info):
-        st, codec = info["state"], info["codec"]
+        st, codec, sel = info["state"], info["codec"], info["selection"]
         m = obs["action_mask"]
         if st.phase == Phase.ATTACK:
-            if st.sel_src < 0:
+            if sel.src < 0:
                 return tid(g, "Alaska")
-            if st.sel_dst < 0:
+            if sel.dst < 0:
                 return tid(g, "Kamchatka")
             return codec.blitz
         return int(np.flatnonzero(m)[-1]) if st.phase == Phase.OCCUPY else int(np.flatnonzero(m)[0])

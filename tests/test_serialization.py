@@ -29,6 +29,7 @@ from pettingzoo.test import seed_test
 
 import risk_env
 from risk_env import ActionCodec, Game, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 from risk_env.rules.config import PRESETS
 from risk_env.tools.soak import continue_digest, trajectory_digest
 
@@ -79,7 +80,7 @@ SITUATIONS = (
 )
 
 
-def situation(s) -> str | None:
+def situation(s, sel: Selection) -> str | None:
     """The awkward moment ``s`` is in (see SITUATIONS), or None."""
     ph = s.phase
     if ph == Phase.CLAIM:
@@ -87,37 +88,40 @@ def situation(s) -> str | None:
     if ph == Phase.SETUP_PLACE:
         return "neutral_place" if s.setup_step == 2 else "setup_place"
     if ph == Phase.REINFORCE:
-        if s.sel_trade >= 0:
+        if sel.trade >= 0:
             return "bonus_choice"
         if s.resume_attack:
             return "trade_down"
         if s.forced:
             return "forced_trade"
-        return "reinforce_amount" if s.sel_src >= 0 else None
+        return "reinforce_amount" if sel.src >= 0 else None
     if ph == Phase.ATTACK:
-        return "attack_pair" if s.sel_dst >= 0 else ("attack_source" if s.sel_src >= 0 else None)
+        return "attack_pair" if sel.dst >= 0 else ("attack_source" if sel.src >= 0 else None)
     if ph == Phase.DEFEND:
         return "defend"
     if ph == Phase.OCCUPY:
         return "occupy"
     if ph == Phase.FORTIFY:
-        return "fortify_pair" if s.sel_dst >= 0 else ("fortify_source" if s.sel_src >= 0 else None)
+        return "fortify_pair" if sel.dst >= 0 else ("fortify_source" if sel.src >= 0 else None)
     return "game_over"
 
 
-def reference_game(rules: dict, seed: int) -> tuple[Game, list[int], list[dict]]:
-    """A random game: the action ids, and ``to_dict()`` before each of them (and at the end)."""
+def reference_game(rules: dict, seed: int) -> tuple[Game, list[int], list[dict], list[Selection]]:
+    """A random game: the action ids, and ``to_dict()`` and the codec's selection before
+    each of them (and at the end)."""
     game = Game(RulesConfig.from_dict(rules))
     codec = ActionCodec(game)
     s = game.new_game(seed)
+    sel = Selection()
     rng = np.random.default_rng(seed + 1000)
-    actions, dicts = [], [s.to_dict()]
+    actions, dicts, sels = [], [s.to_dict()], [sel.copy()]
     while s.phase != Phase.GAME_OVER:
-        a = int(rng.choice(np.flatnonzero(codec.mask(s))))
-        codec.step(s, a)
+        a = int(rng.choice(np.flatnonzero(codec.mask(s, sel))))
+        codec.step(s, a, sel)
         actions.append(a)
         dicts.append(s.to_dict())
-    return game, actions, dicts
+        sels.append(sel.copy())
+    return game, actions, dicts, sels
 
 
 def cut_points(labels: list, rng: np.random.Generator, k_random: int, per_situation: int) -> list[int]:
@@ -135,35 +139,38 @@ def cut_points(labels: list, rng: np.random.Generator, k_random: int, per_situat
 _REFERENCE: dict = {}
 
 
-def cached_reference(name: str, seed: int) -> tuple[Game, list[int], list[dict], list]:
+def cached_reference(name: str, seed: int) -> tuple[Game, list[int], list[dict], list, list[Selection]]:
     """A reference game and the awkward moment of each of its states (cached for the module)."""
     if (name, seed) not in _REFERENCE:
-        game, actions, dicts = reference_game(CONFIGS[name], seed)
-        labels = [situation(game.state_from_dict(d)) for d in dicts]
-        _REFERENCE[(name, seed)] = (game, actions, dicts, labels)
+        game, actions, dicts, sels = reference_game(CONFIGS[name], seed)
+        labels = [situation(game.state_from_dict(d), sel) for d, sel in zip(dicts, sels, strict=True)]
+        _REFERENCE[(name, seed)] = (game, actions, dicts, labels, sels)
     return _REFERENCE[(name, seed)]
 
 
-def restore_and_replay(game: Game, actions: list[int], dicts: list[dict], i: int, label: str) -> None:
-    """Restore ``dicts[i]`` through JSON and replay the recorded actions: every later state must match."""
+def restore_and_replay(game: Game, actions: list[int], dicts: list[dict], i: int, label: str, sels: list[Selection]) -> None:
+    """Restore ``dicts[i]`` through JSON (with the codec's selection ``sels[i]``, which the
+    env keeps beside the state) and replay the recorded actions: every later state must match."""
     codec = ActionCodec(game)
+    sel = sels[i].copy()
     text = json.dumps(dicts[i])  # JSON-compatible: plain ints, bools, lists, dicts, strs
     assert json.loads(text) == dicts[i]
     s = game.state_from_dict(json.loads(text))
     assert s.to_dict() == dicts[i]
     for j in range(i, len(actions)):
-        codec.step(s, actions[j])
+        codec.step(s, actions[j], sel)
         assert s.to_dict() == dicts[j + 1], f"{label}: restored at step {i}, differs after step {j}"
+        assert sel == sels[j + 1]
     assert s.phase == Phase.GAME_OVER
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_restore_and_continue_at_random_cut_points(name):
-    game, actions, dicts, labels = cached_reference(name, SEEDS[name])
+    game, actions, dicts, labels, sels = cached_reference(name, SEEDS[name])
     cuts = cut_points(labels, np.random.default_rng(SEEDS[name]), k_random=30, per_situation=3)
     assert len(cuts) >= min(30, len(dicts))  # 9 rule sets: several hundred cut points in all
     for i in cuts:
-        restore_and_replay(game, actions, dicts, i, name)
+        restore_and_replay(game, actions, dicts, i, name, sels)
 
 
 # rule sets (and seeds tried in turn) where each awkward moment is looked for
@@ -177,10 +184,10 @@ def test_restore_in_every_awkward_moment(kind):
     for k in range(12):
         for name in MOMENT_SOURCES:
             seed = SEEDS[name] + 1000 * k
-            game, actions, dicts, labels = cached_reference(name, seed)
+            game, actions, dicts, labels, sels = cached_reference(name, seed)
             at = [i for i, label in enumerate(labels) if label == kind]
             for i in at[:: max(1, len(at) // 2)][:2]:
-                restore_and_replay(game, actions, dicts, i, f"{name} seed {seed} ({kind})")
+                restore_and_replay(game, actions, dicts, i, f"{name} seed {seed} ({kind})", sels)
                 found += 1
             if found >= 3:
                 return
@@ -190,7 +197,7 @@ def test_restore_in_every_awkward_moment(kind):
 def test_restore_mid_dice_buffer_rolls_the_same_dice():
     """A cut right after a roll (the dice buffer partly used) must roll the same next dice."""
     rules = {"num_players": 2, "map": "small", "setup": "random", "turn_limit": 50}
-    game, actions, dicts = reference_game(rules, 7)
+    game, actions, dicts, sels = reference_game(rules, 7)
     codec = ActionCodec(game)
     rolls = [i for i in range(1, len(dicts)) if dicts[i]["last_roll"] != dicts[i - 1]["last_roll"]]
     assert len(rolls) > 10
@@ -198,8 +205,9 @@ def test_restore_mid_dice_buffer_rolls_the_same_dice():
         s = game.state_from_dict(json.loads(json.dumps(dicts[i])))
         assert len(s.dice_buf) < 600  # the saved buffer is what is left of it
         nxt = next(k for k in rolls if k > i) if any(k > i for k in rolls) else None
+        sel = sels[i].copy()
         for j in range(i, len(actions)):
-            codec.step(s, actions[j])
+            codec.step(s, actions[j], sel)
             if j + 1 == nxt:
                 assert s.last_roll == dicts[nxt]["last_roll"]
                 break
@@ -207,19 +215,20 @@ def test_restore_mid_dice_buffer_rolls_the_same_dice():
 
 def test_copy_is_independent_of_the_original():
     rules = {"num_players": 3, "map": "small", "setup": "random", "turn_limit": 40}
-    game, actions, dicts = reference_game(rules, 8)
+    game, actions, dicts, _ = reference_game(rules, 8)
     codec = ActionCodec(game)
     s = game.state_from_dict(dicts[0])
+    sel = Selection()
     for a in actions[:50]:
-        codec.step(s, a)
-    c = s.copy()
+        codec.step(s, a, sel)
+    c, csel = s.copy(), sel.copy()
     snapshot = s.to_dict()
     rng = np.random.default_rng(0)
     while c.phase != Phase.GAME_OVER:  # play the copy to the end with other actions
-        codec.step(c, int(rng.choice(np.flatnonzero(codec.mask(c)))))
+        codec.step(c, int(rng.choice(np.flatnonzero(codec.mask(c, csel)))), csel)
     assert s.to_dict() == snapshot
     for j in range(50, len(actions)):  # and the original still follows its own game
-        codec.step(s, actions[j])
+        codec.step(s, actions[j], sel)
         assert s.to_dict() == dicts[j + 1]
 
 
@@ -293,17 +302,18 @@ def test_pickled_env_continues_identically(make, rules):
 
 def test_pickled_state_round_trip():
     rules = CONFIGS["choose4"]
-    game, actions, dicts = reference_game(rules, 12)
+    game, actions, dicts, sels = reference_game(rules, 12)
     codec = ActionCodec(game)
     s = game.state_from_dict(dicts[0])
+    sel = Selection()
     for j, a in enumerate(actions):
         if j % 37 == 0:
-            t = pickle.loads(pickle.dumps(s))
-            assert t == s
+            t, tsel = pickle.loads(pickle.dumps((s, sel)))
+            assert t == s and tsel == sel == sels[j]
             for b in actions[j : j + 60]:
-                codec.step(t, b)
+                codec.step(t, b, tsel)
             assert t.to_dict() == dicts[min(j + 60, len(actions))]
-        codec.step(s, a)
+        codec.step(s, a, sel)
 
 
 # ---------------------------------------------------------------- across processes

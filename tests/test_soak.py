@@ -141,7 +141,7 @@ def _select_then_end(env) -> int:
     mask = env.infos[env.agent_selection]["action_mask"]
     T = env.game.T
     if s.phase in (Phase.ATTACK, Phase.FORTIFY):
-        if s.sel_src >= 0 and mask[env.codec.end]:
+        if env.selection.src >= 0 and mask[env.codec.end]:
             return env.codec.end
         if mask[:T].any():
             return int(np.flatnonzero(mask[:T])[0])

@@ -54,7 +54,29 @@ Illegal actions
     :class:`~risk_env.errors.ResetNeededError`. See ``docs/reliability.md``.
 
 Termination vs truncation
-    Elimination and victory terminate; the turn limit truncates.
+    Elimination and victory terminate; the turn limit truncates. The outcome
+    and every agent's return come from the engine
+    (:meth:`Game.outcome <risk_env.rules.engine.Game.outcome>`).
+
+Pending selection
+    The codec's sub-step selection (a chosen source, a source-target pair, a
+    trade waiting for its bonus territory) is ``env.selection``
+    (:class:`~risk_env.envs.codec.Selection`), kept beside ``env.game_state``;
+    the observation's ``selected`` block shows it. Pickling or deep-copying
+    the env keeps both.
+
+Version history
+    The version is bumped when an observation or action layout, or the meaning
+    of a reward, changes; code changes that keep them are not.
+
+    * ``risk_v0``: the first release. ``Discrete(T + 28)`` actions (``T + 15``
+      without cards) in the sub-step layout of :mod:`risk_env.envs.codec`;
+      float32 observations in the layout of :mod:`risk_env.envs.observation`
+      with the int8 action mask; +1/-1 terminal rewards and the ``"draw"`` or
+      ``"rank"`` truncation reward; the classic wrappers of PettingZoo's
+      classic games. Later changes that keep this layout (the codec's
+      selection kept by the env instead of the game state, the outcome read
+      from the engine) leave the version at ``risk_v0``.
 """
 
 from __future__ import annotations
@@ -73,7 +95,7 @@ from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
-from .codec import ActionCodec
+from .codec import ActionCodec, Selection
 from .observation import ObservationEncoder
 from .wrappers import ClassicWrapper
 
@@ -149,6 +171,7 @@ class raw_env(AECEnv):
         self._zero_mask = np.zeros(N, dtype=np.int8)
         self._zero_mask.setflags(write=False)
         self.game_state: GameState | None = None
+        self.selection = Selection()  # the codec's pending sub-step for game_state
         self._mask = self._zero_mask
         self._last_move: Move | None = None
         self._info_holder: str | None = None
@@ -169,6 +192,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ core API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.game_state = self.game.new_game(seed)
+        self.selection = Selection()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -183,14 +207,14 @@ class raw_env(AECEnv):
 
     def _select(self) -> None:
         s = self.game_state
-        seat = self.game.to_act(s)
+        seat = self.game.current_player(s)
         prev = self._info_holder
         if prev is not None and prev in self.infos:
             self.infos[prev] = {"action_mask": self._zero_mask}
         if seat >= 0:
             agent = self.possible_agents[seat]
             self.agent_selection = agent
-            self._mask = self.codec.mask(s)
+            self._mask = self.codec.mask(s, self.selection)
             self.infos[agent] = {"action_mask": self._mask}
             self._info_holder = agent
         else:
@@ -209,20 +233,20 @@ class raw_env(AECEnv):
         self._require_game("observe")
         s = self.game_state
         seat = self.agent_name_mapping[agent]
-        mask = self._mask if (agent == self.agent_selection and self.game.to_act(s) == seat) else self._zero_mask
-        return {"observation": self.encoder.encode(s, seat), "action_mask": mask.copy()}
+        mask = self._mask if (agent == self.agent_selection and self.game.current_player(s) == seat) else self._zero_mask
+        return {"observation": self.encoder.encode(s, seat, self.selection), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
         self._require_game("state")
         s = self.game_state
-        seat = max(self.game.to_act(s), 0) if s.phase != Phase.GAME_OVER else s.player
+        seat = max(self.game.current_player(s), 0) if s.phase != Phase.GAME_OVER else s.player
         hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
         sym = self.game.card_symbol
         for p, hand in enumerate(s.hands):
             for c in hand:
                 hands[p, sym[c]] += 0.2
-        return np.concatenate([self.encoder.encode(s, seat), hands.ravel()])
+        return np.concatenate([self.encoder.encode(s, seat, self.selection), hands.ravel()])
 
     def step(self, action: Any) -> None:
         if self.game_state is None:
@@ -239,7 +263,8 @@ class raw_env(AECEnv):
         s = self.game_state
         if action is None:
             raise IllegalActionError(f"{agent} is alive and must act: an action id in 0..{self.codec.n - 1}, not None")
-        move = self.codec.step(s, action)  # raises IllegalActionError, state unchanged
+        # the mask decides legality once; raises IllegalActionError, state and selection unchanged
+        move = self.codec.step(s, action, self.selection, self._mask)
         if move is not None:
             self._last_move = move
         self._cumulative_rewards[agent] = 0.0
@@ -248,14 +273,7 @@ class raw_env(AECEnv):
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         ended = False
-        if len(s.elim_order) > self._eliminated_seen:
-            for seat in s.elim_order[self._eliminated_seen :]:
-                name = self.possible_agents[seat]
-                self.rewards[name] = -1.0
-                self.terminations[name] = True
-            self._eliminated_seen = len(s.elim_order)
-            ended = True
-        if s.phase == Phase.GAME_OVER:
+        if len(s.elim_order) > self._eliminated_seen or s.phase == Phase.GAME_OVER:
             self._finish(s)
             ended = True
         if ended:
@@ -274,29 +292,30 @@ class raw_env(AECEnv):
         return self.game.move_to_text(m) if m is not None else ""
 
     def _finish(self, s: GameState) -> None:
-        live = [a for a in self.agents if not self.terminations[a]]
-        if s.winner >= 0:
-            for a in live:
-                self.terminations[a] = True
-            self.rewards[self.possible_agents[s.winner]] = 1.0
+        """Hand out the engine's returns (:meth:`Game.outcome`): to each newly eliminated
+        agent (terminated), and when the game is over to every agent still in it
+        (terminated by a win, truncated by the turn limit)."""
+        out = self.game.outcome(s)
+        for seat in s.elim_order[self._eliminated_seen :]:
+            name = self.possible_agents[seat]
+            self.rewards[name] = out.returns[seat]
+            self.terminations[name] = True
+        self._eliminated_seen = len(s.elim_order)
+        if not out.over:
             return
-        for a in live:
-            self.truncations[a] = True
-        if self.rules.truncation_reward == "rank" and len(live) > 1:
-            seats = [self.agent_name_mapping[a] for a in live]
-            key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in seats}
-            ranked = sorted(seats, key=lambda p: key[p], reverse=True)
-            k = len(ranked)
-            for p in seats:
-                # ties share the mean of the positions they span
-                pos = [i for i, q in enumerate(ranked) if key[q] == key[p]]
-                r = sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
-                self.rewards[self.possible_agents[p]] = r
+        for a in self.agents:
+            if self.terminations[a]:
+                continue  # eliminated: its return was given then
+            if out.terminated:
+                self.terminations[a] = True
+            else:
+                self.truncations[a] = True
+            self.rewards[a] = out.returns[self.agent_name_mapping[a]]
 
     # ------------------------------------------------------------------ helpers
     def action_to_string(self, agent: str, action: int) -> str:
         """What ``action`` means for ``agent`` now (e.g. ``"attack Alaska->Kamchatka"``)."""
-        return self.codec.action_to_string(self.game_state, action)
+        return self.codec.action_to_string(self.game_state, action, self.selection)
 
     def view(self, agent: str) -> Any:
         """A read-only :class:`~risk_env.envs.view.GameView` of the live game from ``agent``'s seat,

@@ -34,6 +34,20 @@ into the set. The codec picks the other cards: those *not* showing an owned
 territory first (keeping them for a later bonus), then the lowest card id. If the bonus has several candidate
 territories the next decision picks one (territory block).
 
+The pending selection (a chosen source, a source-target pair, or a trade
+waiting for its bonus territory) is codec state, not game state: it lives in a
+:class:`Selection` that the caller keeps beside the
+:class:`~risk_env.rules.state.GameState` (the AEC env keeps one per game, as
+``env.selection``) and passes to :meth:`ActionCodec.mask` and
+:meth:`ActionCodec.step`. A new game, and every completed move, starts with an
+empty selection.
+
+Legality of an id is decided once, by the mask: :meth:`ActionCodec.step`
+rejects an id the mask does not mark (:class:`~risk_env.errors.IllegalActionError`,
+naming the reason and the legal ids) and otherwise only translates it; the
+completed move is applied without a second check (the mask is tested equal to
+:meth:`Game.legal_moves <risk_env.rules.engine.Game.legal_moves>`).
+
 Continuing a battle takes one step: at the top of the attack phase the dice
 and blitz ids also mean "roll again in the last battle" (``att_src -> att_dst``,
 shown in the observation's ``selected`` block) while that attack is still
@@ -45,17 +59,53 @@ always ends the game.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..errors import IllegalActionError, IllegalMoveError
+from ..errors import IllegalActionError, IllegalMoveError, RiskError
 from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 
-__all__ = ["ActionCodec", "AMOUNT_LEVELS"]
+__all__ = ["ActionCodec", "AMOUNT_LEVELS", "Selection", "amount_of"]
 
 AMOUNT_LEVELS = 10
+
+
+@dataclass(slots=True)
+class Selection:
+    """The codec's pending sub-step selection for one game (-1 where none).
+
+    Attributes:
+        src: the selected source territory (reinforce amount, attack or fortify source).
+        dst: the selected target territory (attack pair, fortify pair).
+        trade: the set composition (index into ``COMPOSITION_NAMES``) whose +2 bonus
+            territory is asked next.
+    """
+
+    src: int = -1
+    dst: int = -1
+    trade: int = -1
+
+    def clear(self) -> None:
+        """Forget the selection (after a completed move, or for a new game)."""
+        self.src = self.dst = self.trade = -1
+
+    @property
+    def empty(self) -> bool:
+        return self.src < 0 and self.dst < 0 and self.trade < 0
+
+    def copy(self) -> Selection:
+        return Selection(self.src, self.dst, self.trade)
+
+    def as_tuple(self) -> tuple[int, int, int]:
+        """``(src, dst, trade)``."""
+        return self.src, self.dst, self.trade
+
+
+_NONE = Selection()  # the empty selection, read-only by convention
 
 
 def amount_of(level: int, lo: int, hi: int, levels: int = AMOUNT_LEVELS) -> int:
@@ -103,8 +153,11 @@ class ActionCodec:
         self._span_full = np.ones(K, dtype=np.int8)
 
     # ------------------------------------------------------------------ text
-    def action_to_string(self, s: GameState, action: int) -> str:
-        """What ``action`` means in ``s`` (e.g. ``"select source Alaska"``, ``"amount 7"``)."""
+    def action_to_string(self, s: GameState, action: int, sel: Selection | None = None) -> str:
+        """What ``action`` means in ``s`` with the pending selection ``sel`` (None: no selection),
+        e.g. ``"attack from Alaska"``, ``"amount 7"``."""
+        if sel is None:
+            sel = _NONE
         g = self.game
         a = int(action)
         if not 0 <= a < self.n:
@@ -117,24 +170,24 @@ class ActionCodec:
             if ph == Phase.SETUP_PLACE:
                 return f"neutral {name}" if s.setup_step == 2 else f"place {name} 1"
             if ph == Phase.REINFORCE:
-                return f"bonus {name}" if s.sel_trade >= 0 else f"place on {name}"
+                return f"bonus {name}" if sel.trade >= 0 else f"place on {name}"
             if ph in (Phase.ATTACK, Phase.FORTIFY):
                 verb = "attack" if ph == Phase.ATTACK else "fortify"
-                if s.sel_src >= 0:
-                    return f"{verb} {g.map.name_of(s.sel_src)}->{name}"
+                if sel.src >= 0:
+                    return f"{verb} {g.map.name_of(sel.src)}->{name}"
                 return f"{verb} from {name}"
             return f"territory {name}"
         if a < self.dice:
-            span = self._span(s)
+            span = self._span(s, sel)
             level = a - self.amount
             return f"amount {amount_of(level, *span)}" if span else f"amount level {level}"
         if a < self.blitz:
             if s.phase == Phase.DEFEND:
                 return f"defend dice={a - self.dice + 1}"
-            pair = self._battle(s)
+            pair = self._battle(s, sel)
             return f"attack {pair} dice={a - self.dice + 1}" if pair else f"roll dice={a - self.dice + 1}"
         if a == self.blitz:
-            pair = self._battle(s)
+            pair = self._battle(s, sel)
             return f"blitz {pair}" if pair else "blitz"
         if self.trade >= 0 and self.trade <= a < self.end:
             return f"trade {COMPOSITION_NAMES[a - self.trade]}"
@@ -144,12 +197,12 @@ class ActionCodec:
             return "end turn"
         return "end"
 
-    def _battle(self, s: GameState) -> str:
+    def _battle(self, s: GameState, sel: Selection) -> str:
         if s.phase != Phase.ATTACK:
             return ""
-        if s.sel_dst >= 0:
-            a, b = s.sel_src, s.sel_dst
-        elif s.sel_src < 0 and self.can_continue(s):
+        if sel.dst >= 0:
+            a, b = sel.src, sel.dst
+        elif sel.src < 0 and self.can_continue(s):
             a, b = s.att_src, s.att_dst
         else:
             return ""
@@ -161,14 +214,14 @@ class ActionCodec:
         a, b = s.att_src, s.att_dst
         return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player
 
-    def _span(self, s: GameState) -> tuple[int, int] | None:
+    def _span(self, s: GameState, sel: Selection) -> tuple[int, int] | None:
         ph = s.phase
-        if ph == Phase.REINFORCE and s.sel_src >= 0:
+        if ph == Phase.REINFORCE and sel.src >= 0:
             return 1, s.to_place
         if ph == Phase.OCCUPY:
             return self.game.occupy_range(s)
-        if ph == Phase.FORTIFY and s.sel_dst >= 0:
-            return 1, int(s.armies[s.sel_src]) - 1
+        if ph == Phase.FORTIFY and sel.dst >= 0:
+            return 1, int(s.armies[sel.src]) - 1
         return None
 
     # ------------------------------------------------------------------ cards
@@ -216,11 +269,17 @@ class ActionCodec:
         if len(hand) < 3:
             return np.zeros(len(COMPOSITIONS), dtype=np.int8)
         counts = np.bincount(self._symbols[hand], minlength=4)
-        return (self._comp <= counts).all(axis=1).astype(np.int8)
+        return np.asarray((self._comp <= counts).all(axis=1), dtype=np.int8)
 
     # ------------------------------------------------------------------ mask
-    def mask(self, s: GameState) -> np.ndarray:
-        """int8 ``(N,)``: 1 where stepping the action id is accepted in ``s`` (for the seat :meth:`Game.to_act` names)."""
+    def mask(self, s: GameState, sel: Selection | None = None) -> np.ndarray:
+        """int8 ``(N,)``: 1 where the action id is legal in ``s`` with the pending selection
+        ``sel`` (None: no selection), for the seat :meth:`Game.current_player` names.
+
+        This is the one judge of action ids: :meth:`step` accepts exactly the ids marked here.
+        """
+        if sel is None:
+            sel = _NONE
         g = self.game
         m = self._zeros.copy()
         ph = s.phase
@@ -228,7 +287,7 @@ class ActionCodec:
         owner = s.owner
         p = s.player
         if ph == Phase.ATTACK:
-            if s.sel_src < 0:
+            if sel.src < 0:
                 es, ed = self._edge_src, self._edge_dst
                 ok = (owner[es] == p) & (s.armies[es] >= 2) & (owner[ed] != p)
                 m[es[ok]] = 1
@@ -236,18 +295,18 @@ class ActionCodec:
                 if self.can_continue(s):
                     m[self.dice : self.dice + min(3, int(s.armies[s.att_src]) - 1)] = 1
                     m[self.blitz] = 1
-            elif s.sel_dst < 0:
-                m[:T] = g.adjacency[s.sel_src] & (owner != p)
+            elif sel.dst < 0:
+                m[:T] = g.adjacency[sel.src] & (owner != p)
                 m[self.end] = 1
             else:
-                m[self.dice : self.dice + min(3, int(s.armies[s.sel_src]) - 1)] = 1
+                m[self.dice : self.dice + min(3, int(s.armies[sel.src]) - 1)] = 1
                 m[self.blitz] = 1
                 m[self.end] = 1
         elif ph == Phase.REINFORCE:
-            if s.sel_trade >= 0:
-                for t in self.bonus_options(s, s.sel_trade):
+            if sel.trade >= 0:
+                for t in self.bonus_options(s, sel.trade):
                     m[t] = 1
-            elif s.sel_src >= 0:
+            elif sel.src >= 0:
                 m[self.amount : self.dice] = self._levels(1, s.to_place)
             else:
                 if g.can_trade(s):
@@ -255,7 +314,7 @@ class ActionCodec:
                 if g.can_place(s):
                     m[:T] = owner == p
         elif ph == Phase.FORTIFY:
-            if s.sel_src < 0:
+            if sel.src < 0:
                 own = owner == p
                 if g.config.fortify == "adjacent":
                     es, ed = self._edge_src, self._edge_dst
@@ -266,11 +325,11 @@ class ActionCodec:
                         if g.neighbors and any(own[v] for v in g.neighbors[a]):
                             m[a] = 1
                 m[self.end] = 1
-            elif s.sel_dst < 0:
-                m[:T] = g.fortify_reach(s, s.sel_src)
+            elif sel.dst < 0:
+                m[:T] = g.fortify_reach(s, sel.src)
                 m[self.end] = 1
             else:
-                m[self.amount : self.dice] = self._levels(1, int(s.armies[s.sel_src]) - 1)
+                m[self.amount : self.dice] = self._levels(1, int(s.armies[sel.src]) - 1)
                 m[self.end] = 1
         elif ph == Phase.CLAIM:
             m[:T] = owner == -1
@@ -289,135 +348,210 @@ class ActionCodec:
         return self._span_levels.get(span, self._span_full)
 
     # ------------------------------------------------------------------ step
-    def _reject(self, s: GameState, action: int, why: str) -> IllegalActionError:
-        legal = np.flatnonzero(self.mask(s))
-        shown = ", ".join(f"{int(i)} ({self.action_to_string(s, int(i))})" for i in legal[:12])
-        more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
-        ph = Phase(s.phase).name.lower()
-        return IllegalActionError(
-            f"action {action} ({self.action_to_string(s, action)}) is illegal in phase {ph}: {why}. Legal ids: {shown}{more}"
-        )
-
-    def decode(self, s: GameState, action: int) -> Move | tuple[str, int]:
-        """Interpret ``action`` in ``s`` without changing it: a complete :class:`Move`, or a
-        pending selection ``("src" | "dst" | "trade", value)``.
-
-        Raises:
-            IllegalActionError: the id is out of range, not an int, or structurally illegal here.
-        """
+    def _check_id(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action must be an integer id in 0..{self.n - 1}, got {action!r}")
         a = int(action)
         if not 0 <= a < self.n:
             raise IllegalActionError(f"action id {a} is out of range: ids are 0..{self.n - 1}")
+        return a
+
+    def decode(
+        self, s: GameState, action: int, sel: Selection | None = None, mask: np.ndarray | None = None
+    ) -> Move | tuple[str, int]:
+        """Interpret ``action`` in ``s`` with the pending selection ``sel``, changing neither:
+        a complete :class:`Move`, or a selection ``("src" | "dst" | "trade", value)``.
+
+        Args:
+            mask: ``self.mask(s, sel)`` if the caller has it already (saves recomputing it).
+
+        Raises:
+            IllegalActionError: the id is out of range, not an int, or not marked by the mask
+                (the message says why and lists the legal ids).
+        """
+        a = self._check_id(action)
+        if sel is None:
+            sel = _NONE
+        if mask is None:
+            mask = self.mask(s, sel)
+        if not mask[a]:
+            raise self._reject(s, a, sel, mask)
+        res = self._translate(s, a, sel)
+        if res is None:  # pragma: no cover (every masked id has a meaning; see tests/test_mask_exact.py)
+            raise self._reject(s, a, sel, mask)
+        return res
+
+    def _translate(self, s: GameState, a: int, sel: Selection) -> Move | tuple[str, int] | None:
+        """What id ``a`` does, assuming the mask allows it (no legality checks); None: no meaning here."""
         g = self.game
-        T = g.T
         ph = s.phase
-        is_terr = a < T
-        if ph == Phase.GAME_OVER:
-            raise IllegalActionError("the game is over; no action is legal")
-        if ph == Phase.CLAIM and is_terr:
-            return Move.claim(a)
-        if ph == Phase.SETUP_PLACE and is_terr:
-            return Move.place_neutral(a) if s.setup_step == 2 else Move.place(a, 1)
-        if ph == Phase.REINFORCE:
-            if s.sel_trade >= 0:
+        is_terr = a < g.T
+        if ph == Phase.ATTACK:
+            if a == self.end:
+                return Move.end_attack()
+            if sel.src < 0:
                 if is_terr:
-                    if a not in self.bonus_options(s, s.sel_trade):
-                        raise self._reject(s, a, f"{g.map.name_of(a)} cannot take the +2 bonus of this trade")
-                    return Move.trade(self.pick_cards(s, s.sel_trade, a) or (), a)
-            elif s.sel_src >= 0:
+                    return ("src", a)
+                if self.dice <= a <= self.blitz:  # roll again in the last battle
+                    src, dst = s.att_src, s.att_dst
+                    return Move.blitz(src, dst) if a == self.blitz else Move.attack(src, dst, a - self.dice + 1)
+            elif sel.dst < 0:
+                if is_terr:
+                    return ("dst", a)
+            elif self.dice <= a < self.blitz:
+                return Move.attack(sel.src, sel.dst, a - self.dice + 1)
+            elif a == self.blitz:
+                return Move.blitz(sel.src, sel.dst)
+            return None
+        if ph == Phase.REINFORCE:
+            if sel.trade >= 0:
+                return Move.trade(self.pick_cards(s, sel.trade, a) or (), a) if is_terr else None
+            if sel.src >= 0:
                 if self.amount <= a < self.dice:
-                    return self._amount_move(s, a, 1, s.to_place, lambda n: Move.place(s.sel_src, n))
-            elif is_terr:
-                if not g.can_place(s) or s.owner[a] != s.player:
-                    raise self._reject(s, a, "reinforcements go on your own territories, and only when no trade is forced")
+                    return Move.place(sel.src, amount_of(a - self.amount, 1, s.to_place, self.K))
+                return None
+            if is_terr:
                 return Move.place(a, 1) if s.to_place == 1 else ("src", a)
-            elif self.trade >= 0 and self.trade <= a < self.end:
+            if self.trade >= 0 and self.trade <= a < self.end:
                 comp = a - self.trade
-                cards = self.pick_cards(s, comp)
-                if cards is None or not g.can_trade(s):
-                    raise self._reject(s, a, f"no {COMPOSITION_NAMES[comp]} set can be traded now")
                 opts = self.bonus_options(s, comp)
                 if len(opts) > 1:
                     return ("trade", comp)
-                return Move.trade(cards, opts[0] if opts else -1)
-        elif ph == Phase.ATTACK:
-            if a == self.end:
-                return Move.end_attack()
-            if s.sel_src < 0:
-                if is_terr:
-                    if not g.attack_targets(s, a):
-                        raise self._reject(s, a, f"{g.map.name_of(a)} cannot attack (needs 2+ armies and an enemy neighbour)")
-                    return ("src", a)
-                if self.dice <= a <= self.blitz:
-                    if not self.can_continue(s):
-                        raise self._reject(s, a, "there is no battle to continue; select a source territory first")
-                    src, dst = s.att_src, s.att_dst
-                    return Move.blitz(src, dst) if a == self.blitz else Move.attack(src, dst, a - self.dice + 1)
-            elif s.sel_dst < 0:
-                if is_terr:
-                    if a not in g.attack_targets(s, s.sel_src):
-                        raise self._reject(s, a, f"{g.map.name_of(s.sel_src)} cannot attack {g.map.name_of(a)}")
-                    return ("dst", a)
-            else:
-                if self.dice <= a < self.blitz:
-                    return Move.attack(s.sel_src, s.sel_dst, a - self.dice + 1)
-                if a == self.blitz:
-                    return Move.blitz(s.sel_src, s.sel_dst)
-        elif ph == Phase.DEFEND:
-            if self.dice <= a < self.dice + 2:
-                return Move.defend(a - self.dice + 1)
-        elif ph == Phase.OCCUPY:
-            if self.amount <= a < self.dice:
-                lo, hi = g.occupy_range(s)
-                return self._amount_move(s, a, lo, hi, Move.occupy)
-        elif ph == Phase.FORTIFY:
+                return Move.trade(self.pick_cards(s, comp) or (), opts[0] if opts else -1)
+            return None
+        if ph == Phase.FORTIFY:
             if a == self.end:
                 return Move.end_turn()
-            if s.sel_src < 0:
-                if is_terr:
-                    if s.owner[a] != s.player or s.armies[a] < 2 or not g.fortify_reach(s, a).any():
-                        raise self._reject(
-                            s, a, f"{g.map.name_of(a)} cannot fortify (needs 2+ armies and a reachable own territory)"
-                        )
-                    return ("src", a)
-            elif s.sel_dst < 0:
-                if is_terr:
-                    if s.owner[a] != s.player or not g.fortify_reach(s, s.sel_src)[a]:
-                        raise self._reject(s, a, f"{g.map.name_of(s.sel_src)} cannot fortify {g.map.name_of(a)}")
-                    if s.armies[s.sel_src] == 2:
-                        return Move.fortify(s.sel_src, a, 1)
-                    return ("dst", a)
-            elif self.amount <= a < self.dice:
-                src, dst = s.sel_src, s.sel_dst
-                return self._amount_move(s, a, 1, int(s.armies[src]) - 1, lambda n: Move.fortify(src, dst, n))
-        raise self._reject(s, a, "this id has no meaning at this decision")
+            if sel.src < 0:
+                return ("src", a) if is_terr else None
+            if sel.dst < 0:
+                if not is_terr:
+                    return None
+                return Move.fortify(sel.src, a, 1) if s.armies[sel.src] == 2 else ("dst", a)
+            if self.amount <= a < self.dice:
+                return Move.fortify(sel.src, sel.dst, amount_of(a - self.amount, 1, int(s.armies[sel.src]) - 1, self.K))
+            return None
+        if ph == Phase.CLAIM:
+            return Move.claim(a) if is_terr else None
+        if ph == Phase.SETUP_PLACE:
+            if not is_terr:
+                return None
+            return Move.place_neutral(a) if s.setup_step == 2 else Move.place(a, 1)
+        if ph == Phase.DEFEND:
+            return Move.defend(a - self.dice + 1) if self.dice <= a < self.dice + 2 else None
+        if ph == Phase.OCCUPY:
+            if self.amount <= a < self.dice:
+                lo, hi = g.occupy_range(s)
+                return Move.occupy(amount_of(a - self.amount, lo, hi, self.K))
+        return None
 
-    def _amount_move(self, s: GameState, a: int, lo: int, hi: int, make) -> Move:  # type: ignore[no-untyped-def]
-        level = a - self.amount
-        if not self._levels(lo, hi)[level]:
-            raise self._reject(s, a, f"amount level {level} repeats a lower level's count in {lo}..{hi}")
-        return make(amount_of(level, lo, hi, self.K))
+    def _reject(self, s: GameState, action: int, sel: Selection, mask: np.ndarray) -> IllegalActionError:
+        """The error for an id the mask refuses: why (the rules' reason when the id names a
+        complete move), and the legal ids. Only built on the error path."""
+        ph = Phase(s.phase)
+        if ph == Phase.GAME_OVER:
+            return IllegalActionError("the game is over; no action is legal")
+        why = self._why(s, action, sel)
+        legal = np.flatnonzero(mask)
+        shown = ", ".join(f"{int(i)} ({self.action_to_string(s, int(i), sel)})" for i in legal[:12])
+        more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
+        return IllegalActionError(
+            f"action {action} ({self.action_to_string(s, action, sel)}) is illegal in phase {ph.name.lower()}: {why}. "
+            f"Legal ids: {shown}{more}"
+        )
 
-    def step(self, s: GameState, action: int) -> Move | None:
-        """Apply ``action`` to ``s`` in place; return the completed :class:`Move`, or None for a sub-step.
-
-        Raises:
-            IllegalActionError: the action is illegal; ``s`` is unchanged.
-        """
-        res = self.decode(s, action)
+    def _why(self, s: GameState, a: int, sel: Selection) -> str:
+        g = self.game
+        name = g.map.name_of
+        ph = s.phase
+        T = g.T
+        try:
+            res = self._translate(s, a, sel)
+        except (IndexError, ValueError):
+            res = None
         if isinstance(res, Move):
             try:
-                self.game.apply(s, res)
+                g.check(s, res)
             except IllegalMoveError as e:
-                raise IllegalActionError(f"action {int(action)} ({self.action_to_string(s, int(action))}): {e}") from None
+                return str(e).split(": ", 1)[-1].split(". Allowed now:")[0]
+            if self.amount <= a < self.dice:
+                return f"amount level {a - self.amount} repeats a lower level's count"
+            return "this id is not offered at this decision"
+        if res is not None and a < T:
+            if ph == Phase.REINFORCE:
+                return "reinforcements go on your own territories, and only when no trade is forced"
+            verb = "attack" if ph == Phase.ATTACK else "fortify"
+            if sel.src >= 0:
+                return f"{name(sel.src)} cannot {verb} {name(a)}"
+            if ph == Phase.ATTACK:
+                return f"{name(a)} cannot attack (needs 2+ armies and an enemy neighbour)"
+            return f"{name(a)} cannot fortify (needs 2+ armies and a reachable own territory)"
+        if res is not None and self.trade >= 0 and self.trade <= a < self.end:
+            return f"no {COMPOSITION_NAMES[a - self.trade]} set can be traded now"
+        if ph == Phase.ATTACK and sel.src < 0 and self.dice <= a <= self.blitz:
+            return "there is no battle to continue; select a source territory first"
+        return "this id has no meaning at this decision"
+
+    def step(self, s: GameState, action: int, sel: Selection | None = None, mask: np.ndarray | None = None) -> Move | None:
+        """Apply ``action`` to ``s`` in place with the pending selection ``sel`` (updated in
+        place); return the completed :class:`Move` (``sel`` is then cleared), or None for a
+        sub-step (``sel`` now holds it).
+
+        Args:
+            sel: the game's :class:`Selection`; None only for ids that complete a move
+                (a sub-step without a Selection to keep it raises).
+            mask: ``self.mask(s, sel)`` if the caller has it already.
+
+        Raises:
+            IllegalActionError: the id is illegal; ``s`` and ``sel`` are unchanged.
+            RiskError: the id starts a sub-step but no ``sel`` was given to hold it.
+        """
+        res = self.decode(s, action, sel, mask)
+        if isinstance(res, Move):
+            self.game.apply_unchecked(s, res)
+            if sel is not None:
+                sel.clear()
             return res
+        if sel is None:
+            raise RiskError(
+                f"action {int(action)} ({self.action_to_string(s, int(action))}) is a sub-step; "
+                "pass the game's Selection to keep it: codec.step(state, action, selection)"
+            )
         kind, value = res
         if kind == "src":
-            s.sel_src = value
+            sel.src = value
         elif kind == "dst":
-            s.sel_dst = value
+            sel.dst = value
         else:
-            s.sel_trade = value
+            sel.trade = value
         return None
+
+    # ------------------------------------------------------------------ moves -> action ids (risk_env.envs.move_ids)
+    def amount_action(self, lo: int, hi: int, desired: int) -> int:
+        """The legal amount id for ``lo..hi`` whose count is closest to ``desired``
+        (:func:`risk_env.envs.move_ids.amount_action`)."""
+        from . import move_ids  # built on this module
+
+        return move_ids.amount_action(self, lo, hi, desired)
+
+    def move_to_action(self, s: GameState, move: Move, sel: Selection | None = None) -> int:
+        """The next action id that plays ``move`` in ``s`` from the pending selection ``sel``
+        (:func:`risk_env.envs.move_ids.move_to_action`).
+
+        Raises:
+            RiskError: ``move`` cannot be played in this phase, or the trade's cards are not a set.
+        """
+        from . import move_ids  # built on this module
+
+        return move_ids.move_to_action(self, s, move, sel)
+
+    def move_to_actions(self, s: GameState, move: Move, sel: Selection | None = None) -> list[int]:
+        """Every action id, in order, that plays ``move`` in ``s`` from ``sel``; changes neither
+        (:func:`risk_env.envs.move_ids.move_to_actions`).
+
+        Raises:
+            RiskError: ``move`` cannot be played in this phase; IllegalActionError: it is not legal here.
+        """
+        from . import move_ids  # built on this module
+
+        return move_ids.move_to_actions(self, s, move, sel)

@@ -42,11 +42,16 @@ All entries are >= 0; the space's upper bound is ``inf`` (army counts are unboun
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..rules.cards import COMPOSITIONS, set_value
 from ..rules.engine import Game
 from ..rules.state import GameState, Phase
+
+if TYPE_CHECKING:
+    from .codec import Selection
 
 __all__ = ["ObservationEncoder"]
 
@@ -135,8 +140,10 @@ class ObservationEncoder:
         self._tv_table = [set_value(tv, k, 0) / 20.0 for k in range(401)] if tv else []
         self._turn_limit = float(game.config.turn_limit)
 
-    def encode(self, s: GameState, seat: int) -> np.ndarray:
-        """float32 ``(D,)`` observation of ``s`` for ``seat``."""
+    def encode(self, s: GameState, seat: int, sel: Selection | None = None) -> np.ndarray:
+        """float32 ``(D,)`` observation of ``s`` for ``seat``, with the action codec's
+        pending selection ``sel`` (None: nothing selected) in the ``selected`` and
+        trade-pending blocks."""
         n, S, T = self._n, self._S, self._T
         out = np.zeros(self.size, dtype=np.float32)
         rot = self._rot[seat]
@@ -148,7 +155,7 @@ class ObservationEncoder:
         else:
             out[self._owner_base + slots] = 1.0
         out[self._o_armies] = s.armies * 0.1
-        src, dst = s.sel_src, s.sel_dst
+        src, dst, trade = (sel.src, sel.dst, sel.trade) if sel is not None else (-1, -1, -1)
         if ph == Phase.DEFEND or ph == Phase.OCCUPY or (ph == Phase.ATTACK and src < 0):
             src, dst = s.att_src, s.att_dst
         o = self._o_sel
@@ -182,8 +189,8 @@ class ObservationEncoder:
                 out[f + 2] = 1.0
             if s.resume_attack:
                 out[f + 3] = 1.0
-            if s.sel_trade >= 0:
-                out[self._o_tp + s.sel_trade] = 1.0
+            if trade >= 0:
+                out[self._o_tp + trade] = 1.0
         hand = s.hands[seat]
         if hand:
             c = self._o_cards_mine

@@ -91,8 +91,8 @@ from ..errors import ConfigError, IllegalActionError, RiskError
 from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
-from ..rules.state import GameState, Phase
-from .codec import ActionCodec
+from ..rules.state import GameState
+from .codec import ActionCodec, Selection
 from .observation import ObservationEncoder
 
 __all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -110,10 +110,12 @@ class LazyObservation(Mapping):
     Valid only until the game state changes (read it inside ``act``).
     """
 
-    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs")
+    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs", "_sel")
 
-    def __init__(self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray) -> None:
-        self._encoder, self._state, self._seat, self._mask = encoder, state, seat, mask
+    def __init__(
+        self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray, sel: Selection | None = None
+    ) -> None:
+        self._encoder, self._state, self._seat, self._mask, self._sel = encoder, state, seat, mask, sel
         self._obs: np.ndarray | None = None
 
     def __getitem__(self, key: str) -> np.ndarray:
@@ -121,7 +123,7 @@ class LazyObservation(Mapping):
             return self._mask
         if key == "observation":
             if self._obs is None:
-                self._obs = self._encoder.encode(self._state, self._seat)
+                self._obs = self._encoder.encode(self._state, self._seat, self._sel)
             return self._obs
         raise KeyError(key)
 
@@ -372,6 +374,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.seat = 0
         self.opponents: dict[int, Any] = {}
         self._mask = np.zeros(self.codec.n, dtype=np.int8)
+        self.selection = Selection()  # the codec's pending sub-step for state
         self._done = True
         self._share = 0.0
         self.last_move = ""
@@ -445,6 +448,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                     _reseed(a, int(rng.integers(2**31)))
             self.opponents = dict(zip(others, line_up, strict=False))
             self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
+            self.selection = Selection()
             self.last_move = ""
             self._turn_key, self._turn_steps = (-1, -1), 0
             self._done = False
@@ -456,7 +460,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             if start is not None:
                 raise ConfigError("options['state']: the game ends before the learner has a decision")
             raise ConfigError(f"no game reached a decision of the learner (turn_limit={self.rules.turn_limit} is too small)")
-        self._mask = self.codec.mask(self._st)
+        self._mask = self.codec.mask(self._st, self.selection)
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -467,7 +471,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         invalid = not (0 <= a < self.codec.n and self._mask[a])
         if invalid:
             if self.invalid_action == "raise":
-                self.codec.step(s, a)  # raises IllegalActionError with the legal ids
+                self.codec.step(s, a, self.selection)  # raises IllegalActionError with the legal ids
                 raise IllegalActionError(f"action {a} is illegal here")  # pragma: no cover (the codec raised)
             if self.invalid_action == "penalty":
                 self._done = True
@@ -481,8 +485,12 @@ class RiskSingleAgentEnv(gymnasium.Env):
         if key != self._turn_key:
             self._turn_key, self._turn_steps = key, 0
         self._turn_steps += 1
-        self._play(self.seat, a)
-        stalled = self.max_turn_steps is not None and self._turn_steps > self.max_turn_steps and self.game.to_act(s) == self.seat
+        self._play(self.seat, a, self._mask)
+        stalled = (
+            self.max_turn_steps is not None
+            and self._turn_steps > self.max_turn_steps
+            and self.game.current_player(s) == self.seat
+        )
         if not stalled:
             self._advance()
         reward = 0.0
@@ -494,21 +502,15 @@ class RiskSingleAgentEnv(gymnasium.Env):
         if stalled:
             reward -= 1.0
             terminated = True
-        elif s.winner == self.seat:
-            reward += 1.0
-            terminated = True
-        elif not s.alive[self.seat]:
-            reward -= 1.0
-            terminated = True
-        elif s.phase == Phase.GAME_OVER:
-            if s.truncated:
-                truncated = True
-                reward += self._truncation_reward()
-            else:  # another player won (the learner was eliminated earlier: handled above)
-                reward -= 1.0
-                terminated = True
+        else:
+            out = self.game.outcome(s)
+            if out.over or not s.alive[self.seat]:
+                # the engine's return: +1 win, -1 eliminated or beaten, the truncation reward at the turn limit
+                reward += out.returns[self.seat] if out.over else -1.0
+                truncated = out.truncated and s.alive[self.seat]
+                terminated = not truncated
         self._done = terminated or truncated
-        self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s)
+        self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s, self.selection)
         info = self._info()
         if invalid:
             info["invalid_action"] = True
@@ -538,8 +540,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise RuntimeError("call reset() first")
         return self.state
 
-    def _play(self, seat: int, a: int) -> None:
-        move = self.codec.step(self._st, a)
+    def _play(self, seat: int, a: int, mask: np.ndarray | None = None) -> None:
+        move = self.codec.step(self._st, a, self.selection, mask)
         if move is not None and self.render_mode is not None:
             self.last_move = f"player_{seat}: {self.game.move_to_text(move)}"
 
@@ -548,17 +550,18 @@ class RiskSingleAgentEnv(gymnasium.Env):
         s = self._st
         g = self.game
         while True:
-            who = g.to_act(s)
+            who = g.current_player(s)
             if who < 0 or who == self.seat or not s.alive[self.seat]:
                 if who < 0 or not s.alive[self.seat]:
                     self._done = True
                 return
-            mask = self.codec.mask(s)
-            obs = LazyObservation(self.encoder, s, who, mask)
-            info = {"action_mask": mask, "seat": who, "game": g, "state": s, "codec": self.codec}
+            sel = self.selection
+            mask = self.codec.mask(s, sel)
+            obs = LazyObservation(self.encoder, s, who, mask, sel)
+            info = {"action_mask": mask, "seat": who, "game": g, "state": s, "codec": self.codec, "selection": sel}
             a = self.opponents[who].act(obs, info)
             try:
-                self._play(who, int(a))
+                self._play(who, int(a), mask)
             except IllegalActionError as e:
                 raise IllegalActionError(
                     f"opponent in seat {who} ({self.opponents[who]!r}) chose an illegal action: {e}"
@@ -571,22 +574,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
         others = int(np.count_nonzero((owner >= 0) & (owner < self.rules.num_players))) - own
         return (own - others) / self.game.T
 
-    def _truncation_reward(self) -> float:
-        """The AEC env's truncation reward for the learner (docs/rules.md §4.5)."""
-        s = self._st
-        if self.rules.truncation_reward != "rank":
-            return 0.0
-        live = [p for p in range(self.rules.num_players) if s.alive[p]]
-        if len(live) < 2:
-            return 0.0
-        key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in live}
-        ranked = sorted(live, key=lambda p: key[p], reverse=True)
-        k = len(ranked)
-        pos = [i for i, q in enumerate(ranked) if key[q] == key[self.seat]]
-        return sum(1.0 - 2.0 * i / (k - 1) for i in pos) / len(pos)
-
     def _observe(self) -> np.ndarray:
-        return self.encoder.encode(self._st, self.seat)
+        return self.encoder.encode(self._st, self.seat, self.selection)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self._st.turn)}

@@ -50,7 +50,7 @@ from ..rules.cards import set_value
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
-from .codec import ActionCodec
+from .codec import ActionCodec, Selection
 
 __all__ = ["GameView"]
 
@@ -80,20 +80,30 @@ class GameView:
         seat: the viewing seat, ``0..num_players-1``.
         codec: the env's :class:`~risk_env.envs.codec.ActionCodec` (if omitted, one per
             :class:`Game` is built on first use and cached).
+        selection: the codec's pending sub-step for ``state`` (the env's ``selection``;
+            None: nothing selected).
 
     Raises:
         RiskError: ``seat`` is not a player seat.
     """
 
-    __slots__ = ("game", "_state", "seat", "_codec")
+    __slots__ = ("game", "_state", "seat", "_codec", "_selection")
 
-    def __init__(self, game: Game, state: GameState, seat: int, codec: ActionCodec | None = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        state: GameState,
+        seat: int,
+        codec: ActionCodec | None = None,
+        selection: Selection | None = None,
+    ) -> None:
         if not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
             raise RiskError(f"seat must be a player seat 0..{game.num_players - 1}, got {seat!r}")
         self.game = game
         self._state = state
         self.seat = int(seat)
         self._codec = codec
+        self._selection = selection if selection is not None else Selection()
 
     @classmethod
     def from_env(cls, env: Any, agent: str) -> GameView:
@@ -109,7 +119,7 @@ class GameView:
             seat = raw.agent_name_mapping[agent]
         except KeyError:
             raise RiskError(f"unknown agent {agent!r}; agents are {', '.join(raw.possible_agents)}") from None
-        return cls(raw.game, raw.game_state, seat, raw.codec)
+        return cls(raw.game, raw.game_state, seat, raw.codec, getattr(raw, "selection", None))
 
     # ------------------------------------------------------------------ raw access
     @property
@@ -209,13 +219,13 @@ class GameView:
         return self._state.player
 
     @property
-    def to_act(self) -> int:
+    def current_player(self) -> int:
         """Seat deciding now (the defender in the defend phase), -1 when the game is over."""
-        return self.game.to_act(self._state)
+        return self.game.current_player(self._state)
 
     @property
     def is_my_decision(self) -> bool:
-        return self.game.to_act(self._state) == self.seat
+        return self.game.current_player(self._state) == self.seat
 
     @property
     def turn(self) -> int:
@@ -248,10 +258,9 @@ class GameView:
         return (s.att_src, s.att_dst) if s.phase in (Phase.DEFEND, Phase.OCCUPY) else (-1, -1)
 
     @property
-    def selection(self) -> tuple[int, int, int]:
-        """The codec's pending sub-step selection ``(source, target, trade composition)``, -1 where none."""
-        s = self._state
-        return s.sel_src, s.sel_dst, s.sel_trade
+    def selection(self) -> Selection:
+        """The codec's pending sub-step selection (the live object; read it, never write it)."""
+        return self._selection
 
     def occupy_range(self) -> tuple[int, int]:
         """``(min, max)`` armies that may stand in the conquered territory (occupy phase only).
@@ -272,7 +281,7 @@ class GameView:
 
     def mask(self) -> np.ndarray:
         """int8 ``(N,)`` action mask for the next sub-step."""
-        return self.codec.mask(self._state)
+        return self.codec.mask(self._state, self._selection)
 
     def __repr__(self) -> str:
         return f"GameView(seat={self.seat}, phase={self.phase.name}, turn={self.turn}, player={self.player})"

@@ -714,7 +714,7 @@ class BoardRenderer:
             self.title.set_text(f"{self.names[s.winner]} wins" if s.winner >= 0 else "game over: turn limit")
             self.subtitle.set_text(f"after {s.turn} turns, {s.steps} moves")
         else:
-            actor = g.to_act(s)
+            actor = g.current_player(s)
             stage = "setup" if s.turn == 0 else f"turn {s.turn}"
             self.title.set_text(f"{stage} · {phase.name.lower().replace('_', ' ')}")
             extra = ""

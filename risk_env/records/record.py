@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ..envs.codec import ActionCodec
-from ..errors import IllegalMoveError, RiskError
+from ..envs.codec import ActionCodec, Selection
+from ..errors import IllegalMoveError, InvalidMoveError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.map import builtin_maps, load_map, map_from_dict
@@ -73,8 +73,6 @@ __all__ = [
 RECORD_FORMAT = "risk_env.records.record/1"
 """The ``format`` field of a record file; readers reject other values."""
 
-_SELECTION = ("sel_src", "sel_dst", "sel_trade")
-
 
 class RecordError(RiskError):
     """A malformed record, or one whose moves do not replay (the message says which move and why)."""
@@ -94,21 +92,14 @@ def map_spec(game: Game) -> str | dict[str, Any]:
     return m.to_dict()
 
 
-def _position_dict(s: GameState) -> dict[str, Any]:
-    d = s.to_dict()
-    for f in _SELECTION:  # the action codec's pending selection is not part of the position
-        d.pop(f)
-    return d
-
-
 def state_digest(s: GameState) -> str:
-    """SHA-256 (hex) of the position (every field, the generator included; not the codec's pending selection)."""
-    return hashlib.sha256(json.dumps(_position_dict(s), sort_keys=True).encode()).hexdigest()
+    """SHA-256 (hex) of the position (every field, the generator included)."""
+    return hashlib.sha256(json.dumps(s.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
 def same_position(a: GameState, b: GameState) -> bool:
-    """Whether two states are the same position (equal but for the action codec's pending selection)."""
-    return _position_dict(a) == _position_dict(b)
+    """Whether two states are the same position (``a == b``; kept for older callers)."""
+    return a == b
 
 
 def game_result(game: Game, s: GameState, ended: str | None = None) -> dict[str, Any]:
@@ -367,12 +358,12 @@ def replay_moves(record: GameRecord, upto: int | None = None, game: Game | None 
     n = _check_upto(record, upto, len(record.moves))
     s = record.initial_state(game)
     for i, text in enumerate(record.moves[:n]):
-        seat = game.to_act(s)
+        seat = game.current_player(s)
         try:
             move = game.parse_move(s, text)
             before = s.copy()
             game.apply(s, move)
-        except IllegalMoveError as e:
+        except (InvalidMoveError, IllegalMoveError) as e:
             raise RecordError(f"move {i + 1} ({text!r}) does not replay: {e}") from None
         yield ReplayStep(i + 1, seat, text, move, before, s.copy())
 
@@ -393,7 +384,8 @@ def replay(record: GameRecord, upto: int | None = None) -> Iterator[GameState]:
 
 
 def replay_actions(record: GameRecord, upto: int | None = None) -> Iterator[GameState]:
-    """The positions after each recorded action id, through the action codec (as the environment steps).
+    """The positions after each recorded action id, through the action codec (as the environment steps;
+    an id that only selects leaves the position as it was).
 
     Args:
         upto: stop after this many action ids (default: all).
@@ -407,10 +399,11 @@ def replay_actions(record: GameRecord, upto: int | None = None) -> Iterator[Game
     codec = ActionCodec(game)
     n = _check_upto(record, upto, len(record.actions))
     s = record.initial_state(game)
+    sel = Selection()
     yield s.copy()
     for i, a in enumerate(record.actions[:n]):
         try:
-            codec.step(s, a)
+            codec.step(s, a, sel)
         except IllegalMoveError as e:
             raise RecordError(f"action {i + 1} (id {a}) does not replay: {e}") from None
         yield s.copy()
@@ -507,13 +500,13 @@ class Recorder(BaseWrapper):
     def step(self, action: Any) -> None:
         raw = self.env.unwrapped
         s = raw.game_state
-        before = (s.steps, s.sel_src, s.sel_dst, s.sel_trade) if s is not None else None
+        before = (s.steps, raw.selection.as_tuple()) if s is not None else None
         agent = self.env.agent_selection
         self.env.step(action)
         if not self._open or self.record is None or action is None:
             return
         s = raw.game_state
-        after = (s.steps, s.sel_src, s.sel_dst, s.sel_trade)
+        after = (s.steps, raw.selection.as_tuple())
         if after != before:  # the raw environment took the action
             self.record.actions.append(int(action))  # type: ignore[union-attr]
             if s.steps != before[0]:  # type: ignore[index]

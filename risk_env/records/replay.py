@@ -69,7 +69,7 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
             out.append(f"conquers {name(dst)}")
         elif k == MoveKind.ATTACK and a.phase == Phase.DEFEND:
             out.clear()
-            out.append(f"{who(game.to_act(a))} to defend")
+            out.append(f"{who(game.current_player(a))} to defend")
     elif k == MoveKind.TRADE:
         out.append(f"+{a.to_place - b.to_place} armies" + (f", +2 on {name(mv.bonus)}" if mv.bonus >= 0 else ""))
     elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):

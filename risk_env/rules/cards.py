@@ -44,8 +44,7 @@ COMPOSITION_NAMES: tuple[str, ...] = (
 """The 13 possible sets by symbol (I infantry, C cavalry, A artillery, W wild)."""
 
 COMPOSITIONS: tuple[tuple[int, int, int, int], ...] = tuple(
-    tuple(name.count(ch) for ch in _LETTER)
-    for name in COMPOSITION_NAMES  # type: ignore[misc]
+    (name.count(_LETTER[0]), name.count(_LETTER[1]), name.count(_LETTER[2]), name.count(_LETTER[3])) for name in COMPOSITION_NAMES
 )
 """Each composition as counts ``(infantry, cavalry, artillery, wild)``."""
 

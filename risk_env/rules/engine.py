@@ -14,56 +14,36 @@ Traceback (most recent call last):
 ...
 risk_env.errors.IllegalMoveError: 'end attack' is not legal in the reinforce phase: ...
 
-Rules are cited by docs/rules.md section in each method.
+Rules are cited by docs/rules.md section in each method. The engine is split by
+concern: this module holds :class:`Game` (setup, applying moves, the turn flow
+and the rule helpers), :mod:`~risk_env.rules.legality` decides which moves are
+legal, :mod:`~risk_env.rules.notation` reads and writes move text,
+:mod:`~risk_env.rules.outcome` decides how a game ends and what each player
+gets, and :mod:`~risk_env.rules.checks` checks whole positions.
 """
 
 from __future__ import annotations
 
-import itertools
+import warnings
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from ..errors import ConfigError, IllegalMoveError, StateError
-from .cards import COMPOSITIONS, composition_of, set_value
+from ..errors import ConfigError, IllegalMoveError
+from . import checks, legality, notation
+from .cards import composition_of, set_value
 from .config import RulesConfig
 from .dice import roll_outcomes
 from .map import GameMap, load_map
 from .moves import Move, MoveKind
+from .outcome import Outcome, outcome
 from .state import GameState, Phase
 
-__all__ = ["Game", "Phase", "GameState", "Move", "MoveKind"]
+__all__ = ["Game", "Phase", "GameState", "Move", "MoveKind", "Outcome"]
 
 _DICE_BATCH = 600
-_PHASE_NAME = {p: p.name.lower().replace("_", " ") for p in Phase}
-_PHASE_ALLOWED = {
-    Phase.CLAIM: "'claim <territory>' of an unclaimed territory",
-    Phase.SETUP_PLACE: "'place <own territory> 1' (or, for the neutral's army in a 2-player setup, 'neutral <neutral territory>')",
-    Phase.REINFORCE: "'trade <card>, <card>, <card> [bonus=<territory>]' of a set in hand, or 'place <own territory> <armies>'",
-    Phase.ATTACK: "'attack <own>-><adjacent enemy> dice=<1..3>', 'blitz <own>-><adjacent enemy>', or 'end attack'",
-    Phase.DEFEND: "'defend dice=<1..2>'",
-    Phase.OCCUPY: "'occupy <armies>'",
-    Phase.FORTIFY: "'fortify <own>-><own> <armies>' or 'end turn'",
-    Phase.GAME_OVER: "nothing: the game is over",
-}
-
-
-_FIELD_DEFAULTS = (("src", -1), ("dst", -1), ("count", 0), ("cards", ()), ("bonus", -1))
-_USED_FIELDS = {
-    MoveKind.CLAIM: {"src"},
-    MoveKind.PLACE: {"src", "count"},
-    MoveKind.PLACE_NEUTRAL: {"src", "count"},
-    MoveKind.TRADE: {"cards", "bonus"},
-    MoveKind.ATTACK: {"src", "dst", "count"},
-    MoveKind.BLITZ: {"src", "dst"},
-    MoveKind.END_ATTACK: set(),
-    MoveKind.DEFEND: {"count"},
-    MoveKind.OCCUPY: {"count"},
-    MoveKind.FORTIFY: {"src", "dst", "count"},
-    MoveKind.END_TURN: set(),
-}
 
 
 class Game:
@@ -89,7 +69,9 @@ class Game:
         self.num_seats = cfg.num_players + (1 if cfg.has_neutral else 0)
         m = self.map
         T = m.num_territories
-        if cfg.starting_armies * self.num_seats < T:
+        # RulesConfig fills starting_armies from the docs/rules.md §3 table when it is None
+        self.starting_armies = cast(int, cfg.starting_armies)
+        if self.starting_armies * self.num_seats < T:
             raise ConfigError(
                 f"{self.num_seats} armies pools of {cfg.starting_armies} cannot claim the {T} territories of map {m.name!r}; "
                 f"raise starting_armies to at least {-(-T // self.num_seats)}"
@@ -132,7 +114,8 @@ class Game:
         s.order = [int(x) for x in s.rng.permutation(n)]
         s.alive = [True] * n
         s.hands = [[] for _ in range(n)]
-        s.setup_left = [cfg.starting_armies] * n + [cfg.starting_armies if self.neutral >= 0 else 0]
+        start = self.starting_armies
+        s.setup_left = [start] * n + [start if self.neutral >= 0 else 0]
         s.deck = []
         s.discard = []
         s.elim_order = []
@@ -147,7 +130,6 @@ class Game:
         s.att_dice = 0
         s.last_dice = 0
         s.winner = -1
-        s.sel_src = s.sel_dst = s.sel_trade = -1
         s.steps = 0
         s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
         if cfg.setup == "claim":
@@ -296,157 +278,45 @@ class Game:
             raise IllegalMoveError(f"the defender can roll 1..{most} dice, not {d}")
         return roll_outcomes(move.count, d)
 
-    def to_act(self, s: GameState) -> int:
-        """Seat that decides next (the defender in the defend phase), or -1 when the game is over."""
+    def current_player(self, s: GameState) -> int:
+        """Seat that decides now (the defender in the defend phase), or -1 when the game is over.
+
+        >>> g = Game(num_players=2, setup="random"); s = g.new_game(0)
+        >>> g.current_player(s) == s.order[0]
+        True
+        """
         if s.phase == Phase.GAME_OVER:
             return -1
         if s.phase == Phase.DEFEND:
             return int(s.owner[s.att_dst])
         return s.player
 
-    # ------------------------------------------------------------------ validation
-    def _illegal(self, s: GameState, move: Move, why: str) -> IllegalMoveError:
-        try:
-            text = self.move_to_text(move)
-        except ValueError:
-            text = repr(move)
-        ph = Phase(s.phase)
-        return IllegalMoveError(f"{text!r} is not legal in the {_PHASE_NAME[ph]} phase: {why}. Allowed now: {_PHASE_ALLOWED[ph]}")
+    def to_act(self, s: GameState) -> int:
+        """Deprecated name of :meth:`current_player`."""
+        warnings.warn("Game.to_act is deprecated; use Game.current_player", DeprecationWarning, stacklevel=2)
+        return self.current_player(s)
 
-    def _check_territory(self, s: GameState, move: Move, t: int) -> None:
-        if not isinstance(t, (int, np.integer)) or not 0 <= t < self.T:
-            raise self._illegal(s, move, f"territory id {t!r} is not in 0..{self.T - 1}")
+    def outcome(self, s: GameState) -> Outcome:
+        """How ``s`` stands: ended by a win (terminated) or the turn limit (truncated),
+        the winner, and every player's return so far, the rank reward at truncation
+        included (:func:`risk_env.rules.outcome.outcome`, docs/rules.md §4.5).
 
+        >>> g = Game(num_players=3, setup="random"); s = g.new_game(0)
+        >>> g.outcome(s)
+        Outcome(terminated=False, truncated=False, winner=-1, returns=(0.0, 0.0, 0.0), eliminated=())
+        """
+        return outcome(self, s)
+
+    # ------------------------------------------------------------------ legality (risk_env.rules.legality)
     def check(self, s: GameState, move: Move) -> None:
-        """Raise :class:`IllegalMoveError` (saying why and what is allowed) unless ``move`` is legal in ``s``."""
-        if not isinstance(move, Move):
-            raise IllegalMoveError(f"expected a Move, got {type(move).__name__}: {move!r}")
-        ph = s.phase
-        k = move.kind
-        used = _USED_FIELDS.get(k)
-        if used is None:
-            raise IllegalMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
-        for f, default in _FIELD_DEFAULTS:
-            if f not in used and getattr(move, f) != default:
-                raise IllegalMoveError(f"a {MoveKind(k).name} move takes no {f!r} (got {getattr(move, f)!r}): {move!r}")
-        p = s.player
-        if ph == Phase.GAME_OVER:
-            raise self._illegal(s, move, "the game is over")
-        if k == MoveKind.CLAIM:
-            if ph != Phase.CLAIM:
-                raise self._illegal(s, move, "claims happen only in the claim phase")
-            self._check_territory(s, move, move.src)
-            if s.owner[move.src] != -1:
-                raise self._illegal(s, move, f"{self.map.name_of(move.src)} is already claimed")
-            return
-        if k == MoveKind.PLACE:
-            if ph == Phase.SETUP_PLACE:
-                if s.setup_step >= 2:
-                    raise self._illegal(s, move, "this setup turn places a neutral army next")
-                self._check_territory(s, move, move.src)
-                if s.owner[move.src] != p:
-                    raise self._illegal(s, move, f"{self.map.name_of(move.src)} is not yours")
-                if move.count != 1:
-                    raise self._illegal(s, move, "setup places one army at a time")
-                return
-            if ph != Phase.REINFORCE:
-                raise self._illegal(s, move, "armies are placed only in setup and in the reinforce phase")
-            if s.forced:
-                raise self._illegal(s, move, f"you hold {len(s.hands[p])} cards and must trade first")
-            self._check_territory(s, move, move.src)
-            if s.owner[move.src] != p:
-                raise self._illegal(s, move, f"{self.map.name_of(move.src)} is not yours")
-            if not 1 <= move.count <= s.to_place:
-                raise self._illegal(s, move, f"you have {s.to_place} armies to place; place 1..{s.to_place}")
-            return
-        if k == MoveKind.PLACE_NEUTRAL:
-            if ph != Phase.SETUP_PLACE or s.setup_step != 2:
-                raise self._illegal(s, move, "a neutral army is placed only at the end of a 2-player setup turn")
-            self._check_territory(s, move, move.src)
-            if s.owner[move.src] != self.neutral:
-                raise self._illegal(s, move, f"{self.map.name_of(move.src)} is not neutral")
-            if move.count != 1:
-                raise self._illegal(s, move, "the neutral gets one army at a time")
-            return
-        if k == MoveKind.TRADE:
-            if not self.uses_cards:
-                raise self._illegal(s, move, "these rules have no cards")
-            if not self.can_trade(s):
-                raise self._illegal(
-                    s, move, "sets are traded only in the reinforce phase (after an elimination: only while forced)"
-                )
-            cards = move.cards
-            hand = s.hands[p]
-            if len(cards) != 3 or len(set(cards)) != 3 or any(c not in hand for c in cards):
-                raise self._illegal(s, move, f"a trade names three different cards from your hand ({self._hand_text(hand)})")
-            if composition_of([self.card_symbol[c] for c in cards]) < 0:
-                raise self._illegal(s, move, "those cards are not a set (three of a kind, one of each, or two plus a wild)")
-            cands = self.bonus_candidates(s, cards)
-            if cands and move.bonus not in cands:
-                names = ", ".join(self.map.name_of(c) for c in cands)
-                raise self._illegal(s, move, f"choose the +2 bonus territory: bonus= one of {names}")
-            if not cands and move.bonus != -1:
-                raise self._illegal(s, move, "no +2 territory bonus is available for this trade")
-            return
-        if k in (MoveKind.ATTACK, MoveKind.BLITZ):
-            if ph != Phase.ATTACK:
-                raise self._illegal(s, move, "attacks happen only in the attack phase")
-            self._check_territory(s, move, move.src)
-            self._check_territory(s, move, move.dst)
-            a, b = move.src, move.dst
-            if s.owner[a] != p:
-                raise self._illegal(s, move, f"{self.map.name_of(a)} is not yours")
-            if s.armies[a] < 2:
-                raise self._illegal(s, move, f"{self.map.name_of(a)} has 1 army; attacking needs at least 2")
-            if not self.adjacency[a, b]:
-                raise self._illegal(s, move, f"{self.map.name_of(a)} and {self.map.name_of(b)} do not share a border")
-            if s.owner[b] == p:
-                raise self._illegal(s, move, f"{self.map.name_of(b)} is yours")
-            if k == MoveKind.ATTACK:
-                most = min(3, int(s.armies[a]) - 1)
-                if not 1 <= move.count <= most:
-                    raise self._illegal(s, move, f"roll 1..{most} dice from {self.map.name_of(a)} ({s.armies[a]} armies)")
-            return
-        if k == MoveKind.END_ATTACK:
-            if ph != Phase.ATTACK:
-                raise self._illegal(s, move, "not attacking")
-            return
-        if k == MoveKind.DEFEND:
-            if ph != Phase.DEFEND:
-                raise self._illegal(s, move, "no attack awaits a defence")
-            most = min(2, int(s.armies[s.att_dst]))
-            if not 1 <= move.count <= most:
-                raise self._illegal(s, move, f"defend with 1..{most} dice")
-            return
-        if k == MoveKind.OCCUPY:
-            if ph != Phase.OCCUPY:
-                raise self._illegal(s, move, "no conquest awaits an occupation")
-            lo, hi = self.occupy_range(s)
-            if not lo <= move.count <= hi:
-                raise self._illegal(s, move, f"move {lo}..{hi} armies into {self.map.name_of(s.att_dst)}")
-            return
-        if k == MoveKind.FORTIFY:
-            if ph != Phase.FORTIFY:
-                raise self._illegal(s, move, "fortifying happens only in the fortify phase")
-            self._check_territory(s, move, move.src)
-            self._check_territory(s, move, move.dst)
-            a, b = move.src, move.dst
-            if s.owner[a] != p or s.owner[b] != p:
-                raise self._illegal(s, move, "both territories must be yours")
-            if not self.fortify_reach(s, a)[b]:
-                how = "share a border" if self.config.fortify == "adjacent" else "be joined through your territories"
-                raise self._illegal(s, move, f"{self.map.name_of(a)} and {self.map.name_of(b)} must {how}")
-            most = int(s.armies[a]) - 1
-            if not 1 <= move.count <= most:
-                raise self._illegal(
-                    s, move, f"move 1..{most} armies (one must stay)" if most else f"{self.map.name_of(a)} has 1 army"
-                )
-            return
-        if k == MoveKind.END_TURN:
-            if ph != Phase.FORTIFY:
-                raise self._illegal(s, move, "the turn ends from the fortify phase ('end attack' first)")
-            return
-        raise self._illegal(s, move, f"unknown move kind {k!r}")
+        """Raise :class:`IllegalMoveError` (saying why and what is allowed now) unless ``move``
+        is legal in ``s`` (:func:`risk_env.rules.legality.check`)."""
+        legality.check(self, s, move)
+
+    def legal_moves(self, s: GameState) -> list[Move]:
+        """Every legal move in ``s`` (complete moves; counts enumerated one by one)
+        (:func:`risk_env.rules.legality.legal_moves`)."""
+        return legality.legal_moves(self, s)
 
     def is_legal(self, s: GameState, move: Move) -> bool:
         try:
@@ -456,7 +326,8 @@ class Game:
         return True
 
     def occupy_range(self, s: GameState) -> tuple[int, int]:
-        """Total armies that may stand in the conquered territory: ``(dice of the last roll, that + source - 1)`` (docs/rules.md §4.2)."""
+        """Total armies that may stand in the conquered territory:
+        ``(dice of the last roll, that + source - 1)`` (docs/rules.md §4.2)."""
         lo = int(s.armies[s.att_dst])
         return lo, lo + int(s.armies[s.att_src]) - 1
 
@@ -467,8 +338,8 @@ class Game:
         Raises:
             IllegalMoveError: the move is not legal; ``s`` is unchanged.
         """
-        self.check(s, move)
-        self._apply_unchecked(s, move)
+        legality.check(self, s, move)
+        self.apply_unchecked(s, move)
 
     def step(self, s: GameState, move: Move) -> GameState:
         """Pure form of :meth:`apply`: a new state, ``s`` untouched."""
@@ -476,11 +347,17 @@ class Game:
         self.apply(c, move)
         return c
 
-    def _apply_unchecked(self, s: GameState, move: Move) -> None:
+    def apply_unchecked(self, s: GameState, move: Move) -> None:
+        """Apply ``move`` to ``s`` in place without checking it.
+
+        For callers that have decided legality already: the action codec, whose
+        mask is the oracle for action ids (tested equal to :meth:`legal_moves`).
+        An illegal move here leaves ``s`` inconsistent; use :meth:`apply` for
+        moves from anywhere else.
+        """
         k = move.kind
         p = s.player
         s.steps += 1
-        s.sel_src = s.sel_dst = s.sel_trade = -1
         if k == MoveKind.CLAIM:
             self._claim(s, move.src, p)
         elif k == MoveKind.PLACE:
@@ -544,7 +421,8 @@ class Game:
             s.player = nxt
 
     def _after_setup_placement(self, s: GameState) -> None:
-        """One army at a time in turn order; in a 2-player neutral game 2 own + 1 neutral per setup turn (docs/rules.md §3, §7)."""
+        """One army at a time in turn order; in a 2-player neutral game 2 own + 1 neutral
+        per setup turn (docs/rules.md §3, §7)."""
         p = s.player
         if self.neutral < 0:
             self._next_setup_turn(s)
@@ -666,235 +544,31 @@ class Game:
                 break
         self._begin_turn(s)
 
-    # ------------------------------------------------------------------ enumeration
-    def legal_moves(self, s: GameState) -> list[Move]:
-        """Every legal move in ``s`` (complete moves; counts enumerated one by one)."""
-        ph = s.phase
-        p = s.player
-        owner = s.owner
-        out: list[Move] = []
-        if ph == Phase.CLAIM:
-            return [Move.claim(int(t)) for t in np.flatnonzero(owner == -1)]
-        if ph == Phase.SETUP_PLACE:
-            if s.setup_step == 2:
-                return [Move.place_neutral(int(t)) for t in np.flatnonzero(owner == self.neutral)]
-            return [Move.place(int(t), 1) for t in np.flatnonzero(owner == p)]
-        if ph == Phase.REINFORCE:
-            if self.can_trade(s):
-                for trio in itertools.combinations(sorted(s.hands[p]), 3):
-                    if composition_of([self.card_symbol[c] for c in trio]) >= 0:
-                        cands = self.bonus_candidates(s, trio)
-                        out.extend(Move.trade(trio, b) for b in (cands or [-1]))
-            if self.can_place(s):
-                for t in np.flatnonzero(owner == p):
-                    out.extend(Move.place(int(t), n) for n in range(1, s.to_place + 1))
-            return out
-        if ph == Phase.ATTACK:
-            for a in np.flatnonzero((owner == p) & (s.armies >= 2)):
-                a = int(a)
-                for b in self.attack_targets(s, a):
-                    out.extend(Move.attack(a, b, d) for d in range(1, min(3, int(s.armies[a]) - 1) + 1))
-                    out.append(Move.blitz(a, b))
-            out.append(Move.end_attack())
-            return out
-        if ph == Phase.DEFEND:
-            return [Move.defend(d) for d in range(1, min(2, int(s.armies[s.att_dst])) + 1)]
-        if ph == Phase.OCCUPY:
-            lo, hi = self.occupy_range(s)
-            return [Move.occupy(n) for n in range(lo, hi + 1)]
-        if ph == Phase.FORTIFY:
-            for a in np.flatnonzero((owner == p) & (s.armies >= 2)):
-                a = int(a)
-                for b in np.flatnonzero(self.fortify_reach(s, a)):
-                    out.extend(Move.fortify(a, int(b), n) for n in range(1, int(s.armies[a])))
-            out.append(Move.end_turn())
-            return out
-        return out
-
-    # ------------------------------------------------------------------ text forms
-    def _hand_text(self, hand: Iterable[int]) -> str:
-        return ", ".join(self.map.card_name(c) for c in sorted(hand)) or "no cards"
-
+    # ------------------------------------------------------------------ notation (risk_env.rules.notation)
     def move_to_text(self, move: Move) -> str:
-        """Readable text form of a move (see :mod:`risk_env.rules.moves`); :meth:`parse_move` reads it back."""
-        name = self.map.name_of
-        k = move.kind
-        if k == MoveKind.CLAIM:
-            return f"claim {name(move.src)}"
-        if k == MoveKind.PLACE:
-            return f"place {name(move.src)} {move.count}"
-        if k == MoveKind.PLACE_NEUTRAL:
-            return f"neutral {name(move.src)}"
-        if k == MoveKind.TRADE:
-            text = "trade " + ", ".join(self.map.card_name(c) for c in move.cards)
-            return text + (f" bonus={name(move.bonus)}" if move.bonus >= 0 else "")
-        if k == MoveKind.ATTACK:
-            return f"attack {name(move.src)}->{name(move.dst)} dice={move.count}"
-        if k == MoveKind.BLITZ:
-            return f"blitz {name(move.src)}->{name(move.dst)}"
-        if k == MoveKind.END_ATTACK:
-            return "end attack"
-        if k == MoveKind.DEFEND:
-            return f"defend dice={move.count}"
-        if k == MoveKind.OCCUPY:
-            return f"occupy {move.count}"
-        if k == MoveKind.FORTIFY:
-            return f"fortify {name(move.src)}->{name(move.dst)} {move.count}"
-        if k == MoveKind.END_TURN:
-            return "end turn"
-        raise ValueError(f"unknown move kind {k!r}")
+        """Readable text of ``move`` (:func:`risk_env.rules.notation.move_to_text`)."""
+        return notation.move_to_text(self.map, move)
 
     def parse_move(self, s: GameState | None, text: str) -> Move:
-        """Parse a move's text form. ``s`` is accepted for symmetry and future
-        context-dependent forms; parsing does not check legality (use :meth:`check`).
+        """The move ``text`` writes (:func:`risk_env.rules.notation.parse_move`). ``s`` is
+        accepted for symmetry and future context-dependent forms; reading does not
+        decide legality (use :meth:`check`).
 
         Raises:
-            IllegalMoveError: the text is malformed or names an unknown territory or card.
+            InvalidMoveError: the text is not a str, malformed, or names an unknown territory or card.
         """
-        if not isinstance(text, str):
-            raise IllegalMoveError(f"a move text must be a str, got {type(text).__name__}")
-        t = " ".join(text.strip().split())
-        verb, _, rest = t.partition(" ")
-        verb = verb.lower()
-        try:
-            if verb == "claim":
-                return Move.claim(self.map.id_of(rest))
-            if verb == "neutral":
-                return Move.place_neutral(self.map.id_of(rest))
-            if verb == "place":
-                where, _, num = rest.rpartition(" ")
-                if not where:
-                    return Move.place(self.map.id_of(rest), 1)
-                return Move.place(self.map.id_of(where), _int(num, "armies"))
-            if verb == "trade":
-                body, _, bonus = rest.partition(" bonus=")
-                cards = [self.map.card_of(c) for c in body.split(",")]
-                if len(cards) != 3:
-                    raise ValueError(f"a trade names 3 cards, got {len(cards)}")
-                return Move.trade(cards, self.map.id_of(bonus) if bonus else -1)
-            if verb in ("attack", "blitz"):
-                pair, _, dice = rest.partition(" dice=")
-                a, b = self._pair(pair)
-                if verb == "blitz":
-                    if dice:
-                        raise ValueError("blitz takes no dice count")
-                    return Move.blitz(a, b)
-                return Move.attack(a, b, _int(dice, "dice"))
-            if verb == "fortify":
-                pair, _, num = rest.rpartition(" ")
-                a, b = self._pair(pair)
-                return Move.fortify(a, b, _int(num, "armies"))
-            if verb == "defend":
-                if not rest.startswith("dice="):
-                    raise ValueError("write 'defend dice=1' or 'defend dice=2'")
-                return Move.defend(_int(rest[5:], "dice"))
-            if verb == "occupy":
-                return Move.occupy(_int(rest, "armies"))
-            if verb == "end" and rest.lower() in ("attack", "turn"):
-                return Move.end_attack() if rest.lower() == "attack" else Move.end_turn()
-        except ValueError as e:
-            raise IllegalMoveError(f"cannot read move {text!r}: {e}") from None
-        raise IllegalMoveError(
-            f"cannot read move {text!r}: it must start with one of claim, place, neutral, trade, attack, blitz, "
-            "defend, occupy, fortify, 'end attack', 'end turn'"
-        )
+        return notation.parse_move(self.map, text)
 
-    def _pair(self, text: str) -> tuple[int, int]:
-        a, sep, b = text.partition("->")
-        if not sep:
-            raise ValueError(f"expected '<territory>-><territory>', got {text!r}")
-        return self.map.id_of(a.strip()), self.map.id_of(b.strip())
-
-    # ------------------------------------------------------------------ serialization & checks
+    # ------------------------------------------------------------------ whole-position checks (risk_env.rules.checks)
     def state_from_dict(self, d: dict[str, Any]) -> GameState:
-        """Rebuild a state from :meth:`GameState.to_dict` output and check it.
+        """Rebuild a state from :meth:`GameState.to_dict` output and check it
+        (:func:`risk_env.rules.checks.state_from_dict`).
 
         Raises:
             StateError: a missing or malformed field, or a state that breaks the rules' invariants.
         """
-        try:
-            s = GameState.from_dict(d)
-        except (KeyError, TypeError, ValueError, OverflowError) as e:
-            raise StateError(f"malformed state dict: {type(e).__name__}: {e}") from None
-        problems = self.invariant_violations(s) or self._field_problems(s)
-        if problems:
-            raise StateError("inconsistent state: " + "; ".join(problems))
-        return s
-
-    def _field_problems(self, s: GameState) -> list[str]:
-        """Ranges of the bookkeeping fields a restored state must respect (not re-checked every step)."""
-        T, n = self.T, self.num_players
-        out: list[str] = []
-        for f in ("att_src", "att_dst", "sel_src", "sel_dst"):
-            v = getattr(s, f)
-            if not -1 <= v < T:
-                out.append(f"{f}={v} is not a territory id in 0..{T - 1} (or -1 for none)")
-        if not -1 <= s.sel_trade < len(COMPOSITIONS):
-            out.append(f"sel_trade={s.sel_trade} is not a set composition in 0..{len(COMPOSITIONS) - 1} (or -1 for none)")
-        if s.phase in (Phase.DEFEND, Phase.OCCUPY) and (s.att_src < 0 or s.att_dst < 0):
-            out.append(f"the {_PHASE_NAME[Phase(s.phase)]} phase needs a pending battle (att_src and att_dst)")
-        if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):
-            out.append("dice faces must be 1..6")
-        if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):
-            out.append(f"setup_left must hold {n + 1} counts >= 0 (one per seat and the neutral)")
-        for f in ("turn", "sets_traded", "to_place", "steps", "att_dice", "last_dice", "setup_step", "dice_pos"):
-            v = getattr(s, f)
-            if not 0 <= v <= 10**9:
-                out.append(f"{f}={v} must be in 0..{10**9}")
-        if s.dice_pos > len(s.dice_buf):
-            out.append(f"dice_pos={s.dice_pos} is past the {len(s.dice_buf)} buffered dice")
-        if not -1 <= s.winner < n or any(not 0 <= p < n for p in s.elim_order):
-            out.append(f"winner and eliminated players must be seats 0..{n - 1}")
-        return out
+        return checks.state_from_dict(self, d)
 
     def invariant_violations(self, s: GameState) -> list[str]:
         """The invariants of docs/rules.md §5 that ``s`` breaks (empty if none), plus structural checks."""
-        T, n = self.T, self.num_players
-        out: list[str] = []
-        if s.owner.shape != (T,) or s.armies.shape != (T,):
-            return [f"owner and armies must have {T} entries"]
-        if len(s.alive) != n or len(s.hands) != n or sorted(s.order) != list(range(n)):
-            return [f"alive, hands and order must describe {n} players"]
-        if not 0 <= s.phase <= Phase.GAME_OVER:
-            out.append(f"unknown phase {s.phase}")
-        setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
-        unclaimed = s.owner == -1
-        if ((s.owner < -1) | (s.owner >= self.num_seats)).any():
-            out.append(
-                f"an owner is not a seat: owners are 0..{self.num_seats - 1} (-1 only for unclaimed territories in the claim phase)"
-            )
-        if unclaimed.any() and s.phase != Phase.CLAIM:
-            out.append("unclaimed territories after the claim phase")
-        if (s.armies[unclaimed] != 0).any():
-            out.append("an unclaimed territory holds armies")
-        bad = np.flatnonzero(~unclaimed & (s.armies < 1))
-        if len(bad):
-            out.append(f"territories with fewer than 1 army: {', '.join(self.map.name_of(int(t)) for t in bad)}")
-        if self.uses_cards:
-            allc = s.deck + s.discard + [c for h in s.hands for c in h]
-            if sorted(allc) != list(range(self.num_cards)):
-                out.append(
-                    f"cards not accounted for: draw pile + discards + hands must be each of the {self.num_cards} cards once"
-                )
-        elif any(s.hands) or s.deck or s.discard:
-            out.append("cards present though these rules have no cards")
-        for seat in range(n):
-            has = bool((s.owner == seat).any())
-            if not setup and s.alive[seat] != has:
-                out.append(
-                    f"player {seat} is {'alive' if s.alive[seat] else 'dead'} but holds {'some' if has else 'no'} territories"
-                )
-            if not s.alive[seat] and s.hands[seat]:
-                out.append(f"eliminated player {seat} holds cards")
-        if s.phase not in (Phase.GAME_OVER,) and not (0 <= s.player < n and s.alive[s.player]):
-            out.append(f"player on turn {s.player} is not a live seat")
-        if s.phase == Phase.GAME_OVER and not s.truncated and not 0 <= s.winner < n:
-            out.append("game over without a winner or a truncation")
-        return out
-
-
-def _int(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{what} must be a whole number, got {text!r}") from None
+        return checks.invariant_violations(self, s)

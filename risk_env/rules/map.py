@@ -295,7 +295,7 @@ def map_from_dict(data: Mapping[str, Any]) -> GameMap:
     canvas = data.get("canvas", [1000, 600])
     if np.isnan(pts).any():
         w, h = float(canvas[0]), float(canvas[1])
-        for i in np.flatnonzero(np.isnan(pts[:, 0])):
+        for i in np.flatnonzero(np.isnan(pts[:, 0])).tolist():
             a = 2 * math.pi * i / n
             pts[i] = (w / 2 + 0.42 * w * math.cos(a), h / 2 + 0.42 * h * math.sin(a))
     src, dst = np.nonzero(adj)

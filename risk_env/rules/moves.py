@@ -1,8 +1,9 @@
 """Moves: complete decisions of the rules, as small immutable values.
 
 A :class:`Move` holds territory/card ids; its text form needs a map's names,
-so it is produced and parsed by :meth:`risk_env.rules.engine.Game.move_to_text` and
-:meth:`risk_env.rules.engine.Game.parse_move`. The text forms (docs/rules.md section in
+so it is written and read by :mod:`risk_env.rules.notation` (also as
+:meth:`Game.move_to_text <risk_env.rules.engine.Game.move_to_text>` and
+:meth:`Game.parse_move <risk_env.rules.engine.Game.parse_move>`). The text forms (docs/rules.md section in
 brackets):
 
 =================  ==============================================  =========

@@ -42,9 +42,6 @@ _INT_FIELDS = (
     "att_dice",
     "last_dice",
     "winner",
-    "sel_src",
-    "sel_dst",
-    "sel_trade",
     "dice_pos",
     "steps",
 )
@@ -52,7 +49,9 @@ _BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_dow
 
 
 class GameState:
-    """One position of a game.
+    """One position of a game: the game and nothing else (the action codec's pending
+    sub-step is kept apart, in :class:`risk_env.envs.codec.Selection`), so ``==``,
+    :meth:`to_dict` and a record's digest all mean the same position.
 
     Attributes:
         owner: int64 ``(T,)``: owner seat (0..n-1), ``n`` for the 2-player
@@ -79,7 +78,6 @@ class GameState:
         last_roll: ``[attacker faces..., 0, defender faces...]`` of the last roll.
         winner: winning seat or -1; truncated: ended by the turn limit.
         elim_order: seats in the order they were eliminated.
-        sel_src, sel_dst, sel_trade: the action codec's pending selection (-1 if none).
         rng: the game's one seeded generator; dice_buf/dice_pos: dice drawn in batches from it.
         steps: moves applied so far.
     """
@@ -94,6 +92,7 @@ class GameState:
     order: list[int]
     alive: list[bool]
     setup_left: list[int]
+    _rng_shared: bool
     deck: list[int]
     discard: list[int]
     elim_order: list[int]
@@ -109,9 +108,6 @@ class GameState:
     att_dice: int
     last_dice: int
     winner: int
-    sel_src: int
-    sel_dst: int
-    sel_trade: int
     dice_pos: int
     steps: int
     bonus_used: bool
@@ -180,6 +176,11 @@ class GameState:
         """Rebuild a state from :meth:`to_dict` output (structure only; use
         :meth:`Game.state_from_dict <risk_env.rules.engine.Game.state_from_dict>`
         to also check it against the rules and the map).
+
+        Dicts written by earlier versions also carry ``sel_src``, ``sel_dst`` and
+        ``sel_trade`` (the action codec's pending selection, which the state no
+        longer holds): those keys are ignored, so such a state loads at the top of
+        its decision with nothing selected.
 
         Raises:
             KeyError, TypeError, ValueError: a missing or malformed field.

@@ -44,6 +44,7 @@ import numpy as np
 
 import risk_env
 from risk_env import ActionCodec, Game, ObservationEncoder, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 from risk_env.rules.map import map_from_dict
 
 __all__ = ["main", "aec_steps_per_second", "engine_decisions_per_second", "generated_map"]
@@ -92,11 +93,13 @@ def engine_decisions_per_second(game: Game, seconds: float = 2.0, repeats: int =
 
     def window(secs: float) -> tuple[int, float]:
         s = game.new_game(seed)
+        sel = Selection()
         n = 0
         start = time.perf_counter()
         while True:
             for _ in range(500):
-                codec.step(s, rnd.choice(np.flatnonzero(codec.mask(s)).tolist()))
+                m = codec.mask(s, sel)
+                codec.step(s, rnd.choice(np.flatnonzero(m).tolist()), sel, m)
                 n += 1
                 if s.phase == Phase.GAME_OVER:
                     s = game.new_game(rnd.randrange(2**31))
@@ -111,12 +114,14 @@ def _positions(game: Game, count: int, seed: int = 0) -> list:
     codec = ActionCodec(game)
     rng = np.random.default_rng(seed)
     s = game.new_game(seed)
+    sel = Selection()
     out = []
     while len(out) < count:
         for _ in range(int(rng.integers(1, 40))):
             if s.phase == Phase.GAME_OVER:
                 s = game.new_game(int(rng.integers(2**31)))
-            codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s)))))
+                sel.clear()
+            codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s, sel)))), sel)
         out.append(s.copy())
     return out
 

@@ -32,7 +32,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
-from ..envs.codec import ActionCodec
+from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
 from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, seat_name
@@ -148,16 +148,17 @@ class _Seats:
     def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
         agent = self.agents[seat]
         ids: list[int] = []
-        for _ in range(100_000):  # selections can be cancelled and made again, but not for ever
-            mask = self.codec.mask(s)
-            obs = {"observation": self.encoder.encode(s, seat), "action_mask": mask}
+        sel = Selection()
+        for _ in range(100_000):  # sub-steps always progress, but do not trust an agent for ever
+            mask = self.codec.mask(s, sel)
+            obs = {"observation": self.encoder.encode(s, seat, sel), "action_mask": mask}
             info: dict[str, Any] = {"action_mask": mask}
             if self._view is not None:
-                info["view"] = self._view(self.game, s, seat, self.codec)
+                info["view"] = self._view(self.game, s, seat, self.codec, sel)
             act = getattr(agent, "act", agent)
             a = int(act(obs, info))
             try:
-                mv = self.codec.step(s, a)
+                mv = self.codec.step(s, a, sel, mask)
             except IllegalActionError as e:
                 raise RuntimeError(
                     f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) chose an illegal action: {e}"
@@ -276,7 +277,7 @@ def _status(game: Game, s: GameState) -> str:
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         text += f": {left} armies left to place"
     if game.uses_cards:
-        hand = s.hands[game.to_act(s)] if game.to_act(s) >= 0 else []
+        hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
     return text
 
@@ -312,7 +313,7 @@ def play_game(
     board_stale = True
     told_out = False
     while s.phase != Phase.GAME_OVER:
-        seat = game.to_act(s)
+        seat = game.current_player(s)
         if not s.alive[human] and not told_out and s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE):
             _echo(out, f"{me} has been eliminated; the agents play on to the end.")
             told_out = True
@@ -422,7 +423,7 @@ def watch_game(
     s = game.new_game(seed)
     recent: list[str] = []
     while s.phase != Phase.GAME_OVER:
-        seat = game.to_act(s)
+        seat = game.current_player(s)
         before = s.copy()
         mv, ids = seats.move(s, seat)
         text = game.move_to_text(mv)

@@ -439,11 +439,11 @@ def play_game(
             turn_mark, turn_steps = s.turn, 0
         turn_steps += 1
         if turn_steps > max_turn_steps:
-            stalled_by = game.to_act(s)
+            stalled_by = game.current_player(s)
             break
         agent = agents[name]
         act_info = dict(info)
-        act_info["view"] = GameView(game, s, raw.agent_name_mapping[name], raw.codec)
+        act_info["view"] = GameView(game, s, raw.agent_name_mapping[name], raw.codec, raw.selection)
         action = agent.act(obs, act_info)
         try:
             env.step(action)

@@ -159,30 +159,15 @@ class SoakFailure(Exception):
 
 
 def expected_rewards(env: raw_env) -> dict[str, float]:
-    """The summed rewards each agent should have collected in a finished game (docs/rules.md §4.5, :mod:`risk_env.envs.aec`).
+    """The summed rewards each agent should have collected in a finished game: the
+    engine's returns (:meth:`Game.outcome <risk_env.rules.engine.Game.outcome>`,
+    docs/rules.md §4.5) by agent name.
 
     +1 for the winner, -1 for each eliminated player; at truncation the
-    survivors get 0 (``"draw"``) or their rank reward (``"rank"``: ranked by
-    territories then armies, +1 best to -1 worst, linear, ties sharing the
-    mean of the places they span).
+    survivors get 0 (``"draw"``) or their rank reward (``"rank"``).
     """
-    s = env.game_state
-    out = {a: 0.0 for a in env.possible_agents}
-    for seat in s.elim_order:
-        out[env.possible_agents[seat]] = -1.0
-    if s.winner >= 0:
-        out[env.possible_agents[s.winner]] = 1.0
-        return out
-    live = [p for p in range(env.rules.num_players) if s.alive[p]]
-    if env.rules.truncation_reward == "rank" and len(live) > 1:
-        key = {p: (int((s.owner == p).sum()), int(s.armies[s.owner == p].sum())) for p in live}
-        k = len(live)
-        for p in live:
-            better = sum(key[q] > key[p] for q in live)
-            ties = sum(key[q] == key[p] for q in live)
-            places = range(better, better + ties)
-            out[env.possible_agents[p]] = sum(1.0 - 2.0 * i / (k - 1) for i in places) / ties
-    return out
+    returns = env.game.outcome(env.game_state).returns
+    return {a: returns[seat] for seat, a in enumerate(env.possible_agents)}
 
 
 class StepChecker:
@@ -202,7 +187,7 @@ class StepChecker:
 
     def before(self, action: int) -> None:
         s = self.env.game_state
-        self.decoded = self.codec.decode(s, action)  # raises IllegalActionError for an illegal id
+        self.decoded = self.codec.decode(s, action, self.env.selection)  # raises IllegalActionError for an illegal id
         self.total = int(s.armies.sum())
         self.to_place = int(s.to_place)
         self.setup_left = sum(s.setup_left)
@@ -339,7 +324,7 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
                 env.step(None)
                 continue
             s = env.game_state
-            seat = env.game.to_act(s)
+            seat = env.game.current_player(s)
             if seat < 0 or env.possible_agents[seat] != agent:
                 raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
             mask = info["action_mask"]
@@ -357,7 +342,7 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
                 raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
             ag = agents[seat]
             if getattr(ag, "needs_view", False):
-                info = {**info, "view": GameView(env.game, s, seat, env.codec)}
+                info = {**info, "view": GameView(env.game, s, seat, env.codec, env.selection)}
             action = int(ag.act(obs if observe else {"action_mask": mask}, info))
             if not mask[action]:
                 raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")

@@ -36,8 +36,9 @@ from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
 from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, seat_name
-from ..records.record import GameRecorder, ReplayStep
-from ..rules.config import PRESETS, RulesConfig
+from ..records.record import ReplayStep
+from ..records.recorder import GameRecorder
+from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
@@ -54,35 +55,22 @@ app = typer.Typer(
 
 
 # ---------------------------------------------------------------------- shared helpers
-def _parse_value(text: str) -> Any:
-    if text.strip().lower() == "null":  # "none" stays a string: two_player=none is a value
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        return text.strip()
-
-
 def build_rules(
     players: int, preset: str, map_name: str | None, turn_limit: int | None, settings: list[str] | None
 ) -> RulesConfig:
-    """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`).
+    """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`,
+    read by :func:`risk_env.rules.config.parse_settings`).
 
     Raises:
         typer.BadParameter: a malformed ``--set`` or a bad rule (the message lists what is allowed).
     """
-    overrides: dict[str, Any] = {}
-    for item in settings or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"--set takes key=value, got {item!r}; keys: {', '.join(RulesConfig.options())}")
-        overrides[key.strip()] = _parse_value(value)
-    if map_name is not None:
-        overrides["map"] = map_name
-    if turn_limit is not None:
-        overrides["turn_limit"] = turn_limit
     try:
-        return RulesConfig.from_preset(preset, **{**overrides, "num_players": players})
+        overrides = parse_settings(settings)
+        if map_name is not None:
+            overrides["map"] = map_name
+        if turn_limit is not None:
+            overrides["turn_limit"] = turn_limit
+        return resolve_rules(preset, num_players=players, **overrides)
     except RiskError as e:
         raise typer.BadParameter(str(e)) from None
 

@@ -73,7 +73,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -84,7 +84,7 @@ import numpy as np
 
 from ..envs.view import GameView
 from ..errors import ConfigError, IllegalActionError, RiskError
-from ..rules.config import PRESETS, RulesConfig
+from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
 
 __all__ = [
     "evaluate",
@@ -482,28 +482,6 @@ def _spec_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else str(spec) if isinstance(spec, os.PathLike) else repr(spec)
 
 
-def _resolve_rules(
-    rules: RulesConfig | str | Mapping[str, Any] | None, num_players: int, overrides: Mapping[str, Any]
-) -> RulesConfig:
-    if rules is None:
-        cfg = RulesConfig.from_dict({"num_players": num_players, **overrides})
-    elif isinstance(rules, RulesConfig):
-        cfg = rules.replace(num_players=num_players, **overrides)
-    elif isinstance(rules, str):
-        cfg = RulesConfig.from_preset(rules, **{**overrides, "num_players": num_players})
-    elif isinstance(rules, Mapping):
-        d = dict(rules)
-        preset = d.pop("preset", None)
-        d.update(overrides)
-        d["num_players"] = num_players
-        cfg = RulesConfig.from_preset(preset, **d) if preset else RulesConfig.from_dict(d)
-    else:
-        raise ConfigError(
-            f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a dict or None, got {type(rules).__name__}"
-        )
-    return cfg
-
-
 _WORKER: dict[str, Any] = {}
 
 
@@ -686,7 +664,7 @@ def evaluate(
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
-    cfg = _resolve_rules(rules, num_players, rule_overrides)
+    cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
     rules_d = cfg.to_dict()
     labels = _labels(specs)
     spec_texts = [_spec_text(sp) for sp in specs]
@@ -811,25 +789,6 @@ def round_robin_table(results: Mapping[tuple[str, str], EvaluationResult]) -> st
 
 
 # ---------------------------------------------------------------------- CLI
-def _parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _overrides(items: Iterable[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(
-                f"--set takes KEY=VALUE (a RulesConfig switch), got {item!r}; switches: {', '.join(RulesConfig.options())}"
-            )
-        out[key.strip()] = _parse_value(value.strip())
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``scripts/evaluate.py``); returns the exit status."""
     ap = argparse.ArgumentParser(
@@ -859,7 +818,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
-        overrides = _overrides(args.overrides)
+        overrides = parse_settings(args.overrides)
         if args.turn_limit is not None:
             overrides["turn_limit"] = args.turn_limit
         if args.round_robin:

@@ -34,7 +34,6 @@ Python::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -46,7 +45,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from ..errors import ConfigError
-from ..rules.config import RulesConfig
+from ..rules.config import parse_settings, resolve_rules
 
 __all__ = [
     "ObservationsKeyWrapper",
@@ -118,13 +117,7 @@ def make_rllib_env(num_players: int = 2, rules: Mapping[str, Any] | None = None)
         raise _rllib_missing() from None
     from ..envs.aec import env as make_env
 
-    d = dict(rules or {})
-    preset = d.pop("preset", None)
-    cfg = (
-        RulesConfig.from_preset(preset, num_players=num_players, **d)
-        if preset
-        else RulesConfig.from_dict({**d, "num_players": num_players})
-    )
+    cfg = resolve_rules(rules=rules, num_players=num_players)
     return PettingZooEnv(ObservationsKeyWrapper(make_env(num_players=num_players, rules=cfg)))
 
 
@@ -325,17 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         print(f"error: {_rllib_missing()}", file=sys.stderr)
         return 2
-    rules: dict[str, Any] = {"preset": args.preset}
-    for item in args.set:
-        k, sep, v = item.partition("=")
-        if not sep:
-            print(f"error: --set {item!r} must look like key=value", file=sys.stderr)
-            return 2
-        try:
-            rules[k] = json.loads(v)
-        except json.JSONDecodeError:
-            rules[k] = v
     try:
+        rules: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set)}
         config = build_config(
             num_players=args.players,
             rules=rules,
@@ -362,7 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             er = res.get("env_runners", {})
             print(
                 f"iter {it}: {er.get('num_env_steps_sampled_lifetime', '?')} env steps, "
-                f"{er.get('num_episodes_lifetime', '?')} episodes, mean episode length {er.get('episode_len_mean', float('nan')):.0f}, "
+                f"{er.get('num_episodes_lifetime', '?')} episodes, "
+                f"mean episode length {er.get('episode_len_mean', float('nan')):.0f}, "
                 f"{time.time() - t0:.1f} s",
                 flush=True,
             )

@@ -3,6 +3,7 @@ works from the installed files alone, without a source checkout."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,7 +18,13 @@ SHIPPED = ("default", "2p", "4p", "long")
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)]
+    src = tmp_path_factory.mktemp("src")  # build from a copy: the checkout gets no build/ folder
+    for name in ("pyproject.toml", "README.md", "risk_env", "agents", "configs"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, src / name)
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(src)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {done.stderr.strip()[-300:]}")

@@ -60,14 +60,17 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from ..agents import HEURISTICS as _HEURISTICS
+from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
 from ..rules.config import PRESETS, RulesConfig
 from ..rules.moves import Move, MoveKind
-from ..rules.state import Phase
+from ..rules.state import GameState, Phase
+from .match import play_match
 
 __all__ = [
     "StepChecker",
@@ -75,20 +78,13 @@ __all__ = [
     "expected_rewards",
     "game_spec",
     "main",
-    "play_game",
     "run_soak",
+    "soak_game",
     "trajectory_digest",
 ]
 
-try:  # the heuristic baselines (another module of this package; optional here)
-    from ..agents import HEURISTICS as _HEURISTICS
-    from ..agents import load_agent as _load_agent
-except ImportError:  # pragma: no cover - agents not installed
-    _HEURISTICS: tuple[str, ...] = ()  # type: ignore[no-redef]
-    _load_agent = None  # type: ignore[assignment]
-
 HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
-"""Heuristic agent names the soak can seat (empty if :mod:`risk_env.agents` has none)."""
+"""Heuristic agent names the soak can seat (:data:`risk_env.agents.HEURISTICS`)."""
 
 _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "setup": ("claim", "deal", "random"),
@@ -137,7 +133,7 @@ def game_spec(
     cfg = RulesConfig.from_dict(rules)
     agents = []
     for _ in range(n):
-        if HEURISTICS and rng.random() < heuristic_share:
+        if rng.random() < heuristic_share:
             agents.append(HEURISTICS[int(rng.integers(len(HEURISTICS)))])
         else:
             agents.append("random")
@@ -154,6 +150,11 @@ def game_spec(
 # ---------------------------------------------------------------------------- checks
 
 
+def _state(env: raw_env) -> GameState:
+    """The env's game state (the soak only reads it after ``reset``)."""
+    return cast(GameState, env.game_state)
+
+
 class SoakFailure(Exception):
     """A broken invariant or rule found by the soak (the message says which)."""
 
@@ -166,7 +167,7 @@ def expected_rewards(env: raw_env) -> dict[str, float]:
     territories then armies, +1 best to -1 worst, linear, ties sharing the
     mean of the places they span).
     """
-    s = env.game_state
+    s = _state(env)
     out = {a: 0.0 for a in env.possible_agents}
     for seat in s.elim_order:
         out[env.possible_agents[seat]] = -1.0
@@ -197,11 +198,11 @@ class StepChecker:
         self.game = env.game
         self.codec = env.codec
         cfg = env.rules
-        self.pool = cfg.starting_armies * self.game.num_seats
+        self.pool = int(cfg.starting_armies or 0) * self.game.num_seats  # set by RulesConfig from the table
         self.turn_limit = cfg.turn_limit
 
     def before(self, action: int) -> None:
-        s = self.env.game_state
+        s = _state(self.env)
         self.decoded = self.codec.decode(s, action)  # raises IllegalActionError for an illegal id
         self.total = int(s.armies.sum())
         self.to_place = int(s.to_place)
@@ -220,7 +221,7 @@ class StepChecker:
                 self.def_dice = min(2, int(s.armies[m.dst]))
 
     def after(self) -> None:
-        s = self.env.game_state
+        s = _state(self.env)
         m = self.decoded
         if not isinstance(m, Move):
             # a selection (sub-step) may change only the codec's pending selection: with the
@@ -298,17 +299,13 @@ def _agent(name: str, seat: int) -> Any:
     """One agent object per (name, seat), reused across games (re-seeded by ``reset`` each game)."""
     key = f"{name}#{seat}"
     if key not in _AGENTS:
-        if name == "random" or _load_agent is None:
-            from ..agents import RandomAgent
-
-            _AGENTS[key] = RandomAgent()
-        else:
-            _AGENTS[key] = _load_agent(name)
+        _AGENTS[key] = RandomAgent() if name == "random" else load_agent(name)
     return _AGENTS[key]
 
 
-def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int = 5000) -> dict[str, Any]:
-    """Play the game ``spec`` describes (see :func:`game_spec`) with every check on.
+def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int = 5000) -> dict[str, Any]:
+    """Play the game ``spec`` describes (see :func:`game_spec`) through
+    :func:`~risk_env.tools.match.play_match`, with every check on.
 
     Args:
         observe: also encode each observation and check it against ``observation_space``.
@@ -318,54 +315,51 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
         ``{"index", "steps", "moves", "turns", "truncated", "winner", "failure"}``:
         ``failure`` is None, or a dict with the error, the step and the spec.
     """
-    from ..envs.view import GameView
-
     env = _env_for(spec["rules"])
     agents = [_agent(name, seat) for seat, name in enumerate(spec["agents"])]
-    seeds = np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))
-    steps = 0
+    seeds = [int(x) for x in np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))]
+    chk = StepChecker(env)
+    done = [0]
+
+    def before(agent: str, action: int, obs: Any, info: dict[str, Any]) -> None:
+        s = _state(env)
+        seat = env.game.to_act(s)
+        if seat < 0 or env.possible_agents[seat] != agent:
+            raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
+        mask = info["action_mask"]
+        if not mask.any():
+            raise SoakFailure(f"{agent} must act but its mask is empty")
+        if observe:
+            if not env.observation_space(agent).contains(obs):
+                raise SoakFailure("an observation is outside observation_space(agent)")
+            if not np.array_equal(obs["action_mask"], mask):
+                raise SoakFailure("the observation's mask differs from the info mask")
+        if not mask[action]:
+            raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")
+        chk.before(action)
+
+    def after(agent: str, action: int) -> None:
+        chk.after()
+        done[0] += 1
+
     try:
-        for ag, sd in zip(agents, seeds, strict=False):
-            ag.reset(int(sd))
-        env.reset(seed=spec["seed"])
-        chk = StepChecker(env)
-        returns = {a: 0.0 for a in env.possible_agents}
-        turn_key, turn_steps = None, 0
-        while env.agents:
-            agent = env.agent_selection
-            obs, reward, term, trunc, info = env.last(observe=observe)
-            returns[agent] += float(reward)
-            if term or trunc:
-                env.step(None)
-                continue
-            s = env.game_state
-            seat = env.game.to_act(s)
-            if seat < 0 or env.possible_agents[seat] != agent:
-                raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
-            mask = info["action_mask"]
-            if not mask.any():
-                raise SoakFailure(f"{agent} must act but its mask is empty")
-            if observe:
-                if not env.observation_space(agent).contains(obs):
-                    raise SoakFailure("an observation is outside observation_space(agent)")
-                if not np.array_equal(obs["action_mask"], mask):
-                    raise SoakFailure("the observation's mask differs from the info mask")
-            key = (s.turn, s.player)
-            turn_steps = turn_steps + 1 if key == turn_key else 1
-            turn_key = key
-            if turn_steps > max_turn_steps:
-                raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
-            ag = agents[seat]
-            if getattr(ag, "needs_view", False):
-                info = {**info, "view": GameView(env.game, s, seat, env.codec)}
-            action = int(ag.act(obs if observe else {"action_mask": mask}, info))
-            if not mask[action]:
-                raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")
-            chk.before(action)
-            env.step(action)
-            chk.after()
-            steps += 1
-        s = env.game_state
+        result = play_match(
+            env,
+            agents,
+            seed=spec["seed"],
+            agent_seeds=seeds,
+            before_step=before,
+            on_step=after,
+            observe=observe,
+            views=None,
+            max_turn_steps=max_turn_steps,
+        )
+        if result.stalled_by >= 0:
+            s = _state(env)
+            raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
+        returns = result.returns
+        steps = result.steps
+        s = _state(env)
         if s.phase != Phase.GAME_OVER:
             raise SoakFailure("every agent left but the game is not over")
         if s.truncated != (s.turn >= env.rules.turn_limit and s.winner < 0):
@@ -384,11 +378,11 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             **_tally_keys(spec),
         }
     except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
-        s = env.game_state
+        s = _state(env)
         tb = traceback.format_exception(type(e), e, e.__traceback__)
         return {
             "index": spec["index"],
-            "steps": steps,
+            "steps": done[0],
             "moves": int(s.steps) if s is not None else 0,
             "turns": int(s.turn) if s is not None else 0,
             "truncated": False,
@@ -397,7 +391,7 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             "failure": {
                 "error": f"{type(e).__name__}: {e}",
                 "where": "".join(tb[-3:]).strip(),
-                "step": steps,
+                "step": done[0],
                 "spec": spec,
             },
         }
@@ -461,9 +455,9 @@ def continue_digest(env_bytes: bytes, agent_seed: int, max_steps: int = 10**7) -
 # ---------------------------------------------------------------------------- the pool
 
 
-def _run_chunk(args: tuple[list[dict[str, Any]], bool, int]) -> list[dict[str, Any]]:
+def _run_chunk(args: tuple[list[dict[str, Any]], list[bool], int]) -> list[dict[str, Any]]:
     specs, observe_flags, max_turn_steps = args
-    return [play_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
+    return [soak_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
 
 
 def _chunks(

@@ -143,20 +143,21 @@ _CLASSES: dict[str, type] = {}
 
 
 def _module_class() -> type:
-    """``MaskedPPOTorchRLModule``, defined on first use so importing this module needs no ray
-    (``risk_env.train.rllib.MaskedPPOTorchRLModule`` resolves it by name, so it pickles by reference)."""
+    """``MaskedPPOTorchRLModule`` (a subclass of RLlib's ``DefaultPPOTorchRLModule``), defined on
+    first use so importing this module needs no ray, then cached: every access to
+    ``risk_env.train.rllib.MaskedPPOTorchRLModule`` returns the same class, so it pickles by reference."""
     if "module" in _CLASSES:
         return _CLASSES["module"]
     try:
         import torch
-        from ray.rllib.algorithms.ppo.torch.ppo_torch_rl_module import PPOTorchRLModule
+        from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
         from ray.rllib.core.columns import Columns
     except ImportError:
         raise _rllib_missing() from None
 
     floor = torch.finfo(torch.float32).min
 
-    class _Masked(PPOTorchRLModule):
+    class _Masked(DefaultPPOTorchRLModule):
         """PPO torch RL module for ``Dict(observations=Box, action_mask=Box)`` observations.
 
         The networks are built for the ``"observations"`` space only; every forward pass
@@ -214,6 +215,7 @@ def _module_class() -> type:
 
     _Masked.__name__ = _Masked.__qualname__ = "MaskedPPOTorchRLModule"
     _Masked.__module__ = __name__
+    _CLASSES["module"] = _Masked  # one class per process: pickling by reference finds this very class
     return _Masked
 
 

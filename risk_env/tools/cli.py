@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import importlib
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 try:
     import typer
@@ -32,18 +31,19 @@ except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
 from ..agents import load_agent
-from ..envs.aec import raw_env
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
 from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, seat_name
-from ..records.record import GameRecord, ReplayStep
+from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
 from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
-from .match import play_match, play_move
+from .match import play_move
+from .watch import echo as _echo
+from .watch import move_line, result_line, watch_game
 
 __all__ = ["app", "main", "group_moves", "Choice", "play_game", "watch_game"]
 
@@ -111,13 +111,6 @@ class _Seats:
             return play_move(self.game, self.codec, self.encoder, s, seat, agent)
         except IllegalActionError as e:
             raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}): {e}") from None
-
-
-def _echo(out: TextIO | None, text: str = "") -> None:
-    if out is None:
-        typer.echo(text)
-    else:
-        print(text, file=out)
 
 
 # ---------------------------------------------------------------------- choices for a human
@@ -225,13 +218,6 @@ def _status(game: Game, s: GameState) -> str:
     return text
 
 
-def _move_line(game: Game, step: ReplayStep) -> str:
-    from ..records.replay import describe_step
-
-    extra = describe_step(game, step)
-    return f"{seat_name(game, step.seat)}: {step.text}" + (f"   [{extra}]" if extra else "")
-
-
 def play_game(
     rules: RulesConfig,
     human: int,
@@ -264,7 +250,7 @@ def play_game(
             before = s.copy()
             mv, ids = seats.move(s, seat)
             text = game.move_to_text(mv)
-            _echo(out, _move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
+            _echo(out, move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
             recent.append(text)
             if recorder is not None:
                 recorder.add(mv)
@@ -316,7 +302,7 @@ def play_game(
         before = s.copy()
         game.apply(s, mv)
         text = game.move_to_text(mv)
-        _echo(out, _move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
+        _echo(out, move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
         recent.append(text)
         if recorder is not None:
             recorder.add(mv)
@@ -347,69 +333,6 @@ def _read_move(game: Game, s: GameState, line: str, choices: list[Choice]) -> Mo
     mv = game.parse_move(s, line)
     game.check(s, mv)
     return mv
-
-
-def watch_game(
-    rules: RulesConfig,
-    agents: dict[int, Any],
-    seed: int,
-    show: str = "turn",
-    out: TextIO | None = None,
-    color: bool = False,
-    record: bool = False,
-    players: list[str] | None = None,
-    on_move: Callable[[ReplayStep], None] | None = None,
-    delay: float = 0.0,
-) -> tuple[GameState, GameRecord | None]:
-    """Play agents against each other (:func:`risk_env.tools.match.play_match`); print the board per
-    ``show`` (``turn``, ``move``, ``log``, ``end`` or ``none``).
-
-    Returns:
-        the final state, and the game's record (with action ids) when ``record``.
-    """
-    env = raw_env(rules=rules)
-    game = env.game
-    recent: list[str] = []
-    before: list[GameState] = []
-
-    def snapshot(agent: str, action: int, obs: Any, info: dict[str, Any]) -> None:
-        before[:] = [cast(GameState, env.game_state).copy()]
-
-    def moved(agent: str, action: int) -> None:
-        s, prev = cast(GameState, env.game_state), before[0]
-        if s.steps == prev.steps:  # a selection, not yet a move
-            return
-        seat = env.agent_name_mapping[agent]
-        text = env.last_move
-        step = ReplayStep(s.steps, seat, text, game.parse_move(prev, text), prev, s.copy())
-        if on_move is not None:
-            on_move(step)
-        if show in ("move", "log"):
-            _echo(out, _move_line(game, step))
-        turn_over = s.turn != prev.turn or s.phase == Phase.GAME_OVER
-        if show == "move" or (show == "turn" and turn_over and s.phase != Phase.GAME_OVER):
-            _echo(out, render_ansi(game, s, text, recent, color=color))
-            _echo(out, "")
-            if delay:
-                time.sleep(delay)
-        recent.append(text)
-
-    table = {f"player_{p}": ag for p, ag in agents.items()}
-    result = play_match(
-        env, table, seed, before_step=snapshot, on_step=moved, record=record, players=players, views=True, observe=True
-    )
-    s = cast(GameState, env.game_state)
-    if show != "none":
-        _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
-    return s, result.record
-
-
-def _result_line(game: Game, s: GameState) -> str:
-    if s.phase != Phase.GAME_OVER:
-        return f"game left unfinished at turn {s.turn} after {s.steps} moves"
-    if s.winner >= 0:
-        return f"{seat_name(game, s.winner)} wins after {s.turn} turns ({s.steps} moves)"
-    return f"turn limit reached after {s.turn} turns ({s.steps} moves); no winner"
 
 
 # ---------------------------------------------------------------------- commands
@@ -457,7 +380,7 @@ def play(
     rec = GameRecorder(game, seed, players=labels) if record else None
     use_color = sys.stdout.isatty() if color is None else color
     s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec)
-    typer.echo(_result_line(game, s))
+    typer.echo(result_line(game, s))
     if rec is not None and record:
         rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
         typer.echo(f"record written to {record}")
@@ -511,7 +434,7 @@ def watch(
 
     use_color = sys.stdout.isatty() if color is None else color
     s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
-    typer.echo(_result_line(game, s))
+    typer.echo(result_line(game, s))
     if record and result is not None:
         result.save(record)
         typer.echo(f"record written to {record}")

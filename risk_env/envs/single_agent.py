@@ -62,7 +62,7 @@ Stalls (``max_turn_steps``)
     ``None``: no cap) is an optional guard: when the learner takes more than
     that many decisions in one of its turns the episode ends as a loss
     (``terminated=True``, reward ``-1`` plus the shaping so far,
-    ``info["stalled"] = True``), as :func:`risk_env.tools.evaluation.play_game`
+    ``info["stalled"] = True``), as :func:`risk_env.tools.match.play_match`
     scores a stalled game.
 
 Illegal actions (``invalid_action``)

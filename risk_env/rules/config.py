@@ -261,7 +261,7 @@ def _one_preset(a: str | None, b: Any) -> str:
     return b
 
 
-_NUMBER = re.compile(r"[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?")
+_NUMBER = re.compile(r"[-+]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][-+]?\d+)?")
 
 
 def parse_value(text: str) -> Any:
@@ -279,11 +279,12 @@ def parse_value(text: str) -> Any:
         return None
     if low in ("true", "false"):
         return low == "true"
-    if t and any(c.isdigit() for c in t) and _NUMBER.fullmatch(t):
-        try:
-            return int(t)
-        except ValueError:
-            return float(t)
+    if _NUMBER.fullmatch(t):
+        for kind in (int, float):
+            try:
+                return kind(t)
+            except ValueError:
+                pass
     if t[:1] in ("[", "{"):
         try:
             return json.loads(t)

@@ -25,7 +25,9 @@ def test_same_seeds_same_game_and_the_record_replays_it() -> None:
     assert isinstance(a, MatchResult) and a.finished and a.record is not None and b.record is None
     assert (a.winner, a.turns, a.moves, a.steps, a.returns) == (b.winner, b.turns, b.moves, b.steps, b.returns)
     rec = GameRecord.from_json(a.record.to_json())
-    assert rec.players == ["r", "b", "a"] and len(rec.moves) == a.moves and len(rec.actions) == a.steps
+    assert (
+        rec.players == ["r", "b", "a"] and len(rec.moves) == a.moves and rec.actions is not None and len(rec.actions) == a.steps
+    )
     assert same_position(rec.verify(), env.game_state)
     # the rewards collected are the documented ones, and agree with the result
     assert a.returns == pytest.approx(expected_rewards(env))
@@ -76,7 +78,7 @@ def test_a_turn_over_the_step_cap_stops_the_game() -> None:
     # the first turn's reinforcement takes more than one action id: the cap stops the game there
     assert r.stalled_by == env.game_state.order[0] and r.turns == 1 and r.steps == 1
     assert not r.finished and r.winner == -1
-    assert r.record is not None and r.record.result["ended"] == "stalled"
+    assert r.record is not None and r.record.result is not None and r.record.result["ended"] == "stalled"
 
 
 def test_bad_agents_and_illegal_actions() -> None:

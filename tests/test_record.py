@@ -129,7 +129,7 @@ def test_game_ended_by_an_illegal_action_is_recorded() -> None:
     agent = env.agent_selection
     env.step(illegal)  # TerminateIllegalWrapper ends the game (and logs a warning)
     rec = env.records[-1]
-    assert rec.result["ended"] == f"illegal action by {agent}"
+    assert rec.result is not None and rec.result["ended"] == f"illegal action by {agent}"
     assert rec.actions == [int(legal[0])]
     assert same_position(rec.final_state(), env.unwrapped.game_state)
 
@@ -199,7 +199,7 @@ def test_a_record_written_by_an_earlier_release_still_replays() -> None:
     assert json.loads(path.read_text())["format"] == RECORD_FORMAT == "risk_env.record/1"
     rec = GameRecord.load(path)
     final = rec.verify()  # replays every move and compares the recorded result, digest included
-    assert rec.result["ended"] == "turn_limit" and rec.result["moves"] == len(rec.moves) == 38
+    assert rec.result is not None and rec.result["ended"] == "turn_limit" and rec.result["moves"] == len(rec.moves) == 38
     assert [int((final.owner == p).sum()) for p in range(3)] == [4, 2, 3]
     assert same_position(final, list(replay_actions(rec))[-1])
     # the alias written by some development builds reads the same

@@ -43,6 +43,8 @@ def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
 
 
 def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) -> None:
+    pytest.importorskip("yaml", reason="training configs need the train extra")
+    pytest.importorskip("pydantic", reason="training configs need the train extra")
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = (

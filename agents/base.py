@@ -9,7 +9,7 @@ Every agent, learned or scripted, plays through the PettingZoo AEC loop::
 ``observation`` is the env's ``{"observation": float32 (D,), "action_mask": int8 (N,)}``;
 ``info`` is the env's info dict for that agent, plus (for scripted agents)
 ``info["view"]``: a :class:`~risk_env.envs.view.GameView` of the live game from the
-agent's seat. :func:`risk_env.tools.evaluation.play_game` adds the view for every
+agent's seat. :func:`risk_env.tools.match.play_match` adds the view for every
 decision; in your own loop add ``info = {**info, "view": env.unwrapped.view(agent)}``
 (or ``GameView.from_env(env, agent)``).
 Agents whose :attr:`Agent.needs_view` is False (random, SB3 policies) ignore it.
@@ -104,7 +104,7 @@ def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> G
     if not isinstance(view, GameView):
         raise RiskError(
             f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView); in an AEC loop pass "
-            "info = {**info, 'view': GameView.from_env(env, agent)}, or use risk_env.tools.evaluation.play_game"
+            "info = {**info, 'view': GameView.from_env(env, agent)}, or use risk_env.tools.match.play_match"
         )
     return view
 
@@ -180,7 +180,7 @@ class CallableAgent(Agent):
         fn: the policy function.
         name: label (default: ``fn.__name__``).
         needs_view: set True if ``fn`` reads ``info["view"]`` (it gets one either way in
-            :func:`risk_env.tools.evaluation.play_game`).
+            :func:`risk_env.tools.match.play_match`).
     """
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None, needs_view: bool = False) -> None:

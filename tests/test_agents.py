@@ -30,7 +30,7 @@ from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
 from risk_env.rules.cards import COMPOSITION_NAMES
 from risk_env.rules.odds import win_probability
-from risk_env.tools.evaluation import play_game
+from risk_env.tools.match import play_match
 
 # ---------------------------------------------------------------------- hand-built positions
 
@@ -291,8 +291,8 @@ def test_heuristics_play_only_legal_actions(rules: dict) -> None:
     env = risk_env.raw_env(num_players=n, **rules)  # strict: an illegal id would raise
     pool = ["aggressive", "continent", "balanced", "random"]
     agents = {f"player_{i}": _Checked(load_agent(pool[i % 4])) for i in range(n)}
-    r = play_game(env, agents, seed=5, agent_seeds={a: i for i, a in enumerate(agents)})
-    assert r["steps"] > 0
+    r = play_match(env, agents, seed=5, agent_seeds={a: i for i, a in enumerate(agents)})
+    assert r.steps > 0
     for name in HEURISTICS:
         played = [ag for ag in agents.values() if ag.name == name]
         assert all(ag.actions for ag in played)
@@ -301,7 +301,7 @@ def test_heuristics_play_only_legal_actions(rules: dict) -> None:
 def _trajectory(names: list[str], agent_seed: int, game_seed: int = 3) -> tuple[list[list[int]], dict]:
     env = risk_env.raw_env(num_players=len(names), preset="fast", turn_limit=80)
     agents = {f"player_{i}": _Checked(load_agent(n)) for i, n in enumerate(names)}
-    r = play_game(env, agents, seed=game_seed, agent_seeds={a: agent_seed + i for i, a in enumerate(agents)})
+    r = play_match(env, agents, seed=game_seed, agent_seeds={a: agent_seed + i for i, a in enumerate(agents)})
     return [ag.actions for ag in agents.values()], r
 
 
@@ -323,15 +323,17 @@ def test_heuristic_reset_clears_plan_and_reseeds() -> None:
     assert agent._plan is None and agent.rng.random() == r1
 
 
-def test_a_heuristic_game_is_fast() -> None:
-    import time
-
+def test_a_heuristic_game_ends_in_a_bounded_number_of_decisions() -> None:
+    # a deterministic stand-in for speed: the same seeds give the same game, and it is decided
+    # well inside the turn limit with few decisions per turn (no wall-clock time is measured)
     env = risk_env.raw_env(num_players=4, preset="fast")
     agents = {f"player_{i}": load_agent(n) for i, n in enumerate(["aggressive", "continent", "balanced", "random"])}
-    t0 = time.perf_counter()
-    r = play_game(env, agents, seed=0, agent_seeds={a: i for i, a in enumerate(agents)})
-    assert r["winner"] >= 0
-    assert time.perf_counter() - t0 < 10.0  # typically about 1 s on one core
+    seeds = {a: i for i, a in enumerate(agents)}
+    r = play_match(env, agents, seed=0, agent_seeds=seeds)
+    assert r.finished and r.winner >= 0 and not r.truncated
+    assert r.turns < 200 and r.steps < 40 * r.turns
+    again = play_match(env, agents, seed=0, agent_seeds=seeds)
+    assert (again.winner, again.turns, again.steps) == (r.winner, r.turns, r.steps)
 
 
 def test_win_probabilities_match_exact_odds() -> None:
@@ -379,8 +381,8 @@ def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[
     agent = load_agent("my_policy_mod:first_legal")
     assert isinstance(agent, CallableAgent) and agent.name == "first_legal" == agent_label("my_policy_mod:first_legal")
     env = risk_env.raw_env(num_players=2, preset="fast", turn_limit=5)
-    r = play_game(env, {"player_0": agent, "player_1": RandomAgent(0)}, seed=0)
-    assert sys.modules["my_policy_mod"].calls and r["turns"] >= 1
+    r = play_match(env, {"player_0": agent, "player_1": RandomAgent(0)}, seed=0)
+    assert sys.modules["my_policy_mod"].calls and r.turns >= 1
     wrapped = CallableAgent(lambda obs, info: 0, name="zero")
     assert wrapped.act({}, None) == 0 and wrapped.name == "zero"
     with pytest.raises(RiskError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +14,6 @@ from risk_env.agents import RandomAgent
 from risk_env.records.record import (
     RECORD_FORMAT,
     GameRecord,
-    GameRecorder,
-    Recorder,
     RecordError,
     game_result,
     replay,
@@ -23,6 +22,7 @@ from risk_env.records.record import (
     same_position,
     state_digest,
 )
+from risk_env.records.recorder import GameRecorder, Recorder
 from risk_env.rules.map import load_map, map_from_dict
 from risk_env.rules.state import Phase
 
@@ -129,7 +129,7 @@ def test_game_ended_by_an_illegal_action_is_recorded() -> None:
     agent = env.agent_selection
     env.step(illegal)  # TerminateIllegalWrapper ends the game (and logs a warning)
     rec = env.records[-1]
-    assert rec.result["ended"] == f"illegal action by {agent}"
+    assert rec.result is not None and rec.result["ended"] == f"illegal action by {agent}"
     assert rec.actions == [int(legal[0])]
     assert same_position(rec.final_state(), env.unwrapped.game_state)
 
@@ -173,6 +173,8 @@ def test_bad_records_are_rejected_with_a_reason() -> None:
         GameRecord.from_json("{not json")
     with pytest.raises(RecordError, match="format"):
         GameRecord.from_dict({**good, "format": "other/9"})
+    with pytest.raises(RecordError, match=r"format 'risk_env.record/2'.*cannot read.*'risk_env.record/1'"):
+        GameRecord.from_dict({**good, "format": "risk_env.record/2"})
     with pytest.raises(RecordError, match="'seed' must be int"):
         GameRecord.from_dict({**good, "seed": "1"})
     with pytest.raises(RecordError, match="no 'moves' field"):
@@ -189,3 +191,17 @@ def test_bad_records_are_rejected_with_a_reason() -> None:
         GameRecord.from_dict({**good, "rules": {**good["rules"], "fortify": "teleport"}}).game()
     with pytest.raises(RecordError, match="cannot read record file"):
         GameRecord.load("/nonexistent/record.json")
+
+
+def test_a_record_written_by_an_earlier_release_still_replays() -> None:
+    # written before the package was split into wings (risk_env/record.py, format risk_env.record/1)
+    path = Path(__file__).parent / "data" / "record_v1.json"
+    assert json.loads(path.read_text())["format"] == RECORD_FORMAT == "risk_env.record/1"
+    rec = GameRecord.load(path)
+    final = rec.verify()  # replays every move and compares the recorded result, digest included
+    assert rec.result is not None and rec.result["ended"] == "turn_limit" and rec.result["moves"] == len(rec.moves) == 38
+    assert [int((final.owner == p).sum()) for p in range(3)] == [4, 2, 3]
+    assert same_position(final, list(replay_actions(rec))[-1])
+    # the alias written by some development builds reads the same
+    alias = GameRecord.from_dict({**rec.to_dict(), "format": "risk_env.records.record/1"})
+    assert alias.verify().armies.tolist() == final.armies.tolist()

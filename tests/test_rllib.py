@@ -40,6 +40,20 @@ def test_wrapped_env_renames_the_observation_key():
     assert policy_mapping_fn("player_1") == "shared"
 
 
+def test_the_module_class_is_one_class_and_pickles_by_reference():
+    import pickle
+
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+
+    from risk_env.train import rllib
+
+    cls = rllib.MaskedPPOTorchRLModule
+    assert cls is rllib.MaskedPPOTorchRLModule
+    assert cls.__module__ == "risk_env.train.rllib" and cls.__qualname__ == "MaskedPPOTorchRLModule"
+    assert pickle.loads(pickle.dumps(cls)) is cls
+    assert issubclass(cls, DefaultPPOTorchRLModule)
+
+
 def test_masking_module_never_picks_an_illegal_action():
     import torch
     from ray.rllib.core.columns import Columns

@@ -10,7 +10,7 @@ import pytest
 import risk_env
 from risk_env import Phase
 from risk_env.rules.config import PRESETS
-from risk_env.tools.soak import HEURISTICS, expected_rewards, game_spec, main, play_game, run_soak
+from risk_env.tools.soak import HEURISTICS, expected_rewards, game_spec, main, run_soak, soak_game
 
 
 def passive_action(env) -> int:
@@ -116,7 +116,7 @@ def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
     assert "made-up violation" in f["error"] and f["spec"] == game_spec(f["spec"]["index"], seed=4)
     assert f["repro"].startswith(f"python scripts/soak.py --games 1 --start {f['spec']['index']} --seed 4 --workers 1")
     monkeypatch.undo()
-    assert play_game(f["spec"])["failure"] is None  # replaying the reported spec alone (the bug was injected)
+    assert soak_game(f["spec"])["failure"] is None  # replaying the reported spec alone (the bug was injected)
 
 
 def test_bad_soak_arguments(capsys):

@@ -91,7 +91,7 @@ from pettingzoo.utils import wrappers
 
 from ..errors import ConfigError, IllegalActionError, ResetNeededError
 from ..records.ansi import render_ansi
-from ..rules.config import RulesConfig
+from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
@@ -106,15 +106,7 @@ def _make_config(
     num_players: int | None, preset: str | None, rules: RulesConfig | None, overrides: dict[str, Any]
 ) -> RulesConfig:
     # num_players=None keeps the player count of rules= or of the preset (4 without either)
-    if num_players is not None:
-        overrides = {"num_players": num_players, **overrides}
-    if rules is not None:
-        if preset is not None:
-            raise ConfigError("give either rules= or preset=, not both")
-        return rules.replace(**overrides) if overrides else rules
-    if preset is not None:
-        return RulesConfig.from_preset(preset, **overrides)
-    return RulesConfig.from_dict(overrides)
+    return resolve_rules(preset, rules, num_players, **overrides)
 
 
 class raw_env(AECEnv):

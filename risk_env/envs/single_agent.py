@@ -62,7 +62,7 @@ Stalls (``max_turn_steps``)
     ``None``: no cap) is an optional guard: when the learner takes more than
     that many decisions in one of its turns the episode ends as a loss
     (``terminated=True``, reward ``-1`` plus the shaping so far,
-    ``info["stalled"] = True``), as :func:`risk_env.tools.evaluation.play_game`
+    ``info["stalled"] = True``), as :func:`risk_env.tools.match.play_match`
     scores a stalled game.
 
 Illegal actions (``invalid_action``)
@@ -89,7 +89,7 @@ from gymnasium import spaces
 
 from ..errors import ConfigError, IllegalActionError, RiskError
 from ..records.ansi import render_ansi
-from ..rules.config import RulesConfig
+from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .codec import ActionCodec, Selection
@@ -332,14 +332,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
         **config: Any,
     ) -> None:
         super().__init__()
-        if rules is not None:
-            if preset is not None:
-                raise ConfigError("give either rules= or preset=, not both")
-            cfg = rules.replace(num_players=num_players, **config) if (config or rules.num_players != num_players) else rules
-        elif preset is not None:
-            cfg = RulesConfig.from_preset(preset, num_players=num_players, **config)
-        else:
-            cfg = RulesConfig.from_dict({"num_players": num_players, "setup": "random", **config})
+        if rules is None and preset is None:
+            config = {"setup": "random", **config}  # no decisions in setup unless asked for
+        cfg = resolve_rules(preset, rules, num_players, **config)
         if invalid_action not in INVALID_ACTION_MODES:
             raise ConfigError(
                 f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}"

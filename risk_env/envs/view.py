@@ -3,7 +3,7 @@
 Scripted (rule-based) agents decide from the engine's position, not from the
 observation vector. They receive it as a :class:`GameView` in the ``info``
 dict of their :meth:`act <risk_env.agents.base.Agent.act>` call, under the
-key ``"view"``. The evaluation loop (:func:`risk_env.tools.evaluation.play_game`)
+key ``"view"``. The agent-driving loop (:func:`risk_env.tools.match.play_match`)
 adds it for every decision; in your own AEC loop add it yourself
 (``env.unwrapped.view(agent)`` is the same as ``GameView.from_env(env, agent)``)::
 

@@ -1,5 +1,6 @@
-"""Seeing and keeping games: JSON game records with exact replay
-(:mod:`~risk_env.records.record`, :mod:`~risk_env.records.replay`), the text board
+"""Seeing and keeping games: the JSON game record and its exact replay
+(:mod:`~risk_env.records.record`, :mod:`~risk_env.records.replay`), recording games as
+they are played (:mod:`~risk_env.records.recorder`), the text board
 (:mod:`~risk_env.records.ansi`) and the picture of the board
-(:mod:`~risk_env.records.draw`, needs the ``render`` extra).
+(:mod:`~risk_env.records.layout` and :mod:`~risk_env.records.draw`, needs the ``render`` extra).
 """

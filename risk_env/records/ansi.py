@@ -123,7 +123,9 @@ def render_ansi(
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         status += f"  armies left to place {left}"
     elif s.phase == Phase.DEFEND:
-        status += f"  {m.name_of(s.att_src)} attacks {m.name_of(s.att_dst)} with {s.att_dice}: {who(game.current_player(s))} defends"
+        status += (
+            f"  {m.name_of(s.att_src)} attacks {m.name_of(s.att_dst)} with {s.att_dice}: {who(game.current_player(s))} defends"
+        )
     elif s.phase == Phase.OCCUPY:
         lo, hi = game.occupy_range(s)
         status += f"  {m.name_of(s.att_dst)} conquered: occupy with {lo}..{hi}"

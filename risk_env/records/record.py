@@ -10,15 +10,17 @@ comes from the seeded generator, applying the moves again to
 ``Game.new_game(seed)`` reproduces every position and every die
 (:func:`replay`, which can stop after any move).
 
-Recording:
+Recording is :mod:`risk_env.records.recorder`'s job (:class:`~risk_env.records.recorder.Recorder`
+wraps a PettingZoo env, :class:`~risk_env.records.recorder.GameRecorder` serves loops that
+call the engine); this module owns the file format and the replay.
 
-* :class:`Recorder` wraps a PettingZoo AEC environment (``risk_env.env()``
-  or ``raw_env``) and records every game it plays; with ``directory=`` it
-  also writes each finished game to a file.
-* :class:`GameRecorder` is the same for a loop that calls the engine
-  directly (``game.apply`` / ``codec.step``), as the ``risk-env`` CLI does.
+Format versions: a file carries ``"format": "risk_env.record/1"``
+(:data:`RECORD_FORMAT`). :data:`READABLE_FORMATS` lists what readers accept; any
+other value fails with a :class:`RecordError` naming the format found and the
+ones supported.
 
 >>> import risk_env
+>>> from risk_env.records.recorder import Recorder
 >>> env = Recorder(risk_env.env(num_players=2, map="small", setup="random", turn_limit=3))
 >>> env.reset(seed=5)
 >>> for agent in env.agent_iter():
@@ -44,7 +46,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pettingzoo.utils.wrappers import BaseWrapper
 
 from ..envs.codec import ActionCodec, Selection
 from ..errors import IllegalMoveError, InvalidMoveError, RiskError
@@ -56,11 +57,10 @@ from ..rules.state import GameState, Phase
 
 __all__ = [
     "RECORD_FORMAT",
+    "READABLE_FORMATS",
     "RecordError",
     "GameRecord",
     "ReplayStep",
-    "Recorder",
-    "GameRecorder",
     "replay",
     "replay_moves",
     "replay_actions",
@@ -70,8 +70,12 @@ __all__ = [
     "same_position",
 ]
 
-RECORD_FORMAT = "risk_env.records.record/1"
-"""The ``format`` field of a record file; readers reject other values."""
+RECORD_FORMAT = "risk_env.record/1"
+"""The ``format`` field written in every record file (version 1 of the format)."""
+
+READABLE_FORMATS = (RECORD_FORMAT, "risk_env.records.record/1")
+"""``format`` values readers accept: version 1, under its name and under the alias some
+development builds wrote (the same layout)."""
 
 
 class RecordError(RiskError):
@@ -221,8 +225,14 @@ class GameRecord:
         """
         if not isinstance(d, dict):
             raise RecordError(f"a game record is a JSON object, got {type(d).__name__}")
-        if d.get("format") != RECORD_FORMAT:
-            raise RecordError(f"not a game record of format {RECORD_FORMAT!r} (format field: {d.get('format')!r})")
+        fmt = d.get("format")
+        if fmt not in READABLE_FORMATS:
+            if isinstance(fmt, str) and fmt.startswith("risk_env.record/"):
+                raise RecordError(
+                    f"this record has format {fmt!r}, which this version of risk_env cannot read "
+                    f"(it reads {', '.join(map(repr, READABLE_FORMATS))}); replay it with the risk_env release that wrote it"
+                )
+            raise RecordError(f"not a game record: the 'format' field is {fmt!r}, a record has {RECORD_FORMAT!r}")
         for key, kinds in (("rules", (dict,)), ("map", (str, dict)), ("seed", (int,)), ("moves", (list,))):
             if key not in d:
                 raise RecordError(f"the record has no {key!r} field")
@@ -407,130 +417,3 @@ def replay_actions(record: GameRecord, upto: int | None = None) -> Iterator[Game
         except IllegalMoveError as e:
             raise RecordError(f"action {i + 1} (id {a}) does not replay: {e}") from None
         yield s.copy()
-
-
-# ---------------------------------------------------------------------- recording
-class GameRecorder:
-    """Records a game played through the engine (a loop calling ``game.apply`` / ``codec.step``).
-
-    >>> from risk_env import Game
-    >>> game = Game(num_players=2, map="small", setup="random", two_player="none")
-    >>> s = game.new_game(seed=3)
-    >>> rec = GameRecorder(game, seed=3)
-    >>> move = game.legal_moves(s)[0]
-    >>> game.apply(s, move); rec.add(move)
-    >>> rec.finish(s).moves
-    ['place Ash 1']
-    """
-
-    def __init__(
-        self,
-        game: Game,
-        seed: int,
-        players: Sequence[str] | None = None,
-        actions: bool = False,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
-        self.game = game
-        self.record = GameRecord.start(game, seed, players, actions=actions, meta=meta)
-
-    def add(self, move: Move | str, actions: Sequence[int] = ()) -> None:
-        """Append a complete move (a :class:`Move` or its text) and the action ids that made it, if recorded."""
-        self.record.moves.append(move if isinstance(move, str) else self.game.move_to_text(move))
-        if self.record.actions is not None:
-            self.record.actions.extend(int(a) for a in actions)
-
-    def finish(self, state: GameState, ended: str | None = None) -> GameRecord:
-        """Set the result from the final ``state`` and return the record."""
-        self.record.result = game_result(self.game, state, ended)
-        return self.record
-
-
-class Recorder(BaseWrapper):
-    """An AEC wrapper that records every game the environment plays.
-
-    Args:
-        env: a ``risk_env`` AEC environment (wrapped or raw).
-        directory: if given, each finished game is written there as
-            ``game_<n>_seed<seed>.json``.
-        players: labels per seat stored in the records (e.g. agent names).
-        keep: keep finished records in :attr:`records` (set False for long runs).
-        meta: notes stored in every record.
-
-    ``reset(seed=None)`` draws a seed (from fresh entropy) so the game can
-    still be replayed; the seed in use is :attr:`record` ``.seed``. A game
-    ended by ``TerminateIllegalWrapper`` is recorded with
-    ``result["ended"] == "illegal action by <agent>"``.
-
-    Attributes:
-        record: the game being recorded (or the last one).
-        records: finished records (when ``keep``).
-        paths: files written.
-    """
-
-    def __init__(
-        self,
-        env: Any,
-        directory: str | os.PathLike[str] | None = None,
-        players: Sequence[str] | None = None,
-        keep: bool = True,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(env)
-        self.directory = Path(directory) if directory is not None else None
-        self.players = list(players) if players is not None else None
-        self.keep = keep
-        self.meta = dict(meta or {})
-        self.record: GameRecord | None = None
-        self.records: list[GameRecord] = []
-        self.paths: list[Path] = []
-        self._games = 0
-        self._open = False
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if self._open and self.record is not None:
-            self._close("unfinished")
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-        self.env.reset(seed=seed, options=options)
-        raw = self.env.unwrapped
-        self.record = GameRecord.start(raw.game, seed, self.players, actions=True, meta=self.meta)
-        self._open = True
-
-    def step(self, action: Any) -> None:
-        raw = self.env.unwrapped
-        s = raw.game_state
-        before = (s.steps, raw.selection.as_tuple()) if s is not None else None
-        agent = self.env.agent_selection
-        self.env.step(action)
-        if not self._open or self.record is None or action is None:
-            return
-        s = raw.game_state
-        after = (s.steps, raw.selection.as_tuple())
-        if after != before:  # the raw environment took the action
-            self.record.actions.append(int(action))  # type: ignore[union-attr]
-            if s.steps != before[0]:  # type: ignore[index]
-                self.record.moves.append(raw.last_move)
-            if s.phase == Phase.GAME_OVER:
-                self._close(None)
-        elif not self.env.agents or all(
-            self.env.terminations.get(a, False) or self.env.truncations.get(a, False) for a in self.env.agents
-        ):
-            self._close(f"illegal action by {agent}")
-
-    def _close(self, ended: str | None) -> None:
-        rec = self.record
-        assert rec is not None
-        raw = self.env.unwrapped
-        rec.result = game_result(raw.game, raw.game_state, ended)
-        self._open = False
-        if self.keep:
-            self.records.append(rec)
-        if self.directory is not None:
-            self.paths.append(rec.save(self.directory / f"game_{self._games:05d}_seed{rec.seed}.json"))
-        self._games += 1
-
-    def close(self) -> None:
-        if self._open and self.record is not None:
-            self._close("unfinished")
-        super().close()

@@ -9,19 +9,28 @@ saying what is allowed.
 ('connected', 35)
 >>> RulesConfig.from_preset("fast", num_players=2).setup
 'random'
+
+Every front end (the envs, evaluation, training, the command line) turns its
+arguments into a :class:`RulesConfig` with :func:`resolve_rules`, and reads
+``--set KEY=VALUE`` options with :func:`parse_settings`:
+
+>>> resolve_rules("fast", num_players=3, **parse_settings(["turn_limit=50", "fortify=connected"])).turn_limit
+50
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["RulesConfig", "PRESETS", "STARTING_ARMIES"]
+__all__ = ["RulesConfig", "PRESETS", "STARTING_ARMIES", "resolve_rules", "parse_value", "parse_settings"]
 
 STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
 """Starting armies per player by player count (docs/rules.md §3)."""
@@ -186,3 +195,124 @@ PRESETS: dict[str, dict[str, Any]] = {
 setup, 400-turn limit, for quick training), ``tournament`` (connected fortify,
 §4.3), ``expert`` (slow escalation and connected fortify, §8), ``duel`` (two
 players without the neutral)."""
+
+
+def resolve_rules(
+    preset: str | None = None,
+    rules: RulesConfig | str | Mapping[str, Any] | None = None,
+    num_players: int | None = None,
+    **overrides: Any,
+) -> RulesConfig:
+    """The one way from a front end's arguments to a :class:`RulesConfig`.
+
+    Layers, later ones winning: the base (``rules``, or the ``preset``, or the
+    docs/rules.md defaults), then ``overrides``, then ``num_players``.
+
+    Args:
+        preset: a preset name (:data:`PRESETS`).
+        rules: a :class:`RulesConfig`, a preset name, or a mapping of switches that may
+            hold a ``"preset"`` key (as in the YAML training configs). Not together with ``preset``.
+        num_players: 2..6; ``None`` keeps the count of the base (4 without one).
+        **overrides: any switches of :class:`RulesConfig` (``turn_limit=200``, ``fortify="connected"``).
+
+    Returns:
+        the validated :class:`RulesConfig` (``rules`` itself when nothing changes it).
+
+    Raises:
+        ConfigError: ``preset`` and ``rules`` both given, an unknown preset or switch, a bad
+            value, or ``rules`` of another type (the message lists what is allowed).
+
+    >>> resolve_rules().num_players, resolve_rules(preset="duel").two_player
+    (4, 'none')
+    >>> resolve_rules(rules={"preset": "fast", "turn_limit": 90}, num_players=2).turn_limit
+    90
+    """
+    if isinstance(rules, str):
+        rules, preset = None, _one_preset(preset, rules)
+    changes = dict(overrides)
+    if num_players is not None:
+        changes["num_players"] = num_players
+    if rules is None:
+        if preset is None:
+            return RulesConfig.from_dict(changes)
+        return RulesConfig.from_preset(preset, **changes)
+    if isinstance(rules, RulesConfig):
+        if preset is not None:
+            raise ConfigError("give either rules= or preset=, not both")
+        return rules.replace(**changes) if changes else rules
+    if isinstance(rules, Mapping):
+        base = dict(rules)
+        inner = base.pop("preset", None)
+        if inner is not None:
+            preset = _one_preset(preset, inner)
+        merged = {**base, **changes}
+        return RulesConfig.from_dict(merged) if preset is None else RulesConfig.from_preset(preset, **merged)
+    raise ConfigError(
+        f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a mapping of switches or None, "
+        f"got {type(rules).__name__}"
+    )
+
+
+def _one_preset(a: str | None, b: Any) -> str:
+    if not isinstance(b, str):
+        raise ConfigError(f"a rules preset is a name ({', '.join(PRESETS)}), got {b!r}")
+    if a is not None and a != b:
+        raise ConfigError(f"two rules presets given ({a!r} and {b!r}); give one")
+    return b
+
+
+_NUMBER = re.compile(r"[-+]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][-+]?\d+)?")
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: ``null``/``~`` -> None, ``true``/``false`` -> bool, an integer -> int,
+    another number (``1e-4``, ``0.5``) -> float, ``[...]``/``{...}`` -> JSON (``[a, b]`` of bare words: a list
+    of values), anything else -> the
+    stripped text (so ``two_player=none`` stays the string ``"none"``).
+
+    >>> [parse_value(t) for t in ("null", "true", "300", "2e6", "connected", "[1, 2]", "[random, 3]")]
+    [None, True, 300, 2000000.0, 'connected', [1, 2], ['random', 3]]
+    """
+    t = text.strip()
+    low = t.lower()
+    if low in ("null", "~"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    if _NUMBER.fullmatch(t):
+        for kind in (int, float):
+            try:
+                return kind(t)
+            except ValueError:
+                pass
+    if t[:1] in ("[", "{"):
+        try:
+            return json.loads(t)
+        except json.JSONDecodeError:
+            if t.startswith("[") and t.endswith("]"):  # a list of bare words: [random, balanced]
+                return [parse_value(x) for x in t[1:-1].split(",") if x.strip()]
+    return t
+
+
+def parse_settings(items: Iterable[str] | None, what: str = "a rules switch") -> dict[str, Any]:
+    """``["turn_limit=200", "fortify=connected"]`` -> ``{"turn_limit": 200, "fortify": "connected"}``.
+
+    The one parser of repeatable ``--set KEY=VALUE`` options (the command line, evaluation,
+    RLlib training; SB3 training uses it for dotted keys such as ``ppo.learning_rate=1e-4``).
+    Values are read by :func:`parse_value`; a later item overrides an earlier one. Keys are
+    not checked here: :func:`resolve_rules` (or the training config) rejects unknown ones.
+
+    Raises:
+        ConfigError: an item without ``=`` or with an empty key.
+
+    >>> parse_settings(["turn_limit=200", "two_player=none", "setup=null"])
+    {'turn_limit': 200, 'two_player': 'none', 'setup': None}
+    """
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            hint = f"; switches: {', '.join(RulesConfig.options())}" if what == "a rules switch" else ""
+            raise ConfigError(f"--set takes KEY=VALUE ({what}), got {item!r}{hint}")
+        out[key.strip()] = parse_value(value)
+    return out

@@ -16,8 +16,8 @@ Rows:
   ``random.choice(np.flatnonzero(mask))``, ``env.step``), for 2, 4, 6 players
   and each rules preset; ``connect_four_v3`` and ``chess_v6`` by the same loop.
 * ``engine``: bare engine decisions/s (mask, random legal id, codec step), no PettingZoo.
-* ``games``: full games/s and mean steps per game, random agents (and the
-  heuristic agents when ``risk_env.agents.load_agent`` is available).
+* ``games``: full games/s and mean steps per game (:func:`risk_env.tools.match.play_match`),
+  random agents and the heuristic agents.
 * ``micro``: microseconds per mask, observation, state copy, and serialize/restore round trip.
 * ``scaling``: engine decisions/s and µs per mask/observation on the small
   map (9 territories), the classic map (42) and a generated 200-territory map.
@@ -28,6 +28,7 @@ Rows:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -44,8 +45,12 @@ import numpy as np
 
 import risk_env
 from risk_env import ActionCodec, Game, ObservationEncoder, Phase, RulesConfig
+from risk_env.agents import load_agent
 from risk_env.envs.codec import Selection
+from risk_env.envs.single_agent import RiskSingleAgentEnv
 from risk_env.rules.map import map_from_dict
+from risk_env.rules.state import GameState
+from risk_env.tools.match import play_match
 
 __all__ = ["main", "aec_steps_per_second", "engine_decisions_per_second", "generated_map"]
 
@@ -115,7 +120,7 @@ def _positions(game: Game, count: int, seed: int = 0) -> list:
     rng = np.random.default_rng(seed)
     s = game.new_game(seed)
     sel = Selection()
-    out = []
+    out: list[GameState] = []
     while len(out) < count:
         for _ in range(int(rng.integers(1, 40))):
             if s.phase == Phase.GAME_OVER:
@@ -179,29 +184,12 @@ def generated_map(territories: int = 200, continent_size: int = 10, seed: int = 
 
 def _games(agent_specs: list[str] | None, players: int, games: int, seed: int, rules: dict[str, Any]) -> dict[str, float]:
     env = risk_env.env(num_players=players, **rules)
-    agents: dict[str, Any] = {}
-    for i, a in enumerate(env.possible_agents):
-        if agent_specs is None:
-            from risk_env.agents import RandomAgent
-
-            agents[a] = RandomAgent(seed=seed + i)
-        else:
-            from risk_env.agents import load_agent  # type: ignore[attr-defined]
-
-            agents[a] = load_agent(agent_specs[i % len(agent_specs)], seed=seed + i)
+    specs = agent_specs or ["random"]
+    agents = [load_agent(specs[i % len(specs)], seed=seed + i) for i in range(players)]
     steps = 0
     t = time.perf_counter()
     for g in range(games):
-        env.reset(seed=seed + g)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            if getattr(agents[agent], "needs_view", False):
-                info = {**info, "view": env.unwrapped.view(agent)}
-            env.step(agents[agent].act(obs, info))
-            steps += 1
+        steps += play_match(env, agents, seed=seed + g, views=None).steps
     dt = time.perf_counter() - t
     return {"games_per_s": games / dt, "steps_per_game": steps / games, "steps_per_s": steps / dt}
 
@@ -210,8 +198,7 @@ def _sb3_rate(seconds: float) -> dict[str, float] | str:
     try:
         from stable_baselines3.common.vec_env import SubprocVecEnv
 
-        from risk_env.envs.single_agent import RiskSingleAgentEnv  # type: ignore[attr-defined]
-    except Exception as e:  # optional extras
+    except ImportError as e:  # the train extra (stable-baselines3) is not installed
         return f"skipped: {type(e).__name__}: {e}"
     n = os.cpu_count() or 1
 
@@ -274,7 +261,7 @@ def run(quick: bool = False, seconds: float = 2.0, repeats: int = 3) -> dict[str
     presets = ["classic"] if quick else list(risk_env.PRESETS)
     for preset in presets:
         for n in player_counts if preset != "duel" else (2,):
-            rate = aec_steps_per_second(lambda: risk_env.env(num_players=n, preset=preset), seconds, repeats)
+            rate = aec_steps_per_second(functools.partial(risk_env.env, num_players=n, preset=preset), seconds, repeats)
             aec.append({"preset": preset, "players": n, "steps_per_s": rate, "ratio_to_connect_four": rate / ref})
     res["aec"] = aec
     eng = engine_decisions_per_second(Game(RulesConfig(num_players=4)), seconds, repeats)
@@ -291,13 +278,8 @@ def run(quick: bool = False, seconds: float = 2.0, repeats: int = 3) -> dict[str
     scaling.append({"map": "generated (200)", "territories": big.T, **_scaling_row(big, seconds, repeats, quick)})
     res["scaling"] = scaling
     games = [{"agents": "random", "players": 4, **_games(None, 4, 3 if quick else 10, 0, {})}]
-    try:
-        from risk_env.agents import load_agent  # type: ignore[attr-defined]  # noqa: F401
-
-        names = ["aggressive", "continent", "balanced", "random"]
-        games.append({"agents": "+".join(names), "players": 4, **_games(names, 4, 3 if quick else 10, 0, {})})
-    except Exception as e:
-        games.append({"agents": "heuristics", "skipped": f"{type(e).__name__}: {e}"})
+    names = ["aggressive", "continent", "balanced", "random"]
+    games.append({"agents": "+".join(names), "players": 4, **_games(names, 4, 3 if quick else 10, 0, {})})
     res["games"] = games
     res["sb3"] = _sb3_rate(seconds * 2)
     res["memory"] = _memory()
@@ -319,7 +301,8 @@ def format_table(res: dict[str, Any]) -> str:
     """Markdown tables of a :func:`run` result."""
     ref = res["connect_four_steps_per_s"]
     lines = [
-        f"Measured {res['date']} on {res['machine']}, Python {res['python']}; medians of {res['repeats']} windows of {res['seconds_per_window']} s.",
+        f"Measured {res['date']} on {res['machine']}, Python {res['python']}; "
+        f"medians of {res['repeats']} windows of {res['seconds_per_window']} s.",
         "",
         "| AEC env (random masked actions, PettingZoo's benchmark loop) | steps/s | × connect_four |",
         "|---|---:|---:|",
@@ -328,7 +311,8 @@ def format_table(res: dict[str, Any]) -> str:
     ]
     for row in res["aec"]:
         lines.append(
-            f"| risk_env.env, {row['preset']}, {row['players']} players | {row['steps_per_s']:,.0f} | {row['ratio_to_connect_four']:.2f} |"
+            f"| risk_env.env, {row['preset']}, {row['players']} players | {row['steps_per_s']:,.0f} "
+            f"| {row['ratio_to_connect_four']:.2f} |"
         )
     e = res["engine"]
     lines.append(
@@ -349,7 +333,8 @@ def format_table(res: dict[str, Any]) -> str:
     ]
     for r in res["scaling"]:
         lines.append(
-            f"| {r['map']} | {r['territories']} | {r['decisions_per_s']:,.0f} | {r['us_per_decision']:.1f} | {r['mask_us']:.1f} | {r['observation_us']:.1f} |"
+            f"| {r['map']} | {r['territories']} | {r['decisions_per_s']:,.0f} | {r['us_per_decision']:.1f} "
+            f"| {r['mask_us']:.1f} | {r['observation_us']:.1f} |"
         )
     lines += ["", "| full games, 4 players | games/s | steps/game | steps/s |", "|---|---:|---:|---:|"]
     for g in res["games"]:

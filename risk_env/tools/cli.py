@@ -20,9 +20,7 @@ from standard input, so a script or a test can drive it.
 from __future__ import annotations
 
 import importlib
-import inspect
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -32,17 +30,22 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
-from ..envs.codec import ActionCodec, Selection
+from ..agents import load_agent
+from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
 from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, seat_name
-from ..records.record import GameRecorder, ReplayStep
-from ..rules.config import PRESETS, RulesConfig
+from ..records.record import ReplayStep
+from ..records.recorder import GameRecorder
+from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
+from .match import play_move
+from .watch import echo as _echo
+from .watch import move_line, result_line, watch_game
 
-__all__ = ["app", "main", "load_agent", "group_moves", "Choice", "play_game", "watch_game"]
+__all__ = ["app", "main", "group_moves", "Choice", "play_game", "watch_game"]
 
 app = typer.Typer(
     name="risk-env",
@@ -54,68 +57,31 @@ app = typer.Typer(
 
 
 # ---------------------------------------------------------------------- shared helpers
-def _parse_value(text: str) -> Any:
-    if text.strip().lower() == "null":  # "none" stays a string: two_player=none is a value
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        return text.strip()
-
-
 def build_rules(
     players: int, preset: str, map_name: str | None, turn_limit: int | None, settings: list[str] | None
 ) -> RulesConfig:
-    """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`).
+    """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`,
+    read by :func:`risk_env.rules.config.parse_settings`).
 
     Raises:
         typer.BadParameter: a malformed ``--set`` or a bad rule (the message lists what is allowed).
     """
-    overrides: dict[str, Any] = {}
-    for item in settings or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"--set takes key=value, got {item!r}; keys: {', '.join(RulesConfig.options())}")
-        overrides[key.strip()] = _parse_value(value)
-    if map_name is not None:
-        overrides["map"] = map_name
-    if turn_limit is not None:
-        overrides["turn_limit"] = turn_limit
     try:
-        return RulesConfig.from_preset(preset, **{**overrides, "num_players": players})
+        overrides = parse_settings(settings)
+        if map_name is not None:
+            overrides["map"] = map_name
+        if turn_limit is not None:
+            overrides["turn_limit"] = turn_limit
+        return resolve_rules(preset, num_players=players, **overrides)
     except RiskError as e:
         raise typer.BadParameter(str(e)) from None
 
 
-def load_agent(name: str, seed: int, game: Game | None = None) -> Any:
-    """An agent by name: ``random``, or whatever ``risk_env.agents.load_agent`` knows.
-
-    Without ``load_agent`` (or for ``random``) this returns a
-    :class:`~risk_env.agents.RandomAgent`, with a note on stderr when another name was asked for.
-
-    Raises:
-        typer.BadParameter: ``load_agent`` rejected the name (its message is passed on).
-    """
-    agent_pkg = importlib.import_module("risk_env.agents")
-
-    if name == "random":
-        return agent_pkg.RandomAgent(seed=seed)
-    loader = getattr(agent_pkg, "load_agent", None)
-    if loader is None:
-        typer.echo(
-            f"note: agent {name!r} is not available in this installation (risk_env.agents has no load_agent); using random",
-            err=True,
-        )
-        return agent_pkg.RandomAgent(seed=seed)
-    params = inspect.signature(loader).parameters
-    kwargs: dict[str, Any] = {}
-    if "seed" in params:
-        kwargs["seed"] = seed
-    if "game" in params and game is not None:
-        kwargs["game"] = game
+def _load(name: str, seed: int) -> Any:
+    """The agent ``name`` names (:func:`risk_env.agents.load_agent`), as a command-line error if unknown."""
     try:
-        return loader(name, **kwargs)
-    except (KeyError, ValueError) as e:
+        return load_agent(name, seed=seed)
+    except RiskError as e:
         raise typer.BadParameter(f"cannot load agent {name!r}: {e}") from None
 
 
@@ -131,50 +97,20 @@ def _agent_names(spec: str, n: int) -> list[str]:
 
 
 class _Seats:
-    """Agents acting through the action codec, one complete move at a time."""
+    """Agents acting through the action codec, one complete move at a time (:func:`risk_env.tools.match.play_move`)."""
 
     def __init__(self, game: Game, agents: dict[int, Any]) -> None:
         self.game = game
         self.codec = ActionCodec(game)
         self.encoder = ObservationEncoder(game)
         self.agents = agents
-        try:  # scripted agents read info["view"] (risk_env.envs.view.GameView)
-            from ..envs.view import GameView
-
-            self._view: Any = GameView
-        except ImportError:  # pragma: no cover - older trees
-            self._view = None
 
     def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
         agent = self.agents[seat]
-        ids: list[int] = []
-        sel = Selection()
-        for _ in range(100_000):  # sub-steps always progress, but do not trust an agent for ever
-            mask = self.codec.mask(s, sel)
-            obs = {"observation": self.encoder.encode(s, seat, sel), "action_mask": mask}
-            info: dict[str, Any] = {"action_mask": mask}
-            if self._view is not None:
-                info["view"] = self._view(self.game, s, seat, self.codec, sel)
-            act = getattr(agent, "act", agent)
-            a = int(act(obs, info))
-            try:
-                mv = self.codec.step(s, a, sel, mask)
-            except IllegalActionError as e:
-                raise RuntimeError(
-                    f"agent {type(agent).__name__} ({seat_name(self.game, seat)}) chose an illegal action: {e}"
-                ) from None
-            ids.append(a)
-            if mv is not None:
-                return mv, ids
-        who = f"{type(agent).__name__} ({seat_name(self.game, seat)})"
-        raise RuntimeError(f"agent {who} did not complete a move in 100000 sub-steps")
-
-
-def _echo(out: TextIO | None, text: str = "") -> None:
-    if out is None:
-        typer.echo(text)
-    else:
-        print(text, file=out)
+        try:
+            return play_move(self.game, self.codec, self.encoder, s, seat, agent)
+        except IllegalActionError as e:
+            raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}): {e}") from None
 
 
 # ---------------------------------------------------------------------- choices for a human
@@ -282,13 +218,6 @@ def _status(game: Game, s: GameState) -> str:
     return text
 
 
-def _move_line(game: Game, step: ReplayStep) -> str:
-    from ..records.replay import describe_step
-
-    extra = describe_step(game, step)
-    return f"{seat_name(game, step.seat)}: {step.text}" + (f"   [{extra}]" if extra else "")
-
-
 def play_game(
     rules: RulesConfig,
     human: int,
@@ -321,7 +250,7 @@ def play_game(
             before = s.copy()
             mv, ids = seats.move(s, seat)
             text = game.move_to_text(mv)
-            _echo(out, _move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
+            _echo(out, move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
             recent.append(text)
             if recorder is not None:
                 recorder.add(mv)
@@ -373,7 +302,7 @@ def play_game(
         before = s.copy()
         game.apply(s, mv)
         text = game.move_to_text(mv)
-        _echo(out, _move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
+        _echo(out, move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
         recent.append(text)
         if recorder is not None:
             recorder.add(mv)
@@ -404,54 +333,6 @@ def _read_move(game: Game, s: GameState, line: str, choices: list[Choice]) -> Mo
     mv = game.parse_move(s, line)
     game.check(s, mv)
     return mv
-
-
-def watch_game(
-    rules: RulesConfig,
-    agents: dict[int, Any],
-    seed: int,
-    show: str = "turn",
-    out: TextIO | None = None,
-    color: bool = False,
-    recorder: GameRecorder | None = None,
-    on_move: Callable[[ReplayStep], None] | None = None,
-    delay: float = 0.0,
-) -> GameState:
-    """Play agents against each other; print the board per ``show`` (``turn``, ``move``, ``log``, ``end`` or ``none``)."""
-    game = Game(rules)
-    seats = _Seats(game, agents)
-    s = game.new_game(seed)
-    recent: list[str] = []
-    while s.phase != Phase.GAME_OVER:
-        seat = game.current_player(s)
-        before = s.copy()
-        mv, ids = seats.move(s, seat)
-        text = game.move_to_text(mv)
-        step = ReplayStep(s.steps, seat, text, mv, before, s.copy())
-        if recorder is not None:
-            recorder.add(mv, ids)
-        if on_move is not None:
-            on_move(step)
-        if show in ("move", "log"):
-            _echo(out, _move_line(game, step))
-        turn_over = s.turn != before.turn or s.phase == Phase.GAME_OVER
-        if show == "move" or (show == "turn" and turn_over and s.phase != Phase.GAME_OVER):
-            _echo(out, render_ansi(game, s, text, recent, color=color))
-            _echo(out, "")
-            if delay:
-                time.sleep(delay)
-        recent.append(text)
-    if show != "none":
-        _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
-    return s
-
-
-def _result_line(game: Game, s: GameState) -> str:
-    if s.phase != Phase.GAME_OVER:
-        return f"game left unfinished at turn {s.turn} after {s.steps} moves"
-    if s.winner >= 0:
-        return f"{seat_name(game, s.winner)} wins after {s.turn} turns ({s.steps} moves)"
-    return f"turn limit reached after {s.turn} turns ({s.steps} moves); no winner"
 
 
 # ---------------------------------------------------------------------- commands
@@ -494,12 +375,12 @@ def play(
     game = Game(cfg)
     others = [p for p in range(cfg.num_players) if p != seat]
     names = _agent_names(agents, len(others))
-    table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in zip(others, names, strict=False)}
+    table = {p: _load(nm, seed * 1000 + p) for p, nm in zip(others, names, strict=False)}
     labels = [("human" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
     rec = GameRecorder(game, seed, players=labels) if record else None
     use_color = sys.stdout.isatty() if color is None else color
     s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec)
-    typer.echo(_result_line(game, s))
+    typer.echo(result_line(game, s))
     if rec is not None and record:
         rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
         typer.echo(f"record written to {record}")
@@ -542,8 +423,7 @@ def watch(
     cfg = build_rules(players, rules, map_name, turns, settings)
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
-    table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in enumerate(names)}
-    rec = GameRecorder(game, seed, players=names, actions=True)
+    table = {p: _load(nm, seed * 1000 + p) for p, nm in enumerate(names)}
     snap: dict[str, Any] = {}
     history: list[str] = []
 
@@ -553,10 +433,9 @@ def watch(
         history.append(step.text)
 
     use_color = sys.stdout.isatty() if color is None else color
-    s = watch_game(cfg, table, seed, show=show, color=use_color, recorder=rec, on_move=on_move, delay=delay)
-    typer.echo(_result_line(game, s))
-    result = rec.finish(s)
-    if record:
+    s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
+    typer.echo(result_line(game, s))
+    if record and result is not None:
         result.save(record)
         typer.echo(f"record written to {record}")
     if png:
@@ -566,7 +445,7 @@ def watch(
         labels = names if len(set(names)) == len(names) else None  # agent names only when they tell the seats apart
         BoardRenderer(game, player_names=labels).save_png(state, png, last, recent)
         typer.echo(f"picture written to {png}")
-    if gif:
+    if gif and result is not None:
         from ..records.replay import render_video
 
         try:

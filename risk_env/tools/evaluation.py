@@ -66,404 +66,37 @@ Outputs of :meth:`EvaluationResult.save` (and ``--out``): ``summary.csv``
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import math
 import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
-from ..envs.view import GameView
-from ..errors import ConfigError, IllegalActionError, RiskError
-from ..rules.config import PRESETS, RulesConfig
+from ..errors import ConfigError, RiskError
+from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
+from .match import DEFAULT_MAX_TURN_STEPS, play_match
+from .stats import EntrantStats, EvaluatedGame, EvaluationResult, round_robin_table, summarize, wilson_interval
 
 __all__ = [
     "evaluate",
     "round_robin",
-    "play_game",
+    "round_robin_table",
     "wilson_interval",
     "EvaluationResult",
     "EntrantStats",
-    "GameRecord",
+    "EvaluatedGame",
+    "default_workers",
     "main",
 ]
 
 
-# ---------------------------------------------------------------------- statistics
-def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion.
-
-    Args:
-        successes: ``k``, 0..trials.
-        trials: ``n`` >= 0 (``n = 0`` gives ``(0, 1)``).
-        confidence: two-sided level in (0, 1).
-
-    Returns:
-        ``(low, high)`` floats in [0, 1].
-
-    Raises:
-        RiskError: counts or level out of range.
-
-    >>> [round(x, 4) for x in wilson_interval(0, 10)]     # upper = z²/(n + z²)
-    [0.0, 0.2775]
-    >>> [round(x, 4) for x in wilson_interval(8, 10)]
-    [0.4902, 0.9433]
-    """
-    whole = isinstance(trials, (int, np.integer)) and isinstance(successes, (int, np.integer))
-    if not whole or trials < 0 or not 0 <= successes <= trials:
-        raise RiskError(f"need whole counts 0 <= successes <= trials, got successes={successes!r}, trials={trials!r}")
-    if not 0.0 < confidence < 1.0:
-        raise RiskError(f"confidence must be in (0, 1), got {confidence!r}")
-    if trials == 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    n = float(trials)
-    p = successes / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
-    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends (no rounding residue)
-    high = 1.0 if successes == trials else min(1.0, centre + half)
-    return low, high
-
-
-# ---------------------------------------------------------------------- records
-@dataclass
-class GameRecord:
-    """One evaluated game.
-
-    Attributes:
-        index: game number in the evaluation (0-based); seed: the game's seed.
-        seats: entrant label per seat (``player_i`` is seat ``i``).
-        agent_seeds: the seed each seat's agent was reset with.
-        winner: the winning entrant, or None (a draw).
-        truncated: the turn limit ended the game.
-        stalled_by: the entrant whose turn exceeded the per-turn step cap (the game was
-            stopped: a loss for it, a draw for the other survivors), or None.
-        turns: player turns played; steps: AEC steps (action ids) taken.
-        elimination_order: entrants in the order they were eliminated.
-        places: entrant -> place (1 best; survivors of a truncated game share 1).
-        territories: entrant -> territories held at the end.
-        seconds: wall time of the game.
-    """
-
-    index: int
-    seed: int
-    seats: list[str]
-    agent_seeds: list[int]
-    winner: str | None
-    truncated: bool
-    stalled_by: str | None
-    turns: int
-    steps: int
-    elimination_order: list[str]
-    places: dict[str, int]
-    territories: dict[str, int]
-    seconds: float
-
-
-@dataclass
-class EntrantStats:
-    """Summary of one entrant over an evaluation (see the module docstring for definitions).
-
-    Attributes:
-        name, spec: label and the spec it was built from (``repr`` for objects).
-        games, wins, draws, losses: counts (a draw: a game without a winner that it survived
-            and did not stall; a loss: eliminated, or it stalled the game).
-        win_rate: wins / games; ci_low, ci_high: its 95 % Wilson interval.
-        draw_rate: draws / games.
-        mean_place: mean finishing place (1 best); place_counts: games per place 1..n.
-        eliminated: games it was eliminated in; first_out: games it was the first eliminated.
-        mu, sigma, ordinal: openskill Plackett-Luce rating after all games.
-    """
-
-    name: str
-    spec: str
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    win_rate: float = 0.0
-    ci_low: float = 0.0
-    ci_high: float = 1.0
-    draw_rate: float = 0.0
-    mean_place: float = 0.0
-    place_counts: list[int] = field(default_factory=list)
-    eliminated: int = 0
-    first_out: int = 0
-    mu: float = float("nan")
-    sigma: float = float("nan")
-    ordinal: float = float("nan")
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        return self.ci_low, self.ci_high
-
-
-@dataclass
-class EvaluationResult:
-    """What :func:`evaluate` returns.
-
-    Attributes:
-        entrants: labels in spec order; specs: the specs as given (text form).
-        num_players, num_games, seed, workers: the settings; rules: the rules as a dict.
-        games: one :class:`GameRecord` per game, in game order.
-        stats: entrant -> :class:`EntrantStats`.
-        mean_turns, mean_steps: mean game length (all games); decided_mean_turns: over won games.
-        draw_rate: share of games without a winner (turn limit or a stall); seconds: wall time.
-    """
-
-    entrants: list[str]
-    specs: list[str]
-    num_players: int
-    num_games: int
-    seed: int
-    workers: int
-    rules: dict[str, Any]
-    games: list[GameRecord]
-    stats: dict[str, EntrantStats]
-    mean_turns: float
-    mean_steps: float
-    decided_mean_turns: float
-    draw_rate: float
-    seconds: float
-
-    def win_rate(self, entrant: str) -> float:
-        return self.stats[entrant].win_rate
-
-    def table(self) -> str:
-        """Markdown table: entrant, win rate [95 % CI], draws, mean place, rating."""
-        rows = [
-            "| agent | games | win rate | 95% CI | draws | mean place | first out | rating (mu ± sigma) |",
-            "|---|---:|---:|---|---:|---:|---:|---|",
-        ]
-        for name in self.entrants:
-            st = self.stats[name]
-            rows.append(
-                f"| {name} | {st.games} | {st.win_rate:.1%} | [{st.ci_low:.1%}, {st.ci_high:.1%}] | {st.draw_rate:.1%} | "
-                f"{st.mean_place:.2f} | {st.first_out} | {st.mu:.1f} ± {st.sigma:.1f} |"
-            )
-        return "\n".join(rows)
-
-    def summary(self) -> str:
-        """Human-readable summary (settings line, table, game lengths)."""
-        head = f"{self.num_games} games, {self.num_players} players, seed {self.seed}, rules " + ", ".join(
-            f"{k}={v}" for k, v in self.rules.items() if RulesConfig.__dataclass_fields__[k].default != v
-        )
-        tail = (
-            f"mean length: {self.mean_turns:.1f} turns, {self.mean_steps:.0f} steps "
-            f"(won games: {self.decided_mean_turns:.1f} turns); games without a winner: {self.draw_rate:.1%}; "
-            f"{self.seconds:.1f} s with {self.workers} worker(s)"
-        )
-        return f"{head}\n{self.table()}\n{tail}"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["stats"] = {k: asdict(v) for k, v in self.stats.items()}
-        return d
-
-    def save(self, out_dir: str | os.PathLike[str], plot: bool = True) -> dict[str, Path]:
-        """Write ``summary.csv``, ``games.csv``, ``results.json`` and (if ``plot``) ``winrate.png``
-        into ``out_dir`` (created). Returns name -> path."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths: dict[str, Path] = {}
-        p = out / "summary.csv"
-        cols = [
-            "name",
-            "spec",
-            "games",
-            "wins",
-            "draws",
-            "losses",
-            "win_rate",
-            "ci_low",
-            "ci_high",
-            "draw_rate",
-            "mean_place",
-            "eliminated",
-            "first_out",
-            "mu",
-            "sigma",
-            "ordinal",
-        ]
-        with p.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(cols + [f"place_{i + 1}" for i in range(self.num_players)])
-            for name in self.entrants:
-                st = asdict(self.stats[name])
-                w.writerow([st[c] for c in cols] + st["place_counts"])
-        paths["summary"] = p
-        p = out / "games.csv"
-        with p.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(
-                [
-                    "index",
-                    "seed",
-                    "seats",
-                    "agent_seeds",
-                    "winner",
-                    "truncated",
-                    "stalled_by",
-                    "turns",
-                    "steps",
-                    "elimination_order",
-                    "seconds",
-                ]
-            )
-            for g in self.games:
-                w.writerow(
-                    [
-                        g.index,
-                        g.seed,
-                        ";".join(g.seats),
-                        ";".join(map(str, g.agent_seeds)),
-                        g.winner or "",
-                        int(g.truncated),
-                        g.stalled_by or "",
-                        g.turns,
-                        g.steps,
-                        ";".join(g.elimination_order),
-                        f"{g.seconds:.3f}",
-                    ]
-                )
-        paths["games"] = p
-        p = out / "results.json"
-        p.write_text(json.dumps(self.to_dict(), indent=1, default=_json_default))
-        paths["json"] = p
-        if plot:
-            paths["plot"] = plot_win_rates(self, out / "winrate.png")
-        return paths
-
-
-def _json_default(x: Any) -> Any:
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return float(x)
-    return str(x)
-
-
-def plot_win_rates(result: EvaluationResult, path: str | os.PathLike[str]) -> Path:
-    """Bar chart of win rates with 95 % Wilson error bars (and the draw rate), saved as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    names = result.entrants
-    wr = np.array([result.stats[n].win_rate for n in names])
-    lo = np.array([result.stats[n].ci_low for n in names])
-    hi = np.array([result.stats[n].ci_high for n in names])
-    fig, ax = plt.subplots(figsize=(1.4 * len(names) + 2.5, 3.6), dpi=110)
-    x = np.arange(len(names))
-    ax.bar(x, wr, yerr=np.vstack([wr - lo, hi - wr]), capsize=5, color="#4878a8", label="win rate (95% Wilson CI)")
-    ax.axhline(1.0 / result.num_players, color="grey", ls="--", lw=1, label=f"1/{result.num_players}")
-    if result.draw_rate > 0:
-        ax.bar(x, [result.stats[n].draw_rate for n in names], bottom=wr, color="#cccccc", alpha=0.7, label="draws")
-    ax.set_xticks(x, names)
-    ax.set_ylim(0, 1.18)
-    ax.set_yticks(np.linspace(0, 1, 6))
-    ax.set_ylabel("share of games")
-    ax.set_title(f"{result.num_games} games, {result.num_players} players")
-    ax.legend(fontsize=7, loc="upper center", ncol=3, frameon=False)
-    fig.tight_layout()
-    p = Path(path)
-    fig.savefig(p)
-    plt.close(fig)
-    return p
-
-
 # ---------------------------------------------------------------------- playing
-DEFAULT_MAX_TURN_STEPS = 5000
-"""Default cap on the action ids one player turn may take in an evaluated game (see :func:`play_game`)."""
-
-
-def play_game(
-    env: Any,
-    agents: Mapping[str, Any],
-    seed: int | None = None,
-    agent_seeds: Mapping[str, int] | None = None,
-    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
-) -> dict[str, Any]:
-    """Play one game in a risk_env AEC env, giving every decision ``info["view"]``.
-
-    Args:
-        env: ``risk_env.raw_env`` or ``risk_env.env()`` (reset here with ``seed``).
-        agents: agent name (``player_i``) -> agent (``act(observation, info) -> int``).
-        seed: the game seed.
-        agent_seeds: agent name -> seed for ``agent.reset``; without it agents are not reset.
-        max_turn_steps: the game is stopped when one player turn takes more action ids than
-            this (a guard: the turn limit bounds turns, not the steps inside a turn; with the
-            shipped codec, which has no cancel, every turn ends after finitely many steps). The
-            seat deciding when the cap is hit is reported as ``stalled_by``.
-
-    Returns:
-        dict with ``winner`` (seat or -1), ``truncated`` (turn limit), ``stalled_by`` (seat or -1),
-        ``turns``, ``steps``, ``elimination_order`` (seats), ``territories`` (per seat),
-        ``returns`` (agent -> summed reward; not updated for a stalled game's end).
-
-    Raises:
-        IllegalActionError: an agent chose an illegal action (with a strict env); the
-            message names the agent and the game seed.
-    """
-    raw = env.unwrapped
-    if agent_seeds is not None:
-        for a, ag in agents.items():
-            ag.reset(agent_seeds[a])
-    env.reset(seed=seed)
-    returns = {a: 0.0 for a in raw.possible_agents}
-    steps = 0
-    stalled_by = -1
-    turn_mark, turn_steps = -1, 0
-    game = raw.game
-    for name in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        returns[name] += float(reward)
-        if term or trunc:
-            env.step(None)
-            continue
-        s = raw.game_state
-        if s.turn != turn_mark:
-            turn_mark, turn_steps = s.turn, 0
-        turn_steps += 1
-        if turn_steps > max_turn_steps:
-            stalled_by = game.current_player(s)
-            break
-        agent = agents[name]
-        act_info = dict(info)
-        act_info["view"] = GameView(game, s, raw.agent_name_mapping[name], raw.codec, raw.selection)
-        action = agent.act(obs, act_info)
-        try:
-            env.step(action)
-        except IllegalActionError as e:
-            raise IllegalActionError(f"agent {getattr(agent, 'name', agent)!r} ({name}, game seed {seed}): {e}") from None
-        steps += 1
-    s = raw.game_state
-    n = raw.rules.num_players
-    return {
-        "winner": int(s.winner),
-        "truncated": bool(s.truncated),
-        "stalled_by": int(stalled_by),
-        "turns": int(s.turn),
-        "steps": steps,
-        "elimination_order": [int(p) for p in s.elim_order],
-        "territories": [int((s.owner == p).sum()) for p in range(n)],
-        "returns": returns,
-    }
-
-
 def _labels(specs: Sequence[Any]) -> list[str]:
     from risk_env.agents import agent_label
 
@@ -480,28 +113,6 @@ def _labels(specs: Sequence[Any]) -> list[str]:
 
 def _spec_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else str(spec) if isinstance(spec, os.PathLike) else repr(spec)
-
-
-def _resolve_rules(
-    rules: RulesConfig | str | Mapping[str, Any] | None, num_players: int, overrides: Mapping[str, Any]
-) -> RulesConfig:
-    if rules is None:
-        cfg = RulesConfig.from_dict({"num_players": num_players, **overrides})
-    elif isinstance(rules, RulesConfig):
-        cfg = rules.replace(num_players=num_players, **overrides)
-    elif isinstance(rules, str):
-        cfg = RulesConfig.from_preset(rules, **{**overrides, "num_players": num_players})
-    elif isinstance(rules, Mapping):
-        d = dict(rules)
-        preset = d.pop("preset", None)
-        d.update(overrides)
-        d["num_players"] = num_players
-        cfg = RulesConfig.from_preset(preset, **d) if preset else RulesConfig.from_dict(d)
-    else:
-        raise ConfigError(
-            f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a dict or None, got {type(rules).__name__}"
-        )
-    return cfg
 
 
 _WORKER: dict[str, Any] = {}
@@ -533,7 +144,7 @@ def _play_jobs(
     rules: dict[str, Any],
     jobs: Sequence[tuple[int, int, list[int], list[int]]],
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
-) -> list[GameRecord]:
+) -> list[EvaluatedGame]:
     """Play ``jobs`` (index, game seed, entrant per seat, agent seed per seat); module level for pickling."""
     env, agents = _setup(specs, rules)
     n = rules["num_players"]
@@ -543,33 +154,33 @@ def _play_jobs(
         seat_agents = {names[i]: agents[seating[i]] for i in range(n)}
         t0 = time.perf_counter()
         seeds = {names[i]: aseeds[i] for i in range(n)}
-        r = play_game(env, seat_agents, seed=gseed, agent_seeds=seeds, max_turn_steps=max_turn_steps)
+        r = play_match(env, seat_agents, seed=gseed, agent_seeds=seeds, max_turn_steps=max_turn_steps, observe=True)
         dt = time.perf_counter() - t0
         seats = [labels[e] for e in seating]
-        elim = [seats[p] for p in r["elimination_order"]]
+        elim = [seats[p] for p in r.elimination_order]
         places: dict[str, int] = {}
-        for k, p in enumerate(r["elimination_order"]):
+        for k, p in enumerate(r.elimination_order):
             places[seats[p]] = n - k
         survivors = n - len(places)
-        staller = seats[r["stalled_by"]] if r["stalled_by"] >= 0 else None
+        staller = seats[r.stalled_by] if r.stalled_by >= 0 else None
         if staller is not None:
             places[staller] = survivors  # below the other survivors, above the eliminated
         for i in range(n):
             places.setdefault(seats[i], 1)
         out.append(
-            GameRecord(
+            EvaluatedGame(
                 index=index,
                 seed=gseed,
                 seats=seats,
                 agent_seeds=list(aseeds),
-                winner=seats[r["winner"]] if r["winner"] >= 0 else None,
-                truncated=r["truncated"],
+                winner=seats[r.winner] if r.winner >= 0 else None,
+                truncated=r.truncated,
                 stalled_by=staller,
-                turns=r["turns"],
-                steps=r["steps"],
+                turns=r.turns,
+                steps=r.steps,
                 elimination_order=elim,
                 places=places,
-                territories={seats[i]: r["territories"][i] for i in range(n)},
+                territories={seats[i]: r.territories[i] for i in range(n)},
                 seconds=dt,
             )
         )
@@ -585,44 +196,6 @@ def _schedule(num_games: int, n: int, seed: int) -> list[tuple[int, int, list[in
         aseeds = [int(np.random.SeedSequence([seed, g, i, 1]).generate_state(1, dtype=np.uint32)[0]) for i in range(n)]
         jobs.append((g, gseed, seating, aseeds))
     return jobs
-
-
-def _summarize(labels: list[str], specs: list[str], games: list[GameRecord], n: int) -> dict[str, EntrantStats]:
-    from openskill.models import PlackettLuce
-
-    stats = {name: EntrantStats(name=name, spec=sp, place_counts=[0] * n) for name, sp in zip(labels, specs, strict=True)}
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in labels}
-    for g in games:
-        for name in g.seats:
-            st = stats[name]
-            st.games += 1
-            place = g.places[name]
-            st.place_counts[place - 1] += 1
-            if g.winner == name:
-                st.wins += 1
-            elif name in g.elimination_order:
-                st.losses += 1
-                st.eliminated += 1
-            elif g.stalled_by == name:
-                st.losses += 1
-            else:
-                st.draws += 1
-        if g.elimination_order:
-            stats[g.elimination_order[0]].first_out += 1
-        teams = [[ratings[name]] for name in g.seats]
-        new = model.rate(teams, ranks=[g.places[name] for name in g.seats])
-        for name, team in zip(g.seats, new, strict=True):
-            ratings[name] = team[0]
-    for name, st in stats.items():
-        if st.games:
-            st.win_rate = st.wins / st.games
-            st.ci_low, st.ci_high = wilson_interval(st.wins, st.games)
-            st.draw_rate = st.draws / st.games
-            st.mean_place = sum((i + 1) * c for i, c in enumerate(st.place_counts)) / st.games
-        r = ratings[name]
-        st.mu, st.sigma, st.ordinal = float(r.mu), float(r.sigma), float(r.ordinal())
-    return stats
 
 
 def default_workers() -> int:
@@ -658,7 +231,7 @@ def evaluate(
             the number of game chunks.
         progress: show a tqdm progress bar.
         out_dir: if given, :meth:`EvaluationResult.save` there.
-        max_turn_steps: per-turn cap on action ids (see :func:`play_game`); a game that hits it
+        max_turn_steps: per-turn cap on action ids (see :func:`risk_env.tools.match.play_match`); a game that hits it
             is stopped, a loss for the seat deciding then and a draw for the other survivors.
         **rule_overrides: rule switches applied on top (``turn_limit=200``, ``fortify="connected"``).
 
@@ -686,7 +259,7 @@ def evaluate(
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
-    cfg = _resolve_rules(rules, num_players, rule_overrides)
+    cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
     rules_d = cfg.to_dict()
     labels = _labels(specs)
     spec_texts = [_spec_text(sp) for sp in specs]
@@ -706,7 +279,7 @@ def evaluate(
     from tqdm.auto import tqdm
 
     t0 = time.perf_counter()
-    records: list[GameRecord] = []
+    records: list[EvaluatedGame] = []
     bar = tqdm(total=num_games, desc="games", unit="game", disable=not progress, leave=False)
     try:
         if workers == 1:
@@ -727,7 +300,7 @@ def evaluate(
         bar.close()
     records.sort(key=lambda g: g.index)
     seconds = time.perf_counter() - t0
-    stats = _summarize(labels, spec_texts, records, num_players)
+    stats = summarize(labels, spec_texts, records, num_players)
     turns = np.array([g.turns for g in records], dtype=np.float64)
     steps = np.array([g.steps for g in records], dtype=np.float64)
     won = np.array([g.turns for g in records if g.winner is not None], dtype=np.float64)
@@ -795,41 +368,7 @@ def round_robin(
     return out
 
 
-def round_robin_table(results: Mapping[tuple[str, str], EvaluationResult]) -> str:
-    """Markdown: one row per pair: games, each side's win rate with its 95 % CI, draws, mean turns."""
-    rows = [
-        "| agent A | agent B | games | A wins [95% CI] | B wins [95% CI] | draws | mean turns |",
-        "|---|---|---:|---|---|---:|---:|",
-    ]
-    for (a, b), r in results.items():
-        sa, sb = r.stats[a], r.stats[b]
-        rows.append(
-            f"| {a} | {b} | {r.num_games} | {sa.win_rate:.1%} [{sa.ci_low:.1%}, {sa.ci_high:.1%}] | "
-            f"{sb.win_rate:.1%} [{sb.ci_low:.1%}, {sb.ci_high:.1%}] | {r.draw_rate:.1%} | {r.mean_turns:.1f} |"
-        )
-    return "\n".join(rows)
-
-
 # ---------------------------------------------------------------------- CLI
-def _parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _overrides(items: Iterable[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(
-                f"--set takes KEY=VALUE (a RulesConfig switch), got {item!r}; switches: {', '.join(RulesConfig.options())}"
-            )
-        out[key.strip()] = _parse_value(value.strip())
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``scripts/evaluate.py``); returns the exit status."""
     ap = argparse.ArgumentParser(
@@ -859,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
-        overrides = _overrides(args.overrides)
+        overrides = parse_settings(args.overrides)
         if args.turn_limit is not None:
             overrides["turn_limit"] = args.turn_limit
         if args.round_robin:

@@ -19,7 +19,7 @@ probability ``--heuristic-share`` one of the scripted heuristics of
 :mod:`risk_env.agents` (``aggressive``, ``continent``, ``balanced``). Games
 run in a process pool (``--workers``, default every core) with a tqdm bar.
 
-Checked at every action id (see :class:`StepChecker`):
+Checked at every action id (see :class:`~risk_env.tools.soak_checks.StepChecker`):
 
 * after every complete move, ``Game.invariant_violations`` (docs/rules.md §5: owners, armies >= 1, the 44
   cards accounted for, eliminated players hold nothing and never act);
@@ -64,10 +64,13 @@ from typing import Any
 
 import numpy as np
 
+from ..agents import HEURISTICS as _HEURISTICS
+from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
 from ..rules.config import PRESETS, RulesConfig
-from ..rules.moves import Move, MoveKind
 from ..rules.state import Phase
+from .match import play_match
+from .soak_checks import SoakFailure, StepChecker, _state, expected_rewards
 
 __all__ = [
     "StepChecker",
@@ -75,20 +78,13 @@ __all__ = [
     "expected_rewards",
     "game_spec",
     "main",
-    "play_game",
     "run_soak",
+    "soak_game",
     "trajectory_digest",
 ]
 
-try:  # the heuristic baselines (another module of this package; optional here)
-    from ..agents import HEURISTICS as _HEURISTICS
-    from ..agents import load_agent as _load_agent
-except ImportError:  # pragma: no cover - agents not installed
-    _HEURISTICS: tuple[str, ...] = ()  # type: ignore[no-redef]
-    _load_agent = None  # type: ignore[assignment]
-
 HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
-"""Heuristic agent names the soak can seat (empty if :mod:`risk_env.agents` has none)."""
+"""Heuristic agent names the soak can seat (:data:`risk_env.agents.HEURISTICS`)."""
 
 _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "setup": ("claim", "deal", "random"),
@@ -137,7 +133,7 @@ def game_spec(
     cfg = RulesConfig.from_dict(rules)
     agents = []
     for _ in range(n):
-        if HEURISTICS and rng.random() < heuristic_share:
+        if rng.random() < heuristic_share:
             agents.append(HEURISTICS[int(rng.integers(len(HEURISTICS)))])
         else:
             agents.append("random")
@@ -149,118 +145,6 @@ def game_spec(
         "rules": cfg.to_dict(),
         "agents": agents,
     }
-
-
-# ---------------------------------------------------------------------------- checks
-
-
-class SoakFailure(Exception):
-    """A broken invariant or rule found by the soak (the message says which)."""
-
-
-def expected_rewards(env: raw_env) -> dict[str, float]:
-    """The summed rewards each agent should have collected in a finished game: the
-    engine's returns (:meth:`Game.outcome <risk_env.rules.engine.Game.outcome>`,
-    docs/rules.md §4.5) by agent name.
-
-    +1 for the winner, -1 for each eliminated player; at truncation the
-    survivors get 0 (``"draw"``) or their rank reward (``"rank"``).
-    """
-    returns = env.game.outcome(env.game_state).returns
-    return {a: returns[seat] for seat, a in enumerate(env.possible_agents)}
-
-
-class StepChecker:
-    """Checks one action id of a game: call :meth:`before` with the id, step, then :meth:`after`.
-
-    Raises:
-        SoakFailure: an invariant or the army ledger is broken (the message says how).
-    """
-
-    def __init__(self, env: raw_env) -> None:
-        self.env = env
-        self.game = env.game
-        self.codec = env.codec
-        cfg = env.rules
-        self.pool = cfg.starting_armies * self.game.num_seats
-        self.turn_limit = cfg.turn_limit
-
-    def before(self, action: int) -> None:
-        s = self.env.game_state
-        self.decoded = self.codec.decode(s, action, self.env.selection)  # raises IllegalActionError for an illegal id
-        self.total = int(s.armies.sum())
-        self.to_place = int(s.to_place)
-        self.setup_left = sum(s.setup_left)
-        self.owner = s.owner.copy()
-        self.armies = s.armies.copy()
-        self.phase = int(s.phase)
-        self.player = int(s.player)
-        self.att_dice = int(s.att_dice)
-        self.value = 0
-        m = self.decoded
-        if isinstance(m, Move):
-            if m.kind == MoveKind.TRADE:
-                self.value = self.game.trade_value(s, m.cards)
-            elif m.kind == MoveKind.ATTACK:
-                self.def_dice = min(2, int(s.armies[m.dst]))
-
-    def after(self) -> None:
-        s = self.env.game_state
-        m = self.decoded
-        if not isinstance(m, Move):
-            # a selection (sub-step) may change only the codec's pending selection: with the
-            # board, the phase and the player unchanged, the invariants checked after the
-            # last complete move still hold
-            if (
-                not np.array_equal(self.armies, s.armies)
-                or not np.array_equal(self.owner, s.owner)
-                or s.to_place != self.to_place
-                or s.phase != self.phase
-                or s.player != self.player
-            ):
-                raise SoakFailure(f"the selection {m!r} changed more than the selection")
-            return
-        problems = self.game.invariant_violations(s)
-        if problems:
-            raise SoakFailure("invariants: " + "; ".join(problems))
-        total = int(s.armies.sum())
-        lost = self.total - total
-        k = m.kind
-        if self.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
-            if total + sum(s.setup_left) != self.total + self.setup_left:
-                raise SoakFailure(f"setup {k.name}: armies on the board + armies to place changed")
-            if s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE) and total != self.pool:
-                raise SoakFailure(f"setup ended with {total} armies on the board, expected {self.pool}")
-        elif k == MoveKind.PLACE:
-            if lost != -m.count or (s.phase == Phase.REINFORCE and s.to_place != self.to_place - m.count):
-                raise SoakFailure(f"placing {m.count} added {-lost} armies")
-        elif k == MoveKind.TRADE:
-            if lost != (-2 if m.bonus >= 0 else 0):
-                raise SoakFailure(f"a trade changed the board by {-lost} armies")
-            placed_next = s.to_place if s.phase == Phase.REINFORCE else 0
-            if s.phase == Phase.REINFORCE and placed_next != self.to_place + self.value:
-                raise SoakFailure(f"a set worth {self.value} left {placed_next} to place (had {self.to_place})")
-        elif k in (MoveKind.ATTACK, MoveKind.DEFEND):
-            if s.phase == Phase.DEFEND:  # the defender chooses next: nothing rolled yet
-                if lost:
-                    raise SoakFailure("an attack awaiting the defender changed the board")
-                return
-            roll = s.last_roll
-            cut = roll.index(0)
-            att, dfd = roll[:cut], roll[cut + 1 :]
-            want_att = m.count if k == MoveKind.ATTACK else self.att_dice
-            want_def = self.def_dice if k == MoveKind.ATTACK else m.count
-            if len(att) != want_att or len(dfd) != want_def:
-                raise SoakFailure(f"rolled {len(att)} v {len(dfd)} dice, expected {want_att} v {want_def}")
-            if lost != min(want_att, want_def):
-                raise SoakFailure(f"a roll of {want_att} v {want_def} dice removed {lost} armies")
-        elif k == MoveKind.BLITZ:
-            if lost < 1:
-                raise SoakFailure(f"a blitz removed {lost} armies")
-        elif lost:
-            raise SoakFailure(f"{k.name} changed the armies on the board by {-lost}")
-        if s.turn > self.turn_limit:
-            raise SoakFailure(f"turn {s.turn} is past the turn limit {self.turn_limit}")
 
 
 # ---------------------------------------------------------------------------- one game
@@ -283,17 +167,13 @@ def _agent(name: str, seat: int) -> Any:
     """One agent object per (name, seat), reused across games (re-seeded by ``reset`` each game)."""
     key = f"{name}#{seat}"
     if key not in _AGENTS:
-        if name == "random" or _load_agent is None:
-            from ..agents import RandomAgent
-
-            _AGENTS[key] = RandomAgent()
-        else:
-            _AGENTS[key] = _load_agent(name)
+        _AGENTS[key] = RandomAgent() if name == "random" else load_agent(name)
     return _AGENTS[key]
 
 
-def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int = 5000) -> dict[str, Any]:
-    """Play the game ``spec`` describes (see :func:`game_spec`) with every check on.
+def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int = 5000) -> dict[str, Any]:
+    """Play the game ``spec`` describes (see :func:`game_spec`) through
+    :func:`~risk_env.tools.match.play_match`, with every check on.
 
     Args:
         observe: also encode each observation and check it against ``observation_space``.
@@ -303,54 +183,51 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
         ``{"index", "steps", "moves", "turns", "truncated", "winner", "failure"}``:
         ``failure`` is None, or a dict with the error, the step and the spec.
     """
-    from ..envs.view import GameView
-
     env = _env_for(spec["rules"])
     agents = [_agent(name, seat) for seat, name in enumerate(spec["agents"])]
-    seeds = np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))
-    steps = 0
+    seeds = [int(x) for x in np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))]
+    chk = StepChecker(env)
+    done = [0]
+
+    def before(agent: str, action: int, obs: Any, info: dict[str, Any]) -> None:
+        s = _state(env)
+        seat = env.game.current_player(s)
+        if seat < 0 or env.possible_agents[seat] != agent:
+            raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
+        mask = info["action_mask"]
+        if not mask.any():
+            raise SoakFailure(f"{agent} must act but its mask is empty")
+        if observe:
+            if not env.observation_space(agent).contains(obs):
+                raise SoakFailure("an observation is outside observation_space(agent)")
+            if not np.array_equal(obs["action_mask"], mask):
+                raise SoakFailure("the observation's mask differs from the info mask")
+        if not mask[action]:
+            raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")
+        chk.before(action)
+
+    def after(agent: str, action: int) -> None:
+        chk.after()
+        done[0] += 1
+
     try:
-        for ag, sd in zip(agents, seeds, strict=False):
-            ag.reset(int(sd))
-        env.reset(seed=spec["seed"])
-        chk = StepChecker(env)
-        returns = {a: 0.0 for a in env.possible_agents}
-        turn_key, turn_steps = None, 0
-        while env.agents:
-            agent = env.agent_selection
-            obs, reward, term, trunc, info = env.last(observe=observe)
-            returns[agent] += float(reward)
-            if term or trunc:
-                env.step(None)
-                continue
-            s = env.game_state
-            seat = env.game.current_player(s)
-            if seat < 0 or env.possible_agents[seat] != agent:
-                raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
-            mask = info["action_mask"]
-            if not mask.any():
-                raise SoakFailure(f"{agent} must act but its mask is empty")
-            if observe:
-                if not env.observation_space(agent).contains(obs):
-                    raise SoakFailure("an observation is outside observation_space(agent)")
-                if not np.array_equal(obs["action_mask"], mask):
-                    raise SoakFailure("the observation's mask differs from the info mask")
-            key = (s.turn, s.player)
-            turn_steps = turn_steps + 1 if key == turn_key else 1
-            turn_key = key
-            if turn_steps > max_turn_steps:
-                raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
-            ag = agents[seat]
-            if getattr(ag, "needs_view", False):
-                info = {**info, "view": GameView(env.game, s, seat, env.codec, env.selection)}
-            action = int(ag.act(obs if observe else {"action_mask": mask}, info))
-            if not mask[action]:
-                raise SoakFailure(f"agent {spec['agents'][seat]} chose id {action}, which its mask forbids")
-            chk.before(action)
-            env.step(action)
-            chk.after()
-            steps += 1
-        s = env.game_state
+        result = play_match(
+            env,
+            agents,
+            seed=spec["seed"],
+            agent_seeds=seeds,
+            before_step=before,
+            on_step=after,
+            observe=observe,
+            views=None,
+            max_turn_steps=max_turn_steps,
+        )
+        if result.stalled_by >= 0:
+            s = _state(env)
+            raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
+        returns = result.returns
+        steps = result.steps
+        s = _state(env)
         if s.phase != Phase.GAME_OVER:
             raise SoakFailure("every agent left but the game is not over")
         if s.truncated != (s.turn >= env.rules.turn_limit and s.winner < 0):
@@ -369,11 +246,11 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             **_tally_keys(spec),
         }
     except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
-        s = env.game_state
+        s = _state(env)
         tb = traceback.format_exception(type(e), e, e.__traceback__)
         return {
             "index": spec["index"],
-            "steps": steps,
+            "steps": done[0],
             "moves": int(s.steps) if s is not None else 0,
             "turns": int(s.turn) if s is not None else 0,
             "truncated": False,
@@ -382,7 +259,7 @@ def play_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             "failure": {
                 "error": f"{type(e).__name__}: {e}",
                 "where": "".join(tb[-3:]).strip(),
-                "step": steps,
+                "step": done[0],
                 "spec": spec,
             },
         }
@@ -446,9 +323,9 @@ def continue_digest(env_bytes: bytes, agent_seed: int, max_steps: int = 10**7) -
 # ---------------------------------------------------------------------------- the pool
 
 
-def _run_chunk(args: tuple[list[dict[str, Any]], bool, int]) -> list[dict[str, Any]]:
+def _run_chunk(args: tuple[list[dict[str, Any]], list[bool], int]) -> list[dict[str, Any]]:
     specs, observe_flags, max_turn_steps = args
-    return [play_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
+    return [soak_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
 
 
 def _chunks(

@@ -34,7 +34,6 @@ Python::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -46,7 +45,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from ..errors import ConfigError
-from ..rules.config import RulesConfig
+from ..rules.config import parse_settings, resolve_rules
 
 __all__ = [
     "ObservationsKeyWrapper",
@@ -118,13 +117,7 @@ def make_rllib_env(num_players: int = 2, rules: Mapping[str, Any] | None = None)
         raise _rllib_missing() from None
     from ..envs.aec import env as make_env
 
-    d = dict(rules or {})
-    preset = d.pop("preset", None)
-    cfg = (
-        RulesConfig.from_preset(preset, num_players=num_players, **d)
-        if preset
-        else RulesConfig.from_dict({**d, "num_players": num_players})
-    )
+    cfg = resolve_rules(rules=rules, num_players=num_players)
     return PettingZooEnv(ObservationsKeyWrapper(make_env(num_players=num_players, rules=cfg)))
 
 
@@ -150,20 +143,21 @@ _CLASSES: dict[str, type] = {}
 
 
 def _module_class() -> type:
-    """``MaskedPPOTorchRLModule``, defined on first use so importing this module needs no ray
-    (``risk_env.train.rllib.MaskedPPOTorchRLModule`` resolves it by name, so it pickles by reference)."""
+    """``MaskedPPOTorchRLModule`` (a subclass of RLlib's ``DefaultPPOTorchRLModule``), defined on
+    first use so importing this module needs no ray, then cached: every access to
+    ``risk_env.train.rllib.MaskedPPOTorchRLModule`` returns the same class, so it pickles by reference."""
     if "module" in _CLASSES:
         return _CLASSES["module"]
     try:
         import torch
-        from ray.rllib.algorithms.ppo.torch.ppo_torch_rl_module import PPOTorchRLModule
+        from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
         from ray.rllib.core.columns import Columns
     except ImportError:
         raise _rllib_missing() from None
 
     floor = torch.finfo(torch.float32).min
 
-    class _Masked(PPOTorchRLModule):
+    class _Masked(DefaultPPOTorchRLModule):
         """PPO torch RL module for ``Dict(observations=Box, action_mask=Box)`` observations.
 
         The networks are built for the ``"observations"`` space only; every forward pass
@@ -221,6 +215,7 @@ def _module_class() -> type:
 
     _Masked.__name__ = _Masked.__qualname__ = "MaskedPPOTorchRLModule"
     _Masked.__module__ = __name__
+    _CLASSES["module"] = _Masked  # one class per process: pickling by reference finds this very class
     return _Masked
 
 
@@ -325,17 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         print(f"error: {_rllib_missing()}", file=sys.stderr)
         return 2
-    rules: dict[str, Any] = {"preset": args.preset}
-    for item in args.set:
-        k, sep, v = item.partition("=")
-        if not sep:
-            print(f"error: --set {item!r} must look like key=value", file=sys.stderr)
-            return 2
-        try:
-            rules[k] = json.loads(v)
-        except json.JSONDecodeError:
-            rules[k] = v
     try:
+        rules: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set)}
         config = build_config(
             num_players=args.players,
             rules=rules,
@@ -362,7 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             er = res.get("env_runners", {})
             print(
                 f"iter {it}: {er.get('num_env_steps_sampled_lifetime', '?')} env steps, "
-                f"{er.get('num_episodes_lifetime', '?')} episodes, mean episode length {er.get('episode_len_mean', float('nan')):.0f}, "
+                f"{er.get('num_episodes_lifetime', '?')} episodes, "
+                f"mean episode length {er.get('episode_len_mean', float('nan')):.0f}, "
                 f"{time.time() - t0:.1f} s",
                 flush=True,
             )

@@ -1,0 +1,2 @@
+"""Shipped configuration files (package data): ``train/*.yaml`` are the training configs
+read by :mod:`risk_env.train.config` (``--config default``, ``2p``, ``4p``, ``long``)."""

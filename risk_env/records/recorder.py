@@ -1,0 +1,168 @@
+"""Recording games as they are played: :class:`Recorder` (a PettingZoo AEC wrapper) and
+:class:`GameRecorder` (for loops that call the engine directly, as ``risk-env play`` does).
+
+Both build a :class:`~risk_env.records.record.GameRecord` (the file format, in
+:mod:`risk_env.records.record`). :func:`risk_env.tools.match.play_match` records
+through :class:`Recorder` when called with ``record=True``.
+
+>>> import risk_env
+>>> env = Recorder(risk_env.env(num_players=2, map="small", setup="random", turn_limit=3))
+>>> env.reset(seed=5)
+>>> for agent in env.agent_iter():
+...     obs, _, term, trunc, _ = env.last()
+...     env.step(None if term or trunc else int(obs["action_mask"].nonzero()[0][-1]))
+>>> env.records[-1].result["ended"], env.records[-1].seed
+('turn_limit', 5)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from ..rules.engine import Game
+from ..rules.moves import Move
+from ..rules.state import GameState, Phase
+from .record import GameRecord, game_result
+
+__all__ = ["Recorder", "GameRecorder"]
+
+
+class GameRecorder:
+    """Records a game played through the engine (a loop calling ``game.apply`` / ``codec.step``).
+
+    >>> from risk_env import Game
+    >>> game = Game(num_players=2, map="small", setup="random", two_player="none")
+    >>> s = game.new_game(seed=3)
+    >>> rec = GameRecorder(game, seed=3)
+    >>> move = game.legal_moves(s)[0]
+    >>> game.apply(s, move); rec.add(move)
+    >>> rec.finish(s).moves
+    ['place Ash 1']
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        players: Sequence[str] | None = None,
+        actions: bool = False,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.game = game
+        self.record = GameRecord.start(game, seed, players, actions=actions, meta=meta)
+
+    def add(self, move: Move | str, actions: Sequence[int] = ()) -> None:
+        """Append a complete move (a :class:`Move` or its text) and the action ids that made it, if recorded."""
+        self.record.moves.append(move if isinstance(move, str) else self.game.move_to_text(move))
+        if self.record.actions is not None:
+            self.record.actions.extend(int(a) for a in actions)
+
+    def finish(self, state: GameState, ended: str | None = None) -> GameRecord:
+        """Set the result from the final ``state`` and return the record."""
+        self.record.result = game_result(self.game, state, ended)
+        return self.record
+
+
+class Recorder(BaseWrapper):
+    """An AEC wrapper that records every game the environment plays.
+
+    Args:
+        env: a ``risk_env`` AEC environment (wrapped or raw).
+        directory: if given, each finished game is written there as
+            ``game_<n>_seed<seed>.json``.
+        players: labels per seat stored in the records (e.g. agent names).
+        keep: keep finished records in :attr:`records` (set False for long runs).
+        meta: notes stored in every record.
+
+    ``reset(seed=None)`` draws a seed (from fresh entropy) so the game can
+    still be replayed; the seed in use is :attr:`record` ``.seed``. A game
+    ended by ``TerminateIllegalWrapper`` is recorded with
+    ``result["ended"] == "illegal action by <agent>"``.
+
+    Attributes:
+        record: the game being recorded (or the last one).
+        records: finished records (when ``keep``).
+        paths: files written.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        directory: str | os.PathLike[str] | None = None,
+        players: Sequence[str] | None = None,
+        keep: bool = True,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(env)
+        self.directory = Path(directory) if directory is not None else None
+        self.players = list(players) if players is not None else None
+        self.keep = keep
+        self.meta = dict(meta or {})
+        self.record: GameRecord | None = None
+        self.records: list[GameRecord] = []
+        self.paths: list[Path] = []
+        self._games = 0
+        self._open = False
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if self._open and self.record is not None:
+            self._close("unfinished")
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        self.env.reset(seed=seed, options=options)
+        raw = self.env.unwrapped
+        self.record = GameRecord.start(raw.game, seed, self.players, actions=True, meta=self.meta)
+        self._open = True
+
+    def step(self, action: Any) -> None:
+        raw = self.env.unwrapped
+        s = raw.game_state
+        before = (s.steps, raw.selection.as_tuple()) if s is not None else None
+        agent = self.env.agent_selection
+        self.env.step(action)
+        if not self._open or self.record is None or action is None:
+            return
+        s = raw.game_state
+        after = (s.steps, raw.selection.as_tuple())
+        if after != before:  # the raw environment took the action
+            self.record.actions.append(int(action))  # type: ignore[union-attr]
+            if s.steps != before[0]:  # type: ignore[index]
+                self.record.moves.append(raw.last_move)
+            if s.phase == Phase.GAME_OVER:
+                self._close(None)
+        elif not self.env.agents or all(
+            self.env.terminations.get(a, False) or self.env.truncations.get(a, False) for a in self.env.agents
+        ):
+            self._close(f"illegal action by {agent}")
+
+    def finish(self, ended: str | None = None) -> GameRecord | None:
+        """Close the game being recorded now (``ended``: why, e.g. ``"unfinished"``; None: from the
+        final state) and return its record; None when no game is open."""
+        if not self._open or self.record is None:
+            return None
+        self._close(ended)
+        return self.record
+
+    def _close(self, ended: str | None) -> None:
+        rec = self.record
+        if rec is None:
+            return
+        raw = self.env.unwrapped
+        rec.result = game_result(raw.game, raw.game_state, ended)
+        self._open = False
+        if self.keep:
+            self.records.append(rec)
+        if self.directory is not None:
+            self.paths.append(rec.save(self.directory / f"game_{self._games:05d}_seed{rec.seed}.json"))
+        self._games += 1
+
+    def close(self) -> None:
+        if self._open and self.record is not None:
+            self._close("unfinished")
+        super().close()

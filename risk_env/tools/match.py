@@ -1,0 +1,242 @@
+"""The one loop that drives agents through a game: :func:`play_match`.
+
+Every front end that lets agents play (``risk-env watch``, evaluation, the
+soak test, ``scripts/play.py``, recording) calls :func:`play_match`; the
+human game of ``risk-env play``, where a person shares the board with agents,
+moves its agents with :func:`play_move`. Both call an agent the same way
+(:func:`agent_action`): ``agent.act(observation, info) -> action id``, with
+``info["view"]`` (a :class:`~risk_env.envs.view.GameView`) for agents that read it.
+
+>>> import risk_env
+>>> from risk_env.agents import RandomAgent
+>>> env = risk_env.raw_env(num_players=2, map="small", setup="random", turn_limit=5)
+>>> result = play_match(env, [RandomAgent(), RandomAgent()], seed=3, agent_seeds=[1, 2], record=True)
+>>> result.finished, result.truncated, result.turns, len(result.record.moves) == result.moves
+(True, True, 5, True)
+>>> result.returns
+{'player_0': 0.0, 'player_1': 0.0}
+
+What :func:`play_match` guarantees
+    * the env is reset with ``seed``, each agent with its seed (when given);
+    * each agent acts only for its own seat, and gets ``{"action_mask": mask}`` as the
+      observation when the loop runs with ``observe=False`` (cheaper; the mask is all the
+      random and scripted agents read);
+    * an illegal action id raises :class:`~risk_env.errors.IllegalActionError` naming the
+      agent, its seat and the game seed (with a strict ``raw_env``);
+    * a player turn taking more than ``max_turn_steps`` action ids stops the game:
+      ``stalled_by`` names the seat (the turn limit bounds turns, not the decisions in one);
+    * ``returns`` are the rewards each agent collected (not completed for a stopped game).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..envs.codec import Selection
+from ..envs.view import GameView
+from ..errors import ConfigError, IllegalActionError
+from ..records.record import GameRecord
+from ..rules.state import Phase
+
+__all__ = ["DEFAULT_MAX_TURN_STEPS", "MatchResult", "agent_action", "play_match", "play_move"]
+
+DEFAULT_MAX_TURN_STEPS = 5000
+"""Default cap on the action ids one player turn may take (see :func:`play_match`)."""
+
+
+@dataclass
+class MatchResult:
+    """What :func:`play_match` returns: how the game ended (a result, not a replayable
+    :class:`~risk_env.records.record.GameRecord`; that is :attr:`record`, when asked for).
+
+    Attributes:
+        seed: the game seed.
+        finished: the game reached its end (a win or the turn limit).
+        winner: the winning seat, or -1 (truncated, stalled or stopped).
+        truncated: the turn limit ended the game (docs/rules.md §4.5).
+        stalled_by: the seat whose turn exceeded ``max_turn_steps`` (the game was stopped), or -1.
+        turns: player turns played; moves: complete moves; steps: action ids the agents took.
+        elimination_order: seats in the order they were eliminated.
+        territories: territories held per seat at the end (the 2-player neutral last).
+        returns: agent name -> summed reward.
+        record: the game's record when ``record=True``, else None.
+    """
+
+    seed: int | None
+    finished: bool
+    winner: int
+    truncated: bool
+    stalled_by: int
+    turns: int
+    moves: int
+    steps: int
+    elimination_order: list[int]
+    territories: list[int]
+    returns: dict[str, float]
+    record: GameRecord | None = None
+
+
+def agent_action(agent: Any, observation: Any, info: Mapping[str, Any]) -> int:
+    """Ask ``agent`` for an action id: ``agent.act(observation, info)``, or ``agent(observation, info)``
+    for a plain callable. Returns an int (the caller checks legality)."""
+    act = getattr(agent, "act", agent)
+    return int(act(observation, info))
+
+
+def _wants_view(agent: Any, views: bool | None) -> bool:
+    return bool(getattr(agent, "needs_view", True)) if views is None else views
+
+
+def _per_agent(value: Mapping[str, Any] | Sequence[Any], names: Sequence[str], what: str) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        missing = [a for a in names if a not in value]
+        if missing:
+            raise ConfigError(f"{what}: no entry for {', '.join(missing)} (give one per agent: {', '.join(names)})")
+        return {a: value[a] for a in names}
+    items = list(value)
+    if len(items) != len(names):
+        raise ConfigError(f"{what}: give one per seat ({len(names)}), got {len(items)}")
+    return dict(zip(names, items, strict=True))
+
+
+def play_match(
+    env: Any,
+    agents: Mapping[str, Any] | Sequence[Any],
+    seed: int | None = None,
+    *,
+    agent_seeds: Mapping[str, int] | Sequence[int] | None = None,
+    before_step: Callable[[str, int, Any, dict[str, Any]], None] | None = None,
+    on_step: Callable[[str, int], None] | None = None,
+    record: bool = False,
+    players: Sequence[str] | None = None,
+    observe: bool = True,
+    views: bool | None = True,
+    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
+    max_steps: int | None = None,
+) -> MatchResult:
+    """Play one game of a risk_env AEC env with ``agents``.
+
+    Args:
+        env: ``risk_env.raw_env(...)`` or ``risk_env.env(...)`` (reset here).
+        agents: agent name (``player_i``) -> agent, or one agent per seat in seat order.
+            An agent has ``act(observation, info) -> int`` (or is such a callable).
+        seed: the game seed given to ``env.reset``.
+        agent_seeds: per agent (mapping or sequence): ``agent.reset(seed)`` before the game;
+            without it agents are not reset.
+        before_step: ``f(agent, action, observation, info)`` before each action is stepped
+            (checks, snapshots); ``on_step``: ``f(agent, action)`` after it.
+        record: record the game (through :class:`~risk_env.records.recorder.Recorder`) into
+            :attr:`MatchResult.record`; ``players`` labels the seats in it.
+        observe: encode observations (``False``: agents get ``{"action_mask": mask}``).
+        views: give ``info["view"]`` to every agent (True), none (False), or the agents whose
+            ``needs_view`` is True (None).
+        max_turn_steps: the game is stopped when one player turn takes more action ids.
+        max_steps: stop after this many action ids in all (None: play to the end).
+
+    Returns:
+        a :class:`MatchResult`.
+
+    Raises:
+        ConfigError: agents or seeds that do not match the seats, a bad cap.
+        IllegalActionError: an agent chose an illegal action (strict env); the message names
+            the agent and the game seed.
+    """
+    if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
+        raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
+    raw = env.unwrapped
+    names = list(raw.possible_agents)
+    table = _per_agent(agents, names, "agents")
+    if agent_seeds is not None:
+        for a, sd in _per_agent(agent_seeds, names, "agent_seeds").items():
+            table[a].reset(int(sd))
+    recorder = None
+    if record:
+        from ..records.recorder import Recorder
+
+        env = recorder = Recorder(env, players=players)
+    env.reset(seed=seed)
+    game = raw.game
+    returns = {a: 0.0 for a in names}
+    steps = 0
+    stalled_by = -1
+    turn_key: tuple[int, int] | None = None
+    turn_steps = 0
+    for name in env.agent_iter():
+        obs, reward, term, trunc, info = env.last(observe=observe)
+        returns[name] += float(reward)
+        if term or trunc:
+            env.step(None)
+            continue
+        if max_steps is not None and steps >= max_steps:
+            break
+        s = raw.game_state
+        key = (int(s.turn), int(s.player))
+        turn_steps = turn_steps + 1 if key == turn_key else 1
+        turn_key = key
+        if turn_steps > max_turn_steps:
+            stalled_by = game.current_player(s)
+            break
+        agent = table[name]
+        seat = raw.agent_name_mapping[name]
+        act_info = dict(info)
+        if _wants_view(agent, views):
+            act_info["view"] = GameView(game, s, seat, raw.codec, raw.selection)
+        action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
+        if before_step is not None:
+            before_step(name, action, obs, act_info)
+        try:
+            env.step(action)
+        except IllegalActionError as e:
+            who = getattr(agent, "name", type(agent).__name__)
+            raise IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}") from None
+        steps += 1
+        if on_step is not None:
+            on_step(name, action)
+    s = raw.game_state
+    rec = None
+    if recorder is not None:
+        recorder.finish("stalled" if stalled_by >= 0 else "unfinished")
+        rec = recorder.record
+    return MatchResult(
+        seed=seed,
+        finished=s.phase == Phase.GAME_OVER,
+        winner=int(s.winner),
+        truncated=bool(s.truncated),
+        stalled_by=int(stalled_by),
+        turns=int(s.turn),
+        moves=int(s.steps),
+        steps=steps,
+        elimination_order=[int(p) for p in s.elim_order],
+        territories=[int((s.owner == p).sum()) for p in range(game.num_seats)],
+        returns=returns,
+        record=rec,
+    )
+
+
+def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any, limit: int = 100_000) -> tuple[Any, list[int]]:
+    """Let ``agent`` make one complete move for ``seat`` in state ``s`` (changed in place), through
+    the action codec as the env would; for loops that call the engine directly (a human at the table).
+
+    Returns:
+        ``(move, action ids)``: the :class:`~risk_env.rules.moves.Move` made and the ids that made it.
+
+    Raises:
+        IllegalActionError: the agent chose an illegal id; RuntimeError: no move after ``limit`` ids.
+    """
+    ids: list[int] = []
+    sel = Selection()
+    for _ in range(limit):
+        mask = codec.mask(s, sel)
+        obs = {"observation": encoder.encode(s, seat, sel), "action_mask": mask}
+        info = {"action_mask": mask, "view": GameView(game, s, seat, codec, sel)}
+        a = agent_action(agent, obs, info)
+        try:
+            mv = codec.step(s, a, sel, mask)
+        except IllegalActionError as e:
+            raise IllegalActionError(f"agent {type(agent).__name__} (seat {seat}) chose an illegal action: {e}") from None
+        ids.append(a)
+        if mv is not None:
+            return mv, ids
+    raise RuntimeError(f"agent {type(agent).__name__} (seat {seat}) did not complete a move in {limit} action ids")

@@ -1,0 +1,286 @@
+"""Training configs: :class:`TrainConfig` (validated with pydantic), the shipped YAML files, overrides.
+
+The shipped configs (``default``, ``2p``, ``4p``, ``long``) are package data of
+``risk_env.configs`` (the repository's top-level ``configs/`` folder), so a name
+works from an installed wheel as from a checkout:
+
+>>> sorted(shipped_configs())
+['2p', '4p', 'default', 'long']
+>>> load_config("4p", ["ppo.learning_rate=1e-4"]).rules_config.num_players
+4
+
+Overrides are ``--set`` items read by :func:`risk_env.rules.config.parse_settings`
+with dotted keys (``ppo.learning_rate=1e-4``, ``env.n_envs=8``); the ``rules``
+section goes through :func:`risk_env.rules.config.resolve_rules`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..errors import ConfigError
+from ..rules.config import RulesConfig, parse_settings, resolve_rules
+
+__all__ = ["CONFIG_DIR", "TrainConfig", "apply_overrides", "load_config", "shipped_configs"]
+
+CONFIG_DIR: Traversable = files("risk_env.configs") / "train"
+"""The folder of the shipped YAML configs (package data of ``risk_env.configs``)."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def _rules_from(d: Mapping[str, Any]) -> RulesConfig:
+    return resolve_rules(rules=d)
+
+
+def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
+    try:
+        _rules_from(v)
+    except ConfigError as e:
+        raise ValueError(str(e)) from None
+    return v
+
+
+class EnvSection(_Section):
+    """The training envs (see :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv`)."""
+
+    n_envs: int = Field(16, ge=1, description="parallel environments")
+    vec_env: Literal["auto", "dummy", "subproc"] = Field(
+        "dummy", description="'subproc': one process per env; 'dummy': all in this process; 'auto': subproc if n_envs > 1"
+    )
+    shaping: float = Field(1.0, ge=0.0, description="territory-difference shaping coefficient (0 = off)")
+    max_turn_steps: int | None = Field(None, ge=1, description="learner decisions per turn before a stalled loss (null: no cap)")
+    invalid_action: Literal["random", "penalty", "raise"] = "random"
+
+
+class PPOSection(_Section):
+    """MaskablePPO hyperparameters (sb3-contrib's names)."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(128, ge=2, description="steps per env per rollout")
+    batch_size: int = Field(512, ge=2)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(0.99, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.0, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1)
+    activation: Literal["tanh", "relu"] = "tanh"
+    device: str = Field("cpu", description="torch device: cpu, cuda, auto")
+
+
+class SelfPlaySection(_Section):
+    """Frozen snapshots of the learner in the opponent pool (see the module docstring)."""
+
+    enabled: bool = False
+    snapshot_every: int = Field(200_000, ge=1, description="steps between snapshots")
+    p_snapshot: float = Field(0.5, ge=0, le=1)
+    p_latest: float = Field(0.5, ge=0, le=1)
+    max_snapshots: int = Field(10, ge=1)
+    snapshot_deterministic: bool = False
+
+
+class OpponentsSection(_Section):
+    """Who plays the other seats."""
+
+    baselines: list[str] = Field(default_factory=lambda: ["random"], min_length=1, description="agent specs (load_agent)")
+    weights: list[float] | None = None
+    self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
+
+    @model_validator(mode="after")
+    def _weights(self) -> OpponentsSection:
+        if self.weights is not None and (
+            len(self.weights) != len(self.baselines) or min(self.weights) < 0 or sum(self.weights) <= 0
+        ):
+            raise ValueError(f"weights must be {len(self.baselines)} non-negative numbers (one per baseline), not all zero")
+        return self
+
+
+class EvalSection(_Section):
+    """Periodic and final evaluation with :func:`risk_env.tools.evaluation.evaluate`."""
+
+    every: int = Field(300_000, ge=0, description="steps between evaluations (0: only the final one)")
+    games: int = Field(20, ge=1, description="games per opponent in a periodic evaluation")
+    final_games: int = Field(200, ge=0, description="games per opponent in the final evaluation (0: none)")
+    opponents: list[str] = Field(
+        default_factory=lambda: ["random", "balanced"], description="agent specs; each fills every other seat"
+    )
+    rules: dict[str, Any] | None = Field(
+        default_factory=lambda: {"preset": "fast", "num_players": 2},
+        description="rules of evaluation games (null: the training rules)",
+    )
+    workers: int | None = Field(None, ge=1, description="evaluation processes (default: every core)")
+    seed: int = Field(12345, ge=0)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if v is None else _check_rules(v)
+
+
+class CheckpointSection(_Section):
+    every: int = Field(100_000, ge=1, description="steps between checkpoints")
+    keep: int | None = Field(3, ge=1, description="newest checkpoints kept (null: all)")
+
+
+class TrainConfig(_Section):
+    """A training run. Every key has a default; YAML files override some of them.
+
+    Top level: ``name`` (run name; the run directory defaults to ``runs/<name>``),
+    ``seed``, ``total_timesteps`` (learner decisions), ``max_minutes`` (optional
+    wall-clock budget for the learning phase), ``torch_threads``, ``out_dir``,
+    and the sections ``rules``, ``env``, ``ppo``, ``opponents``, ``eval``,
+    ``checkpoint`` (see their classes).
+    """
+
+    name: str = "default"
+    seed: int = Field(0, ge=0)
+    total_timesteps: int = Field(800_000, ge=1)
+    max_minutes: float | None = Field(11.0, gt=0)
+    torch_threads: int | None = Field(None, ge=1, description="torch threads in the trainer (default 1)")
+    out_dir: str | None = None
+    rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2, "turn_limit": 60})
+    env: EnvSection = Field(default_factory=lambda: EnvSection.model_validate({}))
+    ppo: PPOSection = Field(default_factory=lambda: PPOSection.model_validate({}))
+    opponents: OpponentsSection = Field(default_factory=lambda: OpponentsSection.model_validate({}))
+    eval: EvalSection = Field(default_factory=lambda: EvalSection.model_validate({}))
+    checkpoint: CheckpointSection = Field(default_factory=lambda: CheckpointSection.model_validate({}))
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return _check_rules(v)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", v):
+            raise ValueError(f"name must be letters, digits, '_', '-' or '.', got {v!r}")
+        return v
+
+    # -------------------------------------------------------------- helpers
+    @property
+    def rules_config(self) -> RulesConfig:
+        return _rules_from(self.rules)
+
+    @property
+    def eval_rules_config(self) -> RulesConfig:
+        return _rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir) if self.out_dir else Path("runs") / self.name
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "config") -> TrainConfig:
+        """Validate a dict (e.g. parsed YAML).
+
+        Raises:
+            ConfigError: unknown keys or bad values; the message names each offending key.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{source}: a training config must be a mapping of keys to values, got {type(data).__name__}")
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as e:
+            lines = []
+            for err in e.errors():
+                loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+                msg = err["msg"]
+                if err["type"] == "extra_forbidden":
+                    msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
+                lines.append(f"  {loc}: {msg}")
+            raise ConfigError(f"{source}: invalid training config:\n" + "\n".join(lines)) from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> TrainConfig:
+        """Read a YAML file (a path, or a shipped config name such as ``"2p"``) and apply
+        ``key.sub=value`` overrides (values parsed as YAML).
+
+        Raises:
+            ConfigError: missing file, bad YAML, unknown keys, bad values.
+        """
+        p = _find_config(path)
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{p}: not valid YAML: {e}") from None
+        return cls.from_dict(apply_overrides(data, overrides), source=str(p))
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
+    for part in loc:
+        f = model.model_fields.get(str(part))
+        ann = getattr(f, "annotation", None) if f is not None else None
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        else:
+            return []
+    return list(model.model_fields)
+
+
+def shipped_configs() -> dict[str, Traversable]:
+    """The training configs shipped in the package (``risk_env.configs``, from the repository's
+    ``configs/train/`` folder): name -> resource, e.g. ``{"2p": .../2p.yaml, ...}``."""
+    folder = CONFIG_DIR
+    return {x.name[: -len(".yaml")]: x for x in sorted(folder.iterdir(), key=lambda t: t.name) if x.name.endswith(".yaml")}
+
+
+def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
+    p = Path(path)
+    if p.exists():
+        return p
+    shipped = shipped_configs()
+    name = p.name[: -len(".yaml")] if p.name.endswith(".yaml") else p.name
+    if name in shipped and p.suffix in ("", ".yaml"):
+        return shipped[name]
+    raise ConfigError(f"no training config {str(path)!r}; a path to a YAML file, or a shipped name: {', '.join(shipped)}")
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy).
+
+    Raises:
+        ConfigError: an override without ``=``.
+    """
+    out = json.loads(json.dumps(dict(data)))
+    for key, value in parse_settings(overrides, what="a training config key such as ppo.learning_rate").items():
+        item = f"{key}={value}"
+        if (
+            isinstance(value, float)
+            and value.is_integer()
+            and key.split(".")[-1] in ("total_timesteps", "every", "snapshot_every")
+        ):
+            value = int(value)
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r}: {part!r} is not a section")
+        node[parts[-1]] = value
+    return out
+
+
+def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """:meth:`TrainConfig.load`, or the built-in defaults (= ``configs/train/default.yaml``) when ``path`` is None."""
+    if path is None:
+        return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
+    return TrainConfig.load(path, overrides)

@@ -1,0 +1,117 @@
+"""One rules resolution (risk_env.rules.config.resolve_rules) and one --set parser (parse_settings),
+as every front end uses them."""
+
+from __future__ import annotations
+
+import pytest
+
+import risk_env
+from risk_env.errors import ConfigError
+from risk_env.rules.config import PRESETS, RulesConfig, parse_settings, parse_value, resolve_rules
+
+
+def test_layers_base_then_overrides_then_player_count() -> None:
+    assert resolve_rules() == RulesConfig()
+    cfg = resolve_rules("fast", num_players=3, turn_limit=50)
+    assert (cfg.num_players, cfg.setup, cfg.turn_limit) == (3, "random", 50)
+    # a preset's own player count is kept unless one is given
+    assert resolve_rules("duel").num_players == 2
+    assert resolve_rules("duel", num_players=3).num_players == 3
+    # num_players wins over the base's count
+    assert resolve_rules(rules={"num_players": 2, "turn_limit": 9}, num_players=5).num_players == 5
+
+
+def test_every_form_of_rules_gives_the_same_config() -> None:
+    want = RulesConfig.from_preset("tournament", num_players=2, turn_limit=90)
+    base = RulesConfig.from_preset("tournament", num_players=2)
+    assert resolve_rules(preset="tournament", num_players=2, turn_limit=90) == want
+    assert resolve_rules(rules="tournament", num_players=2, turn_limit=90) == want
+    assert resolve_rules(rules={"preset": "tournament", "turn_limit": 90}, num_players=2) == want
+    assert resolve_rules(rules=base, num_players=2, turn_limit=90) == want
+    assert resolve_rules(rules=want) is want  # nothing to change: the same object
+    # a built RulesConfig has its derived switches filled in (setup, starting armies): they are
+    # kept when only the player count changes, as RulesConfig.replace does
+    four = resolve_rules(rules=RulesConfig(), num_players=2)
+    assert (four.num_players, four.setup, four.starting_armies) == (2, "claim", 30)
+    # a mapping's own switches lose to the overrides
+    assert resolve_rules(rules={"turn_limit": 10}, turn_limit=20).turn_limit == 20
+
+
+def test_conflicts_and_bad_input_raise_config_errors() -> None:
+    with pytest.raises(ConfigError, match="either rules= or preset="):
+        resolve_rules("fast", rules=RulesConfig())
+    with pytest.raises(ConfigError, match="two rules presets"):
+        resolve_rules("fast", rules={"preset": "duel"})
+    with pytest.raises(ConfigError, match="unknown rules preset 'quick'; presets: " + ", ".join(PRESETS)):
+        resolve_rules("quick")
+    with pytest.raises(ConfigError, match="unknown rules option.*'colour'"):
+        resolve_rules(rules={"colour": "blue"})
+    with pytest.raises(ConfigError, match="rules must be a RulesConfig, a preset name"):
+        resolve_rules(rules=42)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="fortify='teleport' is not allowed"):
+        resolve_rules(fortify="teleport")
+
+
+def test_the_envs_resolve_rules_the_same_way() -> None:
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    assert risk_env.raw_env(preset="duel").rules == resolve_rules("duel")
+    got = risk_env.raw_env(num_players=3, rules=RulesConfig(), turn_limit=9).rules
+    assert (
+        got
+        == RulesConfig().replace(num_players=3, turn_limit=9)
+        == resolve_rules(rules=RulesConfig(), num_players=3, turn_limit=9)
+    )
+    with pytest.raises(ConfigError, match="either rules= or preset="):
+        risk_env.raw_env(preset="fast", rules=RulesConfig())
+    # the single-agent env: 2 players and no setup decisions unless told otherwise
+    assert RiskSingleAgentEnv().rules == RulesConfig(num_players=2, setup="random")
+    assert RiskSingleAgentEnv(num_players=3, preset="tournament").rules == resolve_rules("tournament", num_players=3)
+
+
+def test_values() -> None:
+    cases = {
+        "null": None,
+        "~": None,
+        "True": True,
+        "false": False,
+        "300": 300,
+        "-2": -2,
+        "1_000": 1000,
+        "2e6": 2_000_000.0,
+        "1e-4": 1e-4,
+        "0.5": 0.5,
+        "none": "none",
+        " connected ": "connected",
+        "path/to/map.json": "path/to/map.json",
+        "[random, balanced]": ["random", "balanced"],
+        '["a", 2]': ["a", 2],
+        "e5": "e5",
+        "-": "-",
+        "": "",
+    }
+    assert {k: parse_value(k) for k in cases} == cases
+
+
+def test_settings_and_their_errors() -> None:
+    assert parse_settings(["turn_limit=200", "fortify=connected", "turn_limit=300", "setup=null"]) == {
+        "turn_limit": 300,
+        "fortify": "connected",
+        "setup": None,
+    }
+    assert parse_settings(None) == {} == parse_settings([])
+    assert parse_settings(["ppo.learning_rate=1e-4"], what="a training key") == {"ppo.learning_rate": 1e-4}
+    with pytest.raises(ConfigError, match=r"--set takes KEY=VALUE \(a rules switch\), got 'turn_limit'; switches: num_players"):
+        parse_settings(["turn_limit"])
+    with pytest.raises(ConfigError, match="got '=3'"):
+        parse_settings(["=3"])
+
+
+def test_cli_and_evaluation_read_set_alike() -> None:
+    pytest.importorskip("typer")
+    from risk_env.tools.cli import build_rules
+
+    items = ["fortify=connected", "two_player=none", "card_trade=no_cards"]
+    via_cli = build_rules(2, "classic", None, 77, items)
+    assert via_cli == resolve_rules("classic", num_players=2, turn_limit=77, **parse_settings(items))
+    assert (via_cli.two_player, via_cli.fortify, via_cli.uses_cards) == ("none", "connected", False)

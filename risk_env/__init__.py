@@ -8,7 +8,7 @@ engine underneath. See the README and :mod:`risk_env.envs.aec`.
 from .envs.aec import env, raw_env
 from .envs.codec import ActionCodec
 from .envs.observation import ObservationEncoder
-from .errors import ConfigError, IllegalActionError, IllegalMoveError, MapError, RiskError, StateError
+from .errors import ConfigError, IllegalActionError, IllegalMoveError, MapError, RiskError, StateError, UnknownAgentError
 from .rules import odds
 from .rules.config import PRESETS, RulesConfig
 from .rules.engine import Game, GameState, Move, MoveKind, Phase
@@ -37,10 +37,20 @@ __all__ = [
     "MapError",
     "ConfigError",
     "StateError",
+    "UnknownAgentError",
 ]
 
 
+SINGLE_AGENT_ENV_ID = "risk_env/RiskSingleAgent-v0"
+
+
 def _register() -> None:
+    # the Gymnasium id of the single-agent env; the entry point is a string, so the
+    # module (and its opponents' machinery) is imported only by gymnasium.make
+    import gymnasium
+
+    if SINGLE_AGENT_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=SINGLE_AGENT_ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv")
     try:
         from pettingzoo import register
     except ImportError:  # PettingZoo < 1.27 has no registry

@@ -40,6 +40,20 @@ def test_recipe_pettingzoo_api_test(eliminated):
     api_test(env, num_cycles=2000)
 
 
+def test_recipe_pettingzoo_heuristic_agents_loop():
+    from risk_env.agents import load_agent
+
+    env = risk_env.env(num_players=4)
+    env.reset(seed=0)
+    names = ["aggressive", "balanced", "continent", "random"]
+    players = {agent: load_agent(name, seed=i) for i, (agent, name) in enumerate(zip(env.possible_agents, names, strict=True))}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else players[agent].act(obs, info))
+    s = env.unwrapped.game_state
+    assert s.phase == Phase.GAME_OVER and (s.winner >= 0 or s.truncated)
+
+
 # ---------------------------------------------------------------- Gymnasium
 def test_recipe_gymnasium_make_and_vector_env():
     import gymnasium

@@ -147,15 +147,18 @@ class AgentInfo(dict):
 
     __slots__ = ("_src", "_view")
 
-    def __init__(self, mask: np.ndarray, src: tuple[Game, GameState, int, ActionCodec] | None = None) -> None:
-        super().__init__(action_mask=mask)
-        self._src = src
-        self._view: GameView | None = None
+    # no __init__ of its own (the env builds one per step): AgentInfo(action_mask=mask), then
+    # _src = (game, state, seat, codec) for the agent to act; unset slots mean "no view"
 
     def _get_view(self) -> GameView | None:
-        if self._view is None and self._src is not None:
-            self._view = GameView(*self._src)
-        return self._view
+        try:
+            return self._view
+        except AttributeError:
+            src = getattr(self, "_src", None)
+            if src is None:
+                return None
+            self._view = view = GameView(*src)
+            return view
 
     def __missing__(self, key: Any) -> Any:
         if key == "view":
@@ -316,7 +319,7 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         N = self.codec.n
-        self.infos = {a: AgentInfo(np.zeros(N, dtype=np.int8)) for a in self.agents}
+        self.infos = {a: AgentInfo(action_mask=np.zeros(N, dtype=np.int8)) for a in self.agents}
         self._eliminated_seen = 0
         self._last_move = None
         self._rewards_dirty = False
@@ -328,12 +331,13 @@ class raw_env(AECEnv):
         seat = self.game.to_act(s)
         prev = self._info_holder
         if prev is not None and prev in self.infos:
-            self.infos[prev] = AgentInfo(np.zeros(self.codec.n, dtype=np.int8))
+            self.infos[prev] = AgentInfo(action_mask=np.zeros(self.codec.n, dtype=np.int8))
         if seat >= 0:
             agent = self.possible_agents[seat]
             self.agent_selection = agent
             self._mask = self.codec.mask(s)
-            self.infos[agent] = AgentInfo(self._mask.copy(), (self.game, s, seat, self.codec))
+            info = self.infos[agent] = AgentInfo(action_mask=self._mask.copy())
+            info._src = (self.game, s, seat, self.codec)
             self._info_holder = agent
         else:
             self._mask = self._zero_mask
@@ -350,7 +354,10 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_game("observe")
         s = self.game_state
-        seat = self._seat_of(agent)
+        try:
+            seat = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            seat = self._seat_of(agent)  # raises UnknownAgentError
         mask = self._mask if (agent == self.agent_selection and self.game.to_act(s) == seat) else self._zero_mask
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask.copy()}
 
@@ -381,7 +388,7 @@ class raw_env(AECEnv):
         s = self.game_state
         if action is None:
             raise IllegalActionError(f"{agent} is alive and must act: an action id in 0..{self.codec.n - 1}, not None")
-        aid = as_action_id(action, self.codec.n)
+        aid = action if (type(action) is int and 0 <= action < self.codec.n) else as_action_id(action, self.codec.n)
         if aid is None:
             raise IllegalActionError(
                 f"{agent} is alive and must act with an integer id in 0..{self.codec.n - 1} (a Python int, "

@@ -108,7 +108,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raw._was_dead_step(action) if self._terminated else raw.step(action)
             return
         n = raw.codec.n
-        a = as_action_id(action, n)
+        a = action if (type(action) is int and 0 <= action < n) else as_action_id(action, n)
         if a is None:
             what = "None (only a terminated or truncated agent steps with None)" if action is None else describe_action(action)
             raise ActionSpaceError(

@@ -393,3 +393,41 @@ def test_a_preset_for_two_players_refuses_another_player_count():
     assert risk_env.env(preset="duel").unwrapped.rules.num_players == 2
     assert risk_env.env(num_players=2, preset="duel").unwrapped.rules.num_players == 2
     assert risk_env.env(num_players=5, preset="fast").unwrapped.rules.num_players == 5
+
+
+# ---------------------------------------------------------------- fault 3: single-agent render modes
+def test_single_agent_env_draws_rgb_array_frames_like_the_aec_env():
+    pytest.importorskip("matplotlib", reason="frames need the render extra")
+    env = RiskSingleAgentEnv(num_players=2, map="small", render_mode="rgb_array", turn_limit=10)
+    env.reset(seed=0)
+    frame = env.render()
+    aec = risk_env.raw_env(num_players=2, map="small", setup="random", render_mode="rgb_array")
+    aec.reset(seed=0)
+    assert frame.dtype == np.uint8 and frame.shape == aec.render().shape and frame.shape[2] == 3
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert env.render().shape == frame.shape
+    assert isinstance(RiskSingleAgentEnv(num_players=2, render_mode="ansi").metadata["render_fps"], int)
+    env.close()
+
+
+def test_single_agent_human_mode_without_display_warns_once(monkeypatch):
+    pytest.importorskip("matplotlib", reason="the window needs the render extra")
+    import warnings
+
+    from risk_env.records.draw import NoDisplayWarning
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    env = RiskSingleAgentEnv(num_players=2, map="small", render_mode="human", turn_limit=10)
+    with pytest.warns(NoDisplayWarning):
+        env.reset(seed=0)  # reset() and step() draw in human mode
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+        assert env.render() is None
+    env.close()
+
+
+def test_single_agent_render_mode_is_checked():
+    with pytest.raises(ConfigError, match="'ansi', 'human', 'rgb_array'"):
+        RiskSingleAgentEnv(num_players=2, render_mode="video")

@@ -146,6 +146,8 @@ class AgentInfo(dict):
     """
 
     __slots__ = ("_src", "_view")
+    _src: tuple[Game, GameState, int, ActionCodec] | None
+    _view: GameView | None
 
     # no __init__ of its own (the env builds one per step): AgentInfo(action_mask=mask), then
     # _src = (game, state, seat, codec) for the agent to act; unset slots mean "no view"
@@ -232,10 +234,9 @@ class raw_env(AECEnv):
         **config: Any,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(
-                f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
-            )
+        modes: list[str] = self.metadata["render_modes"]  # type: ignore[assignment]
+        if render_mode is not None and render_mode not in modes:
+            raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {modes} or None")
         if eliminated not in ELIMINATED_MODES:
             raise ConfigError(f"eliminated={eliminated!r} is not allowed; choose one of: {', '.join(ELIMINATED_MODES)}")
         self.eliminated = eliminated
@@ -258,7 +259,7 @@ class raw_env(AECEnv):
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(N) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(N) for a in self.possible_agents}
         hand_size = 4 * n
         self.state_space = spaces.Box(0.0, np.inf, (D + hand_size,), np.float32)
         self._zero_mask = np.zeros(N, dtype=np.int8)
@@ -343,6 +344,12 @@ class raw_env(AECEnv):
             self._mask = self._zero_mask
             self._info_holder = None
 
+    def _live(self, what: str) -> GameState:
+        """The game in progress; ResetNeededError before ``reset()`` (``what`` names the call)."""
+        if self.game_state is None:
+            raise ResetNeededError(f"no game in progress: call reset() before {what}()")
+        return self.game_state
+
     def _require_game(self, what: str) -> None:
         if self.game_state is None:
             raise ResetNeededError(f"no game in progress: call reset() before {what}()")
@@ -352,8 +359,7 @@ class raw_env(AECEnv):
         return super().last(observe)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._require_game("observe")
-        s = self.game_state
+        s = self._live("observe")
         try:
             seat = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
@@ -363,8 +369,7 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
-        self._require_game("state")
-        s = self.game_state
+        s = self._live("state")
         seat = max(self.game.to_act(s), 0) if s.phase != Phase.GAME_OVER else s.player
         hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
         sym = self.game.card_symbol
@@ -463,11 +468,11 @@ class raw_env(AECEnv):
             IllegalActionError: ``action`` is not an action id.
         """
         self._seat_of(agent)
-        self._require_game("action_to_string")
+        s = self._live("action_to_string")
         a = as_action_id(action, self.codec.n)
         if a is None:
             raise IllegalActionError(f"an action id is an integer in 0..{self.codec.n - 1}, got {describe_action(action)}")
-        return self.codec.action_to_string(self.game_state, a)
+        return self.codec.action_to_string(s, a)
 
     def view(self, agent: str) -> Any:
         """A read-only :class:`~risk_env.envs.view.GameView` of the live game from ``agent``'s seat,

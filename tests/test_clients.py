@@ -206,3 +206,26 @@ def test_recipe_tianshou_full_games(num_players):
     for g, ret in zip(games, returns, strict=False):
         for seat in g.elim_order:
             assert ret[seat] == -1.0
+
+
+def test_torchrl_seeded_once_reproduces_every_later_game():
+    """TorchRL seeds the env once, then resets without a seed: the later games replay too."""
+    pytest.importorskip("torchrl", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    def two_games() -> list:
+        torch.manual_seed(0)
+        env = PettingZooWrapper(
+            risk_env.env(num_players=3, eliminated="stay", turn_limit=6, **SMALL), use_mask=True, categorical_actions=True, seed=3
+        )
+        out = [
+            env.rollout(max_steps=10_000, break_when_any_done=True)["player_0", "observation", "observation"] for _ in range(2)
+        ]
+        env.close()
+        return out
+
+    a, b = two_games(), two_games()
+    assert not torch.equal(a[0][0], a[1][0])  # a new game...
+    for x, y in zip(a, b, strict=True):
+        assert torch.equal(x, y)  # ...the same in every run

@@ -44,7 +44,7 @@ Seeding
 Rewards
     +1 to the winner (the last player with territories, §4.5) and -1 to each
     other player, given when it is eliminated (collected through ``last()``
-    at its dead step). At the turn limit (``turn_limit`` player turns) every
+    at its dead step; with ``eliminated="stay"``, when the game ends). At the turn limit (``turn_limit`` player turns) every
     live agent is *truncated*; its reward is 0 (``truncation_reward="draw"``)
     or its rank among the survivors by territories then armies, mapped
     linearly from +1 (best) to -1 (worst) (``"rank"``). Rewards are 0 otherwise.

@@ -7,12 +7,24 @@ Every agent, learned or scripted, plays through the PettingZoo AEC loop::
     agent.name                                   # a short label for reports
 
 ``observation`` is the env's ``{"observation": float32 (D,), "action_mask": int8 (N,)}``;
-``info`` is the env's info dict for that agent, plus (for scripted agents)
-``info["view"]``: a :class:`~risk_env.envs.view.GameView` of the live game from the
-agent's seat. :func:`risk_env.tools.match.play_match` adds the view for every
-decision; in your own loop add ``info = {**info, "view": env.unwrapped.view(agent)}``
-(or ``GameView.from_env(env, agent)``).
-Agents whose :attr:`Agent.needs_view` is False (random, SB3 policies) ignore it.
+``info`` is the env's info dict for that agent. Scripted agents read
+``info["view"]``, a :class:`~risk_env.envs.view.GameView` of the live game from the
+agent's seat: the AEC env's own info carries it for the agent to act (built on
+first read, see :class:`risk_env.envs.aec.AgentInfo`), so a plain loop works::
+
+    env = risk_env.env(num_players=4)
+    env.reset(seed=0)
+    players = {a: load_agent(name, seed=i) for i, (a, name) in
+               enumerate(zip(env.possible_agents, ["aggressive", "balanced", "continent", "random"]))}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else players[agent].act(obs, info))
+
+A copy of the info (``dict(info)``, ``{**info}``) drops the view; then add it back
+with ``{**info, "view": env.unwrapped.view(agent)}``. The single-agent env gives
+its opponents ``info["game"]``, ``info["state"]`` and ``info["seat"]``, from which
+the view is built. Agents whose :attr:`Agent.needs_view` is False (random, SB3
+policies) ignore it.
 
 Scripted agents (:class:`ScriptedAgent`) choose a complete
 :class:`~risk_env.rules.moves.Move` (``attack Alaska->Kamchatka dice=3``) and
@@ -103,8 +115,9 @@ def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> G
         view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"), info.get("selection"))
     if not isinstance(view, GameView):
         raise RiskError(
-            f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView); in an AEC loop pass "
-            "info = {**info, 'view': GameView.from_env(env, agent)}, or use risk_env.tools.match.play_match"
+            f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView): pass the env's own "
+            "info as env.last() returns it (a copy such as dict(info) drops the view), or add "
+            "info = {**info, 'view': GameView.from_env(env, agent)}"
         )
     return view
 

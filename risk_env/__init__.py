@@ -16,6 +16,7 @@ from .errors import (
     MapError,
     RiskError,
     StateError,
+    UnknownAgentError,
 )
 from .rules import odds
 from .rules.config import PRESETS, RulesConfig
@@ -47,10 +48,20 @@ __all__ = [
     "MapError",
     "ConfigError",
     "StateError",
+    "UnknownAgentError",
 ]
 
 
+SINGLE_AGENT_ENV_ID = "risk_env/RiskSingleAgent-v0"
+
+
 def _register() -> None:
+    # the Gymnasium id of the single-agent env; the entry point is a string, so the
+    # module (and its opponents' machinery) is imported only by gymnasium.make
+    import gymnasium
+
+    if SINGLE_AGENT_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=SINGLE_AGENT_ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv")
     try:
         from pettingzoo import register
     except ImportError:  # PettingZoo < 1.27 has no registry

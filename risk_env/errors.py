@@ -13,6 +13,7 @@ __all__ = [
     "ConfigError",
     "StateError",
     "ResetNeededError",
+    "UnknownAgentError",
 ]
 
 
@@ -73,3 +74,7 @@ class ResetNeededError(RiskError, AssertionError):
     Also an ``AssertionError``, which PettingZoo's order-enforcing wrapper raises
     for a step before reset. Nothing is changed when this is raised.
     """
+
+
+class UnknownAgentError(RiskError):
+    """An agent name that is not one of the environment's agents (the message lists them)."""

@@ -231,8 +231,10 @@ def test_scripted_agent_without_view_explains() -> None:
     env = risk_env.raw_env(num_players=2, setup="random")
     env.reset(seed=0)
     obs, *_, info = env.last()
+    # the env's own info carries the view (built on first read), a plain copy of it does not
+    assert obs["action_mask"][BalancedAgent(seed=0).act(obs, info)] == 1
     with pytest.raises(RiskError, match="info\\['view'\\]"):
-        BalancedAgent(seed=0).act(obs, info)
+        BalancedAgent(seed=0).act(obs, dict(info))
     # what risk_env.envs.single_agent gives its opponents (game, state, seat) is enough
     raw = env.unwrapped
     seat = raw.agent_name_mapping[env.agent_selection]

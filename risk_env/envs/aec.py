@@ -25,17 +25,40 @@ Observations
     from the agent's own seat (seat-rotated); layout in
     :mod:`risk_env.envs.observation` and ``env.observation_layout``. The mask is
     also in ``infos[agent]["action_mask"]``; it is all zeros for agents not to
-    act. ``state()`` is the full position (float32 vector: the observation
+    act. For the agent to act, ``infos[agent]["view"]`` is a
+    :class:`~risk_env.envs.view.GameView` built on first read (not listed among
+    the keys; see :class:`AgentInfo`), so scripted agents play from the env's own
+    info: ``load_agent("aggressive").act(obs, info)``. Every array handed out
+    (observation, masks, ``state()``) is a fresh writable array: changing it
+    never changes the game (a ``GameView``'s arrays are read-only views of the
+    live game, as documented there). ``state()`` is the full position (float32 vector: the observation
     of the player on turn, followed by every seat's hand as card counts per
     symbol) for centralized critics; ``env.game_state`` is the engine state.
+
+Seeding
+    ``reset(seed=s)`` seeds the game; a later ``reset()`` without a seed
+    continues the env's own stream of game seeds (Gymnasium's contract, as in
+    PettingZoo's games), so one seed makes a whole run reproducible; the first
+    unseeded reset ever draws the stream from fresh entropy.
 
 Rewards
     +1 to the winner (the last player with territories, §4.5) and -1 to each
     other player, given when it is eliminated (collected through ``last()``
-    at its dead step). At the turn limit (``turn_limit`` player turns) every
+    at its dead step; with ``eliminated="stay"``, when the game ends). At the turn limit (``turn_limit`` player turns) every
     live agent is *truncated*; its reward is 0 (``truncation_reward="draw"``)
     or its rank among the survivors by territories then armies, mapped
     linearly from +1 (best) to -1 (worst) (``"rank"``). Rewards are 0 otherwise.
+
+Eliminated players (``eliminated=``)
+    ``"remove"`` (default, PettingZoo's convention): an eliminated player is
+    terminated at once with its -1, the dead step (``step(None)``) removes it
+    from ``agents``. ``"stay"``: for clients that expect every agent to be
+    present until the episode ends for all (TorchRL's ``PettingZooWrapper``,
+    Tianshou's ``PettingZooEnv``): an eliminated player stays in ``agents``,
+    is never ``agent_selection`` (it has no decisions, its mask is all zeros),
+    gets reward 0 meanwhile, and is terminated with its -1 when the game ends
+    (at the same step as the winner's +1, or the survivors' truncation); then
+    every agent takes its dead step as usual. Recipes: ``docs/clients.md``.
 
 Illegal actions
     ``raw_env`` is strict: an illegal id raises
@@ -46,8 +69,11 @@ Illegal actions
     ``OrderEnforcingWrapper`` (fused into one layer,
     :class:`risk_env.envs.wrappers.ClassicWrapper`, with the same behaviour). For strict errors use ``risk_env.raw_env`` (or
     ``env(strict=True)``, which keeps the order-enforcing wrapper only).
-    A value that is not an id at all (out of range, float, str, bool, ``None``
-    for a live agent) raises in every form: ``IllegalActionError`` from
+    Accepted ids are exactly what ``action_space(agent).contains`` accepts
+    (a Python int, a numpy integer, a 0-d integer array such as
+    ``MaskablePPO.predict`` returns), except bools
+    (:mod:`risk_env.envs.action_input`). A value that is not an id at all
+    (out of range, float, str, bool, ``None`` for a live agent) raises in every form: ``IllegalActionError`` from
     ``raw_env``, ``ActionSpaceError`` (also an ``AssertionError``) from
     ``env()``. ``step``/``observe``/``last``/``state`` before ``reset()``, and
     ``raw_env.step`` after every agent has left a finished game, raise
@@ -89,23 +115,105 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, UnknownAgentError
 from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
+from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .observation import ObservationEncoder
+from .view import GameView
 from .wrappers import ClassicWrapper
 
-__all__ = ["raw_env", "env"]
+__all__ = ["raw_env", "env", "AgentInfo", "ELIMINATED_MODES"]
+
+ELIMINATED_MODES = ("remove", "stay")
+"""Values of ``raw_env(eliminated=...)`` (see the module docstring, "Eliminated players")."""
+
+# spawn key that separates the stream of game seeds drawn by unseeded resets from the game's own stream
+_RESET_STREAM = 0x5EED
+
+
+def check_preset_players(preset: str | None, num_players: int | None) -> None:
+    """Refuse a player count that contradicts a preset made for a fixed count (``duel`` is for 2).
+
+    Raises:
+        ConfigError: ``num_players`` differs from the preset's own ``num_players``.
+    """
+    if preset is None or num_players is None:
+        return
+    from ..rules.config import PRESETS
+
+    fixed = PRESETS.get(preset, {}).get("num_players")
+    if fixed is not None and fixed != num_players:
+        raise ConfigError(
+            f"preset {preset!r} is meant for {fixed} players, got num_players={num_players!r}; "
+            f"omit num_players (or pass num_players={fixed}), or choose another preset"
+        )
+
+
+class AgentInfo(dict):
+    """The info dict of one agent: ``{"action_mask": int8 (N,)}`` (a fresh, writable array).
+
+    For the agent to act, ``info["view"]`` and ``info.get("view")`` also give a
+    :class:`~risk_env.envs.view.GameView` of the live game from its seat, built on
+    first read (and cached), so scripted agents act from the env's own info:
+    ``load_agent("aggressive").act(obs, info)``. The view is not one of the
+    dict's keys: clients that turn every info entry into an array or a tensor
+    (TorchRL, Tianshou) see only the mask. A copy, deep copy or pickle of the
+    info is a plain ``dict`` without the view (a view reads the live game, so a
+    copy of one would mean nothing).
+    """
+
+    __slots__ = ("_src", "_view")
+    _src: tuple[Game, GameState, int, ActionCodec, Selection] | None
+    _view: GameView | None
+
+    # no __init__ of its own (the env builds one per step): AgentInfo(action_mask=mask), then
+    # _src = (game, state, seat, codec, selection) for the agent to act; unset slots mean "no view"
+
+    def _get_view(self) -> GameView | None:
+        try:
+            return self._view
+        except AttributeError:
+            src = getattr(self, "_src", None)
+            if src is None:
+                return None
+            self._view = view = GameView(*src)
+            return view
+
+    def __missing__(self, key: Any) -> Any:
+        if key == "view":
+            view = self._get_view()
+            if view is not None:
+                return view
+        raise KeyError(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        if key == "view" and not dict.__contains__(self, key):
+            view = self._get_view()
+            return default if view is None else view
+        return dict.get(self, key, default)
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        import copy
+
+        return copy.deepcopy(dict(self), memo)
 
 
 def _make_config(
     num_players: int | None, preset: str | None, rules: RulesConfig | None, overrides: dict[str, Any]
 ) -> RulesConfig:
     # num_players=None keeps the player count of rules= or of the preset (4 without either)
+    check_preset_players(preset, num_players)
     return resolve_rules(preset, rules, num_players, **overrides)
 
 
@@ -118,10 +226,14 @@ class raw_env(AECEnv):
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         preset: a rules preset name (:data:`risk_env.rules.config.PRESETS`).
         rules: a :class:`RulesConfig` (alternative to ``preset`` and keywords).
+        eliminated: ``"remove"`` (default, PettingZoo's convention) or ``"stay"``
+            (for clients that expect every agent until the episode ends: TorchRL,
+            Tianshou); see the module docstring, "Eliminated players".
         **config: rule switches of :class:`RulesConfig` (``setup="random"``, ``turn_limit=300``...).
 
     Raises:
-        ConfigError: unknown option, preset or bad value; MapError: a bad map.
+        ConfigError: unknown option, preset or bad value, a player count that
+            contradicts the preset (``preset="duel"`` is for 2 players); MapError: a bad map.
     """
 
     metadata = {"name": "risk_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
@@ -132,13 +244,17 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         preset: str | None = None,
         rules: RulesConfig | None = None,
+        eliminated: str = "remove",
         **config: Any,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(
-                f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
-            )
+        modes: list[str] = self.metadata["render_modes"]  # type: ignore[assignment]
+        if render_mode is not None and render_mode not in modes:
+            raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {modes} or None")
+        if eliminated not in ELIMINATED_MODES:
+            raise ConfigError(f"eliminated={eliminated!r} is not allowed; choose one of: {', '.join(ELIMINATED_MODES)}")
+        self.eliminated = eliminated
+        self._stay = eliminated == "stay"
         self.rules = _make_config(num_players, preset, rules, config)
         self.game = Game(self.rules)
         self.codec = ActionCodec(self.game)
@@ -157,11 +273,12 @@ class raw_env(AECEnv):
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(N) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(N) for a in self.possible_agents}
         hand_size = 4 * n
         self.state_space = spaces.Box(0.0, np.inf, (D + hand_size,), np.float32)
         self._zero_mask = np.zeros(N, dtype=np.int8)
-        self._zero_mask.setflags(write=False)
+        self._zero_mask.setflags(write=False)  # internal only: users always get copies
+        self._seed_seq: np.random.SeedSequence | None = None
         self.game_state: GameState | None = None
         self.selection = Selection()  # the codec's pending sub-step for game_state
         self._mask = self._zero_mask
@@ -170,11 +287,20 @@ class raw_env(AECEnv):
         self._renderer: Any = None
 
     # ------------------------------------------------------------------ spaces
+    def _seat_of(self, agent: Any) -> int:
+        """The seat of ``agent``; :class:`UnknownAgentError` (listing the agents) for any other value."""
+        try:
+            return self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise UnknownAgentError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}") from None
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
+        """Raises: UnknownAgentError: ``agent`` is not one of ``possible_agents``."""
+        return self.observation_spaces[self.possible_agents[self._seat_of(agent)]]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
+        """Raises: UnknownAgentError: ``agent`` is not one of ``possible_agents``."""
+        return self.action_spaces[self.possible_agents[self._seat_of(agent)]]
 
     @property
     def observation_layout(self) -> dict[str, tuple[slice, tuple[int, ...]]]:
@@ -183,14 +309,34 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ core API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.game_state = self.game.new_game(seed)
+        """Start a new game.
+
+        Args:
+            seed: an integer >= 0 (or a numpy ``SeedSequence``) seeds the game and
+                the env's stream of game seeds; ``None`` continues that stream (the
+                Gymnasium contract: ``reset(seed=s)`` then unseeded resets replay
+                the same games in every process); the first unseeded reset ever
+                seeds the stream from fresh entropy.
+
+        Raises:
+            ConfigError: a bad seed.
+        """
+        if seed is None:
+            if self._seed_seq is None:
+                self._seed_seq = np.random.SeedSequence()
+            self.game_state = self.game.new_game(self._seed_seq.spawn(1)[0])
+        else:
+            self.game_state = self.game.new_game(seed)  # validates the seed
+            base = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+            self._seed_seq = np.random.SeedSequence(base.entropy, spawn_key=(*base.spawn_key, _RESET_STREAM))
         self.selection = Selection()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        N = self.codec.n
+        self.infos = {a: AgentInfo(action_mask=np.zeros(N, dtype=np.int8)) for a in self.agents}
         self._eliminated_seen = 0
         self._last_move = None
         self._rewards_dirty = False
@@ -198,20 +344,27 @@ class raw_env(AECEnv):
         self._select()
 
     def _select(self) -> None:
-        s = self.game_state
+        s: GameState = self.game_state  # type: ignore[assignment]  # set by reset()
         seat = self.game.current_player(s)
         prev = self._info_holder
         if prev is not None and prev in self.infos:
-            self.infos[prev] = {"action_mask": self._zero_mask}
+            self.infos[prev] = AgentInfo(action_mask=np.zeros(self.codec.n, dtype=np.int8))
         if seat >= 0:
             agent = self.possible_agents[seat]
             self.agent_selection = agent
             self._mask = self.codec.mask(s, self.selection)
-            self.infos[agent] = {"action_mask": self._mask}
+            info = self.infos[agent] = AgentInfo(action_mask=self._mask.copy())
+            info._src = (self.game, s, seat, self.codec, self.selection)
             self._info_holder = agent
         else:
             self._mask = self._zero_mask
             self._info_holder = None
+
+    def _live(self, what: str) -> GameState:
+        """The game in progress; ResetNeededError before ``reset()`` (``what`` names the call)."""
+        if self.game_state is None:
+            raise ResetNeededError(f"no game in progress: call reset() before {what}()")
+        return self.game_state
 
     def _require_game(self, what: str) -> None:
         if self.game_state is None:
@@ -222,16 +375,17 @@ class raw_env(AECEnv):
         return super().last(observe)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._require_game("observe")
-        s = self.game_state
-        seat = self.agent_name_mapping[agent]
+        s = self._live("observe")
+        try:
+            seat = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            seat = self._seat_of(agent)  # raises UnknownAgentError
         mask = self._mask if (agent == self.agent_selection and self.game.current_player(s) == seat) else self._zero_mask
         return {"observation": self.encoder.encode(s, seat, self.selection), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
-        self._require_game("state")
-        s = self.game_state
+        s = self._live("state")
         seat = max(self.game.current_player(s), 0) if s.phase != Phase.GAME_OVER else s.player
         hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
         sym = self.game.card_symbol
@@ -255,8 +409,14 @@ class raw_env(AECEnv):
         s = self.game_state
         if action is None:
             raise IllegalActionError(f"{agent} is alive and must act: an action id in 0..{self.codec.n - 1}, not None")
+        aid = action if (type(action) is int and 0 <= action < self.codec.n) else as_action_id(action, self.codec.n)
+        if aid is None:
+            raise IllegalActionError(
+                f"{agent} is alive and must act with an integer id in 0..{self.codec.n - 1} (a Python int, "
+                f"a numpy integer or a 0-d integer array), got {describe_action(action)}"
+            )
         # the mask decides legality once; raises IllegalActionError, state and selection unchanged
-        move = self.codec.step(s, action, self.selection, self._mask)
+        move = self.codec.step(s, aid, self.selection, self._mask)
         if move is not None:
             self._last_move = move
         self._cumulative_rewards[agent] = 0.0
@@ -266,8 +426,7 @@ class raw_env(AECEnv):
             self._rewards_dirty = False
         ended = False
         if len(s.elim_order) > self._eliminated_seen or s.phase == Phase.GAME_OVER:
-            self._finish(s)
-            ended = True
+            ended = self._finish(s)
         if ended:
             self._rewards_dirty = True
             self._accumulate_rewards()
@@ -283,31 +442,48 @@ class raw_env(AECEnv):
         m = self._last_move
         return self.game.move_to_text(m) if m is not None else ""
 
-    def _finish(self, s: GameState) -> None:
+    def _finish(self, s: GameState) -> bool:
         """Hand out the engine's returns (:meth:`Game.outcome`): to each newly eliminated
-        agent (terminated), and when the game is over to every agent still in it
-        (terminated by a win, truncated by the turn limit)."""
+        agent (terminated; with ``eliminated="stay"`` only when the game ends), and when
+        the game is over to every agent still in it (terminated by a win or an earlier
+        elimination, truncated by the turn limit). Returns whether any agent's episode ended."""
         out = self.game.outcome(s)
-        for seat in s.elim_order[self._eliminated_seen :]:
-            name = self.possible_agents[seat]
-            self.rewards[name] = out.returns[seat]
-            self.terminations[name] = True
+        newly = s.elim_order[self._eliminated_seen :]
         self._eliminated_seen = len(s.elim_order)
+        ended = False
+        if not self._stay:
+            for seat in newly:
+                name = self.possible_agents[seat]
+                self.rewards[name] = out.returns[seat]
+                self.terminations[name] = True
+                ended = True
         if not out.over:
-            return
+            return ended
         for a in self.agents:
             if self.terminations[a]:
-                continue  # eliminated: its return was given then
-            if out.terminated:
+                continue  # eliminated earlier: its return was given then
+            seat = self.agent_name_mapping[a]
+            if out.terminated or not s.alive[seat]:
                 self.terminations[a] = True
             else:
                 self.truncations[a] = True
-            self.rewards[a] = out.returns[self.agent_name_mapping[a]]
+            self.rewards[a] = out.returns[seat]
+        return True
 
     # ------------------------------------------------------------------ helpers
     def action_to_string(self, agent: str, action: int) -> str:
-        """What ``action`` means for ``agent`` now (e.g. ``"attack Alaska->Kamchatka"``)."""
-        return self.codec.action_to_string(self.game_state, action, self.selection)
+        """What ``action`` means for ``agent`` now (e.g. ``"attack Alaska->Kamchatka"``).
+
+        Raises:
+            UnknownAgentError: ``agent`` is not one of the agents; ResetNeededError: before ``reset()``;
+            IllegalActionError: ``action`` is not an action id.
+        """
+        self._seat_of(agent)
+        s = self._live("action_to_string")
+        a = as_action_id(action, self.codec.n)
+        if a is None:
+            raise IllegalActionError(f"an action id is an integer in 0..{self.codec.n - 1}, got {describe_action(action)}")
+        return self.codec.action_to_string(s, a, self.selection)
 
     def view(self, agent: str) -> Any:
         """A read-only :class:`~risk_env.envs.view.GameView` of the live game from ``agent``'s seat,
@@ -316,8 +492,6 @@ class raw_env(AECEnv):
         Raises:
             RiskError: before ``reset()``, or an unknown agent name.
         """
-        from .view import GameView
-
         return GameView.from_env(self, agent)
 
     def render(self) -> Any:

@@ -3,7 +3,7 @@
 :class:`RiskSingleAgentEnv` seats one learner in a game and plays every other
 seat with embedded opponents, so a game becomes an ordinary episode:
 
->>> import gymnasium, risk_env.envs.single_agent
+>>> import gymnasium, risk_env
 >>> env = gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=2)
 >>> obs, info = env.reset(seed=0)
 >>> obs.shape, obs.dtype, info["action_mask"].dtype
@@ -36,7 +36,22 @@ Spaces
     sub-steps (source, then target, then dice or an amount), exactly as in the
     AEC env. The legal ids are ``action_masks()`` (bool ``(N,)``, a method of
     the env itself so ``SubprocVecEnv`` reaches it) and ``info["action_mask"]``
-    (int8 ``(N,)``).
+    (int8 ``(N,)``); both are fresh writable arrays and always agree. Once the
+    episode is over (the step that returns ``terminated`` or ``truncated``, and
+    after) both are all ones: no id is legal any more, but a sampler that reads
+    either channel (MaskablePPO, a ``SyncVectorEnv`` policy) still gets a well
+    defined distribution; the id it draws is never played (the vector env resets
+    instead; a direct ``step`` raises until ``reset``).
+    ``step`` accepts what ``action_space.contains`` accepts (a Python int, a
+    numpy integer or a 0-d integer array) except bools; anything else (a bool,
+    a float, an id out of range) raises
+    :class:`~risk_env.errors.ActionSpaceError` whatever ``invalid_action`` says.
+
+Rendering
+    ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (uint8 ``(H, W, 3)``
+    frames, for ``RecordVideo`` and SB3's ``make_vec_env``, which asks for it)
+    or ``"human"`` (a window, drawn at each ``reset`` and ``step``); the
+    pictures need the ``render`` extra (matplotlib), as the AEC env's do.
 
 Rewards (the learner's own)
     ``+1`` when the learner wins, ``-1`` when it is eliminated (the episode
@@ -87,18 +102,19 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import ConfigError, IllegalActionError, RiskError
+from ..errors import ActionSpaceError, ConfigError, IllegalActionError, RiskError
 from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.state import GameState
+from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .observation import ObservationEncoder
 
 __all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
 
 ENV_ID = "risk_env/RiskSingleAgent-v0"
-"""Gymnasium id of :class:`RiskSingleAgentEnv` (registered when this module is imported)."""
+"""Gymnasium id of :class:`RiskSingleAgentEnv` (registered by ``import risk_env``)."""
 
 INVALID_ACTION_MODES = ("random", "penalty", "raise")
 
@@ -309,13 +325,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
             ends as a stalled loss (``None``: no cap).
         preset, rules, **config: rules as for :class:`risk_env.envs.aec.raw_env`
             (default: the ``fast`` preset's random setup when nothing is given).
-        render_mode: ``None`` or ``"ansi"``.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (module docstring).
 
     Raises:
-        ConfigError: a bad option or rule.
+        ConfigError: a bad option or rule, a player count that contradicts the preset.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -332,6 +348,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
         **config: Any,
     ) -> None:
         super().__init__()
+        from .aec import check_preset_players
+
+        check_preset_players(preset, num_players)
         if rules is None and preset is None:
             config = {"setup": "random", **config}  # no decisions in setup unless asked for
         cfg = resolve_rules(preset, rules, num_players, **config)
@@ -344,7 +363,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
         if max_turn_steps is not None and not (isinstance(max_turn_steps, (int, np.integer)) and max_turn_steps >= 1):
             raise ConfigError(f"max_turn_steps must be None or an integer >= 1, got {max_turn_steps!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode={render_mode!r} is not supported; choose 'ansi' or None")
+            raise ConfigError(
+                f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
+            )
         n = cfg.num_players
         if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < n):
             raise ConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
@@ -368,11 +389,12 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.state: GameState | None = None
         self.seat = 0
         self.opponents: dict[int, Any] = {}
-        self._mask = np.zeros(self.codec.n, dtype=np.int8)
+        self._mask = np.ones(self.codec.n, dtype=np.int8)  # all ones while no episode runs (module docstring)
         self.selection = Selection()  # the codec's pending sub-step for state
         self._done = True
         self._share = 0.0
         self.last_move = ""
+        self._renderer: Any = None
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: Any) -> None:
@@ -456,21 +478,28 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 raise ConfigError("options['state']: the game ends before the learner has a decision")
             raise ConfigError(f"no game reached a decision of the learner (turn_limit={self.rules.turn_limit} is too small)")
         self._mask = self.codec.mask(self._st, self.selection)
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done or self.state is None:
             raise RuntimeError("the episode is over: call reset() before step()")
         s = self.state
-        a = int(action)
-        invalid = not (0 <= a < self.codec.n and self._mask[a])
+        a = as_action_id(action, self.codec.n)
+        if a is None:
+            raise ActionSpaceError(
+                f"action is not in action space: an integer id in 0..{self.codec.n - 1} (a Python int, a numpy integer "
+                f"or a 0-d integer array), got {describe_action(action)}"
+            )
+        invalid = not self._mask[a]
         if invalid:
             if self.invalid_action == "raise":
                 self.codec.step(s, a, self.selection)  # raises IllegalActionError with the legal ids
                 raise IllegalActionError(f"action {a} is illegal here")  # pragma: no cover (the codec raised)
             if self.invalid_action == "penalty":
                 self._done = True
-                self._mask = np.zeros(self.codec.n, dtype=np.int8)
+                self._mask = np.ones(self.codec.n, dtype=np.int8)
                 info = self._info()
                 info["invalid_action"] = True
                 return self._observe(), self.invalid_penalty, True, False, info
@@ -505,28 +534,53 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 truncated = out.truncated and s.alive[self.seat]
                 terminated = not truncated
         self._done = terminated or truncated
-        self._mask = np.zeros(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s, self.selection)
+        self._mask = np.ones(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s, self.selection)
         info = self._info()
         if invalid:
             info["invalid_action"] = True
         if stalled:
             info["stalled"] = True
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """bool ``(N,)``: the learner's legal ids now (all True once the episode is over, so
-        a masked distribution stays well defined; ``step`` then requires ``reset``)."""
-        if self._done:
-            return np.ones(self.codec.n, dtype=bool)
+        """bool ``(N,)``: the learner's legal ids now, the same as ``info["action_mask"]``
+        (all True once the episode is over, so a masked distribution stays well defined;
+        ``step`` then requires ``reset``)."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> Any:
+        """The board: ``str`` (``"ansi"``), uint8 ``(H, W, 3)`` (``"rgb_array"``) or ``None``
+        (``"human"``: shown in a window; no render mode: warns).
+
+        Raises:
+            RuntimeError: before ``reset()``; RiskError: matplotlib missing (the ``render`` extra).
+        """
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
         if self.state is None:
             raise RuntimeError("call reset() before render()")
-        return render_ansi(self.game, self.state, self.last_move)
+        if self.render_mode == "ansi":
+            return render_ansi(self.game, self.state, self.last_move)
+        from ..records import draw  # matplotlib is imported only when a picture is asked for
+
+        if self._renderer is None:
+            self._renderer = draw.BoardRenderer(self.game)
+        if self.render_mode == "human" and not self._renderer.can_show:
+            return None  # no display: warned once by show(); skip drawing
+        frame = self._renderer.draw(self.state, self.last_move)
+        if self.render_mode == "rgb_array":
+            return frame
+        self._renderer.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+        super().close()
 
     # ------------------------------------------------------------------ internals
     @property

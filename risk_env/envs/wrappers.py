@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from ..errors import ActionSpaceError, IllegalActionError, ResetNeededError
+from .action_input import as_action_id, describe_action
 
 __all__ = ["ClassicWrapper"]
 
@@ -108,12 +108,14 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raw._was_dead_step(action) if self._terminated else raw.step(action)
             return
         n = raw.codec.n
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
-            what = "None (only a terminated or truncated agent steps with None)" if action is None else repr(action)
+        a = action if (type(action) is int and 0 <= action < n) else as_action_id(action, n)
+        if a is None:
+            what = "None (only a terminated or truncated agent steps with None)" if action is None else describe_action(action)
             raise ActionSpaceError(
-                f"action is not in action space: {agent} must act with an integer id in 0..{n - 1}, got {what}"
+                f"action is not in action space: {agent} must act with an integer id in 0..{n - 1} (a Python int, "
+                f"a numpy integer or a 0-d integer array), got {what}"
             )
-        if not raw._mask[action]:  # a live agent_selection is the seat to act, whose mask _mask is
+        if not raw._mask[a]:  # a live agent_selection is the seat to act, whose mask _mask is
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)
@@ -125,4 +127,4 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raw._rewards_dirty = True
             self._terminated = True
             return
-        raw.step(action)
+        raw.step(a)

@@ -1,0 +1,63 @@
+"""What every risk_env environment accepts as an action id.
+
+An action is accepted when ``Discrete(N).contains`` says it belongs to the
+action space: a Python ``int``, a numpy integer scalar (``np.int64(9)``) or a
+0-d integer array (``np.array(9)``, what ``MaskablePPO.predict`` returns for
+one observation), in ``0..N-1``. Booleans are refused although Python counts
+them as ints (``True`` is almost always a bug, never a deliberate id); floats,
+strings, ``None`` for an agent that must act, arrays of another shape and
+ids out of range are refused too. Each env raises its own error class for a
+refused value (see :mod:`risk_env.envs.aec` and
+:mod:`risk_env.envs.single_agent`).
+
+>>> import numpy as np
+>>> as_action_id(np.array(9), 70), as_action_id(np.int32(3), 70), as_action_id(5, 70)
+(9, 3, 5)
+>>> as_action_id(True, 70), as_action_id(2.0, 70), as_action_id(70, 70), as_action_id(np.array([1]), 70)
+(None, None, None, None)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_action_id", "describe_action"]
+
+
+def as_action_id(action: Any, n: int) -> int | None:
+    """``action`` as a Python ``int`` in ``0..n-1``, or ``None`` when it is not an action id.
+
+    Args:
+        action: the value given to ``step``.
+        n: the size of the ``Discrete`` action space.
+
+    Returns:
+        the id, or ``None`` for a bool, a non-integer, an array that is not 0-d, or a value out of range.
+    """
+    if type(action) is int:  # the common case first
+        a = action
+    elif isinstance(action, (bool, np.bool_)):
+        return None
+    elif isinstance(action, int):  # an int subclass (IntEnum...)
+        a = int(action)
+    elif isinstance(action, (np.generic, np.ndarray)) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        a = int(action)
+    else:
+        return None
+    return a if 0 <= a < n else None
+
+
+def describe_action(action: Any) -> str:
+    """A short description of a refused action value for error messages
+    (an integer says that it is out of range; a bool, a float or an array says its type)."""
+    if action is None:
+        return "None"
+    if isinstance(action, (bool, np.bool_)):
+        return f"{action!r} (a bool)"
+    if isinstance(action, np.ndarray) and action.shape != ():
+        return f"an array of shape {action.shape} and dtype {action.dtype}"
+    if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and np.issubdtype(action.dtype, np.integer)):
+        return f"{int(action)}, which is out of range"
+    return f"{action!r} ({type(action).__name__})"

@@ -1,0 +1,231 @@
+"""The recipes of docs/clients.md, run through the real clients.
+
+Each ``test_recipe_*`` holds the code of one recipe of docs/clients.md (keep the
+two in sync). Clients that are not installed are skipped with the extra that
+installs them; CI installs ``.[all]``, which includes the ``clients`` extra.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import risk_env
+from risk_env import Phase
+
+SMALL = dict(map="small", setup="random")  # 9 territories: eliminations come early, games stay short
+
+
+def _finished_games(aec) -> list:
+    """Record the final state of every game ``aec`` plays (read when the next reset comes)."""
+    finished: list = []
+    reset = aec.reset
+
+    def recording_reset(*args, **kwargs):
+        s = aec.unwrapped.game_state
+        if s is not None and s.phase == Phase.GAME_OVER:
+            finished.append(s)
+        reset(*args, **kwargs)
+
+    aec.reset = recording_reset
+    return finished
+
+
+# ---------------------------------------------------------------- PettingZoo
+@pytest.mark.parametrize("eliminated", ["remove", "stay"])
+def test_recipe_pettingzoo_api_test(eliminated):
+    from pettingzoo.test import api_test
+
+    env = risk_env.env(num_players=4, eliminated=eliminated, turn_limit=60, **SMALL)
+    api_test(env, num_cycles=2000)
+
+
+def test_recipe_pettingzoo_heuristic_agents_loop():
+    from risk_env.agents import load_agent
+
+    env = risk_env.env(num_players=4)
+    env.reset(seed=0)
+    names = ["aggressive", "balanced", "continent", "random"]
+    players = {agent: load_agent(name, seed=i) for i, (agent, name) in enumerate(zip(env.possible_agents, names, strict=True))}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else players[agent].act(obs, info))
+    s = env.unwrapped.game_state
+    assert s.phase == Phase.GAME_OVER and (s.winner >= 0 or s.truncated)
+
+
+# ---------------------------------------------------------------- Gymnasium
+def test_recipe_gymnasium_make_and_vector_env():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=3, turn_limit=30)
+    check_env(env.unwrapped)
+
+    venv = gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=2, turn_limit=10) for _ in range(2)]
+    )
+    obs, info = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(300):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])  # never an empty row
+        obs, reward, terminated, truncated, info = venv.step(actions)
+        episodes += int((terminated | truncated).sum())
+    assert obs.shape == (2, 321) and episodes >= 2
+    venv.close()
+
+
+def test_recipe_gymnasium_frames_for_video():
+    import gymnasium
+    from gymnasium.wrappers import RenderCollection
+
+    pytest.importorskip("matplotlib", reason="frames need the render extra: pip install 'risk_env[render]'")
+    env = RenderCollection(gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=2, render_mode="rgb_array", turn_limit=10))
+    env.reset(seed=0)
+    for _ in range(2):
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    frames = env.render()
+    assert len(frames) == 3 and frames[0].dtype == np.uint8 and frames[0].ndim == 3 and frames[0].shape[2] == 3
+    env.close()
+
+
+def test_recipe_gymnasium_record_video(tmp_path):
+    import gymnasium
+    from gymnasium.wrappers import RecordVideo
+
+    pytest.importorskip("moviepy", reason="RecordVideo needs moviepy (pip install moviepy); frames are tested above")
+    env = gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=2, render_mode="rgb_array", turn_limit=4)
+    env = RecordVideo(env, str(tmp_path), episode_trigger=lambda ep: ep == 0)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _obs, _r, te, tr, _info = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+        done = te or tr
+    env.close()
+    assert list(tmp_path.glob("*.mp4"))
+
+
+# ---------------------------------------------------------------- Stable-Baselines3 and sb3-contrib
+def test_recipe_sb3_make_vec_env_and_maskable_ppo():
+    pytest.importorskip("sb3_contrib", reason="needs the train extra: pip install 'risk_env[train]'")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_checker import check_env
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    check_env(RiskSingleAgentEnv(num_players=2, turn_limit=20))
+    venv = make_vec_env("risk_env/RiskSingleAgent-v0", n_envs=1, seed=0, env_kwargs={"num_players": 2, "turn_limit": 20})
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    model.learn(total_timesteps=64)
+    obs = venv.reset()
+    for _ in range(20):
+        action, _ = model.predict(obs, action_masks=get_action_masks(venv))
+        obs, _reward, _done, _info = venv.step(action)
+    frame = venv.render()  # make_vec_env asked for render_mode="rgb_array"
+    assert frame.dtype == np.uint8 and frame.ndim == 3
+    venv.close()
+
+
+# ---------------------------------------------------------------- RLlib
+def test_recipe_rllib_pettingzoo_env():
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install 'risk_env[rllib]'")
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    env = PettingZooEnv(risk_env.env(num_players=4, turn_limit=60, **SMALL))
+    obs, infos = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    returns = dict.fromkeys(env.get_agent_ids(), 0.0)
+    done = False
+    while not done:
+        ((agent, o),) = obs.items()
+        obs, rewards, terminated, truncated, infos = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        for k, r in rewards.items():
+            returns[k] += r
+        done = terminated["__all__"] or truncated["__all__"]
+    s = env.env.unwrapped.game_state
+    assert s.phase == Phase.GAME_OVER
+    for seat in s.elim_order:
+        assert returns[f"player_{seat}"] == -1.0
+
+
+# ---------------------------------------------------------------- TorchRL
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_recipe_torchrl_full_game(num_players):
+    pytest.importorskip("torchrl", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    torch.manual_seed(0)
+    aec = risk_env.env(num_players=num_players, eliminated="stay", turn_limit=120, **SMALL)
+    env = PettingZooWrapper(aec, use_mask=True, categorical_actions=True, seed=0)
+    td = env.rollout(max_steps=100_000, break_when_any_done=True)  # random actions within each acting mask
+    assert bool(td["next", "done"][-1]) and not td["next", "done"][:-1].any()
+    s = aec.unwrapped.game_state
+    assert s.phase == Phase.GAME_OVER and s.elim_order  # the game went on past an elimination, to its end
+    for seat in range(num_players):
+        group = f"player_{seat}"
+        final = float(td["next", group, "reward"][-1])
+        assert final == (-1.0 if seat in s.elim_order else 1.0 if seat == s.winner else 0.0)
+        assert float(td["next", group, "reward"][:-1].abs().sum()) == 0.0  # rewards come at the end
+    env.close()
+
+
+# ---------------------------------------------------------------- Tianshou
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_recipe_tianshou_full_games(num_players):
+    pytest.importorskip("tianshou", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    recorders: list = []
+
+    def make_env() -> PettingZooEnv:
+        aec = risk_env.env(num_players=num_players, eliminated="stay", turn_limit=120, **SMALL)
+        recorders.append(_finished_games(aec))
+        return PettingZooEnv(aec)
+
+    env = make_env()
+    policy = MultiAgentPolicy(
+        {agent: MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy for agent in env.agents}
+    )
+    np.random.seed(0)  # the random policy draws from numpy's global generator
+    collector = Collector(policy, DummyVectorEnv([make_env]))
+    collector.reset(gym_reset_kwargs={"seed": 0})
+    result = collector.collect(n_episode=2)
+    assert result.n_collected_episodes == 2
+    games = [g for rec in recorders for g in rec]
+    assert len(games) >= 2 and all(g.phase == Phase.GAME_OVER for g in games)
+    assert any(g.elim_order for g in games)  # some episode went on past an elimination, to its end
+    returns = np.asarray(result.returns)
+    assert returns.shape == (2, num_players)
+    for g, ret in zip(games, returns, strict=False):
+        for seat in g.elim_order:
+            assert ret[seat] == -1.0
+
+
+def test_torchrl_seeded_once_reproduces_every_later_game():
+    """TorchRL seeds the env once, then resets without a seed: the later games replay too."""
+    pytest.importorskip("torchrl", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    def two_games() -> list:
+        torch.manual_seed(0)
+        env = PettingZooWrapper(
+            risk_env.env(num_players=3, eliminated="stay", turn_limit=6, **SMALL), use_mask=True, categorical_actions=True, seed=3
+        )
+        out = [
+            env.rollout(max_steps=10_000, break_when_any_done=True)["player_0", "observation", "observation"] for _ in range(2)
+        ]
+        env.close()
+        return out
+
+    a, b = two_games(), two_games()
+    assert not torch.equal(a[0][0], a[1][0])  # a new game...
+    for x, y in zip(a, b, strict=True):
+        assert torch.equal(x, y)  # ...the same in every run

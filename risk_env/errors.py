@@ -12,6 +12,7 @@ __all__ = [
     "ConfigError",
     "StateError",
     "ResetNeededError",
+    "MissingExtraError",
 ]
 
 
@@ -63,3 +64,18 @@ class ResetNeededError(RiskError, AssertionError):
     Also an ``AssertionError``, which PettingZoo's order-enforcing wrapper raises
     for a step before reset. Nothing is changed when this is raised.
     """
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the one-line message names the
+    ``risk_env`` extra that installs it (``pip install 'risk_env[render]'``).
+
+    Not a :class:`RiskError`: the input was fine, the installation lacks a package.
+
+    Attributes:
+        extra: the extra to install (``"render"``, ``"bench"``, ``"eval"``...).
+    """
+
+    def __init__(self, message: str, extra: str, module: str | None = None) -> None:
+        super().__init__(message, name=module)
+        self.extra = extra

@@ -32,9 +32,10 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
+from .._extras import require
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError, RiskError
+from ..errors import IllegalActionError, MissingExtraError, RiskError
 from ..records.ansi import render_ansi, seat_name
 from ..records.record import GameRecorder, ReplayStep
 from ..rules.config import PRESETS, RulesConfig
@@ -50,6 +51,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -445,12 +447,50 @@ def watch_game(
     return s
 
 
-def _result_line(game: Game, s: GameState) -> str:
+def _result_line(game: Game, s: GameState, names: list[str] | None = None) -> str:
     if s.phase != Phase.GAME_OVER:
         return f"game left unfinished at turn {s.turn} after {s.steps} moves"
     if s.winner >= 0:
-        return f"{seat_name(game, s.winner)} wins after {s.turn} turns ({s.steps} moves)"
+        who = seat_name(game, s.winner)
+        if names is not None and names[s.winner] != who:
+            who += f" ({names[s.winner]})"
+        return f"{who} wins after {s.turn} turns ({s.steps} moves)"
     return f"turn limit reached after {s.turn} turns ({s.steps} moves); no winner"
+
+
+def _seats_line(game: Game, names: list[str]) -> str:
+    """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral last, when there is one)."""
+    parts = [f"{seat_name(game, p)} = {nm}" for p, nm in enumerate(names)]
+    if game.neutral >= 0:
+        parts.append("neutral = no agent (armies only)")
+    return "seats: " + ", ".join(parts)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise (one line, no traceback)."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _output_path(path: str | None, option: str) -> None:
+    """Make sure ``path``'s folder exists (created if missing), before any game is played.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error) the folder cannot be created, or ``path`` is a folder.
+    """
+    if not path:
+        return
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise _fail(f"{option} {path!r} is a folder; give a file name")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise _fail(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
+    if not os.access(folder, os.W_OK):
+        raise _fail(f"{option} {path!r}: the folder {folder!r} is not writable")
 
 
 # ---------------------------------------------------------------------- commands
@@ -488,6 +528,7 @@ def play(
     Moves are read from standard input, so you can pipe them in.
     """
     cfg = build_rules(players, rules, map_name, turns, settings)
+    _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
         raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
     game = Game(cfg)
@@ -504,7 +545,7 @@ def play(
         typer.echo(f"record written to {record}")
 
 
-@app.command()
+@app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
 def watch(
     players: int = _PLAYERS,
     rules: str = _RULES,
@@ -539,6 +580,15 @@ def watch(
     if png_when not in ("end", "last-attack"):
         raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
     cfg = build_rules(players, rules, map_name, turns, settings)
+    if png or gif:  # checked before the game is played
+        try:
+            require("matplotlib", "render", "drawing the board (--png, --gif)")
+            if gif:
+                require("imageio.v3", "render", "writing an animation (--gif)")
+        except MissingExtraError as e:
+            raise _fail(str(e), 1) from None
+    for path, option in ((png, "--png"), (gif, "--gif"), (record, "--record")):
+        _output_path(path, option)
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
     table = {p: load_agent(nm, seed * 1000 + p, game) for p, nm in enumerate(names)}
@@ -552,8 +602,9 @@ def watch(
         history.append(step.text)
 
     use_color = sys.stdout.isatty() if color is None else color
+    typer.echo(_seats_line(game, names))
     s = watch_game(cfg, table, seed, show=show, color=use_color, recorder=rec, on_move=on_move, delay=delay)
-    typer.echo(_result_line(game, s))
+    typer.echo(_result_line(game, s, names))
     result = rec.finish(s)
     if record:
         result.save(record)
@@ -570,13 +621,12 @@ def watch(
 
         try:
             n = render_video(result, gif, every=every, fps=fps)
-        except RuntimeError as e:
-            typer.echo(f"error: {e}", err=True)
-            raise typer.Exit(1) from None
+        except (RuntimeError, MissingExtraError) as e:
+            raise _fail(str(e), 1) from None
         typer.echo(f"animation written to {gif} ({n} frames)")
 
 
-@app.command()
+@app.command(short_help="Replay a game record: a move log, a GIF/MP4, a per-turn PNG strip.")
 def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
@@ -590,11 +640,12 @@ def replay(
     """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
     from ..records.replay import run
 
+    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip")):
+        _output_path(path, option)
     try:
         run(record, gif, video, strip, every, fps, upto, log=not quiet)
-    except (RiskError, ValueError, RuntimeError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
+        raise _fail(str(e), 1) from None
 
 
 _PASS = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -618,7 +669,7 @@ def _delegate(module: str, what: str, ctx: typer.Context) -> None:
         raise typer.Exit(rc)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Evaluate agents: win rates, ratings (the 'eval' extra).")
 def evaluate(ctx: typer.Context) -> None:
     """Evaluate agents against each other (ratings, win rates).
 
@@ -627,21 +678,27 @@ def evaluate(ctx: typer.Context) -> None:
     _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Train MaskablePPO from a config (the 'train' extra).")
 def train(ctx: typer.Context) -> None:
     """Train an agent. Arguments go to risk_env.train.sb3; see 'risk-env train --help'."""
     _delegate("risk_env.train.sb3", "train an agent", ctx)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Measure engine and env speed (the 'bench' extra).")
 def bench(ctx: typer.Context) -> None:
-    """Measure the speed of the engine and the environment. Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'."""
+    """Measure the speed of the engine and the environment.
+
+    Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'.
+    """
     _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Play many games checking the rules' invariants.")
 def soak(ctx: typer.Context) -> None:
-    """Play many games checking the rules' invariants every step. Arguments go to risk_env.tools.soak; see 'risk-env soak --help'."""
+    """Play many games checking the rules' invariants every step.
+
+    Arguments go to risk_env.tools.soak; see 'risk-env soak --help'.
+    """
     _delegate("risk_env.tools.soak", "soak-test the engine and the environment", ctx)
 
 
@@ -649,13 +706,17 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``risk-env`` console script.
 
     Bad input that surfaces while a command runs (a broken map file, a bad rules
-    value) ends with a one-line ``error: ...`` and exit status 2, not a traceback.
+    value) ends with a one-line ``error: ...`` and exit status 2, not a traceback;
+    a missing optional package ends with one line naming the extra to install, exit status 1.
     """
     try:
         app(args=argv, prog_name="risk-env")
     except RiskError as e:
         typer.echo(f"error: {e}", err=True)
         raise SystemExit(2) from None
+    except MissingExtraError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -152,3 +152,102 @@ def test_replay_strip_into_a_missing_folder_and_an_unwritable_one(tmp_path) -> N
         res = runner.invoke(app, ["replay", "-q", str(good), "--strip", str(ro / "s.png")])
         ro.chmod(0o700)
         assert res.exit_code == 2 and "is not writable" in res.output and res.output.count("\n") == 1
+
+
+# ---------------------------------------------------------------------- the play screen
+def _reachable(game, s, entries, path=()):  # type: ignore[no-untyped-def]
+    """Every move reachable from a screen's entries, opening each group (as a human would)."""
+    from risk_env.tools.cli import Choice, Group, human_screen
+
+    moves = []
+    for e in entries:
+        if isinstance(e, Choice):
+            moves.extend(e.moves)
+        else:
+            assert isinstance(e, Group)
+            lines, sub = human_screen(game, s, game.to_act(s), [*path, e])
+            assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+            moves.extend(_reachable(game, s, sub, (*path, e)))
+    return moves
+
+
+def _fortify_everywhere():  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+
+    game = Game(RulesConfig(num_players=4))
+    s = game.new_game(seed=0)
+    s.owner[:] = 0
+    s.owner[[0, 10, 20, 30]] = [1, 2, 3, 1]  # player_0 holds 38 of the 42 territories
+    s.armies[:] = 3
+    s.alive = [True] * 4
+    s.phase, s.player, s.turn = Phase.FORTIFY, 0, 12
+    s.conquered = False
+    assert np.sum(s.owner == 0) == 38
+    return game, s
+
+
+def test_a_hand_built_fortify_with_about_a_hundred_moves_fits_120x40() -> None:
+    from risk_env.tools.cli import Choice, Group, group_moves, human_screen
+
+    game, s = _fortify_everywhere()
+    assert len(group_moves(game, s)) > 100  # one per (source, destination) pair, and 'end turn'
+    lines, entries = human_screen(game, s, 0)
+    assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+    sources = [e for e in entries if isinstance(e, Group) and e.src >= 0]
+    assert sources and all(e.label.startswith("from ") for e in sources)
+    first = sources[0]
+    assert first.label == "from Northwest Territory (3) -> 3"  # Alaska is player_1's
+    opened, sub = human_screen(game, s, 0, [first])
+    assert "Northwest Territory (player_0, 3) borders:" in opened  # its neighbours, owners and armies
+    assert "Alaska (player_1, 3)" in " ".join(opened)
+    assert [e.label for e in sub if isinstance(e, Choice)] == [
+        f"fortify Northwest Territory->{n} 1..2" for n in ("Greenland", "Alberta", "Ontario")
+    ]
+    assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))
+
+
+def test_every_decision_of_real_games_fits_120x40_and_reaches_every_move() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+    from risk_env.tools.cli import _Seats, human_screen, load_agent
+
+    for players, seed in ((4, 0), (6, 1)):
+        game = Game(RulesConfig(num_players=players))
+        names = ["aggressive", "balanced", "continent"]
+        seats = _Seats(game, {p: load_agent(names[p % 3], p, game) for p in range(players)})
+        s = game.new_game(seed)
+        for step in range(1500):
+            if s.phase == Phase.GAME_OVER:
+                break
+            seat = game.to_act(s)
+            lines, entries = human_screen(game, s, seat)
+            assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120, (players, step, len(lines))
+            if step % 7 == 0:  # opening every group is slower: a sample of the positions
+                assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))
+            seats.move(s, seat)
+
+
+def test_play_screens_fit_120x40_on_the_classic_map() -> None:
+    """The captured output of a 4-player classic game: from each board to the prompt, at most 40 lines of 120."""
+    steps = ["help", "n Alaska", "n Atlantis", "m"] + ["1"] * 600
+    res = runner.invoke(
+        app, ["play", "--players", "4", "--turns", "3", "--seed", "0", "--no-color"], input="\n".join(steps) + "\n"
+    )
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert out.splitlines()[0] == "seats: player_0 = you, player_1 = random, player_2 = random, player_3 = random"
+    assert "Alaska (" in out and "borders:" in out and "unknown territory 'Atlantis'" in out
+    screens = 0
+    for chunk in out.split("player_0> ")[:-1]:
+        lines = chunk.splitlines()
+        heads = [i for i, ln in enumerate(lines) if ln.startswith("North America +5")]
+        if not heads:  # a reply to 'help' or a mistake, not a new screen
+            continue
+        screen = lines[heads[-1] - 1 :] + ["player_0> "]
+        assert len(screen) <= 40 and max(map(len, screen)) <= 120, "\n".join(screen)
+        screens += 1
+    assert screens >= 20
+    assert "turn limit reached after 3 turns" in out

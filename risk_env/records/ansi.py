@@ -296,10 +296,10 @@ def render_compact(
             text += " out"
         seats.append((text, seat))
     per_line = max(1, (width + gap) // (max(len(txt) for txt, _ in seats) + gap))
-    cell = max(len(txt) for txt, _ in seats)
+    seat_w = max(len(txt) for txt, _ in seats)
     for i in range(0, len(seats), per_line):
         row = seats[i : i + per_line]
-        out.append((" " * gap).join(paint(f"{txt:<{cell}}", p) for txt, p in row).rstrip())
+        out.append((" " * gap).join(paint(f"{txt:<{seat_w}}", p) for txt, p in row).rstrip())
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}, {ph}, {who(s.player)} on turn"

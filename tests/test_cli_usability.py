@@ -251,3 +251,38 @@ def test_play_screens_fit_120x40_on_the_classic_map() -> None:
         screens += 1
     assert screens >= 20
     assert "turn limit reached after 3 turns" in out
+
+
+def test_compact_board_lines_on_the_classic_map() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.records.ansi import render_compact, short_names
+
+    game = Game(RulesConfig(num_players=4))
+    s = game.new_game(seed=0)
+    s.owner[:] = [i % 4 for i in range(42)]
+    s.armies[:] = 3
+    s.armies[0] = 120
+    lines = render_compact(game, s, names=["you", "random", "aggressive", "balanced"], marked=[0], selected=1).splitlines()
+    assert len(lines) == 17 and max(map(len, lines)) <= 120
+    assert lines[0].split("  ")[0] == "North America +5"
+    assert "South America +2" in lines[0] and "Australia +2" in lines[0]
+    assert lines[1].startswith("Alaska         0  120<") and lines[2].startswith("N Territory    1    3*")
+    assert lines[14].startswith(" 0 you") and "11 terr  150 armies" in lines[14]  # 120 + 10 x 3
+    names = short_names(game.map.territory_names, 14)
+    assert len(set(names)) == 42 and max(map(len, names)) <= 14
+    assert names[game.map.id_of("Western United States")] == "W U States"
+
+
+def test_compact_board_of_a_200_territory_map_keeps_to_the_width() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.records.ansi import render_compact
+    from risk_env.rules.map import map_from_dict
+    from risk_env.tools.benchmark import generated_map
+
+    game = Game(RulesConfig(num_players=4, starting_armies=100), game_map=map_from_dict(generated_map(200)))
+    lines = render_compact(game, game.new_game(seed=1)).splitlines()
+    assert max(map(len, lines)) <= 120
+    import re
+
+    cells = [c for line in lines for c in re.findall(r"T\d+ +- +0", line)]
+    assert len(cells) == 200  # one cell per territory: nobody's, 0 armies before the setup

@@ -272,7 +272,7 @@ def render_compact(
                 held = min(holders) if len(holders) == 1 and min(holders) >= 0 else -1
                 bonus = f" +{int(m.continent_bonus[ci])}" + (f" [{tag(held)}]" if held >= 0 else "")
                 head = short_names([m.continent_names[ci]], max(3, col_w - len(bonus)))[0] + bonus
-                lines.append(paint(f"{head:<{col_w}}", held))
+                lines.append(paint(head, held) + " " * (col_w - len(head)))
             else:
                 o = int(s.owner[t])
                 cell = f"{short[t]:<{name_w}} {paint(tag(o), o)} {int(s.armies[t]):>4}{marks.get(t, ' ')}"
@@ -299,7 +299,7 @@ def render_compact(
     seat_w = max(len(txt) for txt, _ in seats)
     for i in range(0, len(seats), per_line):
         row = seats[i : i + per_line]
-        out.append((" " * gap).join(paint(f"{txt:<{seat_w}}", p) for txt, p in row).rstrip())
+        out.append((" " * gap).join(paint(txt, p) + " " * (seat_w - len(txt)) for txt, p in row).rstrip())
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}, {ph}, {who(s.player)} on turn"

@@ -107,3 +107,23 @@ def test_drawing_without_matplotlib_names_the_render_extra(monkeypatch: pytest.M
     _missing(monkeypatch, "matplotlib")
     with pytest.raises(MissingExtraError, match=r"drawing the board needs matplotlib \(extra 'render'\)"):
         BoardRenderer(Game(RulesConfig(num_players=2, map="small")))
+
+
+def test_watch_gif_or_png_without_the_render_extra_stops_before_playing(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    runner = CliRunner()
+    small = ["watch", "--players", "2", "--map", "small", "--show", "log", "--turns", "2"]
+    _missing(monkeypatch, "imageio", "imageio.v3")
+    res = runner.invoke(app, [*small, "--gif", str(tmp_path / "g.gif")])
+    assert res.exit_code == 1 and res.output == (
+        "error: writing an animation (--gif) needs imageio (extra 'render'): pip install 'risk_env[render]'\n"
+    )  # one line, and no move was played before it
+    _missing(monkeypatch, "matplotlib")
+    res = runner.invoke(app, [*small, "--png", str(tmp_path / "b.png")])
+    assert res.exit_code == 1 and res.output == (
+        "error: drawing the board (--png, --gif) needs matplotlib (extra 'render'): pip install 'risk_env[render]'\n"
+    )

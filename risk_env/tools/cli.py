@@ -5,12 +5,22 @@
     risk-env replay game.json --strip turns.png
     risk-env evaluate ... | risk-env train ... | risk-env bench ...
 
-``play`` shows the board as text, lists the legal moves with numbers and
+``play`` shows each decision of the human as one screen that fits a 120x40
+terminal on the classic map: a compact board (continents in columns, one short
+line per territory), the status, and the legal moves numbered in columns. It
 accepts a number or a move's text (``attack Alaska->Kamchatka dice=3``);
 moves that take an amount are listed once with their range (``place
-Alaska 1..7``): a number alone takes the most, ``N K`` takes ``K``. Mistakes at
+Alaska 1..7``): a number alone takes the most, ``N K`` takes ``K``. When the
+moves do not fit, the trades are grouped by kind of set and the attacks or
+fortifications by source territory (``from Alaska (5) -> 2``: its number lists
+them with Alaska's neighbours, ``0`` goes back), and a last ``more`` entry
+opens the rest. ``n <territory>`` shows a territory's neighbours. Mistakes at
 the prompt are explained and never end the game. Input is read line by line
 from standard input, so a script or a test can drive it.
+
+``watch`` first says which agent holds which seat. Output files (``--png``,
+``--gif``, ``--record``...) get their folders created; a folder that cannot be
+made, a missing optional package, a broken record end with one ``error:`` line.
 
 ``evaluate``, ``train`` and ``bench`` pass their arguments to
 ``risk_env.tools.evaluation.main``, ``risk_env.train.sb3.main`` and

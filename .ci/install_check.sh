@@ -3,7 +3,9 @@
 # installs the wheel (not editable) with the extras train and cli in a fresh venv;
 # then, from a folder outside the repository, runs the README's Python snippets,
 # `risk-env --help` and a shipped training config loaded by name. Everything the
-# package needs (maps, configs) must therefore be inside the wheel.
+# package needs (maps, configs) must therefore be inside the wheel. Last, the wheel
+# alone (the core, no extras) in another venv: the usage snippet runs, and a feature
+# of a missing extra says which extra to install.
 # Run after the README's test command (it uses .venv for the build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,4 +58,21 @@ done
 check "the shipped maps" "$V/python" -c "import risk_env; [risk_env.env(map=m).reset(seed=0) for m in ('classic', 'small')]"
 check "risk-env --help" "$V/risk-env" --help
 check "risk-env train --config 4p (a shipped config, by name)" "$V/risk-env" train --config 4p --print-config
+
+echo "== the core alone (no extras)"
+python3 -m venv "$WORK/core"
+C="$WORK/core/bin"
+"$C/pip" install -q "$WHEEL" || exit 1
+check "core: README snippet_usage.py" "$C/python" snippet_usage.py
+check "core: risk_env.evaluate names the 'eval' extra" "$C/python" -c "
+import risk_env
+from risk_env.errors import MissingExtraError
+try:
+    risk_env.evaluate(['random', 'random'], num_games=2, workers=1)
+except MissingExtraError as e:
+    assert e.extra == 'eval' and \"pip install 'risk_env[eval]'\" in str(e), e
+    print(e)
+else:
+    raise SystemExit('evaluate ran without its extra')
+"
 exit $failed

@@ -286,3 +286,29 @@ def test_compact_board_of_a_200_territory_map_keeps_to_the_width() -> None:
 
     cells = [c for line in lines for c in re.findall(r"T\d+ +- +0", line)]
     assert len(cells) == 200  # one cell per territory: nobody's, 0 armies before the setup
+
+
+def test_nine_cards_group_the_trades_by_kind_of_set() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+    from risk_env.tools.cli import Choice, Group, human_screen
+
+    game = Game(RulesConfig(num_players=4))
+    s = game.new_game(seed=0)
+    s.owner[:] = [i % 4 for i in range(42)]
+    s.armies[:] = 2
+    s.alive = [True] * 4
+    s.phase, s.player, s.turn, s.to_place, s.forced = Phase.REINFORCE, 0, 9, 0, True
+    s.hands[0] = [0, 1, 2, 4, 5, 6, 8, 9, 42]  # eight territory cards and a wild card
+    assert len(game.legal_moves(s)) == 58
+    lines, entries = human_screen(game, s, 0)
+    assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+    labels = [e.label for e in entries]
+    assert "trade a set ICA (25 ways)" in labels and "trade a set IIW (3 ways)" in labels
+    singles = [e for e in entries if isinstance(e, Choice)]
+    assert all(e.label.startswith("trade ") and len(e.moves) == 1 for e in singles)
+    ica = next(e for e in entries if isinstance(e, Group) and e.label.startswith("trade a set ICA"))
+    lines, sub = human_screen(game, s, 0, [ica])
+    assert len(lines) + 1 <= 40 and "trade a set ICA (25 ways); 0 goes back:" in lines
+    assert sub[-1].label.startswith("more: ")  # 25 sets do not fit under the board: the rest is one entry away
+    assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))

@@ -347,7 +347,7 @@ def _trade_groups(game: Game, entries: list[Choice | Group]) -> list[Choice | Gr
     kinds: dict[str, list[Choice]] = {}
     for e in entries:
         if isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE:
-            comp = "".join(sorted(("I", "C", "A", "W")[int(game.map.card_symbol[c])] for c in e.moves[0].cards))
+            comp = "".join("ICAW"[k] for k in sorted(int(game.map.card_symbol[c]) for c in e.moves[0].cards))
             kinds.setdefault(comp, []).append(e)
     out: list[Choice | Group] = []
     done: set[str] = set()
@@ -398,7 +398,9 @@ def human_menu(game: Game, s: GameState, rows: int = 18, width: int = SCREEN_WID
     if _rows(entries, width, False) > rows:
         entries = _source_groups(game, s, entries)
     trades = [
-        e for e in entries if isinstance(e, Group) and e.src < 0 or isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE
+        e
+        for e in entries
+        if (isinstance(e, Group) and e.src < 0) or (isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE)
     ]
     if _rows(entries, width, False) > rows and len(trades) > 1:
         n = sum(len(e.entries) if isinstance(e, Group) else 1 for e in trades)

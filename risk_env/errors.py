@@ -14,6 +14,7 @@ __all__ = [
     "StateError",
     "ResetNeededError",
     "UnknownAgentError",
+    "MissingExtraError",
 ]
 
 
@@ -78,3 +79,18 @@ class ResetNeededError(RiskError, AssertionError):
 
 class UnknownAgentError(RiskError):
     """An agent name that is not one of the environment's agents (the message lists them)."""
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the one-line message names the
+    ``risk_env`` extra that installs it (``pip install 'risk_env[render]'``).
+
+    Not a :class:`RiskError`: the input was fine, the installation lacks a package.
+
+    Attributes:
+        extra: the extra to install (``"render"``, ``"bench"``, ``"eval"``...).
+    """
+
+    def __init__(self, message: str, extra: str, module: str | None = None) -> None:
+        super().__init__(message, name=module)
+        self.extra = extra

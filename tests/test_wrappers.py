@@ -56,7 +56,7 @@ def test_out_of_bounds_and_order_errors_match():
     for make in (lambda: risk_env.env(num_players=2), lambda: standard_stack(num_players=2)):
         e = make()
         with pytest.raises(AttributeError):
-            e.agents
+            _ = e.agents
         with pytest.raises(Exception) as before:
             e.step(0)
         assert "reset" in str(before.value)

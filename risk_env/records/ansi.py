@@ -7,6 +7,10 @@ phase, the pending battle, the last dice roll and the last moves. With
 ``color=True`` owners are coloured with ANSI escape codes (for terminals);
 the default is plain text.
 
+:func:`render_compact` is the board of ``risk-env play``: continents side by
+side in columns, one short line per territory (abbreviated name, owner seat,
+armies), so that board and move list share a 120x40 terminal.
+
 >>> from risk_env import Game
 >>> game = Game(num_players=2, setup="random", map="small", two_player="none")
 >>> print(render_ansi(game, game.new_game(seed=0)).splitlines()[0])
@@ -20,7 +24,7 @@ from collections.abc import Sequence
 from ..rules.engine import Game
 from ..rules.state import GameState, Phase
 
-__all__ = ["render_ansi", "seat_name"]
+__all__ = ["render_ansi", "render_compact", "short_names", "seat_name"]
 
 _ANSI = ("\x1b[34m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[35m", "\x1b[36m")  # blue red green yellow magenta cyan
 _GREY, _BOLD, _RESET = "\x1b[90m", "\x1b[1m", "\x1b[0m"
@@ -140,3 +144,173 @@ def render_ansi(
     if last_move:
         lines.append(f"last move: {last_move}")
     return "\n".join(lines)
+
+
+def short_names(names: Sequence[str], width: int) -> list[str]:
+    """Territory names shortened to at most ``width`` characters, all distinct.
+
+    Longer names have their leading words cut to initials (``Western United States``
+    -> ``W United States`` -> ``W U States``), then are truncated; a clash is broken by
+    a trailing digit.
+
+    >>> short_names(["Western United States", "Eastern Australia", "Peru"], 11)
+    ['W U States', 'E Australia', 'Peru']
+
+    Raises:
+        ValueError: ``width`` < 3.
+    """
+    if width < 3:
+        raise ValueError(f"width must be at least 3 characters, got {width}")
+    out: list[str] = []
+    for name in names:
+        words = name.split()
+        text = name
+        i = 0
+        while len(text) > width and i < len(words) - 1:
+            words[i] = words[i][0]
+            text = " ".join(words)
+            i += 1
+        out.append(text[:width].rstrip())
+    seen: dict[str, int] = {}
+    for i, text in enumerate(out):
+        if text in seen:
+            k = seen[text] = seen[text] + 1
+            out[i] = text[: width - len(str(k))] + str(k)
+        else:
+            seen[text] = 1
+    return out
+
+
+def _pack(sizes: Sequence[int], height: int) -> list[list[int]]:
+    """Groups (continents) placed in map order into columns of at most ``height`` lines."""
+    cols: list[list[int]] = [[]]
+    used = 0
+    for g, n in enumerate(sizes):
+        if cols[-1] and used + n > height:
+            cols.append([])
+            used = 0
+        cols[-1].append(g)
+        used += n
+    return cols
+
+
+def render_compact(
+    game: Game,
+    s: GameState,
+    width: int = 120,
+    color: bool = False,
+    names: Sequence[str] | None = None,
+    marked: Sequence[int] = (),
+    selected: int = -1,
+) -> str:
+    """A compact text board of ``s`` for a terminal ``width`` columns wide (one string).
+
+    Continents stand side by side, in map order, each headed by its name, its bonus
+    and the seat holding it (``[2]``); each territory takes one line: a short name
+    (:func:`short_names`), the owner's seat number (``n`` the neutral, ``-`` nobody)
+    and its armies; ``<`` marks ``marked`` territories (the last move), ``*`` the
+    ``selected`` one. Then one entry per seat (``>`` on turn): its label from
+    ``names``, territories, armies, cards; then the phase and the last dice.
+
+    On the classic map this is 18 lines of at most 120 characters for 2 to 6 players.
+    A map too big for ``width`` (more than about 6 continents of 12 territories)
+    flows its territories through every column instead.
+
+    Args:
+        width: the terminal width in characters (at least 60).
+        names: a label per player seat (default ``player_<seat>``).
+
+    Raises:
+        ValueError: ``width`` < 60.
+    """
+    if width < 60:
+        raise ValueError(f"width must be at least 60 characters, got {width}")
+    m = game.map
+
+    def tag(seat: int) -> str:
+        if seat < 0:
+            return "-"
+        return "n" if seat == game.neutral else str(seat)
+
+    def paint(text: str, seat: int) -> str:
+        if not color or seat < 0:
+            return text
+        code = _GREY if seat == game.neutral else _ANSI[seat % len(_ANSI)]
+        return code + text + _RESET
+
+    def who(seat: int) -> str:
+        if names is not None and 0 <= seat < game.num_players:
+            return str(names[seat])
+        return seat_name(game, seat)
+
+    marks = {int(t): "<" for t in marked if t >= 0}
+    if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
+        marks.update({int(s.att_src): "<", int(s.att_dst): "<"})
+    if selected >= 0:
+        marks[int(selected)] = "*"
+    groups = [[int(t) for t in game.continent_idx[ci]] for ci in range(len(m.continent_names))]
+    gap = 2
+    cell_fixed = 1 + 1 + 1 + 4 + 1  # space, owner, space, armies, mark
+    height = max(len(g) for g in groups) + 1
+    cols = _pack([len(g) + 1 for g in groups], height)
+    col_w = (width + gap) // len(cols) - gap
+    name_w = min(max(len(n) for n in m.territory_names), col_w - cell_fixed)
+    if name_w < 8:  # too many continents side by side: flow every line through the columns
+        ncols = max(1, (width + gap) // (8 + cell_fixed + gap))
+        col_w = (width + gap) // ncols - gap
+        name_w = col_w - cell_fixed
+        items = [it for ci, g in enumerate(groups) for it in [(ci, -1)] + [(ci, t) for t in g]]
+        rows = -(-len(items) // ncols)
+        layout = [items[i : i + rows] for i in range(0, len(items), rows)]
+    else:
+        layout = [[it for ci in col for it in [(ci, -1)] + [(ci, t) for t in groups[ci]]] for col in cols]
+    short = short_names(m.territory_names, name_w)
+    blocks: list[list[str]] = []
+    for col in layout:
+        lines = []
+        for ci, t in col:
+            if t < 0:
+                holders = {int(o) for o in s.owner[game.continent_idx[ci]]}
+                held = min(holders) if len(holders) == 1 and min(holders) >= 0 else -1
+                bonus = f" +{int(m.continent_bonus[ci])}" + (f" [{tag(held)}]" if held >= 0 else "")
+                head = short_names([m.continent_names[ci]], max(3, col_w - len(bonus)))[0] + bonus
+                lines.append(paint(head, held) + " " * (col_w - len(head)))
+            else:
+                o = int(s.owner[t])
+                cell = f"{short[t]:<{name_w}} {paint(tag(o), o)} {int(s.armies[t]):>4}{marks.get(t, ' ')}"
+                lines.append(cell)
+        blocks.append(lines)
+    out = []
+    for r in range(max(len(b) for b in blocks)):
+        out.append((" " * gap).join(b[r] if r < len(b) else " " * col_w for b in blocks).rstrip())
+    out.append("")
+    setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
+    seats: list[tuple[str, int]] = []
+    for seat in range(game.num_seats):
+        own = s.owner == seat
+        turn = ">" if seat == s.player and s.phase != Phase.GAME_OVER else " "
+        text = f"{turn}{tag(seat)} {who(seat)[:12]:<12} {int(own.sum()):>3} terr {int(s.armies[own].sum()):>4} armies"
+        if game.uses_cards and seat < game.num_players:
+            text += f" {len(s.hands[seat]):>2} cards"
+        if seat < game.num_players and seat == s.winner:
+            text += " winner"
+        elif seat < game.num_players and not s.alive[seat] and not setup:
+            text += " out"
+        seats.append((text, seat))
+    per_line = max(1, (width + gap) // (max(len(txt) for txt, _ in seats) + gap))
+    seat_w = max(len(txt) for txt, _ in seats)
+    for i in range(0, len(seats), per_line):
+        row = seats[i : i + per_line]
+        out.append((" " * gap).join(paint(txt, p) + " " * (seat_w - len(txt)) for txt, p in row).rstrip())
+    ph = Phase(s.phase).name.lower().replace("_", " ")
+    stage = "setup" if s.turn == 0 else f"turn {s.turn}"
+    status = f"{stage}, {ph}, {who(s.player)} on turn"
+    if s.phase == Phase.GAME_OVER:
+        status = f"game over after {s.turn} turns: " + (
+            f"{who(s.winner)} wins" if s.winner >= 0 else "truncated at the turn limit"
+        )
+    if s.last_roll:
+        k = s.last_roll.index(0)
+        status += f"; last roll {' '.join(map(str, s.last_roll[:k]))} v {' '.join(map(str, s.last_roll[k + 1 :]))}"
+    out.append(status[:width])
+    return "\n".join(out)

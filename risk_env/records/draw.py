@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
@@ -84,16 +85,15 @@ class BoardRenderer:
     about 20-40 ms.
 
     Raises:
-        ImportError: matplotlib is missing (``pip install 'risk_env[render]'``).
+        MissingExtraError: matplotlib is missing (``pip install 'risk_env[render]'``), an ImportError.
         ValueError: ``player_names`` has the wrong length.
     """
 
     def __init__(self, game: Game, player_names: Sequence[str] | None = None, dpi: int = 100) -> None:
-        try:
-            from matplotlib.backends.backend_agg import FigureCanvasAgg
-            from matplotlib.figure import Figure
-        except ImportError as e:  # pragma: no cover - depends on the installation
-            raise ImportError("drawing the board needs matplotlib: pip install 'risk_env[render]'") from e
+        require("matplotlib", "render", "drawing the board")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         self.game = game
         m = game.map
         self.map = m
@@ -469,9 +469,10 @@ class BoardRenderer:
         self._window = None
 
     def save_png(self, state: GameState, path: str | os.PathLike[str], last_move: str = "", recent: Sequence[str] = ()) -> None:
-        """Draw ``state`` and write it as a PNG file."""
+        """Draw ``state`` and write it as a PNG file (missing parent folders are created)."""
         from PIL import Image
 
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         Image.fromarray(self.draw(state, last_move, recent)).save(os.fspath(path))
 
 

@@ -292,19 +292,40 @@ class GameRecord:
         return p
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> GameRecord:
-        """Read a record file.
+    def load(cls, path: str | os.PathLike[str], validate: bool = True) -> GameRecord:
+        """Read a record file and (by default) :meth:`validate` it.
+
+        Args:
+            validate: replay the record to check it (rules, map, every move, the result).
 
         Raises:
-            RecordError: the file cannot be read or is not a record.
+            RecordError: the file cannot be read, is not a record, or (``validate``) does not replay;
+                the message names the file.
         """
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as e:
             raise RecordError(f"cannot read record file {os.fspath(path)!r}: {e.strerror or e}") from None
-        return cls.from_json(text)
+        rec = cls.from_json(text)
+        if validate:
+            try:
+                rec.validate()
+            except RecordError as e:
+                raise RecordError(f"{os.fspath(path)}: {e}") from None
+        return rec
 
     # -------------------------------------------------------------- checks
+    def validate(self) -> GameRecord:
+        """Check that the record is sound: its rules and map build a game, every move
+        replays where it stands, and the final position matches :attr:`result` (if any).
+        Returns the record itself.
+
+        Raises:
+            RecordError: the first problem found (which move, which field).
+        """
+        self.verify()
+        return self
+
     def final_state(self) -> GameState:
         """The position after the last move."""
         *_, last = replay(self)

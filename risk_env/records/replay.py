@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
+from ..errors import MissingExtraError
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
 from ..rules.state import Phase
@@ -178,10 +180,11 @@ def render_video(
 
     Raises:
         RecordError: the record does not replay.
+        MissingExtraError: imageio or Pillow is missing (``pip install 'risk_env[render]'``).
         RuntimeError: the video format needs a writer that is not installed (the message says which).
     """
-    import imageio.v3 as iio
-    from PIL import Image
+    iio = require("imageio.v3", "render", "writing an animation")
+    Image = require("PIL.Image", "render", "writing an animation")
 
     p = Path(path)
     frames = list(_frames(record, every, upto, _player_names(record, int(record.rules["num_players"]))))
@@ -232,8 +235,8 @@ def render_strip(
 
     Returns the number of thumbnails.
     """
-    from PIL import Image, ImageDraw
-
+    Image = require("PIL.Image", "render", "drawing a strip of boards")
+    ImageDraw = require("PIL.ImageDraw", "render", "drawing a strip of boards")
     from .draw import BoardRenderer
 
     game = record.game()
@@ -283,6 +286,8 @@ def run(
 ) -> None:
     """What ``scripts/replay.py`` and ``risk-env replay`` do: print the log, then write the files asked for."""
     out = out or sys.stdout
+    if gif or video:  # before any work: a missing writer is told at once
+        require("imageio.v3", "render", "writing an animation")
     rec = GameRecord.load(record_path)
     if log:
         for line in format_log(rec, upto):
@@ -299,7 +304,7 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] ...``; returns an exit code."""
     ap = argparse.ArgumentParser(
-        prog="replay",
+        prog="risk-env replay",
         description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip.",
     )
     ap.add_argument("record", help="a game record (.json) written by risk_env.records.record")
@@ -315,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         run(args.record, args.gif, args.video, args.strip, args.every, args.fps, args.upto, log=not args.quiet)
-    except (RecordError, ValueError, RuntimeError) as e:
+    except (RecordError, ValueError, RuntimeError, MissingExtraError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     return 0

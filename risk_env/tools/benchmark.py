@@ -45,9 +45,11 @@ import numpy as np
 
 import risk_env
 from risk_env import ActionCodec, Game, ObservationEncoder, Phase, RulesConfig
+from risk_env._extras import require
 from risk_env.agents import load_agent
 from risk_env.envs.codec import Selection
 from risk_env.envs.single_agent import RiskSingleAgentEnv
+from risk_env.errors import MissingExtraError
 from risk_env.rules.map import map_from_dict
 from risk_env.rules.state import GameState
 from risk_env.tools.match import play_match
@@ -241,9 +243,15 @@ def _memory(players: int = 4) -> dict[str, float]:
 
 
 def run(quick: bool = False, seconds: float = 2.0, repeats: int = 3) -> dict[str, Any]:
-    """Run every row; returns a JSON-compatible dict (see the module docstring)."""
+    """Run every row; returns a JSON-compatible dict (see the module docstring).
+
+    Raises:
+        MissingExtraError: chess or pygame is missing (``pip install 'risk_env[bench]'``).
+    """
     if quick:
         seconds, repeats = min(seconds, 1.0), min(repeats, 3)
+    for module in ("chess", "pygame"):  # PettingZoo's classic games, the reference rows
+        require(module, "bench", "the benchmark")
     from pettingzoo.classic import chess_v6, connect_four_v3
 
     res: dict[str, Any] = {
@@ -362,7 +370,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--repeats", type=int, default=3, help="windows per figure; the median is reported (default 3)")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
     args = ap.parse_args(argv)
-    res = run(quick=args.quick, seconds=args.seconds, repeats=args.repeats)
+    try:
+        res = run(quick=args.quick, seconds=args.seconds, repeats=args.repeats)
+    except MissingExtraError as e:
+        raise SystemExit(f"error: {e}") from None
     print(format_table(res))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)

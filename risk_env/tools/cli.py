@@ -5,12 +5,22 @@
     risk-env replay game.json --strip turns.png
     risk-env evaluate ... | risk-env train ... | risk-env bench ...
 
-``play`` shows the board as text, lists the legal moves with numbers and
+``play`` shows each decision of the human as one screen that fits a 120x40
+terminal on the classic map: a compact board (continents in columns, one short
+line per territory), the status, and the legal moves numbered in columns. It
 accepts a number or a move's text (``attack Alaska->Kamchatka dice=3``);
 moves that take an amount are listed once with their range (``place
-Alaska 1..7``): a number alone takes the most, ``N K`` takes ``K``. Mistakes at
+Alaska 1..7``): a number alone takes the most, ``N K`` takes ``K``. When the
+moves do not fit, the trades are grouped by kind of set and the attacks or
+fortifications by source territory (``from Alaska (5) -> 2``: its number lists
+them with Alaska's neighbours, ``0`` goes back), and a last ``more`` entry
+opens the rest. ``n <territory>`` shows a territory's neighbours. Mistakes at
 the prompt are explained and never end the game. Input is read line by line
 from standard input, so a script or a test can drive it.
+
+``watch`` first says which agent holds which seat. Output files (``--png``,
+``--gif``, ``--record``...) get their folders created; a folder that cannot be
+made, a missing optional package, a broken record end with one ``error:`` line.
 
 ``evaluate``, ``train`` and ``bench`` pass their arguments to
 ``risk_env.tools.evaluation.main``, ``risk_env.train.sb3.main`` and
@@ -30,11 +40,12 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
 
+from .._extras import require
 from ..agents import load_agent
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError, RiskError
-from ..records.ansi import render_ansi, seat_name
+from ..errors import IllegalActionError, MissingExtraError, RiskError
+from ..records.ansi import render_ansi, render_compact, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
 from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
@@ -45,7 +56,19 @@ from .match import play_move
 from .watch import echo as _echo
 from .watch import move_line, result_line, watch_game
 
-__all__ = ["app", "main", "group_moves", "Choice", "play_game", "watch_game"]
+__all__ = [
+    "app",
+    "main",
+    "group_moves",
+    "Choice",
+    "Group",
+    "human_menu",
+    "human_screen",
+    "play_game",
+    "watch_game",
+    "SCREEN_WIDTH",
+    "SCREEN_HEIGHT",
+]
 
 app = typer.Typer(
     name="risk-env",
@@ -53,6 +76,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -114,6 +138,10 @@ class _Seats:
 
 
 # ---------------------------------------------------------------------- choices for a human
+SCREEN_WIDTH, SCREEN_HEIGHT = 120, 40
+"""The terminal a human's turn is laid out for (``risk-env play``)."""
+
+
 @dataclass
 class Choice:
     """One numbered line of the human's move list: a move, or a family of moves that differ only in an amount."""
@@ -177,16 +205,21 @@ def group_moves(game: Game, s: GameState) -> list[Choice]:
     return out
 
 
-def _columns(items: list[str], width: int = 110) -> list[str]:
+def _columns(items: list[str], width: int = SCREEN_WIDTH, gap: int = 2) -> list[str]:
+    """``items`` in as many columns as fit in ``width`` (filled top to bottom, each as wide as its longest item)."""
     if not items:
         return []
-    cell = max(len(x) for x in items) + 3
-    cols = max(1, min(3, width // cell))
-    rows = -(-len(items) // cols)
+    for cols in range(min(len(items), 8), 0, -1):
+        rows = -(-len(items) // cols)
+        cells = [items[c * rows : (c + 1) * rows] for c in range(cols)]
+        cells = [col for col in cells if col]
+        widths = [max(len(x) for x in col) for col in cells]
+        if sum(widths) + gap * (len(cells) - 1) <= width or cols == 1:
+            break
     lines = []
     for r in range(rows):
-        parts = [items[r + c * rows] for c in range(cols) if r + c * rows < len(items)]
-        lines.append("".join(p.ljust(cell) for p in parts).rstrip())
+        parts = [col[r].ljust(w) for col, w in zip(cells, widths, strict=True) if r < len(col)]
+        lines.append((" " * gap).join(parts).rstrip())
     return lines
 
 
@@ -195,8 +228,11 @@ _HELP = """Enter one of:
   a number and an amount          e.g. 3 2 (takes 2)
   a move as text                  e.g. place Alaska 2 | attack Alaska->Kamchatka dice=3 | blitz Alaska->Kamchatka
                                        end attack | occupy 4 | fortify Alaska->Alberta 3 | end turn | trade <card>, <card>, <card>
-  moves (m)   list the legal moves again        board (b)   show the board
-  help (?)    this help                         quit (q)    leave the game"""
+  a number opening a list         e.g. 'from Alaska (5) -> 2' lists the moves from Alaska (and its neighbours);
+                                       'trade a set ICA (4 ways)' lists those sets; 0 goes back
+  moves (m)   show the board and the moves again   board (b)     the full board, with full names and the last moves
+  n <name>    a territory's neighbours             help (?)      this help            quit (q)    leave the game
+On the board each territory shows its owner's seat number (n: the neutral) and its armies; < marks the last move."""
 
 
 def _status(game: Game, s: GameState) -> str:
@@ -218,6 +254,235 @@ def _status(game: Game, s: GameState) -> str:
     return text
 
 
+@dataclass
+class Group:
+    """A numbered line that opens more entries: the attacks or fortifications from one
+    territory (``src``), or the card sets of one kind that can be traded."""
+
+    label: str
+    entries: list[Choice | Group]
+    src: int = -1
+
+
+_FROM = (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.FORTIFY)
+
+
+def _rows(entries: list[Choice | Group], width: int, back: bool) -> int:
+    return len(_columns(_labels(entries, back), width))
+
+
+def _trade_groups(game: Game, entries: list[Choice | Group]) -> list[Choice | Group]:
+    """Trades merged into one entry per kind of set (``III``, ``ICA``, ``IIW``...) where a kind has several."""
+    kinds: dict[str, list[Choice]] = {}
+    for e in entries:
+        if isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE:
+            comp = "".join("ICAW"[k] for k in sorted(int(game.map.card_symbol[c]) for c in e.moves[0].cards))
+            kinds.setdefault(comp, []).append(e)
+    out: list[Choice | Group] = []
+    done: set[str] = set()
+    for e in entries:
+        if isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE:
+            comp = next(k for k, v in kinds.items() if e in v)
+            if len(kinds[comp]) == 1:
+                out.append(e)
+            elif comp not in done:
+                done.add(comp)
+                out.append(Group(f"trade a set {comp} ({len(kinds[comp])} ways)", list(kinds[comp])))
+        else:
+            out.append(e)
+    return out
+
+
+def _source_groups(game: Game, s: GameState, entries: list[Choice | Group]) -> list[Choice | Group]:
+    """Attacks (blitzes) or fortifications merged into one entry per source territory."""
+    out: list[Choice | Group] = []
+    sources: dict[int, Group] = {}
+    for e in entries:
+        if not isinstance(e, Choice) or e.moves[0].kind not in _FROM:
+            out.append(e)
+            continue
+        src = e.moves[0].src
+        if src not in sources:
+            sources[src] = Group("", [], src)
+            out.append(sources[src])
+        sources[src].entries.append(e)
+    for g in sources.values():
+        k = len({e.moves[0].dst for e in g.entries if isinstance(e, Choice)})
+        g.label = f"from {game.map.name_of(g.src)} ({int(s.armies[g.src])}) -> {k}"
+    return out
+
+
+def human_menu(game: Game, s: GameState, rows: int = 18, width: int = SCREEN_WIDTH) -> list[Choice | Group]:
+    """The numbered entries of a human's decision; every legal move is reachable from them.
+
+    The moves (:func:`group_moves`) are listed as they are when they fit in ``rows`` lines
+    of ``width`` characters; otherwise trades are grouped by kind of set, then attacks
+    and fortifications by source territory, then all trades behind one entry
+    (:class:`Group`: its number opens it, ``0`` goes back).
+    """
+    entries: list[Choice | Group] = list(group_moves(game, s))
+    if _rows(entries, width, False) <= rows:
+        return entries
+    entries = _trade_groups(game, entries)
+    if _rows(entries, width, False) > rows:
+        entries = _source_groups(game, s, entries)
+    trades = [
+        e
+        for e in entries
+        if (isinstance(e, Group) and e.src < 0) or (isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE)
+    ]
+    if _rows(entries, width, False) > rows and len(trades) > 1:
+        n = sum(len(e.entries) if isinstance(e, Group) else 1 for e in trades)
+        first = entries.index(trades[0])
+        rest = [e for e in entries if not any(e is t for t in trades)]
+        entries = rest[:first] + [Group(f"trade a set of cards ({n} ways)", trades)] + rest[first:]
+    return entries
+
+
+def _labels(entries: list[Choice | Group], back: bool = False) -> list[str]:
+    return ([f"{0:>3}) back"] if back else []) + [f"{i:>3}) {e.label}" for i, e in enumerate(entries, 1)]
+
+
+def _neighbours(game: Game, s: GameState, t: int, names: list[str] | None, width: int) -> list[str]:
+    """Lines describing territory ``t`` and each of its neighbours (owner, armies), in columns."""
+    m = game.map
+
+    def who(seat: int) -> str:
+        if seat < 0:
+            return "nobody"
+        return names[seat] if names is not None and seat < game.num_players else seat_name(game, seat)
+
+    head = f"{m.name_of(t)} ({who(int(s.owner[t]))}, {int(s.armies[t])}) borders:"
+    items = [f"{m.name_of(v)} ({who(int(s.owner[v]))}, {int(s.armies[v])})" for v in m.neighbors[t]]
+    return [head] + ["  " + line for line in _columns(items, width - 2)]
+
+
+def _page(entries: list[Choice | Group], rows: int, width: int, back: bool) -> list[Choice | Group]:
+    """``entries`` if they fit in ``rows`` lines, else the first ones and a last entry opening the rest."""
+    if _rows(entries, width, back) <= rows or len(entries) <= 2:
+        return entries
+    lo, hi = 1, len(entries) - 1  # the most entries that fit with the 'more' line
+    while lo < hi:
+        k = (lo + hi + 1) // 2
+        trial = entries[:k] + [Group(f"more: {len(entries) - k} further moves", entries[k:])]
+        if _rows(trial, width, back) <= rows:
+            lo = k
+        else:
+            hi = k - 1
+    return entries[:lo] + [Group(f"more: {len(entries) - lo} further moves", entries[lo:])]
+
+
+def human_screen(
+    game: Game,
+    s: GameState,
+    human: int,
+    opened: list[Group] | None = None,
+    last_move: str = "",
+    names: list[str] | None = None,
+    color: bool = False,
+    width: int = SCREEN_WIDTH,
+    height: int = SCREEN_HEIGHT,
+) -> tuple[list[str], list[Choice | Group]]:
+    """The screen of a human's decision: its lines (the prompt follows them) and the numbered entries it lists.
+
+    The lines are the compact board (:func:`~risk_env.records.ansi.render_compact`), the status,
+    the neighbours of an opened territory, and the entries in columns: :func:`human_menu` at
+    the top, else the entries of the last :class:`Group` in ``opened`` (the path opened so far).
+    A list too long for the screen ends with a ``more`` entry opening the rest, so that on the
+    classic map the lines and the prompt take at most ``height`` lines of at most ``width`` characters.
+    """
+    import textwrap
+
+    opened = opened or []
+    src = opened[-1].src if opened else -1
+    marked: list[int] = []
+    if last_move:
+        try:
+            mv = game.parse_move(s, last_move)
+            marked = [t for t in (mv.src, mv.dst, mv.bonus) if t >= 0]
+        except ValueError:
+            pass
+    lines = [""] + render_compact(game, s, width, color=color, names=names, marked=marked, selected=src).splitlines()
+    lines += textwrap.wrap(f"{seat_name(game, human)}, {_status(game, s)}.", width, subsequent_indent="  ")
+    if src >= 0:
+        lines += _neighbours(game, s, src, names, width)
+    lines.append(f"{opened[-1].label}; 0 goes back:" if opened else "Legal moves:")
+    rows = max(3, height - len(lines) - 1)
+    entries = opened[-1].entries if opened else human_menu(game, s, rows, width)
+    entries = _page(entries, rows, width, back=bool(opened))
+    return lines + _columns(_labels(entries, back=bool(opened)), width), entries
+
+
+def _human_move(
+    game: Game,
+    s: GameState,
+    human: int,
+    recent: list[str],
+    read_line: Callable[[], str],
+    out: TextIO | None,
+    color: bool,
+    names: list[str] | None,
+) -> Move | None:
+    """Show the screen and read the human's move; None when the input ends or they quit."""
+    me = seat_name(game, human)
+    opened: list[Group] = []
+    last = recent[-1] if recent else ""
+    while True:  # one pass per screen (opening or closing a group redraws it)
+        lines, entries = human_screen(game, s, human, opened, last, names, color)
+        for line in lines:
+            _echo(out, line)
+        first = 0 if opened else 1
+        while True:
+            if out is None:
+                typer.echo(f"{me}> ", nl=False)
+            else:
+                print(f"{me}> ", end="", file=out, flush=True)
+            raw = read_line()
+            if raw == "":
+                _echo(out, "\ninput ended: leaving the game")
+                return None
+            line = raw.strip()
+            low = line.lower()
+            if not line:
+                _echo(out, f"enter a number from {first} to {len(entries)}, a move as text, or 'help'")
+                continue
+            if low in ("?", "h", "help"):
+                _echo(out, _HELP)
+                continue
+            if low in ("b", "board"):
+                _echo(out, render_ansi(game, s, last, recent[:-1], color=color, names=names))
+                continue
+            if low in ("m", "moves", "l", "list"):
+                break
+            if low in ("q", "quit", "exit"):
+                _echo(out, "leaving the game")
+                return None
+            if low.split()[0] in ("n", "near"):
+                try:
+                    t = game.map.id_of(line.split(None, 1)[1] if " " in line else "")
+                except ValueError as e:
+                    _echo(out, f"not accepted: {e}")
+                    continue
+                for row in _neighbours(game, s, t, names, SCREEN_WIDTH):
+                    _echo(out, row)
+                continue
+            if opened and low in ("0", "back"):
+                opened.pop()
+                break
+            try:
+                got = _read_move(game, s, line, entries)
+            except ValueError as e:
+                _echo(out, f"not accepted: {e}")
+                _echo(
+                    out, f"(enter a number from {first} to {len(entries)}, a move as text, 'moves' to list them again, or 'help')"
+                )
+                continue
+            if isinstance(got, Group):
+                opened.append(got)
+                break
+            return got
+
+
 def play_game(
     rules: RulesConfig,
     human: int,
@@ -227,10 +492,13 @@ def play_game(
     out: TextIO | None = None,
     color: bool = False,
     recorder: GameRecorder | None = None,
+    names: list[str] | None = None,
 ) -> GameState:
     """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended).
 
-    Returns the final (or abandoned) state; ``recorder`` gets every move.
+    Each decision of the human shows one screen of at most 120x40 characters on the
+    classic map (:func:`human_screen`). ``names`` labels the seats on the board
+    (default ``player_<seat>``). Returns the final (or abandoned) state; ``recorder`` gets every move.
     """
     game = Game(rules)
     seats = _Seats(game, agents)
@@ -238,8 +506,6 @@ def play_game(
     recent: list[str] = []
     me = seat_name(game, human)
     _echo(out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves.")
-    shown_phase: tuple[int, int] | None = None
-    board_stale = True
     told_out = False
     while s.phase != Phase.GAME_OVER:
         seat = game.current_player(s)
@@ -254,51 +520,11 @@ def play_game(
             recent.append(text)
             if recorder is not None:
                 recorder.add(mv)
-            board_stale = True
             continue
-        if board_stale or shown_phase != (s.turn, s.phase):
-            _echo(out, "")
-            _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
-            board_stale = False
-            shown_phase = (s.turn, s.phase)
-        choices = group_moves(game, s)
-        _echo(out, f"\n{me}, {_status(game, s)}. Legal moves:")
-        for line in _columns([f"{i:>3}) {c.label}" for i, c in enumerate(choices, 1)]):
-            _echo(out, line)
-        while True:
-            if out is None:
-                typer.echo(f"{me}> ", nl=False)
-            else:
-                print(f"{me}> ", end="", file=out, flush=True)
-            raw = read_line()
-            if raw == "":
-                _echo(out, "\ninput ended: leaving the game")
-                return s
-            line = raw.strip()
-            low = line.lower()
-            if not line:
-                _echo(out, f"enter a number from 1 to {len(choices)}, a move as text, or 'help'")
-                continue
-            if low in ("?", "h", "help"):
-                _echo(out, _HELP)
-                continue
-            if low in ("b", "board"):
-                _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
-                continue
-            if low in ("m", "moves", "l", "list"):
-                for row in _columns([f"{i:>3}) {c.label}" for i, c in enumerate(choices, 1)]):
-                    _echo(out, row)
-                continue
-            if low in ("q", "quit", "exit"):
-                _echo(out, "leaving the game")
-                return s
-            try:
-                mv = _read_move(game, s, line, choices)
-            except ValueError as e:
-                _echo(out, f"not accepted: {e}")
-                _echo(out, f"(enter a number from 1 to {len(choices)}, a move as text, 'moves' to list them again, or 'help')")
-                continue
-            break
+        chosen = _human_move(game, s, human, recent, read_line, out, color, names)
+        if chosen is None:
+            return s
+        mv = chosen
         before = s.copy()
         game.apply(s, mv)
         text = game.move_to_text(mv)
@@ -307,12 +533,12 @@ def play_game(
         if recorder is not None:
             recorder.add(mv)
     _echo(out, "")
-    _echo(out, render_ansi(game, s, recent[-1] if recent else "", recent[:-1], color=color))
+    _echo(out, render_compact(game, s, color=color, names=names))
     return s
 
 
-def _read_move(game: Game, s: GameState, line: str, choices: list[Choice]) -> Move:
-    """The move meant by a prompt line: ``N``, ``N K`` or a move text.
+def _read_move(game: Game, s: GameState, line: str, choices: list[Choice] | list[Choice | Group]) -> Move | Group:
+    """The move meant by a prompt line: ``N``, ``N K`` or a move text; a :class:`Group` when ``N`` opens one.
 
     Raises:
         ValueError (IllegalMoveError included): what was wrong and what is allowed.
@@ -324,15 +550,55 @@ def _read_move(game: Game, s: GameState, line: str, choices: list[Choice]) -> Mo
             raise ValueError(f"there is no move {i}; the moves are numbered 1 to {len(choices)}")
         if len(tokens) > 2:
             raise ValueError("enter a number, optionally followed by one amount (e.g. '3 2')")
+        entry = choices[i - 1]
+        if isinstance(entry, Group):
+            if len(tokens) > 1:
+                raise ValueError(f"'{entry.label}' opens a list of moves; enter its number alone")
+            return entry
         count = None
         if len(tokens) == 2:
             if not tokens[1].lstrip("-").isdigit():
                 raise ValueError(f"the amount must be a whole number, got {tokens[1]!r}")
             count = int(tokens[1])
-        return choices[i - 1].pick(count)
+        return entry.pick(count)
     mv = game.parse_move(s, line)
     game.check(s, mv)
     return mv
+
+
+def _seats_line(game: Game, names: list[str]) -> str:
+    """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral last, when there is one)."""
+    parts = [f"{seat_name(game, p)} = {nm}" for p, nm in enumerate(names)]
+    if game.neutral >= 0:
+        parts.append("neutral = no agent (armies only)")
+    return "seats: " + ", ".join(parts)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise (one line, no traceback)."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _output_path(path: str | None, option: str) -> None:
+    """Make sure ``path``'s folder exists (created if missing), before any game is played.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error) the folder cannot be created, or ``path`` is a folder.
+    """
+    if not path:
+        return
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise _fail(f"{option} {path!r} is a folder; give a file name")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise _fail(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
+    if not os.access(folder, os.W_OK):
+        raise _fail(f"{option} {path!r}: the folder {folder!r} is not writable")
 
 
 # ---------------------------------------------------------------------- commands
@@ -370,6 +636,7 @@ def play(
     Moves are read from standard input, so you can pipe them in.
     """
     cfg = build_rules(players, rules, map_name, turns, settings)
+    _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
         raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
     game = Game(cfg)
@@ -379,14 +646,16 @@ def play(
     labels = [("human" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
     rec = GameRecorder(game, seed, players=labels) if record else None
     use_color = sys.stdout.isatty() if color is None else color
-    s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec)
-    typer.echo(result_line(game, s))
+    labels_short = [("you" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
+    typer.echo(_seats_line(game, labels_short))
+    s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=labels_short)
+    typer.echo(result_line(game, s, labels_short))
     if rec is not None and record:
         rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
         typer.echo(f"record written to {record}")
 
 
-@app.command()
+@app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
 def watch(
     players: int = _PLAYERS,
     rules: str = _RULES,
@@ -421,6 +690,15 @@ def watch(
     if png_when not in ("end", "last-attack"):
         raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
     cfg = build_rules(players, rules, map_name, turns, settings)
+    if png or gif:  # checked before the game is played
+        try:
+            require("matplotlib", "render", "drawing the board (--png, --gif)")
+            if gif:
+                require("imageio.v3", "render", "writing an animation (--gif)")
+        except MissingExtraError as e:
+            raise _fail(str(e), 1) from None
+    for path, option in ((png, "--png"), (gif, "--gif"), (record, "--record")):
+        _output_path(path, option)
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
     table = {p: _load(nm, seed * 1000 + p) for p, nm in enumerate(names)}
@@ -433,8 +711,9 @@ def watch(
         history.append(step.text)
 
     use_color = sys.stdout.isatty() if color is None else color
+    typer.echo(_seats_line(game, names))
     s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
-    typer.echo(result_line(game, s))
+    typer.echo(result_line(game, s, names))
     if record and result is not None:
         result.save(record)
         typer.echo(f"record written to {record}")
@@ -450,13 +729,12 @@ def watch(
 
         try:
             n = render_video(result, gif, every=every, fps=fps)
-        except RuntimeError as e:
-            typer.echo(f"error: {e}", err=True)
-            raise typer.Exit(1) from None
+        except (RuntimeError, MissingExtraError) as e:
+            raise _fail(str(e), 1) from None
         typer.echo(f"animation written to {gif} ({n} frames)")
 
 
-@app.command()
+@app.command(short_help="Replay a game record: a move log, a GIF/MP4, a per-turn PNG strip.")
 def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
@@ -470,11 +748,12 @@ def replay(
     """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
     from ..records.replay import run
 
+    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip")):
+        _output_path(path, option)
     try:
         run(record, gif, video, strip, every, fps, upto, log=not quiet)
-    except (RiskError, ValueError, RuntimeError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from None
+    except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
+        raise _fail(str(e), 1) from None
 
 
 _PASS = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -498,7 +777,7 @@ def _delegate(module: str, what: str, ctx: typer.Context) -> None:
         raise typer.Exit(rc)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Evaluate agents: win rates, ratings (the 'eval' extra).")
 def evaluate(ctx: typer.Context) -> None:
     """Evaluate agents against each other (ratings, win rates).
 
@@ -507,21 +786,27 @@ def evaluate(ctx: typer.Context) -> None:
     _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Train MaskablePPO from a config (the 'train' extra).")
 def train(ctx: typer.Context) -> None:
     """Train an agent. Arguments go to risk_env.train.sb3; see 'risk-env train --help'."""
     _delegate("risk_env.train.sb3", "train an agent", ctx)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Measure engine and env speed (the 'bench' extra).")
 def bench(ctx: typer.Context) -> None:
-    """Measure the speed of the engine and the environment. Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'."""
+    """Measure the speed of the engine and the environment.
+
+    Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'.
+    """
     _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx)
 
 
-@app.command(context_settings=_PASS, add_help_option=False)
+@app.command(context_settings=_PASS, add_help_option=False, short_help="Play many games checking the rules' invariants.")
 def soak(ctx: typer.Context) -> None:
-    """Play many games checking the rules' invariants every step. Arguments go to risk_env.tools.soak; see 'risk-env soak --help'."""
+    """Play many games checking the rules' invariants every step.
+
+    Arguments go to risk_env.tools.soak; see 'risk-env soak --help'.
+    """
     _delegate("risk_env.tools.soak", "soak-test the engine and the environment", ctx)
 
 
@@ -529,13 +814,17 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``risk-env`` console script.
 
     Bad input that surfaces while a command runs (a broken map file, a bad rules
-    value) ends with a one-line ``error: ...`` and exit status 2, not a traceback.
+    value) ends with a one-line ``error: ...`` and exit status 2, not a traceback;
+    a missing optional package ends with one line naming the extra to install, exit status 1.
     """
     try:
         app(args=argv, prog_name="risk-env")
     except RiskError as e:
         typer.echo(f"error: {e}", err=True)
         raise SystemExit(2) from None
+    except MissingExtraError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -78,7 +78,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, RiskError
+from .._extras import require
+from ..errors import ConfigError, MissingExtraError, RiskError
 from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .stats import EntrantStats, EvaluatedGame, EvaluationResult, round_robin_table, summarize, wilson_interval
@@ -198,6 +199,43 @@ def _schedule(num_games: int, n: int, seed: int) -> list[tuple[int, int, list[in
     return jobs
 
 
+def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
+    """Create ``out_dir`` and check that files can be written there, before any game is played.
+
+    Raises:
+        ConfigError: the folder cannot be created or written (the message gives the system's reason).
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write_check"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {e.strerror or e}") from None
+
+
+class _NoBar:
+    """Stands in for a tqdm bar when tqdm is not installed (or no bar is wanted)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(total: int, progress: bool) -> Any:
+    """A tqdm bar over ``total`` games; none (silently) without tqdm, which is optional here."""
+    if not progress:
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, desc="games", unit="game", leave=False)
+
+
 def default_workers() -> int:
     """CPU cores this process may use."""
     try:
@@ -229,7 +267,7 @@ def evaluate(
         seed: seeds every game and agent (see the module docstring).
         workers: processes (default every available core; 1 = in this process). Never more than
             the number of game chunks.
-        progress: show a tqdm progress bar.
+        progress: show a tqdm progress bar (when tqdm is installed; no bar otherwise).
         out_dir: if given, :meth:`EvaluationResult.save` there.
         max_turn_steps: per-turn cap on action ids (see :func:`risk_env.tools.match.play_match`); a game that hits it
             is stopped, a loss for the seat deciding then and a draw for the other survivors.
@@ -241,6 +279,9 @@ def evaluate(
     Raises:
         RiskError / ConfigError: bad agents, counts or rules; IllegalActionError: an agent played
             an illegal action (the message names it and the game seed).
+        ConfigError: ``out_dir`` cannot be created or written (checked before any game).
+        MissingExtraError: openskill (or, with ``out_dir``, matplotlib) is missing
+            (``pip install 'risk_env[eval]'``); checked before any game.
     """
     specs = list(agents)
     n = len(specs)
@@ -260,6 +301,10 @@ def evaluate(
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
     cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
+    require("openskill", "eval", "risk_env.evaluate (ratings)")  # before any game is played
+    if out_dir is not None:
+        require("matplotlib", "eval", "the win-rate plot")
+        _check_out_dir(out_dir)
     rules_d = cfg.to_dict()
     labels = _labels(specs)
     spec_texts = [_spec_text(sp) for sp in specs]
@@ -276,11 +321,9 @@ def evaluate(
     chunk = max(1, min(num_players, math.ceil(num_games / (workers * 4))))
     chunks = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
     workers = min(workers, len(chunks))
-    from tqdm.auto import tqdm
-
     t0 = time.perf_counter()
     records: list[EvaluatedGame] = []
-    bar = tqdm(total=num_games, desc="games", unit="game", disable=not progress, leave=False)
+    bar = _progress_bar(num_games, progress)
     try:
         if workers == 1:
             _WORKER.clear()
@@ -372,8 +415,8 @@ def round_robin(
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``scripts/evaluate.py``); returns the exit status."""
     ap = argparse.ArgumentParser(
-        prog="evaluate",
-        description="Evaluate risk_env agents: seats rotated, seeds recorded, win rates with 95%% Wilson intervals, "
+        prog="risk-env evaluate",
+        description="Evaluate risk_env agents: seats rotated, seeds recorded, win rates with 95% Wilson intervals, "
         "openskill ratings.",
         epilog="Agents: random, aggressive, continent, balanced, path/to/model.zip (MaskablePPO), module:callable.",
     )
@@ -432,8 +475,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(result.summary())
         if args.out:
             print(f"results written to {args.out}")
-    except RiskError as e:
+    except (RiskError, MissingExtraError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # results could not be written after all (disk full, removed folder)
+        print(f"error: cannot write results to {args.out!r}: {e.strerror or e}", file=sys.stderr)
         return 2
     return 0
 

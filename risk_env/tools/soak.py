@@ -484,7 +484,7 @@ def run_soak(
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (see the module docstring). Returns the exit status (1 on any failure)."""
     ap = argparse.ArgumentParser(
-        prog="soak.py",
+        prog="risk-env soak",
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

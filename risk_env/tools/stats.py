@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..errors import RiskError
 from ..rules.config import RulesConfig
 
@@ -293,8 +294,7 @@ def _json_default(x: Any) -> Any:
 
 def plot_win_rates(result: EvaluationResult, path: str | os.PathLike[str]) -> Path:
     """Bar chart of win rates with 95 % Wilson error bars (and the draw rate), saved as PNG."""
-    import matplotlib
-
+    matplotlib = require("matplotlib", "eval", "the win-rate plot")
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

@@ -95,10 +95,13 @@ def watch_game(
     return s, result.record
 
 
-def result_line(game: Game, s: GameState) -> str:
-    """How the game in ``s`` ended (or that it is unfinished), in one line."""
+def result_line(game: Game, s: GameState, names: list[str] | None = None) -> str:
+    """How the game ended, in one line; with ``names`` (a label per seat) the winner's agent is named too."""
     if s.phase != Phase.GAME_OVER:
         return f"game left unfinished at turn {s.turn} after {s.steps} moves"
     if s.winner >= 0:
-        return f"{seat_name(game, s.winner)} wins after {s.turn} turns ({s.steps} moves)"
+        who = seat_name(game, s.winner)
+        if names is not None and s.winner < len(names) and names[s.winner] != who:
+            who += f" ({names[s.winner]})"
+        return f"{who} wins after {s.turn} turns ({s.steps} moves)"
     return f"turn limit reached after {s.turn} turns ({s.steps} moves); no winner"

@@ -490,6 +490,7 @@ def train(
 def main(argv: Sequence[str] | None = None) -> int:
     """``scripts/train.py``: train MaskablePPO from a YAML config (``--help`` for the options)."""
     ap = argparse.ArgumentParser(
+        prog="risk-env train",
         description="Train a MaskablePPO agent for risk_env (configs: configs/train/*.yaml; see docs/training.md).",
     )
     ap.add_argument(

@@ -1,0 +1,315 @@
+"""The risk-env command line from a user's seat: help texts, seat labels, one-line errors
+for bad output paths and broken records, and the play screen fitting 120x40."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytest.importorskip("typer")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from risk_env.records.record import GameRecord, RecordError  # noqa: E402
+from risk_env.tools.cli import app, main  # noqa: E402
+
+runner = CliRunner()
+SMALL2 = ["--players", "2", "--map", "small", "--set", "setup=random", "--set", "two_player=none"]
+
+
+def _help(args: list[str], columns: int = 80) -> str:
+    res = runner.invoke(app, args, env={"COLUMNS": str(columns)}, prog_name="risk-env")
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_help_names_options_in_full_at_80_columns() -> None:
+    out = _help(["watch", "--help"])
+    for option in ("--players", "--turns, --turn-limit", "--png-when", "--color / --no-color", "--record", "--delay"):
+        assert option in out, option
+    assert "…" not in out
+    top = _help(["--help"])
+    commands = top.split("Commands:")[1].strip().splitlines()
+    assert [c.split()[0] for c in commands] == ["play", "watch", "replay", "evaluate", "train", "bench", "soak"]
+    assert not any(c.endswith("...") or "…" in c for c in commands)  # no description cut short
+    assert all(len(line) <= 80 for line in top.splitlines())
+
+
+def test_usage_lines_name_the_program_risk_env(capsys) -> None:  # type: ignore[no-untyped-def]
+    for cmd in ("evaluate", "bench", "soak", "train"):
+        with pytest.raises(SystemExit) as ex:
+            main([cmd, "--help"])
+        assert ex.value.code in (0, None)
+        out = capsys.readouterr().out
+        assert out.startswith(f"usage: risk-env {cmd} "), (cmd, out[:60])
+    for cmd in ("play", "watch", "replay"):
+        assert _help([cmd, "--help"]).startswith(f"Usage: risk-env {cmd} ")
+
+
+def test_evaluate_help_prints_a_plain_percent(capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "95% Wilson" in out and "%%" not in out
+
+
+def test_watch_says_which_agent_holds_which_seat() -> None:
+    res = runner.invoke(
+        app,
+        ["watch", "--players", "3", "--map", "small", "--turns", "1", "--show", "none", "--agents", "random,aggressive,random"],
+    )
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "seats: player_0 = random, player_1 = aggressive, player_2 = random"
+    res = runner.invoke(app, ["watch", "--players", "2", "--map", "small", "--show", "none", "--agents", "aggressive,random"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0] == "seats: player_0 = aggressive, player_1 = random, neutral = no agent (armies only)"
+    assert " (aggressive) wins after " in lines[1] or " (random) wins after " in lines[1] or "no winner" in lines[1]
+
+
+def test_watch_png_into_a_missing_folder_creates_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "new" / "deeper" / "b.png"
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "1", "--show", "none", "--png", str(png)])
+    assert res.exit_code == 0, res.output
+    assert png.exists() and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_watch_png_where_no_folder_can_be_made_is_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "1", "--show", "none", "--png", str(blocker / "b.png")])
+    assert res.exit_code == 2
+    assert res.output.startswith("error: --png ") and "cannot create the folder" in res.output
+    assert res.output.count("\n") == 1 and "Traceback" not in res.output
+
+
+def test_evaluate_out_to_an_unwritable_path_is_one_line_exit_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("openskill")
+    from risk_env.tools import evaluation
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    rc = evaluation.main(["random", "random", "--games", "2", "--workers", "1", "--out", str(blocker / "out")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("error: cannot write results to ") and err.count("\n") == 1
+    with pytest.raises(SystemExit) as ex:
+        main(["evaluate", "random", "random", "--games", "2", "--workers", "1", "--out", str(blocker)])
+    assert ex.value.code == 2 and "cannot write results" in capsys.readouterr().err
+
+
+def _broken_record(tmp_path):  # type: ignore[no-untyped-def]
+    path = tmp_path / "r.json"
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--record", str(path)])
+    assert res.exit_code == 0, res.output
+    d = json.loads(path.read_text())
+    d["moves"][2] = "attack Nowhere->Ash dice=3"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    return path, bad
+
+
+def test_replay_quiet_fails_on_a_broken_record(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good, bad = _broken_record(tmp_path)
+    res = runner.invoke(app, ["replay", "-q", str(good)])
+    assert res.exit_code == 0 and res.output == ""
+    res = runner.invoke(app, ["replay", "-q", str(bad)])
+    assert res.exit_code == 1
+    assert (
+        res.output
+        == f"error: {bad}: move 3 ('attack Nowhere->Ash dice=3') does not replay: " + res.output.split("does not replay: ", 1)[1]
+    )
+    assert res.output.count("\n") == 1
+
+
+def test_loading_a_record_validates_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good, bad = _broken_record(tmp_path)
+    with pytest.raises(RecordError, match=r"bad\.json: move 3 .* does not replay"):
+        GameRecord.load(bad)
+    rec = GameRecord.load(bad, validate=False)  # reading only: the check is skipped
+    assert rec.moves[2] == "attack Nowhere->Ash dice=3"
+    assert GameRecord.load(good).validate().moves == json.loads(good.read_text())["moves"]
+    lied = json.loads(good.read_text())
+    lied["result"]["armies"] = [1, 1]
+    (tmp_path / "lied.json").write_text(json.dumps(lied))
+    with pytest.raises(RecordError, match=r"lied\.json: replaying the record gives armies="):
+        GameRecord.load(tmp_path / "lied.json")
+
+
+def test_replay_strip_into_a_missing_folder_and_an_unwritable_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    good, _ = _broken_record(tmp_path)
+    strip = tmp_path / "a" / "b" / "s.png"
+    res = runner.invoke(app, ["replay", "-q", str(good), "--strip", str(strip)])
+    assert res.exit_code == 0 and strip.exists()
+    if os.geteuid() != 0:  # root writes anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        res = runner.invoke(app, ["replay", "-q", str(good), "--strip", str(ro / "s.png")])
+        ro.chmod(0o700)
+        assert res.exit_code == 2 and "is not writable" in res.output and res.output.count("\n") == 1
+
+
+# ---------------------------------------------------------------------- the play screen
+def _reachable(game, s, entries, path=()):  # type: ignore[no-untyped-def]
+    """Every move reachable from a screen's entries, opening each group (as a human would)."""
+    from risk_env.tools.cli import Choice, Group, human_screen
+
+    moves = []
+    for e in entries:
+        if isinstance(e, Choice):
+            moves.extend(e.moves)
+        else:
+            assert isinstance(e, Group)
+            lines, sub = human_screen(game, s, game.current_player(s), [*path, e])
+            assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+            moves.extend(_reachable(game, s, sub, (*path, e)))
+    return moves
+
+
+def _fortify_everywhere():  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+
+    game = Game(RulesConfig(num_players=4))
+    s = game.new_game(seed=0)
+    s.owner[:] = 0
+    s.owner[[0, 10, 20, 30]] = [1, 2, 3, 1]  # player_0 holds 38 of the 42 territories
+    s.armies[:] = 3
+    s.alive = [True] * 4
+    s.phase, s.player, s.turn = Phase.FORTIFY, 0, 12
+    s.conquered = False
+    assert np.sum(s.owner == 0) == 38
+    return game, s
+
+
+def test_a_hand_built_fortify_with_about_a_hundred_moves_fits_120x40() -> None:
+    from risk_env.tools.cli import Choice, Group, group_moves, human_screen
+
+    game, s = _fortify_everywhere()
+    assert len(group_moves(game, s)) > 100  # one per (source, destination) pair, and 'end turn'
+    lines, entries = human_screen(game, s, 0)
+    assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+    sources = [e for e in entries if isinstance(e, Group) and e.src >= 0]
+    assert sources and all(e.label.startswith("from ") for e in sources)
+    first = sources[0]
+    assert first.label == "from Northwest Territory (3) -> 3"  # Alaska is player_1's
+    opened, sub = human_screen(game, s, 0, [first])
+    assert "Northwest Territory (player_0, 3) borders:" in opened  # its neighbours, owners and armies
+    assert "Alaska (player_1, 3)" in " ".join(opened)
+    assert [e.label for e in sub if isinstance(e, Choice)] == [
+        f"fortify Northwest Territory->{n} 1..2" for n in ("Greenland", "Alberta", "Ontario")
+    ]
+    assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))
+
+
+def test_every_decision_of_real_games_fits_120x40_and_reaches_every_move() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+    from risk_env.agents import load_agent
+    from risk_env.tools.cli import _Seats, human_screen
+
+    for players, seed in ((4, 0), (6, 1)):
+        game = Game(RulesConfig(num_players=players))
+        names = ["aggressive", "balanced", "continent"]
+        seats = _Seats(game, {p: load_agent(names[p % 3], seed=p) for p in range(players)})
+        s = game.new_game(seed)
+        for step in range(1500):
+            if s.phase == Phase.GAME_OVER:
+                break
+            seat = game.current_player(s)
+            lines, entries = human_screen(game, s, seat)
+            assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120, (players, step, len(lines))
+            if step % 7 == 0:  # opening every group is slower: a sample of the positions
+                assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))
+            seats.move(s, seat)
+
+
+def test_play_screens_fit_120x40_on_the_classic_map() -> None:
+    """The captured output of a 4-player classic game: from each board to the prompt, at most 40 lines of 120."""
+    steps = ["help", "n Alaska", "n Atlantis", "m"] + ["1"] * 600
+    res = runner.invoke(
+        app, ["play", "--players", "4", "--turns", "3", "--seed", "0", "--no-color"], input="\n".join(steps) + "\n"
+    )
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert out.splitlines()[0] == "seats: player_0 = you, player_1 = random, player_2 = random, player_3 = random"
+    assert "Alaska (" in out and "borders:" in out and "unknown territory 'Atlantis'" in out
+    screens = 0
+    for chunk in out.split("player_0> ")[:-1]:
+        lines = chunk.splitlines()
+        heads = [i for i, ln in enumerate(lines) if ln.startswith("North America +5")]
+        if not heads:  # a reply to 'help' or a mistake, not a new screen
+            continue
+        screen = lines[heads[-1] - 1 :] + ["player_0> "]
+        assert len(screen) <= 40 and max(map(len, screen)) <= 120, "\n".join(screen)
+        screens += 1
+    assert screens >= 20
+    assert "turn limit reached after 3 turns" in out
+
+
+def test_compact_board_lines_on_the_classic_map() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.records.ansi import render_compact, short_names
+
+    game = Game(RulesConfig(num_players=4))
+    s = game.new_game(seed=0)
+    s.owner[:] = [i % 4 for i in range(42)]
+    s.armies[:] = 3
+    s.armies[0] = 120
+    lines = render_compact(game, s, names=["you", "random", "aggressive", "balanced"], marked=[0], selected=1).splitlines()
+    assert len(lines) == 17 and max(map(len, lines)) <= 120
+    assert lines[0].split("  ")[0] == "North America +5"
+    assert "South America +2" in lines[0] and "Australia +2" in lines[0]
+    assert lines[1].startswith("Alaska         0  120<") and lines[2].startswith("N Territory    1    3*")
+    assert lines[14].startswith(" 0 you") and "11 terr  150 armies" in lines[14]  # 120 + 10 x 3
+    names = short_names(game.map.territory_names, 14)
+    assert len(set(names)) == 42 and max(map(len, names)) <= 14
+    assert names[game.map.id_of("Western United States")] == "W U States"
+
+
+def test_compact_board_of_a_200_territory_map_keeps_to_the_width() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.records.ansi import render_compact
+    from risk_env.rules.map import map_from_dict
+    from risk_env.tools.benchmark import generated_map
+
+    game = Game(RulesConfig(num_players=4, starting_armies=100), game_map=map_from_dict(generated_map(200)))
+    lines = render_compact(game, game.new_game(seed=1)).splitlines()
+    assert max(map(len, lines)) <= 120
+    import re
+
+    cells = [c for line in lines for c in re.findall(r"T\d+ +- +0", line)]
+    assert len(cells) == 200  # one cell per territory: nobody's, 0 armies before the setup
+
+
+def test_nine_cards_group_the_trades_by_kind_of_set() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+    from risk_env.tools.cli import Choice, Group, human_screen
+
+    game = Game(RulesConfig(num_players=4))
+    s = game.new_game(seed=0)
+    s.owner[:] = [i % 4 for i in range(42)]
+    s.armies[:] = 2
+    s.alive = [True] * 4
+    s.phase, s.player, s.turn, s.to_place, s.forced = Phase.REINFORCE, 0, 9, 0, True
+    s.hands[0] = [0, 1, 2, 4, 5, 6, 8, 9, 42]  # eight territory cards and a wild card
+    assert len(game.legal_moves(s)) == 58
+    lines, entries = human_screen(game, s, 0)
+    assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+    labels = [e.label for e in entries]
+    assert "trade a set ICA (25 ways)" in labels and "trade a set IIW (3 ways)" in labels
+    singles = [e for e in entries if isinstance(e, Choice)]
+    assert all(e.label.startswith("trade ") and len(e.moves) == 1 for e in singles)
+    ica = next(e for e in entries if isinstance(e, Group) and e.label.startswith("trade a set ICA"))
+    lines, sub = human_screen(game, s, 0, [ica])
+    assert len(lines) + 1 <= 40 and "trade a set ICA (25 ways); 0 goes back:" in lines
+    assert sub[-1].label.startswith("more: ")  # 25 sets do not fit under the board: the rest is one entry away
+    assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))

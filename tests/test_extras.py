@@ -1,0 +1,129 @@
+"""A missing optional package ends in one line naming the extra to install (simulated by
+``sys.modules[name] = None``, which makes ``import name`` fail)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from risk_env._extras import require
+from risk_env.errors import MissingExtraError
+
+
+def _missing(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    for name in names:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_require_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    _missing(monkeypatch, "imageio", "imageio.v3")
+    with pytest.raises(MissingExtraError) as info:
+        require("imageio.v3", "render", "writing an animation")
+    e = info.value
+    assert str(e) == "writing an animation needs imageio (extra 'render'): pip install 'risk_env[render]'"
+    assert e.extra == "render" and e.name == "imageio" and isinstance(e, ImportError)
+    assert e.__cause__ is None and e.__suppress_context__  # no chained traceback
+    assert require("json", "core", "x").dumps([1]) == "[1]"
+
+
+def _small_record(tmp_path):  # type: ignore[no-untyped-def]
+    from risk_env import Game, RulesConfig
+    from risk_env.records.recorder import GameRecorder
+
+    game = Game(RulesConfig(num_players=2, map="small", setup="random", two_player="none", turn_limit=2))
+    s = game.new_game(seed=4)
+    rec = GameRecorder(game, seed=4)
+    for _ in range(3):
+        mv = game.legal_moves(s)[0]
+        game.apply(s, mv)
+        rec.add(mv)
+    path = tmp_path / "r.json"
+    rec.finish(s).save(path)
+    return path
+
+
+def test_replay_gif_without_imageio_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    from risk_env.records.replay import main as replay_main
+    from risk_env.tools.cli import main
+
+    path = _small_record(tmp_path)
+    _missing(monkeypatch, "imageio", "imageio.v3")
+    gif = tmp_path / "g.gif"
+    with pytest.raises(SystemExit) as ex:
+        main(["replay", str(path), "--gif", str(gif)])
+    err = capsys.readouterr().err
+    assert ex.value.code == 1 and not gif.exists()
+    assert err == "error: writing an animation needs imageio (extra 'render'): pip install 'risk_env[render]'\n"
+    assert replay_main([str(path), "--gif", str(gif), "--quiet"]) == 1  # the script's entry point too
+    assert capsys.readouterr().err.strip().endswith("pip install 'risk_env[render]'")
+
+
+def test_bench_without_chess_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    from risk_env.tools.cli import main
+
+    _missing(monkeypatch, "chess")
+    with pytest.raises(SystemExit) as ex:
+        main(["bench", "--quick"])  # fails before anything is timed
+    assert ex.value.code == "error: the benchmark needs chess (extra 'bench'): pip install 'risk_env[bench]'"
+    assert capsys.readouterr().out == ""
+
+
+def test_evaluate_without_tqdm_plays_without_a_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("openskill")
+    import risk_env
+
+    _missing(monkeypatch, "tqdm", "tqdm.auto")
+    res = risk_env.evaluate(["random", "random"], num_games=2, workers=1, map="small", two_player="none", turn_limit=3)
+    assert res.num_games == 2 and len(res.games) == 2 and res.mean_turns == 3.0
+
+
+def test_evaluate_without_openskill_fails_before_playing(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import risk_env
+    from risk_env.tools import evaluation
+
+    _missing(monkeypatch, "openskill", "openskill.models")
+    played: list[tuple] = []
+
+    def fake_play(*a: object, **k: object) -> list:
+        played.append(a)
+        return []
+
+    monkeypatch.setattr(evaluation, "_play_jobs", fake_play)
+    with pytest.raises(MissingExtraError, match=r"needs openskill \(extra 'eval'\): pip install 'risk_env\[eval\]'"):
+        risk_env.evaluate(["random", "random"], num_games=2, workers=1)
+    assert played == []
+    assert evaluation.main(["random", "random", "--games", "2", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'risk_env[eval]'" in err
+
+
+def test_drawing_without_matplotlib_names_the_render_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.records.draw import BoardRenderer
+
+    _missing(monkeypatch, "matplotlib")
+    with pytest.raises(MissingExtraError, match=r"drawing the board needs matplotlib \(extra 'render'\)"):
+        BoardRenderer(Game(RulesConfig(num_players=2, map="small")))
+
+
+def test_watch_gif_or_png_without_the_render_extra_stops_before_playing(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    runner = CliRunner()
+    small = ["watch", "--players", "2", "--map", "small", "--show", "log", "--turns", "2"]
+    _missing(monkeypatch, "imageio", "imageio.v3")
+    res = runner.invoke(app, [*small, "--gif", str(tmp_path / "g.gif")])
+    assert res.exit_code == 1 and res.output == (
+        "error: writing an animation (--gif) needs imageio (extra 'render'): pip install 'risk_env[render]'\n"
+    )  # one line, and no move was played before it
+    _missing(monkeypatch, "matplotlib")
+    res = runner.invoke(app, [*small, "--png", str(tmp_path / "b.png")])
+    assert res.exit_code == 1 and res.output == (
+        "error: drawing the board (--png, --gif) needs matplotlib (extra 'render'): pip install 'risk_env[render]'\n"
+    )

@@ -211,8 +211,8 @@ def test_a_hand_built_fortify_with_about_a_hundred_moves_fits_120x40() -> None:
 
 def test_every_decision_of_real_games_fits_120x40_and_reaches_every_move() -> None:
     from risk_env import Game, RulesConfig
-    from risk_env.rules.state import Phase
     from risk_env.agents import load_agent
+    from risk_env.rules.state import Phase
     from risk_env.tools.cli import _Seats, human_screen
 
     for players, seed in ((4, 0), (6, 1)):

@@ -18,7 +18,8 @@ from risk_env import Game, RulesConfig  # noqa: E402
 from risk_env.records.record import GameRecord, same_position  # noqa: E402
 from risk_env.rules.moves import Move  # noqa: E402
 from risk_env.rules.state import Phase  # noqa: E402
-from risk_env.tools.cli import Choice, app, group_moves, main  # noqa: E402
+from risk_env.tools.cli import app, main  # noqa: E402
+from risk_env.tools.play import Choice, group_moves  # noqa: E402
 
 runner = CliRunner()
 

@@ -157,7 +157,7 @@ def test_replay_strip_into_a_missing_folder_and_an_unwritable_one(tmp_path) -> N
 # ---------------------------------------------------------------------- the play screen
 def _reachable(game, s, entries, path=()):  # type: ignore[no-untyped-def]
     """Every move reachable from a screen's entries, opening each group (as a human would)."""
-    from risk_env.tools.cli import Choice, Group, human_screen
+    from risk_env.tools.play import Choice, Group, human_screen
 
     moves = []
     for e in entries:
@@ -190,7 +190,7 @@ def _fortify_everywhere():  # type: ignore[no-untyped-def]
 
 
 def test_a_hand_built_fortify_with_about_a_hundred_moves_fits_120x40() -> None:
-    from risk_env.tools.cli import Choice, Group, group_moves, human_screen
+    from risk_env.tools.play import Choice, Group, group_moves, human_screen
 
     game, s = _fortify_everywhere()
     assert len(group_moves(game, s)) > 100  # one per (source, destination) pair, and 'end turn'
@@ -213,7 +213,7 @@ def test_every_decision_of_real_games_fits_120x40_and_reaches_every_move() -> No
     from risk_env import Game, RulesConfig
     from risk_env.agents import load_agent
     from risk_env.rules.state import Phase
-    from risk_env.tools.cli import _Seats, human_screen
+    from risk_env.tools.play import _Seats, human_screen
 
     for players, seed in ((4, 0), (6, 1)):
         game = Game(RulesConfig(num_players=players))
@@ -292,7 +292,7 @@ def test_compact_board_of_a_200_territory_map_keeps_to_the_width() -> None:
 def test_nine_cards_group_the_trades_by_kind_of_set() -> None:
     from risk_env import Game, RulesConfig
     from risk_env.rules.state import Phase
-    from risk_env.tools.cli import Choice, Group, human_screen
+    from risk_env.tools.play import Choice, Group, human_screen
 
     game = Game(RulesConfig(num_players=4))
     s = game.new_game(seed=0)

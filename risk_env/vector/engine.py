@@ -1,0 +1,908 @@
+"""The batched rules engine: ``B`` games in lockstep as torch tensors.
+
+:class:`VectorGame` holds the static facts (rules, map tensors, device) and
+:class:`BatchState` the positions. :meth:`VectorGame.step` applies one action
+id per game with the same meaning as :class:`risk_env.ActionCodec` (sub-steps
+included), :meth:`VectorGame.action_mask` and :meth:`VectorGame.observe` give
+the same masks and observations as ``ActionCodec.mask`` and
+``ObservationEncoder.encode``. Every phase is computed for the whole batch
+with masked updates (``torch.where``, scatters): there is no Python loop over
+games or territories; the only loop is over the rolls of a blitz whose
+armies exceed the blitz table (or when dice are injected).
+
+Rules covered (docs/rules.md): the classic rules for 2-6 players (2 players
+with the neutral), ``setup`` ``"claim"`` (3-6 players), ``"deal"`` and
+``"random"``, any ``starting_armies``, ``elimination_trade_at`` and
+``turn_limit``, the escalating card schedule, the +2 bonus once per turn,
+the defender rolling its maximum, adjacent fortification, truncation scored
+as a draw; so the ``classic`` and ``fast`` presets. Anything else raises
+:class:`risk_env.ConfigError` naming what is supported.
+
+Chance: one seeded ``torch.Generator`` per :class:`VectorGame`. Setup,
+dice and reshuffles draw from it. A blitz samples its end at once from the
+exact blitz distribution (:mod:`risk_env.vector.tables`) when both sides fit
+in the table, otherwise rolls one roll at a time until they do. For tests,
+:meth:`VectorGame.step` takes injected dice and drawn cards instead
+(:class:`Chance`), and then rolls every blitz roll by roll, consuming faces
+in the reference engine's order (attacker faces, then defender faces, per roll).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from risk_env import ConfigError, Game, GameState, RulesConfig
+
+from .tables import MapTables
+
+__all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "VectorGame"]
+
+# Phase ids (risk_env.Phase)
+CLAIM, SETUP_PLACE, REINFORCE, ATTACK, DEFEND, OCCUPY, FORTIFY, GAME_OVER = range(8)
+DECK, DISCARD = -1, -2
+
+SUPPORTED_RULES = {
+    "num_players": "2..6 (2 players with the neutral)",
+    "map": "any map",
+    "setup": "'claim' (3-6 players), 'deal', 'random'",
+    "two_player": "'neutral'",
+    "starting_armies": "any",
+    "card_trade": "'escalating'",
+    "territory_bonus": "'once_per_turn'",
+    "elimination_trade_at": "any",
+    "defender_dice": "'max'",
+    "fortify": "'adjacent'",
+    "turn_limit": "any",
+    "truncation_reward": "'draw'",
+}
+"""Rule switches the batched engine supports, and their supported values."""
+
+
+def check_rules(cfg: RulesConfig) -> None:
+    """Raise :class:`ConfigError` unless the batched engine supports ``cfg``."""
+    bad = []
+    fixed = {
+        "card_trade": "escalating",
+        "territory_bonus": "once_per_turn",
+        "defender_dice": "max",
+        "fortify": "adjacent",
+        "truncation_reward": "draw",
+    }
+    for key, want in fixed.items():
+        if getattr(cfg, key) != want:
+            bad.append(f"{key}={getattr(cfg, key)!r}")
+    if cfg.num_players == 2 and cfg.two_player != "neutral":
+        bad.append("two_player='none'")
+    if cfg.has_neutral and cfg.setup == "claim":
+        bad.append("setup='claim' with the 2-player neutral")
+    if bad:
+        allowed = "; ".join(f"{k}: {v}" for k, v in SUPPORTED_RULES.items())
+        raise ConfigError(
+            f"the batched engine does not support {', '.join(bad)}; supported: {allowed} "
+            "(the classic and fast presets); use risk_env.env for the other variants"
+        )
+
+
+@dataclass
+class BatchState:
+    """Positions of ``B`` games (``T`` territories, ``n`` players, ``NC`` cards), fields as in
+    :class:`risk_env.GameState`. All int64 unless said otherwise.
+
+    Attributes:
+        owner, armies: ``(B, T)``; owner -1 while unclaimed, ``n`` for the neutral.
+        phase, player, turn, sets_traded, to_place, setup_step, att_src, att_dst, att_dice,
+        last_dice, winner, sel_src, sel_dst, sel_trade, steps: ``(B,)``.
+        bonus_used, conquered, forced, resume_attack, trade_down, truncated: bool ``(B,)``.
+        order: ``(B, n)`` turn order; order_pos: ``(B, n)`` each seat's index in it.
+        alive: bool ``(B, n)``. setup_left: ``(B, n + 1)`` (the neutral last).
+        card_loc: ``(B, NC)``: -1 in the draw pile, -2 discarded, else the holding seat.
+        deck_key: float32 ``(B, NC)``: draw-pile order, the highest key on top.
+    """
+
+    owner: torch.Tensor
+    armies: torch.Tensor
+    phase: torch.Tensor
+    player: torch.Tensor
+    turn: torch.Tensor
+    sets_traded: torch.Tensor
+    to_place: torch.Tensor
+    setup_step: torch.Tensor
+    att_src: torch.Tensor
+    att_dst: torch.Tensor
+    att_dice: torch.Tensor
+    last_dice: torch.Tensor
+    winner: torch.Tensor
+    sel_src: torch.Tensor
+    sel_dst: torch.Tensor
+    sel_trade: torch.Tensor
+    steps: torch.Tensor
+    bonus_used: torch.Tensor
+    conquered: torch.Tensor
+    forced: torch.Tensor
+    resume_attack: torch.Tensor
+    trade_down: torch.Tensor
+    truncated: torch.Tensor
+    order: torch.Tensor
+    order_pos: torch.Tensor
+    alive: torch.Tensor
+    setup_left: torch.Tensor
+    card_loc: torch.Tensor
+    deck_key: torch.Tensor
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.owner.shape[0])
+
+    def fields(self) -> dict[str, torch.Tensor]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def put(self, idx: torch.Tensor, other: BatchState) -> None:
+        """Overwrite the games at int64 indices ``idx`` with ``other``'s games (same order)."""
+        for name, t in self.fields().items():
+            t[idx] = getattr(other, name)
+
+    def clone(self) -> BatchState:
+        return BatchState(**{k: v.clone() for k, v in self.fields().items()})
+
+    def nbytes(self) -> int:
+        """Bytes held by the state tensors."""
+        return sum(t.element_size() * t.numel() for t in self.fields().values())
+
+
+@dataclass
+class Chance:
+    """Injected chance for one :meth:`VectorGame.step` (tests and replays).
+
+    Attributes:
+        dice: int64 ``(B, L)`` faces 1..6 per game, consumed in order (per roll the
+            attacker's faces, then the defender's), padded with anything.
+        card: int64 ``(B,)`` the card drawn at a turn end with a conquest (-1: none
+            injected); it must be in the draw pile, or in the discards when the pile is empty.
+    """
+
+    dice: torch.Tensor
+    card: torch.Tensor | None = None
+
+
+@dataclass
+class StepInfo:
+    """What a step did, per game: bool ``eliminated (B, n)`` seats eliminated by this step,
+    bool ``won (B,)`` a winner was decided, bool ``truncated (B,)`` the turn limit ended it."""
+
+    eliminated: torch.Tensor
+    won: torch.Tensor
+    truncated: torch.Tensor
+
+
+def _amount(level: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, K: int) -> torch.Tensor:
+    return lo + torch.div(2 * level * (hi - lo) + (K - 1), 2 * (K - 1), rounding_mode="floor")
+
+
+class VectorGame:
+    """The rules for ``B`` games at once on one device.
+
+    Args:
+        rules: a :class:`RulesConfig` (keyword overrides applied on top).
+        device: torch device of every tensor.
+        seed: seeds the one ``torch.Generator``.
+
+    Raises:
+        ConfigError: rules the batched engine does not support (see :data:`SUPPORTED_RULES`).
+    """
+
+    def __init__(
+        self, rules: RulesConfig | None = None, device: str | torch.device = "cpu", seed: int = 0, **overrides: Any
+    ) -> None:
+        cfg = rules or RulesConfig()
+        if overrides:
+            cfg = cfg.replace(**overrides)
+        check_rules(cfg)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        self.config = cfg
+        self.game = Game(cfg)  # the reference game: validates the rules and the map
+        self.device = torch.device(device)
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(int(seed))
+        g = self.game
+        self.n = cfg.num_players
+        self.neutral = g.neutral
+        self.num_seats = g.num_seats
+        self.T = g.T
+        self.tab = MapTables.build(g, self.device)
+        self.NC = self.tab.NC if g.uses_cards else 0
+        self.K = self.tab.K
+        T, K = self.T, self.K
+        self.A_AMOUNT = T
+        self.A_DICE = T + K
+        self.A_BLITZ = T + K + 3
+        self.A_TRADE = T + K + 4 if g.uses_cards else -1
+        self.A_END = T + K + 4 + (13 if g.uses_cards else 0)
+        self.num_actions = self.A_END + 1
+        S = self.n + 1
+        C = self.tab.C
+        n = self.n
+        self.obs_blocks = [
+            ("owner", T * S), ("armies", T), ("selected", 2 * T), ("continent_share", C * S), ("phase", 8),
+            ("acting", 1), ("on_turn", S), ("to_place", 1), ("flags", 5), ("my_cards", 5), ("trade_pending", 13),
+            ("cards", n), ("alive", n), ("territories", S), ("army_total", S), ("trade_value", 1), ("battle", 3),
+            ("turn", 1),
+        ]  # fmt: skip
+        self.obs_size = sum(s for _, s in self.obs_blocks)
+        dev = self.device
+        self._ar_n = torch.arange(n, device=dev)
+        self._ar_T = torch.arange(T, device=dev)
+        self._ar_K = torch.arange(K, device=dev)
+        self._eye8 = torch.eye(8, device=dev, dtype=torch.float64)
+        self._zero_f = torch.zeros((), device=dev)
+
+    # ------------------------------------------------------------------ creation
+    def _blank(self, B: int) -> BatchState:
+        dev, T, n, NC = self.device, self.T, self.n, max(self.NC, 1)
+
+        def z(*shape: int, dtype: torch.dtype = torch.int64, fill: float = 0) -> torch.Tensor:
+            return torch.full(shape, fill, dtype=dtype, device=dev)
+
+        return BatchState(
+            owner=z(B, T, fill=-1), armies=z(B, T), phase=z(B), player=z(B), turn=z(B), sets_traded=z(B),
+            to_place=z(B), setup_step=z(B), att_src=z(B, fill=-1), att_dst=z(B, fill=-1), att_dice=z(B),
+            last_dice=z(B), winner=z(B, fill=-1), sel_src=z(B, fill=-1), sel_dst=z(B, fill=-1),
+            sel_trade=z(B, fill=-1), steps=z(B), bonus_used=z(B, dtype=torch.bool), conquered=z(B, dtype=torch.bool),
+            forced=z(B, dtype=torch.bool), resume_attack=z(B, dtype=torch.bool), trade_down=z(B, dtype=torch.bool),
+            truncated=z(B, dtype=torch.bool), order=z(B, n), order_pos=z(B, n), alive=z(B, n, dtype=torch.bool),
+            setup_left=z(B, n + 1), card_loc=z(B, NC, fill=DECK), deck_key=z(B, NC, dtype=torch.float32),
+        )  # fmt: skip
+
+    def new_games(self, B: int) -> BatchState:
+        """``B`` new games: turn order drawn, setup done up to the first decision (docs/rules.md §3, §7)."""
+        cfg, dev, gen = self.config, self.device, self.generator
+        T, n, L = self.T, self.n, self.num_seats
+        s = self._blank(B)
+        s.order = torch.argsort(torch.rand(B, n, generator=gen, device=dev), dim=1)
+        s.order_pos = torch.argsort(s.order, dim=1)
+        s.alive[:] = True
+        start = int(cfg.starting_armies or 0)
+        s.setup_left[:, :n] = start
+        if self.neutral >= 0:
+            s.setup_left[:, n] = start
+        if self.NC:
+            s.deck_key = torch.rand(B, self.NC, generator=gen, device=dev)
+        if cfg.setup == "claim":
+            s.phase[:] = CLAIM
+            s.player = s.order[:, 0].clone()
+            return s
+        cycle = s.order
+        if self.neutral >= 0:
+            cycle = torch.cat([s.order, torch.full((B, 1), self.neutral, device=dev, dtype=torch.int64)], dim=1)
+        perm = torch.argsort(torch.rand(B, T, generator=gen, device=dev), dim=1)
+        seat_of_k = cycle[:, self._ar_T % L]
+        s.owner.scatter_(1, perm, seat_of_k)
+        s.armies[:] = 1
+        counts = torch.zeros(B, n + 1, dtype=torch.int64, device=dev)
+        counts.scatter_add_(1, torch.where(s.owner == self.neutral, n, s.owner), torch.ones_like(s.owner))
+        s.setup_left -= counts
+        if self.neutral < 0:
+            s.setup_left[:, n] = 0
+        if cfg.setup == "random":
+            left = s.setup_left[:, :L]  # (B, L)
+            most = int(left.max()) if left.numel() else 0
+            if most > 0:
+                seat_ids = torch.arange(L, device=dev)
+                seat_owner = torch.where(s.owner == self.neutral, n, s.owner) if self.neutral >= 0 else s.owner
+                own = (seat_owner[:, None, :] == seat_ids[None, :, None]).float().reshape(B * L, T)
+                picks = torch.multinomial(own, most, replacement=True, generator=gen).reshape(B, L, most)
+                keep = (torch.arange(most, device=dev)[None, None, :] < left[:, :, None]).long()
+                s.armies.scatter_add_(1, picks.reshape(B, L * most), keep.reshape(B, L * most))
+            s.setup_left[:] = 0
+            self._start_game(s, torch.ones(B, dtype=torch.bool, device=dev))
+        else:
+            s.phase[:] = SETUP_PLACE
+            self._next_setup_turn(s, torch.ones(B, dtype=torch.bool, device=dev), first=True)
+        return s
+
+    def from_states(self, states: list[GameState]) -> BatchState:
+        """Tensors of reference positions (the draw pile order kept; the generator is not)."""
+        B, dev = len(states), self.device
+        s = self._blank(B)
+        n = self.n
+        ints = [f.name for f in dataclasses.fields(BatchState) if getattr(s, f.name).dim() == 1]
+        for name in ints:
+            vals = [int(getattr(st, name)) for st in states]
+            getattr(s, name).copy_(torch.tensor(vals, dtype=getattr(s, name).dtype))
+        s.owner.copy_(torch.as_tensor(np.stack([st.owner for st in states]), dtype=torch.int64))
+        s.armies.copy_(torch.as_tensor(np.stack([st.armies for st in states]).astype(np.int64)))
+        s.order.copy_(torch.tensor([st.order for st in states], dtype=torch.int64))
+        s.order_pos = torch.argsort(s.order, dim=1)
+        s.alive.copy_(torch.tensor([st.alive for st in states], dtype=torch.bool))
+        s.setup_left.copy_(torch.tensor([st.setup_left for st in states], dtype=torch.int64))
+        if self.NC:
+            loc = np.full((B, self.NC), DECK, dtype=np.int64)
+            key = np.zeros((B, self.NC), dtype=np.float32)
+            for b, st in enumerate(states):
+                for i, c in enumerate(st.deck):
+                    key[b, c] = i + 1
+                for c in st.discard:
+                    loc[b, c] = DISCARD
+                for p in range(n):
+                    for c in st.hands[p]:
+                        loc[b, c] = p
+            s.card_loc.copy_(torch.as_tensor(loc))
+            s.deck_key.copy_(torch.as_tensor(key))
+        return s.__class__(**{k: v.to(dev) for k, v in s.fields().items()})
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _g(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """``x[b, idx[b]]`` for ``(B, M)`` x and ``(B,)`` idx (idx -1 reads entry 0)."""
+        return x.gather(1, idx.clamp(min=0)[:, None])[:, 0]
+
+    def _hand_count(self, s: BatchState, seat: torch.Tensor) -> torch.Tensor:
+        if not self.NC:
+            return torch.zeros_like(seat)
+        return (s.card_loc == seat[:, None]).sum(1)
+
+    def _income(self, s: BatchState, seat: torch.Tensor) -> torch.Tensor:
+        own = (s.owner == seat[:, None]).float()
+        n_own = own.sum(1).long()
+        per_cont = (own @ self.tab.members_f).long()  # (B, C)
+        bonus = ((per_cont == self.tab.cont_size) * self.tab.cont_bonus).sum(1)
+        return torch.clamp(torch.div(n_own, 3, rounding_mode="floor"), min=3) + bonus
+
+    def _begin_turn(self, s: BatchState, m: torch.Tensor) -> None:
+        """Turn start for games ``m``: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
+        s.turn += m.long()
+        s.phase[m] = REINFORCE
+        s.to_place = torch.where(m, self._income(s, s.player), s.to_place)
+        keep = ~m
+        s.bonus_used &= keep
+        s.conquered &= keep
+        s.resume_attack &= keep
+        s.trade_down &= keep
+        s.att_src = torch.where(m, -1, s.att_src)
+        s.att_dst = torch.where(m, -1, s.att_dst)
+        s.att_dice = torch.where(m, 0, s.att_dice)
+        if self.NC:
+            s.forced = torch.where(m, self._hand_count(s, s.player) >= 5, s.forced)
+        else:
+            s.forced &= keep
+
+    def _start_game(self, s: BatchState, m: torch.Tensor) -> None:
+        s.turn = torch.where(m, 0, s.turn)
+        s.player = torch.where(m, s.order[:, 0], s.player)
+        self._begin_turn(s, m)
+
+    def _next_setup_turn(self, s: BatchState, m: torch.Tensor, first: bool | torch.Tensor = False) -> None:
+        """The next seat in order with setup armies to place (or the neutral's), else start the game."""
+        n = self.n
+        if isinstance(first, bool):
+            start = torch.zeros_like(s.player) if first else self._g(s.order_pos, s.player) + 1
+        else:
+            start = torch.where(first, 0, self._g(s.order_pos, s.player) + 1)
+        cand = s.order.gather(1, (start[:, None] + self._ar_n[None, :]) % n)  # (B, n)
+        neutral_left = s.setup_left[:, n] > 0
+        own_left = s.setup_left.gather(1, cand) > 0
+        ok = own_left | neutral_left[:, None]
+        has = ok.any(1)
+        k = ok.long().argmax(1)
+        seat = cand.gather(1, k[:, None])[:, 0]
+        go = m & has
+        s.player = torch.where(go, seat, s.player)
+        s.setup_step = torch.where(go, torch.where(own_left.gather(1, k[:, None])[:, 0], 0, 2), s.setup_step)
+        s.phase = torch.where(go, SETUP_PLACE, s.phase)
+        self._start_game(s, m & ~has)
+
+    # ------------------------------------------------------------------ masks
+    def action_mask(self, s: BatchState) -> torch.Tensor:
+        """bool ``(B, N)``: the ids ``ActionCodec.mask`` allows for the seat to act (all False after the game)."""
+        tab = self.tab
+        T = self.T
+        ph = s.phase
+        p = s.player
+        own = s.owner == p[:, None]
+        enemy = ~own
+        strong = own & (s.armies >= 2)
+        ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
+        src_a = self._g(s.armies, ss)
+        no_src = ss < 0
+        # territory block
+        adj_src = tab.adj[ss.clamp(min=0)]  # (B, T)
+        nb_enemy = (enemy.float() @ tab.adj_f) > 0
+        nb_own = (own.float() @ tab.adj_f) > 0
+        att_terr = torch.where(no_src[:, None], strong & nb_enemy, (sd < 0)[:, None] & adj_src & enemy)
+        fort_terr = torch.where(no_src[:, None], strong & nb_own, (sd < 0)[:, None] & adj_src & own)
+        can_place = (~s.forced) & (s.to_place > 0)
+        reinf_terr = no_src[:, None] & (st < 0)[:, None] & can_place[:, None] & own
+        if self.NC:
+            bonus_terr = self._bonus_options(s, st.clamp(min=0))[:, :T] & (st >= 0)[:, None]
+            reinf_terr = reinf_terr | bonus_terr
+        setup_terr = s.owner == torch.where(s.setup_step == 2, self.neutral, p)[:, None]
+        terr = torch.where(
+            (ph == ATTACK)[:, None],
+            att_terr,
+            torch.where(
+                (ph == FORTIFY)[:, None],
+                fort_terr,
+                torch.where(
+                    (ph == REINFORCE)[:, None],
+                    reinf_terr,
+                    torch.where((ph == CLAIM)[:, None], s.owner < 0, (ph == SETUP_PLACE)[:, None] & setup_terr),
+                ),
+            ),
+        )
+        # amount block: a span per phase
+        occ_span = self._g(s.armies, s.att_src) - 1
+        span = torch.where(
+            (ph == REINFORCE) & (ss >= 0) & (st < 0),
+            s.to_place - 1,
+            torch.where((ph == FORTIFY) & (sd >= 0), src_a - 2, torch.where(ph == OCCUPY, occ_span, -1)),
+        )
+        amount = tab.span_levels[(span + 1).clamp(0, 10)]
+        # dice and blitz: attack with a pair selected, or continuing the last battle
+        cont = (
+            no_src
+            & (s.att_src >= 0)
+            & (self._g(s.owner, s.att_src) == p)
+            & (self._g(s.armies, s.att_src) >= 2)
+            & (self._g(s.owner, s.att_dst) != p)
+        )
+        roll_src_a = torch.where(sd >= 0, src_a, self._g(s.armies, s.att_src))
+        rolling = (ph == ATTACK) & ((sd >= 0) | cont)
+        ndice = torch.where(rolling, torch.clamp(roll_src_a - 1, max=3), 0)
+        dice = torch.arange(3, device=self.device)[None, :] < ndice[:, None]
+        blitz = rolling[:, None]
+        parts = [terr, amount, dice, blitz]
+        if self.NC:
+            can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
+            parts.append(self._hand_comps(s) & can_trade[:, None])
+        end = (ph == ATTACK) | (ph == FORTIFY)
+        parts.append(end[:, None])
+        return torch.cat(parts, dim=1)
+
+    def _hand_sym_counts(self, s: BatchState) -> torch.Tensor:
+        """float ``(B, 4)``: the player on turn's cards per symbol."""
+        hand = (s.card_loc == s.player[:, None]).float()
+        return hand @ self.tab.card_sym_1h
+
+    def _hand_comps(self, s: BatchState) -> torch.Tensor:
+        counts = self._hand_sym_counts(s).long()
+        return (self.tab.comp[None, :, :] <= counts[:, None, :]).all(2)
+
+    def _bonus_options(self, s: BatchState, comp: torch.Tensor) -> torch.Tensor:
+        """bool ``(B, NC)``: cards in hand showing an owned territory whose symbol ``comp`` needs, if the bonus is unused."""
+        T, NC = self.T, self.NC
+        p = s.player
+        in_hand = s.card_loc == p[:, None]
+        shows_own = torch.zeros_like(in_hand)
+        shows_own[:, :T] = s.owner[:, : min(T, NC)] == p[:, None]
+        need = self.tab.comp[comp]  # (B, 4)
+        needed = need.gather(1, self.tab.card_sym[None, :].expand(s.batch_size, NC)) > 0
+        return in_hand & shows_own & needed & (~s.bonus_used)[:, None]
+
+    def _pick_cards(self, s: BatchState, comp: torch.Tensor, bonus: torch.Tensor) -> torch.Tensor:
+        """bool ``(B, NC)``: the cards ``ActionCodec.pick_cards`` trades for ``comp`` with bonus card ``bonus`` (-1 none)."""
+        T, NC = self.T, self.NC
+        B = s.batch_size
+        p = s.player
+        ar = torch.arange(NC, device=self.device)
+        in_hand = s.card_loc == p[:, None]
+        shows_own = torch.zeros_like(in_hand)
+        shows_own[:, :T] = s.owner[:, : min(T, NC)] == p[:, None]
+        prio = shows_own.long() * NC + ar[None, :]
+        prio = torch.where(ar[None, :] == bonus[:, None], -1, prio)
+        sym = self.tab.card_sym[None, :].expand(B, NC)
+        key = torch.where(in_hand, sym * (4 * NC) + prio + NC, 10**6)
+        order = torch.argsort(key, dim=1)
+        sym_sorted = sym.gather(1, order)
+        hand_sorted = in_hand.gather(1, order)
+        onehot = torch.nn.functional.one_hot(sym_sorted, 4) * hand_sorted[:, :, None]
+        rank = (onehot.cumsum(1) * onehot).sum(2) - 1  # rank within its symbol among hand cards
+        need = self.tab.comp[comp].gather(1, sym_sorted)
+        chosen_sorted = hand_sorted & (rank < need)
+        return torch.zeros_like(in_hand).scatter(1, order, chosen_sorted)
+
+    # ------------------------------------------------------------------ observation
+    def observe(self, s: BatchState, seat: torch.Tensor | None = None) -> torch.Tensor:
+        """float32 ``(B, D)``: ``ObservationEncoder.encode`` of each game for ``seat`` (default: the seat to act)."""
+        tab = self.tab
+        B, T, n = s.batch_size, self.T, self.n
+        S = n + 1
+        dev = self.device
+        ph = s.phase
+        p = s.player
+        me = p if seat is None else seat
+        over = ph == GAME_OVER
+        rel = torch.where(s.owner < 0, S, torch.where(s.owner == self.neutral, n, (s.owner - me[:, None]) % n))
+        # scaled entries are computed in float64 and rounded once, as the reference encoder does
+        f64 = torch.float64
+        oh = torch.nn.functional.one_hot(rel, S + 1)[:, :, :S]  # (B, T, S) int64
+        armies_f = s.armies.to(f64)
+        src = torch.where((ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0)), s.att_src, s.sel_src)
+        dst = torch.where((ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0)), s.att_dst, s.sel_dst)
+        sel = torch.stack([self._ar_T[None, :] == src[:, None], self._ar_T[None, :] == dst[:, None]], dim=2)
+        cont = torch.einsum("bts,tc->bcs", oh.float(), tab.members_f).to(f64) * tab.inv_cont_size[None, :, None]
+        phase_1h = self._eye8[ph]
+        mine = p == me
+        acting = (~over & mine)[:, None]
+        rel_p = (p - me) % n
+        on_turn = (torch.arange(S, device=dev)[None, :] == rel_p[:, None]) & ~over[:, None]
+        setup = (ph == CLAIM) | (ph == SETUP_PLACE)
+        to_place = torch.where(setup, self._g(s.setup_left, me), torch.where(mine, s.to_place, 0)).to(f64)
+        playing = ~setup & mine
+        flags = torch.stack(
+            [
+                playing & s.forced,
+                playing & s.bonus_used,
+                playing & s.conquered,
+                playing & s.resume_attack,
+                (ph == SETUP_PLACE) & (s.setup_step == 2),
+            ],
+            dim=1,
+        )
+        tp = (torch.arange(13, device=dev)[None, :] == s.sel_trade[:, None]) & playing[:, None]
+        rot = (me[:, None] + self._ar_n[None, :]) % n  # seat at each rotated position
+        alive_r = s.alive.gather(1, rot)
+        if self.NC:
+            hand = (s.card_loc == me[:, None]).float()
+            sym_counts = hand @ tab.card_sym_1h
+            shown = (hand[:, :T] * (s.owner[:, : min(T, self.NC)] == me[:, None])).sum(1, keepdim=True)
+            my_cards = torch.cat([sym_counts, shown], dim=1).to(f64) * 0.2
+            counts = (s.card_loc[:, None, :] == rot[:, :, None]).sum(2).to(f64)
+            cards = counts * 0.2 * alive_r
+            tv = tab.tv_obs[s.sets_traded.clamp(max=400)][:, None].to(f64)
+        else:
+            my_cards = torch.zeros(B, 5, device=dev, dtype=f64)
+            cards = torch.zeros(B, n, device=dev, dtype=f64)
+            tv = torch.zeros(B, 1, device=dev, dtype=f64)
+        terr = oh.sum(1).to(f64) * (1.0 / T)
+        army_tot = (oh * s.armies[:, :, None]).sum(1).to(f64) * (0.1 / T)
+        battle = torch.stack(
+            [
+                s.last_dice.to(f64) / 3.0,
+                torch.where(ph == DEFEND, s.att_dice.to(f64) / 3.0, 0.0),
+                torch.where(ph == OCCUPY, self._g(s.armies, s.att_dst).to(f64) / 3.0, 0.0),
+            ],
+            dim=1,
+        )
+        turn = s.turn.to(f64)[:, None] / float(self.config.turn_limit)
+        out = torch.cat(
+            [
+                oh.reshape(B, T * S).to(f64),
+                armies_f * 0.1,
+                sel.reshape(B, 2 * T).to(f64),
+                cont.reshape(B, -1),
+                phase_1h,
+                acting.to(f64),
+                on_turn.to(f64),
+                to_place[:, None] * 0.1,
+                flags.to(f64),
+                my_cards,
+                tp.to(f64),
+                cards,
+                alive_r.to(f64),
+                terr,
+                army_tot,
+                tv,
+                battle,
+                turn,
+            ],
+            dim=1,
+        )
+        return out.float()
+
+    # ------------------------------------------------------------------ step
+    def step(self, s: BatchState, action: torch.Tensor, chance: Chance | None = None) -> StepInfo:
+        """Apply action ids ``action`` (int64 ``(B,)``) to ``s`` in place, like ``ActionCodec.step``
+        on each game. Games already over are left unchanged. The ids must be legal
+        (see :meth:`action_mask`); illegal ids give undefined positions (the
+        :class:`~risk_env.vector.VectorEnv` checks them).
+        """
+        tab = self.tab
+        B, T, K, n = s.batch_size, self.T, self.K, self.n
+        dev = self.device
+        a = action.to(device=dev, dtype=torch.int64)
+        ph = s.phase
+        p = s.player.clone()
+        ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
+        live = ph != GAME_OVER
+        is_terr = a < T
+        at = a.clamp(0, T - 1)
+        lvl = a - T
+        is_amt = (lvl >= 0) & (lvl < K)
+        lvl = lvl.clamp(0, K - 1)
+        dn = a - self.A_DICE + 1
+        is_dice = (dn >= 1) & (dn <= 3)
+        is_blitz = a == self.A_BLITZ
+        is_end = a == self.A_END
+        if self.NC:
+            comp = (a - self.A_TRADE).clamp(0, 12)
+            is_trade = (a >= self.A_TRADE) & (a < self.A_END)
+        else:
+            comp = torch.zeros_like(a)
+            is_trade = torch.zeros_like(is_terr)
+        P_CLAIM, P_SETUP, P_REINF = ph == CLAIM, ph == SETUP_PLACE, ph == REINFORCE
+        P_ATT, P_OCC, P_FORT = ph == ATTACK, ph == OCCUPY, ph == FORTIFY
+        no_src = ss < 0
+        src_a = self._g(s.armies, ss)
+
+        # ---- sub-steps (pending selections)
+        trade_opts = torch.zeros(B, dtype=torch.int64, device=dev)
+        first_opt = torch.full((B,), -1, dtype=torch.int64, device=dev)
+        if self.NC:
+            opts = self._bonus_options(s, comp)
+            trade_opts = opts.sum(1)
+            first_opt = torch.where(trade_opts > 0, opts.long().argmax(1), -1)
+        r_free = P_REINF & no_src & (st < 0)
+        sel_src_new = (r_free & is_terr & (s.to_place > 1)) | ((P_ATT | P_FORT) & no_src & is_terr)
+        sel_trade_new = r_free & is_trade & (trade_opts > 1)
+        sel_dst_new = (P_ATT & ~no_src & (sd < 0) & is_terr) | (P_FORT & ~no_src & (sd < 0) & is_terr & (src_a != 2))
+        substep = sel_src_new | sel_trade_new | sel_dst_new
+        # ---- complete moves
+        m_claim = P_CLAIM
+        m_setup_own = P_SETUP & (s.setup_step < 2)
+        m_setup_neu = P_SETUP & (s.setup_step == 2)
+        m_place = P_REINF & (st < 0) & ((~no_src & is_amt) | (no_src & is_terr & (s.to_place == 1)))
+        m_trade = P_REINF & (((st >= 0) & is_terr) | (r_free & is_trade & (trade_opts <= 1)))
+        m_endatt = P_ATT & is_end
+        m_roll = P_ATT & (is_dice | is_blitz)
+        m_blitz = m_roll & is_blitz
+        m_occ = P_OCC
+        m_fort = P_FORT & ((~no_src & (sd < 0) & is_terr & (src_a == 2)) | ((sd >= 0) & is_amt))
+        m_end_turn = (P_FORT & is_end) | m_fort
+        complete = live & ~substep
+
+        # selections
+        s.sel_src = torch.where(complete, -1, torch.where(sel_src_new, at, s.sel_src))
+        s.sel_dst = torch.where(complete, -1, torch.where(sel_dst_new, at, s.sel_dst))
+        s.sel_trade = torch.where(complete, -1, torch.where(sel_trade_new, comp, s.sel_trade))
+        s.steps += complete.long()
+
+        # ---- army deltas: at most two territories per game
+        i1 = torch.zeros(B, dtype=torch.int64, device=dev)
+        d1 = torch.zeros(B, dtype=torch.int64, device=dev)
+        i2 = torch.zeros(B, dtype=torch.int64, device=dev)
+        d2 = torch.zeros(B, dtype=torch.int64, device=dev)
+        one_place = m_claim | P_SETUP
+        i1 = torch.where(one_place, at, i1)
+        d1 = torch.where(one_place, 1, d1)
+        place_t = torch.where(no_src, at, ss)
+        place_n = torch.where(no_src, 1, _amount(lvl, torch.ones_like(lvl), s.to_place, K))
+        i1 = torch.where(m_place, place_t, i1)
+        d1 = torch.where(m_place, place_n, d1)
+        # claim & setup bookkeeping
+        setup_seat = torch.where(m_setup_neu, n, p)
+        dec_setup = m_claim | P_SETUP
+        s.setup_left.scatter_add_(1, setup_seat[:, None], -dec_setup.long()[:, None])
+        # reinforce placement
+        s.to_place -= torch.where(m_place, place_n, 0)
+        # trade
+        if self.NC:
+            t_comp = torch.where(st >= 0, st, comp)
+            t_bonus = torch.where(st >= 0, at, first_opt)
+            cards = self._pick_cards(s, t_comp, t_bonus) & m_trade[:, None]
+            s.card_loc = torch.where(cards, DISCARD, s.card_loc)
+            value = tab.set_values[s.sets_traded.clamp(max=tab.set_values.numel() - 1)]
+            s.sets_traded += m_trade.long()
+            s.to_place += torch.where(m_trade, value, 0)
+            has_bonus = m_trade & (t_bonus >= 0)
+            i2 = torch.where(has_bonus, t_bonus.clamp(min=0), i2)
+            d2 = torch.where(has_bonus, 2, d2)
+            s.bonus_used |= has_bonus
+            s.forced &= ~(m_trade & (self._hand_count(s, p) <= 4))
+        # end of the reinforce phase
+        to_att = (m_place | m_trade) & (s.to_place == 0) & ~s.forced
+        s.phase = torch.where(to_att, ATTACK, s.phase)
+        s.resume_attack &= ~to_att
+        s.phase = torch.where(m_endatt, FORTIFY, s.phase)
+
+        # ---- battle
+        r_src = torch.where(~no_src, ss, s.att_src).clamp(min=0)
+        r_dst = torch.where(~no_src, sd, s.att_dst).clamp(min=0)
+        A = self._g(s.armies, r_src)
+        D = self._g(s.armies, r_dst)
+        ndice = torch.where(is_blitz, torch.clamp(A - 1, max=3), dn.clamp(1, 3))
+        att_loss, def_loss, last = self._battle(m_roll, m_blitz, A, D, ndice, chance)
+        A2 = A - att_loss
+        conq = m_roll & (D - def_loss == 0)
+        # an attack records its battle; a blitz only a conquest (the reference engine's _conquer)
+        sets_battle = (m_roll & ~m_blitz) | conq
+        s.att_src = torch.where(sets_battle, r_src, s.att_src)
+        s.att_dst = torch.where(sets_battle, r_dst, s.att_dst)
+        s.att_dice = torch.where(m_roll & ~m_blitz, ndice, s.att_dice)
+        s.last_dice = torch.where(m_roll, last, s.last_dice)
+        mv = torch.where(conq, last, 0)
+        i1 = torch.where(m_roll, r_src, i1)
+        d1 = torch.where(m_roll, -att_loss - mv, d1)
+        i2 = torch.where(m_roll, r_dst, i2)
+        d2 = torch.where(m_roll, -def_loss + mv, d2)
+        # occupy
+        occ_lo = self._g(s.armies, s.att_dst)
+        occ_hi = occ_lo + self._g(s.armies, s.att_src) - 1
+        extra = _amount(lvl, occ_lo, occ_hi, K) - occ_lo
+        i1 = torch.where(m_occ, s.att_src.clamp(min=0), i1)
+        d1 = torch.where(m_occ, -extra, d1)
+        i2 = torch.where(m_occ, s.att_dst.clamp(min=0), i2)
+        d2 = torch.where(m_occ, extra, d2)
+        # fortify
+        f_dst = torch.where(sd >= 0, sd, at)
+        f_n = torch.where(sd >= 0, _amount(lvl, torch.ones_like(lvl), src_a - 1, K), 1)
+        i1 = torch.where(m_fort, ss.clamp(min=0), i1)
+        d1 = torch.where(m_fort, -f_n, d1)
+        i2 = torch.where(m_fort, f_dst.clamp(min=0), i2)
+        d2 = torch.where(m_fort, f_n, d2)
+        s.armies.scatter_add_(1, torch.stack([i1, i2], 1), torch.stack([d1, d2], 1))
+
+        # owners: claims and conquests
+        new_own = m_claim | conq
+        own_t = torch.where(m_claim, at, r_dst)
+        loser = self._g(s.owner, r_dst)
+        s.owner.scatter_(1, own_t[:, None], torch.where(new_own, p, self._g(s.owner, own_t))[:, None])
+
+        # conquest: elimination, cards, the win (docs/rules.md §4.2, §4.5)
+        s.conquered |= conq
+        eliminated_now = conq & (loser != self.neutral) & ~(s.owner == loser[:, None]).any(1)
+        elim = eliminated_now[:, None] & (self._ar_n[None, :] == loser[:, None])
+        s.alive &= ~elim
+        s.trade_down &= ~conq
+        if self.NC:
+            s.card_loc = torch.where(eliminated_now[:, None] & (s.card_loc == loser[:, None]), p[:, None], s.card_loc)
+            s.trade_down |= eliminated_now & (self._hand_count(s, p) >= self.config.elimination_trade_at)
+        won = eliminated_now & (s.alive.sum(1) == 1)
+        s.winner = torch.where(won, p, s.winner)
+        conq_go = conq & ~won
+        to_occ = conq_go & (A2 - mv > 1)
+        after_occ = (conq_go & ~to_occ) | m_occ
+        s.phase = torch.where(won, GAME_OVER, torch.where(to_occ, OCCUPY, s.phase))
+        td = after_occ & s.trade_down
+        s.phase = torch.where(after_occ, torch.where(td, REINFORCE, ATTACK), s.phase)
+        s.trade_down &= ~td
+        s.forced |= td
+        s.resume_attack |= td
+        s.to_place = torch.where(td, 0, s.to_place)
+
+        # ---- setup flow
+        if self.config.setup != "random":
+            self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p)
+
+        # ---- turn end (docs/rules.md §4.4, §4.5)
+        trunc = self._end_turn(s, m_end_turn, p, chance)
+        return StepInfo(eliminated=elim, won=won, truncated=trunc)
+
+    def _setup_flow(
+        self, s: BatchState, m_claim: torch.Tensor, m_own: torch.Tensor, m_neu: torch.Tensor, p: torch.Tensor
+    ) -> None:
+        n = self.n
+        # claims: the next seat in order, or the setup placement when the map is claimed
+        all_claimed = ~(s.owner < 0).any(1)
+        nxt = s.order.gather(1, ((self._g(s.order_pos, p) + 1) % n)[:, None])[:, 0]
+        s.player = torch.where(m_claim & ~all_claimed, nxt, s.player)
+        start_place = m_claim & all_claimed
+        s.phase = torch.where(start_place, SETUP_PLACE, s.phase)
+        s.setup_step = torch.where(start_place, 0, s.setup_step)
+        # own setup army placed: with the neutral, two own then one neutral per setup turn
+        nxt_turn = m_neu | start_place
+        if self.neutral < 0:
+            nxt_turn = nxt_turn | m_own
+        else:
+            step2 = s.setup_step + 1
+            own_left = self._g(s.setup_left, p) > 0
+            stay = m_own & (step2 < 2) & own_left
+            neu = m_own & ~stay & (s.setup_left[:, n] > 0)
+            # (the reference engine leaves the incremented step behind when the game starts)
+            s.setup_step = torch.where(neu, 2, torch.where(m_own, step2, s.setup_step))
+            nxt_turn = nxt_turn | (m_own & ~stay & ~neu)
+        self._next_setup_turn(s, nxt_turn, first=start_place)
+
+    def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, chance: Chance | None) -> torch.Tensor:
+        n = self.n
+        if self.NC:
+            draw = m & s.conquered
+            deck = s.card_loc == DECK
+            discard = s.card_loc == DISCARD
+            reshuffle = draw & ~deck.any(1) & discard.any(1)
+            if bool(reshuffle.any()):
+                fresh = torch.rand(s.deck_key.shape, generator=self.generator, device=self.device)
+                moved = reshuffle[:, None] & discard
+                s.card_loc = torch.where(moved, DECK, s.card_loc)
+                s.deck_key = torch.where(moved, fresh, s.deck_key)
+                deck = s.card_loc == DECK
+            top = torch.where(deck, s.deck_key, -1.0).argmax(1)
+            if chance is not None and chance.card is not None:
+                inj = chance.card.to(self.device)
+                top = torch.where(inj >= 0, inj, top)
+            got = draw & deck.any(1)
+            cur = s.card_loc.gather(1, top[:, None])[:, 0]
+            s.card_loc.scatter_(1, top[:, None], torch.where(got, p, cur)[:, None])
+        trunc = m & (s.turn >= self.config.turn_limit)
+        s.truncated |= trunc
+        s.phase = torch.where(trunc, GAME_OVER, s.phase)
+        go = m & ~trunc
+        cand = s.order.gather(1, (self._g(s.order_pos, p)[:, None] + 1 + self._ar_n[None, :]) % n)
+        ok = s.alive.gather(1, cand)
+        nxt = cand.gather(1, ok.long().argmax(1)[:, None])[:, 0]
+        s.player = torch.where(go, nxt, s.player)
+        self._begin_turn(s, go)
+        return trunc
+
+    # ------------------------------------------------------------------ dice
+    def _faces(self, B: int, chance: Chance | None, pos: torch.Tensor, m: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        """int64 ``(B, 5)`` faces of one roll: injected (advancing ``pos`` by ``k`` where ``m``) or drawn."""
+        if chance is None:
+            return torch.randint(1, 7, (B, 5), generator=self.generator, device=self.device)
+        tape = chance.dice.to(self.device)
+        idx = (pos[:, None] + torch.arange(5, device=self.device)[None, :]).clamp(max=tape.shape[1] - 1)
+        faces = tape.gather(1, idx)
+        pos += torch.where(m, k, 0)
+        return faces
+
+    def _roll(self, faces: torch.Tensor, att: torch.Tensor, dfd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Losses ``(attacker, defender)`` of one roll with ``att`` and ``dfd`` dice; faces as the reference
+        draws them (the first ``att`` the attacker's, the next ``dfd`` the defender's)."""
+        ar5 = torch.arange(5, device=self.device)[None, :]
+        is_att = ar5 < att[:, None]
+        is_def = (ar5 >= att[:, None]) & (ar5 < (att + dfd)[:, None])
+        ad = torch.where(is_att, faces, 0).sort(1, descending=True).values[:, :2]
+        dd = torch.where(is_def, faces, 0).sort(1, descending=True).values[:, :2]
+        pairs = torch.arange(2, device=self.device)[None, :] < torch.minimum(att, dfd)[:, None]
+        att_wins = (ad > dd) & pairs
+        def_loss = att_wins.sum(1)
+        att_loss = (pairs & ~att_wins).sum(1)
+        return att_loss, def_loss
+
+    def _battle(
+        self,
+        m_roll: torch.Tensor,
+        m_blitz: torch.Tensor,
+        A: torch.Tensor,
+        D: torch.Tensor,
+        ndice: torch.Tensor,
+        chance: Chance | None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Total losses and the last roll's attacker dice of each game's attack or blitz."""
+        B = A.shape[0]
+        pos = torch.zeros(B, dtype=torch.int64, device=self.device)
+        single = m_roll & ~m_blitz
+        dfd = torch.clamp(D, max=2)
+        faces = self._faces(B, chance, pos, single, ndice + dfd)
+        al, dl = self._roll(faces, ndice, dfd)
+        att_loss = torch.where(single, al, 0)
+        def_loss = torch.where(single, dl, 0)
+        last = ndice
+        if chance is None and not bool(m_blitz.any()):
+            return att_loss, def_loss, last
+        # blitz: roll one by one while a side exceeds the table (or always, with injected dice)
+        cap = self.tab.blitz_cap
+        a, d = A.clone(), D.clone()
+        active = m_blitz & (a >= 2) & (d >= 1)
+        while True:
+            need = active & ((a - 1 > cap) | (d > cap)) if chance is None else active
+            if not bool(need.any()):
+                break
+            k = torch.clamp(a - 1, min=1, max=3)
+            j = torch.clamp(d, min=1, max=2)
+            faces = self._faces(B, chance, pos, need, k + j)
+            al, dl = self._roll(faces, k, j)
+            a -= torch.where(need, al, 0)
+            d -= torch.where(need, dl, 0)
+            last = torch.where(need, k, last)
+            active = active & (a >= 2) & (d >= 1)
+        if chance is None:
+            # the rest of every blitz at once, from the exact table
+            tab = self.tab
+            rows = tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (B, 3 cap)
+            u = torch.rand(B, generator=self.generator, device=self.device) * rows[:, -1]
+            j = (rows <= u[:, None]).sum(1).clamp(max=3 * cap - 1)
+            conq = j < cap
+            left_a = j + 1  # rollers left at a conquest
+            t = torch.div(j - cap, 2, rounding_mode="floor") + 1
+            k = (j - cap) % 2 + 1
+            a = torch.where(active, torch.where(conq, left_a + 1, 1), a)
+            d = torch.where(active, torch.where(conq, 0, t), d)
+            last = torch.where(active, torch.where(conq, torch.clamp(left_a, max=3), k), last)
+        att_loss = torch.where(m_blitz, A - a, att_loss)
+        def_loss = torch.where(m_blitz, D - d, def_loss)
+        return att_loss, def_loss, last

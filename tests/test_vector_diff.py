@@ -17,6 +17,15 @@ from risk_env import ActionCodec, Game, GameState, Move, MoveKind, ObservationEn
 from risk_env.vector import Chance, VectorGame
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Small batches run faster on one intra-op thread, and much faster on a busy machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 class _TapeGame(Game):
     """The reference engine, recording the dice faces it draws."""
 

@@ -595,17 +595,20 @@ class VectorGame:
         return out.float()
 
     # ------------------------------------------------------------------ step
-    def step(self, s: BatchState, action: torch.Tensor, chance: Chance | None = None) -> StepInfo:
+    def step(
+        self, s: BatchState, action: torch.Tensor, chance: Chance | None = None, active: torch.Tensor | None = None
+    ) -> StepInfo:
         """Apply action ids ``action`` (int64 ``(B,)``) to ``s`` in place, like ``ActionCodec.step``
-        on each game. Games already over are left unchanged. The ids must be legal
-        (see :meth:`action_mask`); illegal ids give undefined positions (the
-        :class:`~risk_env.vector.VectorEnv` checks them).
+        on each game. Games already over, and games where bool ``active`` is False, are
+        left unchanged. The ids must be legal (see :meth:`action_mask`); illegal ids
+        give undefined positions (the :class:`~risk_env.vector.VectorEnv` checks them).
         """
         tab = self.tab
         B, T, K, n = s.batch_size, self.T, self.K, self.n
         dev = self.device
         a = action.to(device=dev, dtype=torch.int64)
-        ph = s.phase
+        # every update below is gated by the phase masks: a game read as over is not touched
+        ph = s.phase if active is None else torch.where(active.to(dev), s.phase, GAME_OVER)
         p = s.player.clone()
         ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
         live = ph != GAME_OVER

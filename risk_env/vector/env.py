@@ -124,12 +124,20 @@ class VectorEnv:
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, zeros, None)
 
-    def step(self, actions: torch.Tensor) -> VectorStep:
+    def step(
+        self, actions: torch.Tensor, active: torch.Tensor | None = None, final_seat: torch.Tensor | None = None
+    ) -> VectorStep:
         """Apply one action id per slot (int ``(B,)``, any device) and auto-reset finished games.
 
+        Args:
+            actions: the ids, one per slot.
+            active: optional bool ``(B,)``; slots where it is False are left as they are
+                (their action is ignored, their rewards are 0).
+            final_seat: optional int64 ``(B,)``; ``final_observation`` is then given, from these seats.
+
         Raises:
-            ResetNeededError-like :class:`IllegalActionError`: before ``reset()``, a wrong shape,
-            or (with ``check_actions``) an id the mask forbids; nothing is changed then.
+            IllegalActionError: before ``reset()``, a wrong shape or dtype, or (with
+                ``check_actions``) an id the mask forbids in an active slot; nothing is changed then.
         """
         if self.state is None or self._mask is None:
             raise IllegalActionError("no games in progress: call reset() before step()")
@@ -142,6 +150,8 @@ class VectorEnv:
         if self.check_actions:
             bad = (a < 0) | (a >= self.num_actions)
             ok = self._mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0] & ~bad
+            if active is not None:
+                ok = ok | ~active.to(self.device)
             if not bool(ok.all()):
                 b = int((~ok).nonzero()[0, 0])
                 legal = self._mask[b].nonzero()[:, 0].tolist()
@@ -151,15 +161,34 @@ class VectorEnv:
                 )
         g = self.game
         s = self.state
-        info = g.step(s, a)
+        info = g.step(s, a, active=active)
         rewards = info.eliminated.float().neg()
         rewards = rewards + torch.nn.functional.one_hot(s.winner.clamp(min=0), self.num_players).float() * info.won[:, None]
         done = info.won | info.truncated
-        final = g.observe(s) if self.keep_final else None
+        final = g.observe(s, final_seat.to(self.device)) if final_seat is not None else g.observe(s) if self.keep_final else None
         if bool(done.any()):
             idx = done.nonzero()[:, 0]
             s.put(idx, g.new_games(int(idx.numel())))
         return self._output(rewards, info.won, info.truncated, done, final)
+
+    def reset_slots(self, slots: torch.Tensor) -> VectorStep:
+        """Start new games in the slots where bool ``slots`` ``(B,)`` is True (others unchanged);
+        the returned step has zero rewards and ``autoreset`` equal to ``slots``."""
+        if self.state is None:
+            raise IllegalActionError("no games in progress: call reset() first")
+        m = slots.to(self.device)
+        if bool(m.any()):
+            idx = m.nonzero()[:, 0]
+            self.state.put(idx, self.game.new_games(int(idx.numel())))
+        B, dev = self.num_envs, self.device
+        zeros = torch.zeros(B, dtype=torch.bool, device=dev)
+        return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, m.clone(), None)
+
+    def observe(self, seat: torch.Tensor) -> torch.Tensor:
+        """float32 ``(B, D)``: each slot's observation from ``seat`` (int64 ``(B,)``), as ``ObservationEncoder.encode``."""
+        if self.state is None:
+            raise IllegalActionError("no games in progress: call reset() first")
+        return self.game.observe(self.state, seat.to(self.device))
 
     def _output(
         self,

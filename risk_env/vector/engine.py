@@ -238,8 +238,40 @@ class VectorGame:
         self._ar_n = torch.arange(n, device=dev)
         self._ar_T = torch.arange(T, device=dev)
         self._ar_K = torch.arange(K, device=dev)
-        self._eye8 = torch.eye(8, device=dev, dtype=torch.float64)
-        self._zero_f = torch.zeros((), device=dev)
+        self._eye8 = torch.eye(8, device=dev)
+        self._ar_S = torch.arange(S, device=dev)
+        self._ar_13 = torch.arange(13, device=dev)
+        self._false13 = torch.zeros((1, 13), dtype=torch.bool, device=dev)
+        self._ar3 = torch.arange(3, device=dev)
+        self._deg = self.tab.adj_f.sum(0)
+        self._ar2 = torch.arange(2, device=dev)
+        self._ar5 = torch.arange(5, device=dev)
+        self._ar_NC = torch.arange(max(self.NC, 1), device=dev)
+        # compositions a hand holds, by its symbol counts capped at 3 (base-4 code)
+        self._base4 = torch.tensor([1, 4, 16, 64], device=dev)
+        codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
+        comp = self.tab.comp.cpu().numpy()
+        self._comp_lut = torch.as_tensor((comp[None, :, :] <= codes[:, None, :]).all(2), device=dev)
+        self._cont_base = torch.as_tensor(self.game.map.territory_continent * (S + 1), device=dev)
+        self._ones_cache: dict[int, torch.Tensor] = {}
+        self._zeros_f = torch.zeros((1, 1), device=dev)
+        # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed)
+        W = self.num_seats + 1
+        rot_tab = np.full((n, W), S, dtype=np.int64)
+        for me in range(n):
+            for seat in range(n):
+                rot_tab[me, seat + 1] = (seat - me) % n
+            if self.neutral >= 0:
+                rot_tab[me, self.neutral + 1] = n
+        self._rot_flat = torch.as_tensor(rot_tab.ravel(), device=dev)
+        self._rot_w = W
+
+        def c(x: float) -> torch.Tensor:
+            return torch.tensor(x, dtype=torch.float32, device=dev)
+
+        self._c3, self._c5, self._c10 = c(3.0), c(5.0), c(10.0)
+        self._cT, self._c10T, self._c_limit = c(float(T)), c(10.0 * T), c(float(cfg.turn_limit))
+        self._cont_size_f = self.tab.cont_size.float()
 
     # ------------------------------------------------------------------ creation
     def _blank(self, B: int) -> BatchState:
@@ -336,6 +368,18 @@ class VectorGame:
         return s.__class__(**{k: v.to(dev) for k, v in s.fields().items()})
 
     # ------------------------------------------------------------------ helpers
+    def _ones_NC(self, B: int) -> torch.Tensor:
+        t = self._ones_cache.get(-B)
+        if t is None:
+            t = self._ones_cache[-B] = torch.ones(B, max(self.NC, 1), dtype=torch.int64, device=self.device)
+        return t
+
+    def _ones_BT(self, B: int) -> torch.Tensor:
+        t = self._ones_cache.get(B)
+        if t is None:
+            t = self._ones_cache[B] = torch.ones(B, self.T, dtype=torch.int64, device=self.device)
+        return t
+
     @staticmethod
     def _g(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         """``x[b, idx[b]]`` for ``(B, M)`` x and ``(B,)`` idx (idx -1 reads entry 0)."""
@@ -346,8 +390,8 @@ class VectorGame:
             return torch.zeros_like(seat)
         return (s.card_loc == seat[:, None]).sum(1)
 
-    def _income(self, s: BatchState, seat: torch.Tensor) -> torch.Tensor:
-        own = (s.owner == seat[:, None]).float()
+    def _income(self, owner: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        own = (owner == seat[:, None]).float()
         n_own = own.sum(1).long()
         per_cont = (own @ self.tab.members_f).long()  # (B, C)
         bonus = ((per_cont == self.tab.cont_size) * self.tab.cont_bonus).sum(1)
@@ -355,9 +399,12 @@ class VectorGame:
 
     def _begin_turn(self, s: BatchState, m: torch.Tensor) -> None:
         """Turn start for games ``m``: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
+        if not bool(m.any()):
+            return
         s.turn += m.long()
         s.phase[m] = REINFORCE
-        s.to_place = torch.where(m, self._income(s, s.player), s.to_place)
+        idx = m.nonzero()[:, 0]  # the few games starting a turn
+        s.to_place[idx] = self._income(s.owner[idx], s.player[idx])
         keep = ~m
         s.bonus_used &= keep
         s.conquered &= keep
@@ -411,15 +458,18 @@ class VectorGame:
         no_src = ss < 0
         # territory block
         adj_src = tab.adj[ss.clamp(min=0)]  # (B, T)
-        nb_enemy = (enemy.float() @ tab.adj_f) > 0
-        nb_own = (own.float() @ tab.adj_f) > 0
+        own_nb = own.float() @ tab.adj_f  # own neighbours per territory
+        nb_own = own_nb > 0
+        nb_enemy = own_nb < self._deg[None, :]
         att_terr = torch.where(no_src[:, None], strong & nb_enemy, (sd < 0)[:, None] & adj_src & enemy)
         fort_terr = torch.where(no_src[:, None], strong & nb_own, (sd < 0)[:, None] & adj_src & own)
         can_place = (~s.forced) & (s.to_place > 0)
         reinf_terr = no_src[:, None] & (st < 0)[:, None] & can_place[:, None] & own
         if self.NC:
-            bonus_terr = self._bonus_options(s, st.clamp(min=0))[:, :T] & (st >= 0)[:, None]
-            reinf_terr = reinf_terr | bonus_terr
+            # the +2 bonus territory after a trade id (a rare state: computed for those games only)
+            bi = ((ph == REINFORCE) & (st >= 0)).nonzero()[:, 0]
+            if bi.numel():
+                reinf_terr[bi] |= self._bonus_options(s, st.clamp(min=0), bi)[:, :T]
         setup_terr = s.owner == torch.where(s.setup_step == 2, self.neutral, p)[:, None]
         terr = torch.where(
             (ph == ATTACK)[:, None],
@@ -453,45 +503,53 @@ class VectorGame:
         roll_src_a = torch.where(sd >= 0, src_a, self._g(s.armies, s.att_src))
         rolling = (ph == ATTACK) & ((sd >= 0) | cont)
         ndice = torch.where(rolling, torch.clamp(roll_src_a - 1, max=3), 0)
-        dice = torch.arange(3, device=self.device)[None, :] < ndice[:, None]
+        dice = self._ar3[None, :] < ndice[:, None]
         blitz = rolling[:, None]
         parts = [terr, amount, dice, blitz]
         if self.NC:
             can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
-            parts.append(self._hand_comps(s) & can_trade[:, None])
+            trade = self._false13.expand(s.batch_size, 13).clone()
+            ti = can_trade.nonzero()[:, 0]
+            if ti.numel():
+                trade[ti] = self._comp_lut[self._hand_sym_counts(s, ti).clamp(max=3) @ self._base4]
+            parts.append(trade)
         end = (ph == ATTACK) | (ph == FORTIFY)
         parts.append(end[:, None])
         return torch.cat(parts, dim=1)
 
-    def _hand_sym_counts(self, s: BatchState) -> torch.Tensor:
-        """float ``(B, 4)``: the player on turn's cards per symbol."""
-        hand = (s.card_loc == s.player[:, None]).float()
-        return hand @ self.tab.card_sym_1h
+    def _hand_sym_counts(self, s: BatchState, idx: torch.Tensor) -> torch.Tensor:
+        """int64 ``(len(idx), 4)``: cards per symbol of the player on turn in games ``idx``."""
+        M = idx.numel()
+        key = torch.where(s.card_loc[idx] == s.player[idx, None], self.tab.card_sym[None, :], 4)
+        cnt = torch.zeros(M, 5, dtype=torch.int64, device=self.device)
+        cnt.scatter_add_(1, key, self._ones_NC(M))
+        return cnt[:, :4]
 
-    def _hand_comps(self, s: BatchState) -> torch.Tensor:
-        counts = self._hand_sym_counts(s).long()
-        return (self.tab.comp[None, :, :] <= counts[:, None, :]).all(2)
-
-    def _bonus_options(self, s: BatchState, comp: torch.Tensor) -> torch.Tensor:
-        """bool ``(B, NC)``: cards in hand showing an owned territory whose symbol ``comp`` needs, if the bonus is unused."""
+    def _bonus_options(self, s: BatchState, comp: torch.Tensor, idx: torch.Tensor | None = None) -> torch.Tensor:
+        """bool ``(B, NC)`` (or ``(len(idx), NC)`` for games ``idx``): cards in hand showing an owned
+        territory whose symbol ``comp`` needs, if the bonus is unused this turn."""
         T, NC = self.T, self.NC
-        p = s.player
-        in_hand = s.card_loc == p[:, None]
+        p, loc, owner, used = s.player, s.card_loc, s.owner, s.bonus_used
+        if idx is not None:
+            p, loc, owner, used, comp = p[idx], loc[idx], owner[idx], used[idx], comp[idx]
+        in_hand = loc == p[:, None]
         shows_own = torch.zeros_like(in_hand)
-        shows_own[:, :T] = s.owner[:, : min(T, NC)] == p[:, None]
-        need = self.tab.comp[comp]  # (B, 4)
-        needed = need.gather(1, self.tab.card_sym[None, :].expand(s.batch_size, NC)) > 0
-        return in_hand & shows_own & needed & (~s.bonus_used)[:, None]
+        shows_own[:, :T] = owner[:, :T] == p[:, None]
+        need = self.tab.comp[comp]  # (M, 4)
+        needed = need.gather(1, self.tab.card_sym[None, :].expand(p.shape[0], NC)) > 0
+        return in_hand & shows_own & needed & (~used)[:, None]
 
-    def _pick_cards(self, s: BatchState, comp: torch.Tensor, bonus: torch.Tensor) -> torch.Tensor:
-        """bool ``(B, NC)``: the cards ``ActionCodec.pick_cards`` trades for ``comp`` with bonus card ``bonus`` (-1 none)."""
+    def _pick_cards(self, s: BatchState, comp: torch.Tensor, bonus: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """bool ``(len(idx), NC)``: the cards ``ActionCodec.pick_cards`` trades in games ``idx``
+        for composition ``comp`` with the bonus card ``bonus`` (-1: none) (``(B,)`` both)."""
         T, NC = self.T, self.NC
-        B = s.batch_size
-        p = s.player
-        ar = torch.arange(NC, device=self.device)
-        in_hand = s.card_loc == p[:, None]
+        B = idx.numel()
+        p = s.player[idx]
+        comp, bonus = comp[idx], bonus[idx]
+        ar = self._ar_NC
+        in_hand = s.card_loc[idx] == p[:, None]
         shows_own = torch.zeros_like(in_hand)
-        shows_own[:, :T] = s.owner[:, : min(T, NC)] == p[:, None]
+        shows_own[:, :T] = s.owner[idx, :T] == p[:, None]
         prio = shows_own.long() * NC + ar[None, :]
         prio = torch.where(ar[None, :] == bonus[:, None], -1, prio)
         sym = self.tab.card_sym[None, :].expand(B, NC)
@@ -507,31 +565,42 @@ class VectorGame:
 
     # ------------------------------------------------------------------ observation
     def observe(self, s: BatchState, seat: torch.Tensor | None = None) -> torch.Tensor:
-        """float32 ``(B, D)``: ``ObservationEncoder.encode`` of each game for ``seat`` (default: the seat to act)."""
+        """float32 ``(B, D)``: ``ObservationEncoder.encode`` of each game for ``seat`` (default: the seat to act).
+
+        Scaled entries are integer counts divided by an integer in float32 (a correctly
+        rounded quotient), which equals the reference encoder's float64 product rounded
+        to float32 for every count below 2**24; divisors are device tensors so that no
+        device turns the division into a multiplication by a rounded reciprocal.
+        """
         tab = self.tab
         B, T, n = s.batch_size, self.T, self.n
         S = n + 1
-        dev = self.device
         ph = s.phase
         p = s.player
         me = p if seat is None else seat
         over = ph == GAME_OVER
-        rel = torch.where(s.owner < 0, S, torch.where(s.owner == self.neutral, n, (s.owner - me[:, None]) % n))
-        # scaled entries are computed in float64 and rounded once, as the reference encoder does
-        f64 = torch.float64
-        oh = torch.nn.functional.one_hot(rel, S + 1)[:, :, :S]  # (B, T, S) int64
-        armies_f = s.armies.to(f64)
-        src = torch.where((ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0)), s.att_src, s.sel_src)
-        dst = torch.where((ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0)), s.att_dst, s.sel_dst)
+        # slot of each owner as seen from `me`: the rotation table row of `me`, owner -1 reads column 0
+        rel = self._rot_flat[(me * self._rot_w)[:, None] + s.owner + 1]  # (B, T); S marks unclaimed
+        last = (ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0))
+        src = torch.where(last, s.att_src, s.sel_src)
+        dst = torch.where(last, s.att_dst, s.sel_dst)
         sel = torch.stack([self._ar_T[None, :] == src[:, None], self._ar_T[None, :] == dst[:, None]], dim=2)
-        cont = torch.einsum("bts,tc->bcs", oh.float(), tab.members_f).to(f64) * tab.inv_cont_size[None, :, None]
+        S1 = S + 1
+        C = self.tab.C
+        cnt = torch.zeros(B, (C + 2) * S1, dtype=torch.int64, device=self.device)
+        ones = self._ones_BT(B)
+        cnt.scatter_add_(1, self._cont_base[None, :] + rel, ones)  # continent x slot counts
+        cnt.scatter_add_(1, C * S1 + rel, s.armies)  # army totals per slot (a spare row)
+        cnt.scatter_add_(1, (C + 1) * S1 + rel, ones)  # territories per slot (another)
+        cnt = cnt.view(B, C + 2, S1)[:, :, :S]
+        cont = cnt[:, :C] / self._cont_size_f[None, :, None]
         phase_1h = self._eye8[ph]
         mine = p == me
         acting = (~over & mine)[:, None]
         rel_p = (p - me) % n
-        on_turn = (torch.arange(S, device=dev)[None, :] == rel_p[:, None]) & ~over[:, None]
+        on_turn = (self._ar_S[None, :] == rel_p[:, None]) & ~over[:, None]
         setup = (ph == CLAIM) | (ph == SETUP_PLACE)
-        to_place = torch.where(setup, self._g(s.setup_left, me), torch.where(mine, s.to_place, 0)).to(f64)
+        to_place = torch.where(setup, self._g(s.setup_left, me), torch.where(mine, s.to_place, 0))
         playing = ~setup & mine
         flags = torch.stack(
             [
@@ -543,56 +612,68 @@ class VectorGame:
             ],
             dim=1,
         )
-        tp = (torch.arange(13, device=dev)[None, :] == s.sel_trade[:, None]) & playing[:, None]
+        tp = (self._ar_13[None, :] == s.sel_trade[:, None]) & playing[:, None]
         rot = (me[:, None] + self._ar_n[None, :]) % n  # seat at each rotated position
         alive_r = s.alive.gather(1, rot)
         if self.NC:
-            hand = (s.card_loc == me[:, None]).float()
-            sym_counts = hand @ tab.card_sym_1h
-            shown = (hand[:, :T] * (s.owner[:, : min(T, self.NC)] == me[:, None])).sum(1, keepdim=True)
-            my_cards = torch.cat([sym_counts, shown], dim=1).to(f64) * 0.2
-            counts = (s.card_loc[:, None, :] == rot[:, :, None]).sum(2).to(f64)
-            cards = counts * 0.2 * alive_r
-            tv = tab.tv_obs[s.sets_traded.clamp(max=400)][:, None].to(f64)
+            # own cards by symbol, and showing an owned territory: counts by a key per card
+            in_hand = s.card_loc == me[:, None]
+            shows = torch.zeros_like(in_hand)
+            shows[:, :T] = in_hand[:, :T] & (s.owner[:, :T] == me[:, None])
+            key = torch.where(in_hand, self.tab.card_sym[None, :], 4)
+            mine_cnt = torch.zeros(B, 6, dtype=torch.int64, device=self.device)
+            mine_cnt.scatter_add_(1, key, self._ones_NC(B))
+            mine_cnt[:, 4] = shows.sum(1)
+            my_cards = mine_cnt[:, :5] / self._c5
+            # cards per seat (locations -2..seats shifted by 2), read in rotated seat order
+            loc_cnt = torch.zeros(B, self.num_seats + 2, dtype=torch.int64, device=self.device)
+            loc_cnt.scatter_add_(1, s.card_loc + 2, self._ones_NC(B))
+            cards = (loc_cnt.gather(1, rot + 2) * alive_r) / self._c5
+            tv = tab.tv_obs[s.sets_traded.clamp(max=400)][:, None]
         else:
-            my_cards = torch.zeros(B, 5, device=dev, dtype=f64)
-            cards = torch.zeros(B, n, device=dev, dtype=f64)
-            tv = torch.zeros(B, 1, device=dev, dtype=f64)
-        terr = oh.sum(1).to(f64) * (1.0 / T)
-        army_tot = (oh * s.armies[:, :, None]).sum(1).to(f64) * (0.1 / T)
-        battle = torch.stack(
-            [
-                s.last_dice.to(f64) / 3.0,
-                torch.where(ph == DEFEND, s.att_dice.to(f64) / 3.0, 0.0),
-                torch.where(ph == OCCUPY, self._g(s.armies, s.att_dst).to(f64) / 3.0, 0.0),
-            ],
-            dim=1,
+            my_cards = self._zeros_f.expand(B, 5)
+            cards = self._zeros_f.expand(B, n)
+            tv = self._zeros_f.expand(B, 1)
+        terr = cnt[:, C + 1] / self._cT
+        army_tot = cnt[:, C] / self._c10T
+        battle = (
+            torch.stack(
+                [
+                    s.last_dice,
+                    torch.where(ph == DEFEND, s.att_dice, 0),
+                    torch.where(ph == OCCUPY, self._g(s.armies, s.att_dst), 0),
+                ],
+                dim=1,
+            ).float()
+            / self._c3
         )
-        turn = s.turn.to(f64)[:, None] / float(self.config.turn_limit)
-        out = torch.cat(
-            [
-                oh.reshape(B, T * S).to(f64),
-                armies_f * 0.1,
-                sel.reshape(B, 2 * T).to(f64),
-                cont.reshape(B, -1),
-                phase_1h,
-                acting.to(f64),
-                on_turn.to(f64),
-                to_place[:, None] * 0.1,
-                flags.to(f64),
-                my_cards,
-                tp.to(f64),
-                cards,
-                alive_r.to(f64),
-                terr,
-                army_tot,
-                tv,
-                battle,
-                turn,
-            ],
-            dim=1,
-        )
-        return out.float()
+        out = torch.empty(B, self.obs_size, device=self.device)
+        blocks = [
+            rel[:, :, None] == self._ar_S[None, None, :],
+            s.armies / self._c10,
+            sel,
+            cont,
+            phase_1h,
+            acting,
+            on_turn,
+            to_place[:, None] / self._c10,
+            flags,
+            my_cards,
+            tp,
+            cards,
+            alive_r,
+            terr,
+            army_tot,
+            tv,
+            battle,
+            s.turn[:, None] / self._c_limit,
+        ]
+        off = 0
+        for x in blocks:  # a fixed list of blocks: each is converted while copied into place
+            w = x[0].numel()
+            out[:, off : off + w].copy_(x.reshape(B, w))
+            off += w
+        return out
 
     # ------------------------------------------------------------------ step
     def step(
@@ -604,7 +685,7 @@ class VectorGame:
         give undefined positions (the :class:`~risk_env.vector.VectorEnv` checks them).
         """
         tab = self.tab
-        B, T, K, n = s.batch_size, self.T, self.K, self.n
+        B, T, K = s.batch_size, self.T, self.K
         dev = self.device
         a = action.to(device=dev, dtype=torch.int64)
         # every update below is gated by the phase masks: a game read as over is not touched
@@ -635,10 +716,14 @@ class VectorGame:
         # ---- sub-steps (pending selections)
         trade_opts = torch.zeros(B, dtype=torch.int64, device=dev)
         first_opt = torch.full((B,), -1, dtype=torch.int64, device=dev)
+        # (branches that no game takes are skipped: one device sync each, far cheaper than the work)
         if self.NC:
-            opts = self._bonus_options(s, comp)
-            trade_opts = opts.sum(1)
-            first_opt = torch.where(trade_opts > 0, opts.long().argmax(1), -1)
+            ti = (P_REINF & is_trade & (st < 0)).nonzero()[:, 0]  # trade ids: how many bonus options
+            if ti.numel():
+                opts = self._bonus_options(s, comp, ti)
+                n_opts = opts.sum(1)
+                trade_opts[ti] = n_opts
+                first_opt[ti] = torch.where(n_opts > 0, opts.long().argmax(1), -1)
         r_free = P_REINF & no_src & (st < 0)
         sel_src_new = (r_free & is_terr & (s.to_place > 1)) | ((P_ATT | P_FORT) & no_src & is_terr)
         sel_trade_new = r_free & is_trade & (trade_opts > 1)
@@ -676,18 +761,15 @@ class VectorGame:
         place_n = torch.where(no_src, 1, _amount(lvl, torch.ones_like(lvl), s.to_place, K))
         i1 = torch.where(m_place, place_t, i1)
         d1 = torch.where(m_place, place_n, d1)
-        # claim & setup bookkeeping
-        setup_seat = torch.where(m_setup_neu, n, p)
-        dec_setup = m_claim | P_SETUP
-        s.setup_left.scatter_add_(1, setup_seat[:, None], -dec_setup.long()[:, None])
         # reinforce placement
         s.to_place -= torch.where(m_place, place_n, 0)
         # trade
-        if self.NC:
+        if self.NC and bool(m_trade.any()):
             t_comp = torch.where(st >= 0, st, comp)
             t_bonus = torch.where(st >= 0, at, first_opt)
-            cards = self._pick_cards(s, t_comp, t_bonus) & m_trade[:, None]
-            s.card_loc = torch.where(cards, DISCARD, s.card_loc)
+            mi = m_trade.nonzero()[:, 0]
+            cards = self._pick_cards(s, t_comp, t_bonus, mi)
+            s.card_loc[mi] = torch.where(cards, DISCARD, s.card_loc[mi])
             value = tab.set_values[s.sets_traded.clamp(max=tab.set_values.numel() - 1)]
             s.sets_traded += m_trade.long()
             s.to_place += torch.where(m_trade, value, 0)
@@ -747,15 +829,19 @@ class VectorGame:
 
         # conquest: elimination, cards, the win (docs/rules.md §4.2, §4.5)
         s.conquered |= conq
-        eliminated_now = conq & (loser != self.neutral) & ~(s.owner == loser[:, None]).any(1)
-        elim = eliminated_now[:, None] & (self._ar_n[None, :] == loser[:, None])
-        s.alive &= ~elim
         s.trade_down &= ~conq
-        if self.NC:
-            s.card_loc = torch.where(eliminated_now[:, None] & (s.card_loc == loser[:, None]), p[:, None], s.card_loc)
-            s.trade_down |= eliminated_now & (self._hand_count(s, p) >= self.config.elimination_trade_at)
-        won = eliminated_now & (s.alive.sum(1) == 1)
-        s.winner = torch.where(won, p, s.winner)
+        eliminated_now = conq & (loser != self.neutral) & ~(s.owner == loser[:, None]).any(1)
+        if bool(eliminated_now.any()):
+            elim = eliminated_now[:, None] & (self._ar_n[None, :] == loser[:, None])
+            s.alive &= ~elim
+            if self.NC:
+                s.card_loc = torch.where(eliminated_now[:, None] & (s.card_loc == loser[:, None]), p[:, None], s.card_loc)
+                s.trade_down |= eliminated_now & (self._hand_count(s, p) >= self.config.elimination_trade_at)
+            won = eliminated_now & (s.alive.sum(1) == 1)
+            s.winner = torch.where(won, p, s.winner)
+        else:
+            elim = torch.zeros_like(s.alive)
+            won = eliminated_now
         conq_go = conq & ~won
         to_occ = conq_go & (A2 - mv > 1)
         after_occ = (conq_go & ~to_occ) | m_occ
@@ -768,17 +854,22 @@ class VectorGame:
         s.to_place = torch.where(td, 0, s.to_place)
 
         # ---- setup flow
-        if self.config.setup != "random":
+        if self.config.setup != "random" and bool((m_claim | P_SETUP).any()):
             self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p)
 
         # ---- turn end (docs/rules.md §4.4, §4.5)
-        trunc = self._end_turn(s, m_end_turn, p, chance)
+        if bool(m_end_turn.any()):
+            trunc = self._end_turn(s, m_end_turn, p, chance)
+        else:
+            trunc = torch.zeros_like(m_end_turn)
         return StepInfo(eliminated=elim, won=won, truncated=trunc)
 
     def _setup_flow(
         self, s: BatchState, m_claim: torch.Tensor, m_own: torch.Tensor, m_neu: torch.Tensor, p: torch.Tensor
     ) -> None:
         n = self.n
+        setup_seat = torch.where(m_neu, n, p)
+        s.setup_left.scatter_add_(1, setup_seat[:, None], -(m_claim | m_own | m_neu).long()[:, None])
         # claims: the next seat in order, or the setup placement when the map is claimed
         all_claimed = ~(s.owner < 0).any(1)
         nxt = s.order.gather(1, ((self._g(s.order_pos, p) + 1) % n)[:, None])[:, 0]
@@ -802,7 +893,7 @@ class VectorGame:
 
     def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, chance: Chance | None) -> torch.Tensor:
         n = self.n
-        if self.NC:
+        if self.NC and bool((m & s.conquered).any()):
             draw = m & s.conquered
             deck = s.card_loc == DECK
             discard = s.card_loc == DISCARD
@@ -837,7 +928,7 @@ class VectorGame:
         if chance is None:
             return torch.randint(1, 7, (B, 5), generator=self.generator, device=self.device)
         tape = chance.dice.to(self.device)
-        idx = (pos[:, None] + torch.arange(5, device=self.device)[None, :]).clamp(max=tape.shape[1] - 1)
+        idx = (pos[:, None] + self._ar5[None, :]).clamp(max=tape.shape[1] - 1)
         faces = tape.gather(1, idx)
         pos += torch.where(m, k, 0)
         return faces
@@ -845,12 +936,12 @@ class VectorGame:
     def _roll(self, faces: torch.Tensor, att: torch.Tensor, dfd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Losses ``(attacker, defender)`` of one roll with ``att`` and ``dfd`` dice; faces as the reference
         draws them (the first ``att`` the attacker's, the next ``dfd`` the defender's)."""
-        ar5 = torch.arange(5, device=self.device)[None, :]
+        ar5 = self._ar5[None, :]
         is_att = ar5 < att[:, None]
         is_def = (ar5 >= att[:, None]) & (ar5 < (att + dfd)[:, None])
         ad = torch.where(is_att, faces, 0).sort(1, descending=True).values[:, :2]
         dd = torch.where(is_def, faces, 0).sort(1, descending=True).values[:, :2]
-        pairs = torch.arange(2, device=self.device)[None, :] < torch.minimum(att, dfd)[:, None]
+        pairs = self._ar2[None, :] < torch.minimum(att, dfd)[:, None]
         att_wins = (ad > dd) & pairs
         def_loss = att_wins.sum(1)
         att_loss = (pairs & ~att_wins).sum(1)
@@ -867,7 +958,12 @@ class VectorGame:
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Total losses and the last roll's attacker dice of each game's attack or blitz."""
         B = A.shape[0]
-        pos = torch.zeros(B, dtype=torch.int64, device=self.device)
+        zero = torch.zeros(B, dtype=torch.int64, device=self.device)
+        if not bool(m_roll.any()):
+            return zero, zero, ndice
+        if chance is None:
+            return self._battle_sampled(m_roll, m_blitz, A, D, ndice)
+        pos = zero.clone()
         single = m_roll & ~m_blitz
         dfd = torch.clamp(D, max=2)
         faces = self._faces(B, chance, pos, single, ndice + dfd)
@@ -875,37 +971,75 @@ class VectorGame:
         att_loss = torch.where(single, al, 0)
         def_loss = torch.where(single, dl, 0)
         last = ndice
-        if chance is None and not bool(m_blitz.any()):
-            return att_loss, def_loss, last
-        # blitz: roll one by one while a side exceeds the table (or always, with injected dice)
-        cap = self.tab.blitz_cap
+        # blitz with injected dice: roll by roll, as the reference engine does
         a, d = A.clone(), D.clone()
         active = m_blitz & (a >= 2) & (d >= 1)
-        while True:
-            need = active & ((a - 1 > cap) | (d > cap)) if chance is None else active
-            if not bool(need.any()):
-                break
+        while bool(active.any()):
             k = torch.clamp(a - 1, min=1, max=3)
             j = torch.clamp(d, min=1, max=2)
-            faces = self._faces(B, chance, pos, need, k + j)
+            faces = self._faces(B, chance, pos, active, k + j)
             al, dl = self._roll(faces, k, j)
-            a -= torch.where(need, al, 0)
-            d -= torch.where(need, dl, 0)
-            last = torch.where(need, k, last)
+            a -= torch.where(active, al, 0)
+            d -= torch.where(active, dl, 0)
+            last = torch.where(active, k, last)
             active = active & (a >= 2) & (d >= 1)
-        if chance is None:
-            # the rest of every blitz at once, from the exact table
-            tab = self.tab
-            rows = tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (B, 3 cap)
-            u = torch.rand(B, generator=self.generator, device=self.device) * rows[:, -1]
+        att_loss = torch.where(m_blitz, A - a, att_loss)
+        def_loss = torch.where(m_blitz, D - d, def_loss)
+        return att_loss, def_loss, last
+
+    def _battle_sampled(
+        self, m_roll: torch.Tensor, m_blitz: torch.Tensor, A: torch.Tensor, D: torch.Tensor, ndice: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`_battle` with the generator, on the sub-batch of games that roll: one roll for an
+        attack; for a blitz, single rolls while a side exceeds the blitz table, then one draw from it."""
+        gen, dev = self.generator, self.device
+        idx = m_roll.nonzero()[:, 0]
+        a, d, k = A[idx], D[idx], ndice[idx]
+        blitz = m_blitz[idx]
+        M = idx.numel()
+        faces = torch.randint(1, 7, (M, 5), generator=gen, device=dev)
+        dfd = torch.clamp(d, max=2)
+        al, dl = self._roll(faces, k, dfd)
+        single = ~blitz
+        a2 = torch.where(single, a - al, a)
+        d2 = torch.where(single, d - dl, d)
+        last = k.clone()
+        bi = blitz.nonzero()[:, 0]
+        if bi.numel():
+            cap = self.tab.blitz_cap
+            ba, bd = a[bi], d[bi]
+            blast = last[bi]
+            active = (ba >= 2) & (bd >= 1)
+            while True:  # battles bigger than the table: one roll at a time down to it
+                need = active & ((ba - 1 > cap) | (bd > cap))
+                if not bool(need.any()):
+                    break
+                kk = torch.clamp(ba - 1, min=1, max=3)
+                jj = torch.clamp(bd, min=1, max=2)
+                f = torch.randint(1, 7, (bi.numel(), 5), generator=gen, device=dev)
+                xl, yl = self._roll(f, kk, jj)
+                ba = ba - torch.where(need, xl, 0)
+                bd = bd - torch.where(need, yl, 0)
+                blast = torch.where(need, kk, blast)
+                active = active & (ba >= 2) & (bd >= 1)
+            rows = self.tab.blitz_cdf[(ba - 1).clamp(0, cap), bd.clamp(0, cap)]  # (b, 3 cap)
+            u = torch.rand(bi.numel(), generator=gen, device=dev) * rows[:, -1]
             j = (rows <= u[:, None]).sum(1).clamp(max=3 * cap - 1)
             conq = j < cap
             left_a = j + 1  # rollers left at a conquest
             t = torch.div(j - cap, 2, rounding_mode="floor") + 1
-            k = (j - cap) % 2 + 1
-            a = torch.where(active, torch.where(conq, left_a + 1, 1), a)
-            d = torch.where(active, torch.where(conq, 0, t), d)
-            last = torch.where(active, torch.where(conq, torch.clamp(left_a, max=3), k), last)
-        att_loss = torch.where(m_blitz, A - a, att_loss)
-        def_loss = torch.where(m_blitz, D - d, def_loss)
-        return att_loss, def_loss, last
+            kk = (j - cap) % 2 + 1
+            ba = torch.where(active, torch.where(conq, left_a + 1, 1), ba)
+            bd = torch.where(active, torch.where(conq, 0, t), bd)
+            blast = torch.where(active, torch.where(conq, torch.clamp(left_a, max=3), kk), blast)
+            a2[bi] = ba
+            d2[bi] = bd
+            last[bi] = blast
+        B = A.shape[0]
+        att_loss = torch.zeros(B, dtype=torch.int64, device=dev)
+        def_loss = torch.zeros(B, dtype=torch.int64, device=dev)
+        out_last = ndice.clone()
+        att_loss[idx] = a - a2
+        def_loss[idx] = d - d2
+        out_last[idx] = last
+        return att_loss, def_loss, out_last

@@ -112,6 +112,10 @@ class VectorEnv:
         self.keep_final = final_observation
         self.state: BatchState | None = None
         self._mask: torch.Tensor | None = None
+        # new games for auto-reset come from a pool generated in batches (fewer small calls)
+        self._pool: BatchState | None = None
+        self._pool_pos = 0
+        self._pool_size = max(8, min(256, num_envs // 4))
 
     def reset(self, seed: int | None = None) -> VectorStep:
         """New games in every slot (``seed`` re-seeds the generator first)."""
@@ -120,6 +124,7 @@ class VectorEnv:
                 raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
             self.game.generator.manual_seed(seed)
         self.state = self.game.new_games(self.num_envs)
+        self._pool = None
         B, dev = self.num_envs, self.device
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, zeros, None)
@@ -168,7 +173,7 @@ class VectorEnv:
         final = g.observe(s, final_seat.to(self.device)) if final_seat is not None else g.observe(s) if self.keep_final else None
         if bool(done.any()):
             idx = done.nonzero()[:, 0]
-            s.put(idx, g.new_games(int(idx.numel())))
+            s.put(idx, self._fresh(int(idx.numel())))
         return self._output(rewards, info.won, info.truncated, done, final)
 
     def reset_slots(self, slots: torch.Tensor) -> VectorStep:
@@ -179,10 +184,20 @@ class VectorEnv:
         m = slots.to(self.device)
         if bool(m.any()):
             idx = m.nonzero()[:, 0]
-            self.state.put(idx, self.game.new_games(int(idx.numel())))
+            self.state.put(idx, self._fresh(int(idx.numel())))
         B, dev = self.num_envs, self.device
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, m.clone(), None)
+
+    def _fresh(self, k: int) -> BatchState:
+        """``k`` new games, taken from the pool (refilled from the generator when it runs out)."""
+        pool = self._pool
+        if pool is None or self._pool_pos + k > pool.batch_size:
+            pool = self._pool = self.game.new_games(max(k, self._pool_size))
+            self._pool_pos = 0
+        lo = self._pool_pos
+        self._pool_pos += k
+        return BatchState(**{name: t[lo : lo + k] for name, t in pool.fields().items()})
 
     def observe(self, seat: torch.Tensor) -> torch.Tensor:
         """float32 ``(B, D)``: each slot's observation from ``seat`` (int64 ``(B,)``), as ``ObservationEncoder.encode``."""

@@ -112,7 +112,6 @@ class MapTables:
     cont_size: torch.Tensor
     cont_bonus: torch.Tensor
     cont_share: torch.Tensor
-    inv_cont_size: torch.Tensor
     card_sym: torch.Tensor
     card_sym_1h: torch.Tensor
     card_terr_ok: torch.Tensor
@@ -158,7 +157,6 @@ class MapTables:
             cont_size=t(sizes, torch.int64),
             cont_bonus=t(m.continent_bonus, torch.int64),
             cont_share=t(members / sizes[None, :], torch.float32),
-            inv_cont_size=t(1.0 / sizes, torch.float64),
             card_sym=t(sym, torch.int64),
             card_sym_1h=t(np.eye(4, dtype=np.float32)[sym], torch.float32),
             card_terr_ok=t(np.arange(NC) < T, torch.bool),

@@ -263,8 +263,9 @@ class VectorGame:
                 rot_tab[me, seat + 1] = (seat - me) % n
             if self.neutral >= 0:
                 rot_tab[me, self.neutral + 1] = n
-        self._rot_flat = torch.as_tensor(rot_tab.ravel(), device=dev)
-        self._rot_w = W
+        self._rot_tab = torch.as_tensor(rot_tab, device=dev)
+        # card location (-2..seats, shifted by 2) x symbol -> one counter per game
+        self._loc_sym = 8 + self.tab.card_sym
 
         def c(x: float) -> torch.Tensor:
             return torch.tensor(x, dtype=torch.float32, device=dev)
@@ -451,39 +452,27 @@ class VectorGame:
         ph = s.phase
         p = s.player
         own = s.owner == p[:, None]
-        enemy = ~own
-        strong = own & (s.armies >= 2)
         ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
         src_a = self._g(s.armies, ss)
         no_src = ss < 0
-        # territory block
-        adj_src = tab.adj[ss.clamp(min=0)]  # (B, T)
+        # territory block; each game is in one phase, so the parts are gated per game and OR-ed
+        is_att = ph == ATTACK
+        war = is_att | (ph == FORTIFY)
         own_nb = own.float() @ tab.adj_f  # own neighbours per territory
-        nb_own = own_nb > 0
-        nb_enemy = own_nb < self._deg[None, :]
-        att_terr = torch.where(no_src[:, None], strong & nb_enemy, (sd < 0)[:, None] & adj_src & enemy)
-        fort_terr = torch.where(no_src[:, None], strong & nb_own, (sd < 0)[:, None] & adj_src & own)
-        can_place = (~s.forced) & (s.to_place > 0)
-        reinf_terr = no_src[:, None] & (st < 0)[:, None] & can_place[:, None] & own
+        nb = torch.where(is_att[:, None], own_nb < self._deg[None, :], own_nb > 0)  # an enemy / own neighbour
+        terr = nb & own & (s.armies >= 2) & (war & no_src)[:, None]  # a source
+        adj_src = tab.adj.index_select(0, ss.clamp(min=0))  # (B, T)
+        terr |= adj_src & (own ^ is_att[:, None]) & (war & ~no_src & (sd < 0))[:, None]  # a target
+        # claims, setup placements and reinforcements: territories of one owner
+        can_place = (ph == REINFORCE) & no_src & (st < 0) & ~s.forced & (s.to_place > 0)
+        placing = can_place | (ph == CLAIM) | (ph == SETUP_PLACE)
+        tgt = torch.where(ph == CLAIM, -1, torch.where((ph == SETUP_PLACE) & (s.setup_step == 2), self.neutral, p))
+        terr |= (s.owner == tgt[:, None]) & placing[:, None]
         if self.NC:
             # the +2 bonus territory after a trade id (a rare state: computed for those games only)
             bi = ((ph == REINFORCE) & (st >= 0)).nonzero()[:, 0]
             if bi.numel():
-                reinf_terr[bi] |= self._bonus_options(s, st.clamp(min=0), bi)[:, :T]
-        setup_terr = s.owner == torch.where(s.setup_step == 2, self.neutral, p)[:, None]
-        terr = torch.where(
-            (ph == ATTACK)[:, None],
-            att_terr,
-            torch.where(
-                (ph == FORTIFY)[:, None],
-                fort_terr,
-                torch.where(
-                    (ph == REINFORCE)[:, None],
-                    reinf_terr,
-                    torch.where((ph == CLAIM)[:, None], s.owner < 0, (ph == SETUP_PLACE)[:, None] & setup_terr),
-                ),
-            ),
-        )
+                terr[bi] |= self._bonus_options(s, st.clamp(min=0), bi)[:, :T]
         # amount block: a span per phase
         occ_span = self._g(s.armies, s.att_src) - 1
         span = torch.where(
@@ -580,7 +569,7 @@ class VectorGame:
         me = p if seat is None else seat
         over = ph == GAME_OVER
         # slot of each owner as seen from `me`: the rotation table row of `me`, owner -1 reads column 0
-        rel = self._rot_flat[(me * self._rot_w)[:, None] + s.owner + 1]  # (B, T); S marks unclaimed
+        rel = self._rot_tab.index_select(0, me).gather(1, s.owner + 1)  # (B, T); S marks unclaimed
         last = (ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0))
         src = torch.where(last, s.att_src, s.sel_src)
         dst = torch.where(last, s.att_dst, s.sel_dst)
@@ -616,19 +605,17 @@ class VectorGame:
         rot = (me[:, None] + self._ar_n[None, :]) % n  # seat at each rotated position
         alive_r = s.alive.gather(1, rot)
         if self.NC:
-            # own cards by symbol, and showing an owned territory: counts by a key per card
-            in_hand = s.card_loc == me[:, None]
-            shows = torch.zeros_like(in_hand)
-            shows[:, :T] = in_hand[:, :T] & (s.owner[:, :T] == me[:, None])
-            key = torch.where(in_hand, self.tab.card_sym[None, :], 4)
-            mine_cnt = torch.zeros(B, 6, dtype=torch.int64, device=self.device)
-            mine_cnt.scatter_add_(1, key, self._ones_NC(B))
-            mine_cnt[:, 4] = shows.sum(1)
-            my_cards = mine_cnt[:, :5] / self._c5
-            # cards per seat (locations -2..seats shifted by 2), read in rotated seat order
-            loc_cnt = torch.zeros(B, self.num_seats + 2, dtype=torch.int64, device=self.device)
-            loc_cnt.scatter_add_(1, s.card_loc + 2, self._ones_NC(B))
-            cards = (loc_cnt.gather(1, rot + 2) * alive_r) / self._c5
+            # cards per (location, symbol): own cards by symbol, and every seat's count
+            L2 = self.num_seats + 2
+            cnt_ls = torch.zeros(B, L2 * 4, dtype=torch.int64, device=self.device)
+            cnt_ls.scatter_add_(1, s.card_loc * 4 + self._loc_sym, self._ones_NC(B))
+            cnt_ls = cnt_ls.view(B, L2, 4)
+            mine_sym = cnt_ls.gather(1, (me + 2)[:, None, None].expand(B, 1, 4))[:, 0]
+            # a card shows an owned territory: its territory's owner holds it and is `me` (slot 0)
+            shown = ((s.card_loc[:, :T] == s.owner) & (rel == 0)).sum(1, keepdim=True)
+            my_cards = torch.cat([mine_sym, shown], dim=1) / self._c5
+            per_loc = cnt_ls.sum(2)
+            cards = (per_loc.gather(1, rot + 2) * alive_r) / self._c5
             tv = tab.tv_obs[s.sets_traded.clamp(max=400)][:, None]
         else:
             my_cards = self._zeros_f.expand(B, 5)
@@ -830,7 +817,10 @@ class VectorGame:
         # conquest: elimination, cards, the win (docs/rules.md §4.2, §4.5)
         s.conquered |= conq
         s.trade_down &= ~conq
-        eliminated_now = conq & (loser != self.neutral) & ~(s.owner == loser[:, None]).any(1)
+        eliminated_now = torch.zeros_like(conq)
+        ci = (conq & (loser != self.neutral)).nonzero()[:, 0]  # conquests: was that the loser's last territory?
+        if ci.numel():
+            eliminated_now[ci] = ~(s.owner[ci] == loser[ci, None]).any(1)
         if bool(eliminated_now.any()):
             elim = eliminated_now[:, None] & (self._ar_n[None, :] == loser[:, None])
             s.alive &= ~elim
@@ -893,24 +883,27 @@ class VectorGame:
 
     def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, chance: Chance | None) -> torch.Tensor:
         n = self.n
-        if self.NC and bool((m & s.conquered).any()):
-            draw = m & s.conquered
-            deck = s.card_loc == DECK
-            discard = s.card_loc == DISCARD
-            reshuffle = draw & ~deck.any(1) & discard.any(1)
+        di = (m & s.conquered).nonzero()[:, 0] if self.NC else m.new_zeros(0, dtype=torch.int64)
+        if di.numel():  # a card for a conquest this turn, in those games only
+            loc, key = s.card_loc[di], s.deck_key[di]
+            deck = loc == DECK
+            discard = loc == DISCARD
+            reshuffle = ~deck.any(1) & discard.any(1)
             if bool(reshuffle.any()):
-                fresh = torch.rand(s.deck_key.shape, generator=self.generator, device=self.device)
+                fresh = torch.rand(key.shape, generator=self.generator, device=self.device)
                 moved = reshuffle[:, None] & discard
-                s.card_loc = torch.where(moved, DECK, s.card_loc)
-                s.deck_key = torch.where(moved, fresh, s.deck_key)
-                deck = s.card_loc == DECK
-            top = torch.where(deck, s.deck_key, -1.0).argmax(1)
+                loc = torch.where(moved, DECK, loc)
+                key = torch.where(moved, fresh, key)
+                deck = loc == DECK
+            top = torch.where(deck, key, -1.0).argmax(1)
             if chance is not None and chance.card is not None:
-                inj = chance.card.to(self.device)
+                inj = chance.card.to(self.device)[di]
                 top = torch.where(inj >= 0, inj, top)
-            got = draw & deck.any(1)
-            cur = s.card_loc.gather(1, top[:, None])[:, 0]
-            s.card_loc.scatter_(1, top[:, None], torch.where(got, p, cur)[:, None])
+            got = deck.any(1)
+            cur = loc.gather(1, top[:, None])[:, 0]
+            loc.scatter_(1, top[:, None], torch.where(got, p[di], cur)[:, None])
+            s.card_loc[di] = loc
+            s.deck_key[di] = key
         trunc = m & (s.turn >= self.config.turn_limit)
         s.truncated |= trunc
         s.phase = torch.where(trunc, GAME_OVER, s.phase)

@@ -252,6 +252,7 @@ class VectorGame:
         codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
         comp = self.tab.comp.cpu().numpy()
         self._comp_lut = torch.as_tensor((comp[None, :, :] <= codes[:, None, :]).all(2), device=dev)
+        self._owner_base = torch.arange(T, device=dev) * S
         self._cont_base = torch.as_tensor(self.game.map.territory_continent * (S + 1), device=dev)
         self._ones_cache: dict[int, torch.Tensor] = {}
         self._zeros_f = torch.zeros((1, 1), device=dev)
@@ -573,7 +574,6 @@ class VectorGame:
         last = (ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0))
         src = torch.where(last, s.att_src, s.sel_src)
         dst = torch.where(last, s.att_dst, s.sel_dst)
-        sel = torch.stack([self._ar_T[None, :] == src[:, None], self._ar_T[None, :] == dst[:, None]], dim=2)
         S1 = S + 1
         C = self.tab.C
         cnt = torch.zeros(B, (C + 2) * S1, dtype=torch.int64, device=self.device)
@@ -635,10 +635,17 @@ class VectorGame:
             / self._c3
         )
         out = torch.empty(B, self.obs_size, device=self.device)
+        # owner one-hot and the selection: zeroed, then ones added in (an unclaimed territory adds 0)
+        TS = T * S
+        head = out[:, : TS + T + 2 * T]
+        head.zero_()
+        claimed = rel < S
+        head.scatter_add_(1, self._owner_base[None, :] + rel.clamp(max=S - 1), claimed.float())
+        head[:, TS : TS + T].copy_(s.armies / self._c10)
+        pick = torch.stack([2 * src, 2 * dst + 1], dim=1)
+        # (adding: a missing source or target adds a zero wherever its clamped index points)
+        head.scatter_add_(1, TS + T + pick.clamp(min=0), torch.stack([src >= 0, dst >= 0], dim=1).float())
         blocks = [
-            rel[:, :, None] == self._ar_S[None, None, :],
-            s.armies / self._c10,
-            sel,
             cont,
             phase_1h,
             acting,
@@ -655,7 +662,7 @@ class VectorGame:
             battle,
             s.turn[:, None] / self._c_limit,
         ]
-        off = 0
+        off = TS + 3 * T
         for x in blocks:  # a fixed list of blocks: each is converted while copied into place
             w = x[0].numel()
             out[:, off : off + w].copy_(x.reshape(B, w))

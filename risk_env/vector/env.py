@@ -168,7 +168,9 @@ class VectorEnv:
         s = self.state
         info = g.step(s, a, active=active)
         rewards = info.eliminated.float().neg()
-        rewards = rewards + torch.nn.functional.one_hot(s.winner.clamp(min=0), self.num_players).float() * info.won[:, None]
+        wi = info.won.nonzero()[:, 0]
+        if wi.numel():
+            rewards[wi, s.winner[wi]] = 1.0
         done = info.won | info.truncated
         final = g.observe(s, final_seat.to(self.device)) if final_seat is not None else g.observe(s) if self.keep_final else None
         if bool(done.any()):

@@ -153,23 +153,24 @@ def run_differential(
             stats["games_done"] += len(done)
             stats["wins"] += int(exp_won.sum())
             stats["truncations"] += int(exp_trunc.sum())
-            for b in done:
-                states[b] = fresh()
-                elim_seen[b] = 0
-            vs.put(torch.as_tensor(done), vg.from_states([states[b] for b in done]))
+            for d in done.tolist():
+                states[d] = fresh()
+                elim_seen[d] = 0
+            vs.put(torch.as_tensor(done), vg.from_states([states[d] for d in done.tolist()]))
     stats["phases"] = len(phases_seen)
     return stats
 
 
 CASES = {
     # name: (rules, batch, steps, expect wins and eliminations)
-    "classic-4p-claim": (RulesConfig(num_players=4, map="small", turn_limit=60), 48, 700, True),
-    "2p-deal-neutral": (RulesConfig(num_players=2, map="small", turn_limit=60), 48, 500, True),
-    "fast-3p-random": (RulesConfig.from_preset("fast", num_players=3, turn_limit=15), 24, 400, False),
+    "classic-4p-claim": (RulesConfig(num_players=4, map="small", turn_limit=60), 96, 700, True),
+    "2p-deal-neutral": (RulesConfig(num_players=2, map="small", turn_limit=60), 96, 500, True),
+    "3p-claim-classic-map": (RulesConfig(num_players=3, turn_limit=10), 16, 600, False),
+    "fast-4p-random": (RulesConfig.from_preset("fast", num_players=4, turn_limit=15), 24, 500, False),
     "6p-claim-classic-map": (RulesConfig(num_players=6, turn_limit=12), 12, 500, False),
     "5p-deal-trade5": (
         RulesConfig(num_players=5, map="small", setup="deal", starting_armies=8, elimination_trade_at=5, turn_limit=60),
-        32,
+        48,
         500,
         True,
     ),
@@ -186,3 +187,12 @@ def test_differential(name: str) -> None:
         assert stats["wins"] > 0 and stats["eliminations"] > 0 and stats["trades"] > 0
     else:
         assert stats["truncations"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_differential_many_games(players: int) -> None:
+    """Thousands of decisive games on the small map (run with ``-m slow``)."""
+    rules = RulesConfig(num_players=players, map="small", starting_armies=10, turn_limit=80)
+    stats = run_differential(rules, 256, 2500, seed=1000 + players, check_positions=False)
+    assert stats["games_done"] >= 500, stats

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from risk_env import ActionCodec, ConfigError, Game, IllegalActionError, ObservationEncoder, Phase, RulesConfig, odds
-from risk_env.vector import VectorEnv, VectorGame
+from risk_env.vector import BatchState, VectorEnv, VectorGame
 from risk_env.vector.tables import blitz_outcome_index, blitz_table
 
 
@@ -67,17 +67,22 @@ def test_bad_arguments() -> None:
 def test_illegal_action_raises_and_changes_nothing() -> None:
     env = VectorEnv(4, seed=3, preset="fast")
     out = env.reset()
-    before = env.state.clone()
+    before = _state(env).clone()
     bad = out.action_mask.float().argmin(1)  # an id masked out in every slot
     assert not out.action_mask.gather(1, bad[:, None]).any()
     with pytest.raises(IllegalActionError, match="illegal in slot 0"):
         env.step(bad)
     with pytest.raises(IllegalActionError, match="shape"):
         env.step(torch.zeros(3, dtype=torch.int64))
-    for name, t in env.state.fields().items():
+    for name, t in _state(env).fields().items():
         assert torch.equal(t, getattr(before, name)), name
     with pytest.raises(IllegalActionError, match="reset"):
         VectorEnv(2).step(torch.zeros(2, dtype=torch.int64))
+
+
+def _state(env: VectorEnv) -> BatchState:
+    assert env.state is not None
+    return env.state
 
 
 def _pick(mask: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -92,12 +97,12 @@ def test_seeded_runs_repeat_and_inactive_slots_stay() -> None:
         out = env.reset()
         for _ in range(300):
             out = env.step(_pick(out.action_mask, gen))
-        runs.append((out.observation.clone(), env.state.armies.clone()))
+        runs.append((out.observation.clone(), _state(env).armies.clone()))
     assert torch.equal(runs[0][0], runs[1][0]) and torch.equal(runs[0][1], runs[1][1])
     active = torch.tensor([True, False, True, False, True])
-    before = env.state.clone()
+    before = _state(env).clone()
     env.step(_pick(out.action_mask, gen), active=active)
-    for name, t in env.state.fields().items():
+    for name, t in _state(env).fields().items():
         assert torch.equal(t[~active], getattr(before, name)[~active]), name
 
 
@@ -115,6 +120,7 @@ def test_autoreset_reports_the_finished_game() -> None:
         assert torch.equal(done, out.terminated | out.truncated)
         if done.any():
             seen += int(done.sum())
+            assert out.final_observation is not None
             fin = out.final_observation[done]
             assert (fin[:, phase + Phase.GAME_OVER] == 1).all()  # the finished game, from its last mover
             assert (out.observation[done, turn_slot] <= 1 / 8).all()  # the new game in the slot
@@ -223,15 +229,15 @@ def test_random_play_distributions_agree_with_the_reference() -> None:
     env = VectorEnv(B, seed=2, rules=cfg, check_actions=False)
     gen = torch.Generator().manual_seed(3)
     out = env.reset()
-    first = env.state.order[:, 0].clone()
+    first = _state(env).order[:, 0].clone()
     length = torch.zeros(B, dtype=torch.int64)
     count = torch.zeros(B, dtype=torch.int64)
     vec_len: list[int] = []
     vec_first: list[bool] = []
     while bool((count < per_slot).any()):
-        w = out.action_mask.float()
-        w[:, codec.end] *= 0.05
-        out = env.step(torch.multinomial(w, 1, generator=gen)[:, 0])
+        wt = out.action_mask.float()
+        wt[:, codec.end] *= 0.05
+        out = env.step(torch.multinomial(wt, 1, generator=gen)[:, 0])
         length += 1
         done = out.autoreset
         if done.any():
@@ -242,7 +248,7 @@ def test_random_play_distributions_agree_with_the_reference() -> None:
             vec_first += (winners == first[idx]).tolist()
             count += done.long()
             length[done] = 0
-            first[done] = env.state.order[done, 0]
+            first[done] = _state(env).order[done, 0]
     assert len(vec_len) == B * per_slot
     a, b = np.array(ref_len, float), np.array(vec_len, float)
     z_len = (a.mean() - b.mean()) / math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
@@ -260,19 +266,21 @@ def test_sb3_adapter_masks_and_episodes() -> None:
     from risk_env.vector.sb3 import VectorSB3Env
 
     venv = VectorSB3Env(6, seed=4, map="small", num_players=3, turn_limit=6)
-    obs = venv.reset()
-    assert obs.shape == (6, venv.observation_space.shape[0])
+    obs = np.asarray(venv.reset())
+    D, N = venv.venv.observation_size, venv.venv.num_actions
+    assert obs.shape == (6, D)
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(120):
         masks = np.stack(venv.env_method("action_masks"))
-        assert masks.shape == (6, venv.action_space.n) and masks.any(1).all()
+        assert masks.shape == (6, N) and masks.any(1).all()
         venv.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        obs, rew, done, infos = venv.step_wait()
+        step_obs, rew, done, infos = venv.step_wait()
+        obs = np.asarray(step_obs)
         assert set(np.unique(rew)) <= {-1.0, 0.0, 1.0}
         assert not rew[~done].any()
-        for i in np.flatnonzero(done):
-            assert infos[i]["terminal_observation"].shape == obs[i].shape
+        for i in np.flatnonzero(done).tolist():
+            assert infos[i]["terminal_observation"].shape == (D,)
         finished += int(done.sum())
     assert finished > 0
 
@@ -286,6 +294,6 @@ def test_maskable_ppo_trains_on_the_batched_env() -> None:
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
-    obs = venv.reset()
+    obs = np.asarray(venv.reset())
     actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
     assert venv.action_masks()[np.arange(8), actions].all()

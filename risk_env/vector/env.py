@@ -4,7 +4,7 @@
 >>> env = VectorEnv(8, seed=0, preset="fast")
 >>> out = env.reset()
 >>> out.observation.shape, out.action_mask.shape, out.rewards.shape
-(torch.Size([8, 389]), torch.Size([8, 70]), torch.Size([8, 4]))
+(torch.Size([8, 427]), torch.Size([8, 70]), torch.Size([8, 4]))
 >>> a = torch.multinomial(out.action_mask.float(), 1).squeeze(1)
 >>> out = env.step(a)
 

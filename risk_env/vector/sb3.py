@@ -5,7 +5,7 @@ the other seats played by embedded batched opponents.
 >>> venv = VectorSB3Env(4, seed=0, preset="fast", num_players=3)
 >>> obs = venv.reset()
 >>> obs.shape, venv.action_masks().shape
-((4, 361), (4, 67))
+((4, 374), (4, 70))
 
 Works with ``sb3_contrib.MaskablePPO`` (it calls ``env_method("action_masks")``).
 Episodes are the learner's: one ends when its game ends or the learner is

@@ -3,8 +3,8 @@
 ``bench_vector(...)`` returns one row per engine and batch size; the
 reference row plays single games with ``Game`` + ``ActionCodec`` (mask, a
 uniformly random legal id, step; a new game when one ends), the batched rows
-play ``VectorEnv`` with a uniformly random legal id per slot (the argmax of
-uniform noise over the mask; masks and observations are computed every step,
+play ``VectorEnv`` with a uniformly random legal id per slot (the ``k``-th
+legal id for a uniform ``k``; masks and observations are computed every step,
 auto-reset on).
 
 >>> rows = bench_vector(batch_sizes=(4,), seconds=0.2, reference_seconds=0.2)
@@ -61,7 +61,10 @@ def _vector(cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str
     out = env.reset()
 
     def pick(mask: torch.Tensor) -> torch.Tensor:  # a uniformly random legal id per slot
-        return torch.where(mask, torch.rand(mask.shape, generator=gen, device=env.device), -1.0).argmax(1)
+        k = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
+        total = k[:, -1]
+        j = torch.minimum((torch.rand(mask.shape[0], generator=gen, device=env.device) * total).to(torch.uint8), total - 1)
+        return (k > j[:, None]).to(torch.uint8).argmax(1)
 
     for _ in range(20):  # warm-up
         out = env.step(pick(out.action_mask))

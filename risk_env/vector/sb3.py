@@ -35,17 +35,26 @@ from risk_env import ConfigError
 
 from .env import VectorEnv, VectorStep
 
-__all__ = ["VectorSB3Env", "random_opponent"]
+__all__ = ["VectorSB3Env", "random_legal", "random_opponent"]
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def random_legal(mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """int64 ``(B,)``: a uniformly random legal id per row of bool ``mask`` ``(B, N)`` (each row
+    needs one legal id; ``N < 256``): the ``k``-th legal id for a uniform ``k``."""
+    counts = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
+    total = counts[:, -1]
+    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(torch.uint8)
+    k = torch.minimum(k, total - 1)
+    return (counts > k[:, None]).to(torch.uint8).argmax(1)
 
 
 def random_opponent(generator: torch.Generator) -> Opponent:
     """A batched opponent choosing a uniformly random legal id in every slot."""
 
     def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        noise = torch.rand(mask.shape, generator=generator, device=mask.device)
-        return torch.where(mask, noise, -1.0).argmax(1)
+        return random_legal(mask, generator)
 
     return act
 

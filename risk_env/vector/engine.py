@@ -266,7 +266,7 @@ class VectorGame:
                 rot_tab[me, self.neutral + 1] = n
         self._rot_tab = torch.as_tensor(rot_tab, device=dev)
         # card location (-2..seats, shifted by 2) x symbol -> one counter per game
-        self._loc_sym = 8 + self.tab.card_sym
+        self._loc_sym = 10 + self.tab.card_sym
 
         def c(x: float) -> torch.Tensor:
             return torch.tensor(x, dtype=torch.float32, device=dev)
@@ -605,16 +605,16 @@ class VectorGame:
         rot = (me[:, None] + self._ar_n[None, :]) % n  # seat at each rotated position
         alive_r = s.alive.gather(1, rot)
         if self.NC:
-            # cards per (location, symbol): own cards by symbol, and every seat's count
+            # cards per (location, column): columns 0-3 count symbols, column 4 the cards showing a
+            # territory that their holder owns; `me`'s row is my_cards, rows summed give the hand sizes
             L2 = self.num_seats + 2
-            cnt_ls = torch.zeros(B, L2 * 4, dtype=torch.int64, device=self.device)
-            cnt_ls.scatter_add_(1, s.card_loc * 4 + self._loc_sym, self._ones_NC(B))
-            cnt_ls = cnt_ls.view(B, L2, 4)
-            mine_sym = cnt_ls.gather(1, (me + 2)[:, None, None].expand(B, 1, 4))[:, 0]
-            # a card shows an owned territory: its territory's owner holds it and is `me` (slot 0)
-            shown = ((s.card_loc[:, :T] == s.owner) & (rel == 0)).sum(1, keepdim=True)
-            my_cards = torch.cat([mine_sym, shown], dim=1) / self._c5
-            per_loc = cnt_ls.sum(2)
+            cnt_ls = torch.zeros(B, L2 * 5, dtype=torch.int64, device=self.device)
+            cnt_ls.scatter_add_(1, s.card_loc * 5 + self._loc_sym, self._ones_NC(B))
+            terr_cards = s.card_loc[:, :T]
+            cnt_ls.scatter_add_(1, terr_cards * 5 + 14, (terr_cards == s.owner).long())
+            cnt_ls = cnt_ls.view(B, L2, 5)
+            my_cards = cnt_ls.gather(1, (me + 2)[:, None, None].expand(B, 1, 5))[:, 0] / self._c5
+            per_loc = cnt_ls[:, :, :4].sum(2)
             cards = (per_loc.gather(1, rot + 2) * alive_r) / self._c5
             tv = tab.tv_obs[s.sets_traded.clamp(max=400)][:, None]
         else:

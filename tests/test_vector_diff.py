@@ -9,6 +9,8 @@ at every step.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -190,9 +192,10 @@ def test_differential(name: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("RISK_ENV_SLOW_TESTS"), reason="set RISK_ENV_SLOW_TESTS=1 (about 3 minutes)")
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_differential_many_games(players: int) -> None:
-    """Thousands of decisive games on the small map (run with ``-m slow``)."""
+    """Thousands of decisive games on the small map (``RISK_ENV_SLOW_TESTS=1 pytest -m slow``)."""
     rules = RulesConfig(num_players=players, map="small", starting_armies=10, turn_limit=80)
     stats = run_differential(rules, 256, 2500, seed=1000 + players, check_positions=False)
     assert stats["games_done"] >= 500, stats

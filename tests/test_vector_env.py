@@ -134,6 +134,31 @@ def test_autoreset_reports_the_finished_game() -> None:
 # ---------------------------------------------------------------- chance
 
 
+def test_one_roll_table_is_exact() -> None:
+    from risk_env.vector.tables import roll_outcomes
+
+    table = roll_outcomes()
+    for key, rows in table.items():
+        assert math.isclose(sum(p for _, _, p in rows), 1.0), key
+    three_two = {(al, dl): p for al, dl, p in table[(3, 2)]}  # docs/rules.md §9's check figures
+    assert math.isclose(three_two[(0, 2)], 2890 / 7776) and math.isclose(three_two[(2, 0)], 2275 / 7776)
+    assert math.isclose(three_two[(1, 1)], 2611 / 7776)
+    # one roller against one defender is a one-roll battle: the exact odds of risk_env.odds
+    one_one = {(al, dl): p for al, dl, p in table[(1, 1)]}
+    assert math.isclose(one_one[(0, 1)], float(odds.outcome_distribution(1, 1, exact=True)[(1, 0)]))
+
+
+def test_compositions_match_the_codec() -> None:
+    from risk_env.vector.tables import COMPOSITIONS
+
+    g = Game(RulesConfig(num_players=3))
+    codec = ActionCodec(g)
+    s = g.new_game(0)
+    for i, comp in enumerate(COMPOSITIONS):
+        name = codec.action_to_string(s, codec.trade + i).split()[-1]
+        assert tuple(name.count(ch) for ch in "ICAW") == comp
+
+
 def test_blitz_table_matches_the_exact_odds() -> None:
     cap = 12
     P = blitz_table(cap)
@@ -188,18 +213,18 @@ def test_sampled_blitz_has_the_exact_distribution(A: int, D: int) -> None:
 def test_single_rolls_have_the_exact_distribution() -> None:
     from scipy.stats import chisquare
 
-    from risk_env.dice import roll_outcomes
+    from risk_env.vector.tables import roll_outcomes
 
     vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), seed=9)
     n = 30_000
     for ad, dd in [(3, 2), (2, 2), (1, 2), (3, 1), (1, 1)]:
         faces = torch.randint(1, 7, (n, 5), generator=vg.generator)
         al, dl = vg._roll(faces, torch.full((n,), ad), torch.full((n,), dd))
-        exact = roll_outcomes(ad, dd)
+        exact = {(x, y): p for x, y, p in roll_outcomes()[(ad, dd)]}
         keys = sorted(exact)
         observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)
         assert observed.sum() == n
-        assert chisquare(observed, np.array([float(exact[k]) for k in keys]) * n).pvalue > 1e-3
+        assert chisquare(observed, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
 
 
 # ---------------------------------------------------------------- distributions against the reference engine

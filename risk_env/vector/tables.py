@@ -17,7 +17,7 @@ emptied or the source is down to one army. With ``a`` armies that may roll
 
 :func:`blitz_table` gives the exact probability of each end for every
 ``(a, d)`` up to a cap, by dynamic programming over the one-roll outcomes of
-:func:`risk_env.dice.roll_outcomes` (the same numbers as
+:func:`roll_outcomes` (the same numbers as
 :func:`risk_env.odds.outcome_distribution`, which the tests check, with the
 last roll's dice count kept apart).
 """
@@ -25,6 +25,7 @@ last roll's dice count kept apart).
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,25 +33,51 @@ import torch
 
 from risk_env import Game
 
-__all__ = ["BLITZ_CAP", "MapTables", "blitz_outcome_index", "blitz_table"]
+__all__ = [
+    "BLITZ_CAP",
+    "COMPOSITIONS",
+    "MapTables",
+    "blitz_outcome_index",
+    "blitz_table",
+    "escalating_value",
+    "roll_outcomes",
+]
 
 BLITZ_CAP = 64
 """Largest rollers ``a`` and defenders ``d`` the blitz table covers; bigger battles roll one by one down to it."""
 
 AMOUNT_LEVELS = 10
-# (attacker dice, defender dice) -> [(attacker losses, defender losses, probability)], from 6**(a+d) faces
-_ROLL_OUTCOMES: dict[tuple[int, int], list[tuple[int, int, float]]] = {}
+
+# The 13 set compositions in the action codec's trade-id order, as counts of
+# (infantry, cavalry, artillery, wild) (docs/rules.md §2, §4.1); the tests check
+# them against the codec's own names for the trade ids.
+COMPOSITION_NAMES = ("III", "CCC", "AAA", "ICA", "IIW", "CCW", "AAW", "ICW", "IAW", "CAW", "IWW", "CWW", "AWW")
+COMPOSITIONS = tuple(tuple(name.count(ch) for ch in "ICAW") for name in COMPOSITION_NAMES)
 
 
-def _roll_outcomes() -> dict[tuple[int, int], list[tuple[int, int, float]]]:
-    if not _ROLL_OUTCOMES:
-        from risk_env import odds  # noqa: F401  (keeps the reference import path stable)
-        from risk_env.dice import roll_outcomes
+def escalating_value(sets_traded_before: int) -> int:
+    """Armies for the next set under the escalating schedule: 4, 6, 8, 10, 12, 15, then +5 (docs/rules.md §4.1)."""
+    k = sets_traded_before + 1
+    return (4, 6, 8, 10, 12, 15)[k - 1] if k <= 6 else 15 + 5 * (k - 6)
 
-        for ad in (1, 2, 3):
-            for dd in (1, 2):
-                _ROLL_OUTCOMES[(ad, dd)] = [(al, dl, float(p)) for (al, dl), p in sorted(roll_outcomes(ad, dd).items())]
-    return _ROLL_OUTCOMES
+
+@functools.lru_cache(maxsize=1)
+def roll_outcomes() -> dict[tuple[int, int], list[tuple[int, int, float]]]:
+    """``(attacker dice, defender dice) -> [(attacker losses, defender losses, probability)]`` of one
+    roll, by enumerating all ``6 ** (a + d)`` faces (sorted, paired high to high, ties to the defender)."""
+    out: dict[tuple[int, int], list[tuple[int, int, float]]] = {}
+    for ad in (1, 2, 3):
+        for dd in (1, 2):
+            counts: dict[tuple[int, int], int] = {}
+            for faces in itertools.product(range(1, 7), repeat=ad + dd):
+                att = sorted(faces[:ad], reverse=True)
+                dfd = sorted(faces[ad:], reverse=True)
+                dl = sum(x > y for x, y in zip(att, dfd))
+                key = (min(ad, dd) - dl, dl)
+                counts[key] = counts.get(key, 0) + 1
+            total = 6 ** (ad + dd)
+            out[(ad, dd)] = [(al, dl, c / total) for (al, dl), c in sorted(counts.items())]
+    return out
 
 
 def blitz_outcome_index(cap: int, conquest: bool, left: int, last_dice: int = 0) -> int:
@@ -67,7 +94,7 @@ def blitz_table(cap: int = BLITZ_CAP) -> np.ndarray:
     with ``a`` rollers against ``d`` defenders ends in column ``j`` (see
     :func:`blitz_outcome_index`); rows with ``a == 0`` or ``d == 0`` are zero.
     """
-    moves = _roll_outcomes()
+    moves = roll_outcomes()
     M = 3 * cap
     P = np.zeros((cap + 1, cap + 1, M), dtype=np.float64)
     # P[a, d] depends on states with fewer armies in total: sweep by a + d
@@ -124,8 +151,6 @@ class MapTables:
 
     @classmethod
     def build(cls, game: Game, device: torch.device, blitz_cap: int = BLITZ_CAP) -> MapTables:
-        from risk_env.cards import COMPOSITIONS, set_value
-
         m = game.map
         T = m.num_territories
         NC = m.num_cards
@@ -136,10 +161,9 @@ class MapTables:
         for span in range(10):
             counts = [(2 * j * span + (K - 1)) // (2 * (K - 1)) for j in range(K)]
             spans[span + 1] = [j == 0 or counts[j] != counts[j - 1] for j in range(K)]
-        uses_cards = game.uses_cards
-        schedule = game.config.card_trade if uses_cards else ""
-        set_values = np.array([set_value(schedule, k, 0) for k in range(1000)] if uses_cards else [0], dtype=np.int64)
-        tv = [set_value(schedule, k, 0) / 20.0 for k in range(401)] if uses_cards else [0.0] * 401
+        uses_cards = game.uses_cards  # (the batched engine supports the escalating schedule only)
+        set_values = np.array([escalating_value(k) for k in range(1000)] if uses_cards else [0], dtype=np.int64)
+        tv = [escalating_value(k) / 20.0 for k in range(401)] if uses_cards else [0.0] * 401
         sym = np.asarray(m.card_symbol, dtype=np.int64)
         cdf = np.cumsum(blitz_table(blitz_cap), axis=-1).astype(np.float32)
 

@@ -1,0 +1,14 @@
+"""A batched engine: ``B`` games of the board game Risk in lockstep as torch tensors.
+
+:class:`VectorEnv` is the Pgx-like interface (``reset()``, ``step(actions)``,
+auto-reset), :class:`~risk_env.vector.engine.VectorGame` the batched rules.
+Same action ids and masks as :class:`risk_env.ActionCodec`, same observations
+as :class:`risk_env.ObservationEncoder`. See ``docs/vector.md``.
+
+Needs torch (the ``train`` extra).
+"""
+
+from .engine import SUPPORTED_RULES, BatchState, Chance, VectorGame
+from .env import VectorEnv, VectorStep
+
+__all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "VectorEnv", "VectorGame", "VectorStep"]

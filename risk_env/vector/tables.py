@@ -1,0 +1,193 @@
+"""Per-map and per-rules tensors of the batched engine, and the exact blitz table.
+
+Everything here is computed once per :class:`~risk_env.vector.engine.VectorGame`
+on the CPU in numpy (float64 for the probabilities) and moved to the
+engine's device.
+
+The blitz table (docs/rules.md §4.2): a blitz rolls the most dice allowed,
+``min(3, a)`` attacking against ``min(2, d)`` defending, until the target is
+emptied or the source is down to one army. With ``a`` armies that may roll
+(the source holds ``a + 1``) and ``d`` defenders, its end is one of
+
+* a conquest with ``s`` rollers left (``1 <= s <= a``); the last roll used
+  ``min(3, s)`` dice (a conquering roll costs the attacker nothing);
+* a stop with ``t`` defenders left (``1 <= t <= d``), the last roll having
+  used ``k`` attacker dice: ``k = 1`` from one roller, ``k = 2`` from two
+  rollers losing both.
+
+:func:`blitz_table` gives the exact probability of each end for every
+``(a, d)`` up to a cap, by dynamic programming over the one-roll outcomes of
+:func:`roll_outcomes` (the same numbers as
+:func:`risk_env.odds.outcome_distribution`, which the tests check, with the
+last roll's dice count kept apart).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from risk_env import Game
+
+__all__ = [
+    "BLITZ_CAP",
+    "COMPOSITIONS",
+    "MapTables",
+    "blitz_outcome_index",
+    "blitz_table",
+    "escalating_value",
+    "roll_outcomes",
+]
+
+BLITZ_CAP = 64
+"""Largest rollers ``a`` and defenders ``d`` the blitz table covers; bigger battles roll one by one down to it."""
+
+AMOUNT_LEVELS = 10
+
+# The 13 set compositions in the action codec's trade-id order, as counts of
+# (infantry, cavalry, artillery, wild) (docs/rules.md §2, §4.1); the tests check
+# them against the codec's own names for the trade ids.
+COMPOSITION_NAMES = ("III", "CCC", "AAA", "ICA", "IIW", "CCW", "AAW", "ICW", "IAW", "CAW", "IWW", "CWW", "AWW")
+COMPOSITIONS = tuple(tuple(name.count(ch) for ch in "ICAW") for name in COMPOSITION_NAMES)
+
+
+def escalating_value(sets_traded_before: int) -> int:
+    """Armies for the next set under the escalating schedule: 4, 6, 8, 10, 12, 15, then +5 (docs/rules.md §4.1)."""
+    k = sets_traded_before + 1
+    return (4, 6, 8, 10, 12, 15)[k - 1] if k <= 6 else 15 + 5 * (k - 6)
+
+
+@functools.lru_cache(maxsize=1)
+def roll_outcomes() -> dict[tuple[int, int], list[tuple[int, int, float]]]:
+    """``(attacker dice, defender dice) -> [(attacker losses, defender losses, probability)]`` of one
+    roll, by enumerating all ``6 ** (a + d)`` faces (sorted, paired high to high, ties to the defender)."""
+    out: dict[tuple[int, int], list[tuple[int, int, float]]] = {}
+    for ad in (1, 2, 3):
+        for dd in (1, 2):
+            counts: dict[tuple[int, int], int] = {}
+            for faces in itertools.product(range(1, 7), repeat=ad + dd):
+                att = sorted(faces[:ad], reverse=True)
+                dfd = sorted(faces[ad:], reverse=True)
+                dl = sum(x > y for x, y in zip(att, dfd))
+                key = (min(ad, dd) - dl, dl)
+                counts[key] = counts.get(key, 0) + 1
+            total = 6 ** (ad + dd)
+            out[(ad, dd)] = [(al, dl, c / total) for (al, dl), c in sorted(counts.items())]
+    return out
+
+
+def blitz_outcome_index(cap: int, conquest: bool, left: int, last_dice: int = 0) -> int:
+    """Column of :func:`blitz_table` for an end: ``conquest`` with ``left`` rollers, or a stop
+    with ``left`` defenders and ``last_dice`` (1 or 2) attacker dice in the last roll."""
+    if conquest:
+        return left - 1
+    return cap + 2 * (left - 1) + (last_dice - 1)
+
+
+@functools.lru_cache(maxsize=4)
+def blitz_table(cap: int = BLITZ_CAP) -> np.ndarray:
+    """float64 ``(cap + 1, cap + 1, 3 * cap)``: ``P[a, d, j]``, the probability that a blitz
+    with ``a`` rollers against ``d`` defenders ends in column ``j`` (see
+    :func:`blitz_outcome_index`); rows with ``a == 0`` or ``d == 0`` are zero.
+    """
+    moves = roll_outcomes()
+    M = 3 * cap
+    P = np.zeros((cap + 1, cap + 1, M), dtype=np.float64)
+    # P[a, d] depends on states with fewer armies in total: sweep by a + d
+    for total in range(2, 2 * cap + 1):
+        for a in range(max(1, total - cap), min(cap, total - 1) + 1):
+            d = total - a
+            row = P[a, d]
+            for al, dl, p in moves[(min(3, a), min(2, d))]:
+                a2, d2 = a - al, d - dl
+                if d2 == 0:
+                    row[blitz_outcome_index(cap, True, a2)] += p
+                elif a2 == 0:
+                    row[blitz_outcome_index(cap, False, d2, min(3, a))] += p
+                else:
+                    row += p * P[a2, d2]
+    return P
+
+
+@dataclass(frozen=True)
+class MapTables:
+    """Tensors of one map and rule set on one device.
+
+    Attributes (``T`` territories, ``C`` continents, ``NC`` cards, ``K`` amount levels):
+        adj: bool ``(T, T)``; adj_f: float32 ``(T, T)``.
+        members_f: float32 ``(T, C)`` continent membership; cont_size: int64 ``(C,)``;
+        cont_bonus: int64 ``(C,)``; cont_share: float32 ``(T, C)`` membership / continent size.
+        card_sym: int64 ``(NC,)``; card_sym_1h: float32 ``(NC, 4)``; card_terr_ok: bool ``(NC,)`` (shows a territory).
+        comp: int64 ``(13, 4)`` set compositions (symbol counts).
+        span_levels: bool ``(11, K)``: legal amount levels for spans ``-1..9`` (row ``span + 1``); spans >= 9 allow all.
+        set_values: int64 ``(L,)`` escalating set values by sets traded before.
+        tv_obs: float32 ``(401,)`` the observation's next-set value / 20.
+        blitz_cdf: float32 ``(cap + 1, cap + 1, 3 cap)`` cumulative blitz table.
+    """
+
+    T: int
+    C: int
+    NC: int
+    K: int
+    adj: torch.Tensor
+    adj_f: torch.Tensor
+    members_f: torch.Tensor
+    cont_size: torch.Tensor
+    cont_bonus: torch.Tensor
+    cont_share: torch.Tensor
+    card_sym: torch.Tensor
+    card_sym_1h: torch.Tensor
+    card_terr_ok: torch.Tensor
+    comp: torch.Tensor
+    span_levels: torch.Tensor
+    set_values: torch.Tensor
+    tv_obs: torch.Tensor
+    blitz_cdf: torch.Tensor
+    blitz_cap: int
+
+    @classmethod
+    def build(cls, game: Game, device: torch.device, blitz_cap: int = BLITZ_CAP) -> MapTables:
+        m = game.map
+        T = m.num_territories
+        NC = m.num_cards
+        K = AMOUNT_LEVELS
+        members = m.continent_members.T.astype(np.float32)  # (T, C)
+        sizes = m.continent_members.sum(axis=1)
+        spans = np.zeros((11, K), dtype=bool)
+        for span in range(10):
+            counts = [(2 * j * span + (K - 1)) // (2 * (K - 1)) for j in range(K)]
+            spans[span + 1] = [j == 0 or counts[j] != counts[j - 1] for j in range(K)]
+        uses_cards = game.uses_cards  # (the batched engine supports the escalating schedule only)
+        set_values = np.array([escalating_value(k) for k in range(1000)] if uses_cards else [0], dtype=np.int64)
+        tv = [escalating_value(k) / 20.0 for k in range(401)] if uses_cards else [0.0] * 401
+        sym = np.asarray(m.card_symbol, dtype=np.int64)
+        cdf = np.cumsum(blitz_table(blitz_cap), axis=-1).astype(np.float32)
+
+        def t(x: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+            return torch.as_tensor(np.array(x)).to(device=device, dtype=dtype)
+
+        return cls(
+            T=T,
+            C=len(m.continent_names),
+            NC=NC,
+            K=K,
+            adj=t(m.adjacency, torch.bool),
+            adj_f=t(m.adjacency.astype(np.float32), torch.float32),
+            members_f=t(members, torch.float32),
+            cont_size=t(sizes, torch.int64),
+            cont_bonus=t(m.continent_bonus, torch.int64),
+            cont_share=t(members / sizes[None, :], torch.float32),
+            card_sym=t(sym, torch.int64),
+            card_sym_1h=t(np.eye(4, dtype=np.float32)[sym], torch.float32),
+            card_terr_ok=t(np.arange(NC) < T, torch.bool),
+            comp=t(np.array(COMPOSITIONS, dtype=np.int64), torch.int64),
+            span_levels=t(spans, torch.bool),
+            set_values=t(set_values, torch.int64),
+            tv_obs=t(np.array(tv, dtype=np.float32), torch.float32),
+            blitz_cdf=t(cdf, torch.float32),
+            blitz_cap=blitz_cap,
+        )

@@ -1,0 +1,324 @@
+"""The batched engine's interface, its chance (blitz table, sampled distributions),
+distribution agreement with the reference engine, and the SB3 adapter."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from risk_env import ActionCodec, ConfigError, Game, IllegalActionError, ObservationEncoder, Phase, RulesConfig, odds
+from risk_env.vector import BatchState, VectorEnv, VectorGame
+from risk_env.vector.tables import blitz_outcome_index, blitz_table
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Small batches run faster on one intra-op thread, and much faster on a busy machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+# ---------------------------------------------------------------- interface
+
+
+def test_shapes_match_the_reference_codec_and_encoder() -> None:
+    env = VectorEnv(6, seed=1, preset="fast", num_players=3)
+    out = env.reset()
+    g = Game(RulesConfig.from_preset("fast", num_players=3))
+    assert out.observation.shape == (6, ObservationEncoder(g).size)
+    assert out.action_mask.shape == (6, ActionCodec(g).n)
+    assert out.observation.dtype == torch.float32 and out.action_mask.dtype == torch.bool
+    assert out.rewards.shape == (6, 3) and out.current_player.shape == (6,)
+    assert not out.autoreset.any() and not out.terminated.any() and not out.truncated.any()
+    assert (out.action_mask.sum(1) > 0).all()
+
+
+@pytest.mark.parametrize(
+    "rules, what",
+    [
+        ({"fortify": "connected"}, "fortify='connected'"),
+        ({"card_trade": "no_cards"}, "card_trade='no_cards'"),
+        ({"defender_dice": "choose"}, "defender_dice='choose'"),
+        ({"num_players": 2, "two_player": "none"}, "two_player='none'"),
+        ({"num_players": 2, "setup": "claim"}, "setup='claim' with the 2-player neutral"),
+        ({"truncation_reward": "rank"}, "truncation_reward='rank'"),
+    ],
+)
+def test_unsupported_rules_are_named(rules: dict, what: str) -> None:
+    with pytest.raises(ConfigError, match="supported") as e:
+        VectorEnv(2, **rules)
+    assert what in str(e.value)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ConfigError, match="num_envs"):
+        VectorEnv(0)
+    with pytest.raises(ConfigError, match="seed"):
+        VectorEnv(2, seed=-1)
+    with pytest.raises(ConfigError, match="preset"):
+        VectorEnv(2, preset="nope")
+
+
+def test_illegal_action_raises_and_changes_nothing() -> None:
+    env = VectorEnv(4, seed=3, preset="fast")
+    out = env.reset()
+    before = _state(env).clone()
+    bad = out.action_mask.float().argmin(1)  # an id masked out in every slot
+    assert not out.action_mask.gather(1, bad[:, None]).any()
+    with pytest.raises(IllegalActionError, match="illegal in slot 0"):
+        env.step(bad)
+    with pytest.raises(IllegalActionError, match="shape"):
+        env.step(torch.zeros(3, dtype=torch.int64))
+    for name, t in _state(env).fields().items():
+        assert torch.equal(t, getattr(before, name)), name
+    with pytest.raises(IllegalActionError, match="reset"):
+        VectorEnv(2).step(torch.zeros(2, dtype=torch.int64))
+
+
+def _state(env: VectorEnv) -> BatchState:
+    assert env.state is not None
+    return env.state
+
+
+def _pick(mask: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    return torch.where(mask, torch.rand(mask.shape, generator=gen), -1.0).argmax(1)
+
+
+def test_seeded_runs_repeat_and_inactive_slots_stay() -> None:
+    runs = []
+    for _ in range(2):
+        env = VectorEnv(5, seed=11, preset="fast", num_players=2)
+        gen = torch.Generator().manual_seed(0)
+        out = env.reset()
+        for _ in range(300):
+            out = env.step(_pick(out.action_mask, gen))
+        runs.append((out.observation.clone(), _state(env).armies.clone()))
+    assert torch.equal(runs[0][0], runs[1][0]) and torch.equal(runs[0][1], runs[1][1])
+    active = torch.tensor([True, False, True, False, True])
+    before = _state(env).clone()
+    env.step(_pick(out.action_mask, gen), active=active)
+    for name, t in _state(env).fields().items():
+        assert torch.equal(t[~active], getattr(before, name)[~active]), name
+
+
+def test_autoreset_reports_the_finished_game() -> None:
+    env = VectorEnv(16, seed=5, map="small", num_players=2, turn_limit=8, final_observation=True)
+    gen = torch.Generator().manual_seed(1)
+    out = env.reset()
+    enc = ObservationEncoder(Game(RulesConfig(map="small", num_players=2, turn_limit=8)))
+    turn_slot = enc.layout["turn"][0].start
+    phase = enc.layout["phase"][0].start
+    seen = 0
+    for _ in range(400):
+        out = env.step(_pick(out.action_mask, gen))
+        done = out.autoreset
+        assert torch.equal(done, out.terminated | out.truncated)
+        if done.any():
+            seen += int(done.sum())
+            assert out.final_observation is not None
+            fin = out.final_observation[done]
+            assert (fin[:, phase + Phase.GAME_OVER] == 1).all()  # the finished game, from its last mover
+            assert (out.observation[done, turn_slot] <= 1 / 8).all()  # the new game in the slot
+            t = out.truncated
+            assert (out.rewards[t] == 0).all()
+            w = out.terminated
+            assert (out.rewards[w].max(1).values == 1).all()
+    assert seen > 0
+
+
+# ---------------------------------------------------------------- chance
+
+
+def test_one_roll_table_is_exact() -> None:
+    from risk_env.vector.tables import roll_outcomes
+
+    table = roll_outcomes()
+    for key, rows in table.items():
+        assert math.isclose(sum(p for _, _, p in rows), 1.0), key
+    three_two = {(al, dl): p for al, dl, p in table[(3, 2)]}  # docs/rules.md §9's check figures
+    assert math.isclose(three_two[(0, 2)], 2890 / 7776) and math.isclose(three_two[(2, 0)], 2275 / 7776)
+    assert math.isclose(three_two[(1, 1)], 2611 / 7776)
+    # one roller against one defender is a one-roll battle: the exact odds of risk_env.odds
+    one_one = {(al, dl): p for al, dl, p in table[(1, 1)]}
+    assert math.isclose(one_one[(0, 1)], float(odds.outcome_distribution(1, 1, exact=True)[(1, 0)]))
+
+
+def test_compositions_match_the_codec() -> None:
+    from risk_env.vector.tables import COMPOSITIONS
+
+    g = Game(RulesConfig(num_players=3))
+    codec = ActionCodec(g)
+    s = g.new_game(0)
+    for i, comp in enumerate(COMPOSITIONS):
+        name = codec.action_to_string(s, codec.trade + i).split()[-1]
+        assert tuple(name.count(ch) for ch in "ICAW") == comp
+
+
+def test_blitz_table_matches_the_exact_odds() -> None:
+    cap = 12
+    P = blitz_table(cap)
+    for a in range(1, cap + 1):
+        for d in range(1, cap + 1):
+            exact = odds.outcome_distribution(a, d, exact=True)
+            for (s_left, t_left), p in exact.items():
+                if t_left == 0:
+                    got = P[a, d, blitz_outcome_index(cap, True, s_left)]
+                else:
+                    got = sum(P[a, d, blitz_outcome_index(cap, False, t_left, k)] for k in (1, 2))
+                assert math.isclose(got, float(p), rel_tol=1e-12, abs_tol=1e-15), (a, d, s_left, t_left)
+            assert math.isclose(P[a, d].sum(), 1.0, rel_tol=1e-12)
+    # the last roll of a failed blitz uses 2 dice only from 2 rollers losing both
+    assert P[1, 5, blitz_outcome_index(cap, False, 5, 2)] == 0
+
+
+def _blitz_samples(A: int, D: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A blitz from a territory with ``A`` armies at one with ``D``, in ``games`` batched games at once."""
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), seed=seed)
+    B = games
+    A_t = torch.full((B,), A, dtype=torch.int64)
+    D_t = torch.full((B,), D, dtype=torch.int64)
+    yes = torch.ones(B, dtype=torch.bool)
+    att_loss, def_loss, last = vg._battle(yes, yes, A_t, D_t, torch.clamp(A_t - 1, max=3), None)
+    return (A - att_loss).numpy(), (D - def_loss).numpy(), last.numpy()
+
+
+@pytest.mark.parametrize("A, D", [(4, 3), (11, 9), (90, 80)])
+def test_sampled_blitz_has_the_exact_distribution(A: int, D: int) -> None:
+    from scipy.stats import chisquare
+
+    n = 40_000
+    a_left, d_left, last = _blitz_samples(A, D, n, seed=A * 100 + D)
+    exact = odds.outcome_distribution(A - 1, D)
+    keys = sorted(exact)
+    observed = np.array([np.sum((a_left - 1 == s) & (d_left == t)) for s, t in keys], dtype=float)
+    assert observed.sum() == n  # every sample is one of the exact outcomes
+    expected = np.array([float(exact[k]) for k in keys]) * n
+    big = expected >= 5  # pool the rare cells
+    obs_c = np.append(observed[big], observed[~big].sum())
+    exp_c = np.append(expected[big], expected[~big].sum())
+    if exp_c[-1] == 0:
+        obs_c, exp_c = obs_c[:-1], exp_c[:-1]
+    assert chisquare(obs_c, exp_c * obs_c.sum() / exp_c.sum()).pvalue > 1e-3
+    # the last roll's dice: min(3, survivors) after a conquest, 1 or 2 after a failure
+    conq = d_left == 0
+    assert (last[conq] == np.minimum(3, a_left[conq] - 1)).all()
+    assert np.isin(last[~conq], (1, 2)).all() and (a_left[~conq] == 1).all()
+
+
+def test_single_rolls_have_the_exact_distribution() -> None:
+    from scipy.stats import chisquare
+
+    from risk_env.vector.tables import roll_outcomes
+
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), seed=9)
+    n = 30_000
+    for ad, dd in [(3, 2), (2, 2), (1, 2), (3, 1), (1, 1)]:
+        faces = torch.randint(1, 7, (n, 5), generator=vg.generator)
+        al, dl = vg._roll(faces, torch.full((n,), ad), torch.full((n,), dd))
+        exact = {(x, y): p for x, y, p in roll_outcomes()[(ad, dd)]}
+        keys = sorted(exact)
+        observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)
+        assert observed.sum() == n
+        assert chisquare(observed, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
+
+
+# ---------------------------------------------------------------- distributions against the reference engine
+
+
+def test_random_play_distributions_agree_with_the_reference() -> None:
+    """Game length and first-player win rate of the same random policy (ending a phase
+    weighted 0.05, other legal ids 1) on both engines agree within their confidence intervals.
+    Each batched slot contributes its first games only (counting every game finished by
+    some time would favour short games)."""
+    cfg = RulesConfig(num_players=2, map="small")
+    g = Game(cfg)
+    codec = ActionCodec(g)
+    rng = np.random.default_rng(0)
+    ref_len, ref_first = [], []
+    for k in range(250):
+        s = g.new_game(10_000 + k)
+        steps = 0
+        while s.phase != Phase.GAME_OVER:
+            legal = np.flatnonzero(codec.mask(s))
+            w = np.where(legal == codec.end, 0.05, 1.0)
+            codec.step(s, int(rng.choice(legal, p=w / w.sum())))
+            steps += 1
+        ref_len.append(steps)
+        ref_first.append(s.winner == s.order[0])
+    B, per_slot = 500, 1
+    env = VectorEnv(B, seed=2, rules=cfg, check_actions=False)
+    gen = torch.Generator().manual_seed(3)
+    out = env.reset()
+    first = _state(env).order[:, 0].clone()
+    length = torch.zeros(B, dtype=torch.int64)
+    count = torch.zeros(B, dtype=torch.int64)
+    vec_len: list[int] = []
+    vec_first: list[bool] = []
+    while bool((count < per_slot).any()):
+        wt = out.action_mask.float()
+        wt[:, codec.end] *= 0.05
+        out = env.step(torch.multinomial(wt, 1, generator=gen)[:, 0])
+        length += 1
+        done = out.autoreset
+        if done.any():
+            assert out.terminated[done].all()  # no truncation at the 1000-turn limit here
+            idx = (done & (count < per_slot)).nonzero()[:, 0]
+            winners = out.rewards[idx].argmax(1)
+            vec_len += length[idx].tolist()
+            vec_first += (winners == first[idx]).tolist()
+            count += done.long()
+            length[done] = 0
+            first[done] = _state(env).order[done, 0]
+    assert len(vec_len) == B * per_slot
+    a, b = np.array(ref_len, float), np.array(vec_len, float)
+    z_len = (a.mean() - b.mean()) / math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    p1, p2 = np.mean(ref_first), np.mean(vec_first)
+    pool = (np.sum(ref_first) + np.sum(vec_first)) / (len(ref_first) + len(vec_first))
+    z_first = (p1 - p2) / math.sqrt(pool * (1 - pool) * (1 / len(ref_first) + 1 / len(vec_first)))
+    assert abs(z_len) < 3.5, (a.mean(), b.mean())
+    assert abs(z_first) < 3.5, (p1, p2)
+
+
+# ---------------------------------------------------------------- learners
+
+
+def test_sb3_adapter_masks_and_episodes() -> None:
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(6, seed=4, map="small", num_players=3, turn_limit=6)
+    obs = np.asarray(venv.reset())
+    D, N = venv.venv.observation_size, venv.venv.num_actions
+    assert obs.shape == (6, D)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(120):
+        masks = np.stack(venv.env_method("action_masks"))
+        assert masks.shape == (6, N) and masks.any(1).all()
+        venv.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        step_obs, rew, done, infos = venv.step_wait()
+        obs = np.asarray(step_obs)
+        assert set(np.unique(rew)) <= {-1.0, 0.0, 1.0}
+        assert not rew[~done].any()
+        for i in np.flatnonzero(done).tolist():
+            assert infos[i]["terminal_observation"].shape == (D,)
+        finished += int(done.sum())
+    assert finished > 0
+
+
+def test_maskable_ppo_trains_on_the_batched_env() -> None:
+    from sb3_contrib import MaskablePPO
+
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(8, seed=0, map="small", num_players=2, turn_limit=30)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    obs = np.asarray(venv.reset())
+    actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
+    assert venv.action_masks()[np.arange(8), actions].all()

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, ObservationEncoder, Phase, RulesConfig
+from risk_env.envs.codec import Selection
 from risk_env.vector import Chance, VectorGame
 
 
@@ -46,7 +47,7 @@ _FIELDS = (
 )  # fmt: skip
 
 
-def _compare_positions(vg: VectorGame, vs, states: list[GameState], where: str) -> None:
+def _compare_positions(vg: VectorGame, vs, states: list[GameState], sels: list[Selection], where: str) -> None:
     owner = vs.owner.cpu().numpy()
     armies = vs.armies.cpu().numpy()
     ints = {f: getattr(vs, f).cpu().numpy() for f in _FIELDS}
@@ -57,7 +58,8 @@ def _compare_positions(vg: VectorGame, vs, states: list[GameState], where: str) 
         assert (owner[b] == s.owner).all(), f"{where} game {b}: owners differ"
         assert (armies[b] == s.armies).all(), f"{where} game {b}: armies differ {armies[b]} vs {s.armies}"
         for f in _FIELDS:
-            assert int(ints[f][b]) == int(getattr(s, f)), f"{where} game {b}: {f} {ints[f][b]} vs {getattr(s, f)}"
+            want = int(getattr(sels[b], f[4:])) if f.startswith("sel_") else int(getattr(s, f))
+            assert int(ints[f][b]) == want, f"{where} game {b}: {f} {ints[f][b]} vs {want}"
         assert alive[b].tolist() == s.alive
         assert setup_left[b].tolist() == s.setup_left
         if vg.NC:
@@ -83,7 +85,8 @@ def run_differential(
         return ref.new_game(next_seed[0])
 
     states = [fresh() for _ in range(batch)]
-    vs = vg.from_states(states)
+    sels = [Selection() for _ in range(batch)]
+    vs = vg.from_states(states, sels)
     elim_seen = [0] * batch
     stats = {"games_done": 0, "wins": 0, "truncations": 0, "eliminations": 0, "trades": 0, "blitzes": 0, "decisions": 0}
     phases_seen: set[int] = set()
@@ -98,13 +101,14 @@ def run_differential(
         exp_won = np.zeros(batch, dtype=bool)
         exp_trunc = np.zeros(batch, dtype=bool)
         for b, s in enumerate(states):
-            m = codec.mask(s).astype(bool)
+            sel = sels[b]
+            m = codec.mask(s, sel).astype(bool)
             assert (masks[b] == m).all(), (
                 f"step {t} game {b} phase {Phase(s.phase).name}: masks differ at {np.flatnonzero(masks[b] != m)}"
             )
-            seat = ref.to_act(s)
-            assert np.array_equal(obs[b], enc.encode(s, seat)), (
-                f"step {t} game {b}: observations differ at {np.flatnonzero(obs[b] != enc.encode(s, seat))}"
+            seat = ref.current_player(s)
+            assert np.array_equal(obs[b], enc.encode(s, seat, sel)), (
+                f"step {t} game {b}: observations differ at {np.flatnonzero(obs[b] != enc.encode(s, seat, sel))}"
             )
             phases_seen.add(int(s.phase))
             legal = np.flatnonzero(m)
@@ -114,7 +118,7 @@ def run_differential(
             p = s.player
             hand_before = set(s.hands[p])
             ref.tape = []
-            move = codec.step(s, a)
+            move = codec.step(s, a, sel)
             tapes.append(ref.tape)
             stats["decisions"] += 1
             if isinstance(move, Move):
@@ -149,7 +153,7 @@ def run_differential(
         assert np.array_equal(info.won.numpy(), exp_won)
         assert np.array_equal(info.truncated.numpy(), exp_trunc)
         if check_positions:
-            _compare_positions(vg, vs, states, f"after step {t}")
+            _compare_positions(vg, vs, states, sels, f"after step {t}")
         done = np.flatnonzero(exp_won | exp_trunc)
         if len(done):
             stats["games_done"] += len(done)
@@ -157,8 +161,9 @@ def run_differential(
             stats["truncations"] += int(exp_trunc.sum())
             for d in done.tolist():
                 states[d] = fresh()
+                sels[d] = Selection()
                 elim_seen[d] = 0
-            vs.put(torch.as_tensor(done), vg.from_states([states[d] for d in done.tolist()]))
+            vs.put(torch.as_tensor(done), vg.from_states([states[d] for d in done.tolist()], [sels[d] for d in done.tolist()]))
     stats["phases"] = len(phases_seen)
     return stats
 

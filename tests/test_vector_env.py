@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from risk_env import ActionCodec, ConfigError, Game, IllegalActionError, ObservationEncoder, Phase, RulesConfig, odds
+from risk_env.envs.codec import Selection
 from risk_env.vector import BatchState, VectorEnv, VectorGame
 from risk_env.vector.tables import blitz_outcome_index, blitz_table
 
@@ -242,11 +243,12 @@ def test_random_play_distributions_agree_with_the_reference() -> None:
     ref_len, ref_first = [], []
     for k in range(250):
         s = g.new_game(10_000 + k)
+        sel = Selection()
         steps = 0
         while s.phase != Phase.GAME_OVER:
-            legal = np.flatnonzero(codec.mask(s))
+            legal = np.flatnonzero(codec.mask(s, sel))
             w = np.where(legal == codec.end, 0.05, 1.0)
-            codec.step(s, int(rng.choice(legal, p=w / w.sum())))
+            codec.step(s, int(rng.choice(legal, p=w / w.sum())), sel)
             steps += 1
         ref_len.append(steps)
         ref_first.append(s.winner == s.order[0])

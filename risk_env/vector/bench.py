@@ -20,8 +20,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from risk_env import ActionCodec, Game, ObservationEncoder, Phase, RulesConfig
-
+from ..envs.codec import ActionCodec, Selection
+from ..envs.observation import ObservationEncoder
+from ..rules.config import RulesConfig
+from ..rules.engine import Game
+from ..rules.state import Phase
 from .env import VectorEnv
 
 __all__ = ["bench_vector", "format_rows"]
@@ -33,17 +36,18 @@ def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> di
     enc = ObservationEncoder(game)
     rng = np.random.default_rng(seed)
     s = game.new_game(seed)
+    sel = Selection()
     games = 0
     decisions = 0
     t0 = time.perf_counter()
     end = t0 + seconds
     while True:
         for _ in range(200):
-            m = codec.mask(s)
+            m = codec.mask(s, sel)
             if observe:
-                enc.encode(s, game.to_act(s))
+                enc.encode(s, game.current_player(s), sel)
             legal = np.flatnonzero(m)
-            codec.step(s, int(legal[rng.integers(len(legal))]))
+            codec.step(s, int(legal[rng.integers(len(legal))]), sel, m)
             decisions += 1
             if s.phase == Phase.GAME_OVER:
                 games += 1

@@ -36,8 +36,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from risk_env import ConfigError, Game, GameState, RulesConfig
-
+from ..envs.codec import Selection
+from ..errors import ConfigError
+from ..rules.config import RulesConfig
+from ..rules.engine import Game
+from ..rules.state import GameState
 from .tables import MapTables
 
 __all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "VectorGame"]
@@ -339,14 +342,21 @@ class VectorGame:
             self._next_setup_turn(s, torch.ones(B, dtype=torch.bool, device=dev), first=True)
         return s
 
-    def from_states(self, states: list[GameState]) -> BatchState:
-        """Tensors of reference positions (the draw pile order kept; the generator is not)."""
+    def from_states(self, states: list[GameState], selections: list[Selection] | None = None) -> BatchState:
+        """Tensors of reference positions (the draw pile order kept; the generator is not), with
+        each game's pending codec selection (``selections``, one per state; none pending if omitted)."""
         B, dev = len(states), self.device
         s = self._blank(B)
         n = self.n
+        sels = selections if selections is not None else [Selection() for _ in states]
+        if len(sels) != B:
+            raise ValueError(f"need one selection per state: {B} states, {len(sels)} selections")
         ints = [f.name for f in dataclasses.fields(BatchState) if getattr(s, f.name).dim() == 1]
         for name in ints:
-            vals = [int(getattr(st, name)) for st in states]
+            if name.startswith("sel_"):
+                vals = [int(getattr(sel, name[4:])) for sel in sels]
+            else:
+                vals = [int(getattr(st, name)) for st in states]
             getattr(s, name).copy_(torch.tensor(vals, dtype=getattr(s, name).dtype))
         s.owner.copy_(torch.as_tensor(np.stack([st.owner for st in states]), dtype=torch.int64))
         s.armies.copy_(torch.as_tensor(np.stack([st.armies for st in states]).astype(np.int64)))

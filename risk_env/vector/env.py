@@ -31,8 +31,8 @@ from typing import Any, NamedTuple
 
 import torch
 
-from risk_env import ConfigError, IllegalActionError, RulesConfig
-
+from ..errors import ConfigError, IllegalActionError
+from ..rules.config import RulesConfig
 from .engine import BatchState, VectorGame
 
 __all__ = ["VectorEnv", "VectorStep"]

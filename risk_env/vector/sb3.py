@@ -31,8 +31,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from risk_env import ConfigError
-
+from ..errors import ConfigError
 from .env import VectorEnv, VectorStep
 
 __all__ = ["VectorSB3Env", "random_legal", "random_opponent"]

@@ -25,13 +25,15 @@ last roll's dice count kept apart).
 from __future__ import annotations
 
 import functools
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from risk_env import Game
+from ..envs.codec import AMOUNT_LEVELS
+from ..rules import cards, dice
+from ..rules.cards import COMPOSITIONS
+from ..rules.engine import Game
 
 __all__ = [
     "BLITZ_CAP",
@@ -46,38 +48,22 @@ __all__ = [
 BLITZ_CAP = 64
 """Largest rollers ``a`` and defenders ``d`` the blitz table covers; bigger battles roll one by one down to it."""
 
-AMOUNT_LEVELS = 10
-
-# The 13 set compositions in the action codec's trade-id order, as counts of
-# (infantry, cavalry, artillery, wild) (docs/rules.md §2, §4.1); the tests check
-# them against the codec's own names for the trade ids.
-COMPOSITION_NAMES = ("III", "CCC", "AAA", "ICA", "IIW", "CCW", "AAW", "ICW", "IAW", "CAW", "IWW", "CWW", "AWW")
-COMPOSITIONS = tuple(tuple(name.count(ch) for ch in "ICAW") for name in COMPOSITION_NAMES)
-
 
 def escalating_value(sets_traded_before: int) -> int:
-    """Armies for the next set under the escalating schedule: 4, 6, 8, 10, 12, 15, then +5 (docs/rules.md §4.1)."""
-    k = sets_traded_before + 1
-    return (4, 6, 8, 10, 12, 15)[k - 1] if k <= 6 else 15 + 5 * (k - 6)
+    """Armies for the next set under the escalating schedule, given the sets traded before it
+    (:func:`risk_env.rules.cards.escalating_value` of the next set number; docs/rules.md §4.1)."""
+    return cards.escalating_value(sets_traded_before + 1)
 
 
 @functools.lru_cache(maxsize=1)
 def roll_outcomes() -> dict[tuple[int, int], list[tuple[int, int, float]]]:
     """``(attacker dice, defender dice) -> [(attacker losses, defender losses, probability)]`` of one
-    roll, by enumerating all ``6 ** (a + d)`` faces (sorted, paired high to high, ties to the defender)."""
-    out: dict[tuple[int, int], list[tuple[int, int, float]]] = {}
-    for ad in (1, 2, 3):
-        for dd in (1, 2):
-            counts: dict[tuple[int, int], int] = {}
-            for faces in itertools.product(range(1, 7), repeat=ad + dd):
-                att = sorted(faces[:ad], reverse=True)
-                dfd = sorted(faces[ad:], reverse=True)
-                dl = sum(x > y for x, y in zip(att, dfd))
-                key = (min(ad, dd) - dl, dl)
-                counts[key] = counts.get(key, 0) + 1
-            total = 6 ** (ad + dd)
-            out[(ad, dd)] = [(al, dl, c / total) for (al, dl), c in sorted(counts.items())]
-    return out
+    roll, as floats, from the engine's exact table (:func:`risk_env.rules.dice.roll_outcomes`)."""
+    return {
+        (ad, dd): [(al, dl, float(p)) for (al, dl), p in sorted(dice.roll_outcomes(ad, dd).items())]
+        for ad in (1, 2, 3)
+        for dd in (1, 2)
+    }
 
 
 def blitz_outcome_index(cap: int, conquest: bool, left: int, last_dice: int = 0) -> int:

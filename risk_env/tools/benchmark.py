@@ -23,6 +23,9 @@ Rows:
   map (9 territories), the classic map (42) and a generated 200-territory map.
 * ``sb3``: steps/s of the single-agent SB3 env in a ``SubprocVecEnv`` over all cores.
 * ``memory``: peak Python heap (tracemalloc) of building and resetting 1 and 64 envs.
+* ``vector``: the batched engine (:mod:`risk_env.vector`, torch) at several batch sizes, random
+  play with masks and observations, next to the reference engine timed by the same loop
+  (:func:`risk_env.vector.bench.bench_vector`), with the game state's bytes per game.
 """
 
 from __future__ import annotations
@@ -242,8 +245,27 @@ def _memory(players: int = 4) -> dict[str, float]:
     return out
 
 
-def run(quick: bool = False, seconds: float = 2.0, repeats: int = 3) -> dict[str, Any]:
+def _vector_rows(batch_sizes: tuple[int, ...], seconds: float, ref: float) -> list[dict[str, Any]] | str:
+    """The batched engine's rows (:func:`risk_env.vector.bench.bench_vector`), each with its ratio to
+    the reference engine and to connect_four of this run; a reason string when torch is missing."""
+    try:
+        from ..vector.bench import bench_vector
+    except ImportError as e:
+        return f"skipped ({e.name or 'torch'} is not installed: pip install 'risk_env[train]')"
+    rows = bench_vector(batch_sizes, seconds=seconds, reference_seconds=seconds)
+    for r in rows:
+        r["ratio_to_connect_four"] = r["decisions_per_s"] / ref
+    return rows
+
+
+def run(
+    quick: bool = False, seconds: float = 2.0, repeats: int = 3, vector: bool = True, batch_sizes: tuple[int, ...] | None = None
+) -> dict[str, Any]:
     """Run every row; returns a JSON-compatible dict (see the module docstring).
+
+    ``vector`` adds the batched engine's rows (random play, ``fast`` preset, 4 players) at
+    ``batch_sizes`` (default 1, 64, 1024, 4096; 1024 and 4096 with ``quick``), next to the
+    reference engine timed by the same loop in the same run.
 
     Raises:
         MissingExtraError: chess or pygame is missing (``pip install 'risk_env[bench]'``).
@@ -291,6 +313,9 @@ def run(quick: bool = False, seconds: float = 2.0, repeats: int = 3) -> dict[str
     res["games"] = games
     res["sb3"] = _sb3_rate(seconds * 2)
     res["memory"] = _memory()
+    if vector:
+        sizes = batch_sizes or ((1024, 4096) if quick else (1, 64, 1024, 4096))
+        res["vector"] = _vector_rows(tuple(sizes), max(seconds, 2.0), ref)
     return res
 
 
@@ -358,6 +383,25 @@ def format_table(res: dict[str, Any]) -> str:
         lines.append(f"SB3 single-agent env: {sb3}")
     mem = res["memory"]
     lines.append(f"Peak Python heap: 1 env {mem['peak_mib_1_envs']:.2f} MiB, 64 envs {mem['peak_mib_64_envs']:.1f} MiB")
+    vec = res.get("vector")
+    if isinstance(vec, str):
+        lines += ["", f"Batched engine: {vec}"]
+    elif vec:
+        lines += [
+            "",
+            "| random play, fast preset, 4 players | batch | decisions/s | × reference engine | × connect_four "
+            "| state bytes/game |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for r in vec:
+            name = (
+                "reference engine (mask, observation, step)" if r["engine"] == "reference" else f"risk_env.vector ({r['device']})"
+            )
+            ratio = r.get("ratio", 1.0)
+            lines.append(
+                f"| {name} | {r['batch']:,} | {r['decisions_per_s']:,.0f} | {ratio:.2f} | {r['ratio_to_connect_four']:.2f} "
+                f"| {r.get('state_bytes_per_game', '')} |"
+            )
     return "\n".join(lines)
 
 
@@ -369,9 +413,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one timed window (default 2)")
     ap.add_argument("--repeats", type=int, default=3, help="windows per figure; the median is reported (default 3)")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
+    ap.add_argument("--no-vector", action="store_true", help="skip the batched engine's rows (risk_env.vector, needs torch)")
+    ap.add_argument(
+        "--batch-sizes", type=int, nargs="+", default=None, help="batch sizes of the batched engine (default 1 64 1024 4096)"
+    )
     args = ap.parse_args(argv)
     try:
-        res = run(quick=args.quick, seconds=args.seconds, repeats=args.repeats)
+        res = run(
+            quick=args.quick,
+            seconds=args.seconds,
+            repeats=args.repeats,
+            vector=not args.no_vector,
+            batch_sizes=tuple(args.batch_sizes) if args.batch_sizes else None,
+        )
     except MissingExtraError as e:
         raise SystemExit(f"error: {e}") from None
     print(format_table(res))

@@ -36,6 +36,12 @@ def test_usage_snippet_prints_what_the_readme_says() -> None:
     assert out[1] == str({f"player_{i}": 0.0 for i in range(4)})
 
 
+def test_vector_snippet_prints_the_shapes_it_names() -> None:
+    pytest.importorskip("torch")
+    out = _run(snippet("vector")).strip()
+    assert out == "torch.Size([1024, 427]) torch.Size([1024, 70]) torch.Size([1024, 4])"
+
+
 def test_heuristics_snippet_plays_to_a_winner() -> None:
     out = _run(snippet("heuristics")).strip()
     assert re.fullmatch(r"player_[0-3] \((aggressive|continent|balanced|random)\) wins after \d+ turns", out), out

@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 
 from risk_env.envs.view import GameView
-from risk_env.rules.cards import composition_of, set_value
+from risk_env.rules.cards import MAX_STARS, MIN_STARS, composition_of, set_value
 from risk_env.rules.engine import Game
 from risk_env.rules.moves import Move
 from risk_env.rules.odds import OddsTable
@@ -271,6 +271,8 @@ class HeuristicAgent(ScriptedAgent):
         codec = view.codec
         s = view.state
         hand = view.hand
+        if game.stars:
+            return self.best_stars_trade(sit)
         if len(hand) < 3:
             return None
         sym = game.card_symbol
@@ -288,6 +290,17 @@ class HeuristicAgent(ScriptedAgent):
             if score > best_score:
                 best, best_score = Move.trade(cards, bonus), score
         return best
+
+    def best_stars_trade(self, sit: Situation) -> Move | None:
+        """Under ``card_trade="stars"`` (docs/rules.md §6; no trade is ever forced): the largest
+        star total the hand can make, once it is the full 10 stars or the hand holds 6 or more
+        cards (the value per star grows with the total, so small trades waste cards); else None."""
+        view = sit.view
+        game = view.game
+        feasible = [k for k in range(MIN_STARS, MAX_STARS + 1) if game.stars_cards(view.state, k) is not None]
+        if not feasible or (feasible[-1] < MAX_STARS and len(view.hand) < 6):
+            return None
+        return Move.trade_stars(feasible[-1])
 
     def want_trade(self, sit: Situation, trade: Move) -> bool:
         """Trade now when not forced? Default: yes, at once."""

@@ -15,8 +15,12 @@ ids                        block        meaning (by phase)
                                         armies, ``j = 0`` is the minimum, ``K - 1`` the maximum
 ``T+K .. T+K+2``           dice         attack with 1, 2, 3 dice; defend with 1, 2 dice
 ``T+K+3``                  blitz        roll until conquest or the source is down to 1
+                                        (never legal under ``defender_dice="choose"``)
 ``T+K+4 .. T+K+16``        trade        trade a set of composition ``COMPOSITION_NAMES[i]``
-                                        (absent when ``card_trade="no_cards"``)
+                                        (absent when ``card_trade="no_cards"``);
+                                        under ``card_trade="stars"`` 9 ids
+                                        ``T+K+4 .. T+K+12``: trade cards worth
+                                        ``2 + i`` stars (the rules pick the cards)
 last id                    end          end attack (also with a source or pair selected) /
                                         end turn (skip the fortify; also mid-selection)
 =========================  ===========  ===============================================
@@ -27,7 +31,10 @@ count is reachable. A sub-step whose only possible count is forced is skipped
 (placing the last army, fortifying with 2 armies, occupying when nothing more
 can move).
 
-A trade id names a composition. When the +2 bonus is on offer and the hand
+Under ``card_trade="stars"`` (docs/rules.md §6) a trade id names a star total
+2..10 and is legal when the hand can make exactly that total; the cards go by
+:func:`risk_env.rules.cards.stars_pick` (the value depends on the total alone, and
+there is no +2 bonus). Otherwise a trade id names a composition. When the +2 bonus is on offer and the hand
 holds several cards of that composition's symbols showing owned territories,
 the next decision picks the bonus territory (territory block); that card goes
 into the set. The codec picks the other cards: those *not* showing an owned
@@ -64,7 +71,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IllegalActionError, IllegalMoveError, RiskError
-from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS
+from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, MAX_STARS, MIN_STARS
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
@@ -136,7 +143,7 @@ class ActionCodec:
         self.amount = T
         self.dice = T + K
         self.blitz = T + K + 3
-        n_trade = len(COMPOSITIONS) if game.uses_cards else 0
+        n_trade = (MAX_STARS - MIN_STARS + 1 if game.stars else len(COMPOSITIONS)) if game.uses_cards else 0
         self.trade = T + K + 4 if n_trade else -1
         self.end = T + K + 4 + n_trade
         self.n = self.end + 1
@@ -190,6 +197,8 @@ class ActionCodec:
             pair = self._battle(s, sel)
             return f"blitz {pair}" if pair else "blitz"
         if self.trade >= 0 and self.trade <= a < self.end:
+            if g.stars:
+                return f"trade stars={a - self.trade + MIN_STARS}"
             return f"trade {COMPOSITION_NAMES[a - self.trade]}"
         if s.phase == Phase.ATTACK:
             return "end attack"
@@ -228,7 +237,7 @@ class ActionCodec:
     def bonus_options(self, s: GameState, comp: int) -> list[int]:
         """Owned territories whose card could be in a ``comp`` trade and take the +2 bonus now."""
         g = self.game
-        if not g.uses_cards or (g.config.territory_bonus == "once_per_turn" and s.bonus_used):
+        if not g.trades_sets or (g.config.territory_bonus == "once_per_turn" and s.bonus_used):
             return []
         p, T, sym = s.player, g.T, g.card_symbol
         need = COMPOSITIONS[comp]
@@ -266,6 +275,9 @@ class ActionCodec:
 
     def _hand_comps(self, s: GameState) -> np.ndarray:
         hand = s.hands[s.player]
+        if self.game.stars:
+            g = self.game
+            return np.array([g.stars_cards(s, k) is not None for k in range(MIN_STARS, MAX_STARS + 1)], dtype=np.int8)
         if len(hand) < 3:
             return np.zeros(len(COMPOSITIONS), dtype=np.int8)
         counts = np.bincount(self._symbols[hand], minlength=4)
@@ -294,13 +306,13 @@ class ActionCodec:
                 m[self.end] = 1
                 if self.can_continue(s):
                     m[self.dice : self.dice + min(3, int(s.armies[s.att_src]) - 1)] = 1
-                    m[self.blitz] = 1
+                    m[self.blitz] = g.blitz_allowed
             elif sel.dst < 0:
                 m[:T] = g.adjacency[sel.src] & (owner != p)
                 m[self.end] = 1
             else:
                 m[self.dice : self.dice + min(3, int(s.armies[sel.src]) - 1)] = 1
-                m[self.blitz] = 1
+                m[self.blitz] = g.blitz_allowed
                 m[self.end] = 1
         elif ph == Phase.REINFORCE:
             if sel.trade >= 0:
@@ -412,6 +424,8 @@ class ActionCodec:
                 return None
             if is_terr:
                 return Move.place(a, 1) if s.to_place == 1 else ("src", a)
+            if self.trade >= 0 and self.trade <= a < self.end and g.stars:
+                return Move.trade_stars(a - self.trade + MIN_STARS)
             if self.trade >= 0 and self.trade <= a < self.end:
                 comp = a - self.trade
                 opts = self.bonus_options(s, comp)
@@ -486,6 +500,8 @@ class ActionCodec:
             if ph == Phase.ATTACK:
                 return f"{name(a)} cannot attack (needs 2+ armies and an enemy neighbour)"
             return f"{name(a)} cannot fortify (needs 2+ armies and a reachable own territory)"
+        if res is not None and self.trade >= 0 and self.trade <= a < self.end and g.stars:
+            return f"your cards cannot make {a - self.trade + MIN_STARS} stars now"
         if res is not None and self.trade >= 0 and self.trade <= a < self.end:
             return f"no {COMPOSITION_NAMES[a - self.trade]} set can be traded now"
         if ph == Phase.ATTACK and sel.src < 0 and self.dice <= a <= self.blitz:

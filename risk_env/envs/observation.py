@@ -32,6 +32,10 @@ name                 shape         content (scaling)
 ``territories``      ``(S,)``      territories per slot / T
 ``army_total``       ``(S,)``      armies per slot / (10 T)
 ``trade_value``      ``(1,)``      value of the next set (escalating schedules) / 20
+                                   (0 under ``fixed_by_symbol`` and ``stars``, whose
+                                   values are fixed; under ``stars`` a hand's stars
+                                   follow from ``my_cards``: infantry and cavalry 1,
+                                   artillery and wild 2)
 ``battle``           ``(3,)``      last roll's attacker dice / 3, attack dice awaiting
                                    a defence / 3, occupation minimum / 3
 ``turn``             ``(1,)``      turn / turn limit
@@ -135,7 +139,7 @@ class ObservationEncoder:
         keep[:, S] = False
         self._cont_keep = np.flatnonzero(keep.ravel())
         self._sym_list = list(game.card_symbol)
-        tv = game.config.card_trade if game.uses_cards and game.config.card_trade != "fixed_by_symbol" else ""
+        tv = game.config.card_trade if game.trades_sets and game.config.card_trade != "fixed_by_symbol" else ""
         # next set's value / 20 by sets traded so far (the observation caps the counter at 400 sets)
         self._tv_table = [set_value(tv, k, 0) / 20.0 for k in range(401)] if tv else []
         self._turn_limit = float(game.config.turn_limit)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import ConfigError, IllegalMoveError
 from . import checks, legality, notation
-from .cards import composition_of, set_value
+from .cards import SYMBOL_STARS, composition_of, set_value, stars_pick, stars_value
 from .config import RulesConfig
 from .dice import roll_outcomes
 from .map import GameMap, load_map
@@ -78,6 +78,11 @@ class Game:
             )
         self.T = T
         self.uses_cards = cfg.uses_cards
+        self.stars = cfg.card_trade == "stars"
+        # cards are traded in sets of three (with the forced trades of §4.1, §4.2), not by stars (§6)
+        self.trades_sets = cfg.uses_cards and not self.stars
+        # blitz rolls for both sides, so it is not offered when the defender chooses its dice (§4.2)
+        self.blitz_allowed = cfg.defender_dice == "max"
         self.num_cards = m.num_cards if cfg.uses_cards else 0
         # Precomputed tables (read-only).
         self.neighbors = m.neighbors
@@ -85,6 +90,7 @@ class Game:
         self.edge_src = m.edge_src
         self.edge_dst = m.edge_dst
         self.card_symbol = m.card_symbol.tolist()
+        self.card_stars = [SYMBOL_STARS[x] for x in self.card_symbol]
         self.continent_idx = [np.flatnonzero(row) for row in m.continent_members]
         self.continent_bonus = m.continent_bonus.tolist()
 
@@ -193,7 +199,7 @@ class Game:
         s.bonus_used = s.conquered = s.resume_attack = s.trade_down = False
         s.att_src = s.att_dst = -1
         s.att_dice = 0
-        s.forced = self.uses_cards and len(s.hands[s.player]) >= 5
+        s.forced = self.trades_sets and len(s.hands[s.player]) >= 5
 
     # ------------------------------------------------------------------ rule helpers
     def income(self, s: GameState, seat: int) -> int:
@@ -213,12 +219,28 @@ class Game:
         return total
 
     def trade_value(self, s: GameState, cards: Iterable[int]) -> int:
-        """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1, §6)."""
+        """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1, §6).
+        Under ``card_trade="stars"``: what the cards' stars together bring (§6)."""
+        if self.stars:
+            return stars_value(sum(self.card_stars[c] for c in cards))
         comp = composition_of([self.card_symbol[c] for c in cards])
         return set_value(self.config.card_trade, s.sets_traded, comp)
 
+    def trade_move_value(self, s: GameState, move: Move) -> int:
+        """Armies the ``TRADE`` move ``move`` brings now, without the +2 bonus: its set's value,
+        or under ``card_trade="stars"`` its star total's value (docs/rules.md §4.1, §6)."""
+        return stars_value(move.count) if self.stars else self.trade_value(s, move.cards)
+
+    def stars_cards(self, s: GameState, stars: int) -> tuple[int, ...] | None:
+        """The cards a stars trade of ``stars`` stars by the player on turn gives up now, or
+        None if its hand cannot make that total (:func:`risk_env.rules.cards.stars_pick`, docs/rules.md §6)."""
+        return stars_pick(s.hands[s.player], self.card_symbol, stars)
+
     def bonus_candidates(self, s: GameState, cards: Iterable[int]) -> list[int]:
-        """Territories that may take the +2 bonus for trading ``cards`` now (docs/rules.md §4.1)."""
+        """Territories that may take the +2 bonus for trading ``cards`` now (docs/rules.md §4.1;
+        none under ``card_trade="stars"``, §6)."""
+        if self.stars:
+            return []
         if self.config.territory_bonus == "once_per_turn" and s.bonus_used:
             return []
         p = s.player
@@ -444,8 +466,13 @@ class Game:
         """Trade one set: the shared counter, the +2 territory bonus (docs/rules.md §4.1, §6)."""
         p = s.player
         hand = s.hands[p]
-        value = self.trade_value(s, move.cards)
-        for c in move.cards:
+        if self.stars:  # §6: the rules pick the cards; no +2 bonus, no forced trade
+            cards = self.stars_cards(s, move.count) or ()
+            value = stars_value(move.count)
+        else:
+            cards = move.cards
+            value = self.trade_value(s, cards)
+        for c in cards:
             hand.remove(c)
             s.discard.append(c)
         s.sets_traded += 1
@@ -502,7 +529,7 @@ class Game:
             if self.uses_cards:
                 s.hands[p].extend(s.hands[loser])
                 s.hands[loser] = []
-                s.trade_down = len(s.hands[p]) >= self.config.elimination_trade_at
+                s.trade_down = self.trades_sets and len(s.hands[p]) >= self.config.elimination_trade_at
             if sum(s.alive) == 1:
                 s.winner = p
                 s.phase = Phase.GAME_OVER

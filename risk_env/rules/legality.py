@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import IllegalMoveError
-from .cards import composition_of
+from .cards import MAX_STARS, MIN_STARS, composition_of
 from .moves import Move, MoveKind
 from .notation import move_to_text
 from .state import GameState, Phase
@@ -35,7 +35,10 @@ PHASE_ALLOWED = {
     Phase.SETUP_PLACE: (
         "'place <own territory> 1' (or, for the neutral's army in a 2-player setup, 'neutral <neutral territory>')"
     ),
-    Phase.REINFORCE: "'trade <card>, <card>, <card> [bonus=<territory>]' of a set in hand, or 'place <own territory> <armies>'",
+    Phase.REINFORCE: (
+        "'trade <card>, <card>, <card> [bonus=<territory>]' of a set in hand (stars rules: 'trade stars=<2..10>'), "
+        "or 'place <own territory> <armies>'"
+    ),
     Phase.ATTACK: "'attack <own>-><adjacent enemy> dice=<1..3>', 'blitz <own>-><adjacent enemy>', or 'end attack'",
     Phase.DEFEND: "'defend dice=<1..2>'",
     Phase.OCCUPY: "'occupy <armies>'",
@@ -85,6 +88,8 @@ def check(game: Game, s: GameState, move: Move) -> None:
     ph = s.phase
     k = move.kind
     used = _USED_FIELDS.get(k)
+    if k == MoveKind.TRADE and game.stars:
+        used = {"count"}
     if used is None:
         raise IllegalMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
     for f, default in _FIELD_DEFAULTS:
@@ -134,6 +139,15 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, "these rules have no cards")
         if not game.can_trade(s):
             raise _illegal(game, s, move, "sets are traded only in the reinforce phase (after an elimination: only while forced)")
+        if game.stars:
+            if not MIN_STARS <= move.count <= MAX_STARS:
+                raise _illegal(game, s, move, f"a stars trade is worth {MIN_STARS}..{MAX_STARS} stars ('trade stars=<k>')")
+            if game.stars_cards(s, move.count) is None:
+                have = sum(game.card_stars[c] for c in s.hands[p])
+                raise _illegal(
+                    game, s, move, f"your cards ({_hand_text(game, s.hands[p])}; {have} stars) cannot make {move.count} stars"
+                )
+            return
         cards = move.cards
         hand = s.hands[p]
         if len(cards) != 3 or len(set(cards)) != 3 or any(c not in hand for c in cards):
@@ -161,6 +175,8 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, f"{game.map.name_of(a)} and {game.map.name_of(b)} do not share a border")
         if s.owner[b] == p:
             raise _illegal(game, s, move, f"{game.map.name_of(b)} is yours")
+        if k == MoveKind.BLITZ and game.config.defender_dice == "choose":
+            raise _illegal(game, s, move, "blitz is not offered when the defender chooses its dice (defender_dice='choose')")
         if k == MoveKind.ATTACK:
             most = min(3, int(s.armies[a]) - 1)
             if not 1 <= move.count <= most:
@@ -221,7 +237,9 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
             return [Move.place_neutral(int(t)) for t in np.flatnonzero(owner == game.neutral)]
         return [Move.place(int(t), 1) for t in np.flatnonzero(owner == p)]
     if ph == Phase.REINFORCE:
-        if game.can_trade(s):
+        if game.can_trade(s) and game.stars:
+            out.extend(Move.trade_stars(k) for k in range(MIN_STARS, MAX_STARS + 1) if game.stars_cards(s, k) is not None)
+        elif game.can_trade(s):
             for trio in itertools.combinations(sorted(s.hands[p]), 3):
                 if composition_of([game.card_symbol[c] for c in trio]) >= 0:
                     cands = game.bonus_candidates(s, trio)
@@ -234,7 +252,8 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
         for a in np.flatnonzero((owner == p) & (s.armies >= 2)).tolist():
             for b in game.attack_targets(s, a):
                 out.extend(Move.attack(a, b, d) for d in range(1, min(3, int(s.armies[a]) - 1) + 1))
-                out.append(Move.blitz(a, b))
+                if game.blitz_allowed:
+                    out.append(Move.blitz(a, b))
         out.append(Move.end_attack())
         return out
     if ph == Phase.DEFEND:

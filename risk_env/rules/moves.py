@@ -13,6 +13,7 @@ kind               text                                            rule
 ``PLACE``          ``place Alaska 3``                              §3, §4.1
 ``PLACE_NEUTRAL``  ``neutral Peru``                                §7
 ``TRADE``          ``trade Alaska, Peru, Wild 1 bonus=Alaska``     §4.1
+                   ``trade stars=7`` (``card_trade="stars"``)      §6
 ``ATTACK``         ``attack Alaska->Kamchatka dice=3``             §4.2
 ``BLITZ``          ``blitz Alaska->Kamchatka``                     §4.2
 ``END_ATTACK``     ``end attack``                                  §4.2
@@ -59,8 +60,10 @@ class Move:
         kind: what the move does.
         src: territory id (claim/place target, attack or fortify source), or -1.
         dst: attack or fortify target territory id, or -1.
-        count: armies (place, occupy, fortify) or dice (attack, defend); 0 if unused.
-        cards: the three card ids of a trade (sorted), else ``()``.
+        count: armies (place, occupy, fortify), dice (attack, defend) or the star total
+            of a stars trade (``card_trade="stars"``; its cards are then picked by the
+            rules, :func:`risk_env.rules.cards.stars_pick`); 0 if unused.
+        cards: the three card ids of a set trade (sorted), else ``()``.
         bonus: territory id receiving the +2 trade bonus, or -1.
     """
 
@@ -86,6 +89,11 @@ class Move:
     @staticmethod
     def trade(cards: tuple[int, ...] | list[int], bonus: int = -1) -> Move:
         return Move(MoveKind.TRADE, cards=tuple(sorted(int(c) for c in cards)), bonus=bonus)
+
+    @staticmethod
+    def trade_stars(stars: int) -> Move:
+        """A stars trade of cards worth ``stars`` stars together (docs/rules.md §6)."""
+        return Move(MoveKind.TRADE, count=stars)
 
     @staticmethod
     def attack(src: int, dst: int, dice: int) -> Move:

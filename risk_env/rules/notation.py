@@ -44,6 +44,8 @@ def move_to_text(game_map: GameMap, move: Move) -> str:
     if k == MoveKind.PLACE_NEUTRAL:
         return f"neutral {name(move.src)}"
     if k == MoveKind.TRADE:
+        if not move.cards and move.count:
+            return f"trade stars={move.count}"
         text = "trade " + ", ".join(game_map.card_name(c) for c in move.cards)
         return text + (f" bonus={name(move.bonus)}" if move.bonus >= 0 else "")
     if k == MoveKind.ATTACK:
@@ -99,6 +101,8 @@ def _parse(m: GameMap, verb: str, rest: str) -> Move | None:
             return Move.place(m.id_of(rest), 1)
         return Move.place(m.id_of(where), _int(num, "armies"))
     if verb == "trade":
+        if rest.lower().startswith("stars="):
+            return Move.trade_stars(_int(rest[6:], "stars"))
         body, _, bonus = rest.partition(" bonus=")
         cards = [m.card_of(c) for c in body.split(",")]
         if len(cards) != 3:

@@ -89,7 +89,7 @@ HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
 _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "setup": ("claim", "deal", "random"),
     "two_player": ("neutral", "none"),
-    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "no_cards"),
+    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "stars", "no_cards"),
     "territory_bonus": ("once_per_turn", "once_per_trade"),
     "elimination_trade_at": (5, 6, 7),
     "defender_dice": ("max", "choose"),

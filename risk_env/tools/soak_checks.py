@@ -69,7 +69,7 @@ class StepChecker:
         m = self.decoded
         if isinstance(m, Move):
             if m.kind == MoveKind.TRADE:
-                self.value = self.game.trade_value(s, m.cards)
+                self.value = self.game.trade_move_value(s, m)
             elif m.kind == MoveKind.ATTACK:
                 self.def_dice = min(2, int(s.armies[m.dst]))
 

@@ -147,25 +147,40 @@ def test_stars_random_games_keep_the_invariants():
 # ---------------------------------------------------------------- blitz under defender_dice="choose" (§4.2)
 
 
-def test_blitz_is_not_offered_when_the_defender_chooses():
+def test_blitz_asks_the_choosing_defender_every_round():
     g = make_game(3, defender_dice="choose")
     codec = ActionCodec(g)
     a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
     s = build(g, owners={"Alaska": 0, "Kamchatka": 2}, armies={"Alaska": 6, "Kamchatka": 3})
-    assert Move.blitz(a, b) not in g.legal_moves(s) and Move.attack(a, b, 3) in g.legal_moves(s)
-    rejected(g, s, Move.blitz(a, b), "blitz is not offered")
-    sel = Selection(src=a, dst=b)
-    assert codec.mask(s, sel)[codec.blitz] == 0 and codec.mask(s, sel)[codec.dice + 2] == 1
-    with pytest.raises(IllegalActionError, match="blitz is not offered"):
-        codec.step(s, codec.blitz, sel)
-    force_dice(s, [1, 1, 1, 6, 6])
-    g.apply(s, Move.attack(a, b, 3))
+    assert Move.blitz(a, b) in g.legal_moves(s)
+    g.apply(s, Move.blitz(a, b))
+    assert s.phase == Phase.DEFEND and s.blitzing and g.current_player(s) == 2 and s.att_dice == 3
+    assert (s.armies[a], s.armies[b]) == (6, 3) and g.legal_moves(s) == [Move.defend(1), Move.defend(2)]
+    force_dice(s, [6, 6, 6, 6, 5, 4, 4, 3, 1, 6, 2, 1, 3])
+    g.apply(s, Move.defend(2))  # 6, 6, 6 against 6, 5: one each
+    assert (s.armies[a], s.armies[b]) == (5, 2) and s.phase == Phase.DEFEND and s.blitzing and s.att_dice == 3
+    g.apply(s, Move.defend(1))  # 4, 4, 3 against 1: the defender loses one
+    assert (s.armies[a], s.armies[b]) == (5, 1) and s.phase == Phase.DEFEND
+    assert codec.mask(s)[codec.dice : codec.dice + 3].tolist() == [1, 0, 0]  # one army: one die
+    g.apply(s, Move.defend(1))  # 6, 2, 1 against 3: the target falls, the blitz ends
+    assert s.owner[b] == 0 and not s.blitzing and s.phase == Phase.OCCUPY
+    assert (s.armies[a], s.armies[b]) == (2, 3) and s.last_roll == [6, 2, 1, 0, 3]
+    # and a blitz that runs the source down to one army ends there
+    s = build(g, owners={"Alaska": 0, "Kamchatka": 2}, armies={"Alaska": 3, "Kamchatka": 5})
+    g.apply(s, Move.blitz(a, b))
+    assert s.att_dice == 2
+    force_dice(s, [1, 1, 6, 6])
     g.apply(s, Move.defend(2))
-    assert codec.can_continue(s) and codec.mask(s)[codec.blitz] == 0  # nor to continue a battle
-    # with the default, blitz is offered
-    g2 = make_game(3)
-    s2 = build(g2, owners={"Alaska": 0, "Kamchatka": 2}, armies={"Alaska": 6, "Kamchatka": 3})
-    assert Move.blitz(a, b) in g2.legal_moves(s2)
+    assert s.armies[a] == 1 and not s.blitzing and s.phase == Phase.ATTACK
+    assert g.invariant_violations(s) == []
+
+
+def test_blitz_against_the_neutral_runs_at_once_under_choose():
+    g = make_game(2, defender_dice="choose")
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = build(g, owners={"Alaska": 0, "Kamchatka": 2}, default_owner=1, armies={"Alaska": 30, "Kamchatka": 2})
+    g.apply(s, Move.blitz(a, b))
+    assert not s.blitzing and s.owner[b] == 0
 
 
 # ---------------------------------------------------------------- presets and rules files
@@ -232,3 +247,182 @@ def test_rules_file_errors(tmp_path):
     with pytest.raises(ConfigError, match="card_trade='moons' is not allowed.*stars"):
         RulesConfig.from_file(value)
     assert "stars" not in PRESETS  # rules files are not presets
+
+
+# ---------------------------------------------------------------- the expert dice rules (§8)
+
+
+def battle(g: Game, armies: int = 6, hold: tuple[str, ...] = ("Alaska",)):
+    """Seat 0 attacks Kamchatka (seat 2, 3 armies) from Alaska; it holds the cards of ``hold``."""
+    s = build(g, owners={"Alaska": 0, "Kamchatka": 2, "Peru": 0}, armies={"Alaska": armies, "Kamchatka": 3})
+    if g.uses_cards:
+        give_cards(s, 0, [tid(g, n) for n in hold])
+    return s
+
+
+def test_reroll_with_the_card_once_per_battle():
+    g = make_game(3, reroll_with_card=True)
+    a, b, nwt = tid(g, "Alaska"), tid(g, "Kamchatka"), tid(g, "Northwest Territory")
+    s = battle(g)
+    force_dice(s, [1, 3, 2, 5, 5, 6])  # attacker 3, 2, 1 against 5, 5; the re-roll draws a 6
+    g.apply(s, Move.attack(a, b, 3))
+    assert s.roll_pending and s.phase == Phase.ATTACK and s.last_roll == [3, 2, 1, 0, 5, 5]
+    assert s.armies[a] == 6 and s.armies[b] == 3  # nothing lost yet
+    assert g.legal_moves(s) == [Move.reroll(1), Move.reroll(2), Move.reroll(3), Move.keep_roll()]
+    rejected(g, s, Move.six(1), "no six")
+    rejected(g, s, Move.end_attack(), "waits")
+    rejected(g, s, Move.attack(a, b, 3), "waits")
+    rejected(g, s, Move.reroll(4), "die=1..3")
+    g.apply(s, Move.reroll(1))  # the 3 becomes a 6: 6, 2, 1 against 5, 5
+    assert not s.roll_pending and s.reroll_used and s.last_roll == [6, 2, 1, 0, 5, 5]
+    assert (s.armies[a], s.armies[b]) == (5, 2)
+    force_dice(s, [1, 1, 1, 6, 6])
+    g.apply(s, Move.attack(a, b, 3))  # the same battle: its re-roll is spent, the roll settles at once
+    assert not s.roll_pending and (s.armies[a], s.armies[b]) == (3, 2)
+    rejected(g, s, Move.reroll(1), "no roll waits")
+    s.owner[nwt], s.armies[nwt] = 2, 1
+    force_dice(s, [1, 2, 6])
+    g.apply(s, Move.attack(a, nwt, 2))  # another battle (the Alaska card again): a re-roll again
+    assert s.roll_pending and not s.reroll_used
+    g.apply(s, Move.keep_roll())
+    assert not s.roll_pending and s.armies[a] == 2 and s.armies[nwt] == 1  # 2 against 6: the attacker loses one
+
+
+def test_no_reroll_without_the_card_and_the_target_card_counts():
+    g = make_game(3, reroll_with_card=True)
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g, hold=("Peru",))
+    force_dice(s, [1, 1, 1, 6, 6])
+    g.apply(s, Move.attack(a, b, 3))
+    assert not s.roll_pending and s.armies[a] == 4
+    s2 = battle(g, hold=("Kamchatka",))  # the card of the attacked territory
+    force_dice(s2, [1, 1, 1, 6, 6])
+    g.apply(s2, Move.attack(a, b, 3))
+    assert s2.roll_pending
+
+
+def test_die_to_six_once_per_turn():
+    g = make_game(3, die_to_six=True)
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g, armies=8, hold=())
+    force_dice(s, [3, 1, 2, 5, 5])
+    g.apply(s, Move.attack(a, b, 3))
+    assert s.roll_pending and g.legal_moves(s) == [Move.six(1), Move.six(2), Move.six(3), Move.keep_roll()]
+    rejected(g, s, Move.reroll(1), "no re-roll")
+    g.apply(s, Move.six(3))  # 3, 2, 1 -> 6, 3, 2 against 5, 5
+    assert not s.roll_pending and s.six_used and s.last_roll == [6, 3, 2, 0, 5, 5]
+    assert (s.armies[a], s.armies[b]) == (7, 2)
+    force_dice(s, [1, 1, 1, 6, 6])
+    g.apply(s, Move.attack(a, b, 3))  # used this turn: no more sixes
+    assert not s.roll_pending and s.armies[a] == 5
+    g.apply(s, Move.end_attack())
+    g.apply(s, Move.end_turn())
+    begin_turn_of(g, s, 0)
+    assert not s.six_used  # a new turn, a new six
+
+
+def test_six_not_on_a_six_and_no_wait_when_every_die_is_a_six():
+    g = make_game(3, die_to_six=True)
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g, hold=())
+    force_dice(s, [6, 2, 6, 5, 5])
+    g.apply(s, Move.attack(a, b, 3))
+    assert g.legal_moves(s) == [Move.six(3), Move.keep_roll()]
+    rejected(g, s, Move.six(1), "shows a six already")
+    g.apply(s, Move.keep_roll())  # 6, 6, 2 against 5, 5: the defender loses 2
+    assert (s.armies[a], s.armies[b]) == (6, 1) and not s.six_used
+    force_dice(s, [6, 6, 6, 1])
+    g.apply(s, Move.attack(a, b, 3))  # nothing to change: settles at once, and conquers
+    assert not s.roll_pending and s.owner[b] == 0 and s.phase == Phase.OCCUPY
+
+
+def test_both_dice_rules_and_the_chosen_defence():
+    g = make_game(3, reroll_with_card=True, die_to_six=True, defender_dice="choose")
+    codec = ActionCodec(g)
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g)
+    force_dice(s, [2, 1, 1, 4, 6, 4])
+    g.apply(s, Move.attack(a, b, 3))
+    assert s.phase == Phase.DEFEND and not s.roll_pending
+    g.apply(s, Move.defend(2))
+    assert s.roll_pending and g.current_player(s) == 0 and s.last_roll == [2, 1, 1, 0, 6, 4]
+    assert len(g.legal_moves(s)) == 3 + 3 + 1
+    g.apply(s, Move.six(1))  # 6, 1, 1 against 6, 4: the re-roll is still open
+    assert s.roll_pending and s.six_used
+    g.apply(s, Move.reroll(2))  # a 1 becomes the next buffered die, 4: 6, 4, 1 against 6, 4
+    assert not s.roll_pending and s.last_roll == [6, 4, 1, 0, 6, 4]
+    assert (s.armies[a], s.armies[b]) == (4, 3)
+    assert codec.mask(s)[codec.reroll : codec.keep + 1].sum() == 0
+
+
+def test_blitz_never_uses_the_dice_rules():
+    g = make_game(3, reroll_with_card=True, die_to_six=True)
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g, armies=20)
+    g.apply(s, Move.blitz(a, b))
+    assert not s.roll_pending and s.owner[b] == 0 and not s.six_used
+
+
+def test_dice_rule_action_ids_observation_and_text():
+    g = make_game(3, reroll_with_card=True, die_to_six=True)
+    codec = ActionCodec(g)
+    assert (codec.reroll, codec.six, codec.keep, codec.end) == (
+        codec.trade_end,
+        codec.trade_end + 3,
+        codec.trade_end + 6,
+        codec.trade_end + 7,
+    )
+    assert codec.n == g.T + 28 + 7
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g)
+    force_dice(s, [3, 6, 2, 5, 5])
+    codec.step(s, codec.dice + 2, Selection(src=a, dst=b))
+    mask = codec.mask(s)
+    assert np.flatnonzero(mask).tolist() == [
+        codec.reroll,
+        codec.reroll + 1,
+        codec.reroll + 2,
+        codec.six + 1,
+        codec.six + 2,
+        codec.keep,
+    ]
+    assert codec.action_to_string(s, codec.six + 1) == "six die=2"
+    assert codec.move_to_actions(s, Move.reroll(3)) == [codec.reroll + 2]
+    with pytest.raises(IllegalActionError, match="shows a six already"):
+        codec.step(s, codec.six, Selection())
+    enc = risk_env.envs.observation.ObservationEncoder(g)
+    sl = enc.layout["dice_rules"][0]
+    assert sl.stop == enc.size
+    obs = enc.encode(s, 0)
+    assert obs[sl].tolist() == pytest.approx([1, 1, 1, 1, 0.5, 2 / 6, 5 / 6, 5 / 6])
+    assert not enc.encode(s, 2)[sl].any()  # the defender sees the roll in the board's change later
+    for m in (Move.reroll(2), Move.six(3), Move.keep_roll()):
+        assert g.parse_move(s, g.move_to_text(m)) == m
+    assert codec.step(s, codec.keep, Selection()) == Move.keep_roll()
+    default = risk_env.envs.observation.ObservationEncoder(make_game(3))
+    assert "dice_rules" not in default.layout and ActionCodec(make_game(3)).n == g.T + 28
+
+
+def test_dice_rule_switches_are_validated_and_the_expert_preset_has_them():
+    with pytest.raises(ConfigError, match="reroll_with_card=True needs cards"):
+        RulesConfig(reroll_with_card=True, card_trade="no_cards")
+    with pytest.raises(ConfigError, match="die_to_six must be true or false"):
+        RulesConfig(die_to_six=1)
+    cfg = RulesConfig.from_preset("expert")
+    assert (cfg.card_trade, cfg.fortify, cfg.reroll_with_card, cfg.die_to_six) == ("slow_escalation", "connected", True, True)
+    assert RulesConfig(die_to_six=True, card_trade="no_cards").die_to_six
+
+
+def test_dice_rule_states_round_trip_and_default_dicts_are_unchanged():
+    g = make_game(3, reroll_with_card=True)
+    a, b = tid(g, "Alaska"), tid(g, "Kamchatka")
+    s = battle(g)
+    assert "roll_pending" not in s.to_dict()
+    force_dice(s, [1, 1, 1, 6, 6])
+    g.apply(s, Move.attack(a, b, 3))
+    d = s.to_dict()
+    assert d["roll_pending"] is True and d["reroll_used"] is False
+    assert g.state_from_dict(d) == s
+    bad = dict(d, phase=int(Phase.FORTIFY))
+    with pytest.raises(risk_env.StateError, match="pending roll"):
+        g.state_from_dict(bad)

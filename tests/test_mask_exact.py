@@ -60,6 +60,24 @@ CONFIGS = [
         range(2),
         0.12,
     ),  # the tournament preset's switches
+    (
+        {"num_players": 3, "map": "small", "setup": "random", "reroll_with_card": True, "die_to_six": True, "turn_limit": 60},
+        range(3),
+        0.12,
+    ),
+    (
+        {
+            "num_players": 4,
+            "map": "small",
+            "setup": "random",
+            "card_trade": "stars",
+            "defender_dice": "choose",
+            "die_to_six": True,
+            "turn_limit": 60,
+        },
+        range(2),
+        0.12,
+    ),
 ]
 
 CAP = 160 * SOAK  # positions kept per (config, category)
@@ -73,6 +91,7 @@ RARE = {
     "setup:neutral",
     "game-over",
     "reinforce:forced",
+    "attack:roll",
 }
 
 
@@ -92,6 +111,8 @@ def category(s, sel: Selection) -> str:
         if s.forced:
             return "reinforce:forced"
         return "reinforce"
+    if ph == Phase.ATTACK and s.roll_pending:
+        return "attack:roll"
     if ph in (Phase.ATTACK, Phase.FORTIFY):
         name = Phase(ph).name.lower()
         if sel.dst >= 0:
@@ -127,6 +148,7 @@ MINIMUM = {
     "fortify:source": 150,
     "fortify:pair": 100,
     "game-over": 20,
+    "attack:roll": 100,
 }
 
 
@@ -328,6 +350,9 @@ def _probes(g: Game, s, rng) -> list[Move]:
             Move.occupy(k),
             Move.fortify(a, b, k),
             Move.end_turn(),
+            Move.reroll(d),
+            Move.six(d),
+            Move.keep_roll(),
         ]
         if g.uses_cards:
             pool = s.hands[p] if len(s.hands[p]) >= 3 and rng.random() < 0.8 else list(range(g.num_cards))

@@ -92,6 +92,10 @@ def move_to_action(codec: ActionCodec, s: GameState, move: Move, sel: Selection 
                 raise RiskError(f"{g.move_to_text(move)!r}: those cards are not a set")
             return codec.trade + comp
         return int(move.src)
+    if ph == Phase.ATTACK and s.roll_pending and k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+        if k == MoveKind.KEEP_ROLL:
+            return codec.keep
+        return (codec.reroll if k == MoveKind.REROLL else codec.six) + int(move.count) - 1
     if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
         roll = codec.blitz if k == MoveKind.BLITZ else codec.dice + int(move.count) - 1
         if k == MoveKind.END_ATTACK:

@@ -39,7 +39,16 @@ name                 shape         content (scaling)
 ``battle``           ``(3,)``      last roll's attacker dice / 3, attack dice awaiting
                                    a defence / 3, occupation minimum / 3
 ``turn``             ``(1,)``      turn / turn limit
+``dice_rules``       ``(8,)``      only under ``reroll_with_card`` or ``die_to_six``
+                                   (docs/rules.md §8), for the player on turn: a roll
+                                   waits for its decision, its re-roll is available,
+                                   its six is available (this turn), then the
+                                   waiting roll's attacker dice (3, highest first)
+                                   and defender dice (2) / 6 (0 where none)
 ===================  ============  ==============================================
+
+Blocks marked "only under" a switch exist only in games with it on, at the end
+of the vector; the default layout is unchanged by them.
 
 All entries are >= 0; the space's upper bound is ``inf`` (army counts are unbounded).
 """
@@ -94,6 +103,9 @@ class ObservationEncoder:
             ("battle", (3,)),
             ("turn", (1,)),
         ]
+        self._dice_rules = game.dice_rules
+        if game.dice_rules:
+            blocks.append(("dice_rules", (8,)))
         self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
         off = 0
         for name, shape in blocks:
@@ -224,4 +236,19 @@ class ObservationEncoder:
         elif ph == Phase.OCCUPY:
             out[b + 2] = s.armies[s.att_dst] / 3.0
         out[self._o_turnno] = s.turn / self._turn_limit
+        if self._dice_rules and s.player == seat and ph == Phase.ATTACK:
+            o = self.layout["dice_rules"][0].start
+            g = self.game
+            if s.roll_pending:
+                out[o] = 1.0
+                att = s.att_dice
+                for j, f in enumerate(s.last_roll[:att]):
+                    out[o + 3 + j] = f / 6.0
+                for j, f in enumerate(s.last_roll[att + 1 : att + 3]):
+                    out[o + 6 + j] = f / 6.0
+            # availability for this battle (re-roll) and this turn (six)
+            if g.config.reroll_with_card and not s.reroll_used:
+                out[o + 1] = 1.0
+            if g.config.die_to_six and not s.six_used:
+                out[o + 2] = 1.0
         return out

@@ -46,6 +46,18 @@ def field_problems(game: Game, s: GameState) -> list[str]:
             out.append(f"{f}={v} is not a territory id in 0..{T - 1} (or -1 for none)")
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and (s.att_src < 0 or s.att_dst < 0):
         out.append(f"the {PHASE_NAME[Phase(s.phase)]} phase needs a pending battle (att_src and att_dst)")
+    if s.roll_pending and (
+        s.phase != Phase.ATTACK
+        or s.att_src < 0
+        or s.att_dst < 0
+        or not 1 <= s.att_dice <= 3
+        or len(s.last_roll) <= s.att_dice + 1
+    ):
+        out.append("a pending roll (roll_pending) needs the attack phase, a battle and its roll")
+    if s.blitzing and (s.phase != Phase.DEFEND or game.config.defender_dice != "choose"):
+        out.append("a blitz waits for the defender (blitzing) only in the defend phase under defender_dice='choose'")
+    if s.roll_pending and not (game.config.reroll_with_card or game.config.die_to_six):
+        out.append("a pending roll exists only under the expert dice rules (reroll_with_card, die_to_six)")
     if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):
         out.append("dice faces must be 1..6")
     if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):

@@ -87,8 +87,13 @@ class RulesConfig:
             hand of at least this many must be traded down to 4 at once (§4.2;
             default 6, variant 5).
         defender_dice: ``"max"`` (default) or ``"choose"``: the defending
-            player picks 1 or 2 dice before each roll (§4.2). Blitz is not
-            offered under ``"choose"`` (the defender decides every roll).
+            player picks 1 or 2 dice before each roll (§4.2), a blitz's rolls
+            included (the defender decides every round of a blitz).
+        reroll_with_card: expert rule (§8): once per battle the attacker may re-roll one
+            of its dice after a roll, when it holds the card of the attacking or the
+            attacked territory. Default False.
+        die_to_six: expert rule (§8): once per turn the attacker may turn one of its
+            dice into a six after a roll. Default False.
         fortify: ``"adjacent"`` (default) or ``"connected"`` (through own territories) (§4.3).
         turn_limit: player turns (each player's turn counts one) after which
             the episode is truncated (§4.5); >= 1.
@@ -107,6 +112,8 @@ class RulesConfig:
     elimination_trade_at: int = 6
     defender_dice: str = "max"
     fortify: str = "adjacent"
+    reroll_with_card: bool = False
+    die_to_six: bool = False
     turn_limit: int = 1000
     truncation_reward: str = "draw"
 
@@ -123,6 +130,11 @@ class RulesConfig:
                 continue
             if value not in allowed:
                 raise ConfigError(f"{key}={value!r} is not allowed; choose one of: {', '.join(allowed)}")
+        for key in ("reroll_with_card", "die_to_six"):
+            if not isinstance(getattr(self, key), bool):
+                raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
+        if self.reroll_with_card and not self.uses_cards:
+            raise ConfigError("reroll_with_card=True needs cards (it depends on the cards held); card_trade='no_cards' has none")
         if self.starting_armies is None:
             object.__setattr__(self, "starting_armies", STARTING_ARMIES[n])
         for key, lo, hi in (
@@ -262,15 +274,16 @@ PRESETS: dict[str, dict[str, Any]] = {
     "classic": {},
     "fast": {"setup": "random", "turn_limit": 400},
     "tournament": {"setup": "deal", "fortify": "connected", "elimination_trade_at": 5, "territory_bonus": "once_per_turn"},
-    "expert": {"card_trade": "slow_escalation", "fortify": "connected"},
+    "expert": {"card_trade": "slow_escalation", "fortify": "connected", "reroll_with_card": True, "die_to_six": True},
     "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
 }
 """Named rule sets: ``classic`` (the docs/rules.md defaults), ``fast`` (random
 setup, 400-turn limit, for quick training), ``tournament`` (the tournament rule
 set: territories dealt from the cards, connected fortify, the trade-down after an
 elimination from 5 cards, the +2 bonus once per turn; §3, §4.2, §4.3; what it
-leaves out is listed in docs/rules.md §8), ``expert`` (slow escalation and connected
-fortify, §8), ``duel`` (two players without the neutral)."""
+leaves out is listed in docs/rules.md §8), ``expert`` (the rulebook's four expert rules:
+slow escalation, connected fortify, the re-roll with a card and the die turned to a
+six, §8), ``duel`` (two players without the neutral)."""
 
 
 def resolve_rules(

@@ -81,8 +81,8 @@ class Game:
         self.stars = cfg.card_trade == "stars"
         # cards are traded in sets of three (with the forced trades of §4.1, §4.2), not by stars (§6)
         self.trades_sets = cfg.uses_cards and not self.stars
-        # blitz rolls for both sides, so it is not offered when the defender chooses its dice (§4.2)
-        self.blitz_allowed = cfg.defender_dice == "max"
+        # the expert dice rules (§8): a roll may wait for the attacker's re-roll or six
+        self.dice_rules = cfg.reroll_with_card or cfg.die_to_six
         self.num_cards = m.num_cards if cfg.uses_cards else 0
         # Precomputed tables (read-only).
         self.neighbors = m.neighbors
@@ -138,6 +138,7 @@ class Game:
         s.winner = -1
         s.steps = 0
         s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
+        s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
         if cfg.setup == "claim":
             s.phase = Phase.CLAIM
             s.player = s.order[0]
@@ -197,6 +198,7 @@ class Game:
         s.phase = Phase.REINFORCE
         s.to_place = self.income(s, s.player)
         s.bonus_used = s.conquered = s.resume_attack = s.trade_down = False
+        s.reroll_used = s.six_used = False
         s.att_src = s.att_dst = -1
         s.att_dice = 0
         s.forced = self.trades_sets and len(s.hands[s.player]) >= 5
@@ -286,7 +288,8 @@ class Game:
 
         Returns ``(attacker_losses, defender_losses) -> probability`` (Fractions summing to 1).
         The defender rolls its maximum unless ``defender_dice`` is given (the
-        ``defender_dice="choose"`` variant).
+        ``defender_dice="choose"`` variant). Under the expert dice rules (§8) these are the
+        outcomes of the roll as drawn, before any re-roll or six.
 
         Raises:
             IllegalMoveError: ``move`` is not a legal attack in ``s``.
@@ -397,14 +400,26 @@ class Game:
         elif k == MoveKind.TRADE:
             self._trade(s, move)
         elif k == MoveKind.ATTACK:
+            if (move.src, move.dst) != (s.att_src, s.att_dst):
+                s.reroll_used = False  # a new battle (docs/rules.md §8)
             s.att_src, s.att_dst, s.att_dice = move.src, move.dst, move.count
             defender = int(s.owner[move.dst])
             if self.config.defender_dice == "choose" and defender != self.neutral:
                 s.phase = Phase.DEFEND
+            elif self.dice_rules:
+                self._roll_or_wait(s, min(2, int(s.armies[move.dst])))
             else:
                 self._roll(s, move.src, move.dst, move.count, min(2, int(s.armies[move.dst])))
         elif k == MoveKind.BLITZ:
             a, b = move.src, move.dst
+            if self.dice_rules:
+                s.reroll_used = False  # a blitz is a battle of its own and never uses the expert dice rules
+            if self.config.defender_dice == "choose" and int(s.owner[b]) != self.neutral:
+                # the defender decides every round of the blitz (docs/rules.md §4.2)
+                s.att_src, s.att_dst, s.att_dice = a, b, min(3, int(s.armies[a]) - 1)
+                s.blitzing = True
+                s.phase = Phase.DEFEND
+                return
             armies = s.armies
             while True:
                 att = min(3, int(armies[a]) - 1)
@@ -414,7 +429,33 @@ class Game:
             s.phase = Phase.FORTIFY
         elif k == MoveKind.DEFEND:
             s.phase = Phase.ATTACK
-            self._roll(s, s.att_src, s.att_dst, s.att_dice, move.count)
+            if s.blitzing:  # the next round of a blitz, unless it is over (docs/rules.md §4.2)
+                a, b = s.att_src, s.att_dst
+                if self._roll(s, a, b, s.att_dice, move.count) or s.armies[a] < 2:
+                    s.blitzing = False
+                else:
+                    s.att_dice = min(3, int(s.armies[a]) - 1)
+                    s.phase = Phase.DEFEND
+            elif self.dice_rules:
+                self._roll_or_wait(s, move.count)
+            else:
+                self._roll(s, s.att_src, s.att_dst, s.att_dice, move.count)
+        elif k == MoveKind.REROLL:
+            att = s.att_dice
+            faces = s.last_roll[:att]
+            faces[move.count - 1] = self._draw_dice(s, 1)[0]
+            s.last_roll = sorted(faces, reverse=True) + s.last_roll[att:]
+            s.reroll_used = True
+            self._settle_unless_options(s)
+        elif k == MoveKind.SIX:
+            att = s.att_dice
+            faces = s.last_roll[:att]
+            faces[move.count - 1] = 6
+            s.last_roll = sorted(faces, reverse=True) + s.last_roll[att:]
+            s.six_used = True
+            self._settle_unless_options(s)
+        elif k == MoveKind.KEEP_ROLL:
+            self._settle(s)
         elif k == MoveKind.OCCUPY:
             extra = move.count - int(s.armies[s.att_dst])
             s.armies[s.att_src] -= extra
@@ -511,6 +552,50 @@ class Game:
             self._conquer(s, a, b, att)
             return True
         return False
+
+    # ------------------------------------------------------------------ the expert dice rules (docs/rules.md §8)
+    def can_reroll(self, s: GameState) -> bool:
+        """Whether the attacker may re-roll one die of the pending roll now: ``reroll_with_card``,
+        not yet used in this battle (a run of rolls on one source-target pair), and the attacker
+        holds the card of the source or of the target (docs/rules.md §8)."""
+        if not (self.config.reroll_with_card and s.roll_pending) or s.reroll_used:
+            return False
+        hand = s.hands[s.player]
+        return s.att_src in hand or s.att_dst in hand
+
+    def can_six(self, s: GameState) -> bool:
+        """Whether the attacker may turn one die of the pending roll into a six now: ``die_to_six``,
+        not yet used this turn, and a die below six (docs/rules.md §8)."""
+        return self.config.die_to_six and s.roll_pending and not s.six_used and any(f < 6 for f in s.last_roll[: s.att_dice])
+
+    def _roll_or_wait(self, s: GameState, dfd: int) -> None:
+        """Draw the roll of the battle ``att_src -> att_dst``; settle it at once unless the attacker may
+        still change it (docs/rules.md §8)."""
+        att = s.att_dice
+        faces = self._draw_dice(s, att + dfd)
+        s.last_roll = sorted(faces[:att], reverse=True) + [0] + sorted(faces[att:], reverse=True)
+        s.last_dice = att
+        s.roll_pending = True
+        self._settle_unless_options(s)
+
+    def _settle_unless_options(self, s: GameState) -> None:
+        if not (self.can_reroll(s) or self.can_six(s)):
+            self._settle(s)
+
+    def _settle(self, s: GameState) -> None:
+        """Take the losses of the pending roll (as :meth:`_roll` does, docs/rules.md §4.2)."""
+        a, b, att = s.att_src, s.att_dst, s.att_dice
+        s.roll_pending = False
+        al = dl = 0
+        for x, y in zip(s.last_roll[:att], s.last_roll[att + 1 :], strict=False):
+            if x > y:
+                dl += 1
+            else:
+                al += 1
+        s.armies[a] -= al
+        s.armies[b] -= dl
+        if s.armies[b] == 0:
+            self._conquer(s, a, b, att)
 
     def _conquer(self, s: GameState, a: int, b: int, dice: int) -> None:
         """Conquest, elimination, card transfer and the win (docs/rules.md §4.2, §4.5)."""

@@ -39,7 +39,10 @@ PHASE_ALLOWED = {
         "'trade <card>, <card>, <card> [bonus=<territory>]' of a set in hand (stars rules: 'trade stars=<2..10>'), "
         "or 'place <own territory> <armies>'"
     ),
-    Phase.ATTACK: "'attack <own>-><adjacent enemy> dice=<1..3>', 'blitz <own>-><adjacent enemy>', or 'end attack'",
+    Phase.ATTACK: (
+        "'attack <own>-><adjacent enemy> dice=<1..3>', 'blitz <own>-><adjacent enemy>', or 'end attack' "
+        "(expert dice rules, after a roll: 'reroll die=<j>', 'six die=<j>' or 'keep roll')"
+    ),
     Phase.DEFEND: "'defend dice=<1..2>'",
     Phase.OCCUPY: "'occupy <armies>'",
     Phase.FORTIFY: "'fortify <own>-><own> <armies>' or 'end turn'",
@@ -60,6 +63,9 @@ _USED_FIELDS = {
     MoveKind.OCCUPY: {"count"},
     MoveKind.FORTIFY: {"src", "dst", "count"},
     MoveKind.END_TURN: set(),
+    MoveKind.REROLL: {"count"},
+    MoveKind.SIX: {"count"},
+    MoveKind.KEEP_ROLL: set(),
 }
 
 
@@ -161,6 +167,24 @@ def check(game: Game, s: GameState, move: Move) -> None:
         if not cands and move.bonus != -1:
             raise _illegal(game, s, move, "no +2 territory bonus is available for this trade")
         return
+    if s.roll_pending and k not in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+        raise _illegal(game, s, move, f"your roll {_roll_text(s)} waits: 'reroll die=<j>', 'six die=<j>' or 'keep roll'")
+    if k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+        if not s.roll_pending:
+            raise _illegal(game, s, move, "no roll waits for a re-roll or a six (expert dice rules)")
+        if k == MoveKind.KEEP_ROLL:
+            return
+        if k == MoveKind.REROLL and not game.can_reroll(s):
+            raise _illegal(
+                game, s, move, "no re-roll: one per battle, when you hold the card of the attacking or the attacked territory"
+            )
+        if k == MoveKind.SIX and not game.can_six(s):
+            raise _illegal(game, s, move, "no six: one per turn, and only for a die below six")
+        if not 1 <= move.count <= s.att_dice:
+            raise _illegal(game, s, move, f"name one of your {s.att_dice} dice: die=1..{s.att_dice} (highest first)")
+        if k == MoveKind.SIX and s.last_roll[move.count - 1] == 6:
+            raise _illegal(game, s, move, f"die {move.count} shows a six already")
+        return
     if k in (MoveKind.ATTACK, MoveKind.BLITZ):
         if ph != Phase.ATTACK:
             raise _illegal(game, s, move, "attacks happen only in the attack phase")
@@ -175,8 +199,6 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, f"{game.map.name_of(a)} and {game.map.name_of(b)} do not share a border")
         if s.owner[b] == p:
             raise _illegal(game, s, move, f"{game.map.name_of(b)} is yours")
-        if k == MoveKind.BLITZ and game.config.defender_dice == "choose":
-            raise _illegal(game, s, move, "blitz is not offered when the defender chooses its dice (defender_dice='choose')")
         if k == MoveKind.ATTACK:
             most = min(3, int(s.armies[a]) - 1)
             if not 1 <= move.count <= most:
@@ -224,6 +246,22 @@ def check(game: Game, s: GameState, move: Move) -> None:
     raise _illegal(game, s, move, f"unknown move kind {k!r}")
 
 
+def _roll_text(s: GameState) -> str:
+    att = s.att_dice
+    return f"{s.last_roll[:att]} against {s.last_roll[att + 1 :]}"
+
+
+def dice_rule_moves(game: Game, s: GameState) -> list[Move]:
+    """The decisions on a pending roll under the expert dice rules (docs/rules.md §8)."""
+    out: list[Move] = []
+    if game.can_reroll(s):
+        out.extend(Move.reroll(j) for j in range(1, s.att_dice + 1))
+    if game.can_six(s):
+        out.extend(Move.six(j) for j in range(1, s.att_dice + 1) if s.last_roll[j - 1] < 6)
+    out.append(Move.keep_roll())
+    return out
+
+
 def legal_moves(game: Game, s: GameState) -> list[Move]:
     """Every legal move in ``s`` (complete moves; counts enumerated one by one)."""
     ph = s.phase
@@ -249,11 +287,12 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
                 out.extend(Move.place(int(t), n) for n in range(1, s.to_place + 1))
         return out
     if ph == Phase.ATTACK:
+        if s.roll_pending:
+            return dice_rule_moves(game, s)
         for a in np.flatnonzero((owner == p) & (s.armies >= 2)).tolist():
             for b in game.attack_targets(s, a):
                 out.extend(Move.attack(a, b, d) for d in range(1, min(3, int(s.armies[a]) - 1) + 1))
-                if game.blitz_allowed:
-                    out.append(Move.blitz(a, b))
+                out.append(Move.blitz(a, b))
         out.append(Move.end_attack())
         return out
     if ph == Phase.DEFEND:

@@ -21,7 +21,17 @@ kind               text                                            rule
 ``OCCUPY``         ``occupy 5``  (armies in the conquered territory) §4.2
 ``FORTIFY``        ``fortify Alaska->Alberta 4``                   §4.3
 ``END_TURN``       ``end turn``  (skip the fortify)                §4.3
+``REROLL``         ``reroll die=1``  (expert rules: re-roll the    §8
+                   highest attack die, before the losses)
+``SIX``            ``six die=3``  (expert rules: turn the third    §8
+                   highest attack die into a six)
+``KEEP_ROLL``      ``keep roll``  (let the roll stand)             §8
 =================  ==============================================  =========
+
+``REROLL``, ``SIX`` and ``KEEP_ROLL`` exist only under the ``reroll_with_card``
+and ``die_to_six`` switches: after a roll that may still be changed, the
+attacker's dice are shown sorted from highest to lowest, and ``die=j`` names the
+``j``-th of them.
 
 ``BLITZ`` rolls the most dice on both sides again and again until the target
 is conquered or the source is down to 1 army.
@@ -50,6 +60,9 @@ class MoveKind(IntEnum):
     OCCUPY = 8
     FORTIFY = 9
     END_TURN = 10
+    REROLL = 11
+    SIX = 12
+    KEEP_ROLL = 13
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,3 +135,18 @@ class Move:
     @staticmethod
     def end_turn() -> Move:
         return Move(MoveKind.END_TURN)
+
+    @staticmethod
+    def reroll(die: int) -> Move:
+        """Re-roll the ``die``-th highest attack die of the pending roll (1-based; docs/rules.md §8)."""
+        return Move(MoveKind.REROLL, count=die)
+
+    @staticmethod
+    def six(die: int) -> Move:
+        """Turn the ``die``-th highest attack die of the pending roll into a six (1-based; docs/rules.md §8)."""
+        return Move(MoveKind.SIX, count=die)
+
+    @staticmethod
+    def keep_roll() -> Move:
+        """Let the pending roll stand (docs/rules.md §8)."""
+        return Move(MoveKind.KEEP_ROLL)

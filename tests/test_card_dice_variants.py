@@ -426,3 +426,31 @@ def test_dice_rule_states_round_trip_and_default_dicts_are_unchanged():
     bad = dict(d, phase=int(Phase.FORTIFY))
     with pytest.raises(risk_env.StateError, match="pending roll"):
         g.state_from_dict(bad)
+
+
+def test_a_human_plays_the_expert_and_stars_rules_at_the_terminal(tmp_path):
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.records.record import GameRecord, same_position
+    from risk_env.tools.cli import app
+
+    path = tmp_path / "expert.json"
+    args = ["play", "--rules", "expert", "--players", "2", "--map", "small", "--set", "setup=random"]
+    res = CliRunner().invoke(app, [*args, "--turns", "6", "--seed", "3", "--no-color", "--record", str(path)], input="1\n" * 600)
+    assert res.exit_code == 0, res.output
+    assert "six die=2" in res.output and "keep roll" in res.output  # the waiting roll's choices are listed
+    rec = GameRecord.load(path)
+    assert any(m.startswith("six die=") for m in rec.moves)
+    assert same_position(rec.verify(), rec.final_state())
+    path = tmp_path / "stars.json"
+    res = CliRunner().invoke(
+        app,
+        ["play", "--rules", "stars", "--players", "3", "--map", "small", "--set", "setup=random", "--turns", "30"]
+        + ["--seed", "1", "--no-color", "--record", str(path)],
+        input="1\n" * 3000,
+    )
+    assert res.exit_code == 0, res.output
+    rec = GameRecord.load(path)
+    assert rec.rules["card_trade"] == "stars" and "trade stars=2" in rec.moves
+    assert same_position(rec.verify(), rec.final_state())

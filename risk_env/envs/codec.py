@@ -65,6 +65,13 @@ legal. There is no cancel: a selected source must get a target, and a pair
 must roll, unless ``end`` ends the phase. So every turn ends after finitely many
 decisions (each cycle rolls dice, places, or ends a phase), and the turn limit
 always ends the game.
+
+Under the expert dice rules (``reroll_with_card``, ``die_to_six``; docs/rules.md
+§8) a roll may wait (``GameState.roll_pending``): then only the re-roll ids (of
+the dice the roll has, while the battle's re-roll is available), the six ids (of
+the dice below six, while the turn's six is available) and the keep id are
+legal. Each re-roll or six spends its rule, so a waiting roll settles after at
+most three decisions.
 """
 
 from __future__ import annotations

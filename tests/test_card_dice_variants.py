@@ -454,3 +454,30 @@ def test_a_human_plays_the_expert_and_stars_rules_at_the_terminal(tmp_path):
     rec = GameRecord.load(path)
     assert rec.rules["card_trade"] == "stars" and "trade stars=2" in rec.moves
     assert same_position(rec.verify(), rec.final_state())
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"preset": "expert"},
+        {"preset": "tournament"},
+        {"preset": "stars", "defender_dice": "choose"},
+        {"card_trade": "stars", "reroll_with_card": True, "die_to_six": True, "defender_dice": "choose"},
+    ],
+    ids=["expert", "tournament", "stars-choose", "stars-dice-rules-choose"],
+)
+def test_the_baseline_agents_play_the_variants_to_the_end(rules):
+    """Every shipped heuristic, against each other and random, finishes games (a win or the
+    turn limit) under each variant: legal ids only (the env is strict), no stalled turn."""
+    from risk_env.agents import load_agent
+    from risk_env.tools.match import play_match
+
+    names = ["aggressive", "continent", "balanced", "random"]
+    wins = 0
+    for k in range(4):
+        env = risk_env.raw_env(num_players=4, map="small", turn_limit=60, **rules)
+        agents = [load_agent(names[(k + i) % 4]) for i in range(4)]
+        res = play_match(env, agents, seed=100 + k, agent_seeds=[k, k + 1, k + 2, k + 3])
+        assert res.finished and res.stalled_by == -1
+        wins += res.winner >= 0
+    assert wins >= 2

@@ -440,6 +440,7 @@ def test_a_human_plays_the_expert_and_stars_rules_at_the_terminal(tmp_path):
     res = CliRunner().invoke(app, [*args, "--turns", "6", "--seed", "3", "--no-color", "--record", str(path)], input="1\n" * 600)
     assert res.exit_code == 0, res.output
     assert "six die=2" in res.output and "keep roll" in res.output  # the waiting roll's choices are listed
+    assert "[6 5 4 v 6 5; the roll waits: re-roll, six or keep]" in res.output
     rec = GameRecord.load(path)
     assert any(m.startswith("six die=") for m in rec.moves)
     assert same_position(rec.verify(), rec.final_state())

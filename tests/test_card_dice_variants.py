@@ -423,9 +423,14 @@ def test_dice_rule_states_round_trip_and_default_dicts_are_unchanged():
     d = s.to_dict()
     assert d["roll_pending"] is True and d["reroll_used"] is False
     assert g.state_from_dict(d) == s
-    bad = dict(d, phase=int(Phase.FORTIFY))
-    with pytest.raises(risk_env.StateError, match="pending roll"):
-        g.state_from_dict(bad)
+    for bad in (
+        dict(d, phase=int(Phase.FORTIFY)),
+        dict(d, last_roll=[1, 0, 1, 6, 6]),  # the 0 is not after the 3 attack dice
+        dict(d, last_roll=[1, 1, 1, 0]),  # no defender dice
+        dict(d, last_roll=[1, 1, 1, 0, 6, 6, 6]),  # three defender dice
+    ):
+        with pytest.raises(risk_env.StateError, match="pending roll"):
+            g.state_from_dict(bad)
 
 
 def test_a_human_plays_the_expert_and_stars_rules_at_the_terminal(tmp_path):

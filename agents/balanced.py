@@ -93,7 +93,7 @@ class BalancedAgent(HeuristicAgent):
         view = sit.view
         if len(view.hand) >= 4:
             return True
-        if view.game.trade_value(view.state, trade.cards) >= 10:
+        if view.game.trade_move_value(view.state, trade) >= 10:
             return True
         front = sit.frontier
         if sit.threat[front].sum() > 1.5 * sit.armies[front].sum():  # under pressure: armies now

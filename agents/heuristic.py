@@ -22,9 +22,10 @@ from collections import deque
 import numpy as np
 
 from risk_env.envs.view import GameView
-from risk_env.rules.cards import composition_of, set_value
+from risk_env.rules.cards import MAX_STARS, MIN_STARS, composition_of, set_value
+from risk_env.rules.dice import resolve_roll
 from risk_env.rules.engine import Game
-from risk_env.rules.moves import Move
+from risk_env.rules.moves import Move, MoveKind
 from risk_env.rules.odds import OddsTable
 from risk_env.rules.state import Phase
 
@@ -226,6 +227,8 @@ class HeuristicAgent(ScriptedAgent):
                     return trade
             t, n = self.place(sit)
             return Move.place(t, n)
+        if ph == Phase.ATTACK and view.state.roll_pending:
+            return self.change_roll(sit)
         if ph == Phase.ATTACK:
             return self.attack(sit) or Move.end_attack()
         if ph == Phase.DEFEND:
@@ -236,6 +239,34 @@ class HeuristicAgent(ScriptedAgent):
         if ph == Phase.FORTIFY:
             return self.fortify(sit) or Move.end_turn()
         raise RuntimeError(f"no decision in phase {ph!r}")
+
+    # ------------------------------------------------------------------ the expert dice rules
+    def change_roll(self, sit: Situation) -> Move:
+        """A roll waits under the expert dice rules (docs/rules.md §8): the re-roll or six that
+        most raises the expected (defender losses - attacker losses) of the roll, counting a
+        re-roll's six equally likely faces; ``keep roll`` unless one improves it."""
+        view = sit.view
+        s = view.state
+        att = s.att_dice
+        mine, theirs = list(s.last_roll[:att]), list(s.last_roll[att + 1 :])
+
+        def margin(faces: list[int]) -> float:
+            al, dl = resolve_roll(faces, theirs)
+            return float(dl - al)
+
+        best, best_gain = Move.keep_roll(), 1e-9
+        base = margin(mine)
+        for m in view.game.legal_moves(s):
+            j = m.count - 1
+            if m.kind == MoveKind.SIX:
+                gain = margin(mine[:j] + [6] + mine[j + 1 :]) - base
+            elif m.kind == MoveKind.REROLL:
+                gain = sum(margin(mine[:j] + [f] + mine[j + 1 :]) for f in range(1, 7)) / 6.0 - base
+            else:
+                continue
+            if gain > best_gain:
+                best, best_gain = m, gain
+        return best
 
     # ------------------------------------------------------------------ setup
     def claim(self, sit: Situation) -> int:
@@ -271,6 +302,8 @@ class HeuristicAgent(ScriptedAgent):
         codec = view.codec
         s = view.state
         hand = view.hand
+        if game.stars:
+            return self.best_stars_trade(sit)
         if len(hand) < 3:
             return None
         sym = game.card_symbol
@@ -288,6 +321,17 @@ class HeuristicAgent(ScriptedAgent):
             if score > best_score:
                 best, best_score = Move.trade(cards, bonus), score
         return best
+
+    def best_stars_trade(self, sit: Situation) -> Move | None:
+        """Under ``card_trade="stars"`` (docs/rules.md §6; no trade is ever forced): the largest
+        star total the hand can make, once it is the full 10 stars or the hand holds 6 or more
+        cards (the value per star grows with the total, so small trades waste cards); else None."""
+        view = sit.view
+        game = view.game
+        feasible = [k for k in range(MIN_STARS, MAX_STARS + 1) if game.stars_cards(view.state, k) is not None]
+        if not feasible or (feasible[-1] < MAX_STARS and len(view.hand) < 6):
+            return None
+        return Move.trade_stars(feasible[-1])
 
     def want_trade(self, sit: Situation, trade: Move) -> bool:
         """Trade now when not forced? Default: yes, at once."""

@@ -19,6 +19,9 @@ from risk_env.envs.codec import Selection
 
 START_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}  # docs/rules.md §3
 ESCALATING = [4, 6, 8, 10, 12, 15, 20, 25, 30, 35, 40]  # docs/rules.md §4.1, sets 1..11
+STARS_ARMIES = {2: 2, 3: 4, 4: 7, 5: 10, 6: 13, 7: 17, 8: 21, 9: 25, 10: 30}  # docs/rules.md §6, by star total
+CARD_STARS = (1, 1, 2, 2)  # docs/rules.md §6: stars by symbol (infantry, cavalry, artillery, wild)
+DICE_RULE_KINDS = (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL)  # docs/rules.md §8
 
 
 def expected_set_value(schedule: str, k: int, symbols: Iterable[int] | None = None) -> int:
@@ -226,6 +229,10 @@ class RulesChecker:
             "bonus_used": s.bonus_used,
             "actor": self.game.current_player(s),
             "att": (s.att_src, s.att_dst, s.att_dice),
+            "roll_pending": s.roll_pending,
+            "reroll_used": s.reroll_used,
+            "six_used": s.six_used,
+            "blitzing": s.blitzing,
         }
 
     def check_state(self, s: GameState) -> None:
@@ -289,18 +296,30 @@ class RulesChecker:
         d_board = sum(armies) - sum(prev["armies"])
         changed = {i for i, (x, y) in enumerate(zip(prev["armies"], armies, strict=False)) if x != y}
         owner_changed = {i for i, (x, y) in enumerate(zip(prev["owner"], owner, strict=False)) if x != y}
-        if k not in (MoveKind.CLAIM, MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND):
+        rolls = (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND) + DICE_RULE_KINDS
+        if k not in (MoveKind.CLAIM,) + rolls:
             assert not owner_changed
         if k == MoveKind.DEFEND:
             assert prev["phase"] == Phase.DEFEND and prev["actor"] == int(prev["owner"][prev["att"][1]])
         else:
             assert prev["actor"] == p
-        if k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND):
-            if k == MoveKind.ATTACK and s.phase == Phase.DEFEND:  # waits for the defender's choice
+        if k in DICE_RULE_KINDS:
+            assert prev["roll_pending"], "a re-roll, six or keep without a waiting roll"
+        if k in rolls:
+            if k in (MoveKind.ATTACK, MoveKind.BLITZ) and s.phase == Phase.DEFEND:  # waits for the defender's choice
                 assert g.config.defender_dice == "choose" and d_board == 0 and not changed
-                assert s.att_src == move.src and s.att_dst == move.dst and s.att_dice == move.count
+                assert s.att_src == move.src and s.att_dst == move.dst
+                assert s.att_dice == (move.count if k == MoveKind.ATTACK else min(3, int(s.armies[move.src]) - 1))
+                assert s.blitzing == (k == MoveKind.BLITZ)
+            elif s.roll_pending:  # the expert dice rules: the roll waits for the attacker (§8)
+                assert g.config.reroll_with_card or g.config.die_to_six
+                assert k != MoveKind.BLITZ and k != MoveKind.KEEP_ROLL and d_board == 0 and not changed
+                if k == MoveKind.SIX:
+                    assert 6 in s.last_roll[: s.att_dice] and not prev["six_used"]
+                if k == MoveKind.REROLL:
+                    assert not prev["reroll_used"]
             else:
-                src, dst = (move.src, move.dst) if k != MoveKind.DEFEND else prev["att"][:2]
+                src, dst = (move.src, move.dst) if k in (MoveKind.ATTACK, MoveKind.BLITZ) else prev["att"][:2]
                 assert d_board < 0 and changed <= {src, dst} and owner_changed <= {dst}
                 won = bool(owner_changed)
                 if won:
@@ -308,11 +327,19 @@ class RulesChecker:
                     assert s.owner[dst] == p and s.conquered
                     assert s.armies[dst] >= s.last_dice >= 1  # occupation minimum (§4.2)
                     assert s.armies[src] >= 1
-                elif k == MoveKind.BLITZ:
+                elif k == MoveKind.BLITZ or (k == MoveKind.DEFEND and prev["blitzing"] and s.phase != Phase.DEFEND):
                     assert s.armies[src] == 1, "blitz stops only at a conquest or with one army left"
+                if k == MoveKind.DEFEND and s.phase == Phase.DEFEND:  # the next round of a blitz
+                    assert prev["blitzing"] and s.blitzing and not won and s.armies[src] >= 2
+                    assert s.att_dice == min(3, int(s.armies[src]) - 1)
+                if k in DICE_RULE_KINDS:  # a waiting roll settles: its size was fixed before
+                    sep = s.last_roll.index(0)
+                    att, dfd = prev["att"][2], len(s.last_roll) - sep - 1
+                    assert sep == att and dfd in (1, 2)
                 if k != MoveKind.BLITZ:
-                    att = move.count if k == MoveKind.ATTACK else prev["att"][2]
-                    dfd = move.count if k == MoveKind.DEFEND else min(2, int(prev["armies"][dst]))
+                    if k not in DICE_RULE_KINDS:
+                        att = move.count if k == MoveKind.ATTACK else prev["att"][2]
+                        dfd = move.count if k == MoveKind.DEFEND else min(2, int(prev["armies"][dst]))
                     assert -d_board == min(att, dfd), f"a roll of {att} vs {dfd} dice lost {-d_board} armies"
                     faces = s.last_roll
                     sep = faces.index(0)
@@ -322,6 +349,15 @@ class RulesChecker:
                     lost_src = int(prev["armies"][src]) - int(s.armies[src]) - (int(s.armies[dst]) if won else 0)
                     assert (lost_src, al + dl) == (al, -d_board)
                 self.lost += -d_board
+        elif k == MoveKind.TRADE and g.config.card_trade == "stars":
+            gone = [c for c in prev["hands"][p] if c not in s.hands[p]]
+            assert sum(CARD_STARS[g.card_symbol[c]] for c in gone) == move.count and not move.cards
+            value = STARS_ARMIES[move.count]
+            assert s.to_place - prev["to_place"] == value and d_board == 0 and not s.bonus_used
+            assert len(s.hands[p]) == len(prev["hands"][p]) - len(gone)
+            assert len(s.discard) == prev["discard"] + len(gone)
+            self.granted += value
+            self.trades += 1
         elif k == MoveKind.TRADE:
             sym = [g.card_symbol[c] for c in move.cards]
             assert is_set(sym) and len(set(move.cards)) == 3
@@ -361,7 +397,7 @@ class RulesChecker:
         # eliminations: only by a conquest, the conqueror takes the cards (§4.2)
         newly_dead = [q for q in range(self.n) if prev["alive"][q] and not s.alive[q]]
         if newly_dead:
-            assert k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND) and len(newly_dead) == 1
+            assert k in rolls and len(newly_dead) == 1
             self.eliminations += 1
         for q in range(self.n):
             if q in newly_dead:
@@ -388,7 +424,9 @@ class RulesChecker:
             assert s.phase == Phase.REINFORCE and not s.bonus_used and not s.conquered
             inc = expected_income(g, s, s.player)
             assert s.to_place == inc, f"income {s.to_place} != {inc}"
-            assert s.forced == (g.uses_cards and len(s.hands[s.player]) >= 5)
+            trades_sets = g.uses_cards and g.config.card_trade != "stars"  # no forced trade by stars (§6)
+            assert s.forced == (trades_sets and len(s.hands[s.player]) >= 5)
+            assert not s.six_used and not s.reroll_used
             self.granted += inc
             self.incomes += 1
         self.check_state(s)

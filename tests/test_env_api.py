@@ -41,11 +41,28 @@ def test_pettingzoo_seed_test(n):
         {"num_players": 3, "map": "small", "setup": "random", "defender_dice": "choose"},
         {"num_players": 2, "map": "small", "two_player": "none", "card_trade": "no_cards"},
         {"num_players": 4, "preset": "fast", "fortify": "connected", "turn_limit": 12},
+        {"num_players": 3, "preset": "expert", "map": "small", "setup": "random"},
+        {"num_players": 4, "preset": "tournament", "map": "small"},
+        {"num_players": 3, "preset": "stars", "map": "small", "setup": "random", "die_to_six": True},
+        {"num_players": 2, "map": "small", "reroll_with_card": True, "defender_dice": "choose", "card_trade": "stars"},
     ],
-    ids=["choose-defender", "duel-no-cards", "fast-connected"],
+    ids=["choose-defender", "duel-no-cards", "fast-connected", "expert", "tournament", "stars-six", "2p-reroll-choose-stars"],
 )
 def test_pettingzoo_api_test_variants(rules):
     api_test(risk_env.env(**rules), num_cycles=400)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 3, "preset": "expert", "map": "small", "setup": "random"},
+        {"num_players": 4, "preset": "tournament", "map": "small"},
+        {"num_players": 3, "preset": "stars", "map": "small", "setup": "random", "die_to_six": True},
+    ],
+    ids=["expert", "tournament", "stars-six"],
+)
+def test_pettingzoo_seed_test_variants(rules):
+    seed_test(lambda: risk_env.env(**rules), num_cycles=300)
 
 
 def test_raw_env_api_test():

@@ -51,17 +51,22 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
     seats = n + (1 if n == 2 and two_player == "neutral" else 0)
     T = CLASSIC_T if classic else SMALL_T
     need = -(-T // seats)
+    card_trade = draw(
+        st.sampled_from(["escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "stars", "no_cards"])
+    )
     return {
         "num_players": n,
         "map": "classic" if classic else "small",
         "setup": draw(st.sampled_from(["claim", "deal", "random", None])),
         "two_player": two_player,
         "starting_armies": draw(st.one_of(st.none(), st.integers(need, need + 12))),
-        "card_trade": draw(st.sampled_from(["escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "no_cards"])),
+        "card_trade": card_trade,
         "territory_bonus": draw(st.sampled_from(["once_per_turn", "once_per_trade"])),
         "elimination_trade_at": draw(st.integers(5, 7)),
         "defender_dice": draw(st.sampled_from(["max", "choose"])),
         "fortify": draw(st.sampled_from(["adjacent", "connected"])),
+        "reroll_with_card": draw(st.booleans()) and card_trade != "no_cards",  # the re-roll needs cards
+        "die_to_six": draw(st.booleans()),
         "turn_limit": draw(st.integers(1, 8 if classic else 40)),
         "truncation_reward": draw(st.sampled_from(["draw", "rank"])),
     }
@@ -146,6 +151,8 @@ def test_random_games_keep_every_property(rules, seed, choices):
 def _random_move(rng: np.random.Generator, T: int, hand: list) -> Move:
     """A random move: any kind, territory ids in -1..T, counts in -1..12 (mostly illegal)."""
     kind = MoveKind(int(rng.integers(len(MoveKind))))
+    if kind == MoveKind.TRADE and rng.random() < 0.3:
+        return Move.trade_stars(int(rng.integers(0, 12)))
     if kind == MoveKind.TRADE:
         pool = sorted(set(hand) | {0, 1, T, T + 1})
         return Move.trade(rng.choice(pool, size=3).tolist(), int(rng.integers(-1, T + 1)))
@@ -163,6 +170,9 @@ def _random_move(rng: np.random.Generator, T: int, hand: list) -> Move:
             MoveKind.OCCUPY: Move.occupy(count),
             MoveKind.FORTIFY: Move.fortify(src, dst, count),
             MoveKind.END_TURN: Move.end_turn(),
+            MoveKind.REROLL: Move.reroll(count),
+            MoveKind.SIX: Move.six(count),
+            MoveKind.KEEP_ROLL: Move.keep_roll(),
         }[kind]
     return Move(kind, int(rng.integers(-1, T + 1)), int(rng.integers(-1, T + 1)), int(rng.integers(-1, 13)))
 

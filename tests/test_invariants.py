@@ -40,6 +40,11 @@ VARIANTS = [
     {"card_trade": "no_cards"},
     {"elimination_trade_at": 5},
     {"truncation_reward": "rank", "setup": "claim", "defender_dice": "choose"},
+    {"card_trade": "stars"},
+    {"reroll_with_card": True, "die_to_six": True},
+    {"card_trade": "stars", "die_to_six": True, "defender_dice": "choose"},
+    {"setup": "deal", "fortify": "connected", "elimination_trade_at": 5},  # the tournament preset
+    {"card_trade": "slow_escalation", "fortify": "connected", "reroll_with_card": True, "die_to_six": True},  # expert
 ]
 
 GAMES_PER_COUNT = 190
@@ -74,7 +79,8 @@ def test_random_small_map_games(n):
         rules = {"num_players": n, "map": "small", "setup": "random", **VARIANTS[k % len(VARIANTS)]}
         if n == 2 and k % 5 == 4:
             rules["two_player"] = "none"
-        rules["turn_limit"] = int(rng.integers(6, 16))
+        # 5 and 6 players on 9 territories need longer games for some to end in a win
+        rules["turn_limit"] = int(rng.integers(6, 16 if n < 5 else 26))
         jobs.append((rules, 1000 * n + k))
     stats = _play_many(jobs)
     assert stats["games"] == GAMES_PER_COUNT * SOAK

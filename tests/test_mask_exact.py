@@ -54,6 +54,30 @@ CONFIGS = [
         0.08,
     ),
     ({"num_players": 2, "map": "small", "turn_limit": 60}, range(3), 0.1),  # small 2-player deal + neutral
+    ({"num_players": 3, "map": "small", "setup": "random", "card_trade": "stars", "turn_limit": 80}, range(3), 0.12),
+    (
+        {"num_players": 4, "map": "small", "setup": "deal", "fortify": "connected", "elimination_trade_at": 5, "turn_limit": 60},
+        range(2),
+        0.12,
+    ),  # the tournament preset's switches
+    (
+        {"num_players": 3, "map": "small", "setup": "random", "reroll_with_card": True, "die_to_six": True, "turn_limit": 60},
+        range(3),
+        0.12,
+    ),
+    (
+        {
+            "num_players": 4,
+            "map": "small",
+            "setup": "random",
+            "card_trade": "stars",
+            "defender_dice": "choose",
+            "die_to_six": True,
+            "turn_limit": 60,
+        },
+        range(2),
+        0.12,
+    ),
 ]
 
 CAP = 160 * SOAK  # positions kept per (config, category)
@@ -67,6 +91,7 @@ RARE = {
     "setup:neutral",
     "game-over",
     "reinforce:forced",
+    "attack:roll",
 }
 
 
@@ -86,6 +111,8 @@ def category(s, sel: Selection) -> str:
         if s.forced:
             return "reinforce:forced"
         return "reinforce"
+    if ph == Phase.ATTACK and s.roll_pending:
+        return "attack:roll"
     if ph in (Phase.ATTACK, Phase.FORTIFY):
         name = Phase(ph).name.lower()
         if sel.dst >= 0:
@@ -121,6 +148,7 @@ MINIMUM = {
     "fortify:source": 150,
     "fortify:pair": 100,
     "game-over": 20,
+    "attack:roll": 100,
 }
 
 
@@ -322,11 +350,15 @@ def _probes(g: Game, s, rng) -> list[Move]:
             Move.occupy(k),
             Move.fortify(a, b, k),
             Move.end_turn(),
+            Move.reroll(d),
+            Move.six(d),
+            Move.keep_roll(),
         ]
         if g.uses_cards:
             pool = s.hands[p] if len(s.hands[p]) >= 3 and rng.random() < 0.8 else list(range(g.num_cards))
             cards = [int(c) for c in rng.choice(pool, 3, replace=False)]
             out.append(Move.trade(cards, int(rng.choice(cards)) if rng.random() < 0.5 else -1))
+            out.append(Move.trade_stars(int(rng.integers(0, 13))))
     return out
 
 
@@ -380,7 +412,7 @@ def test_every_legal_move_is_reachable_through_the_codec(positions):
                 assert (res is None) == (i < len(ids) - 1)
             assert isinstance(res, Move) and res.kind == m.kind and (res.src, res.dst) == (m.src, m.dst)
             if m.kind == MoveKind.TRADE:
-                assert g.trade_value(s, res.cards) == g.trade_value(s, m.cards)
+                assert g.trade_move_value(s, res) == g.trade_move_value(s, m)
             assert res in set(moves)
             played += 1
     assert played > 2000

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("default", "2p", "4p", "long")
+RULES_FILES = ("stars", "tournament_stars")
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,8 @@ def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
     for name in SHIPPED:
         assert f"risk_env/configs/train/{name}.yaml" in names
     assert "risk_env/configs/__init__.py" in names
+    for name in RULES_FILES:
+        assert f"risk_env/configs/rules/{name}.yaml" in names
     assert "risk_env/rules/maps/classic.json" in names
     assert "risk_env/agents/registry.py" in names
     assert "risk_env/py.typed" in names
@@ -53,6 +56,8 @@ def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) 
         "print(risk_env.__file__)\n"
         "print(sorted(x.name for x in (r.files('risk_env.configs') / 'train').iterdir()))\n"
         f"print([load_config(n).rules_config.num_players for n in {SHIPPED!r}])\n"
+        "from risk_env.rules.config import resolve_rules\n"
+        f"print([resolve_rules(n).card_trade for n in {RULES_FILES!r}])\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -63,7 +68,8 @@ def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) 
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    where, files, players = done.stdout.strip().splitlines()
+    where, files, players, rules = done.stdout.strip().splitlines()
     assert Path(where).is_relative_to(site)  # the unpacked wheel, not the checkout
     assert files == "['2p.yaml', '4p.yaml', 'default.yaml', 'long.yaml']"
     assert players == "[2, 2, 4, 2]"
+    assert rules == "['stars', 'stars']"  # rules files load by name from the installed package

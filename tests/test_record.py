@@ -34,6 +34,10 @@ RULES = [
     dict(num_players=4, setup="random", card_trade="fixed_by_symbol", territory_bonus="once_per_trade"),
     dict(num_players=2, two_player="none", fortify="connected", setup="random", elimination_trade_at=5),
     dict(num_players=3, setup="random", card_trade="no_cards"),
+    # stars trades, the expert dice rules' decisions, blitzes answered by the defender
+    dict(num_players=3, setup="random", card_trade="stars", reroll_with_card=True, die_to_six=True, defender_dice="choose"),
+    dict(num_players=4, preset="expert", setup="random"),
+    dict(num_players=4, preset="tournament"),
 ]
 
 

@@ -15,7 +15,15 @@ Agents and turns
 
 Actions
     One ``Discrete(N)`` per agent, the same in every phase (``N = T + 28``
-    with cards, ``T + 15`` without; 70 on the classic map). Compound decisions
+    with cards, ``T + 15`` without; 70 on the classic map; ``T + 24`` under
+    ``card_trade="stars"``, whose trade ids name a star total 2..10; the expert
+    dice rules add 3 re-roll ids (``reroll_with_card``), 3 six ids
+    (``die_to_six``) and one "keep roll" id before the last id, docs/rules.md §8).
+    After a roll under those rules the attacker decides, while the roll waits
+    (``game_state.roll_pending``), to re-roll one die, turn one into a six, or
+    keep the roll; blitz never uses them. Under ``defender_dice="choose"`` the
+    defender decides every round of a blitz (one defend decision per roll,
+    the attacker rolling its most dice each time). Compound decisions
     are masked sub-steps: source, then target, then dice or an amount. The
     id layout is in :mod:`risk_env.envs.codec`; ``env.action_to_string(agent,
     action)`` says what an id means now.
@@ -102,7 +110,11 @@ Version history
       ``"rank"`` truncation reward; the classic wrappers of PettingZoo's
       classic games. Later changes that keep this layout (the codec's
       selection kept by the env instead of the game state, the outcome read
-      from the engine) leave the version at ``risk_v0``.
+      from the engine) leave the version at ``risk_v0``. So do the layouts of
+      the variants, which change only games with their switch on and are
+      documented per switch: ``card_trade="stars"`` (9 trade ids instead of
+      13), and ``reroll_with_card`` / ``die_to_six`` (their action ids before
+      the last id, and the observation's ``dice_rules`` block at its end).
 """
 
 from __future__ import annotations

@@ -16,7 +16,14 @@ ids                        block        meaning (by phase)
 ``T+K .. T+K+2``           dice         attack with 1, 2, 3 dice; defend with 1, 2 dice
 ``T+K+3``                  blitz        roll until conquest or the source is down to 1
 ``T+K+4 .. T+K+16``        trade        trade a set of composition ``COMPOSITION_NAMES[i]``
-                                        (absent when ``card_trade="no_cards"``)
+                                        (absent when ``card_trade="no_cards"``);
+                                        under ``card_trade="stars"`` 9 ids
+                                        ``T+K+4 .. T+K+12``: trade cards worth
+                                        ``2 + i`` stars (the rules pick the cards)
+then, under the expert     dice rule    ``reroll_with_card``: 3 ids, re-roll the ``j``-th
+dice rules only                         highest attack die of the pending roll; ``die_to_six``:
+                                        3 ids, turn the ``j``-th highest into a six; then
+                                        1 id: let the roll stand (``keep roll``)
 last id                    end          end attack (also with a source or pair selected) /
                                         end turn (skip the fortify; also mid-selection)
 =========================  ===========  ===============================================
@@ -27,7 +34,10 @@ count is reachable. A sub-step whose only possible count is forced is skipped
 (placing the last army, fortifying with 2 armies, occupying when nothing more
 can move).
 
-A trade id names a composition. When the +2 bonus is on offer and the hand
+Under ``card_trade="stars"`` (docs/rules.md §6) a trade id names a star total
+2..10 and is legal when the hand can make exactly that total; the cards go by
+:func:`risk_env.rules.cards.stars_pick` (the value depends on the total alone, and
+there is no +2 bonus). Otherwise a trade id names a composition. When the +2 bonus is on offer and the hand
 holds several cards of that composition's symbols showing owned territories,
 the next decision picks the bonus territory (territory block); that card goes
 into the set. The codec picks the other cards: those *not* showing an owned
@@ -55,6 +65,13 @@ legal. There is no cancel: a selected source must get a target, and a pair
 must roll, unless ``end`` ends the phase. So every turn ends after finitely many
 decisions (each cycle rolls dice, places, or ends a phase), and the turn limit
 always ends the game.
+
+Under the expert dice rules (``reroll_with_card``, ``die_to_six``; docs/rules.md
+§8) a roll may wait (``GameState.roll_pending``): then only the re-roll ids (of
+the dice the roll has, while the battle's re-roll is available), the six ids (of
+the dice below six, while the turn's six is available) and the keep id are
+legal. Each re-roll or six spends its rule, so a waiting roll settles after at
+most three decisions.
 """
 
 from __future__ import annotations
@@ -64,7 +81,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IllegalActionError, IllegalMoveError, RiskError
-from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS
+from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, MAX_STARS, MIN_STARS
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
@@ -124,7 +141,9 @@ class ActionCodec:
 
     Attributes:
         n: the action space size ``N``.
-        territory, amount, dice, blitz, trade, end: first id of each block (``trade`` is -1 without cards).
+        territory, amount, dice, blitz, trade, reroll, six, keep, end: first id of each block
+            (``trade`` is -1 without cards; ``reroll``, ``six``, ``keep`` are -1 without the
+            expert dice rules that use them).
     """
 
     def __init__(self, game: Game) -> None:
@@ -136,9 +155,18 @@ class ActionCodec:
         self.amount = T
         self.dice = T + K
         self.blitz = T + K + 3
-        n_trade = len(COMPOSITIONS) if game.uses_cards else 0
+        n_trade = (MAX_STARS - MIN_STARS + 1 if game.stars else len(COMPOSITIONS)) if game.uses_cards else 0
         self.trade = T + K + 4 if n_trade else -1
-        self.end = T + K + 4 + n_trade
+        self.trade_end = T + K + 4 + n_trade  # one past the trade block
+        nxt = self.trade_end
+        cfg = game.config
+        self.reroll = nxt if cfg.reroll_with_card else -1
+        nxt += 3 if cfg.reroll_with_card else 0
+        self.six = nxt if cfg.die_to_six else -1
+        nxt += 3 if cfg.die_to_six else 0
+        self.keep = nxt if game.dice_rules else -1
+        nxt += 1 if game.dice_rules else 0
+        self.end = nxt
         self.n = self.end + 1
         self._zeros = np.zeros(self.n, dtype=np.int8)
         self._edge_src = game.edge_src
@@ -189,13 +217,28 @@ class ActionCodec:
         if a == self.blitz:
             pair = self._battle(s, sel)
             return f"blitz {pair}" if pair else "blitz"
-        if self.trade >= 0 and self.trade <= a < self.end:
+        mod = self._dice_rule_move(a)
+        if mod is not None:
+            return g.move_to_text(mod)
+        if self.trade >= 0 and self.trade <= a < self.trade_end:
+            if g.stars:
+                return f"trade stars={a - self.trade + MIN_STARS}"
             return f"trade {COMPOSITION_NAMES[a - self.trade]}"
         if s.phase == Phase.ATTACK:
             return "end attack"
         if s.phase == Phase.FORTIFY:
             return "end turn"
         return "end"
+
+    def _dice_rule_move(self, a: int) -> Move | None:
+        """The expert dice rule move of id ``a`` (docs/rules.md §8), or None if ``a`` is not one."""
+        if self.reroll >= 0 and self.reroll <= a < self.reroll + 3:
+            return Move.reroll(a - self.reroll + 1)
+        if self.six >= 0 and self.six <= a < self.six + 3:
+            return Move.six(a - self.six + 1)
+        if self.keep >= 0 and a == self.keep:
+            return Move.keep_roll()
+        return None
 
     def _battle(self, s: GameState, sel: Selection) -> str:
         if s.phase != Phase.ATTACK:
@@ -228,7 +271,7 @@ class ActionCodec:
     def bonus_options(self, s: GameState, comp: int) -> list[int]:
         """Owned territories whose card could be in a ``comp`` trade and take the +2 bonus now."""
         g = self.game
-        if not g.uses_cards or (g.config.territory_bonus == "once_per_turn" and s.bonus_used):
+        if not g.trades_sets or (g.config.territory_bonus == "once_per_turn" and s.bonus_used):
             return []
         p, T, sym = s.player, g.T, g.card_symbol
         need = COMPOSITIONS[comp]
@@ -266,6 +309,9 @@ class ActionCodec:
 
     def _hand_comps(self, s: GameState) -> np.ndarray:
         hand = s.hands[s.player]
+        if self.game.stars:
+            g = self.game
+            return np.array([g.stars_cards(s, k) is not None for k in range(MIN_STARS, MAX_STARS + 1)], dtype=np.int8)
         if len(hand) < 3:
             return np.zeros(len(COMPOSITIONS), dtype=np.int8)
         counts = np.bincount(self._symbols[hand], minlength=4)
@@ -286,7 +332,15 @@ class ActionCodec:
         T = g.T
         owner = s.owner
         p = s.player
-        if ph == Phase.ATTACK:
+        if ph == Phase.ATTACK and s.roll_pending:
+            att = s.att_dice
+            if g.can_reroll(s):
+                m[self.reroll : self.reroll + att] = 1
+            if g.can_six(s):
+                for j in range(att):
+                    m[self.six + j] = s.last_roll[j] < 6
+            m[self.keep] = 1
+        elif ph == Phase.ATTACK:
             if sel.src < 0:
                 es, ed = self._edge_src, self._edge_dst
                 ok = (owner[es] == p) & (s.armies[es] >= 2) & (owner[ed] != p)
@@ -310,7 +364,7 @@ class ActionCodec:
                 m[self.amount : self.dice] = self._levels(1, s.to_place)
             else:
                 if g.can_trade(s):
-                    m[self.trade : self.end] = self._hand_comps(s)
+                    m[self.trade : self.trade_end] = self._hand_comps(s)
                 if g.can_place(s):
                     m[:T] = owner == p
         elif ph == Phase.FORTIFY:
@@ -386,6 +440,8 @@ class ActionCodec:
         g = self.game
         ph = s.phase
         is_terr = a < g.T
+        if ph == Phase.ATTACK and s.roll_pending:
+            return self._dice_rule_move(a)
         if ph == Phase.ATTACK:
             if a == self.end:
                 return Move.end_attack()
@@ -412,7 +468,9 @@ class ActionCodec:
                 return None
             if is_terr:
                 return Move.place(a, 1) if s.to_place == 1 else ("src", a)
-            if self.trade >= 0 and self.trade <= a < self.end:
+            if self.trade >= 0 and self.trade <= a < self.trade_end and g.stars:
+                return Move.trade_stars(a - self.trade + MIN_STARS)
+            if self.trade >= 0 and self.trade <= a < self.trade_end:
                 comp = a - self.trade
                 opts = self.bonus_options(s, comp)
                 if len(opts) > 1:
@@ -486,8 +544,14 @@ class ActionCodec:
             if ph == Phase.ATTACK:
                 return f"{name(a)} cannot attack (needs 2+ armies and an enemy neighbour)"
             return f"{name(a)} cannot fortify (needs 2+ armies and a reachable own territory)"
-        if res is not None and self.trade >= 0 and self.trade <= a < self.end:
+        if res is not None and self.trade >= 0 and self.trade <= a < self.trade_end and g.stars:
+            return f"your cards cannot make {a - self.trade + MIN_STARS} stars now"
+        if res is not None and self.trade >= 0 and self.trade <= a < self.trade_end:
             return f"no {COMPOSITION_NAMES[a - self.trade]} set can be traded now"
+        if self._dice_rule_move(a) is not None:
+            return "no roll waits for a re-roll or a six" if not s.roll_pending else "that die cannot be changed now"
+        if ph == Phase.ATTACK and s.roll_pending:
+            return "your roll waits: re-roll a die, turn one into a six, or keep the roll"
         if ph == Phase.ATTACK and sel.src < 0 and self.dice <= a <= self.blitz:
             return "there is no battle to continue; select a source territory first"
         return "this id has no meaning at this decision"

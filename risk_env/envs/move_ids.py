@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import RiskError
-from ..rules.cards import composition_of
+from ..rules.cards import MIN_STARS, composition_of
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 from .codec import ActionCodec, Selection, amount_of
@@ -58,7 +58,7 @@ def move_to_action(codec: ActionCodec, s: GameState, move: Move, sel: Selection 
       the +2 bonus territory, ``move.bonus`` if it is an option
       (:meth:`ActionCodec.bonus_options`), else the first option. The codec picks the other
       cards itself, so the traded cards may differ from ``move.cards`` (same
-      composition, same value).
+      composition, same value). Under ``card_trade="stars"`` the id of the trade's star total.
 
     Returns:
         an action id that is legal under ``codec.mask(s, sel)`` when ``move`` is legal in ``s``.
@@ -84,12 +84,18 @@ def move_to_action(codec: ActionCodec, s: GameState, move: Move, sel: Selection 
         if src >= 0:
             want = move.count if (k == MoveKind.PLACE and move.src == src) else s.to_place
             return amount_action(codec, 1, s.to_place, want)
+        if k == MoveKind.TRADE and g.stars:
+            return codec.trade + int(move.count) - MIN_STARS
         if k == MoveKind.TRADE:
             comp = composition_of([g.card_symbol[c] for c in move.cards])
             if comp < 0:
                 raise RiskError(f"{g.move_to_text(move)!r}: those cards are not a set")
             return codec.trade + comp
         return int(move.src)
+    if ph == Phase.ATTACK and s.roll_pending and k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+        if k == MoveKind.KEEP_ROLL:
+            return codec.keep
+        return (codec.reroll if k == MoveKind.REROLL else codec.six) + int(move.count) - 1
     if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
         roll = codec.blitz if k == MoveKind.BLITZ else codec.dice + int(move.count) - 1
         if k == MoveKind.END_ATTACK:

@@ -32,10 +32,23 @@ name                 shape         content (scaling)
 ``territories``      ``(S,)``      territories per slot / T
 ``army_total``       ``(S,)``      armies per slot / (10 T)
 ``trade_value``      ``(1,)``      value of the next set (escalating schedules) / 20
+                                   (0 under ``fixed_by_symbol`` and ``stars``, whose
+                                   values are fixed; under ``stars`` a hand's stars
+                                   follow from ``my_cards``: infantry and cavalry 1,
+                                   artillery and wild 2)
 ``battle``           ``(3,)``      last roll's attacker dice / 3, attack dice awaiting
                                    a defence / 3, occupation minimum / 3
 ``turn``             ``(1,)``      turn / turn limit
+``dice_rules``       ``(8,)``      only under ``reroll_with_card`` or ``die_to_six``
+                                   (docs/rules.md §8), for the player on turn: a roll
+                                   waits for its decision, its re-roll is available,
+                                   its six is available (this turn), then the
+                                   waiting roll's attacker dice (3, highest first)
+                                   and defender dice (2) / 6 (0 where none)
 ===================  ============  ==============================================
+
+Blocks marked "only under" a switch exist only in games with it on, at the end
+of the vector; the default layout is unchanged by them.
 
 All entries are >= 0; the space's upper bound is ``inf`` (army counts are unbounded).
 """
@@ -90,6 +103,9 @@ class ObservationEncoder:
             ("battle", (3,)),
             ("turn", (1,)),
         ]
+        self._dice_rules = game.dice_rules
+        if game.dice_rules:
+            blocks.append(("dice_rules", (8,)))
         self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
         off = 0
         for name, shape in blocks:
@@ -135,7 +151,7 @@ class ObservationEncoder:
         keep[:, S] = False
         self._cont_keep = np.flatnonzero(keep.ravel())
         self._sym_list = list(game.card_symbol)
-        tv = game.config.card_trade if game.uses_cards and game.config.card_trade != "fixed_by_symbol" else ""
+        tv = game.config.card_trade if game.trades_sets and game.config.card_trade != "fixed_by_symbol" else ""
         # next set's value / 20 by sets traded so far (the observation caps the counter at 400 sets)
         self._tv_table = [set_value(tv, k, 0) / 20.0 for k in range(401)] if tv else []
         self._turn_limit = float(game.config.turn_limit)
@@ -220,4 +236,19 @@ class ObservationEncoder:
         elif ph == Phase.OCCUPY:
             out[b + 2] = s.armies[s.att_dst] / 3.0
         out[self._o_turnno] = s.turn / self._turn_limit
+        if self._dice_rules and s.player == seat and ph == Phase.ATTACK:
+            o = self.layout["dice_rules"][0].start
+            g = self.game
+            if s.roll_pending:
+                out[o] = 1.0
+                att = s.att_dice
+                for j, f in enumerate(s.last_roll[:att]):
+                    out[o + 3 + j] = f / 6.0
+                for j, f in enumerate(s.last_roll[att + 1 : att + 3]):
+                    out[o + 6 + j] = f / 6.0
+            # availability for this battle (re-roll) and this turn (six)
+            if g.config.reroll_with_card and not s.reroll_used:
+                out[o + 1] = 1.0
+            if g.config.die_to_six and not s.six_used:
+                out[o + 2] = 1.0
         return out

@@ -203,8 +203,9 @@ class GameView:
 
     def next_trade_value(self, comp: int = 3) -> int:
         """Armies the next set traded in the game is worth (composition ``comp`` matters only
-        for ``fixed_by_symbol``; default one of each); 0 without cards (docs/rules.md §4.1, §6)."""
-        if not self.game.uses_cards:
+        for ``fixed_by_symbol``; default one of each); 0 without cards or under ``card_trade="stars"``,
+        whose trades are valued by stars (:func:`risk_env.rules.cards.stars_value`) (docs/rules.md §4.1, §6)."""
+        if not self.game.trades_sets:
             return 0
         return set_value(self.game.config.card_trade, self._state.sets_traded, comp)
 

@@ -56,8 +56,9 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
         return names[seat] if names is not None and 0 <= seat < len(names) else seat_name(game, seat)
 
     out = []
-    if k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND):
-        src, dst = (mv.src, mv.dst) if k != MoveKind.DEFEND else (b.att_src, b.att_dst)
+    rolls = (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND, MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL)
+    if k in rolls:
+        src, dst = (mv.src, mv.dst) if k in (MoveKind.ATTACK, MoveKind.BLITZ) else (b.att_src, b.att_dst)
         if a.last_roll and k != MoveKind.BLITZ:
             z = a.last_roll.index(0)
             out.append(f"{' '.join(map(str, a.last_roll[:z]))} v {' '.join(map(str, a.last_roll[z + 1 :]))}")
@@ -69,9 +70,11 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
         out.append(f"attacker -{lost_a}, defender -{lost_d}")
         if conquered:
             out.append(f"conquers {name(dst)}")
-        elif k == MoveKind.ATTACK and a.phase == Phase.DEFEND:
+        elif k in (MoveKind.ATTACK, MoveKind.BLITZ) and a.phase == Phase.DEFEND:
             out.clear()
             out.append(f"{who(game.current_player(a))} to defend")
+        elif a.roll_pending:  # the expert dice rules (docs/rules.md §8): nothing lost yet
+            out[-1] = "the roll waits: re-roll, six or keep"
     elif k == MoveKind.TRADE:
         out.append(f"+{a.to_place - b.to_place} armies" + (f", +2 on {name(mv.bonus)}" if mv.bonus >= 0 else ""))
     elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):

@@ -9,6 +9,12 @@ listed in :data:`COMPOSITIONS` (``"IIW"`` is two infantry and a wild).
 (True, False, True)
 >>> [escalating_value(k) for k in range(1, 10)]
 [4, 6, 8, 10, 12, 15, 20, 25, 30]
+
+Under ``card_trade="stars"`` (§6) a card carries :data:`SYMBOL_STARS` stars and any
+cards worth 2..10 stars together are traded for :func:`stars_value` armies:
+
+>>> [stars_value(k) for k in range(2, 11)]
+[2, 4, 7, 10, 13, 17, 21, 25, 30]
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ __all__ = [
     "composition_of",
     "escalating_value",
     "set_value",
+    "SYMBOL_STARS",
+    "STARS_VALUES",
+    "MIN_STARS",
+    "MAX_STARS",
+    "stars_value",
+    "stars_pick",
 ]
 
 _LETTER = "ICAW"
@@ -122,3 +134,51 @@ def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
             raise ValueError(f"composition index {comp} out of range 0..{len(COMPOSITIONS) - 1}")
         return _fixed_value(comp)
     raise ValueError(f"no set values for card_trade={schedule!r}")
+
+
+SYMBOL_STARS: tuple[int, int, int, int] = (1, 1, 2, 2)
+"""Stars a card carries under ``card_trade="stars"``, by symbol (infantry, cavalry,
+artillery, wild) (docs/rules.md §6). The sources give wilds 2 stars and other cards 1
+or 2 without saying which; this project gives the artillery cards 2 and the infantry
+and cavalry cards 1, so a hand's stars follow from its symbols."""
+
+MIN_STARS, MAX_STARS = 2, 10
+"""The smallest and largest star total of one stars trade (docs/rules.md §6)."""
+
+STARS_VALUES: dict[int, int] = dict(zip(range(2, 11), (2, 4, 7, 10, 13, 17, 21, 25, 30), strict=True))
+"""Armies for a stars trade by its star total 2..10 (docs/rules.md §6)."""
+
+
+def stars_value(stars: int) -> int:
+    """Armies a stars trade of ``stars`` stars (2..10) brings (docs/rules.md §6).
+
+    Raises:
+        ValueError: ``stars`` outside 2..10.
+    """
+    if stars not in STARS_VALUES:
+        raise ValueError(f"a stars trade is worth {MIN_STARS}..{MAX_STARS} stars, got {stars!r}")
+    return STARS_VALUES[stars]
+
+
+def stars_pick(hand: Sequence[int], symbols: Sequence[int], stars: int) -> tuple[int, ...] | None:
+    """The cards of ``hand`` a stars trade of exactly ``stars`` stars gives up, or None if the
+    hand cannot make that total (docs/rules.md §6).
+
+    The rule (the trade's value depends on the total alone): as many 2-star cards as fit,
+    then 1-star cards for the rest, each kind by lowest card id, so the fewest cards go.
+
+    Args:
+        hand: card ids; symbols: the symbol of every card id (``Game.card_symbol``); stars: 2..10.
+
+    >>> stars_pick([0, 1, 2, 5], [0, 1, 2, 0, 0, 3], 5)  # cards 2 and 5 carry 2 stars
+    (0, 2, 5)
+    >>> stars_pick([0, 1], [0, 1], 3) is None
+    True
+    """
+    ones = sorted(c for c in hand if SYMBOL_STARS[symbols[c]] == 1)
+    twos = sorted(c for c in hand if SYMBOL_STARS[symbols[c]] == 2)
+    y = min(len(twos), stars // 2)
+    x = stars - 2 * y
+    if x > len(ones):
+        return None
+    return tuple(sorted(twos[:y] + ones[:x]))

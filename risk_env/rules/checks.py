@@ -46,6 +46,20 @@ def field_problems(game: Game, s: GameState) -> list[str]:
             out.append(f"{f}={v} is not a territory id in 0..{T - 1} (or -1 for none)")
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and (s.att_src < 0 or s.att_dst < 0):
         out.append(f"the {PHASE_NAME[Phase(s.phase)]} phase needs a pending battle (att_src and att_dst)")
+    if s.roll_pending:
+        att, roll = s.att_dice, s.last_roll
+        ok = s.phase == Phase.ATTACK and s.att_src >= 0 and s.att_dst >= 0 and 1 <= att <= 3
+        ok = ok and att + 2 <= len(roll) <= att + 3 and roll[att] == 0
+        ok = ok and all(1 <= f <= 6 for f in roll[:att] + roll[att + 1 :])
+        if not ok:
+            out.append(
+                "a pending roll (roll_pending) needs the attack phase, a battle, and its roll: "
+                "att_dice attacker faces, a 0, then 1 or 2 defender faces (faces 1..6)"
+            )
+    if s.blitzing and (s.phase != Phase.DEFEND or game.config.defender_dice != "choose"):
+        out.append("a blitz waits for the defender (blitzing) only in the defend phase under defender_dice='choose'")
+    if s.roll_pending and not (game.config.reroll_with_card or game.config.die_to_six):
+        out.append("a pending roll exists only under the expert dice rules (reroll_with_card, die_to_six)")
     if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):
         out.append("dice faces must be 1..6")
     if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):

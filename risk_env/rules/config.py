@@ -23,14 +23,26 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["RulesConfig", "PRESETS", "STARTING_ARMIES", "resolve_rules", "parse_value", "parse_settings"]
+__all__ = [
+    "RulesConfig",
+    "PRESETS",
+    "STARTING_ARMIES",
+    "resolve_rules",
+    "parse_value",
+    "parse_settings",
+    "rules_files",
+    "load_rules_file",
+]
 
 STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
 """Starting armies per player by player count (docs/rules.md §3)."""
@@ -38,7 +50,7 @@ STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "setup": ("claim", "deal", "random"),
     "two_player": ("neutral", "none"),
-    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "no_cards"),
+    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "stars", "no_cards"),
     "territory_bonus": ("once_per_turn", "once_per_trade"),
     "defender_dice": ("max", "choose"),
     "fortify": ("adjacent", "connected"),
@@ -65,14 +77,23 @@ class RulesConfig:
             back to 4 after 15; ``"slow_escalation"`` 4, 5, 6, ...;
             ``"fixed_by_symbol"`` three infantry 4, three cavalry 6, three
             artillery 8, one of each 10 (a wild counts as whatever symbol makes
-            the set worth most); ``"no_cards"`` no cards at all.
+            the set worth most); ``"stars"`` any cards worth 2..10 stars
+            together (infantry and cavalry cards 1 star, artillery cards and
+            wilds 2) bring 2, 4, 7, 10, 13, 17, 21, 25, 30 armies, with no
+            forced trade and no +2 territory bonus (§6); ``"no_cards"`` no cards at all.
         territory_bonus: the +2 armies for a traded card showing an owned
             territory: ``"once_per_turn"`` (default) or ``"once_per_trade"`` (§4.1).
         elimination_trade_at: after taking an eliminated player's cards, a
             hand of at least this many must be traded down to 4 at once (§4.2;
             default 6, variant 5).
         defender_dice: ``"max"`` (default) or ``"choose"``: the defending
-            player picks 1 or 2 dice before each roll (§4.2).
+            player picks 1 or 2 dice before each roll (§4.2), a blitz's rolls
+            included (the defender decides every round of a blitz).
+        reroll_with_card: expert rule (§8): once per battle the attacker may re-roll one
+            of its dice after a roll, when it holds the card of the attacking or the
+            attacked territory. Default False.
+        die_to_six: expert rule (§8): once per turn the attacker may turn one of its
+            dice into a six after a roll. Default False.
         fortify: ``"adjacent"`` (default) or ``"connected"`` (through own territories) (§4.3).
         turn_limit: player turns (each player's turn counts one) after which
             the episode is truncated (§4.5); >= 1.
@@ -91,6 +112,8 @@ class RulesConfig:
     elimination_trade_at: int = 6
     defender_dice: str = "max"
     fortify: str = "adjacent"
+    reroll_with_card: bool = False
+    die_to_six: bool = False
     turn_limit: int = 1000
     truncation_reward: str = "draw"
 
@@ -107,6 +130,11 @@ class RulesConfig:
                 continue
             if value not in allowed:
                 raise ConfigError(f"{key}={value!r} is not allowed; choose one of: {', '.join(allowed)}")
+        for key in ("reroll_with_card", "die_to_six"):
+            if not isinstance(getattr(self, key), bool):
+                raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
+        if self.reroll_with_card and not self.uses_cards:
+            raise ConfigError("reroll_with_card=True needs cards (it depends on the cards held); card_trade='no_cards' has none")
         if self.starting_armies is None:
             object.__setattr__(self, "starting_armies", STARTING_ARMIES[n])
         for key, lo, hi in (
@@ -165,6 +193,64 @@ class RulesConfig:
             raise ConfigError(f"unknown rules preset {preset!r}; presets: {', '.join(PRESETS)}")
         return cls.from_dict({**PRESETS[preset], **overrides})
 
+    @classmethod
+    def from_file(cls, name_or_path: str | os.PathLike[str], **overrides: Any) -> RulesConfig:
+        """A rules file: a shipped one by name (:func:`rules_files`, e.g. ``"stars"``) or a
+        YAML file by path, holding a mapping of switches and optionally a ``preset`` to start
+        from; ``overrides`` are applied on top.
+
+        Raises:
+            ConfigError: no such shipped name or file (the message lists the shipped names),
+                a file that is not YAML or not a mapping, or a bad switch in it.
+        """
+        return resolve_rules(rules={**load_rules_file(name_or_path), **overrides})
+
+
+def rules_files() -> dict[str, Any]:
+    """The shipped rules files (``configs/rules/*.yaml`` in the package ``risk_env.configs``):
+    name -> resource."""
+    folder = files("risk_env.configs") / "rules"
+    if not folder.is_dir():  # pragma: no cover (the folder ships with the package)
+        return {}
+    return {x.name[: -len(".yaml")]: x for x in sorted(folder.iterdir(), key=lambda t: t.name) if x.name.endswith(".yaml")}
+
+
+def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The mapping of switches a rules file holds (a shipped name or a path; see
+    :meth:`RulesConfig.from_file`), not yet validated.
+
+    Raises:
+        ConfigError: an unknown name or missing file, unreadable YAML, or not a mapping.
+    """
+    shipped = rules_files()
+    key = os.fspath(name_or_path)
+    if key in shipped:
+        text, where = shipped[key].read_text(encoding="utf-8"), f"rules file {key!r}"
+    else:
+        path = Path(key)
+        if not path.is_file():
+            raise ConfigError(
+                f"unknown rules preset {key!r}; presets: {', '.join(PRESETS)}; "
+                f"rules files: {', '.join(shipped) or 'none'}, or the path of a rules .yaml file"
+            )
+        text, where = path.read_text(encoding="utf-8"), f"rules file {key}"
+    try:
+        import yaml
+    except ImportError as e:  # pragma: no cover (pyyaml is a dependency)
+        raise ConfigError(f"reading {where} needs pyyaml: pip install pyyaml") from e
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{where} is not valid YAML: {e}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"{where} must hold a mapping of rules switches (and optionally 'preset'), got {type(data).__name__}; "
+            f"switches: {', '.join(RulesConfig.options())}"
+        )
+    return dict(data)
+
 
 def _reject_unknown_options(init: Any) -> Any:
     """Make ``RulesConfig(bogus=1)`` raise ConfigError listing the options (not a bare TypeError)."""
@@ -187,14 +273,17 @@ RulesConfig.__init__ = _reject_unknown_options(RulesConfig.__init__)  # type: ig
 PRESETS: dict[str, dict[str, Any]] = {
     "classic": {},
     "fast": {"setup": "random", "turn_limit": 400},
-    "tournament": {"fortify": "connected"},
-    "expert": {"card_trade": "slow_escalation", "fortify": "connected"},
+    "tournament": {"setup": "deal", "fortify": "connected", "elimination_trade_at": 5, "territory_bonus": "once_per_turn"},
+    "expert": {"card_trade": "slow_escalation", "fortify": "connected", "reroll_with_card": True, "die_to_six": True},
     "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
 }
 """Named rule sets: ``classic`` (the docs/rules.md defaults), ``fast`` (random
-setup, 400-turn limit, for quick training), ``tournament`` (connected fortify,
-§4.3), ``expert`` (slow escalation and connected fortify, §8), ``duel`` (two
-players without the neutral)."""
+setup, 400-turn limit, for quick training), ``tournament`` (the tournament rule
+set: territories dealt from the cards, connected fortify, the trade-down after an
+elimination from 5 cards, the +2 bonus once per turn; §3, §4.2, §4.3; what it
+leaves out is listed in docs/rules.md §8), ``expert`` (the rulebook's four expert rules:
+slow escalation, connected fortify, the re-roll with a card and the die turned to a
+six, §8), ``duel`` (two players without the neutral)."""
 
 
 def resolve_rules(
@@ -209,8 +298,9 @@ def resolve_rules(
     docs/rules.md defaults), then ``overrides``, then ``num_players``.
 
     Args:
-        preset: a preset name (:data:`PRESETS`).
-        rules: a :class:`RulesConfig`, a preset name, or a mapping of switches that may
+        preset: a preset name (:data:`PRESETS`), or a rules file: a shipped name
+            (:func:`rules_files`) or the path of a YAML file (:meth:`RulesConfig.from_file`).
+        rules: a :class:`RulesConfig`, a preset or rules file name, or a mapping of switches that may
             hold a ``"preset"`` key (as in the YAML training configs). Not together with ``preset``.
         num_players: 2..6; ``None`` keeps the count of the base (4 without one).
         **overrides: any switches of :class:`RulesConfig` (``turn_limit=200``, ``fortify="connected"``).
@@ -232,6 +322,8 @@ def resolve_rules(
     changes = dict(overrides)
     if num_players is not None:
         changes["num_players"] = num_players
+    if preset is not None and preset not in PRESETS and rules is None:
+        rules, preset = load_rules_file(preset), None
     if rules is None:
         if preset is None:
             return RulesConfig.from_dict(changes)
@@ -245,6 +337,11 @@ def resolve_rules(
         inner = base.pop("preset", None)
         if inner is not None:
             preset = _one_preset(preset, inner)
+            if preset not in PRESETS:  # a rules file may start from another rules file
+                base = {**load_rules_file(preset), **base}
+                preset = base.pop("preset", None)
+                if preset is not None and (preset not in PRESETS):
+                    raise ConfigError(f"rules file chains deeper than one level are not supported ({inner!r} -> {preset!r})")
         merged = {**base, **changes}
         return RulesConfig.from_dict(merged) if preset is None else RulesConfig.from_preset(preset, **merged)
     raise ConfigError(

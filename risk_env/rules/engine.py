@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import ConfigError, IllegalMoveError
 from . import checks, legality, notation
-from .cards import composition_of, set_value
+from .cards import SYMBOL_STARS, composition_of, set_value, stars_pick, stars_value
 from .config import RulesConfig
 from .dice import roll_outcomes
 from .map import GameMap, load_map
@@ -78,6 +78,11 @@ class Game:
             )
         self.T = T
         self.uses_cards = cfg.uses_cards
+        self.stars = cfg.card_trade == "stars"
+        # cards are traded in sets of three (with the forced trades of §4.1, §4.2), not by stars (§6)
+        self.trades_sets = cfg.uses_cards and not self.stars
+        # the expert dice rules (§8): a roll may wait for the attacker's re-roll or six
+        self.dice_rules = cfg.reroll_with_card or cfg.die_to_six
         self.num_cards = m.num_cards if cfg.uses_cards else 0
         # Precomputed tables (read-only).
         self.neighbors = m.neighbors
@@ -85,6 +90,7 @@ class Game:
         self.edge_src = m.edge_src
         self.edge_dst = m.edge_dst
         self.card_symbol = m.card_symbol.tolist()
+        self.card_stars = [SYMBOL_STARS[x] for x in self.card_symbol]
         self.continent_idx = [np.flatnonzero(row) for row in m.continent_members]
         self.continent_bonus = m.continent_bonus.tolist()
 
@@ -132,6 +138,7 @@ class Game:
         s.winner = -1
         s.steps = 0
         s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
+        s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
         if cfg.setup == "claim":
             s.phase = Phase.CLAIM
             s.player = s.order[0]
@@ -191,9 +198,10 @@ class Game:
         s.phase = Phase.REINFORCE
         s.to_place = self.income(s, s.player)
         s.bonus_used = s.conquered = s.resume_attack = s.trade_down = False
+        s.reroll_used = s.six_used = False
         s.att_src = s.att_dst = -1
         s.att_dice = 0
-        s.forced = self.uses_cards and len(s.hands[s.player]) >= 5
+        s.forced = self.trades_sets and len(s.hands[s.player]) >= 5
 
     # ------------------------------------------------------------------ rule helpers
     def income(self, s: GameState, seat: int) -> int:
@@ -213,12 +221,28 @@ class Game:
         return total
 
     def trade_value(self, s: GameState, cards: Iterable[int]) -> int:
-        """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1, §6)."""
+        """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1, §6).
+        Under ``card_trade="stars"``: what the cards' stars together bring (§6)."""
+        if self.stars:
+            return stars_value(sum(self.card_stars[c] for c in cards))
         comp = composition_of([self.card_symbol[c] for c in cards])
         return set_value(self.config.card_trade, s.sets_traded, comp)
 
+    def trade_move_value(self, s: GameState, move: Move) -> int:
+        """Armies the ``TRADE`` move ``move`` brings now, without the +2 bonus: its set's value,
+        or under ``card_trade="stars"`` its star total's value (docs/rules.md §4.1, §6)."""
+        return stars_value(move.count) if self.stars else self.trade_value(s, move.cards)
+
+    def stars_cards(self, s: GameState, stars: int) -> tuple[int, ...] | None:
+        """The cards a stars trade of ``stars`` stars by the player on turn gives up now, or
+        None if its hand cannot make that total (:func:`risk_env.rules.cards.stars_pick`, docs/rules.md §6)."""
+        return stars_pick(s.hands[s.player], self.card_symbol, stars)
+
     def bonus_candidates(self, s: GameState, cards: Iterable[int]) -> list[int]:
-        """Territories that may take the +2 bonus for trading ``cards`` now (docs/rules.md §4.1)."""
+        """Territories that may take the +2 bonus for trading ``cards`` now (docs/rules.md §4.1;
+        none under ``card_trade="stars"``, §6)."""
+        if self.stars:
+            return []
         if self.config.territory_bonus == "once_per_turn" and s.bonus_used:
             return []
         p = s.player
@@ -264,7 +288,8 @@ class Game:
 
         Returns ``(attacker_losses, defender_losses) -> probability`` (Fractions summing to 1).
         The defender rolls its maximum unless ``defender_dice`` is given (the
-        ``defender_dice="choose"`` variant).
+        ``defender_dice="choose"`` variant). Under the expert dice rules (§8) these are the
+        outcomes of the roll as drawn, before any re-roll or six.
 
         Raises:
             IllegalMoveError: ``move`` is not a legal attack in ``s``.
@@ -375,14 +400,26 @@ class Game:
         elif k == MoveKind.TRADE:
             self._trade(s, move)
         elif k == MoveKind.ATTACK:
+            if (move.src, move.dst) != (s.att_src, s.att_dst):
+                s.reroll_used = False  # a new battle (docs/rules.md §8)
             s.att_src, s.att_dst, s.att_dice = move.src, move.dst, move.count
             defender = int(s.owner[move.dst])
             if self.config.defender_dice == "choose" and defender != self.neutral:
                 s.phase = Phase.DEFEND
+            elif self.dice_rules:
+                self._roll_or_wait(s, min(2, int(s.armies[move.dst])))
             else:
                 self._roll(s, move.src, move.dst, move.count, min(2, int(s.armies[move.dst])))
         elif k == MoveKind.BLITZ:
             a, b = move.src, move.dst
+            if self.dice_rules:
+                s.reroll_used = False  # a blitz is a battle of its own and never uses the expert dice rules
+            if self.config.defender_dice == "choose" and int(s.owner[b]) != self.neutral:
+                # the defender decides every round of the blitz (docs/rules.md §4.2)
+                s.att_src, s.att_dst, s.att_dice = a, b, min(3, int(s.armies[a]) - 1)
+                s.blitzing = True
+                s.phase = Phase.DEFEND
+                return
             armies = s.armies
             while True:
                 att = min(3, int(armies[a]) - 1)
@@ -392,7 +429,33 @@ class Game:
             s.phase = Phase.FORTIFY
         elif k == MoveKind.DEFEND:
             s.phase = Phase.ATTACK
-            self._roll(s, s.att_src, s.att_dst, s.att_dice, move.count)
+            if s.blitzing:  # the next round of a blitz, unless it is over (docs/rules.md §4.2)
+                a, b = s.att_src, s.att_dst
+                if self._roll(s, a, b, s.att_dice, move.count) or s.armies[a] < 2:
+                    s.blitzing = False
+                else:
+                    s.att_dice = min(3, int(s.armies[a]) - 1)
+                    s.phase = Phase.DEFEND
+            elif self.dice_rules:
+                self._roll_or_wait(s, move.count)
+            else:
+                self._roll(s, s.att_src, s.att_dst, s.att_dice, move.count)
+        elif k == MoveKind.REROLL:
+            att = s.att_dice
+            faces = s.last_roll[:att]
+            faces[move.count - 1] = self._draw_dice(s, 1)[0]
+            s.last_roll = sorted(faces, reverse=True) + s.last_roll[att:]
+            s.reroll_used = True
+            self._settle_unless_options(s)
+        elif k == MoveKind.SIX:
+            att = s.att_dice
+            faces = s.last_roll[:att]
+            faces[move.count - 1] = 6
+            s.last_roll = sorted(faces, reverse=True) + s.last_roll[att:]
+            s.six_used = True
+            self._settle_unless_options(s)
+        elif k == MoveKind.KEEP_ROLL:
+            self._settle(s)
         elif k == MoveKind.OCCUPY:
             extra = move.count - int(s.armies[s.att_dst])
             s.armies[s.att_src] -= extra
@@ -444,8 +507,13 @@ class Game:
         """Trade one set: the shared counter, the +2 territory bonus (docs/rules.md §4.1, §6)."""
         p = s.player
         hand = s.hands[p]
-        value = self.trade_value(s, move.cards)
-        for c in move.cards:
+        if self.stars:  # §6: the rules pick the cards; no +2 bonus, no forced trade
+            cards = self.stars_cards(s, move.count) or ()
+            value = stars_value(move.count)
+        else:
+            cards = move.cards
+            value = self.trade_value(s, cards)
+        for c in cards:
             hand.remove(c)
             s.discard.append(c)
         s.sets_traded += 1
@@ -485,6 +553,50 @@ class Game:
             return True
         return False
 
+    # ------------------------------------------------------------------ the expert dice rules (docs/rules.md §8)
+    def can_reroll(self, s: GameState) -> bool:
+        """Whether the attacker may re-roll one die of the pending roll now: ``reroll_with_card``,
+        not yet used in this battle (a run of rolls on one source-target pair), and the attacker
+        holds the card of the source or of the target (docs/rules.md §8)."""
+        if not (self.config.reroll_with_card and s.roll_pending) or s.reroll_used:
+            return False
+        hand = s.hands[s.player]
+        return s.att_src in hand or s.att_dst in hand
+
+    def can_six(self, s: GameState) -> bool:
+        """Whether the attacker may turn one die of the pending roll into a six now: ``die_to_six``,
+        not yet used this turn, and a die below six (docs/rules.md §8)."""
+        return self.config.die_to_six and s.roll_pending and not s.six_used and any(f < 6 for f in s.last_roll[: s.att_dice])
+
+    def _roll_or_wait(self, s: GameState, dfd: int) -> None:
+        """Draw the roll of the battle ``att_src -> att_dst``; settle it at once unless the attacker may
+        still change it (docs/rules.md §8)."""
+        att = s.att_dice
+        faces = self._draw_dice(s, att + dfd)
+        s.last_roll = sorted(faces[:att], reverse=True) + [0] + sorted(faces[att:], reverse=True)
+        s.last_dice = att
+        s.roll_pending = True
+        self._settle_unless_options(s)
+
+    def _settle_unless_options(self, s: GameState) -> None:
+        if not (self.can_reroll(s) or self.can_six(s)):
+            self._settle(s)
+
+    def _settle(self, s: GameState) -> None:
+        """Take the losses of the pending roll (as :meth:`_roll` does, docs/rules.md §4.2)."""
+        a, b, att = s.att_src, s.att_dst, s.att_dice
+        s.roll_pending = False
+        al = dl = 0
+        for x, y in zip(s.last_roll[:att], s.last_roll[att + 1 :], strict=False):
+            if x > y:
+                dl += 1
+            else:
+                al += 1
+        s.armies[a] -= al
+        s.armies[b] -= dl
+        if s.armies[b] == 0:
+            self._conquer(s, a, b, att)
+
     def _conquer(self, s: GameState, a: int, b: int, dice: int) -> None:
         """Conquest, elimination, card transfer and the win (docs/rules.md §4.2, §4.5)."""
         p = s.player
@@ -502,7 +614,7 @@ class Game:
             if self.uses_cards:
                 s.hands[p].extend(s.hands[loser])
                 s.hands[loser] = []
-                s.trade_down = len(s.hands[p]) >= self.config.elimination_trade_at
+                s.trade_down = self.trades_sets and len(s.hands[p]) >= self.config.elimination_trade_at
             if sum(s.alive) == 1:
                 s.winner = p
                 s.phase = Phase.GAME_OVER

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import IllegalMoveError
-from .cards import composition_of
+from .cards import MAX_STARS, MIN_STARS, composition_of
 from .moves import Move, MoveKind
 from .notation import move_to_text
 from .state import GameState, Phase
@@ -35,8 +35,14 @@ PHASE_ALLOWED = {
     Phase.SETUP_PLACE: (
         "'place <own territory> 1' (or, for the neutral's army in a 2-player setup, 'neutral <neutral territory>')"
     ),
-    Phase.REINFORCE: "'trade <card>, <card>, <card> [bonus=<territory>]' of a set in hand, or 'place <own territory> <armies>'",
-    Phase.ATTACK: "'attack <own>-><adjacent enemy> dice=<1..3>', 'blitz <own>-><adjacent enemy>', or 'end attack'",
+    Phase.REINFORCE: (
+        "'trade <card>, <card>, <card> [bonus=<territory>]' of a set in hand (stars rules: 'trade stars=<2..10>'), "
+        "or 'place <own territory> <armies>'"
+    ),
+    Phase.ATTACK: (
+        "'attack <own>-><adjacent enemy> dice=<1..3>', 'blitz <own>-><adjacent enemy>', or 'end attack' "
+        "(expert dice rules, after a roll: 'reroll die=<j>', 'six die=<j>' or 'keep roll')"
+    ),
     Phase.DEFEND: "'defend dice=<1..2>'",
     Phase.OCCUPY: "'occupy <armies>'",
     Phase.FORTIFY: "'fortify <own>-><own> <armies>' or 'end turn'",
@@ -57,6 +63,9 @@ _USED_FIELDS = {
     MoveKind.OCCUPY: {"count"},
     MoveKind.FORTIFY: {"src", "dst", "count"},
     MoveKind.END_TURN: set(),
+    MoveKind.REROLL: {"count"},
+    MoveKind.SIX: {"count"},
+    MoveKind.KEEP_ROLL: set(),
 }
 
 
@@ -85,6 +94,8 @@ def check(game: Game, s: GameState, move: Move) -> None:
     ph = s.phase
     k = move.kind
     used = _USED_FIELDS.get(k)
+    if k == MoveKind.TRADE and game.stars:
+        used = {"count"}
     if used is None:
         raise IllegalMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
     for f, default in _FIELD_DEFAULTS:
@@ -134,6 +145,15 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, "these rules have no cards")
         if not game.can_trade(s):
             raise _illegal(game, s, move, "sets are traded only in the reinforce phase (after an elimination: only while forced)")
+        if game.stars:
+            if not MIN_STARS <= move.count <= MAX_STARS:
+                raise _illegal(game, s, move, f"a stars trade is worth {MIN_STARS}..{MAX_STARS} stars ('trade stars=<k>')")
+            if game.stars_cards(s, move.count) is None:
+                have = sum(game.card_stars[c] for c in s.hands[p])
+                raise _illegal(
+                    game, s, move, f"your cards ({_hand_text(game, s.hands[p])}; {have} stars) cannot make {move.count} stars"
+                )
+            return
         cards = move.cards
         hand = s.hands[p]
         if len(cards) != 3 or len(set(cards)) != 3 or any(c not in hand for c in cards):
@@ -146,6 +166,24 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, f"choose the +2 bonus territory: bonus= one of {names}")
         if not cands and move.bonus != -1:
             raise _illegal(game, s, move, "no +2 territory bonus is available for this trade")
+        return
+    if s.roll_pending and k not in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+        raise _illegal(game, s, move, f"your roll {_roll_text(s)} waits: 'reroll die=<j>', 'six die=<j>' or 'keep roll'")
+    if k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+        if not s.roll_pending:
+            raise _illegal(game, s, move, "no roll waits for a re-roll or a six (expert dice rules)")
+        if k == MoveKind.KEEP_ROLL:
+            return
+        if k == MoveKind.REROLL and not game.can_reroll(s):
+            raise _illegal(
+                game, s, move, "no re-roll: one per battle, when you hold the card of the attacking or the attacked territory"
+            )
+        if k == MoveKind.SIX and not game.can_six(s):
+            raise _illegal(game, s, move, "no six: one per turn, and only for a die below six")
+        if not 1 <= move.count <= s.att_dice:
+            raise _illegal(game, s, move, f"name one of your {s.att_dice} dice: die=1..{s.att_dice} (highest first)")
+        if k == MoveKind.SIX and s.last_roll[move.count - 1] == 6:
+            raise _illegal(game, s, move, f"die {move.count} shows a six already")
         return
     if k in (MoveKind.ATTACK, MoveKind.BLITZ):
         if ph != Phase.ATTACK:
@@ -208,6 +246,22 @@ def check(game: Game, s: GameState, move: Move) -> None:
     raise _illegal(game, s, move, f"unknown move kind {k!r}")
 
 
+def _roll_text(s: GameState) -> str:
+    att = s.att_dice
+    return f"{s.last_roll[:att]} against {s.last_roll[att + 1 :]}"
+
+
+def dice_rule_moves(game: Game, s: GameState) -> list[Move]:
+    """The decisions on a pending roll under the expert dice rules (docs/rules.md §8)."""
+    out: list[Move] = []
+    if game.can_reroll(s):
+        out.extend(Move.reroll(j) for j in range(1, s.att_dice + 1))
+    if game.can_six(s):
+        out.extend(Move.six(j) for j in range(1, s.att_dice + 1) if s.last_roll[j - 1] < 6)
+    out.append(Move.keep_roll())
+    return out
+
+
 def legal_moves(game: Game, s: GameState) -> list[Move]:
     """Every legal move in ``s`` (complete moves; counts enumerated one by one)."""
     ph = s.phase
@@ -221,7 +275,9 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
             return [Move.place_neutral(int(t)) for t in np.flatnonzero(owner == game.neutral)]
         return [Move.place(int(t), 1) for t in np.flatnonzero(owner == p)]
     if ph == Phase.REINFORCE:
-        if game.can_trade(s):
+        if game.can_trade(s) and game.stars:
+            out.extend(Move.trade_stars(k) for k in range(MIN_STARS, MAX_STARS + 1) if game.stars_cards(s, k) is not None)
+        elif game.can_trade(s):
             for trio in itertools.combinations(sorted(s.hands[p]), 3):
                 if composition_of([game.card_symbol[c] for c in trio]) >= 0:
                     cands = game.bonus_candidates(s, trio)
@@ -231,6 +287,8 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
                 out.extend(Move.place(int(t), n) for n in range(1, s.to_place + 1))
         return out
     if ph == Phase.ATTACK:
+        if s.roll_pending:
+            return dice_rule_moves(game, s)
         for a in np.flatnonzero((owner == p) & (s.armies >= 2)).tolist():
             for b in game.attack_targets(s, a):
                 out.extend(Move.attack(a, b, d) for d in range(1, min(3, int(s.armies[a]) - 1) + 1))

@@ -13,6 +13,7 @@ kind               text                                            rule
 ``PLACE``          ``place Alaska 3``                              §3, §4.1
 ``PLACE_NEUTRAL``  ``neutral Peru``                                §7
 ``TRADE``          ``trade Alaska, Peru, Wild 1 bonus=Alaska``     §4.1
+                   ``trade stars=7`` (``card_trade="stars"``)      §6
 ``ATTACK``         ``attack Alaska->Kamchatka dice=3``             §4.2
 ``BLITZ``          ``blitz Alaska->Kamchatka``                     §4.2
 ``END_ATTACK``     ``end attack``                                  §4.2
@@ -20,7 +21,17 @@ kind               text                                            rule
 ``OCCUPY``         ``occupy 5``  (armies in the conquered territory) §4.2
 ``FORTIFY``        ``fortify Alaska->Alberta 4``                   §4.3
 ``END_TURN``       ``end turn``  (skip the fortify)                §4.3
+``REROLL``         ``reroll die=1``  (expert rules: re-roll the    §8
+                   highest attack die, before the losses)
+``SIX``            ``six die=3``  (expert rules: turn the third    §8
+                   highest attack die into a six)
+``KEEP_ROLL``      ``keep roll``  (let the roll stand)             §8
 =================  ==============================================  =========
+
+``REROLL``, ``SIX`` and ``KEEP_ROLL`` exist only under the ``reroll_with_card``
+and ``die_to_six`` switches: after a roll that may still be changed, the
+attacker's dice are shown sorted from highest to lowest, and ``die=j`` names the
+``j``-th of them.
 
 ``BLITZ`` rolls the most dice on both sides again and again until the target
 is conquered or the source is down to 1 army.
@@ -49,6 +60,9 @@ class MoveKind(IntEnum):
     OCCUPY = 8
     FORTIFY = 9
     END_TURN = 10
+    REROLL = 11
+    SIX = 12
+    KEEP_ROLL = 13
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +73,10 @@ class Move:
         kind: what the move does.
         src: territory id (claim/place target, attack or fortify source), or -1.
         dst: attack or fortify target territory id, or -1.
-        count: armies (place, occupy, fortify) or dice (attack, defend); 0 if unused.
-        cards: the three card ids of a trade (sorted), else ``()``.
+        count: armies (place, occupy, fortify), dice (attack, defend) or the star total
+            of a stars trade (``card_trade="stars"``; its cards are then picked by the
+            rules, :func:`risk_env.rules.cards.stars_pick`); 0 if unused.
+        cards: the three card ids of a set trade (sorted), else ``()``.
         bonus: territory id receiving the +2 trade bonus, or -1.
     """
 
@@ -86,6 +102,11 @@ class Move:
     @staticmethod
     def trade(cards: tuple[int, ...] | list[int], bonus: int = -1) -> Move:
         return Move(MoveKind.TRADE, cards=tuple(sorted(int(c) for c in cards)), bonus=bonus)
+
+    @staticmethod
+    def trade_stars(stars: int) -> Move:
+        """A stars trade of cards worth ``stars`` stars together (docs/rules.md §6)."""
+        return Move(MoveKind.TRADE, count=stars)
 
     @staticmethod
     def attack(src: int, dst: int, dice: int) -> Move:
@@ -114,3 +135,18 @@ class Move:
     @staticmethod
     def end_turn() -> Move:
         return Move(MoveKind.END_TURN)
+
+    @staticmethod
+    def reroll(die: int) -> Move:
+        """Re-roll the ``die``-th highest attack die of the pending roll (1-based; docs/rules.md §8)."""
+        return Move(MoveKind.REROLL, count=die)
+
+    @staticmethod
+    def six(die: int) -> Move:
+        """Turn the ``die``-th highest attack die of the pending roll into a six (1-based; docs/rules.md §8)."""
+        return Move(MoveKind.SIX, count=die)
+
+    @staticmethod
+    def keep_roll() -> Move:
+        """Let the pending roll stand (docs/rules.md §8)."""
+        return Move(MoveKind.KEEP_ROLL)

@@ -25,7 +25,22 @@ from .moves import Move, MoveKind
 
 __all__ = ["move_to_text", "parse_move", "VERBS"]
 
-VERBS = ("claim", "place", "neutral", "trade", "attack", "blitz", "defend", "occupy", "fortify", "end attack", "end turn")
+VERBS = (
+    "claim",
+    "place",
+    "neutral",
+    "trade",
+    "attack",
+    "blitz",
+    "defend",
+    "occupy",
+    "fortify",
+    "end attack",
+    "end turn",
+    "reroll",
+    "six",
+    "keep roll",
+)
 """The words a move's text starts with."""
 
 
@@ -44,6 +59,8 @@ def move_to_text(game_map: GameMap, move: Move) -> str:
     if k == MoveKind.PLACE_NEUTRAL:
         return f"neutral {name(move.src)}"
     if k == MoveKind.TRADE:
+        if not move.cards and move.count:
+            return f"trade stars={move.count}"
         text = "trade " + ", ".join(game_map.card_name(c) for c in move.cards)
         return text + (f" bonus={name(move.bonus)}" if move.bonus >= 0 else "")
     if k == MoveKind.ATTACK:
@@ -60,6 +77,12 @@ def move_to_text(game_map: GameMap, move: Move) -> str:
         return f"fortify {name(move.src)}->{name(move.dst)} {move.count}"
     if k == MoveKind.END_TURN:
         return "end turn"
+    if k == MoveKind.REROLL:
+        return f"reroll die={move.count}"
+    if k == MoveKind.SIX:
+        return f"six die={move.count}"
+    if k == MoveKind.KEEP_ROLL:
+        return "keep roll"
     raise InvalidMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
 
 
@@ -83,7 +106,7 @@ def parse_move(game_map: GameMap, text: str) -> Move:
     if move is None:
         raise InvalidMoveError(
             f"cannot read move {text!r}: it must start with one of claim, place, neutral, trade, attack, blitz, "
-            "defend, occupy, fortify, 'end attack', 'end turn'"
+            "defend, occupy, fortify, 'end attack', 'end turn', reroll, six, 'keep roll'"
         )
     return move
 
@@ -99,6 +122,8 @@ def _parse(m: GameMap, verb: str, rest: str) -> Move | None:
             return Move.place(m.id_of(rest), 1)
         return Move.place(m.id_of(where), _int(num, "armies"))
     if verb == "trade":
+        if rest.lower().startswith("stars="):
+            return Move.trade_stars(_int(rest[6:], "stars"))
         body, _, bonus = rest.partition(" bonus=")
         cards = [m.card_of(c) for c in body.split(",")]
         if len(cards) != 3:
@@ -122,6 +147,13 @@ def _parse(m: GameMap, verb: str, rest: str) -> Move | None:
         return Move.defend(_int(rest[5:], "dice"))
     if verb == "occupy":
         return Move.occupy(_int(rest, "armies"))
+    if verb in ("reroll", "six"):
+        if not rest.lower().startswith("die="):
+            raise ValueError(f"write '{verb} die=<1..3>'")
+        die = _int(rest[4:], "die")
+        return Move.reroll(die) if verb == "reroll" else Move.six(die)
+    if verb == "keep" and rest.lower() == "roll":
+        return Move.keep_roll()
     if verb == "end" and rest.lower() in ("attack", "turn"):
         return Move.end_attack() if rest.lower() == "attack" else Move.end_turn()
     return None

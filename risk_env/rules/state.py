@@ -46,6 +46,10 @@ _INT_FIELDS = (
     "steps",
 )
 _BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_down", "truncated")
+# The expert dice rules' bookkeeping (docs/rules.md §8), and a blitz whose defender chooses its dice
+# (§4.2): written by to_dict only when one is set, so
+# the dicts (and record digests) of games without those rules are unchanged.
+_DICE_RULE_FIELDS = ("roll_pending", "reroll_used", "six_used", "blitzing")
 
 
 class GameState:
@@ -73,6 +77,12 @@ class GameState:
         forced: a trade is forced (hand too large) before anything else.
         resume_attack: the reinforce phase follows an elimination trade-down and returns to attack.
         trade_down: an elimination's forced trade-down waits for the occupation to finish.
+        roll_pending: the expert dice rules (docs/rules.md §8): a roll is drawn
+            (``last_roll``) and waits for the attacker to re-roll a die, turn one into
+            a six, or let it stand, before the losses are taken.
+        reroll_used: the re-roll of this battle is spent; six_used: the six of this turn is spent.
+        blitzing: under ``defender_dice="choose"``, the pending battle is a blitz: after each
+            roll the defender chooses its dice for the next, until it ends (docs/rules.md §4.2).
         att_src, att_dst, att_dice: the pending battle (defend phase) or conquest (occupy).
         last_dice: attacker dice of the last roll (the occupation minimum).
         last_roll: ``[attacker faces..., 0, defender faces...]`` of the last roll.
@@ -82,7 +92,13 @@ class GameState:
         steps: moves applied so far.
     """
 
-    __slots__ = ("owner", "armies", "hands", "rng", "dice_buf", "_rng_shared") + _LIST_FIELDS + _INT_FIELDS + _BOOL_FIELDS
+    __slots__ = (
+        ("owner", "armies", "hands", "rng", "dice_buf", "_rng_shared")
+        + _LIST_FIELDS
+        + _INT_FIELDS
+        + _BOOL_FIELDS
+        + _DICE_RULE_FIELDS
+    )
 
     owner: np.ndarray
     armies: np.ndarray
@@ -116,6 +132,10 @@ class GameState:
     resume_attack: bool
     trade_down: bool
     truncated: bool
+    roll_pending: bool
+    reroll_used: bool
+    six_used: bool
+    blitzing: bool
 
     def copy(self) -> GameState:
         """An independent copy. The generator is shared copy-on-write: each
@@ -129,7 +149,7 @@ class GameState:
         self._rng_shared = c._rng_shared = True
         for f in _LIST_FIELDS:
             setattr(c, f, getattr(self, f)[:])
-        for f in _INT_FIELDS + _BOOL_FIELDS:
+        for f in _INT_FIELDS + _BOOL_FIELDS + _DICE_RULE_FIELDS:
             setattr(c, f, getattr(self, f))
         return c
 
@@ -168,6 +188,9 @@ class GameState:
             d[f] = int(getattr(self, f))
         for f in _BOOL_FIELDS:
             d[f] = bool(getattr(self, f))
+        if self.roll_pending or self.reroll_used or self.six_used or self.blitzing:
+            for f in _DICE_RULE_FIELDS:
+                d[f] = bool(getattr(self, f))
         d["dice_pos"] = 0
         return d
 
@@ -210,4 +233,9 @@ class GameState:
             if not isinstance(d[f], bool):
                 raise TypeError(f"state field {f!r} must be true or false, got {d[f]!r}")
             setattr(s, f, d[f])
+        for f in _DICE_RULE_FIELDS:  # absent: false (written only when one is set)
+            v = d.get(f, False)
+            if not isinstance(v, bool):
+                raise TypeError(f"state field {f!r} must be true or false, got {v!r}")
+            setattr(s, f, v)
         return s

@@ -44,7 +44,7 @@ from ..errors import MissingExtraError, RiskError
 from ..records.ansi import seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
-from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
+from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules, rules_files
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
 from ..rules.state import Phase
@@ -140,7 +140,11 @@ def _output_path(path: str | None, option: str) -> None:
 
 # ---------------------------------------------------------------------- commands
 _PLAYERS = typer.Option(4, "--players", "-n", min=2, max=6, help="number of players, 2..6")
-_RULES = typer.Option("classic", "--rules", help=f"rules preset: {', '.join(PRESETS)}")
+_RULES = typer.Option(
+    "classic",
+    "--rules",
+    help=f"rules preset ({', '.join(PRESETS)}), shipped rules file ({', '.join(rules_files())}) or path of a rules .yaml file",
+)
 _MAP = typer.Option(None, "--map", help="map: classic, small, or a path to a map .json (default: the preset's)")
 _TURNS = typer.Option(None, "--turns", "--turn-limit", min=1, help="end the game (no winner) after this many player turns")
 _SET = typer.Option(

@@ -423,7 +423,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("agents", nargs="+", help="one agent spec per seat (or the pool with --round-robin)")
     ap.add_argument("--games", "-n", type=int, default=100, help="games (per pair with --round-robin); default 100")
     ap.add_argument("--players", type=int, default=None, help="must equal the number of agents (default: that number)")
-    ap.add_argument("--rules", default=None, help=f"rules preset: {', '.join(PRESETS)} (default: the docs/rules.md defaults)")
+    ap.add_argument(
+        "--rules",
+        default=None,
+        help=f"rules preset ({', '.join(PRESETS)}), rules file name or path (default: the docs/rules.md defaults)",
+    )
     ap.add_argument("--turn-limit", type=int, default=None, help="override the turn limit (truncated games are draws)")
     ap.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="any RulesConfig switch, repeatable"

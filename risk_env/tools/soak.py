@@ -89,11 +89,13 @@ HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
 _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "setup": ("claim", "deal", "random"),
     "two_player": ("neutral", "none"),
-    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "no_cards"),
+    "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "stars", "no_cards"),
     "territory_bonus": ("once_per_turn", "once_per_trade"),
     "elimination_trade_at": (5, 6, 7),
     "defender_dice": ("max", "choose"),
     "fortify": ("adjacent", "connected"),
+    "reroll_with_card": (False, True),
+    "die_to_six": (False, True),
     "truncation_reward": ("draw", "rank"),
 }
 
@@ -130,6 +132,8 @@ def game_spec(
             if key not in base and rng.random() < 1 / 3:
                 v = choices[int(rng.integers(len(choices)))]
                 rules[key] = v.item() if hasattr(v, "item") else v
+        if rules.get("card_trade") == "no_cards":
+            rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
     cfg = RulesConfig.from_dict(rules)
     agents = []
     for _ in range(n):

@@ -69,7 +69,7 @@ class StepChecker:
         m = self.decoded
         if isinstance(m, Move):
             if m.kind == MoveKind.TRADE:
-                self.value = self.game.trade_value(s, m.cards)
+                self.value = self.game.trade_move_value(s, m)
             elif m.kind == MoveKind.ATTACK:
                 self.def_dice = min(2, int(s.armies[m.dst]))
 
@@ -109,10 +109,17 @@ class StepChecker:
             placed_next = s.to_place if s.phase == Phase.REINFORCE else 0
             if s.phase == Phase.REINFORCE and placed_next != self.to_place + self.value:
                 raise SoakFailure(f"a set worth {self.value} left {placed_next} to place (had {self.to_place})")
+        elif k == MoveKind.BLITZ and s.phase == Phase.DEFEND:  # a blitz waits for the defender's dice
+            if lost:
+                raise SoakFailure("a blitz awaiting the defender changed the board")
         elif k in (MoveKind.ATTACK, MoveKind.DEFEND):
-            if s.phase == Phase.DEFEND:  # the defender chooses next: nothing rolled yet
+            if s.phase == Phase.DEFEND and k == MoveKind.ATTACK:  # the defender chooses next: nothing rolled yet
                 if lost:
                     raise SoakFailure("an attack awaiting the defender changed the board")
+                return
+            if s.roll_pending:  # the expert dice rules: the roll waits for the attacker's decision
+                if lost:
+                    raise SoakFailure("a roll waiting for a re-roll or a six changed the board")
                 return
             roll = s.last_roll
             cut = roll.index(0)
@@ -123,6 +130,14 @@ class StepChecker:
                 raise SoakFailure(f"rolled {len(att)} v {len(dfd)} dice, expected {want_att} v {want_def}")
             if lost != min(want_att, want_def):
                 raise SoakFailure(f"a roll of {want_att} v {want_def} dice removed {lost} armies")
+        elif k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+            if s.roll_pending:
+                if lost or k == MoveKind.KEEP_ROLL:
+                    raise SoakFailure(f"{k.name}: the roll still waits but the board changed by {-lost}")
+                return
+            cut = s.last_roll.index(0)
+            if lost != min(cut, len(s.last_roll) - cut - 1):
+                raise SoakFailure(f"a settled roll {s.last_roll} removed {lost} armies")
         elif k == MoveKind.BLITZ:
             if lost < 1:
                 raise SoakFailure(f"a blitz removed {lost} armies")

@@ -134,6 +134,10 @@ def build(
     s.att_dice = s.last_dice = 0
     s.winner = -1
     s.elim_order = []
+    if s.capitals:  # capitals=True (docs/rules.md §8): each seat's lowest territory (0 if it has none)
+        s.capitals = [int(np.flatnonzero(s.owner == p)[0]) if s.alive[p] else 0 for p in range(game.num_players)]
+    if s.eliminated_by:
+        s.eliminated_by = [-1] * game.num_players
     assert game.invariant_violations(s) == [], game.invariant_violations(s)
     return s
 

@@ -41,11 +41,27 @@ def test_pettingzoo_seed_test(n):
         {"num_players": 3, "map": "small", "setup": "random", "defender_dice": "choose"},
         {"num_players": 2, "map": "small", "two_player": "none", "card_trade": "no_cards"},
         {"num_players": 4, "preset": "fast", "fortify": "connected", "turn_limit": 12},
+        {"num_players": 3, "preset": "secret_missions", "setup": "random", "turn_limit": 40},
+        {"num_players": 2, "preset": "secret_missions", "mission_target_taken": "holder_wins", "turn_limit": 40},
+        {"num_players": 3, "preset": "capitals", "map": "small", "setup": "random"},
+        {"num_players": 2, "preset": "capitals", "turn_limit": 40},
     ],
-    ids=["choose-defender", "duel-no-cards", "fast-connected"],
+    ids=["choose-defender", "duel-no-cards", "fast-connected", "missions", "missions-holder-wins", "capitals", "capitals-2p"],
 )
 def test_pettingzoo_api_test_variants(rules):
     api_test(risk_env.env(**rules), num_cycles=400)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 3, "preset": "secret_missions", "setup": "random", "turn_limit": 40},
+        {"num_players": 3, "preset": "capitals", "map": "small", "setup": "random"},
+    ],
+    ids=["missions", "capitals"],
+)
+def test_pettingzoo_seed_test_variants(rules):
+    seed_test(lambda: risk_env.env(**rules), num_cycles=300)
 
 
 def test_raw_env_api_test():

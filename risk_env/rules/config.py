@@ -43,6 +43,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "defender_dice": ("max", "choose"),
     "fortify": ("adjacent", "connected"),
     "truncation_reward": ("draw", "rank"),
+    "mission_target_taken": ("24_territories", "holder_wins"),
 }
 
 
@@ -79,6 +80,14 @@ class RulesConfig:
         truncation_reward: ``"draw"`` (every surviving agent gets 0) or
             ``"rank"`` (survivors ranked by territories, then armies: the
             best gets +1, the worst -1, linear between; ties share) (§4.5).
+        secret_missions: deal each player a secret mission at setup; completing
+            it wins at once (§8). Needs a map with the classic continents.
+        mission_target_taken: what a "destroy colour X" mission becomes when
+            someone else eliminates X: ``"24_territories"`` (default: the
+            mission becomes "hold 24 territories") or ``"holder_wins"`` (its
+            holder wins at once) (§8).
+        capitals: each player chooses a capital among its territories after
+            setup; a player holding every capital wins (§8).
     """
 
     num_players: int = 4
@@ -93,6 +102,9 @@ class RulesConfig:
     fortify: str = "adjacent"
     turn_limit: int = 1000
     truncation_reward: str = "draw"
+    secret_missions: bool = False
+    mission_target_taken: str = "24_territories"
+    capitals: bool = False
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -117,6 +129,9 @@ class RulesConfig:
             v = getattr(self, key)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
                 raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {v!r}")
+        for key in ("secret_missions", "capitals"):
+            if not isinstance(getattr(self, key), bool):
+                raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
 
     @property
     def has_neutral(self) -> bool:
@@ -190,11 +205,14 @@ PRESETS: dict[str, dict[str, Any]] = {
     "tournament": {"fortify": "connected"},
     "expert": {"card_trade": "slow_escalation", "fortify": "connected"},
     "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
+    "secret_missions": {"secret_missions": True},
+    "capitals": {"capitals": True},
 }
 """Named rule sets: ``classic`` (the docs/rules.md defaults), ``fast`` (random
 setup, 400-turn limit, for quick training), ``tournament`` (connected fortify,
 §4.3), ``expert`` (slow escalation and connected fortify, §8), ``duel`` (two
-players without the neutral)."""
+players without the neutral), ``secret_missions`` (a secret mission each, §8),
+``capitals`` (a capital each, §8)."""
 
 
 def resolve_rules(

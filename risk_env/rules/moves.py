@@ -20,6 +20,7 @@ kind               text                                            rule
 ``OCCUPY``         ``occupy 5``  (armies in the conquered territory) §4.2
 ``FORTIFY``        ``fortify Alaska->Alberta 4``                   §4.3
 ``END_TURN``       ``end turn``  (skip the fortify)                §4.3
+``CAPITAL``        ``capital Alaska``  (``capitals=True``)         §8
 =================  ==============================================  =========
 
 ``BLITZ`` rolls the most dice on both sides again and again until the target
@@ -49,6 +50,7 @@ class MoveKind(IntEnum):
     OCCUPY = 8
     FORTIFY = 9
     END_TURN = 10
+    CAPITAL = 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +116,7 @@ class Move:
     @staticmethod
     def end_turn() -> Move:
         return Move(MoveKind.END_TURN)
+
+    @staticmethod
+    def capital(t: int) -> Move:
+        return Move(MoveKind.CAPITAL, t)

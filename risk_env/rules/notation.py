@@ -25,7 +25,20 @@ from .moves import Move, MoveKind
 
 __all__ = ["move_to_text", "parse_move", "VERBS"]
 
-VERBS = ("claim", "place", "neutral", "trade", "attack", "blitz", "defend", "occupy", "fortify", "end attack", "end turn")
+VERBS = (
+    "claim",
+    "place",
+    "neutral",
+    "trade",
+    "attack",
+    "blitz",
+    "defend",
+    "occupy",
+    "fortify",
+    "end attack",
+    "end turn",
+    "capital",
+)
 """The words a move's text starts with."""
 
 
@@ -60,6 +73,8 @@ def move_to_text(game_map: GameMap, move: Move) -> str:
         return f"fortify {name(move.src)}->{name(move.dst)} {move.count}"
     if k == MoveKind.END_TURN:
         return "end turn"
+    if k == MoveKind.CAPITAL:
+        return f"capital {name(move.src)}"
     raise InvalidMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
 
 
@@ -83,7 +98,7 @@ def parse_move(game_map: GameMap, text: str) -> Move:
     if move is None:
         raise InvalidMoveError(
             f"cannot read move {text!r}: it must start with one of claim, place, neutral, trade, attack, blitz, "
-            "defend, occupy, fortify, 'end attack', 'end turn'"
+            "defend, occupy, fortify, capital, 'end attack', 'end turn'"
         )
     return move
 
@@ -91,6 +106,8 @@ def parse_move(game_map: GameMap, text: str) -> Move:
 def _parse(m: GameMap, verb: str, rest: str) -> Move | None:
     if verb == "claim":
         return Move.claim(m.id_of(rest))
+    if verb == "capital":
+        return Move.capital(m.id_of(rest))
     if verb == "neutral":
         return Move.place_neutral(m.id_of(rest))
     if verb == "place":

@@ -439,3 +439,57 @@ def test_random_games_end_with_a_winner_or_truncation(preset, n):
                 preset == "capitals" and all(s.owner[c] == w for c in s.capitals)
             )
         assert g.state_from_dict(s.to_dict()) == s
+
+
+# ================================================================ agents
+
+
+def _view(g: Game, s, seat: int):
+    from risk_env.envs.view import GameView
+
+    return GameView(g, s, seat)
+
+
+def test_balanced_values_its_own_mission_targets():
+    from agents.balanced import BalancedAgent
+    from agents.heuristic import Situation, variant_values
+
+    g = missions_game(3)
+    s = build(g, owners={"Kamchatka": 1, "Alaska": 0, "Peru": 2, "Brazil": 0}, default_owner=2, armies={"Alaska": 5})
+    agent = BalancedAgent(seed=0)
+    dst = np.array([tid(g, "Kamchatka"), tid(g, "Alberta")])
+    for mission, expected in ((DESTROY_FIRST + 1, [2.5 + 6.0, 0.0]), (TWENTY_FOUR, [0.6, 0.6]), (EIGHTEEN_TWO, [1.0, 1.0])):
+        s.missions = [mission, EIGHTEEN_TWO, EIGHTEEN_TWO]
+        sit = Situation(agent.board(g), _view(g, s, 0))
+        assert variant_values(sit, dst).tolist() == pytest.approx(expected)
+    s.missions = [2, EIGHTEEN_TWO, EIGHTEEN_TWO]  # North America + Africa: Alberta is in North America
+    sit = Situation(agent.board(g), _view(g, s, 0))
+    assert variant_values(sit, dst).tolist() == [0.0, 2.0]
+    # the agent attacks the player it must destroy when it can: Kamchatka is player 1's last territory
+    s.missions = [DESTROY_FIRST + 1, EIGHTEEN_TWO, EIGHTEEN_TWO]
+    move = agent.choose_move(_view(g, s, 0))
+    assert move.kind == risk_env.MoveKind.ATTACK and move.dst == tid(g, "Kamchatka")
+
+
+def test_heuristics_choose_a_sheltered_capital_and_value_enemy_capitals():
+    from agents import load_agent
+    from agents.heuristic import Situation, variant_values
+
+    g = capitals_game(3)
+    s = g.new_game(0)
+    seat = s.player
+    for name in ("aggressive", "continent", "balanced"):
+        agent = load_agent(name, seed=0)
+        move = agent.choose_move(_view(g, s, seat))
+        assert move.kind == risk_env.MoveKind.CAPITAL and s.owner[move.src] == seat
+        sit = Situation(agent.board(g), _view(g, s, seat))
+        own = np.flatnonzero(sit.mine)
+        assert sit.dist[move.src] == sit.dist[own].max()  # as far from the enemies as it gets
+    owners = {"Alaska": 0, "Kamchatka": 1, "Peru": 0, "Siam": 1, "Congo": 2}  # 0 holds 2's capital, Peru
+    s = _capitals_position(g, {0: "Alaska", 1: "Kamchatka", 2: "Peru"}, owners, default_owner=0, armies={"Alaska": 5})
+    agent = load_agent("balanced", seed=0)
+    sit = Situation(agent.board(g), _view(g, s, 0))
+    dst = np.array([tid(g, "Kamchatka"), tid(g, "Siam")])
+    assert variant_values(sit, dst).tolist() == [8.0, 0.0]  # the last capital lacking
+    move = agent.choose_move(_view(g, s, 0))
+    assert move.kind == risk_env.MoveKind.ATTACK and move.dst == tid(g, "Kamchatka")

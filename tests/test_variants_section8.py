@@ -493,3 +493,96 @@ def test_heuristics_choose_a_sheltered_capital_and_value_enemy_capitals():
     assert variant_values(sit, dst).tolist() == [8.0, 0.0]  # the last capital lacking
     move = agent.choose_move(_view(g, s, 0))
     assert move.kind == risk_env.MoveKind.ATTACK and move.dst == tid(g, "Kamchatka")
+
+
+# ================================================================ records, rendering, play
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 3, "secret_missions": True, "turn_limit": 12},
+        {"num_players": 4, "secret_missions": True, "mission_target_taken": "holder_wins", "setup": "random"},
+        {"num_players": 3, "capitals": True, "map": "small", "turn_limit": 30},
+        {"num_players": 2, "capitals": True, "secret_missions": True, "setup": "random"},
+    ],
+    ids=["missions", "missions-holder-wins", "capitals", "both-2p"],
+)
+def test_records_replay_exactly(rules):
+    from risk_env.agents import load_agent
+    from risk_env.records.record import GameRecord, game_result, replay
+    from risk_env.records.recorder import Recorder
+
+    env = Recorder(risk_env.env(**rules))
+    raw = env.unwrapped
+    for seed in range(4):
+        env.reset(seed=seed)
+        agents = {a: load_agent(["balanced", "random", "aggressive", "continent"][i], seed=i) for i, a in enumerate(env.agents)}
+        for agent in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            env.step(None if term or trunc else agents[agent].act(obs, info))
+        rec = GameRecord.from_json(env.records[-1].to_json())
+        if rules.get("capitals"):
+            assert [m.split()[0] for m in rec.moves].count("capital") == rules["num_players"]
+        final = list(replay(rec))[-1]
+        assert final == raw.game_state and final.missions == raw.game_state.missions
+        assert rec.result == game_result(raw.game, raw.game_state) and rec.verify() is not None
+
+
+def test_ansi_shows_only_the_viewers_mission_and_the_capitals():
+    from risk_env.records.ansi import render_ansi, render_compact
+
+    g = Game(RulesConfig(num_players=3, setup="random", secret_missions=True, capitals=True))
+    s = g.new_game(0)
+    s.missions = [TWENTY_FOUR, EIGHTEEN_TWO, 0]
+    text = render_ansi(g, s, viewer=1)
+    assert "your mission (player_1): hold 18 territories with at least 2 armies each" in text
+    assert "hold 24 territories" not in text and "Europe, Australia" not in text
+    assert "mission" not in render_ansi(g, s)  # no viewer: no mission
+    assert f"player_{s.player} chooses a capital" in text
+    while s.phase == Phase.CAPITAL:
+        g.apply(s, Move.capital(int(np.flatnonzero(s.owner == s.player)[0])))
+    text = render_ansi(g, s, viewer=0)
+    for p, t in enumerate(s.capitals):
+        assert f"{g.map.name_of(t):<{max(map(len, g.map.territory_names))}}" in text
+        assert text.count(f"capital of player_{p}") == 1
+    compact = render_compact(g, s, viewer=2).splitlines()
+    assert compact[-1] == "your mission (player_2): conquer Europe, Australia and one other continent"
+    assert sum(line.count("#") for line in compact) == 3 and max(map(len, compact)) <= 120
+    env = risk_env.raw_env(num_players=3, preset="secret_missions", setup="random", render_mode="ansi")
+    env.reset(seed=1)
+    me = env.game.current_player(env.game_state)
+    assert f"your mission (player_{me})" in env.render() and env.render().count("your mission") == 1
+
+
+def test_a_human_plays_both_variants_in_risk_env_play():
+    import io
+
+    from risk_env.agents import load_agent
+    from risk_env.records.record import replay
+    from risk_env.records.recorder import GameRecorder
+    from risk_env.tools.cli import human_screen, play_game
+
+    rules = RulesConfig(num_players=3, secret_missions=True, capitals=True, setup="random", turn_limit=3)
+    game = Game(rules)
+    out = io.StringIO()
+    screens = []
+
+    def read_line() -> str:
+        text = out.getvalue()
+        screens.append(text)
+        return "1"
+
+    rec = GameRecorder(game, seed=4)
+    s = play_game(rules, 0, {1: load_agent("random", seed=1), 2: load_agent("balanced", seed=2)}, 4, read_line, out, recorder=rec)
+    text = out.getvalue()
+    assert s.phase == Phase.GAME_OVER
+    assert f"Your secret mission: {MISSIONS[s.missions[0]].text}." in text
+    assert "your mission (player_0)" in text and "your mission (player_1)" not in text and "your mission (player_2)" not in text
+    assert "capital " in text and "choose your capital" in text
+    assert list(replay(rec.finish(s)))[-1] == s
+    g2 = Game(rules)
+    s2 = g2.new_game(4)
+    lines, entries = human_screen(g2, s2, s2.player)
+    assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
+    assert all(e.moves[0].kind == risk_env.MoveKind.CAPITAL for e in entries)

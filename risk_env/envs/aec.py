@@ -518,7 +518,9 @@ class raw_env(AECEnv):
         if self.game_state is None:
             raise ResetNeededError("no game in progress: call reset() before render()")
         if self.render_mode == "ansi":
-            return render_ansi(self.game, self.game_state, self.last_move)
+            # the acting seat's own secret mission only (docs/rules.md §8)
+            viewer = self.game.current_player(self.game_state)
+            return render_ansi(self.game, self.game_state, self.last_move, viewer=viewer if viewer >= 0 else None)
         from ..records import draw  # matplotlib is imported only when a picture is asked for
 
         if self._renderer is None:

@@ -586,3 +586,20 @@ def test_a_human_plays_both_variants_in_risk_env_play():
     lines, entries = human_screen(g2, s2, s2.player)
     assert len(lines) + 1 <= 40 and max(map(len, lines)) <= 120
     assert all(e.moves[0].kind == risk_env.MoveKind.CAPITAL for e in entries)
+
+
+def test_the_picture_marks_each_capital():
+    pytest.importorskip("matplotlib")
+    from risk_env.records.draw import BoardRenderer
+
+    g = capitals_game(3)
+    s = g.new_game(0)
+    r = BoardRenderer(g)
+    r.draw(s)
+    assert [m.get_visible() for m in r.capital_marks] == [False, False, False]
+    while s.phase == Phase.CAPITAL:
+        g.apply(s, Move.capital(int(np.flatnonzero(s.owner == s.player)[0])))
+    frame = r.draw(s, "capital Alaska")
+    assert frame.shape == (540, 1300, 3) and [m.get_visible() for m in r.capital_marks] == [True, True, True]
+    x, _ = r.capital_marks[0].get_position()
+    assert x == g.map.xy[s.capitals[0]][0]

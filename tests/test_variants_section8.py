@@ -451,8 +451,8 @@ def _view(g: Game, s, seat: int):
 
 
 def test_balanced_values_its_own_mission_targets():
-    from agents.balanced import BalancedAgent
-    from agents.heuristic import Situation, variant_values
+    from risk_env.agents.balanced import BalancedAgent
+    from risk_env.agents.heuristic import Situation, variant_values
 
     g = missions_game(3)
     s = build(g, owners={"Kamchatka": 1, "Alaska": 0, "Peru": 2, "Brazil": 0}, default_owner=2, armies={"Alaska": 5})
@@ -472,8 +472,8 @@ def test_balanced_values_its_own_mission_targets():
 
 
 def test_heuristics_choose_a_sheltered_capital_and_value_enemy_capitals():
-    from agents import load_agent
-    from agents.heuristic import Situation, variant_values
+    from risk_env.agents import load_agent
+    from risk_env.agents.heuristic import Situation, variant_values
 
     g = capitals_game(3)
     s = g.new_game(0)

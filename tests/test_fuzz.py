@@ -64,6 +64,10 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
         "fortify": draw(st.sampled_from(["adjacent", "connected"])),
         "turn_limit": draw(st.integers(1, 8 if classic else 40)),
         "truncation_reward": draw(st.sampled_from(["draw", "rank"])),
+        # docs/rules.md §8; the missions need the classic continents
+        "secret_missions": classic and draw(st.booleans()),
+        "mission_target_taken": draw(st.sampled_from(["24_territories", "holder_wins"])),
+        "capitals": draw(st.booleans()),
     }
 
 
@@ -74,6 +78,7 @@ def documented_rewards(env) -> dict:
     for seat in s.elim_order:
         out[env.possible_agents[seat]] = -1.0
     if s.winner >= 0:
+        out = {a: -1.0 for a in env.possible_agents}  # a mission or capitals win leaves survivors: they lose (§8)
         out[env.possible_agents[s.winner]] = 1.0
     elif env.rules.truncation_reward == "rank":
         live = [p for p in range(env.rules.num_players) if s.alive[p]]
@@ -163,6 +168,7 @@ def _random_move(rng: np.random.Generator, T: int, hand: list) -> Move:
             MoveKind.OCCUPY: Move.occupy(count),
             MoveKind.FORTIFY: Move.fortify(src, dst, count),
             MoveKind.END_TURN: Move.end_turn(),
+            MoveKind.CAPITAL: Move.capital(src),
         }[kind]
     return Move(kind, int(rng.integers(-1, T + 1)), int(rng.integers(-1, T + 1)), int(rng.integers(-1, 13)))
 

@@ -142,8 +142,8 @@ def test_random_games_keep_every_property(rules, seed, choices):
     assert s.truncated == (s.winner < 0)
     want = documented_rewards(env)
     assert returns == want
-    if s.winner >= 0:
-        assert sum(returns.values()) == 1 - len(s.elim_order)
+    if s.winner >= 0:  # every other player lost: eliminated, or alive after a mission or capitals win (§8)
+        assert sum(returns.values()) == 2 - rules["num_players"]
     else:
         assert abs(sum(returns.values()) + len(s.elim_order)) < 1e-9  # survivors' draw/rank rewards sum to 0
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, Phase, RulesConfig
 from risk_env.envs.codec import Selection
+from risk_env.rules.missions import mission_complete
 
 # ---------------------------------------------------------------- docs/rules.md facts, restated
 
@@ -262,7 +263,12 @@ class RulesChecker:
             if s.truncated:
                 assert s.winner == -1 and s.turn == g.config.turn_limit
             else:
-                assert 0 <= s.winner < self.n and s.alive[s.winner] and sum(s.alive) == 1
+                assert 0 <= s.winner < self.n and s.alive[s.winner]
+                if sum(s.alive) > 1:  # only a secret mission or the capitals end a game with survivors (§8)
+                    w = s.winner
+                    assert (g.config.secret_missions and mission_complete(g, s, w)) or (
+                        g.config.capitals and all(int(s.owner[c]) == w for c in s.capitals)
+                    ), "a game won with other players alive, by neither a mission nor the capitals"
         else:
             # only a live player acts; never the neutral, never an eliminated player (§5, §7)
             assert 0 <= actor < self.n and s.alive[actor], f"seat {actor} may not act"
@@ -376,7 +382,9 @@ class RulesChecker:
             got = prev["hands"][newly_dead[0]]
             assert sorted(s.hands[p]) == sorted(prev["hands"][p] + got)
         # the end of a turn: one card after a conquest, none without (§4.4); next live player
-        if k in (MoveKind.FORTIFY, MoveKind.END_TURN):
+        if k == MoveKind.FORTIFY and s.phase == Phase.GAME_OVER and s.winner >= 0:  # a fortify completed a mission (§8)
+            assert g.config.secret_missions and s.turn == prev["turn"] and s.player == p
+        elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):
             assert s.turn == prev["turn"] + 1 or s.truncated
             drawn = 1 if (prev["conquered"] and g.uses_cards and prev["piles"] > 0) else 0
             assert len(s.hands[p]) == len(prev["hands"][p]) + drawn, "one card after a conquest, none without"

@@ -7,7 +7,7 @@ import numpy as np
 from risk_env.rules.moves import Move
 from risk_env.rules.state import Phase
 
-from .heuristic import HeuristicAgent, Situation, hunting_values, win_probabilities
+from .heuristic import HeuristicAgent, Situation, hunting_values, variant_values, win_probabilities
 
 __all__ = ["BalancedAgent"]
 
@@ -31,6 +31,12 @@ class BalancedAgent(HeuristicAgent):
       or when a player it could hunt is on the board; otherwise holds them.
     * Reinforcements: first half to held-continent entrances short of their threat,
       the rest where they raise the best ``p * value``. Occupies and fortifies by threat.
+    * Variants (docs/rules.md §8): a territory's value also counts
+      :func:`~.heuristic.variant_values`: its own secret mission (the mission's
+      continents, the player to destroy, any conquest for a territory count) and
+      the capitals (another player's capital, much more for the last one lacking);
+      its capital is the own territory farthest from enemies, guarded like a
+      continent entrance.
 
     Args:
         seed: seeds the tie-breaking generator.
@@ -59,7 +65,7 @@ class BalancedAgent(HeuristicAgent):
                 vals[i] *= 0.5  # the neutral
         if not view.state.conquered:
             vals += 1.5
-        return vals
+        return vals + variant_values(sit, dst)
 
     def _scored_pairs(self, sit: Situation, extra_at: int = -1, extra: int = 0):  # type: ignore[no-untyped-def]
         src, dst = sit.attack_pairs(min_armies=1 if extra_at >= 0 else 2)

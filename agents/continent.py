@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from risk_env.rules.missions import MISSIONS
 from risk_env.rules.moves import Move
 
 from .heuristic import HeuristicAgent, Situation, win_probabilities
@@ -27,6 +28,8 @@ class ContinentAgent(HeuristicAgent):
       continent's entrance below its threat.
     * Occupies by threat (leaves guards on entrances), fortifies idle stacks to
       the most threatened entrance, trades a set at once.
+    * With a secret mission naming continents (docs/rules.md §8), those
+      continents' scores are doubled, so it heads for its mission.
 
     Args:
         seed: seeds the tie-breaking generator.
@@ -35,7 +38,14 @@ class ContinentAgent(HeuristicAgent):
     name = "continent"
 
     def target(self, sit: Situation) -> int:
-        return int(np.argmax(self.continent_scores(sit) + self.jitter(sit.board.C, 1e-6)))
+        scores = self.continent_scores(sit)
+        m = sit.view.my_mission
+        if m >= 0 and MISSIONS[m].kind == "continents":  # a secret mission's continents first (§8)
+            names = sit.view.game.map.continent_names
+            for c in (names.index(x) for x in MISSIONS[m].continents):
+                if c not in sit.held:
+                    scores[c] = scores[c] * 2.0 + 0.05
+        return int(np.argmax(scores + self.jitter(sit.board.C, 1e-6)))
 
     def claim(self, sit: Situation) -> int:
         b = sit.board

@@ -25,13 +25,14 @@ from risk_env.envs.view import GameView
 from risk_env.rules.cards import MAX_STARS, MIN_STARS, composition_of, set_value
 from risk_env.rules.dice import resolve_roll
 from risk_env.rules.engine import Game
+from risk_env.rules.missions import MISSIONS
 from risk_env.rules.moves import Move, MoveKind
 from risk_env.rules.odds import OddsTable
 from risk_env.rules.state import Phase
 
 from .base import ScriptedAgent
 
-__all__ = ["Board", "Situation", "HeuristicAgent", "win_probability", "win_probabilities"]
+__all__ = ["Board", "Situation", "HeuristicAgent", "win_probability", "win_probabilities", "variant_values"]
 
 _ODDS_MAX = 100
 _W: np.ndarray | None = None
@@ -238,6 +239,8 @@ class HeuristicAgent(ScriptedAgent):
             return Move.occupy(min(max(int(self.occupy(sit, lo, hi)), lo), hi))
         if ph == Phase.FORTIFY:
             return self.fortify(sit) or Move.end_turn()
+        if ph == Phase.CAPITAL:
+            return Move.capital(self.capital(sit))
         raise RuntimeError(f"no decision in phase {ph!r}")
 
     # ------------------------------------------------------------------ the expert dice rules
@@ -291,6 +294,13 @@ class HeuristicAgent(ScriptedAgent):
         own = b.adj[cand] @ sit.mine.astype(np.float64)
         score = foe + 0.5 * own + self.jitter(len(cand))
         return int(cand[np.argmax(score)])
+
+    def capital(self, sit: Situation) -> int:
+        """Own territory to make the capital (``capitals=True``, docs/rules.md §8): the one
+        hardest to reach: farthest from enemy territories, then most armies, then least threat."""
+        own = np.flatnonzero(sit.mine)
+        score = 10.0 * sit.dist[own] + sit.armies[own] - 0.5 * sit.threat[own] + self.jitter(len(own))
+        return int(own[np.argmax(score)])
 
     # ------------------------------------------------------------------ cards
     def best_trade(self, sit: Situation) -> Move | None:
@@ -460,6 +470,9 @@ class HeuristicAgent(ScriptedAgent):
         lacks to match the hostile armies next to it (may be <= 0)."""
         b = sit.board
         found = {int(t) for c in sit.held for t in b.entries[c] if sit.frontier[t]}
+        caps = sit.view.capitals
+        if caps and caps[sit.me] >= 0 and sit.frontier[caps[sit.me]]:
+            found.add(caps[sit.me])  # the own capital is guarded like a continent entrance (§8)
         ts = np.array(sorted(found), dtype=np.int64)
         if len(ts) == 0:
             return ts, np.zeros(0)
@@ -481,4 +494,58 @@ def hunting_values(sit: Situation) -> np.ndarray:
             continue
         weak = max(0.0, 6.0 - terr) / 6.0  # 1 territory: 0.83, 6+: 0
         out[p] = weak * (1.0 + 0.6 * cards[p]) * 4.0
+    return out
+
+
+def variant_values(sit: Situation, dst: np.ndarray) -> np.ndarray:
+    """float64 ``(len(dst),)``: extra value of conquering each territory in ``dst`` under the
+    variants of docs/rules.md §8 (0 without them).
+
+    * Secret missions (only the agent's own, :attr:`GameView.my_mission`): +2 for a
+      territory of a continent the mission names (+1 for the other continent of a
+      "plus one" mission: the one with most of our territories), +4 when the conquest
+      completes such a continent; +0.6 for any conquest under a territory-count
+      mission (+0.4 more when it keeps 2 armies behind under "18 with 2 armies");
+      +2.5 for a territory of the player to destroy, +6 for its last one.
+    * Capitals: +3 for another player's capital, +8 when it is the last capital we lack.
+    """
+    view = sit.view
+    b = sit.board
+    out = np.zeros(len(dst))
+    if len(dst) == 0:
+        return out
+    m = view.my_mission
+    if m >= 0:
+        mission = MISSIONS[m]
+        if mission.kind == "continents":
+            names = view.game.map.continent_names
+            need = [names.index(c) for c in mission.continents]
+            weight = {c: 2.0 for c in need}
+            if mission.plus_one:
+                others = [c for c in range(b.C) if c not in need]
+                best = max(others, key=lambda c: (sit.mine[b.members[c]].mean(), -b.size[c]))
+                weight[best] = 1.0
+            for i, t in enumerate(dst.tolist()):
+                c = int(b.cont_of[t])
+                if c in weight:
+                    out[i] += weight[c]
+                    idx = b.members[c]
+                    if sit.mine[idx[idx != t]].all():
+                        out[i] += 4.0
+        elif mission.kind == "territories":
+            out += 0.6
+            if mission.min_armies > 1:
+                out += 0.4
+        elif mission.kind == "destroy":
+            x = mission.target
+            hit = sit.owner[dst] == x
+            out += np.where(hit, 2.5, 0.0)
+            if sit.territories[x] == 1:
+                out += np.where(hit, 6.0, 0.0)
+    caps = view.capitals
+    if caps and min(caps) >= 0:
+        lacking = [c for c in caps if not sit.mine[c]]
+        for i, t in enumerate(dst.tolist()):
+            if t in caps and not sit.mine[t]:
+                out[i] += 8.0 if len(lacking) == 1 else 3.0
     return out

@@ -14,6 +14,7 @@ import numpy as np
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, Phase, RulesConfig
 from risk_env.envs.codec import Selection
+from risk_env.rules.missions import mission_complete
 
 # ---------------------------------------------------------------- docs/rules.md facts, restated
 
@@ -137,6 +138,10 @@ def build(
     s.att_dice = s.last_dice = 0
     s.winner = -1
     s.elim_order = []
+    if s.capitals:  # capitals=True (docs/rules.md §8): each seat's lowest territory (0 if it has none)
+        s.capitals = [int(np.flatnonzero(s.owner == p)[0]) if s.alive[p] else 0 for p in range(game.num_players)]
+    if s.eliminated_by:
+        s.eliminated_by = [-1] * game.num_players
     assert game.invariant_violations(s) == [], game.invariant_violations(s)
     return s
 
@@ -265,7 +270,12 @@ class RulesChecker:
             if s.truncated:
                 assert s.winner == -1 and s.turn == g.config.turn_limit
             else:
-                assert 0 <= s.winner < self.n and s.alive[s.winner] and sum(s.alive) == 1
+                assert 0 <= s.winner < self.n and s.alive[s.winner]
+                if sum(s.alive) > 1:  # only a secret mission or the capitals end a game with survivors (§8)
+                    w = s.winner
+                    assert (g.config.secret_missions and mission_complete(g, s, w)) or (
+                        g.config.capitals and all(int(s.owner[c]) == w for c in s.capitals)
+                    ), "a game won with other players alive, by neither a mission nor the capitals"
         else:
             # only a live player acts; never the neutral, never an eliminated player (§5, §7)
             assert 0 <= actor < self.n and s.alive[actor], f"seat {actor} may not act"
@@ -408,7 +418,9 @@ class RulesChecker:
             got = prev["hands"][newly_dead[0]]
             assert sorted(s.hands[p]) == sorted(prev["hands"][p] + got)
         # the end of a turn: one card after a conquest, none without (§4.4); next live player
-        if k in (MoveKind.FORTIFY, MoveKind.END_TURN):
+        if k == MoveKind.FORTIFY and s.phase == Phase.GAME_OVER and s.winner >= 0:  # a fortify completed a mission (§8)
+            assert g.config.secret_missions and s.turn == prev["turn"] and s.player == p
+        elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):
             assert s.turn == prev["turn"] + 1 or s.truncated
             drawn = 1 if (prev["conquered"] and g.uses_cards and prev["piles"] > 0) else 0
             assert len(s.hands[p]) == len(prev["hands"][p]) + drawn, "one card after a conquest, none without"

@@ -283,6 +283,13 @@ RULE_VARIANTS = [
         id="5p-fixed-cards",
     ),
     pytest.param(dict(num_players=3, map="small", card_trade="no_cards", turn_limit=60), id="3p-small-nocards"),
+    pytest.param(dict(num_players=4, preset="secret_missions", turn_limit=60), id="4p-missions"),
+    pytest.param(
+        dict(num_players=3, preset="secret_missions", mission_target_taken="holder_wins", setup="random", turn_limit=60),
+        id="3p-missions-holder-wins",
+    ),
+    pytest.param(dict(num_players=4, preset="capitals", setup="random", turn_limit=60), id="4p-capitals"),
+    pytest.param(dict(num_players=2, preset="capitals", turn_limit=60), id="2p-capitals-neutral"),
 ]
 
 

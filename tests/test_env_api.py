@@ -45,8 +45,24 @@ def test_pettingzoo_seed_test(n):
         {"num_players": 4, "preset": "tournament", "map": "small"},
         {"num_players": 3, "preset": "stars", "map": "small", "setup": "random", "die_to_six": True},
         {"num_players": 2, "map": "small", "reroll_with_card": True, "defender_dice": "choose", "card_trade": "stars"},
+        {"num_players": 3, "preset": "secret_missions", "setup": "random", "turn_limit": 40},
+        {"num_players": 2, "preset": "secret_missions", "mission_target_taken": "holder_wins", "turn_limit": 40},
+        {"num_players": 3, "preset": "capitals", "map": "small", "setup": "random"},
+        {"num_players": 2, "preset": "capitals", "turn_limit": 40},
     ],
-    ids=["choose-defender", "duel-no-cards", "fast-connected", "expert", "tournament", "stars-six", "2p-reroll-choose-stars"],
+    ids=[
+        "choose-defender",
+        "duel-no-cards",
+        "fast-connected",
+        "expert",
+        "tournament",
+        "stars-six",
+        "2p-reroll-choose-stars",
+        "missions",
+        "missions-holder-wins",
+        "capitals",
+        "capitals-2p",
+    ],
 )
 def test_pettingzoo_api_test_variants(rules):
     api_test(risk_env.env(**rules), num_cycles=400)
@@ -58,8 +74,10 @@ def test_pettingzoo_api_test_variants(rules):
         {"num_players": 3, "preset": "expert", "map": "small", "setup": "random"},
         {"num_players": 4, "preset": "tournament", "map": "small"},
         {"num_players": 3, "preset": "stars", "map": "small", "setup": "random", "die_to_six": True},
+        {"num_players": 3, "preset": "secret_missions", "setup": "random", "turn_limit": 40},
+        {"num_players": 3, "preset": "capitals", "map": "small", "setup": "random"},
     ],
-    ids=["expert", "tournament", "stars-six"],
+    ids=["expert", "tournament", "stars-six", "missions", "capitals"],
 )
 def test_pettingzoo_seed_test_variants(rules):
     seed_test(lambda: risk_env.env(**rules), num_cycles=300)
@@ -280,9 +298,9 @@ def test_observation_does_not_leak_opponent_cards():
 
 
 def test_every_phase_reached_through_the_env():
-    e = risk_env.env(num_players=3, map="small", setup="claim", defender_dice="choose", turn_limit=40)
+    e = risk_env.env(num_players=3, map="small", setup="claim", defender_dice="choose", capitals=True, turn_limit=40)
     phases = set()
     for seed in range(3):
         _, ph = _play(e, seed)
         phases |= ph
-    assert phases == {int(p) for p in Phase if p != Phase.GAME_OVER}
+    assert phases == {int(p) for p in Phase if p != Phase.GAME_OVER}  # the capital phase included

@@ -69,6 +69,10 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
         "die_to_six": draw(st.booleans()),
         "turn_limit": draw(st.integers(1, 8 if classic else 40)),
         "truncation_reward": draw(st.sampled_from(["draw", "rank"])),
+        # docs/rules.md §8; the missions need the classic continents
+        "secret_missions": classic and draw(st.booleans()),
+        "mission_target_taken": draw(st.sampled_from(["24_territories", "holder_wins"])),
+        "capitals": draw(st.booleans()),
     }
 
 
@@ -79,6 +83,7 @@ def documented_rewards(env) -> dict:
     for seat in s.elim_order:
         out[env.possible_agents[seat]] = -1.0
     if s.winner >= 0:
+        out = {a: -1.0 for a in env.possible_agents}  # a mission or capitals win leaves survivors: they lose (§8)
         out[env.possible_agents[s.winner]] = 1.0
     elif env.rules.truncation_reward == "rank":
         live = [p for p in range(env.rules.num_players) if s.alive[p]]
@@ -142,8 +147,8 @@ def test_random_games_keep_every_property(rules, seed, choices):
     assert s.truncated == (s.winner < 0)
     want = documented_rewards(env)
     assert returns == want
-    if s.winner >= 0:
-        assert sum(returns.values()) == 1 - len(s.elim_order)
+    if s.winner >= 0:  # every other player lost: eliminated, or alive after a mission or capitals win (§8)
+        assert sum(returns.values()) == 2 - rules["num_players"]
     else:
         assert abs(sum(returns.values()) + len(s.elim_order)) < 1e-9  # survivors' draw/rank rewards sum to 0
 
@@ -173,6 +178,7 @@ def _random_move(rng: np.random.Generator, T: int, hand: list) -> Move:
             MoveKind.REROLL: Move.reroll(count),
             MoveKind.SIX: Move.six(count),
             MoveKind.KEEP_ROLL: Move.keep_roll(),
+            MoveKind.CAPITAL: Move.capital(src),
         }[kind]
     return Move(kind, int(rng.integers(-1, T + 1)), int(rng.integers(-1, T + 1)), int(rng.integers(-1, 13)))
 

@@ -14,6 +14,7 @@ from helpers import build, force_dice, give_cards, tid
 
 from risk_env import ActionCodec, Game, IllegalActionError, IllegalMoveError, Move, MoveKind, Phase, RulesConfig
 from risk_env.envs.codec import Selection, amount_of
+from risk_env.rules.config import resolve_rules
 
 SOAK = int(os.environ.get("RISK_SOAK", "1"))  # RISK_SOAK=10: ten times the games and positions
 
@@ -78,6 +79,15 @@ CONFIGS = [
         range(2),
         0.12,
     ),
+    # variants of docs/rules.md §8: secret missions (both fallbacks) and capitals
+    ({"preset": "secret_missions", "num_players": 4, "setup": "random", "turn_limit": 24}, range(2), 0.06),
+    (
+        {"preset": "secret_missions", "num_players": 3, "mission_target_taken": "holder_wins", "turn_limit": 24},
+        range(1),
+        0.06,
+    ),
+    ({"preset": "capitals", "num_players": 3, "map": "small", "setup": "random", "turn_limit": 60}, range(4), 0.12),
+    ({"preset": "capitals", "num_players": 2, "map": "small", "turn_limit": 60}, range(3), 0.12),  # with the neutral
 ]
 
 CAP = 160 * SOAK  # positions kept per (config, category)
@@ -92,6 +102,7 @@ RARE = {
     "game-over",
     "reinforce:forced",
     "attack:roll",
+    "capital",
 }
 
 
@@ -99,6 +110,8 @@ def category(s, sel: Selection) -> str:
     ph = s.phase
     if ph == Phase.CLAIM:
         return "claim"
+    if ph == Phase.CAPITAL:
+        return "capital"
     if ph == Phase.SETUP_PLACE:
         return "setup:neutral" if s.setup_step == 2 else "setup:own"
     if ph == Phase.REINFORCE:
@@ -149,6 +162,7 @@ MINIMUM = {
     "fortify:pair": 100,
     "game-over": 20,
     "attack:roll": 100,
+    "capital": 15,
 }
 
 
@@ -198,7 +212,7 @@ def collect_positions():
     out = []
     counts: Counter = Counter()
     for rules, seeds, p in CONFIGS:
-        g = Game(RulesConfig(**rules))
+        g = Game(resolve_rules(rules=rules))
         codec = ActionCodec(g)
         kept: Counter = Counter()
         for seed in range(seeds.start, seeds.stop * SOAK):
@@ -353,6 +367,7 @@ def _probes(g: Game, s, rng) -> list[Move]:
             Move.reroll(d),
             Move.six(d),
             Move.keep_roll(),
+            Move.capital(a),
         ]
         if g.uses_cards:
             pool = s.hands[p] if len(s.hands[p]) >= 3 and rng.random() < 0.8 else list(range(g.num_cards))

@@ -71,8 +71,14 @@ def test_game_specs_are_deterministic_and_cover_every_preset_and_player_count():
     assert {sp["rules"]["num_players"] for sp in specs} == {2, 3, 4, 5, 6}
     assert {sp["rules"]["map"] for sp in specs} == {"small", "classic"}
     assert all(sp["rules"]["num_players"] == 2 for sp in specs if sp["preset"] == "duel")
-    classic = sum(sp["rules"]["map"] == "classic" for sp in specs)
-    assert 15 <= classic <= 70  # about 10 %
+    assert all(sp["rules"]["map"] == "classic" for sp in specs if sp["rules"]["secret_missions"])
+    assert {sp["rules"]["capitals"] for sp in specs} == {False, True}
+    assert {sp["rules"]["mission_target_taken"] for sp in specs if sp["rules"]["secret_missions"]} == {
+        "24_territories",
+        "holder_wins",
+    }
+    classic = sum(sp["rules"]["map"] == "classic" for sp in specs if sp["preset"] != "secret_missions")
+    assert 15 <= classic <= 70  # about 10 % (the secret_missions preset plays on the classic map only)
     json.dumps(specs)  # JSON-compatible, so a failure's spec can be printed and replayed
     if HEURISTICS:
         assert {a for sp in specs for a in sp["agents"]} == {"random", *HEURISTICS}

@@ -41,7 +41,17 @@ Observations
     never changes the game (a ``GameView``'s arrays are read-only views of the
     live game, as documented there). ``state()`` is the full position (float32 vector: the observation
     of the player on turn, followed by every seat's hand as card counts per
-    symbol) for centralized critics; ``env.game_state`` is the engine state.
+    symbol, then with ``secret_missions`` every player's mission as ``(n, 8 + n)``
+    one-hot rows in the observation's seat rotation, the ``mission`` block's code)
+    for centralized critics; ``env.game_state`` is the engine state.
+
+Variants (docs/rules.md §8)
+    ``secret_missions=True`` adds the observation blocks ``mission`` (the
+    agent's own mission only) and ``mission_held``; ``capitals=True`` adds
+    ``capital`` and ``capital_phase``, and a capital phase after setup in which
+    each player, in turn order, picks its capital with a territory id (mask:
+    its own territories). Both are listed in ``env.observation_layout``; the
+    default layout is unchanged, so the version stays ``risk_v0``.
 
 Seeding
     ``reset(seed=s)`` seeds the game; a later ``reset()`` without a seed
@@ -55,7 +65,9 @@ Rewards
     at its dead step; with ``eliminated="stay"``, when the game ends). At the turn limit (``turn_limit`` player turns) every
     live agent is *truncated*; its reward is 0 (``truncation_reward="draw"``)
     or its rank among the survivors by territories then armies, mapped
-    linearly from +1 (best) to -1 (worst) (``"rank"``). Rewards are 0 otherwise.
+    linearly from +1 (best) to -1 (worst) (``"rank"``). A secret mission or the
+    capitals (§8) may end the game with several players alive: the winner gets
+    +1 and every other player -1. Rewards are 0 otherwise.
 
 Eliminated players (``eliminated=``)
     ``"remove"`` (default, PettingZoo's convention): an eliminated player is
@@ -287,7 +299,8 @@ class raw_env(AECEnv):
         }
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(N) for a in self.possible_agents}
         hand_size = 4 * n
-        self.state_space = spaces.Box(0.0, np.inf, (D + hand_size,), np.float32)
+        mission_size = n * (8 + n) if self.rules.secret_missions else 0
+        self.state_space = spaces.Box(0.0, np.inf, (D + hand_size + mission_size,), np.float32)
         self._zero_mask = np.zeros(N, dtype=np.int8)
         self._zero_mask.setflags(write=False)  # internal only: users always get copies
         self._seed_seq: np.random.SeedSequence | None = None
@@ -396,7 +409,8 @@ class raw_env(AECEnv):
         return {"observation": self.encoder.encode(s, seat, self.selection), "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
-        """Full position for a centralized critic: float32 ``(D + 4 n,)`` (see the module docstring)."""
+        """Full position for a centralized critic: float32 ``(D + 4 n,)``, ``(D + 4 n + n (8 + n),)``
+        with ``secret_missions`` (see the module docstring)."""
         s = self._live("state")
         seat = max(self.game.current_player(s), 0) if s.phase != Phase.GAME_OVER else s.player
         hands = np.zeros((self.rules.num_players, 4), dtype=np.float32)
@@ -404,7 +418,10 @@ class raw_env(AECEnv):
         for p, hand in enumerate(s.hands):
             for c in hand:
                 hands[p, sym[c]] += 0.2
-        return np.concatenate([self.encoder.encode(s, seat, self.selection), hands.ravel()])
+        parts = [self.encoder.encode(s, seat, self.selection), hands.ravel()]
+        if self.rules.secret_missions:
+            parts.append(self.encoder.all_missions(s, seat).ravel())
+        return np.concatenate(parts)
 
     def step(self, action: Any) -> None:
         if self.game_state is None:
@@ -513,7 +530,9 @@ class raw_env(AECEnv):
         if self.game_state is None:
             raise ResetNeededError("no game in progress: call reset() before render()")
         if self.render_mode == "ansi":
-            return render_ansi(self.game, self.game_state, self.last_move)
+            # the acting seat's own secret mission only (docs/rules.md §8)
+            viewer = self.game.current_player(self.game_state)
+            return render_ansi(self.game, self.game_state, self.last_move, viewer=viewer if viewer >= 0 else None)
         from ..records import draw  # matplotlib is imported only when a picture is asked for
 
         if self._renderer is None:

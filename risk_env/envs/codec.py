@@ -7,7 +7,7 @@ Action layout (``T`` territories, ``K = 10`` amount levels):
 =========================  ===========  ===============================================
 ids                        block        meaning (by phase)
 =========================  ===========  ===============================================
-``0 .. T-1``               territory    claim / setup place / neutral place /
+``0 .. T-1``               territory    claim / setup place / neutral place / capital /
                                         reinforce: pick the territory (then an amount) /
                                         +2 bonus territory / attack source, then target /
                                         fortify source, then destination
@@ -195,6 +195,8 @@ class ActionCodec:
             ph = s.phase
             if ph == Phase.CLAIM:
                 return f"claim {name}"
+            if ph == Phase.CAPITAL:
+                return f"capital {name}"
             if ph == Phase.SETUP_PLACE:
                 return f"neutral {name}" if s.setup_step == 2 else f"place {name} 1"
             if ph == Phase.REINFORCE:
@@ -387,6 +389,8 @@ class ActionCodec:
                 m[self.end] = 1
         elif ph == Phase.CLAIM:
             m[:T] = owner == -1
+        elif ph == Phase.CAPITAL:
+            m[:T] = owner == p
         elif ph == Phase.SETUP_PLACE:
             m[:T] = owner == (g.neutral if s.setup_step == 2 else p)
         elif ph == Phase.OCCUPY:
@@ -491,6 +495,8 @@ class ActionCodec:
             return None
         if ph == Phase.CLAIM:
             return Move.claim(a) if is_terr else None
+        if ph == Phase.CAPITAL:
+            return Move.capital(a) if is_terr else None
         if ph == Phase.SETUP_PLACE:
             if not is_terr:
                 return None

@@ -71,7 +71,7 @@ def move_to_action(codec: ActionCodec, s: GameState, move: Move, sel: Selection 
     g = codec.game
     ph = s.phase
     k = move.kind
-    if ph == Phase.CLAIM and k == MoveKind.CLAIM:
+    if (ph == Phase.CLAIM and k == MoveKind.CLAIM) or (ph == Phase.CAPITAL and k == MoveKind.CAPITAL):
         return int(move.src)
     if ph == Phase.SETUP_PLACE and k in (MoveKind.PLACE, MoveKind.PLACE_NEUTRAL):
         return int(move.src)

@@ -18,7 +18,9 @@ name                 shape         content (scaling)
                                    selection, else the last battle (defend,
                                    occupy, and the attack phase's "continue")
 ``continent_share``  ``(C, S)``    fraction of each continent each slot owns
-``phase``            ``(8,)``      one-hot :class:`~risk_env.rules.state.Phase`
+``phase``            ``(8,)``      one-hot :class:`~risk_env.rules.state.Phase` (claim ..
+                                   game over; the capital phase sets the
+                                   ``capital_phase`` bit instead)
 ``acting``           ``(1,)``      1 if this seat decides now
 ``on_turn``          ``(S,)``      one-hot slot of the player on turn
 ``to_place``         ``(1,)``      armies left to place (setup: own setup armies) / 10
@@ -50,6 +52,26 @@ name                 shape         content (scaling)
 Blocks marked "only under" a switch exist only in games with it on, at the end
 of the vector; the default layout is unchanged by them.
 
+Blocks present only with a variant switch on (docs/rules.md §8), after the ones above:
+
+===================  ============  ==============================================
+name                 shape         content
+===================  ============  ==============================================
+``mission``          ``(8 + n,)``  ``secret_missions``: the observer's own mission,
+                                   one-hot: mission cards 0..7 of
+                                   :data:`~risk_env.rules.missions.MISSIONS`
+                                   (continents, 24 territories, 18 x 2), then
+                                   "destroy" by the target's rotated slot
+``mission_held``     ``(n,)``      ``secret_missions``: 1 per live rotated seat
+                                   holding a mission (what others may know)
+``capital``          ``(T, n)``    ``capitals``: one-hot rotated slot whose capital
+                                   each territory is (capitals are public)
+``capital_phase``    ``(1,)``      ``capitals``: 1 while capitals are being chosen
+===================  ============  ==============================================
+
+Another player's mission is never encoded: an observation is the same whatever
+the other players' missions are. ``env.state()`` adds every player's mission.
+
 All entries are >= 0; the space's upper bound is ``inf`` (army counts are unbounded).
 """
 
@@ -61,12 +83,16 @@ import numpy as np
 
 from ..rules.cards import COMPOSITIONS, set_value
 from ..rules.engine import Game
+from ..rules.missions import DESTROY_FIRST, MISSIONS
 from ..rules.state import GameState, Phase
 
 if TYPE_CHECKING:
     from .codec import Selection
 
-__all__ = ["ObservationEncoder"]
+__all__ = ["ObservationEncoder", "PHASE_SLOTS"]
+
+PHASE_SLOTS = 8
+"""Size of the ``phase`` block: the phases claim .. game over (the capital phase has its own bit)."""
 
 
 class ObservationEncoder:
@@ -88,7 +114,7 @@ class ObservationEncoder:
             ("armies", (T,)),
             ("selected", (T, 2)),
             ("continent_share", (C, S)),
-            ("phase", (len(Phase),)),
+            ("phase", (PHASE_SLOTS,)),
             ("acting", (1,)),
             ("on_turn", (S,)),
             ("to_place", (1,)),
@@ -106,6 +132,10 @@ class ObservationEncoder:
         self._dice_rules = game.dice_rules
         if game.dice_rules:
             blocks.append(("dice_rules", (8,)))
+        if game.config.secret_missions:
+            blocks += [("mission", (DESTROY_FIRST + n,)), ("mission_held", (n,))]
+        if game.config.capitals:
+            blocks += [("capital", (T, n)), ("capital_phase", (1,))]
         self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
         off = 0
         for name, shape in blocks:
@@ -184,7 +214,8 @@ class ObservationEncoder:
         ]
         out[self._o_terr] = np.bincount(slots, minlength=S + 1)[:S] * (1.0 / T)
         out[self._o_armytot] = np.bincount(slots, weights=s.armies, minlength=S + 1)[:S] * (0.1 / T)
-        out[self._o_phase + ph] = 1.0
+        if ph < PHASE_SLOTS:
+            out[self._o_phase + ph] = 1.0
         mine = s.player == seat
         if ph != Phase.GAME_OVER:
             out[self._o_turn_slot + self._rot_lists[seat][s.player]] = 1.0
@@ -251,4 +282,36 @@ class ObservationEncoder:
                 out[o + 1] = 1.0
             if g.config.die_to_six and not s.six_used:
                 out[o + 2] = 1.0
+        L = self.layout
+        if s.missions:
+            o = L["mission"][0].start
+            out[o + self.mission_code(s.missions[seat], seat)] = 1.0
+            o = L["mission_held"][0].start
+            for k in range(n):
+                if alive[(seat + k) % n]:
+                    out[o + k] = 1.0
+        if s.capitals:
+            o = L["capital"][0].start
+            for p, t in enumerate(s.capitals):
+                if t >= 0:
+                    out[o + t * n + (p - seat) % n] = 1.0
+            if ph == Phase.CAPITAL:
+                out[L["capital_phase"][0].start] = 1.0
+        return out
+
+    def mission_code(self, mission: int, seat: int) -> int:
+        """Index of ``mission`` in the ``mission`` block as ``seat`` sees it (a "destroy"
+        target by its slot rotated to ``seat``)."""
+        if mission >= DESTROY_FIRST:
+            return DESTROY_FIRST + (MISSIONS[mission].target - seat) % self._n
+        return mission
+
+    def all_missions(self, s: GameState, seat: int) -> np.ndarray:
+        """float32 ``(n, 8 + n)``: every player's mission, one-hot, rows by slot rotated to
+        ``seat`` (for ``env.state()``, the full position; not part of any observation)."""
+        n = self._n
+        out = np.zeros((n, DESTROY_FIRST + n), dtype=np.float32)
+        if s.missions:
+            for k in range(n):
+                out[k, self.mission_code(s.missions[(seat + k) % n], seat)] = 1.0
         return out

@@ -249,6 +249,20 @@ class GameView:
         return s.phase == Phase.SETUP_PLACE and s.setup_step == 2
 
     @property
+    def my_mission(self) -> int:
+        """The seat's own secret mission (an index into
+        :data:`risk_env.rules.missions.MISSIONS`), or -1 without ``secret_missions``
+        (docs/rules.md §8). Other players' missions are hidden and not exposed here."""
+        m = self._state.missions
+        return int(m[self.seat]) if m else -1
+
+    @property
+    def capitals(self) -> tuple[int, ...]:
+        """Every player's capital territory by seat (-1 while not chosen); empty without
+        ``capitals`` (docs/rules.md §8). Capitals are public."""
+        return tuple(int(t) for t in self._state.capitals)
+
+    @property
     def forced_trade(self) -> bool:
         return self._state.forced
 

@@ -19,9 +19,10 @@ West (+2)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..rules.engine import Game
+from ..rules.missions import mission_text
 from ..rules.state import GameState, Phase
 
 __all__ = ["render_ansi", "render_compact", "short_names", "seat_name"]
@@ -46,8 +47,14 @@ def render_ansi(
     recent: Sequence[str] = (),
     color: bool = False,
     names: Sequence[str] | None = None,
+    viewer: int | None = None,
 ) -> str:
     """A compact text board of ``s`` (one string, lines joined by ``\\n``).
+
+    With ``capitals`` each capital is marked ``capital of <player>``; with
+    ``secret_missions`` only the ``viewer`` seat's own mission is shown (no
+    other player's mission is printed while the game goes on; a finished game
+    shows the winner's).
 
     Args:
         game: the game ``s`` belongs to.
@@ -56,8 +63,10 @@ def render_ansi(
         recent: texts of earlier moves (oldest first); the last 5 are listed.
         color: colour owners with ANSI escape codes.
         names: labels per player seat (default ``player_<seat>``).
+        viewer: the seat whose secret mission is shown (None: no mission is shown).
     """
     m = game.map
+    capital_of = {int(t): p for p, t in enumerate(s.capitals) if t >= 0}
 
     def who(seat: int) -> str:
         if seat < 0:
@@ -95,6 +104,8 @@ def render_ansi(
         for t in map(int, idx):
             o = int(s.owner[t])
             mark = " <" if t in marked else ""
+            if t in capital_of:
+                mark += f"  capital of {who(capital_of[t])}"
             lines.append(f"  {m.territory_names[t]:<{width}}  {paint(f'{who(o):<{wname}}', o)} {int(s.armies[t]):>4}{mark}")
     lines.append("")
     setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
@@ -139,11 +150,25 @@ def render_ansi(
         lines.append(f"last roll: attacker {s.last_roll[:k]} defender {s.last_roll[k + 1 :]}")
     if s.elim_order:
         lines.append("eliminated: " + ", ".join(who(p) for p in s.elim_order))
+    lines += _variant_lines(game, s, viewer, who)
     if recent:
         lines.append("earlier moves: " + " | ".join(list(recent)[-5:]))
     if last_move:
         lines.append(f"last move: {last_move}")
     return "\n".join(lines)
+
+
+def _variant_lines(game: Game, s: GameState, viewer: int | None, who: Callable[[int], str]) -> list[str]:
+    """The capital phase and the viewer's own mission (docs/rules.md §8)."""
+    out = []
+    if s.phase == Phase.CAPITAL:
+        out.append(f"{who(s.player)} chooses a capital among its territories")
+    if s.missions:
+        if viewer is not None and 0 <= viewer < len(s.missions):
+            out.append(f"your mission ({who(viewer)}): {mission_text(s.missions[viewer])}")
+        if s.phase == Phase.GAME_OVER and s.winner >= 0 and s.winner != viewer:
+            out.append(f"mission of {who(s.winner)}: {mission_text(s.missions[s.winner])}")
+    return out
 
 
 def short_names(names: Sequence[str], width: int) -> list[str]:
@@ -202,6 +227,7 @@ def render_compact(
     names: Sequence[str] | None = None,
     marked: Sequence[int] = (),
     selected: int = -1,
+    viewer: int | None = None,
 ) -> str:
     """A compact text board of ``s`` for a terminal ``width`` columns wide (one string).
 
@@ -209,7 +235,7 @@ def render_compact(
     and the seat holding it (``[2]``); each territory takes one line: a short name
     (:func:`short_names`), the owner's seat number (``n`` the neutral, ``-`` nobody)
     and its armies; ``<`` marks ``marked`` territories (the last move), ``*`` the
-    ``selected`` one. Then one entry per seat (``>`` on turn): its label from
+    ``selected`` one, ``#`` a capital (``capitals=True``). Then one entry per seat (``>`` on turn): its label from
     ``names``, territories, armies, cards; then the phase and the last dice.
 
     On the classic map this is 18 lines of at most 120 characters for 2 to 6 players.
@@ -219,6 +245,8 @@ def render_compact(
     Args:
         width: the terminal width in characters (at least 60).
         names: a label per player seat (default ``player_<seat>``).
+        viewer: the seat whose secret mission is shown under the board (None: none;
+            ``secret_missions`` only, docs/rules.md §8).
 
     Raises:
         ValueError: ``width`` < 60.
@@ -243,7 +271,8 @@ def render_compact(
             return str(names[seat])
         return seat_name(game, seat)
 
-    marks = {int(t): "<" for t in marked if t >= 0}
+    marks = {int(t): "#" for t in s.capitals if t >= 0}
+    marks.update({int(t): "<" for t in marked if t >= 0})
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
         marks.update({int(s.att_src): "<", int(s.att_dst): "<"})
     if selected >= 0:
@@ -313,4 +342,5 @@ def render_compact(
         k = s.last_roll.index(0)
         status += f"; last roll {' '.join(map(str, s.last_roll[:k]))} v {' '.join(map(str, s.last_roll[k + 1 :]))}"
     out.append(status[:width])
+    out += [line[:width] for line in _variant_lines(game, s, viewer, who)]
     return "\n".join(out)

@@ -182,6 +182,23 @@ class BoardRenderer:
         )
         self.arrow_label.set_visible(False)
         self._ring: int | None = None
+        self.capital_marks: list[Any] = []
+        if self.game.config.capitals:  # a star above each capital (docs/rules.md §8), shown once chosen
+            r = self.layer.marker_r
+            for p in range(self.game.num_players):
+                mark = self.ax.text(
+                    0,
+                    0,
+                    "\u2605",
+                    ha="center",
+                    va="bottom",
+                    fontsize=14,
+                    color=self.colors[p],
+                    path_effects=[pe.withStroke(linewidth=1.5, foreground="white")],
+                )
+                mark.set_visible(False)
+                mark._risk_dy = r  # type: ignore[attr-defined]
+                self.capital_marks.append(self._add(mark))
 
     def _build_panel(self) -> None:
         from matplotlib.patches import Rectangle
@@ -278,6 +295,12 @@ class BoardRenderer:
         self.arrow_label.set_visible(bool(label))
 
     def _highlight(self, s: GameState, move: Move | None) -> None:
+        for p, mark in enumerate(self.capital_marks):
+            t = s.capitals[p] if p < len(s.capitals) else -1
+            mark.set_visible(t >= 0)
+            if t >= 0:
+                x, y = self.map.xy[t]
+                mark.set_position((x, y - mark._risk_dy))
         for arr in self.arrows:
             arr.set_visible(False)
         self.arrow_label.set_visible(False)
@@ -297,7 +320,9 @@ class BoardRenderer:
             self._set_arrow(s.att_src, s.att_dst, _ATTACK, f"occupied with {move.count}")
         elif k == MoveKind.FORTIFY:
             self._set_arrow(move.src, move.dst, _MOVE, f"moved {move.count}")
-        elif k in (MoveKind.PLACE, MoveKind.CLAIM, MoveKind.PLACE_NEUTRAL) or (k == MoveKind.TRADE and move.bonus >= 0):
+        elif k in (MoveKind.PLACE, MoveKind.CLAIM, MoveKind.PLACE_NEUTRAL, MoveKind.CAPITAL) or (
+            k == MoveKind.TRADE and move.bonus >= 0
+        ):
             self._ring = move.src if k != MoveKind.TRADE else move.bonus
 
     def _paint_map(self, s: GameState, out: np.ndarray) -> None:
@@ -357,6 +382,8 @@ class BoardRenderer:
             elif phase in (Phase.CLAIM, Phase.SETUP_PLACE):
                 left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
                 extra = f" · {left} left to place"
+            elif phase == Phase.CAPITAL:
+                extra = " · choose a capital (\u2605)"
             self.subtitle.set_text(f"{self.names[actor]} to act{extra}")
         on_turn = s.player if phase != Phase.GAME_OVER else -1
         setup = phase in (Phase.CLAIM, Phase.SETUP_PLACE)

@@ -25,6 +25,7 @@ import numpy as np
 from .._extras import require
 from ..errors import MissingExtraError
 from ..rules.engine import Game
+from ..rules.missions import mission_complete, mission_text
 from ..rules.moves import MoveKind
 from ..rules.state import Phase
 from .ansi import seat_name
@@ -85,6 +86,11 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
         out.append(f"{who(p)} is eliminated")
     if a.phase == Phase.GAME_OVER and b.phase != Phase.GAME_OVER:
         out.append(f"{who(a.winner)} wins" if a.winner >= 0 else "turn limit reached")
+        if a.winner >= 0 and sum(a.alive) > 1:  # a win of docs/rules.md §8
+            if a.missions and mission_complete(game, a, a.winner):
+                out.append(f"mission complete: {mission_text(a.missions[a.winner])}")
+            elif a.capitals:
+                out.append("holds every capital")
     return "; ".join(out)
 
 

@@ -6,5 +6,6 @@ precomputed tables) and applies :class:`~risk_env.rules.moves.Move` values to a
 rule switches and presets, :mod:`~risk_env.rules.map` the boards (JSON files in
 ``risk_env/rules/maps/``), :mod:`~risk_env.rules.cards` the set trades,
 :mod:`~risk_env.rules.dice` and :mod:`~risk_env.rules.odds` the exact chance
-outcomes. The rules themselves are described in ``docs/rules.md``.
+outcomes, :mod:`~risk_env.rules.missions` the secret missions and the capitals
+win (docs/rules.md §8). The rules themselves are described in ``docs/rules.md``.
 """

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import StateError
 from .legality import PHASE_NAME
+from .missions import MISSIONS
 from .state import GameState, Phase
 
 if TYPE_CHECKING:
@@ -72,6 +73,12 @@ def field_problems(game: Game, s: GameState) -> list[str]:
         out.append(f"dice_pos={s.dice_pos} is past the {len(s.dice_buf)} buffered dice")
     if not -1 <= s.winner < n or any(not 0 <= p < n for p in s.elim_order):
         out.append(f"winner and eliminated players must be seats 0..{n - 1}")
+    if any(not 0 <= m < len(MISSIONS) for m in s.missions):
+        out.append(f"missions must be mission indices 0..{len(MISSIONS) - 1}")
+    if any(not -1 <= t < T for t in s.capitals):
+        out.append(f"capitals must be territory ids 0..{T - 1} (or -1 while not chosen)")
+    if any(not -1 <= p < n for p in s.eliminated_by):
+        out.append(f"eliminated_by must hold seats 0..{n - 1} (or -1)")
     return out
 
 
@@ -83,8 +90,18 @@ def invariant_violations(game: Game, s: GameState) -> list[str]:
         return [f"owner and armies must have {T} entries"]
     if len(s.alive) != n or len(s.hands) != n or sorted(s.order) != list(range(n)):
         return [f"alive, hands and order must describe {n} players"]
-    if not 0 <= s.phase <= Phase.GAME_OVER:
+    if s.phase not in set(Phase):
         out.append(f"unknown phase {s.phase}")
+    cfg = game.config
+    k = n if cfg.secret_missions else 0
+    if len(s.missions) != k or len(s.eliminated_by) != k:
+        out.append(f"missions and eliminated_by must hold {k} entries (secret_missions={cfg.secret_missions})")
+    if len(s.capitals) != (n if cfg.capitals else 0):
+        out.append(f"capitals must hold {n if cfg.capitals else 0} entries (capitals={cfg.capitals})")
+    elif cfg.capitals and s.turn >= 1 and -1 in s.capitals:
+        out.append("a capital is still to be chosen after the first turn began")
+    if s.phase == Phase.CAPITAL and (not cfg.capitals or s.capitals[s.player] != -1):
+        out.append("the capital phase needs capitals=True and a player on turn without a capital")
     setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
     unclaimed = s.owner == -1
     if ((s.owner < -1) | (s.owner >= game.num_seats)).any():

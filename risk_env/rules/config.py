@@ -55,6 +55,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "defender_dice": ("max", "choose"),
     "fortify": ("adjacent", "connected"),
     "truncation_reward": ("draw", "rank"),
+    "mission_target_taken": ("24_territories", "holder_wins"),
 }
 
 
@@ -100,6 +101,14 @@ class RulesConfig:
         truncation_reward: ``"draw"`` (every surviving agent gets 0) or
             ``"rank"`` (survivors ranked by territories, then armies: the
             best gets +1, the worst -1, linear between; ties share) (§4.5).
+        secret_missions: deal each player a secret mission at setup; completing
+            it wins at once (§8). Needs a map with the classic continents.
+        mission_target_taken: what a "destroy colour X" mission becomes when
+            someone else eliminates X: ``"holder_wins"`` (default: its holder
+            wins at once) or ``"24_territories"`` (the mission becomes "hold 24
+            territories") (§8).
+        capitals: each player chooses a capital among its territories after
+            setup; a player holding every capital wins (§8).
     """
 
     num_players: int = 4
@@ -116,6 +125,9 @@ class RulesConfig:
     die_to_six: bool = False
     turn_limit: int = 1000
     truncation_reward: str = "draw"
+    secret_missions: bool = False
+    mission_target_taken: str = "holder_wins"
+    capitals: bool = False
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -145,6 +157,9 @@ class RulesConfig:
             v = getattr(self, key)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
                 raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {v!r}")
+        for key in ("secret_missions", "capitals"):
+            if not isinstance(getattr(self, key), bool):
+                raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
 
     @property
     def has_neutral(self) -> bool:
@@ -276,6 +291,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "tournament": {"setup": "deal", "fortify": "connected", "elimination_trade_at": 5, "territory_bonus": "once_per_turn"},
     "expert": {"card_trade": "slow_escalation", "fortify": "connected", "reroll_with_card": True, "die_to_six": True},
     "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
+    "secret_missions": {"secret_missions": True},
+    "capitals": {"capitals": True},
 }
 """Named rule sets: ``classic`` (the docs/rules.md defaults), ``fast`` (random
 setup, 400-turn limit, for quick training), ``tournament`` (the tournament rule
@@ -283,7 +300,8 @@ set: territories dealt from the cards, connected fortify, the trade-down after a
 elimination from 5 cards, the +2 bonus once per turn; §3, §4.2, §4.3; what it
 leaves out is listed in docs/rules.md §8), ``expert`` (the rulebook's four expert rules:
 slow escalation, connected fortify, the re-roll with a card and the die turned to a
-six, §8), ``duel`` (two players without the neutral)."""
+six, §8), ``duel`` (two players without the neutral), ``secret_missions`` (a secret mission each, §8),
+``capitals`` (a capital each, §8)."""
 
 
 def resolve_rules(

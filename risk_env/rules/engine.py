@@ -37,6 +37,7 @@ from .cards import SYMBOL_STARS, composition_of, set_value, stars_pick, stars_va
 from .config import RulesConfig
 from .dice import roll_outcomes
 from .map import GameMap, load_map
+from .missions import capitals_winner, check_map, deal_missions, settle_missions
 from .moves import Move, MoveKind
 from .outcome import Outcome, outcome
 from .state import GameState, Phase
@@ -76,6 +77,8 @@ class Game:
                 f"{self.num_seats} armies pools of {cfg.starting_armies} cannot claim the {T} territories of map {m.name!r}; "
                 f"raise starting_armies to at least {-(-T // self.num_seats)}"
             )
+        if cfg.secret_missions:
+            check_map(m)  # the missions name the classic continents (docs/rules.md §8)
         self.T = T
         self.uses_cards = cfg.uses_cards
         self.stars = cfg.card_trade == "stars"
@@ -139,6 +142,9 @@ class Game:
         s.steps = 0
         s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
         s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
+        s.missions = []
+        s.eliminated_by = [-1] * n if cfg.secret_missions else []
+        s.capitals = [-1] * n if cfg.capitals else []
         if cfg.setup == "claim":
             s.phase = Phase.CLAIM
             s.player = s.order[0]
@@ -163,6 +169,8 @@ class Game:
                 self._start_setup_placement(s)
         if self.uses_cards:
             s.deck = [int(c) for c in s.rng.permutation(self.num_cards)]
+        if cfg.secret_missions:  # dealt last, so the other draws match a game without missions (§8)
+            s.missions = deal_missions(s.own_rng(), n)
         return s
 
     def _claim_cycle(self, s: GameState) -> list[int]:
@@ -188,7 +196,13 @@ class Game:
         self._start_game(s)
 
     def _start_game(self, s: GameState) -> None:
+        """After setup: the capital choices in turn order when ``capitals=True``, then the first turn (docs/rules.md §8)."""
         s.turn = 0
+        for seat in s.order:
+            if s.capitals and s.capitals[seat] < 0:
+                s.phase = Phase.CAPITAL
+                s.player = seat
+                return
         s.player = s.order[0]
         self._begin_turn(s)
 
@@ -464,9 +478,32 @@ class Game:
         elif k == MoveKind.FORTIFY:
             s.armies[move.src] -= move.count
             s.armies[move.dst] += move.count
-            self._end_turn(s)
+            if not (self._variant_wins and self._variant_win(s)):  # a fortify can complete a mission
+                self._end_turn(s)
         elif k == MoveKind.END_TURN:
             self._end_turn(s)
+        elif k == MoveKind.CAPITAL:
+            s.capitals[p] = move.src
+            self._start_game(s)
+        if self._variant_wins and s.turn >= 1 and s.phase != Phase.GAME_OVER:
+            self._variant_win(s)
+
+    @property
+    def _variant_wins(self) -> bool:
+        return self.config.secret_missions or self.config.capitals
+
+    def _variant_win(self, s: GameState) -> bool:
+        """Instant wins of docs/rules.md §8, checked after every move of the game's turns: a
+        completed secret mission (the player on turn first, then the others in turn order), then
+        every capital held by one player. Returns whether the game ended."""
+        w = settle_missions(self, s) if self.config.secret_missions else -1
+        if w < 0 and self.config.capitals:
+            w = capitals_winner(self, s)
+        if w < 0:
+            return False
+        s.winner = w
+        s.phase = Phase.GAME_OVER
+        return True
 
     def _claim(self, s: GameState, t: int, seat: int) -> None:
         """Claim phase (docs/rules.md §3; the 2-player neutral claims at random in the rotation, §7)."""
@@ -611,6 +648,8 @@ class Game:
         if eliminated:
             s.alive[loser] = False
             s.elim_order.append(loser)
+            if s.eliminated_by:
+                s.eliminated_by[loser] = p
             if self.uses_cards:
                 s.hands[p].extend(s.hands[loser])
                 s.hands[loser] = []

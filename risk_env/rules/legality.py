@@ -47,6 +47,7 @@ PHASE_ALLOWED = {
     Phase.OCCUPY: "'occupy <armies>'",
     Phase.FORTIFY: "'fortify <own>-><own> <armies>' or 'end turn'",
     Phase.GAME_OVER: "nothing: the game is over",
+    Phase.CAPITAL: "'capital <own territory>'",
 }
 """What each phase allows, in move notation (the tail of every illegal-move message)."""
 
@@ -66,6 +67,7 @@ _USED_FIELDS = {
     MoveKind.REROLL: {"count"},
     MoveKind.SIX: {"count"},
     MoveKind.KEEP_ROLL: set(),
+    MoveKind.CAPITAL: {"src"},
 }
 
 
@@ -243,6 +245,13 @@ def check(game: Game, s: GameState, move: Move) -> None:
         if ph != Phase.FORTIFY:
             raise _illegal(game, s, move, "the turn ends from the fortify phase ('end attack' first)")
         return
+    if k == MoveKind.CAPITAL:
+        if ph != Phase.CAPITAL:
+            raise _illegal(game, s, move, "capitals are chosen only after setup, with capitals=True (docs/rules.md §8)")
+        _check_territory(game, s, move, move.src)
+        if s.owner[move.src] != p:
+            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not yours")
+        return
     raise _illegal(game, s, move, f"unknown move kind {k!r}")
 
 
@@ -270,6 +279,8 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
     out: list[Move] = []
     if ph == Phase.CLAIM:
         return [Move.claim(int(t)) for t in np.flatnonzero(owner == -1)]
+    if ph == Phase.CAPITAL:
+        return [Move.capital(int(t)) for t in np.flatnonzero(owner == p)]
     if ph == Phase.SETUP_PLACE:
         if s.setup_step == 2:
             return [Move.place_neutral(int(t)) for t in np.flatnonzero(owner == game.neutral)]

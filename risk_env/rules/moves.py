@@ -26,6 +26,7 @@ kind               text                                            rule
 ``SIX``            ``six die=3``  (expert rules: turn the third    §8
                    highest attack die into a six)
 ``KEEP_ROLL``      ``keep roll``  (let the roll stand)             §8
+``CAPITAL``        ``capital Alaska``  (``capitals=True``)         §8
 =================  ==============================================  =========
 
 ``REROLL``, ``SIX`` and ``KEEP_ROLL`` exist only under the ``reroll_with_card``
@@ -63,6 +64,7 @@ class MoveKind(IntEnum):
     REROLL = 11
     SIX = 12
     KEEP_ROLL = 13
+    CAPITAL = 14
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +152,7 @@ class Move:
     def keep_roll() -> Move:
         """Let the pending roll stand (docs/rules.md §8)."""
         return Move(MoveKind.KEEP_ROLL)
+
+    @staticmethod
+    def capital(t: int) -> Move:
+        return Move(MoveKind.CAPITAL, t)

@@ -40,6 +40,7 @@ VERBS = (
     "reroll",
     "six",
     "keep roll",
+    "capital",
 )
 """The words a move's text starts with."""
 
@@ -83,6 +84,8 @@ def move_to_text(game_map: GameMap, move: Move) -> str:
         return f"six die={move.count}"
     if k == MoveKind.KEEP_ROLL:
         return "keep roll"
+    if k == MoveKind.CAPITAL:
+        return f"capital {name(move.src)}"
     raise InvalidMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
 
 
@@ -106,7 +109,7 @@ def parse_move(game_map: GameMap, text: str) -> Move:
     if move is None:
         raise InvalidMoveError(
             f"cannot read move {text!r}: it must start with one of claim, place, neutral, trade, attack, blitz, "
-            "defend, occupy, fortify, 'end attack', 'end turn', reroll, six, 'keep roll'"
+            "defend, occupy, fortify, capital, 'end attack', 'end turn', reroll, six, 'keep roll'"
         )
     return move
 
@@ -114,6 +117,8 @@ def parse_move(game_map: GameMap, text: str) -> Move:
 def _parse(m: GameMap, verb: str, rest: str) -> Move | None:
     if verb == "claim":
         return Move.claim(m.id_of(rest))
+    if verb == "capital":
+        return Move.capital(m.id_of(rest))
     if verb == "neutral":
         return Move.place_neutral(m.id_of(rest))
     if verb == "place":

@@ -6,7 +6,9 @@ single-agent env and the soak read it through :meth:`Game.outcome
 
 Returns per player seat (the 2-player neutral has none):
 
-* +1 to the winner, -1 to every eliminated player (from the step it is eliminated);
+* +1 to the winner, -1 to every eliminated player (from the step it is eliminated),
+  and -1 to every other player when a secret mission or the capitals end the game
+  (docs/rules.md §8);
 * at the turn limit (truncation) each surviving player gets 0
   (``truncation_reward="draw"``) or its rank reward (``"rank"``): survivors are
   ranked by territories, then armies; place ``i`` of ``k`` is worth
@@ -86,6 +88,7 @@ def outcome(game: Game, s: GameState) -> Outcome:
     over = s.phase == Phase.GAME_OVER
     won = over and s.winner >= 0
     if won:
+        returns = [-1.0] * n  # a mission or capitals win ends the game with survivors (§8)
         returns[s.winner] = 1.0
     truncated = over and not won
     if truncated and game.config.truncation_reward == "rank":

@@ -27,9 +27,22 @@ class Phase(IntEnum):
     OCCUPY = 5
     FORTIFY = 6
     GAME_OVER = 7
+    CAPITAL = 8
 
 
-_LIST_FIELDS = ("order", "alive", "setup_left", "deck", "discard", "elim_order", "last_roll")
+_LIST_FIELDS = (
+    "order",
+    "alive",
+    "setup_left",
+    "deck",
+    "discard",
+    "elim_order",
+    "last_roll",
+    "missions",
+    "capitals",
+    "eliminated_by",
+)
+_OPTIONAL_LISTS = ("missions", "capitals", "eliminated_by")  # absent from dicts of earlier versions
 _INT_FIELDS = (
     "phase",
     "player",
@@ -90,6 +103,16 @@ class GameState:
         elim_order: seats in the order they were eliminated.
         rng: the game's one seeded generator; dice_buf/dice_pos: dice drawn in batches from it.
         steps: moves applied so far.
+        missions: per seat, its secret mission (an index into
+            :data:`risk_env.rules.missions.MISSIONS`; hidden from the other
+            players), or empty without ``secret_missions`` (docs/rules.md §8).
+        capitals: per seat, its capital territory (-1 while not chosen), or
+            empty without ``capitals`` (§8).
+        eliminated_by: per seat, the seat that eliminated it (-1 if alive), or
+            empty without ``secret_missions`` (the missions need it).
+
+    These three lists are left out of :meth:`to_dict` while empty, so the
+    dicts (and record digests) of games without those variants stay as they were.
     """
 
     __slots__ = (
@@ -113,6 +136,9 @@ class GameState:
     discard: list[int]
     elim_order: list[int]
     last_roll: list[int]
+    missions: list[int]
+    capitals: list[int]
+    eliminated_by: list[int]
     phase: int
     player: int
     turn: int
@@ -183,7 +209,9 @@ class GameState:
             "dice_buf": self.dice_buf[self.dice_pos :],
         }
         for f in _LIST_FIELDS:
-            d[f] = list(getattr(self, f))
+            v = getattr(self, f)
+            if v or f not in _OPTIONAL_LISTS:
+                d[f] = list(v)
         for f in _INT_FIELDS:
             d[f] = int(getattr(self, f))
         for f in _BOOL_FIELDS:
@@ -221,7 +249,10 @@ class GameState:
         s._rng_shared = False
         s.dice_buf = [int(x) for x in d["dice_buf"]]
         for f in _LIST_FIELDS:
-            v = d[f]
+            if f not in d and f in _OPTIONAL_LISTS:
+                v = []
+            else:
+                v = d[f]
             if not isinstance(v, list):
                 raise TypeError(f"state field {f!r} must be a list")
             if f == "alive" and not all(isinstance(x, bool) for x in v):

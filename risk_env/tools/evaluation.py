@@ -50,7 +50,8 @@ Design
       Games are treated as independent trials; games of one rotation block
       share a seed, which, if anything, makes the interval conservative.
     * Places: the winner is 1st; eliminated players rank by elimination (the
-      first out is last). Ratings come from ``openskill``'s Plackett-Luce
+      first out is last). Players still alive when a secret mission or the
+      capitals (docs/rules.md §8) end the game lose, tied 2nd. Ratings come from ``openskill``'s Plackett-Luce
       model, updated game by game in game order (``mu``, ``sigma`` and the
       conservative ``ordinal = mu - 3 sigma``).
     * Work is spread over a process pool (``spawn`` start method, safe with
@@ -167,7 +168,9 @@ def _play_jobs(
         if staller is not None:
             places[staller] = survivors  # below the other survivors, above the eliminated
         for i in range(n):
-            places.setdefault(seats[i], 1)
+            # a secret mission or the capitals (docs/rules.md §8) may end a game with survivors:
+            # they lose, tied just below the winner
+            places.setdefault(seats[i], 2 if 0 <= r.winner != i else 1)
         out.append(
             EvaluatedGame(
                 index=index,

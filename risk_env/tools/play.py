@@ -20,6 +20,7 @@ from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
+from ..rules.missions import mission_text
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 from .match import play_move
@@ -137,11 +138,13 @@ _HELP = """Enter one of:
   a number and an amount          e.g. 3 2 (takes 2)
   a move as text                  e.g. place Alaska 2 | attack Alaska->Kamchatka dice=3 | blitz Alaska->Kamchatka
                                        end attack | occupy 4 | fortify Alaska->Alberta 3 | end turn | trade <card>, <card>, <card>
+                                       capital Alaska (with capitals)
   a number opening a list         e.g. 'from Alaska (5) -> 2' lists the moves from Alaska (and its neighbours);
                                        'trade a set ICA (4 ways)' lists those sets; 0 goes back
   moves (m)   show the board and the moves again   board (b)     the full board, with full names and the last moves
   n <name>    a territory's neighbours             help (?)      this help            quit (q)    leave the game
-On the board each territory shows its owner's seat number (n: the neutral) and its armies; < marks the last move."""
+On the board each territory shows its owner's seat number (n: the neutral) and its armies; < marks the last move,
+# a capital. With secret missions your own mission is shown under the board."""
 
 
 def _status(game: Game, s: GameState) -> str:
@@ -157,6 +160,8 @@ def _status(game: Game, s: GameState) -> str:
     elif s.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         text += f": {left} armies left to place"
+    elif s.phase == Phase.CAPITAL:
+        text += ": choose your capital among your territories (holding every capital wins)"
     if game.uses_cards:
         hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
@@ -311,7 +316,8 @@ def human_screen(
             marked = [t for t in (mv.src, mv.dst, mv.bonus) if t >= 0]
         except ValueError:
             pass
-    lines = [""] + render_compact(game, s, width, color=color, names=names, marked=marked, selected=src).splitlines()
+    board = render_compact(game, s, width, color=color, names=names, marked=marked, selected=src, viewer=human)
+    lines = [""] + board.splitlines()
     lines += textwrap.wrap(f"{seat_name(game, human)}, {_status(game, s)}.", width, subsequent_indent="  ")
     if src >= 0:
         lines += _neighbours(game, s, src, names, width)
@@ -359,7 +365,7 @@ def _human_move(
                 _echo(out, _HELP)
                 continue
             if low in ("b", "board"):
-                _echo(out, render_ansi(game, s, last, recent[:-1], color=color, names=names))
+                _echo(out, render_ansi(game, s, last, recent[:-1], color=color, names=names, viewer=human))
                 continue
             if low in ("m", "moves", "l", "list"):
                 break
@@ -415,6 +421,10 @@ def play_game(
     recent: list[str] = []
     me = seat_name(game, human)
     _echo(out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves.")
+    if s.missions:  # only the human's own mission is shown (docs/rules.md §8)
+        _echo(out, f"Your secret mission: {mission_text(s.missions[human])}.")
+    if s.capitals:
+        _echo(out, "Capitals: after setup each player chooses a capital; holding every capital wins.")
     told_out = False
     while s.phase != Phase.GAME_OVER:
         seat = game.current_player(s)
@@ -442,7 +452,7 @@ def play_game(
         if recorder is not None:
             recorder.add(mv)
     _echo(out, "")
-    _echo(out, render_compact(game, s, color=color, names=names))
+    _echo(out, render_compact(game, s, color=color, names=names, viewer=human))
     return s
 
 

@@ -39,7 +39,8 @@ Checked at every action id (see :class:`~risk_env.tools.soak_checks.StepChecker`
 * no turn takes more than ``--max-turn-steps`` action ids and no game more
   than ``turn_limit`` turns;
 * at the end, the rewards collected by each agent are those documented in
-  :mod:`risk_env.envs.aec`: +1 for the winner, -1 for each eliminated player, 0 for
+  :mod:`risk_env.envs.aec`: +1 for the winner, -1 for each eliminated player (and
+  for the survivors of a mission or capitals win), 0 for
   survivors of a truncated game (``"draw"``) or their rank reward (``"rank"``).
 
 The JSON summary (stdout, and ``--out``) holds ``games``, ``steps`` (action
@@ -97,6 +98,9 @@ _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "reroll_with_card": (False, True),
     "die_to_six": (False, True),
     "truncation_reward": ("draw", "rank"),
+    "secret_missions": (False, True),
+    "mission_target_taken": ("24_territories", "holder_wins"),
+    "capitals": (False, True),
 }
 
 
@@ -117,7 +121,9 @@ def game_spec(
     Returns:
         ``{"index", "seed" (game seed), "agent_seed", "preset", "rules" (RulesConfig.to_dict()), "agents" (names per seat)}``.
         Every preset's switches are kept; with probability ``variant_share``
-        each other switch is drawn at random with probability 1/3.
+        each other switch is drawn at random with probability 1/3. Secret missions
+        need the classic map: the ``secret_missions`` preset plays there, and a
+        drawn ``secret_missions=True`` on the small map is dropped.
     """
     rng = np.random.default_rng([seed, index])
     presets = list(PRESETS)
@@ -134,6 +140,12 @@ def game_spec(
                 rules[key] = v.item() if hasattr(v, "item") else v
         if rules.get("card_trade") == "no_cards":
             rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
+    if rules.get("secret_missions") and rules["map"] != "classic":  # the missions need the classic map (§8)
+        if preset == "secret_missions":
+            rules["map"] = "classic"
+            rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit)
+        else:
+            rules["secret_missions"] = False
     cfg = RulesConfig.from_dict(rules)
     agents = []
     for _ in range(n):

@@ -32,7 +32,8 @@ def expected_rewards(env: raw_env) -> dict[str, float]:
     engine's returns (:meth:`Game.outcome <risk_env.rules.engine.Game.outcome>`,
     docs/rules.md §4.5) by agent name.
 
-    +1 for the winner, -1 for each eliminated player; at truncation the
+    +1 for the winner, -1 for each other player (eliminated, or alive when a secret
+    mission or the capitals end the game, docs/rules.md §8); at truncation the
     survivors get 0 (``"draw"``) or their rank reward (``"rank"``).
     """
     returns = env.game.outcome(_state(env)).returns

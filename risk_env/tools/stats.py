@@ -116,7 +116,8 @@ class EntrantStats:
     Attributes:
         name, spec: label and the spec it was built from (``repr`` for objects).
         games, wins, draws, losses: counts (a draw: a game without a winner that it survived
-            and did not stall; a loss: eliminated, or it stalled the game).
+            and did not stall; a loss: eliminated, it stalled the game, or another player won
+            while it survived, by a secret mission or the capitals, docs/rules.md §8).
         win_rate: wins / games; ci_low, ci_high: its 95 % Wilson interval.
         draw_rate: draws / games.
         mean_place: mean finishing place (1 best); place_counts: games per place 1..n.
@@ -339,7 +340,7 @@ def summarize(labels: list[str], specs: list[str], games: list[EvaluatedGame], n
             elif name in g.elimination_order:
                 st.losses += 1
                 st.eliminated += 1
-            elif g.stalled_by == name:
+            elif g.stalled_by == name or g.winner is not None:  # a survivor of another's mission win loses
                 st.losses += 1
             else:
                 st.draws += 1

@@ -82,3 +82,11 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     block = re.search(r"# 2\. set up and run the tests\n(.+)\n", README)
     assert block, "README lost its test command"
     assert block.group(1).strip() in ci
+
+
+def test_the_committed_board_record_has_the_current_format() -> None:
+    import json
+
+    from risk_env.records.record import RECORD_FORMAT
+
+    assert json.loads((ROOT / "docs" / "board.json").read_text(encoding="utf-8"))["format"] == RECORD_FORMAT

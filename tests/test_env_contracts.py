@@ -431,3 +431,25 @@ def test_single_agent_human_mode_without_display_warns_once(monkeypatch):
 def test_single_agent_render_mode_is_checked():
     with pytest.raises(ConfigError, match="'ansi', 'human', 'rgb_array'"):
         RiskSingleAgentEnv(num_players=2, render_mode="video")
+
+
+@pytest.mark.parametrize("make,error", [(risk_env.raw_env, IllegalActionError), (risk_env.env, ActionSpaceError)])
+def test_the_info_mask_is_the_envs_copy_for_the_decision_as_docs_clients_md_says(make, error):
+    e = make(num_players=3, setup="random")
+    e.reset(seed=4)
+    obs1, *_, info1 = e.last()
+    obs2, *_, info2 = e.last()
+    # last() returns the env's infos[agent]: the same dict and array within one decision
+    assert info2 is info1 is e.infos[e.agent_selection] and info2["action_mask"] is info1["action_mask"]
+    # the observation's mask is a new array at each call
+    assert not np.shares_memory(obs1["action_mask"], obs2["action_mask"])
+    legal = np.flatnonzero(obs1["action_mask"])
+    illegal = int(np.flatnonzero(obs1["action_mask"] == 0)[0])
+    info1["action_mask"][:] = 0
+    info1["action_mask"][illegal] = 1
+    assert e.last()[4]["action_mask"][illegal] == 1  # the write is seen by the next last() of this decision
+    before = _digest(e)
+    with pytest.raises(error):  # ... but never by the legality checks
+        e.step(illegal)
+    assert _digest(e) == before
+    e.step(int(legal[0]))  # a legal id zeroed in the info mask is still legal (no error)

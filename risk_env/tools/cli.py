@@ -33,14 +33,18 @@ import importlib
 import sys
 from typing import Any
 
+from ..errors import MissingExtraError
+
 try:
     import typer
-except ImportError as e:  # pragma: no cover - depends on the installation
-    raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
+except ImportError:
+    raise MissingExtraError(
+        "the risk-env command line needs typer (extra 'cli'): pip install 'risk_env[cli]'", extra="cli", module="typer"
+    ) from None
 
-from .._extras import require
+from .._extras import missing_extra_message, require
 from ..agents import load_agent
-from ..errors import MissingExtraError, RiskError
+from ..errors import RiskError
 from ..records.ansi import seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -296,19 +300,21 @@ def replay(
 _PASS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def _delegate(module: str, what: str, ctx: typer.Context) -> None:
+def _delegate(module: str, what: str, ctx: typer.Context, extra: str | None = None) -> None:
+    """Run ``module.main(ctx.args)``; a missing optional package (``extra`` provides it) is one ``error:`` line."""
     args = list(ctx.args)
     try:
         mod = importlib.import_module(module)
         entry = mod.main
     except (ImportError, AttributeError) as e:
+        missing = missing_extra_message(e, extra, f"'risk-env {ctx.info_name}'") if extra and isinstance(e, ImportError) else None
         why = f"{type(e).__name__}: {e}"
-        msg = f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
+        msg = missing or f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
         if any(a in ("-h", "--help") for a in args):
             typer.echo(f"risk-env {ctx.info_name} ARGS...: {what}\n\n{msg}")
             raise typer.Exit(0) from None
         typer.echo(f"error: {msg}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(1 if missing else 2) from None
     rc = entry(args)
     if isinstance(rc, int) and rc:
         raise typer.Exit(rc)
@@ -320,13 +326,13 @@ def evaluate(ctx: typer.Context) -> None:
 
     Arguments go to risk_env.tools.evaluation; see 'risk-env evaluate --help'.
     """
-    _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx)
+    _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx, extra="eval")
 
 
 @app.command(context_settings=_PASS, add_help_option=False, short_help="Train MaskablePPO from a config (the 'train' extra).")
 def train(ctx: typer.Context) -> None:
     """Train an agent. Arguments go to risk_env.train.sb3; see 'risk-env train --help'."""
-    _delegate("risk_env.train.sb3", "train an agent", ctx)
+    _delegate("risk_env.train.sb3", "train an agent", ctx, extra="train")
 
 
 @app.command(context_settings=_PASS, add_help_option=False, short_help="Measure engine and env speed (the 'bench' extra).")
@@ -335,7 +341,7 @@ def bench(ctx: typer.Context) -> None:
 
     Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'.
     """
-    _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx)
+    _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx, extra="bench")
 
 
 @app.command(context_settings=_PASS, add_help_option=False, short_help="Play many games checking the rules' invariants.")

@@ -838,3 +838,24 @@ def test_to_act_is_a_deprecated_alias_of_current_player(classic3):
     s = classic3.new_game(4)
     with pytest.warns(DeprecationWarning, match="current_player"):
         assert classic3.to_act(s) == classic3.current_player(s) == s.player
+
+
+def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
+    from risk_env.agents import load_agent
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RiskError, match=r"^empty agent spec '': use one of random, aggressive, continent, balanced, .*\.zip"):
+        load_agent("")
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(RiskError, match=r"^'runs' is a folder: give the saved model's file"):
+        load_agent("runs")
+    with pytest.raises(RiskError) as e:
+        load_agent("x.zip")
+    assert str(e.value) == "no saved model at 'x.zip'"
+    (tmp_path / "y").mkdir()
+    with pytest.raises(RiskError) as e:
+        load_agent("y/m")
+    assert (
+        str(e.value) == "unknown agent 'y/m': use one of random, aggressive, continent, balanced, "
+        "a path to a MaskablePPO model (.zip), or 'module:callable'"
+    )

@@ -142,6 +142,38 @@ def _output_path(path: str | None, option: str) -> None:
         raise _fail(f"{option} {path!r}: the folder {folder!r} is not writable")
 
 
+_ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
+"""Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
+
+
+def _check_numbers(seed: int | None = None, delay: float | None = None, fps: float | None = None) -> None:
+    """Refuse out-of-range numbers before any game is played.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error) a negative seed, a negative or non-finite delay,
+            frames per second not above 0 (or not finite).
+    """
+    import math
+
+    if seed is not None and seed < 0:
+        raise _fail(f"--seed must be 0 or more, got {seed}")
+    if delay is not None and not (math.isfinite(delay) and delay >= 0):
+        raise _fail(f"--delay must be 0 or more seconds, got {delay}")
+    if fps is not None and not (math.isfinite(fps) and fps > 0):
+        raise _fail(f"--fps must be more than 0 frames per second, got {fps}")
+
+
+def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
+    """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
+    import os
+
+    if path and os.path.splitext(path)[1].lower() not in allowed:
+        raise _fail(
+            f"{option} {path!r} must end in {' or '.join(allowed[:2])}"
+            + (f" (or {', '.join(allowed[2:])})" if allowed[2:] else "")
+        )
+
+
 # ---------------------------------------------------------------------- commands
 _PLAYERS = typer.Option(4, "--players", "-n", min=2, max=6, help="number of players, 2..6")
 _RULES = typer.Option("classic", "--rules", help=f"rules preset: {', '.join(PRESETS)}")
@@ -176,6 +208,7 @@ def play(
     or the move as text (e.g. 'attack Alaska->Kamchatka dice=3'); 'help' explains more.
     Moves are read from standard input, so you can pipe them in.
     """
+    _check_numbers(seed=seed)
     cfg = build_rules(players, rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
@@ -230,6 +263,9 @@ def watch(
         raise typer.BadParameter("--every must be turn or move", param_hint="--every")
     if png_when not in ("end", "last-attack"):
         raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
+    _check_numbers(seed=seed, delay=delay, fps=fps)
+    _check_suffix(png, "--png", (".png",))
+    _check_suffix(gif, "--gif", _ANIMATIONS)
     cfg = build_rules(players, rules, map_name, turns, settings)
     if png or gif:  # checked before the game is played
         try:
@@ -289,6 +325,7 @@ def replay(
     """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
     from ..records.replay import run
 
+    _check_numbers(fps=fps)
     for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip")):
         _output_path(path, option)
     try:

@@ -380,3 +380,20 @@ def test_risk_env_soak_names_itself_in_its_errors(capsys) -> None:  # type: igno
         main(["soak", "--start", "-1"])
     assert ex.value.code == 2
     assert capsys.readouterr().err == "risk-env soak: error: games and start must be >= 0, got games=1000, start=-1\n"
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--seconds", "-1"], "--seconds must be more than 0, got -1.0"),
+        (["--seconds", "0"], "--seconds must be more than 0, got 0.0"),
+        (["--repeats", "0"], "--repeats must be 1 or more, got 0"),
+        (["--batch-sizes", "0", "4"], "--batch-sizes must be 1 or more, got 0"),
+    ],
+)
+def test_benchmark_refuses_windows_that_measure_nothing(argv, message, capsys) -> None:  # type: ignore[no-untyped-def]
+    from risk_env.tools.benchmark import main as bench_main
+
+    with pytest.raises(SystemExit) as ex:
+        bench_main(argv)
+    assert ex.value.code == 2 and capsys.readouterr().err.endswith(f"risk-env bench: error: {message}\n")

@@ -90,3 +90,15 @@ def test_the_committed_board_record_has_the_current_format() -> None:
     from risk_env.records.record import RECORD_FORMAT
 
     assert json.loads((ROOT / "docs" / "board.json").read_text(encoding="utf-8"))["format"] == RECORD_FORMAT
+
+
+def test_the_extras_tables_name_every_extra() -> None:
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    assert "clients" in extras
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for name, text in (("README.md", README), ("CONTRIBUTING.md", contributing)):
+        cells = [c.strip() for line in text.splitlines() if line.startswith("|") for c in line.split("|")]
+        rows = {c.strip("`") for c in cells if re.fullmatch(r"`\w+`", c)}
+        assert extras <= rows, f"{name}'s extras table lacks {sorted(extras - rows)}"

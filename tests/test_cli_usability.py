@@ -397,3 +397,20 @@ def test_benchmark_refuses_windows_that_measure_nothing(argv, message, capsys) -
     with pytest.raises(SystemExit) as ex:
         bench_main(argv)
     assert ex.value.code == 2 and capsys.readouterr().err.endswith(f"risk-env bench: error: {message}\n")
+
+
+def test_play_move_log_and_seats_line_keep_to_120_columns() -> None:
+    # 6 players: the seats line would be 136 columns; aggressive opponents' attack lines pass 120
+    res = runner.invoke(
+        app,
+        ["play", "--players", "6", "--turns", "10", "--seed", "2", "--no-color", "--agents", "aggressive"],
+        input="1\n" * 3000,
+    )
+    assert res.exit_code == 0, res.output
+    # piped input is not echoed, so the text after a prompt shares its line; at a terminal it starts a new one
+    lines = [ln.removeprefix("player_0> ") for ln in res.output.splitlines()]
+    assert max(map(len, lines)) <= 120
+    assert lines[0].startswith("seats: player_0 = you, player_1 = aggressive") and lines[1].startswith("       player_")
+    wrapped = [i for i, ln in enumerate(lines) if ln.startswith("    ") and "[" in lines[i - 1] and "]" not in lines[i - 1]]
+    assert wrapped, "no move line was long enough to wrap"
+    assert "turn limit reached after 10 turns" in res.output

@@ -44,8 +44,11 @@ class MaskablePPOAgent(Agent):
         super().__init__(None)
         if isinstance(model, (str, os.PathLike)):
             path = Path(model)
-            if not path.exists() and not path.with_name(path.name + ".zip").exists():
-                raise RiskError(f"no saved model at {str(path)!r} (nor {str(path)!r}.zip)")
+            if path.is_dir():
+                raise RiskError(f"{str(path)!r} is a folder: give the saved model's file (a .zip in it)")
+            if not path.is_file() and (path.suffix == ".zip" or not path.with_name(path.name + ".zip").is_file()):
+                tried = "" if path.suffix == ".zip" else f" (nor at {str(path) + '.zip'!r})"
+                raise RiskError(f"no saved model at {str(path)!r}{tried}")
             try:
                 from sb3_contrib import MaskablePPO
             except ImportError:  # pragma: no cover - depends on the install

@@ -46,8 +46,10 @@ HEURISTICS = ("aggressive", "continent", "balanced")
 
 
 def _is_model_path(spec: str) -> bool:
+    if not spec:
+        return False
     p = Path(spec)
-    return spec.endswith(".zip") or p.exists() or p.with_name(p.name + ".zip").exists()
+    return spec.endswith(".zip") or p.exists() or (p.name != "" and p.with_name(p.name + ".zip").exists())
 
 
 def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
@@ -84,6 +86,11 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
         spec = str(spec)
     if isinstance(spec, str):
         key = spec.strip()
+        if not key:
+            raise RiskError(
+                f"empty agent spec {spec!r}: use one of {', '.join(BASELINES)}, a path to a MaskablePPO model (.zip), "
+                "or 'module:callable'"
+            )
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if _is_model_path(key):

@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Sequence
 from types import ModuleType
 
 from .errors import MissingExtraError
 
-__all__ = ["require"]
+__all__ = ["require", "missing_extra_message", "run_main"]
 
 
 def require(module: str, extra: str, feature: str) -> ModuleType:
@@ -36,3 +38,47 @@ def require(module: str, extra: str, feature: str) -> ModuleType:
         raise MissingExtraError(
             f"{feature} needs {package} (extra '{extra}'): pip install 'risk_env[{extra}]'", extra=extra, module=package
         ) from None
+
+
+def missing_extra_message(error: ImportError, extra: str, feature: str) -> str | None:
+    """The one-line message for ``error`` if it is a missing optional package, else None.
+
+    Args:
+        error: the ImportError raised while importing or running ``feature``.
+        extra: the ``risk_env`` extra that provides the packages ``feature`` needs.
+        feature: what needs them, for the message (``"training"``).
+
+    Returns:
+        a :class:`MissingExtraError`'s own message; for another ImportError naming a module outside
+        ``risk_env``, ``<feature> needs <package> (extra '<extra>'): pip install 'risk_env[<extra>]'``;
+        None when the missing module is ``risk_env``'s own or unnamed (a fault, not an installation matter).
+
+    >>> missing_extra_message(ModuleNotFoundError("No module named 'yaml'", name="yaml"), "train", "training")
+    "training needs yaml (extra 'train'): pip install 'risk_env[train]'"
+    """
+    if isinstance(error, MissingExtraError):
+        return str(error)
+    package = (error.name or "").split(".")[0]
+    if not package or package == "risk_env":
+        return None
+    return f"{feature} needs {package} (extra '{extra}'): pip install 'risk_env[{extra}]'"
+
+
+def run_main(module: str, extra: str, feature: str, argv: Sequence[str] | None = None) -> int:
+    """Import ``module`` and return ``module.main(argv)`` (0 for None), what the thin scripts in
+    ``scripts/`` do; a missing optional package prints one ``error:`` line naming the extra on
+    stderr and returns 1 instead of a traceback.
+
+    Raises:
+        ImportError: one that is not about an optional package (see :func:`missing_extra_message`).
+    """
+    try:
+        main = importlib.import_module(module).main
+        rc = main(None if argv is None else list(argv))
+    except ImportError as e:
+        message = missing_extra_message(e, extra, feature)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 1
+    return int(rc or 0)

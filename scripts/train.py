@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from risk_env.train.sb3 import main
+from risk_env._extras import run_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("risk_env.train.sb3", "train", "training"))

@@ -313,3 +313,104 @@ def test_nine_cards_group_the_trades_by_kind_of_set() -> None:
     assert len(lines) + 1 <= 40 and "trade a set ICA (25 ways); 0 goes back:" in lines
     assert sub[-1].label.startswith("more: ")  # 25 sets do not fit under the board: the rest is one entry away
     assert sorted(map(str, _reachable(game, s, entries))) == sorted(map(str, game.legal_moves(s)))
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["watch", "--seed", "-5"], "--seed must be 0 or more, got -5"),
+        (["play", "--seed", "-1"], "--seed must be 0 or more, got -1"),
+        (["watch", "--delay", "-1"], "--delay must be 0 or more seconds, got -1.0"),
+        (["watch", "--gif", "f.gif", "--fps", "0"], "--fps must be more than 0 frames per second, got 0.0"),
+        (["replay", "docs/board.json", "--gif", "f.gif", "--fps", "-2"], "--fps must be more than 0 frames per second, got -2.0"),
+        (["watch", "--png", "x.txt"], "--png 'x.txt' must end in .png"),
+        (["watch", "--gif", "x.png"], "--gif 'x.png' must end in .gif or .mp4 (or .webm, .mkv, .avi, .mov)"),
+    ],
+)
+def test_bad_numbers_and_suffixes_are_one_line_before_any_game(tmp_path, monkeypatch, args, message) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    args = [str(ROOT / a) if a == "docs/board.json" else a for a in args]
+    res = runner.invoke(app, args, input="")
+    assert res.exit_code == 2 and res.output == f"error: {message}\n"
+    assert list(tmp_path.iterdir()) == []  # nothing written, nothing played
+
+
+def test_scripts_play_says_what_it_is_and_bad_input_is_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    import runpy
+
+    play = runpy.run_path(str(ROOT / "scripts" / "play.py"))["main"]
+    with pytest.raises(SystemExit):
+        play(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: scripts/play.py") and "Agents against each other" in out and "'risk-env play'" in out
+    for argv, message in (
+        (["--agents", "foo"], "unknown agent 'foo': use one of random, aggressive, continent, balanced"),
+        (["--players", "7"], "num_players must be an integer from 2 to 6, got 7"),
+        (["--games", "0"], "--games must be 1 or more, got 0"),
+        (["--agents", "random,random"], "--agents: give one agent name for every seat or exactly 4 (one per seat), got 2"),
+    ):
+        assert play(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {message}") and err.count("\n") == 1
+    assert play(["--players", "2", "--games", "1", "--turn-limit", "3"]) == 0
+    assert "game 0 (seed 0): truncated at the turn limit; turns 3" in capsys.readouterr().out
+
+
+def test_scripts_replay_takes_the_same_options_as_risk_env_replay(capsys) -> None:  # type: ignore[no-untyped-def]
+    import typer.main
+
+    from risk_env.records.replay import main as replay_main
+    from risk_env.records.replay import parser
+
+    command = typer.main.get_command(app).commands["replay"]  # type: ignore[attr-defined]
+    typer_options = {o for p in command.params for o in p.opts if o.startswith("-")}
+    script_options = {o for a in parser()._actions for o in a.option_strings if o not in ("-h", "--help")}
+    assert typer_options == script_options
+    assert parser().prog == "python scripts/replay.py"
+    assert replay_main([str(ROOT / "docs" / "board.json"), "-q"]) == 0 and capsys.readouterr().out == ""
+    assert replay_main([str(ROOT / "docs" / "board.json"), "-q", "--fps", "0"]) == 2
+    assert capsys.readouterr().err == "error: --fps must be more than 0 frames per second, got 0.0\n"
+
+
+def test_risk_env_soak_names_itself_in_its_errors(capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as ex:
+        main(["soak", "--start", "-1"])
+    assert ex.value.code == 2
+    assert capsys.readouterr().err == "risk-env soak: error: games and start must be >= 0, got games=1000, start=-1\n"
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--seconds", "-1"], "--seconds must be more than 0, got -1.0"),
+        (["--seconds", "0"], "--seconds must be more than 0, got 0.0"),
+        (["--repeats", "0"], "--repeats must be 1 or more, got 0"),
+        (["--batch-sizes", "0", "4"], "--batch-sizes must be 1 or more, got 0"),
+    ],
+)
+def test_benchmark_refuses_windows_that_measure_nothing(argv, message, capsys) -> None:  # type: ignore[no-untyped-def]
+    from risk_env.tools.benchmark import main as bench_main
+
+    with pytest.raises(SystemExit) as ex:
+        bench_main(argv)
+    assert ex.value.code == 2 and capsys.readouterr().err.endswith(f"risk-env bench: error: {message}\n")
+
+
+def test_play_move_log_and_seats_line_keep_to_120_columns() -> None:
+    # 6 players: the seats line would be 136 columns; aggressive opponents' attack lines pass 120
+    res = runner.invoke(
+        app,
+        ["play", "--players", "6", "--turns", "10", "--seed", "2", "--no-color", "--agents", "aggressive"],
+        input="1\n" * 3000,
+    )
+    assert res.exit_code == 0, res.output
+    # piped input is not echoed, so the text after a prompt shares its line; at a terminal it starts a new one
+    lines = [ln.removeprefix("player_0> ") for ln in res.output.splitlines()]
+    assert max(map(len, lines)) <= 120
+    assert lines[0].startswith("seats: player_0 = you, player_1 = aggressive") and lines[1].startswith("       player_")
+    wrapped = [i for i, ln in enumerate(lines) if ln.startswith("    ") and "[" in lines[i - 1] and "]" not in lines[i - 1]]
+    assert wrapped, "no move line was long enough to wrap"
+    assert "turn limit reached after 10 turns" in res.output

@@ -431,3 +431,32 @@ def test_single_agent_human_mode_without_display_warns_once(monkeypatch):
 def test_single_agent_render_mode_is_checked():
     with pytest.raises(ConfigError, match="'ansi', 'human', 'rgb_array'"):
         RiskSingleAgentEnv(num_players=2, render_mode="video")
+
+
+@pytest.mark.parametrize("make", [risk_env.raw_env, risk_env.env])
+def test_the_info_mask_is_the_envs_copy_for_the_decision_as_docs_clients_md_says(make):
+    e = make(num_players=3, setup="random")
+    e.reset(seed=4)
+    obs1, *_, info1 = e.last()
+    obs2, *_, info2 = e.last()
+    # last() returns the env's infos[agent]: the same dict and array within one decision
+    assert info2 is info1 is e.infos[e.agent_selection] and info2["action_mask"] is info1["action_mask"]
+    # the observation's mask is a new array at each call
+    assert not np.shares_memory(obs1["action_mask"], obs2["action_mask"])
+    legal = int(np.flatnonzero(obs1["action_mask"])[-1])
+    info1["action_mask"][:] = 0
+    assert e.last()[4]["action_mask"].sum() == 0  # the write is seen by the next last() of this decision
+    e.step(legal)  # ... but not by the legality checks: a legal id zeroed in the info mask is played
+    assert not any(e.terminations.values())
+    agent = e.agent_selection
+    mask = e.last()[0]["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    e.last()[4]["action_mask"][illegal] = 1
+    before = _digest(e)
+    if make is risk_env.raw_env:
+        with pytest.raises(IllegalActionError):
+            e.step(illegal)
+        assert _digest(e) == before
+    else:  # the classic wrapper ends the game, the offender gets -1
+        e.step(illegal)
+        assert e.terminations[agent] and e.rewards[agent] == -1 and _digest(e) == before

@@ -838,3 +838,62 @@ def test_to_act_is_a_deprecated_alias_of_current_player(classic3):
     s = classic3.new_game(4)
     with pytest.warns(DeprecationWarning, match="current_player"):
         assert classic3.to_act(s) == classic3.current_player(s) == s.player
+
+
+def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
+    from risk_env.agents import load_agent
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RiskError, match=r"^empty agent spec '': use one of random, aggressive, continent, balanced, .*\.zip"):
+        load_agent("")
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(RiskError, match=r"^'runs' is a folder: give the saved model's file"):
+        load_agent("runs")
+    with pytest.raises(RiskError) as e:
+        load_agent("x.zip")
+    assert str(e.value) == "no saved model at 'x.zip'"
+    (tmp_path / "y").mkdir()
+    with pytest.raises(RiskError) as e:
+        load_agent("y/m")
+    assert (
+        str(e.value) == "unknown agent 'y/m': use one of random, aggressive, continent, balanced, "
+        "a path to a MaskablePPO model (.zip), or 'module:callable'"
+    )
+
+
+def test_single_agent_env_opponent_list_longer_than_the_seats_is_refused():
+    import gymnasium
+
+    with pytest.raises(ConfigError) as info:
+        gymnasium.make("risk_env/RiskSingleAgent-v0", num_players=3, opponents=["random"] * 5)
+    assert str(info.value) == (
+        "5 opponents for 2 opponent seats (3 players): give at most 2 (a shorter list is cycled over the seats)"
+    )
+    from risk_env.agents import AggressiveAgent, RandomAgent
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    env = RiskSingleAgentEnv(num_players=4, turn_limit=20, opponents=["aggressive", "random"])  # cycled over 3 seats
+    env.reset(seed=0)
+    line_up = [type(env.opponents[p]) for p in sorted(env.opponents)]
+    assert line_up == [AggressiveAgent, RandomAgent, AggressiveAgent]
+    with pytest.raises(ConfigError, match="2 opponents for 1 opponent seat \\(2 players\\)"):
+        RiskSingleAgentEnv(num_players=2, opponents=["random", "random"])
+
+
+def test_single_agent_step_before_reset_says_call_reset():
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    with pytest.raises(ResetNeededError) as info:
+        RiskSingleAgentEnv().step(0)
+    assert str(info.value) == "no episode yet: call reset() before step()"
+
+
+def test_too_few_starting_armies_reads_well():
+    with pytest.raises(ConfigError) as info:
+        risk_env.env(starting_armies=1)
+    assert str(info.value) == (
+        "starting_armies=1 is too few: 4 seats (4 players) with 1 army each cannot claim the 42 territories "
+        "of map 'classic'; raise starting_armies to at least 11"
+    )
+    with pytest.raises(ConfigError, match=r"3 seats \(2 players and the neutral\) with 5 armies each"):
+        risk_env.env(num_players=2, starting_armies=5)

@@ -127,3 +127,73 @@ def test_watch_gif_or_png_without_the_render_extra_stops_before_playing(tmp_path
     assert res.exit_code == 1 and res.output == (
         "error: drawing the board (--png, --gif) needs matplotlib (extra 'render'): pip install 'risk_env[render]'\n"
     )
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def test_missing_extra_message_tells_an_optional_package_from_a_fault() -> None:
+    from risk_env._extras import missing_extra_message
+
+    e = ModuleNotFoundError("No module named 'sb3_contrib'", name="sb3_contrib")
+    assert (
+        missing_extra_message(e, "train", "training")
+        == "training needs sb3_contrib (extra 'train'): pip install 'risk_env[train]'"
+    )
+    assert missing_extra_message(MissingExtraError("as is", extra="render"), "train", "x") == "as is"
+    assert missing_extra_message(ModuleNotFoundError("x", name="risk_env.nope"), "train", "x") is None
+    assert missing_extra_message(ImportError("no name"), "train", "x") is None
+
+
+def test_risk_env_train_without_sb3_contrib_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    pytest.importorskip("yaml")
+    from risk_env.tools.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _missing(monkeypatch, "sb3_contrib")
+    with pytest.raises(SystemExit) as ex:
+        main(["train", "--config", "default", "--set", f"out_dir={tmp_path / 'run'}"])
+    assert ex.value.code == 1
+    assert capsys.readouterr().err == "error: training needs sb3_contrib (extra 'train'): pip install 'risk_env[train]'\n"
+
+
+def test_risk_env_train_print_config_without_pyyaml_names_the_train_extra(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    from risk_env.tools.cli import main
+
+    _missing(monkeypatch, "yaml")
+    for name in ("risk_env.train.sb3", "risk_env.train.config"):  # imported again, without yaml
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(SystemExit) as ex:
+        main(["train", "--print-config"])
+    assert ex.value.code == 1
+    assert capsys.readouterr().err == "error: 'risk-env train' needs yaml (extra 'train'): pip install 'risk_env[train]'\n"
+
+
+def test_the_console_script_without_typer_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import tomllib
+
+    from risk_env.tools.console import main
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["risk-env"] == "risk_env.tools.console:main"
+    _missing(monkeypatch, "typer")
+    monkeypatch.delitem(sys.modules, "risk_env.tools.cli", raising=False)
+    with pytest.raises(SystemExit) as ex:
+        main(["--help"])
+    assert ex.value.code == 1
+    assert capsys.readouterr().err == "error: the risk-env command line needs typer (extra 'cli'): pip install 'risk_env[cli]'\n"
+
+
+def test_scripts_train_without_torch_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("yaml")
+    import runpy
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["scripts/train.py", "--config", "default", "--set", f"out_dir={tmp_path / 'run'}"])
+    _missing(monkeypatch, "torch")
+    with pytest.raises(SystemExit) as ex:
+        runpy.run_path(str(ROOT / "scripts" / "train.py"), run_name="__main__")
+    assert ex.value.code == 1
+    assert capsys.readouterr().err == "error: training needs torch (extra 'train'): pip install 'risk_env[train]'\n"

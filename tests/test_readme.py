@@ -82,3 +82,23 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     block = re.search(r"# 2\. set up and run the tests\n(.+)\n", README)
     assert block, "README lost its test command"
     assert block.group(1).strip() in ci
+
+
+def test_the_committed_board_record_has_the_current_format() -> None:
+    import json
+
+    from risk_env.records.record import RECORD_FORMAT
+
+    assert json.loads((ROOT / "docs" / "board.json").read_text(encoding="utf-8"))["format"] == RECORD_FORMAT
+
+
+def test_the_extras_tables_name_every_extra() -> None:
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    assert "clients" in extras
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for name, text in (("README.md", README), ("CONTRIBUTING.md", contributing)):
+        cells = [c.strip() for line in text.splitlines() if line.startswith("|") for c in line.split("|")]
+        rows = {c.strip("`") for c in cells if re.fullmatch(r"`\w+`", c)}
+        assert extras <= rows, f"{name}'s extras table lacks {sorted(extras - rows)}"

@@ -209,3 +209,39 @@ def test_a_record_written_by_an_earlier_release_still_replays() -> None:
     # the alias written by some development builds reads the same
     alias = GameRecord.from_dict({**rec.to_dict(), "format": "risk_env.records.record/1"})
     assert alias.verify().armies.tolist() == final.armies.tolist()
+
+
+def test_validation_replays_the_action_ids_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # a small recorded game: its ids and its moves reach the same position, so it validates
+    env = Recorder(risk_env.env(num_players=2, map="small", setup="random", turn_limit=3))
+    _play_recorded(env, seed=5, agent_seed=0)
+    good = env.records[-1].to_dict()
+    assert good["actions"] and GameRecord.from_dict(good).validate()
+    # the 8th id made illegal where it stands: a one-line error naming it
+    ids = list(good["actions"])
+    ids[7] = 10_000
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({**good, "actions": ids}))
+    with pytest.raises(RecordError, match=r"bad\.json: action 8 \(id 10000\) does not replay: .*out of range") as e:
+        GameRecord.load(path)
+    assert "\n" not in str(e.value)
+    assert GameRecord.load(path, validate=False).actions == ids  # reading alone does not replay
+    # legal ids that stop early end in another position than the moves
+    with pytest.raises(RecordError, match="action ids replay to another position than its"):
+        GameRecord.from_dict({**good, "actions": good["actions"][:-3]}).validate()
+
+
+def test_risk_env_replay_fails_on_a_corrupted_action_id(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("typer")
+    from risk_env.tools.cli import main
+
+    d = json.loads((Path(__file__).parent.parent / "docs" / "board.json").read_text())
+    assert d["format"] == RECORD_FORMAT
+    d["actions"][7] = 69  # 'end' during the claim: illegal
+    path = tmp_path / "bad_action.json"
+    path.write_text(json.dumps(d))
+    with pytest.raises(SystemExit) as ex:
+        main(["replay", "-q", str(path)])
+    assert ex.value.code not in (0, None)
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "action 8 (id 69) does not replay" in err and "\n" not in err

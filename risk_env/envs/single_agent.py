@@ -19,7 +19,8 @@ Seats and opponents
     interface of :mod:`risk_env.agents`), a plain callable with that
     signature, a spec string (``"random"``, a baseline name, or a path to a
     saved MaskablePPO ``.zip``; resolved by ``risk_env.agents.load_agent``
-    when that exists), a list of those (one per opponent seat, cycled), or an
+    when that exists), a list of those (one per opponent seat, at most ``num_players - 1``; a shorter
+    list is cycled over the seats), or an
     :class:`OpponentPool` that draws a fresh line-up every episode. ``None``
     means uniform random opponents. Opponents see the same observation as an
     AEC agent would: ``{"observation": float32 (D,), "action_mask": int8
@@ -102,7 +103,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import ActionSpaceError, ConfigError, IllegalActionError, RiskError
+from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError, RiskError
 from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
@@ -398,7 +399,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponents (from the next episode on); accepts what ``opponents=`` accepts."""
+        """Replace the opponents (from the next episode on); accepts what ``opponents=`` accepts.
+
+        Raises:
+            ConfigError: an empty list, or a list longer than the opponent seats (``num_players - 1``).
+        """
         self._pool, self._fixed = None, None
         if isinstance(opponents, OpponentPool):
             self._pool = opponents
@@ -408,6 +413,12 @@ class RiskSingleAgentEnv(gymnasium.Env):
             specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
             if not specs:
                 raise ConfigError("opponents must not be an empty list")
+            seats = self.rules.num_players - 1
+            if len(specs) > seats:
+                raise ConfigError(
+                    f"{len(specs)} opponents for {seats} opponent seat{'s' if seats > 1 else ''} "
+                    f"({self.rules.num_players} players): give at most {seats} (a shorter list is cycled over the seats)"
+                )
             self._fixed = [resolve_agent(sp) for sp in specs]
 
     def add_snapshot(self, path: str) -> None:
@@ -483,7 +494,15 @@ class RiskSingleAgentEnv(gymnasium.Env):
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self._done or self.state is None:
+        """Play the learner's action id, then the opponents until the learner's next decision (module docstring).
+
+        Raises:
+            ResetNeededError: before the first ``reset()``; RuntimeError: the episode is over (call ``reset()``);
+            ActionSpaceError: not an action id; an illegal id follows ``invalid_action``.
+        """
+        if self.state is None:
+            raise ResetNeededError("no episode yet: call reset() before step()")
+        if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         s = self.state
         a = as_action_id(action, self.codec.n)

@@ -317,8 +317,9 @@ class GameRecord:
     # -------------------------------------------------------------- checks
     def validate(self) -> GameRecord:
         """Check that the record is sound: its rules and map build a game, every move
-        replays where it stands, and the final position matches :attr:`result` (if any).
-        Returns the record itself.
+        replays where it stands, the action ids (when the record has them) replay through
+        the action codec to the same final position, and that position matches
+        :attr:`result` (if any). Returns the record itself.
 
         Raises:
             RecordError: the first problem found (which move, which field).
@@ -334,10 +335,21 @@ class GameRecord:
     def verify(self) -> GameState:
         """Replay the whole game and check it against :attr:`result`; return the final state.
 
+        When the record has :attr:`actions`, they are replayed too (:func:`replay_actions`)
+        and must reach the same final position as the moves.
+
         Raises:
-            RecordError: a move does not replay, or the final position differs from the recorded result.
+            RecordError: a move or an action id does not replay, the action ids end in another
+                position than the moves, or the final position differs from the recorded result.
         """
         s = self.final_state()
+        if self.actions is not None:
+            *_, by_ids = replay_actions(self)
+            if by_ids != s:
+                raise RecordError(
+                    f"the record's {len(self.actions)} action ids replay to another position than its "
+                    f"{len(self.moves)} moves (turn {by_ids.turn} against {s.turn}): an id was changed"
+                )
         if self.result is not None:
             got = game_result(self.game(), s, ended=self.result.get("ended"))
             for key, want in self.result.items():

@@ -310,11 +310,12 @@ def run(
         print(f"wrote {strip} ({n} turns)", file=out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] ...``; returns an exit code."""
+def parser() -> argparse.ArgumentParser:
+    """The options of ``python scripts/replay.py``: the same as ``risk-env replay``'s."""
     ap = argparse.ArgumentParser(
-        prog="risk-env replay",
-        description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip.",
+        prog="python scripts/replay.py",
+        description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip "
+        "(the same options as 'risk-env replay').",
     )
     ap.add_argument("record", help="a game record (.json) written by risk_env.records.record")
     ap.add_argument("--gif", help="write an animated GIF here")
@@ -323,10 +324,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--every", choices=("turn", "move"), default="turn", help="one animation frame per turn (default) or per move"
     )
-    ap.add_argument("--fps", type=float, default=2.0, help="animation frames per second (default 2)")
-    ap.add_argument("--upto", type=int, default=None, help="stop after this many moves")
-    ap.add_argument("--quiet", action="store_true", help="do not print the move log")
-    args = ap.parse_args(argv)
+    ap.add_argument("--fps", type=float, default=2.0, help="animation frames per second, more than 0 (default 2)")
+    ap.add_argument("--upto", type=int, default=None, help="stop after this many moves (0 or more)")
+    ap.add_argument("--quiet", "-q", action="store_true", help="do not print the move log")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] [-q] ...``; returns an
+    exit code (2 after a one-line error for a bad option value, 1 when the record or a writer fails)."""
+    import math
+
+    args = parser().parse_args(argv)
+    if not (math.isfinite(args.fps) and args.fps > 0):
+        print(f"error: --fps must be more than 0 frames per second, got {args.fps}", file=sys.stderr)
+        return 2
+    if args.upto is not None and args.upto < 0:
+        print(f"error: --upto must be 0 or more moves, got {args.upto}", file=sys.stderr)
+        return 2
     try:
         run(args.record, args.gif, args.video, args.strip, args.every, args.fps, args.upto, log=not args.quiet)
     except (RecordError, ValueError, RuntimeError, MissingExtraError) as e:

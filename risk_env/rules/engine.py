@@ -74,7 +74,9 @@ class Game:
         self.starting_armies = cast(int, cfg.starting_armies)
         if self.starting_armies * self.num_seats < T:
             raise ConfigError(
-                f"{self.num_seats} armies pools of {cfg.starting_armies} cannot claim the {T} territories of map {m.name!r}; "
+                f"starting_armies={cfg.starting_armies} is too few: {self.num_seats} seats "
+                f"({cfg.num_players} players{' and the neutral' if cfg.has_neutral else ''}) with {cfg.starting_armies} "
+                f"arm{'y' if cfg.starting_armies == 1 else 'ies'} each cannot claim the {T} territories of map {m.name!r}; "
                 f"raise starting_armies to at least {-(-T // self.num_seats)}"
             )
         if cfg.secret_missions:

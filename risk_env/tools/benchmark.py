@@ -418,6 +418,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--batch-sizes", type=int, nargs="+", default=None, help="batch sizes of the batched engine (default 1 64 1024 4096)"
     )
     args = ap.parse_args(argv)
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        ap.error(f"--seconds must be more than 0, got {args.seconds}")
+    if args.repeats < 1:
+        ap.error(f"--repeats must be 1 or more, got {args.repeats}")
+    if args.batch_sizes and min(args.batch_sizes) < 1:
+        ap.error(f"--batch-sizes must be 1 or more, got {min(args.batch_sizes)}")
     try:
         res = run(
             quick=args.quick,

@@ -33,14 +33,18 @@ import importlib
 import sys
 from typing import Any
 
+from ..errors import MissingExtraError
+
 try:
     import typer
-except ImportError as e:  # pragma: no cover - depends on the installation
-    raise ImportError("the risk-env command line needs typer: pip install 'risk_env[cli]'") from e
+except ImportError:
+    raise MissingExtraError(
+        "the risk-env command line needs typer (extra 'cli'): pip install 'risk_env[cli]'", extra="cli", module="typer"
+    ) from None
 
-from .._extras import require
+from .._extras import missing_extra_message, require
 from ..agents import load_agent
-from ..errors import MissingExtraError, RiskError
+from ..errors import RiskError
 from ..records.ansi import seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -104,11 +108,14 @@ def _agent_names(spec: str, n: int) -> list[str]:
 
 
 def _seats_line(game: Game, names: list[str]) -> str:
-    """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral last, when there is one)."""
+    """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral last, when there is one),
+    wrapped to 120 columns."""
     parts = [f"{seat_name(game, p)} = {nm}" for p, nm in enumerate(names)]
     if game.neutral >= 0:
         parts.append("neutral = no agent (armies only)")
-    return "seats: " + ", ".join(parts)
+    import textwrap
+
+    return "\n".join(textwrap.wrap("seats: " + ", ".join(parts), 120, subsequent_indent="       ", break_on_hyphens=False))
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -136,6 +143,38 @@ def _output_path(path: str | None, option: str) -> None:
         raise _fail(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
     if not os.access(folder, os.W_OK):
         raise _fail(f"{option} {path!r}: the folder {folder!r} is not writable")
+
+
+_ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
+"""Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
+
+
+def _check_numbers(seed: int | None = None, delay: float | None = None, fps: float | None = None) -> None:
+    """Refuse out-of-range numbers before any game is played.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error) a negative seed, a negative or non-finite delay,
+            frames per second not above 0 (or not finite).
+    """
+    import math
+
+    if seed is not None and seed < 0:
+        raise _fail(f"--seed must be 0 or more, got {seed}")
+    if delay is not None and not (math.isfinite(delay) and delay >= 0):
+        raise _fail(f"--delay must be 0 or more seconds, got {delay}")
+    if fps is not None and not (math.isfinite(fps) and fps > 0):
+        raise _fail(f"--fps must be more than 0 frames per second, got {fps}")
+
+
+def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
+    """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
+    import os
+
+    if path and os.path.splitext(path)[1].lower() not in allowed:
+        raise _fail(
+            f"{option} {path!r} must end in {' or '.join(allowed[:2])}"
+            + (f" (or {', '.join(allowed[2:])})" if allowed[2:] else "")
+        )
 
 
 # ---------------------------------------------------------------------- commands
@@ -176,6 +215,7 @@ def play(
     or the move as text (e.g. 'attack Alaska->Kamchatka dice=3'); 'help' explains more.
     Moves are read from standard input, so you can pipe them in.
     """
+    _check_numbers(seed=seed)
     cfg = build_rules(players, rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
@@ -230,6 +270,9 @@ def watch(
         raise typer.BadParameter("--every must be turn or move", param_hint="--every")
     if png_when not in ("end", "last-attack"):
         raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
+    _check_numbers(seed=seed, delay=delay, fps=fps)
+    _check_suffix(png, "--png", (".png",))
+    _check_suffix(gif, "--gif", _ANIMATIONS)
     cfg = build_rules(players, rules, map_name, turns, settings)
     if png or gif:  # checked before the game is played
         try:
@@ -289,6 +332,7 @@ def replay(
     """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
     from ..records.replay import run
 
+    _check_numbers(fps=fps)
     for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip")):
         _output_path(path, option)
     try:
@@ -300,19 +344,21 @@ def replay(
 _PASS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def _delegate(module: str, what: str, ctx: typer.Context) -> None:
+def _delegate(module: str, what: str, ctx: typer.Context, extra: str | None = None) -> None:
+    """Run ``module.main(ctx.args)``; a missing optional package (``extra`` provides it) is one ``error:`` line."""
     args = list(ctx.args)
     try:
         mod = importlib.import_module(module)
         entry = mod.main
     except (ImportError, AttributeError) as e:
+        missing = missing_extra_message(e, extra, f"'risk-env {ctx.info_name}'") if extra and isinstance(e, ImportError) else None
         why = f"{type(e).__name__}: {e}"
-        msg = f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
+        msg = missing or f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
         if any(a in ("-h", "--help") for a in args):
             typer.echo(f"risk-env {ctx.info_name} ARGS...: {what}\n\n{msg}")
             raise typer.Exit(0) from None
         typer.echo(f"error: {msg}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(1 if missing else 2) from None
     rc = entry(args)
     if isinstance(rc, int) and rc:
         raise typer.Exit(rc)
@@ -324,13 +370,13 @@ def evaluate(ctx: typer.Context) -> None:
 
     Arguments go to risk_env.tools.evaluation; see 'risk-env evaluate --help'.
     """
-    _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx)
+    _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx, extra="eval")
 
 
 @app.command(context_settings=_PASS, add_help_option=False, short_help="Train MaskablePPO from a config (the 'train' extra).")
 def train(ctx: typer.Context) -> None:
     """Train an agent. Arguments go to risk_env.train.sb3; see 'risk-env train --help'."""
-    _delegate("risk_env.train.sb3", "train an agent", ctx)
+    _delegate("risk_env.train.sb3", "train an agent", ctx, extra="train")
 
 
 @app.command(context_settings=_PASS, add_help_option=False, short_help="Measure engine and env speed (the 'bench' extra).")
@@ -339,7 +385,7 @@ def bench(ctx: typer.Context) -> None:
 
     Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'.
     """
-    _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx)
+    _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx, extra="bench")
 
 
 @app.command(context_settings=_PASS, add_help_option=False, short_help="Play many games checking the rules' invariants.")

@@ -6,6 +6,7 @@ moving the other seats through :func:`risk_env.tools.match.play_move`.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -398,6 +399,13 @@ def _human_move(
             return got
 
 
+def _echo_wrapped(out: TextIO | None, line: str, width: int = SCREEN_WIDTH) -> None:
+    """Print ``line`` wrapped to ``width`` columns (continuation lines indented), so that the
+    move log of a long attack or trade keeps to the screen."""
+    for part in textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [""]:
+        _echo(out, part)
+
+
 def play_game(
     rules: RulesConfig,
     human: int,
@@ -420,7 +428,9 @@ def play_game(
     s = game.new_game(seed)
     recent: list[str] = []
     me = seat_name(game, human)
-    _echo(out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves.")
+    _echo_wrapped(
+        out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves."
+    )
     if s.missions:  # only the human's own mission is shown (docs/rules.md §8)
         _echo(out, f"Your secret mission: {mission_text(s.missions[human])}.")
     if s.capitals:
@@ -435,7 +445,7 @@ def play_game(
             before = s.copy()
             mv, ids = seats.move(s, seat)
             text = game.move_to_text(mv)
-            _echo(out, move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
+            _echo_wrapped(out, move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
             recent.append(text)
             if recorder is not None:
                 recorder.add(mv)
@@ -447,7 +457,7 @@ def play_game(
         before = s.copy()
         game.apply(s, mv)
         text = game.move_to_text(mv)
-        _echo(out, move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
+        _echo_wrapped(out, move_line(game, ReplayStep(s.steps, human, text, mv, before, s)))
         recent.append(text)
         if recorder is not None:
             recorder.add(mv)

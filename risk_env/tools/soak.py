@@ -540,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
             max_seconds=args.max_seconds,
         )
     except ValueError as e:
-        print(f"soak.py: error: {e}", file=sys.stderr)
+        print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
     summary["command"] = "python scripts/soak.py " + " ".join(sys.argv[1:] if argv is None else argv)
     text = json.dumps(summary, indent=2)

@@ -82,7 +82,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, MissingExtraError
 from ..rules.config import RulesConfig
 from .config import CONFIG_DIR, TrainConfig, _rules_from, apply_overrides, load_config
 
@@ -359,13 +359,17 @@ def train(
         a :class:`TrainResult`.
 
     Raises:
-        ConfigError: bad config or resume path; ImportError: the ``train`` extra is missing.
+        ConfigError: bad config or resume path; MissingExtraError: the ``train`` extra is missing.
     """
     try:
         import torch
         from sb3_contrib import MaskablePPO
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise ImportError(f"training needs the 'train' extra: pip install 'risk_env[train]' ({e})") from None
+    except ImportError as e:
+        raise MissingExtraError(
+            f"training needs {(e.name or 'torch').split('.')[0]} (extra 'train'): pip install 'risk_env[train]'",
+            extra="train",
+            module=e.name,
+        ) from None
 
     run_dir = cfg.run_dir
     ckpt: Path | None = None

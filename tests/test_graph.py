@@ -258,3 +258,19 @@ def test_truncation_is_reported_to_sb3_as_a_time_limit():
             assert infos[0]["TimeLimit.truncated"] is True
             assert set(infos[0]["terminal_observation"]) == {"nodes", "edges", "globals", "action_mask"}
     assert seen >= 2
+
+
+def test_graph_env_pickles_and_the_default_config_trains_under_the_evaluation_rules():
+    import pickle
+
+    from risk_env.train.config import load_config
+
+    env = RiskSingleAgentEnv(num_players=2, observation="graph")
+    obs, _ = env.reset(seed=0)
+    clone = pickle.loads(pickle.dumps(env))
+    again = clone._observe()
+    assert all(np.array_equal(obs[k], again[k]) for k in obs)
+    cfg = load_config(None)
+    assert cfg.ppo.policy == "graph"
+    assert cfg.rules_config.turn_limit == cfg.eval_rules_config.turn_limit
+    assert cfg.env.turn_feature is None and cfg.env.shaping_gamma is None  # hidden turn, shaping gamma = ppo.gamma

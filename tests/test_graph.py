@@ -274,3 +274,13 @@ def test_graph_env_pickles_and_the_default_config_trains_under_the_evaluation_ru
     assert cfg.ppo.policy == "graph"
     assert cfg.rules_config.turn_limit == cfg.eval_rules_config.turn_limit
     assert cfg.env.turn_feature is None and cfg.env.shaping_gamma is None  # hidden turn, shaping gamma = ppo.gamma
+
+
+def test_the_penalty_step_returns_the_potential():
+    env = RiskSingleAgentEnv(num_players=2, shaping=0.5, invalid_action="penalty", invalid_penalty=-2.0)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    phi = env._potential()
+    _obs, r, term, trunc, info = env.step(illegal)
+    assert (term, trunc, info["invalid_action"]) == (True, False, True)
+    assert r == pytest.approx(-2.0 - 0.5 * phi)

@@ -99,6 +99,7 @@ Illegal actions (``invalid_action``)
     episode ends (``terminated=True``) with reward ``invalid_penalty``
     (default ``-1``), like PettingZoo's ``TerminateIllegalWrapper``.
     ``"raise"``: :class:`~risk_env.errors.IllegalActionError`, state unchanged.
+    (With shaping, the penalty step also pays the shaping's last term ``-shaping * phi``.)
 """
 
 from __future__ import annotations
@@ -534,7 +535,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 self._mask = np.ones(self.codec.n, dtype=np.int8)
                 info = self._info()
                 info["invalid_action"] = True
-                return self._observe(), self.invalid_penalty, True, False, info
+                # the episode ends: the shaping returns the potential (phi' = 0), as on every last step
+                reward = self.invalid_penalty - self.shaping * self._share if self.shaping else self.invalid_penalty
+                return self._observe(), float(reward), True, False, info
             legal = np.flatnonzero(self._mask)
             a = int(legal[self.np_random.integers(len(legal))])
         key = (int(s.turn), int(s.player))

@@ -5,8 +5,12 @@ same interface as every agent: ``MaskablePPO.load(path)``, then for each
 decision ``model.predict(obs, action_masks=mask, deterministic=True)``.
 The model's observation space decides what it is fed: a ``Box`` gets the
 env's flat ``observation["observation"]`` vector, a ``Dict`` the whole
-observation dict. The model must have been trained with the same map and
-number of players (the vector's length checks this).
+observation dict. The flat model must have been trained with the same map and
+number of players (the vector's length checks this). A model trained on the
+graph observation (:mod:`risk_env.envs.graph`, a ``Dict`` with ``"nodes"``)
+plays from any env: when the observation it gets is the flat one, the agent
+encodes the graph observation itself from the position in ``info`` (the AEC
+env's ``info["view"]``, or the single-agent env's ``game``/``state``/``seat``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,25 @@ class MaskablePPOAgent(Agent):
         self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)
         space: Any = self.model.observation_space
         self._obs_shape = None if self._dict_obs else tuple(space.shape)
+        self._graph_encoders: dict[int, Any] = {}
+
+    def _graph_observation(self, mask: np.ndarray, info: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
+        view = info.get("view") if info is not None else None
+        if view is not None:
+            game, state, seat, sel = view.game, view.state, view.seat, view._selection
+        elif info is not None and "game" in info and "state" in info:
+            game, state, seat, sel = info["game"], info["state"], info["seat"], info.get("selection")
+        else:
+            raise RiskError(
+                f"policy {self.name!r} reads graph observations: give it an env with observation='graph', "
+                "or an info with the position ('view', or 'game', 'state' and 'seat')"
+            )
+        enc = self._graph_encoders.get(id(game))
+        if enc is None or enc.game is not game:
+            from risk_env.envs.graph import GraphObservationEncoder
+
+            enc = self._graph_encoders[id(game)] = GraphObservationEncoder(game)
+        return enc.encode(state, seat, sel, mask.astype(np.int8))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -74,7 +97,10 @@ class MaskablePPOAgent(Agent):
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if self._dict_obs:
             space: Any = self.model.observation_space
-            x: Any = {k: observation[k] for k in space.spaces}
+            if "nodes" in space.spaces and "nodes" not in observation:
+                x: Any = self._graph_observation(mask, info)
+            else:
+                x = {k: observation[k] for k in space.spaces}
         else:
             x = observation["observation"]
             if tuple(x.shape) != self._obs_shape:
@@ -82,5 +108,10 @@ class MaskablePPOAgent(Agent):
                     f"policy {self.name!r} expects observations of shape {self._obs_shape}, the env gives {tuple(x.shape)}: "
                     "it was trained for another map or number of players"
                 )
+        act_on = getattr(self.model.policy, "act_on", None)
+        if self._dict_obs and callable(act_on) and "nodes" in x:
+            # a graph policy: any map and player count (the model's own spaces name one of them)
+            self.model.policy.set_training_mode(False)
+            return int(act_on({**x, "action_mask": mask}, deterministic=self.deterministic))
         action, _ = self.model.predict(x, action_masks=mask, deterministic=self.deterministic)
         return int(np.asarray(action).reshape(-1)[0])

@@ -150,8 +150,8 @@ def test_learner_loss_on_an_opponents_turn_gives_minus_one():
     _obs, r, term, trunc, _info = _act(env, env.codec.end)  # end turn; the opponent attacks at once
     assert term and not trunc
     assert not env.state.alive[0] and env.state.winner == 1
-    # the loss, plus the shaping down to phi = (0 - 42) / 42
-    assert r == pytest.approx(-1.0 + 0.5 * (-1.0 - phi0))
+    # the loss, plus the potential-based shaping gamma * 0 - phi0 (phi = 0 once the episode ends)
+    assert r == pytest.approx(-1.0 + 0.5 * (0.0 - phi0))
 
 
 def test_truncation_rank_and_draw_rewards():
@@ -183,7 +183,8 @@ def test_shaping_telescopes_over_an_episode():
         total += r
         total0 += r0
         done = te or tr
-    assert total == pytest.approx(total0 + 2.0 * (env._potential() - phi0))
+    # shaping_gamma = 1: the undiscounted shaping telescopes to 2 * (0 - phi0) (phi = 0 at the end)
+    assert total == pytest.approx(total0 - 2.0 * phi0)
 
 
 # ---------------------------------------------------------------------- illegal actions, stalls

@@ -31,7 +31,11 @@ Actions
 Observations
     ``{"observation": Box(0, inf, (D,), float32), "action_mask": Box(0, 1, (N,), int8)}``
     from the agent's own seat (seat-rotated); layout in
-    :mod:`risk_env.envs.observation` and ``env.observation_layout``. The mask is
+    :mod:`risk_env.envs.observation` and ``env.observation_layout``. With
+    ``observation="graph"``: ``{"nodes": (T, F) float32, "edges": (2, E) int64,
+    "globals": (G,) float32, "action_mask": (N,) int8}``, the same for every map
+    and player count up to the shapes (:mod:`risk_env.envs.graph`; the edge
+    index is also ``env.graph_encoder.edges``). The mask is
     also in ``infos[agent]["action_mask"]``; it is all zeros for agents not to
     act. For the agent to act, ``infos[agent]["view"]`` is a
     :class:`~risk_env.envs.view.GameView` built on first read (not listed among
@@ -147,6 +151,7 @@ from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
+from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
 from .view import GameView
 from .wrappers import ClassicWrapper
@@ -253,6 +258,11 @@ class raw_env(AECEnv):
         eliminated: ``"remove"`` (default, PettingZoo's convention) or ``"stay"``
             (for clients that expect every agent until the episode ends: TorchRL,
             Tianshou); see the module docstring, "Eliminated players".
+        observation: ``"flat"`` (default: ``{"observation", "action_mask"}``) or
+            ``"graph"`` (``{"nodes", "edges", "globals", "action_mask"}``, the
+            map-free graph observation of :mod:`risk_env.envs.graph`).
+        turn_feature: show ``turn / turn_limit`` in the observation (default: True
+            for ``"flat"``, False for ``"graph"``; False writes 0 there).
         **config: rule switches of :class:`RulesConfig` (``setup="random"``, ``turn_limit=300``...).
 
     Raises:
@@ -269,9 +279,12 @@ class raw_env(AECEnv):
         preset: str | None = None,
         rules: RulesConfig | None = None,
         eliminated: str = "remove",
+        observation: str = "flat",
+        turn_feature: bool | None = None,
         **config: Any,
     ) -> None:
         super().__init__()
+        self.observation_mode = check_observation_mode(observation)
         modes: list[str] = self.metadata["render_modes"]  # type: ignore[assignment]
         if render_mode is not None and render_mode not in modes:
             raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {modes} or None")
@@ -283,6 +296,8 @@ class raw_env(AECEnv):
         self.game = Game(self.rules)
         self.codec = ActionCodec(self.game)
         self.encoder = ObservationEncoder(self.game)
+        self.turn_feature = (observation == "flat") if turn_feature is None else bool(turn_feature)
+        self.graph_encoder = GraphObservationEncoder(self.game, turn_feature=self.turn_feature)
         self.render_mode = render_mode
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -295,6 +310,8 @@ class raw_env(AECEnv):
                     "action_mask": spaces.Box(0, 1, (N,), np.int8),
                 }
             )
+            if observation == "flat"
+            else self.graph_encoder.space(N)
             for a in self.possible_agents
         }
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(N) for a in self.possible_agents}
@@ -406,7 +423,12 @@ class raw_env(AECEnv):
         except (KeyError, TypeError):
             seat = self._seat_of(agent)  # raises UnknownAgentError
         mask = self._mask if (agent == self.agent_selection and self.game.current_player(s) == seat) else self._zero_mask
-        return {"observation": self.encoder.encode(s, seat, self.selection), "action_mask": mask.copy()}
+        flat = self.encoder.encode(s, seat, self.selection)
+        if not self.turn_feature:
+            flat[self.encoder.layout["turn"][0]] = 0.0
+        if self.observation_mode == "graph":
+            return self.graph_encoder.from_flat(flat, s, seat, mask)
+        return {"observation": flat, "action_mask": mask.copy()}
 
     def state(self) -> np.ndarray:
         """Full position for a centralized critic: float32 ``(D + 4 n,)``, ``(D + 4 n + n (8 + n),)``

@@ -32,8 +32,12 @@ Seats and opponents
 Spaces
     ``observation_space = Box(0, inf, (D,), float32)``: the learner's flat
     observation (:mod:`risk_env.envs.observation`; ``D = 321`` for 2 players on the
-    classic map). ``action_space = Discrete(N)`` (:mod:`risk_env.envs.codec`;
-    ``N = 70`` on the classic map). Decisions are the codec's fine-grained
+    classic map). With ``observation="graph"`` it is the map-free graph
+    observation ``Dict(nodes (T, F) float32, edges (2, E) int64, globals (G,)
+    float32, action_mask (N,) int8)`` of :mod:`risk_env.envs.graph` (for
+    ``MultiInputPolicy`` or :class:`risk_env.train.graph_policy.GraphPolicy`).
+    ``action_space = Discrete(N)`` (:mod:`risk_env.envs.codec`; ``N = 70`` on
+    the classic map). Decisions are the codec's fine-grained
     sub-steps (source, then target, then dice or an amount), exactly as in the
     AEC env. The legal ids are ``action_masks()`` (bool ``(N,)``, a method of
     the env itself so ``SubprocVecEnv`` reaches it) and ``info["action_mask"]``
@@ -60,17 +64,24 @@ Rewards (the learner's own)
     AEC env's truncation reward: ``0`` (``truncation_reward="draw"``) or the
     rank among survivors from ``+1`` to ``-1`` (``"rank"``, docs/rules.md §4.5).
     Rewards earned while opponents act are summed into the learner's next
-    step. Optional shaping: ``shaping * (phi_after - phi_before)`` per step,
-    where ``phi = (own territories - other players' territories) / T`` (the
-    2-player neutral's territories count for nobody), so a conquest from a
-    player is worth twice one from the neutral. It telescopes: an episode's
-    shaping total is ``shaping * (final phi - initial phi)``, whatever
-    happened in between.
+    step. Optional potential-based shaping (Ng, Harada and Russell, 1999):
+    ``shaping * (shaping_gamma * phi' - phi)`` per step, where ``phi = (own
+    territories - other players' territories) / T`` (the 2-player neutral's
+    territories count for nobody, so a conquest from a player is worth twice
+    one from the neutral), ``phi`` is read at the learner's decision points
+    (the first one after the opponents' opening turns, then after each step
+    once the opponents have replied), and ``phi' = 0`` on the step that ends
+    the episode. With ``shaping_gamma`` equal to the learner's discount this
+    leaves the optimal policy unchanged: the discounted shaping of an episode
+    sums to ``-shaping * phi_0`` whatever happens, so a lead is not worth
+    dragging the game out for. (``shaping_gamma=1`` with an undiscounted sum
+    also telescopes to ``-shaping * phi_0``.)
 
 Termination vs truncation
     ``terminated``: the learner won or was eliminated (or broke the rules with
     ``invalid_action="penalty"``, or stalled). ``truncated``: the turn limit
-    ended the game.
+    ended the game while the learner was alive (never both), so SB3 bootstraps
+    the value of the final observation there (``TimeLimit.truncated``).
 
 Stalls (``max_turn_steps``)
     The codec has no cancel, so every turn ends after finitely many
@@ -89,6 +100,7 @@ Illegal actions (``invalid_action``)
     episode ends (``terminated=True``) with reward ``invalid_penalty``
     (default ``-1``), like PettingZoo's ``TerminateIllegalWrapper``.
     ``"raise"``: :class:`~risk_env.errors.IllegalActionError`, state unchanged.
+    (With shaping, the penalty step also pays the shaping's last term ``-shaping * phi``.)
 """
 
 from __future__ import annotations
@@ -110,6 +122,7 @@ from ..rules.engine import Game
 from ..rules.state import GameState
 from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
+from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
 
 __all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -322,11 +335,17 @@ class RiskSingleAgentEnv(gymnasium.Env):
         invalid_action: ``"random"``, ``"penalty"`` or ``"raise"`` (module docstring).
         invalid_penalty: reward for an illegal action under ``"penalty"``.
         shaping: coefficient of the territory-share shaping reward (>= 0; 0 = off).
+        shaping_gamma: the ``gamma`` of the shaping term ``gamma * phi' - phi``, in (0, 1];
+            set it to the learner's discount (module docstring, "Rewards").
         max_turn_steps: the learner's decisions allowed in one turn before the episode
             ends as a stalled loss (``None``: no cap).
         preset, rules, **config: rules as for :class:`risk_env.envs.aec.raw_env`
             (default: the ``fast`` preset's random setup when nothing is given).
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (module docstring).
+        observation: ``"flat"`` (default) or ``"graph"`` (module docstring, "Spaces").
+        turn_feature: show ``turn / turn_limit`` in the observation (default: True for
+            ``"flat"``, False for ``"graph"``; False writes 0 there, so a policy cannot
+            read the turn limit it was trained under).
 
     Raises:
         ConfigError: a bad option or rule, a player count that contradicts the preset.
@@ -346,9 +365,15 @@ class RiskSingleAgentEnv(gymnasium.Env):
         preset: str | None = None,
         rules: RulesConfig | None = None,
         render_mode: str | None = None,
+        observation: str = "flat",
+        turn_feature: bool | None = None,
+        shaping_gamma: float = 1.0,
         **config: Any,
     ) -> None:
         super().__init__()
+        check_observation_mode(observation)
+        if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
+            raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
         from .aec import check_preset_players
 
         check_preset_players(preset, num_players)
@@ -374,12 +399,20 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.game = Game(cfg)
         self.codec = ActionCodec(self.game)
         self.encoder = ObservationEncoder(self.game)
-        self.observation_space = spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+        self.observation_mode = observation
+        self.turn_feature = (observation == "flat") if turn_feature is None else bool(turn_feature)
+        self.graph_encoder = GraphObservationEncoder(self.game, turn_feature=self.turn_feature)
+        self.observation_space: spaces.Space = (
+            spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+            if observation == "flat"
+            else self.graph_encoder.space(self.codec.n)
+        )
         self.action_space = spaces.Discrete(self.codec.n)
         self.render_mode = render_mode
         self.invalid_action = invalid_action
         self.invalid_penalty = float(invalid_penalty)
         self.shaping = float(shaping)
+        self.shaping_gamma = float(shaping_gamma)
         self.max_turn_steps = None if max_turn_steps is None else int(max_turn_steps)
         self._turn_key = (-1, -1)
         self._turn_steps = 0
@@ -436,7 +469,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         return self._pool
 
     # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Start an episode: draw the learner's seat and the opponents, deal a new game and
         let the opponents play until the learner's first decision.
 
@@ -480,8 +513,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
             self.last_move = ""
             self._turn_key, self._turn_steps = (-1, -1), 0
             self._done = False
-            self._share = self._potential()
             self._advance()
+            self._share = self._potential()  # at the learner's first decision, after the opponents' opening
             if not self._done:
                 break
         if self._done:
@@ -493,7 +526,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observe(), self._info()
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play the learner's action id, then the opponents until the learner's next decision (module docstring).
 
         Raises:
@@ -521,7 +554,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 self._mask = np.ones(self.codec.n, dtype=np.int8)
                 info = self._info()
                 info["invalid_action"] = True
-                return self._observe(), self.invalid_penalty, True, False, info
+                # the episode ends: the shaping returns the potential (phi' = 0), as on every last step
+                reward = self.invalid_penalty - self.shaping * self._share if self.shaping else self.invalid_penalty
+                return self._observe(), float(reward), True, False, info
             legal = np.flatnonzero(self._mask)
             a = int(legal[self.np_random.integers(len(legal))])
         key = (int(s.turn), int(s.player))
@@ -538,10 +573,6 @@ class RiskSingleAgentEnv(gymnasium.Env):
             self._advance()
         reward = 0.0
         terminated = truncated = False
-        if self.shaping:
-            share = self._potential()
-            reward += self.shaping * (share - self._share)
-            self._share = share
         if stalled:
             reward -= 1.0
             terminated = True
@@ -553,6 +584,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 truncated = out.truncated and s.alive[self.seat]
                 terminated = not truncated
         self._done = terminated or truncated
+        if self.shaping:
+            # potential-based: gamma * phi(next decision) - phi(this decision), phi = 0 once the episode ends
+            share = 0.0 if self._done else self._potential()
+            reward += self.shaping * (self.shaping_gamma * share - self._share)
+            self._share = share
         self._mask = np.ones(self.codec.n, dtype=np.int8) if self._done else self.codec.mask(s, self.selection)
         info = self._info()
         if invalid:
@@ -642,8 +678,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         others = int(np.count_nonzero((owner >= 0) & (owner < self.rules.num_players))) - own
         return (own - others) / self.game.T
 
-    def _observe(self) -> np.ndarray:
-        return self.encoder.encode(self._st, self.seat, self.selection)
+    def _observe(self) -> Any:
+        flat = self.encoder.encode(self._st, self.seat, self.selection)
+        if not self.turn_feature:
+            flat[self.encoder.layout["turn"][0]] = 0.0
+        if self.observation_mode == "graph":
+            return self.graph_encoder.from_flat(flat, self._st, self.seat, self._mask)
+        return flat
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self._st.turn)}

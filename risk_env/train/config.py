@@ -61,6 +61,12 @@ class EnvSection(_Section):
         "dummy", description="'subproc': one process per env; 'dummy': all in this process; 'auto': subproc if n_envs > 1"
     )
     shaping: float = Field(1.0, ge=0.0, description="territory-difference shaping coefficient (0 = off)")
+    shaping_gamma: float | None = Field(
+        None, gt=0.0, le=1.0, description="gamma of the potential-based shaping gamma*phi' - phi (null: ppo.gamma)"
+    )
+    turn_feature: bool | None = Field(
+        None, description="show turn / turn limit in the observation (null: only in the flat observation)"
+    )
     max_turn_steps: int | None = Field(None, ge=1, description="learner decisions per turn before a stalled loss (null: no cap)")
     invalid_action: Literal["random", "penalty", "raise"] = "random"
 
@@ -72,14 +78,19 @@ class PPOSection(_Section):
     n_steps: int = Field(128, ge=2, description="steps per env per rollout")
     batch_size: int = Field(512, ge=2)
     n_epochs: int = Field(4, ge=1)
-    gamma: float = Field(0.99, gt=0, le=1)
+    gamma: float = Field(0.999, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip_range: float = Field(0.2, gt=0)
-    ent_coef: float = Field(0.0, ge=0)
+    ent_coef: float = Field(0.01, ge=0)
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1)
-    activation: Literal["tanh", "relu"] = "tanh"
+    policy: Literal["mlp", "graph"] = Field(
+        "graph", description="'mlp': MlpPolicy on the flat observation; 'graph': GraphPolicy on the graph observation"
+    )
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, description="mlp policy only")
+    activation: Literal["tanh", "relu"] = Field("tanh", description="mlp policy only")
+    graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
+    graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")
     device: str = Field("cpu", description="torch device: cpu, cuda, auto")
 
 
@@ -97,7 +108,9 @@ class SelfPlaySection(_Section):
 class OpponentsSection(_Section):
     """Who plays the other seats."""
 
-    baselines: list[str] = Field(default_factory=lambda: ["random"], min_length=1, description="agent specs (load_agent)")
+    baselines: list[str] = Field(
+        default_factory=lambda: ["random", "balanced"], min_length=1, description="agent specs (load_agent)"
+    )
     weights: list[float] | None = None
     self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
 
@@ -113,7 +126,7 @@ class OpponentsSection(_Section):
 class EvalSection(_Section):
     """Periodic and final evaluation with :func:`risk_env.tools.evaluation.evaluate`."""
 
-    every: int = Field(300_000, ge=0, description="steps between evaluations (0: only the final one)")
+    every: int = Field(250_000, ge=0, description="steps between evaluations (0: only the final one)")
     games: int = Field(20, ge=1, description="games per opponent in a periodic evaluation")
     final_games: int = Field(200, ge=0, description="games per opponent in the final evaluation (0: none)")
     opponents: list[str] = Field(
@@ -149,11 +162,11 @@ class TrainConfig(_Section):
 
     name: str = "default"
     seed: int = Field(0, ge=0)
-    total_timesteps: int = Field(800_000, ge=1)
-    max_minutes: float | None = Field(11.0, gt=0)
+    total_timesteps: int = Field(500_000, ge=1)
+    max_minutes: float | None = Field(10.0, gt=0)
     torch_threads: int | None = Field(None, ge=1, description="torch threads in the trainer (default 1)")
     out_dir: str | None = None
-    rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2, "turn_limit": 60})
+    rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2})
     env: EnvSection = Field(default_factory=lambda: EnvSection.model_validate({}))
     ppo: PPOSection = Field(default_factory=lambda: PPOSection.model_validate({}))
     opponents: OpponentsSection = Field(default_factory=lambda: OpponentsSection.model_validate({}))

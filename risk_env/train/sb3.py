@@ -23,9 +23,12 @@ What a run does
       On a 2-core machine the env step (~0.1 ms) is cheaper than sending it to a
       subprocess, and the policy's forward pass dominates, so the shipped configs
       batch 16 envs in one process; ``subproc`` pays off with many cores.
-    * Trains ``MaskablePPO("MlpPolicy")`` on the flat observation with the action
-      masks from ``env.action_masks()``; a tqdm progress bar; TensorBoard logs
-      under ``<run>/tb`` (``tensorboard --logdir runs``).
+    * Trains ``MaskablePPO`` with the action masks from ``env.action_masks()``:
+      ``ppo.policy: graph`` uses :class:`risk_env.train.graph_policy.GraphPolicy`
+      on the graph observation (:mod:`risk_env.envs.graph`), ``mlp`` the
+      ``MlpPolicy`` on the flat observation; the shaping is potential-based
+      with ``env.shaping_gamma`` (default: ``ppo.gamma``); a tqdm progress bar;
+      TensorBoard logs under ``<run>/tb`` (``tensorboard --logdir runs``).
     * Every ``checkpoint.every`` steps saves ``<run>/checkpoints/step_<n>.zip``
       (a plain MaskablePPO file) and ``<run>/checkpoints/step_<n>.json`` (the
       step count and the self-play pool), keeping the newest ``checkpoint.keep``.
@@ -129,7 +132,14 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
         max_snapshots=sp.max_snapshots,
         snapshot_deterministic=sp.snapshot_deterministic,
     )
-    env_kwargs = dict(shaping=cfg.env.shaping, max_turn_steps=cfg.env.max_turn_steps, invalid_action=cfg.env.invalid_action)
+    env_kwargs = dict(
+        shaping=cfg.env.shaping,
+        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
+        max_turn_steps=cfg.env.max_turn_steps,
+        invalid_action=cfg.env.invalid_action,
+        observation="graph" if cfg.ppo.policy == "graph" else "flat",
+        turn_feature=cfg.env.turn_feature,
+    )
     fns = [partial(_make_env, dict(cfg.rules), env_kwargs, pool_kwargs, list(snapshots), 1) for _ in range(cfg.env.n_envs)]
     kind = cfg.env.vec_env
     venv: Any
@@ -423,12 +433,18 @@ def train(
         model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
         run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
         arch = model.policy_kwargs.get("net_arch")
-        if arch is not None and list(arch) != list(p.net_arch):
+        if p.policy == "mlp" and arch is not None and list(arch) != list(p.net_arch):
             run.log(f"note: the checkpoint's network {arch} is kept (the config asks for {list(p.net_arch)})")
     else:
         act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+        policy: Any = "MlpPolicy"
+        policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
+        if p.policy == "graph":
+            from .graph_policy import GraphPolicy
+
+            policy, policy_kwargs = GraphPolicy, {"hidden": p.graph_hidden, "rounds": p.graph_rounds}
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             venv,
             learning_rate=p.learning_rate,
             n_steps=p.n_steps,
@@ -440,7 +456,7 @@ def train(
             ent_coef=p.ent_coef,
             vf_coef=p.vf_coef,
             max_grad_norm=p.max_grad_norm,
-            policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
+            policy_kwargs=policy_kwargs,
             tensorboard_log=str(run_dir / "tb"),
             seed=cfg.seed,
             device=p.device,

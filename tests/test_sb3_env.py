@@ -9,7 +9,8 @@ import pytest
 from helpers import build, make_game, tid
 
 from risk_env import ConfigError, IllegalActionError, Phase
-from risk_env.envs.single_agent import ENV_ID, OpponentPool, RiskSingleAgentEnv
+from risk_env.envs.opponents import OpponentPool
+from risk_env.envs.single_agent import ENV_ID, RiskSingleAgentEnv
 
 
 def _act(env: RiskSingleAgentEnv, action: int):

@@ -105,17 +105,13 @@ Illegal actions (``invalid_action``)
 
 from __future__ import annotations
 
-import contextlib
-import random
-import sys
-from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError, RiskError
+from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError
 from ..records.ansi import render_ansi
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
@@ -124,203 +120,14 @@ from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
+from .opponents import LazyObservation, OpponentPool, _reseed, resolve_agent
 
-__all__ = ["RiskSingleAgentEnv", "OpponentPool", "resolve_agent", "ENV_ID", "INVALID_ACTION_MODES"]
+__all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
 
 ENV_ID = "risk_env/RiskSingleAgent-v0"
 """Gymnasium id of :class:`RiskSingleAgentEnv` (registered by ``import risk_env``)."""
 
 INVALID_ACTION_MODES = ("random", "penalty", "raise")
-
-
-# ---------------------------------------------------------------------------- opponents
-class LazyObservation(Mapping):
-    """``{"observation", "action_mask"}`` for one seat, encoding the vector only when read.
-
-    Valid only until the game state changes (read it inside ``act``).
-    """
-
-    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs", "_sel")
-
-    def __init__(
-        self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray, sel: Selection | None = None
-    ) -> None:
-        self._encoder, self._state, self._seat, self._mask, self._sel = encoder, state, seat, mask, sel
-        self._obs: np.ndarray | None = None
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if key == "action_mask":
-            return self._mask
-        if key == "observation":
-            if self._obs is None:
-                self._obs = self._encoder.encode(self._state, self._seat, self._sel)
-            return self._obs
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(("observation", "action_mask"))
-
-    def __len__(self) -> int:
-        return 2
-
-
-@contextlib.contextmanager
-def preserve_global_rng() -> Iterator[None]:
-    """Restore Python's, numpy's and torch's global generators on exit.
-
-    Loading an SB3 model re-seeds all three (``_setup_model`` calls ``set_random_seed``);
-    inside a training process that would silently restart the learner's own sampling.
-    """
-    py_state = random.getstate()
-    np_state = np.random.get_state()
-    torch = sys.modules.get("torch")
-    th_state = torch.get_rng_state() if torch is not None else None
-    try:
-        yield
-    finally:
-        random.setstate(py_state)
-        np.random.set_state(np_state)
-        if th_state is not None and "torch" in sys.modules:
-            sys.modules["torch"].set_rng_state(th_state)
-
-
-def resolve_agent(spec: Any, seed: int | None = None) -> Any:
-    """An object with ``act(observation, info) -> int`` from ``spec``.
-
-    Args:
-        spec: an agent (has ``act``, returned as is), a callable ``f(observation, info)``,
-            or a string: a baseline name (``"random"``, ``"balanced"``...), a saved
-            MaskablePPO ``.zip`` or ``"module:attr"`` (see :func:`risk_env.agents.load_agent`).
-        seed: seeds an agent built from a spec.
-
-    Raises:
-        ConfigError: a spec that names no agent.
-    """
-    if hasattr(spec, "act"):
-        return spec
-    from ..agents import load_agent
-
-    try:
-        return load_agent(spec, seed=seed)
-    except (RiskError, FileNotFoundError) as e:
-        raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from None
-
-
-def _reseed(agent: Any, seed: int) -> None:
-    """Give a stateful agent a fresh per-episode seed, if it accepts one."""
-    fn = getattr(agent, "reset", None)
-    if callable(fn):
-        try:
-            fn(seed=seed)
-            return
-        except TypeError:
-            pass
-    if isinstance(getattr(agent, "rng", None), np.random.Generator):
-        agent.rng = np.random.default_rng(seed)
-
-
-class OpponentPool:
-    """A self-play opponent pool: fixed baselines plus frozen snapshots of the learner.
-
-    Sampling scheme (per episode, per opponent seat, independently):
-
-    * with probability ``p_snapshot`` (only once a snapshot exists) a frozen
-      snapshot: the newest one with probability ``p_latest``, otherwise one
-      drawn uniformly from all kept snapshots;
-    * otherwise a baseline, drawn with probabilities proportional to ``weights``.
-
-    At most ``max_snapshots`` snapshots are kept (the oldest is dropped first,
-    except the very first one, kept as an anchor). Loaded snapshots are cached
-    by path, so a snapshot is read from disk once per process.
-
-    Args:
-        baselines: opponent specs (see :func:`resolve_agent`); at least one.
-        weights: relative baseline weights (default: equal).
-        p_snapshot: probability of a snapshot opponent, in [0, 1].
-        p_latest: probability that a snapshot opponent is the newest one, in [0, 1].
-        max_snapshots: >= 1.
-        snapshots: snapshot paths to start with (e.g. when resuming).
-        snapshot_deterministic: snapshot opponents take their most probable action
-            (True) or sample from their policy (False, the default: more varied games).
-
-    Raises:
-        ConfigError: empty baselines, bad probabilities or weights.
-    """
-
-    def __init__(
-        self,
-        baselines: Sequence[Any] = ("random",),
-        weights: Sequence[float] | None = None,
-        p_snapshot: float = 0.5,
-        p_latest: float = 0.5,
-        max_snapshots: int = 10,
-        snapshots: Sequence[str] = (),
-        snapshot_deterministic: bool = False,
-    ) -> None:
-        if not baselines:
-            raise ConfigError("an opponent pool needs at least one baseline opponent")
-        w = np.ones(len(baselines)) if weights is None else np.asarray(weights, dtype=float)
-        if w.shape != (len(baselines),) or (w < 0).any() or w.sum() <= 0:
-            raise ConfigError(f"weights must be {len(baselines)} non-negative numbers, not all zero; got {weights!r}")
-        for name, p in (("p_snapshot", p_snapshot), ("p_latest", p_latest)):
-            if not 0.0 <= p <= 1.0:
-                raise ConfigError(f"{name} must be in [0, 1], got {p!r}")
-        if max_snapshots < 1:
-            raise ConfigError(f"max_snapshots must be >= 1, got {max_snapshots!r}")
-        self.baselines = list(baselines)
-        self.weights = w / w.sum()
-        self.p_snapshot = float(p_snapshot)
-        self.p_latest = float(p_latest)
-        self.max_snapshots = int(max_snapshots)
-        self.snapshot_deterministic = bool(snapshot_deterministic)
-        self.snapshots: list[str] = []
-        self._cache: dict[str, Any] = {}
-        for path in snapshots:
-            self.add(path)
-
-    def add(self, path: str) -> None:
-        """Add a frozen snapshot (a saved MaskablePPO ``.zip``)."""
-        path = str(path)
-        if path in self.snapshots:
-            return
-        self.snapshots.append(path)
-        while len(self.snapshots) > self.max_snapshots:
-            dropped = self.snapshots.pop(1 if self.max_snapshots > 1 else 0)
-            self._cache.pop(f"snap:{dropped}", None)
-
-    def _get(self, key: str, spec: Any, seed: int) -> Any:
-        agent = self._cache.get(key)
-        if agent is None:
-            if key.startswith("snap:"):
-                from ..agents import MaskablePPOAgent
-
-                with preserve_global_rng():
-                    agent = MaskablePPOAgent(spec, deterministic=self.snapshot_deterministic)
-            else:
-                agent = resolve_agent(spec, seed=seed)
-            self._cache[key] = agent
-        if not key.startswith("snap:"):
-            # (a sampling snapshot draws from torch's generator, seeded once per process;
-            # re-seeding it per episode would re-seed the learner's own sampling too)
-            _reseed(agent, seed)
-        return agent
-
-    def sample(self, rng: np.random.Generator, k: int) -> list[Any]:
-        """``k`` opponents for one episode (see the class docstring for the scheme)."""
-        out = []
-        for i in range(k):
-            seed = int(rng.integers(2**31))
-            if self.snapshots and rng.random() < self.p_snapshot:
-                if rng.random() < self.p_latest:
-                    path = self.snapshots[-1]
-                else:
-                    path = self.snapshots[int(rng.integers(len(self.snapshots)))]
-                out.append(self._get(f"snap:{path}", path, seed))  # seats may share a snapshot: it keeps no state
-            else:
-                j = int(rng.choice(len(self.baselines), p=self.weights))
-                # one instance per (baseline, seat): two seats never share a stateful agent
-                out.append(self._get(f"base:{j}:{i}", self.baselines[j], seed))
-        return out
 
 
 # ---------------------------------------------------------------------------- the env

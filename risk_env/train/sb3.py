@@ -17,7 +17,7 @@ Python::
 What a run does
     * Builds ``env.n_envs`` copies of :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv`
       (the learner in a random seat, the other seats played by opponents drawn
-      from an :class:`~risk_env.envs.single_agent.OpponentPool`), vectorized with
+      from an :class:`~risk_env.envs.opponents.OpponentPool`), vectorized with
       ``SubprocVecEnv`` (one process per env, ``env.vec_env: subproc``) or
       ``DummyVecEnv`` (all in this process, ``dummy``; always used for one env).
       On a 2-core machine the env step (~0.1 ms) is cheaper than sending it to a
@@ -111,7 +111,8 @@ def _make_env(
         sys.modules["torch"].set_num_threads(torch_threads)
     from stable_baselines3.common.monitor import Monitor
 
-    from ..envs.single_agent import OpponentPool, RiskSingleAgentEnv
+    from ..envs.opponents import OpponentPool
+    from ..envs.single_agent import RiskSingleAgentEnv
 
     pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
     cfg = _rules_from(rules)
@@ -321,7 +322,7 @@ class _Run:
         path = self.dir / "eval_model.zip"
         model.save(path)
         ev = self.cfg.eval
-        from ..envs.single_agent import preserve_global_rng
+        from ..envs.opponents import preserve_global_rng
 
         try:
             with preserve_global_rng():  # loading the model for the evaluation re-seeds the global generators

@@ -6,5 +6,8 @@ observation encoder (:mod:`~risk_env.envs.observation`);
 :mod:`~risk_env.envs.wrappers` holds the classic-game wrapper,
 :mod:`~risk_env.envs.view` the read-only view scripted agents read, and
 :mod:`~risk_env.envs.single_agent` the Gymnasium single-agent env with embedded
-opponents.
+opponents (:mod:`~risk_env.envs.opponents`). :mod:`~risk_env.envs.graph` encodes the
+graph observation (per-territory features and the edge index), :mod:`~risk_env.envs.move_ids`
+maps complete moves to action ids, and :mod:`~risk_env.envs.action_input` reads an action
+value the way the action space defines it.
 """

@@ -1,0 +1,131 @@
+"""The action mask of the batched engine, and the card choices of a trade.
+
+Plain functions of a :class:`~risk_env.vector.engine.VectorGame` and a
+:class:`~risk_env.vector.state.BatchState`; :meth:`VectorGame.action_mask`
+calls :func:`action_mask`. Same ids and masks as :class:`risk_env.ActionCodec`
+(docs/rules.md §4).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+
+from .state import ATTACK, CLAIM, FORTIFY, OCCUPY, REINFORCE, SETUP_PLACE, BatchState
+
+if TYPE_CHECKING:
+    from .engine import VectorGame
+
+__all__ = ["action_mask", "bonus_options", "pick_cards"]
+
+
+def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
+    """bool ``(B, N)``: the ids ``ActionCodec.mask`` allows for the seat to act (all False after the game)."""
+    tab = game.tab
+    T = game.T
+    ph = s.phase
+    p = s.player
+    own = s.owner == p[:, None]
+    ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
+    src_a = game._g(s.armies, ss)
+    no_src = ss < 0
+    # territory block; each game is in one phase, so the parts are gated per game and OR-ed
+    is_att = ph == ATTACK
+    war = is_att | (ph == FORTIFY)
+    own_nb = own.float() @ tab.adj_f  # own neighbours per territory
+    nb = torch.where(is_att[:, None], own_nb < game._deg[None, :], own_nb > 0)  # an enemy / own neighbour
+    terr = nb & own & (s.armies >= 2) & (war & no_src)[:, None]  # a source
+    adj_src = tab.adj.index_select(0, ss.clamp(min=0))  # (B, T)
+    terr |= adj_src & (own ^ is_att[:, None]) & (war & ~no_src & (sd < 0))[:, None]  # a target
+    # claims, setup placements and reinforcements: territories of one owner
+    can_place = (ph == REINFORCE) & no_src & (st < 0) & ~s.forced & (s.to_place > 0)
+    placing = can_place | (ph == CLAIM) | (ph == SETUP_PLACE)
+    tgt = torch.where(ph == CLAIM, -1, torch.where((ph == SETUP_PLACE) & (s.setup_step == 2), game.neutral, p))
+    terr |= (s.owner == tgt[:, None]) & placing[:, None]
+    if game.NC:
+        # the +2 bonus territory after a trade id (a rare state: computed for those games only)
+        bi = ((ph == REINFORCE) & (st >= 0)).nonzero()[:, 0]
+        if bi.numel():
+            terr[bi] |= bonus_options(game, s, st.clamp(min=0), bi)[:, :T]
+    # amount block: a span per phase
+    occ_span = game._g(s.armies, s.att_src) - 1
+    span = torch.where(
+        (ph == REINFORCE) & (ss >= 0) & (st < 0),
+        s.to_place - 1,
+        torch.where((ph == FORTIFY) & (sd >= 0), src_a - 2, torch.where(ph == OCCUPY, occ_span, -1)),
+    )
+    amount = tab.span_levels[(span + 1).clamp(0, 10)]
+    # dice and blitz: attack with a pair selected, or continuing the last battle
+    cont = (
+        no_src
+        & (s.att_src >= 0)
+        & (game._g(s.owner, s.att_src) == p)
+        & (game._g(s.armies, s.att_src) >= 2)
+        & (game._g(s.owner, s.att_dst) != p)
+    )
+    roll_src_a = torch.where(sd >= 0, src_a, game._g(s.armies, s.att_src))
+    rolling = (ph == ATTACK) & ((sd >= 0) | cont)
+    ndice = torch.where(rolling, torch.clamp(roll_src_a - 1, max=3), 0)
+    dice = game._ar3[None, :] < ndice[:, None]
+    blitz = rolling[:, None]
+    parts = [terr, amount, dice, blitz]
+    if game.NC:
+        can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
+        trade = game._false13.expand(s.batch_size, 13).clone()
+        ti = can_trade.nonzero()[:, 0]
+        if ti.numel():
+            trade[ti] = game._comp_lut[_hand_sym_counts(game, s, ti).clamp(max=3) @ game._base4]
+        parts.append(trade)
+    end = (ph == ATTACK) | (ph == FORTIFY)
+    parts.append(end[:, None])
+    return torch.cat(parts, dim=1)
+
+
+def _hand_sym_counts(game: VectorGame, s: BatchState, idx: torch.Tensor) -> torch.Tensor:
+    """int64 ``(len(idx), 4)``: cards per symbol of the player on turn in games ``idx``."""
+    M = idx.numel()
+    key = torch.where(s.card_loc[idx] == s.player[idx, None], game.tab.card_sym[None, :], 4)
+    cnt = torch.zeros(M, 5, dtype=torch.int64, device=game.device)
+    cnt.scatter_add_(1, key, game._ones_NC(M))
+    return cnt[:, :4]
+
+
+def bonus_options(game: VectorGame, s: BatchState, comp: torch.Tensor, idx: torch.Tensor | None = None) -> torch.Tensor:
+    """bool ``(B, NC)`` (or ``(len(idx), NC)`` for games ``idx``): cards in hand showing an owned
+    territory whose symbol ``comp`` needs, if the bonus is unused this turn."""
+    T, NC = game.T, game.NC
+    p, loc, owner, used = s.player, s.card_loc, s.owner, s.bonus_used
+    if idx is not None:
+        p, loc, owner, used, comp = p[idx], loc[idx], owner[idx], used[idx], comp[idx]
+    in_hand = loc == p[:, None]
+    shows_own = torch.zeros_like(in_hand)
+    shows_own[:, :T] = owner[:, :T] == p[:, None]
+    need = game.tab.comp[comp]  # (M, 4)
+    needed = need.gather(1, game.tab.card_sym[None, :].expand(p.shape[0], NC)) > 0
+    return in_hand & shows_own & needed & (~used)[:, None]
+
+
+def pick_cards(game: VectorGame, s: BatchState, comp: torch.Tensor, bonus: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """bool ``(len(idx), NC)``: the cards ``ActionCodec.pick_cards`` trades in games ``idx``
+    for composition ``comp`` with the bonus card ``bonus`` (-1: none) (``(B,)`` both)."""
+    T, NC = game.T, game.NC
+    B = idx.numel()
+    p = s.player[idx]
+    comp, bonus = comp[idx], bonus[idx]
+    ar = game._ar_NC
+    in_hand = s.card_loc[idx] == p[:, None]
+    shows_own = torch.zeros_like(in_hand)
+    shows_own[:, :T] = s.owner[idx, :T] == p[:, None]
+    prio = shows_own.long() * NC + ar[None, :]
+    prio = torch.where(ar[None, :] == bonus[:, None], -1, prio)
+    sym = game.tab.card_sym[None, :].expand(B, NC)
+    key = torch.where(in_hand, sym * (4 * NC) + prio + NC, 10**6)
+    order = torch.argsort(key, dim=1)
+    sym_sorted = sym.gather(1, order)
+    hand_sorted = in_hand.gather(1, order)
+    onehot = torch.nn.functional.one_hot(sym_sorted, 4) * hand_sorted[:, :, None]
+    rank = (onehot.cumsum(1) * onehot).sum(2) - 1  # rank within its symbol among hand cards
+    need = game.tab.comp[comp].gather(1, sym_sorted)
+    chosen_sorted = hand_sorted & (rank < need)
+    return torch.zeros_like(in_hand).scatter(1, order, chosen_sorted)

@@ -1,7 +1,9 @@
 """Reinforcement-learning front ends over the rules engine.
 
 :mod:`~risk_env.envs.aec` is the PettingZoo AEC environment, built on the action
-codec (:mod:`~risk_env.envs.codec`: action ids, masks, sub-steps) and the
+codec (:mod:`~risk_env.envs.codec`: action ids, masks, sub-steps;
+:mod:`~risk_env.envs.move_ids` plays moves as ids, :mod:`~risk_env.envs.action_text`
+writes ids as text) and the
 observation encoder (:mod:`~risk_env.envs.observation`);
 :mod:`~risk_env.envs.wrappers` holds the classic-game wrapper,
 :mod:`~risk_env.envs.view` the read-only view scripted agents read, and

@@ -180,57 +180,13 @@ class ActionCodec:
             self._span_levels[span] = np.array([j == 0 or counts[j] != counts[j - 1] for j in range(K)], dtype=np.int8)
         self._span_full = np.ones(K, dtype=np.int8)
 
-    # ------------------------------------------------------------------ text
+    # ------------------------------------------------------------------ text (risk_env.envs.action_text)
     def action_to_string(self, s: GameState, action: int, sel: Selection | None = None) -> str:
         """What ``action`` means in ``s`` with the pending selection ``sel`` (None: no selection),
-        e.g. ``"attack from Alaska"``, ``"amount 7"``."""
-        if sel is None:
-            sel = _NONE
-        g = self.game
-        a = int(action)
-        if not 0 <= a < self.n:
-            return f"invalid action {a} (ids are 0..{self.n - 1})"
-        if a < self.amount:
-            name = g.map.name_of(a)
-            ph = s.phase
-            if ph == Phase.CLAIM:
-                return f"claim {name}"
-            if ph == Phase.CAPITAL:
-                return f"capital {name}"
-            if ph == Phase.SETUP_PLACE:
-                return f"neutral {name}" if s.setup_step == 2 else f"place {name} 1"
-            if ph == Phase.REINFORCE:
-                return f"bonus {name}" if sel.trade >= 0 else f"place on {name}"
-            if ph in (Phase.ATTACK, Phase.FORTIFY):
-                verb = "attack" if ph == Phase.ATTACK else "fortify"
-                if sel.src >= 0:
-                    return f"{verb} {g.map.name_of(sel.src)}->{name}"
-                return f"{verb} from {name}"
-            return f"territory {name}"
-        if a < self.dice:
-            span = self._span(s, sel)
-            level = a - self.amount
-            return f"amount {amount_of(level, *span)}" if span else f"amount level {level}"
-        if a < self.blitz:
-            if s.phase == Phase.DEFEND:
-                return f"defend dice={a - self.dice + 1}"
-            pair = self._battle(s, sel)
-            return f"attack {pair} dice={a - self.dice + 1}" if pair else f"roll dice={a - self.dice + 1}"
-        if a == self.blitz:
-            pair = self._battle(s, sel)
-            return f"blitz {pair}" if pair else "blitz"
-        mod = self._dice_rule_move(a)
-        if mod is not None:
-            return g.move_to_text(mod)
-        if self.trade >= 0 and self.trade <= a < self.trade_end:
-            if g.stars:
-                return f"trade stars={a - self.trade + MIN_STARS}"
-            return f"trade {COMPOSITION_NAMES[a - self.trade]}"
-        if s.phase == Phase.ATTACK:
-            return "end attack"
-        if s.phase == Phase.FORTIFY:
-            return "end turn"
-        return "end"
+        e.g. ``"attack from Alaska"``, ``"amount 7"`` (:func:`risk_env.envs.action_text.action_to_string`)."""
+        from . import action_text  # built on this module
+
+        return action_text.action_to_string(self, s, action, sel)
 
     def _dice_rule_move(self, a: int) -> Move | None:
         """The expert dice rule move of id ``a`` (docs/rules.md §8), or None if ``a`` is not one."""
@@ -242,32 +198,10 @@ class ActionCodec:
             return Move.keep_roll()
         return None
 
-    def _battle(self, s: GameState, sel: Selection) -> str:
-        if s.phase != Phase.ATTACK:
-            return ""
-        if sel.dst >= 0:
-            a, b = sel.src, sel.dst
-        elif sel.src < 0 and self.can_continue(s):
-            a, b = s.att_src, s.att_dst
-        else:
-            return ""
-        name = self.game.map.name_of
-        return f"{name(a)}->{name(b)}"
-
     def can_continue(self, s: GameState) -> bool:
         """Whether the last battle (``att_src -> att_dst``) may roll again from the top of the attack phase."""
         a, b = s.att_src, s.att_dst
         return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player
-
-    def _span(self, s: GameState, sel: Selection) -> tuple[int, int] | None:
-        ph = s.phase
-        if ph == Phase.REINFORCE and sel.src >= 0:
-            return 1, s.to_place
-        if ph == Phase.OCCUPY:
-            return self.game.occupy_range(s)
-        if ph == Phase.FORTIFY and sel.dst >= 0:
-            return 1, int(s.armies[sel.src]) - 1
-        return None
 
     # ------------------------------------------------------------------ cards
     def bonus_options(self, s: GameState, comp: int) -> list[int]:

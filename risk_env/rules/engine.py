@@ -15,8 +15,10 @@ Traceback (most recent call last):
 risk_env.errors.IllegalMoveError: 'end attack' is not legal in the reinforce phase: ...
 
 Rules are cited by docs/rules.md section in each method. The engine is split by
-concern: this module holds :class:`Game` (setup, applying moves, the turn flow
-and the rule helpers), :mod:`~risk_env.rules.legality` decides which moves are
+concern: this module holds :class:`Game` (applying moves, the turn flow and the
+rule helpers), :mod:`~risk_env.rules.setup` builds a new game and runs the claim
+and setup placements, :mod:`~risk_env.rules.battle` rolls the dice and settles
+battles and conquests, :mod:`~risk_env.rules.legality` decides which moves are
 legal, :mod:`~risk_env.rules.notation` reads and writes move text,
 :mod:`~risk_env.rules.outcome` decides how a game ends and what each player
 gets, and :mod:`~risk_env.rules.checks` checks whole positions.
@@ -32,19 +34,17 @@ from typing import Any, cast
 import numpy as np
 
 from ..errors import ConfigError, IllegalMoveError
-from . import checks, legality, notation
+from . import battle, checks, legality, notation, setup
 from .cards import SYMBOL_STARS, composition_of, set_value, stars_pick, stars_value
 from .config import RulesConfig
 from .dice import roll_outcomes
 from .map import GameMap, load_map
-from .missions import capitals_winner, check_map, deal_missions, settle_missions
+from .missions import capitals_winner, check_map, settle_missions
 from .moves import Move, MoveKind
 from .outcome import Outcome, outcome
 from .state import GameState, Phase
 
 __all__ = ["Game", "Phase", "GameState", "Move", "MoveKind", "Outcome"]
-
-_DICE_BATCH = 600
 
 
 class Game:
@@ -99,114 +99,18 @@ class Game:
         self.continent_idx = [np.flatnonzero(row) for row in m.continent_members]
         self.continent_bonus = m.continent_bonus.tolist()
 
-    # ------------------------------------------------------------------ setup
+    # ------------------------------------------------------------------ setup (risk_env.rules.setup)
     def new_game(self, seed: int | None | np.random.SeedSequence = None) -> GameState:
-        """A new game: the turn order drawn, setup done up to the first decision (docs/rules.md §3, §7).
+        """A new game: the turn order drawn, setup done up to the first decision
+        (:func:`risk_env.rules.setup.new_game`, docs/rules.md §3, §7).
 
         Args:
             seed: seeds the game's one generator (``None``: fresh entropy).
+
+        Raises:
+            ConfigError: ``seed`` is not ``None``, an integer >= 0 or a numpy ``SeedSequence``.
         """
-        cfg = self.config
-        n = self.num_players
-        T = self.T
-        if not (
-            seed is None
-            or isinstance(seed, np.random.SeedSequence)
-            or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
-        ):
-            raise ConfigError(f"seed must be None, an integer >= 0 or a numpy SeedSequence, got {seed!r}")
-        s = GameState.__new__(GameState)
-        s.rng = np.random.default_rng(seed)
-        s._rng_shared = False
-        s.dice_buf = []
-        s.dice_pos = 0
-        s.owner = np.full(T, -1, dtype=np.int64)
-        s.armies = np.zeros(T, dtype=np.int32)
-        s.order = [int(x) for x in s.rng.permutation(n)]
-        s.alive = [True] * n
-        s.hands = [[] for _ in range(n)]
-        start = self.starting_armies
-        s.setup_left = [start] * n + [start if self.neutral >= 0 else 0]
-        s.deck = []
-        s.discard = []
-        s.elim_order = []
-        s.last_roll = []
-        s.phase = Phase.CLAIM
-        s.player = s.order[0]
-        s.turn = 0
-        s.sets_traded = 0
-        s.to_place = 0
-        s.setup_step = 0
-        s.att_src = s.att_dst = -1
-        s.att_dice = 0
-        s.last_dice = 0
-        s.winner = -1
-        s.steps = 0
-        s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
-        s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
-        s.missions = []
-        s.eliminated_by = [-1] * n if cfg.secret_missions else []
-        s.capitals = [-1] * n if cfg.capitals else []
-        if cfg.setup == "claim":
-            s.phase = Phase.CLAIM
-            s.player = s.order[0]
-        else:
-            cycle = self._claim_cycle(s)
-            terr = s.rng.permutation(T)
-            for k, t in enumerate(terr):
-                seat = cycle[k % len(cycle)]
-                s.owner[t] = seat
-                s.armies[t] = 1
-                s.setup_left[seat] -= 1
-            if cfg.setup == "random":
-                for seat in range(self.num_seats):
-                    left = s.setup_left[seat]
-                    if left > 0:
-                        own = np.flatnonzero(s.owner == seat)
-                        picks = s.rng.integers(0, len(own), size=left)
-                        np.add.at(s.armies, own[picks], 1)
-                        s.setup_left[seat] = 0
-                self._start_game(s)
-            else:
-                self._start_setup_placement(s)
-        if self.uses_cards:
-            s.deck = [int(c) for c in s.rng.permutation(self.num_cards)]
-        if cfg.secret_missions:  # dealt last, so the other draws match a game without missions (§8)
-            s.missions = deal_missions(s.own_rng(), n)
-        return s
-
-    def _claim_cycle(self, s: GameState) -> list[int]:
-        return s.order + ([self.neutral] if self.neutral >= 0 else [])
-
-    def _start_setup_placement(self, s: GameState) -> None:
-        s.phase = Phase.SETUP_PLACE
-        s.player = s.order[-1]
-        s.setup_step = 0
-        self._next_setup_turn(s, first=True)
-
-    def _next_setup_turn(self, s: GameState, first: bool = False) -> None:
-        """Hand the setup turn to the next seat in order with armies to place, or start the game."""
-        order = s.order
-        start = 0 if first else order.index(s.player) + 1
-        neutral_left = s.setup_left[-1] if self.neutral >= 0 else 0
-        for k in range(len(order)):
-            seat = order[(start + k) % len(order)]
-            if s.setup_left[seat] > 0 or neutral_left > 0:
-                s.player = seat
-                s.setup_step = 0 if s.setup_left[seat] > 0 else 2
-                return
-        self._start_game(s)
-
-    def _start_game(self, s: GameState) -> None:
-        """After setup: the capital choices in turn order when ``capitals=True``, then the first turn (docs/rules.md §8)."""
-        s.turn = 0
-        for seat in s.order:
-            if s.capitals and s.capitals[seat] < 0:
-                s.phase = Phase.CAPITAL
-                s.player = seat
-                return
-        s.player = s.order[0]
-        self._begin_turn(s)
+        return setup.new_game(self, seed)
 
     def _begin_turn(self, s: GameState) -> None:
         """Turn start: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
@@ -400,19 +304,19 @@ class Game:
         p = s.player
         s.steps += 1
         if k == MoveKind.CLAIM:
-            self._claim(s, move.src, p)
+            setup.claim(self, s, move.src, p)
         elif k == MoveKind.PLACE:
             s.armies[move.src] += move.count
             if s.phase == Phase.SETUP_PLACE:
                 s.setup_left[p] -= 1
-                self._after_setup_placement(s)
+                setup.after_setup_placement(self, s)
             else:
                 s.to_place -= move.count
                 self._maybe_end_reinforce(s)
         elif k == MoveKind.PLACE_NEUTRAL:
             s.armies[move.src] += 1
             s.setup_left[-1] -= 1
-            self._next_setup_turn(s)
+            setup.next_setup_turn(self, s)
         elif k == MoveKind.TRADE:
             self._trade(s, move)
         elif k == MoveKind.ATTACK:
@@ -423,9 +327,9 @@ class Game:
             if self.config.defender_dice == "choose" and defender != self.neutral:
                 s.phase = Phase.DEFEND
             elif self.dice_rules:
-                self._roll_or_wait(s, min(2, int(s.armies[move.dst])))
+                battle.roll_or_wait(self, s, min(2, int(s.armies[move.dst])))
             else:
-                self._roll(s, move.src, move.dst, move.count, min(2, int(s.armies[move.dst])))
+                battle.roll(self, s, move.src, move.dst, move.count, min(2, int(s.armies[move.dst])))
         elif k == MoveKind.BLITZ:
             a, b = move.src, move.dst
             if self.dice_rules:
@@ -439,7 +343,7 @@ class Game:
             armies = s.armies
             while True:
                 att = min(3, int(armies[a]) - 1)
-                if self._roll(s, a, b, att, min(2, int(armies[b]))) or armies[a] < 2:
+                if battle.roll(self, s, a, b, att, min(2, int(armies[b]))) or armies[a] < 2:
                     break
         elif k == MoveKind.END_ATTACK:
             s.phase = Phase.FORTIFY
@@ -447,36 +351,36 @@ class Game:
             s.phase = Phase.ATTACK
             if s.blitzing:  # the next round of a blitz, unless it is over (docs/rules.md §4.2)
                 a, b = s.att_src, s.att_dst
-                if self._roll(s, a, b, s.att_dice, move.count) or s.armies[a] < 2:
+                if battle.roll(self, s, a, b, s.att_dice, move.count) or s.armies[a] < 2:
                     s.blitzing = False
                 else:
                     s.att_dice = min(3, int(s.armies[a]) - 1)
                     s.phase = Phase.DEFEND
             elif self.dice_rules:
-                self._roll_or_wait(s, move.count)
+                battle.roll_or_wait(self, s, move.count)
             else:
-                self._roll(s, s.att_src, s.att_dst, s.att_dice, move.count)
+                battle.roll(self, s, s.att_src, s.att_dst, s.att_dice, move.count)
         elif k == MoveKind.REROLL:
             att = s.att_dice
             faces = s.last_roll[:att]
             faces[move.count - 1] = self._draw_dice(s, 1)[0]
             s.last_roll = sorted(faces, reverse=True) + s.last_roll[att:]
             s.reroll_used = True
-            self._settle_unless_options(s)
+            battle.settle_unless_options(self, s)
         elif k == MoveKind.SIX:
             att = s.att_dice
             faces = s.last_roll[:att]
             faces[move.count - 1] = 6
             s.last_roll = sorted(faces, reverse=True) + s.last_roll[att:]
             s.six_used = True
-            self._settle_unless_options(s)
+            battle.settle_unless_options(self, s)
         elif k == MoveKind.KEEP_ROLL:
-            self._settle(s)
+            battle.settle(self, s)
         elif k == MoveKind.OCCUPY:
             extra = move.count - int(s.armies[s.att_dst])
             s.armies[s.att_src] -= extra
             s.armies[s.att_dst] += extra
-            self._after_occupation(s)
+            battle.after_occupation(s)
         elif k == MoveKind.FORTIFY:
             s.armies[move.src] -= move.count
             s.armies[move.dst] += move.count
@@ -486,7 +390,7 @@ class Game:
             self._end_turn(s)
         elif k == MoveKind.CAPITAL:
             s.capitals[p] = move.src
-            self._start_game(s)
+            setup.start_game(self, s)
         if self._variant_wins and s.turn >= 1 and s.phase != Phase.GAME_OVER:
             self._variant_win(s)
 
@@ -506,36 +410,6 @@ class Game:
         s.winner = w
         s.phase = Phase.GAME_OVER
         return True
-
-    def _claim(self, s: GameState, t: int, seat: int) -> None:
-        """Claim phase (docs/rules.md §3; the 2-player neutral claims at random in the rotation, §7)."""
-        s.owner[t] = seat
-        s.armies[t] = 1
-        s.setup_left[seat] -= 1
-        cycle = self._claim_cycle(s)
-        nxt = cycle[(cycle.index(seat) + 1) % len(cycle)]
-        if not (s.owner == -1).any():
-            self._start_setup_placement(s)
-        elif nxt == self.neutral:
-            free = np.flatnonzero(s.owner == -1)
-            self._claim(s, int(free[s.own_rng().integers(len(free))]), nxt)
-        else:
-            s.player = nxt
-
-    def _after_setup_placement(self, s: GameState) -> None:
-        """One army at a time in turn order; in a 2-player neutral game 2 own + 1 neutral
-        per setup turn (docs/rules.md §3, §7)."""
-        p = s.player
-        if self.neutral < 0:
-            self._next_setup_turn(s)
-            return
-        s.setup_step += 1
-        if s.setup_step < 2 and s.setup_left[p] > 0:
-            return
-        if s.setup_left[-1] > 0:
-            s.setup_step = 2
-        else:
-            self._next_setup_turn(s)
 
     def _maybe_end_reinforce(self, s: GameState) -> None:
         if s.to_place == 0 and not s.forced:
@@ -564,116 +438,20 @@ class Game:
             s.forced = False
         self._maybe_end_reinforce(s)
 
+    # ------------------------------------------------------------------ battles (risk_env.rules.battle)
     def _draw_dice(self, s: GameState, k: int) -> list[int]:
-        pos = s.dice_pos
-        if pos + k > len(s.dice_buf):
-            s.dice_buf = s.own_rng().integers(1, 7, size=_DICE_BATCH, dtype=np.int8).tolist()
-            pos = 0
-        s.dice_pos = pos + k
-        return s.dice_buf[pos : pos + k]
+        """The next ``k`` die faces (:func:`risk_env.rules.battle.draw_dice`); every roll draws here."""
+        return battle.draw_dice(s, k)
 
-    def _roll(self, s: GameState, a: int, b: int, att: int, dfd: int) -> bool:
-        """One roll (docs/rules.md §4.2). Returns True if it conquered ``b``."""
-        faces = self._draw_dice(s, att + dfd)
-        ad = sorted(faces[:att], reverse=True)
-        dd = sorted(faces[att:], reverse=True)
-        al = dl = 0
-        for x, y in zip(ad, dd, strict=False):
-            if x > y:
-                dl += 1
-            else:
-                al += 1
-        s.armies[a] -= al
-        s.armies[b] -= dl
-        s.last_roll = ad + [0] + dd
-        s.last_dice = att
-        if s.armies[b] == 0:
-            self._conquer(s, a, b, att)
-            return True
-        return False
-
-    # ------------------------------------------------------------------ the expert dice rules (docs/rules.md §8)
     def can_reroll(self, s: GameState) -> bool:
-        """Whether the attacker may re-roll one die of the pending roll now: ``reroll_with_card``,
-        not yet used in this battle (a run of rolls on one source-target pair), and the attacker
-        holds the card of the source or of the target (docs/rules.md §8)."""
-        if not (self.config.reroll_with_card and s.roll_pending) or s.reroll_used:
-            return False
-        hand = s.hands[s.player]
-        return s.att_src in hand or s.att_dst in hand
+        """Whether the attacker may re-roll one die of the pending roll now
+        (:func:`risk_env.rules.battle.can_reroll`, docs/rules.md §8)."""
+        return battle.can_reroll(self, s)
 
     def can_six(self, s: GameState) -> bool:
-        """Whether the attacker may turn one die of the pending roll into a six now: ``die_to_six``,
-        not yet used this turn, and a die below six (docs/rules.md §8)."""
-        return self.config.die_to_six and s.roll_pending and not s.six_used and any(f < 6 for f in s.last_roll[: s.att_dice])
-
-    def _roll_or_wait(self, s: GameState, dfd: int) -> None:
-        """Draw the roll of the battle ``att_src -> att_dst``; settle it at once unless the attacker may
-        still change it (docs/rules.md §8)."""
-        att = s.att_dice
-        faces = self._draw_dice(s, att + dfd)
-        s.last_roll = sorted(faces[:att], reverse=True) + [0] + sorted(faces[att:], reverse=True)
-        s.last_dice = att
-        s.roll_pending = True
-        self._settle_unless_options(s)
-
-    def _settle_unless_options(self, s: GameState) -> None:
-        if not (self.can_reroll(s) or self.can_six(s)):
-            self._settle(s)
-
-    def _settle(self, s: GameState) -> None:
-        """Take the losses of the pending roll (as :meth:`_roll` does, docs/rules.md §4.2)."""
-        a, b, att = s.att_src, s.att_dst, s.att_dice
-        s.roll_pending = False
-        al = dl = 0
-        for x, y in zip(s.last_roll[:att], s.last_roll[att + 1 :], strict=False):
-            if x > y:
-                dl += 1
-            else:
-                al += 1
-        s.armies[a] -= al
-        s.armies[b] -= dl
-        if s.armies[b] == 0:
-            self._conquer(s, a, b, att)
-
-    def _conquer(self, s: GameState, a: int, b: int, dice: int) -> None:
-        """Conquest, elimination, card transfer and the win (docs/rules.md §4.2, §4.5)."""
-        p = s.player
-        loser = int(s.owner[b])
-        s.owner[b] = p
-        s.armies[a] -= dice
-        s.armies[b] = dice
-        s.conquered = True
-        s.att_src, s.att_dst = a, b
-        eliminated = loser != self.neutral and not (s.owner == loser).any()
-        s.trade_down = False
-        if eliminated:
-            s.alive[loser] = False
-            s.elim_order.append(loser)
-            if s.eliminated_by:
-                s.eliminated_by[loser] = p
-            if self.uses_cards:
-                s.hands[p].extend(s.hands[loser])
-                s.hands[loser] = []
-                s.trade_down = self.trades_sets and len(s.hands[p]) >= self.config.elimination_trade_at
-            if sum(s.alive) == 1:
-                s.winner = p
-                s.phase = Phase.GAME_OVER
-                return
-        if s.armies[a] > 1:
-            s.phase = Phase.OCCUPY
-        else:
-            self._after_occupation(s)
-
-    def _after_occupation(self, s: GameState) -> None:
-        if s.trade_down:
-            s.trade_down = False
-            s.phase = Phase.REINFORCE
-            s.forced = True
-            s.resume_attack = True
-            s.to_place = 0
-        else:
-            s.phase = Phase.ATTACK
+        """Whether the attacker may turn one die of the pending roll into a six now
+        (:func:`risk_env.rules.battle.can_six`, docs/rules.md §8)."""
+        return battle.can_six(self, s)
 
     def _end_turn(self, s: GameState) -> None:
         """Draw one card after a conquest, pass the turn, apply the turn limit (docs/rules.md §4.4, §4.5)."""

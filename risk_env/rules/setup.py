@@ -1,0 +1,174 @@
+"""Setup: a new game's state, the claim phase, the setup placements and the start of
+the game (docs/rules.md §3, §7, §8).
+
+Plain functions taking ``(game, state, ...)``; :meth:`Game.new_game
+<risk_env.rules.engine.Game.new_game>` forwards to :func:`new_game`, and
+:meth:`Game.apply_unchecked <risk_env.rules.engine.Game.apply_unchecked>` calls
+:func:`claim`, :func:`after_setup_placement` and :func:`next_setup_turn` for the
+setup moves. The first turn begins with ``Game._begin_turn``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ConfigError
+from .missions import deal_missions
+from .state import GameState, Phase
+
+if TYPE_CHECKING:
+    from .engine import Game
+
+__all__ = ["after_setup_placement", "claim", "claim_cycle", "new_game", "next_setup_turn", "start_game"]
+
+
+def new_game(game: Game, seed: int | None | np.random.SeedSequence = None) -> GameState:
+    """A new game: the turn order drawn, setup done up to the first decision (docs/rules.md §3, §7).
+
+    Args:
+        seed: seeds the game's one generator (``None``: fresh entropy).
+
+    Raises:
+        ConfigError: ``seed`` is not ``None``, an integer >= 0 or a numpy ``SeedSequence``.
+    """
+    cfg = game.config
+    n = game.num_players
+    T = game.T
+    if not (
+        seed is None
+        or isinstance(seed, np.random.SeedSequence)
+        or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
+    ):
+        raise ConfigError(f"seed must be None, an integer >= 0 or a numpy SeedSequence, got {seed!r}")
+    s = GameState.__new__(GameState)
+    s.rng = np.random.default_rng(seed)
+    s._rng_shared = False
+    s.dice_buf = []
+    s.dice_pos = 0
+    s.owner = np.full(T, -1, dtype=np.int64)
+    s.armies = np.zeros(T, dtype=np.int32)
+    s.order = [int(x) for x in s.rng.permutation(n)]
+    s.alive = [True] * n
+    s.hands = [[] for _ in range(n)]
+    start = game.starting_armies
+    s.setup_left = [start] * n + [start if game.neutral >= 0 else 0]
+    s.deck = []
+    s.discard = []
+    s.elim_order = []
+    s.last_roll = []
+    s.phase = Phase.CLAIM
+    s.player = s.order[0]
+    s.turn = 0
+    s.sets_traded = 0
+    s.to_place = 0
+    s.setup_step = 0
+    s.att_src = s.att_dst = -1
+    s.att_dice = 0
+    s.last_dice = 0
+    s.winner = -1
+    s.steps = 0
+    s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
+    s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
+    s.missions = []
+    s.eliminated_by = [-1] * n if cfg.secret_missions else []
+    s.capitals = [-1] * n if cfg.capitals else []
+    if cfg.setup == "claim":
+        s.phase = Phase.CLAIM
+        s.player = s.order[0]
+    else:
+        cycle = claim_cycle(game, s)
+        terr = s.rng.permutation(T)
+        for k, t in enumerate(terr):
+            seat = cycle[k % len(cycle)]
+            s.owner[t] = seat
+            s.armies[t] = 1
+            s.setup_left[seat] -= 1
+        if cfg.setup == "random":
+            for seat in range(game.num_seats):
+                left = s.setup_left[seat]
+                if left > 0:
+                    own = np.flatnonzero(s.owner == seat)
+                    picks = s.rng.integers(0, len(own), size=left)
+                    np.add.at(s.armies, own[picks], 1)
+                    s.setup_left[seat] = 0
+            start_game(game, s)
+        else:
+            start_setup_placement(game, s)
+    if game.uses_cards:
+        s.deck = [int(c) for c in s.rng.permutation(game.num_cards)]
+    if cfg.secret_missions:  # dealt last, so the other draws match a game without missions (§8)
+        s.missions = deal_missions(s.own_rng(), n)
+    return s
+
+
+def claim_cycle(game: Game, s: GameState) -> list[int]:
+    """The seats in claiming order: the turn order, then the neutral if there is one (docs/rules.md §3, §7)."""
+    return s.order + ([game.neutral] if game.neutral >= 0 else [])
+
+
+def start_setup_placement(game: Game, s: GameState) -> None:
+    """After the last claim: the setup placements, from the first seat in turn order (docs/rules.md §3)."""
+    s.phase = Phase.SETUP_PLACE
+    s.player = s.order[-1]
+    s.setup_step = 0
+    next_setup_turn(game, s, first=True)
+
+
+def next_setup_turn(game: Game, s: GameState, first: bool = False) -> None:
+    """Hand the setup turn to the next seat in order with armies to place, or start the game."""
+    order = s.order
+    start = 0 if first else order.index(s.player) + 1
+    neutral_left = s.setup_left[-1] if game.neutral >= 0 else 0
+    for k in range(len(order)):
+        seat = order[(start + k) % len(order)]
+        if s.setup_left[seat] > 0 or neutral_left > 0:
+            s.player = seat
+            s.setup_step = 0 if s.setup_left[seat] > 0 else 2
+            return
+    start_game(game, s)
+
+
+def start_game(game: Game, s: GameState) -> None:
+    """After setup: the capital choices in turn order when ``capitals=True``, then the first turn (docs/rules.md §8)."""
+    s.turn = 0
+    for seat in s.order:
+        if s.capitals and s.capitals[seat] < 0:
+            s.phase = Phase.CAPITAL
+            s.player = seat
+            return
+    s.player = s.order[0]
+    game._begin_turn(s)
+
+
+def claim(game: Game, s: GameState, t: int, seat: int) -> None:
+    """``seat`` claims territory ``t`` (docs/rules.md §3; the 2-player neutral claims at random in the rotation, §7)."""
+    s.owner[t] = seat
+    s.armies[t] = 1
+    s.setup_left[seat] -= 1
+    cycle = claim_cycle(game, s)
+    nxt = cycle[(cycle.index(seat) + 1) % len(cycle)]
+    if not (s.owner == -1).any():
+        start_setup_placement(game, s)
+    elif nxt == game.neutral:
+        free = np.flatnonzero(s.owner == -1)
+        claim(game, s, int(free[s.own_rng().integers(len(free))]), nxt)
+    else:
+        s.player = nxt
+
+
+def after_setup_placement(game: Game, s: GameState) -> None:
+    """After one setup army: one army at a time in turn order; in a 2-player neutral game 2 own + 1 neutral
+    per setup turn (docs/rules.md §3, §7)."""
+    p = s.player
+    if game.neutral < 0:
+        next_setup_turn(game, s)
+        return
+    s.setup_step += 1
+    if s.setup_step < 2 and s.setup_left[p] > 0:
+        return
+    if s.setup_left[-1] > 0:
+        s.setup_step = 2
+    else:
+        next_setup_turn(game, s)

@@ -145,6 +145,7 @@ from pettingzoo.utils import wrappers
 
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, UnknownAgentError
 from ..records.ansi import render_ansi
+from ..records.frames import draw_frame
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move
@@ -555,17 +556,8 @@ class raw_env(AECEnv):
             # the acting seat's own secret mission only (docs/rules.md §8)
             viewer = self.game.current_player(self.game_state)
             return render_ansi(self.game, self.game_state, self.last_move, viewer=viewer if viewer >= 0 else None)
-        from ..records import draw  # matplotlib is imported only when a picture is asked for
-
-        if self._renderer is None:
-            self._renderer = draw.BoardRenderer(self.game)
-        if self.render_mode == "human" and not self._renderer.can_show:
-            return None  # no display: warned once by show(); skip drawing
-        frame = self._renderer.draw(self.game_state, self.last_move)
-        if self.render_mode == "rgb_array":
-            return frame
-        self._renderer.show(frame)
-        return None
+        self._renderer, frame = draw_frame(self._renderer, self.game, self.render_mode, self.game_state, self.last_move)
+        return frame
 
     def close(self) -> None:
         if self._renderer is not None:

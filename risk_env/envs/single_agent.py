@@ -113,6 +113,7 @@ from gymnasium import spaces
 
 from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError
 from ..records.ansi import render_ansi
+from ..records.frames import draw_frame
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.state import GameState
@@ -426,17 +427,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game, self.state, self.last_move)
-        from ..records import draw  # matplotlib is imported only when a picture is asked for
-
-        if self._renderer is None:
-            self._renderer = draw.BoardRenderer(self.game)
-        if self.render_mode == "human" and not self._renderer.can_show:
-            return None  # no display: warned once by show(); skip drawing
-        frame = self._renderer.draw(self.state, self.last_move)
-        if self.render_mode == "rgb_array":
-            return frame
-        self._renderer.show(frame)
-        return None
+        self._renderer, frame = draw_frame(self._renderer, self.game, self.render_mode, self.state, self.last_move)
+        return frame
 
     def close(self) -> None:
         if self._renderer is not None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .dice import resolve_roll
 from .state import GameState, Phase
 
 if TYPE_CHECKING:
@@ -52,12 +53,7 @@ def roll(game: Game, s: GameState, a: int, b: int, att: int, dfd: int) -> bool:
     faces = game._draw_dice(s, att + dfd)
     ad = sorted(faces[:att], reverse=True)
     dd = sorted(faces[att:], reverse=True)
-    al = dl = 0
-    for x, y in zip(ad, dd, strict=False):
-        if x > y:
-            dl += 1
-        else:
-            al += 1
+    al, dl = resolve_roll(ad, dd)
     s.armies[a] -= al
     s.armies[b] -= dl
     s.last_roll = ad + [0] + dd
@@ -106,12 +102,7 @@ def settle(game: Game, s: GameState) -> None:
     """Take the losses of the pending roll (as :func:`roll` does, docs/rules.md §4.2)."""
     a, b, att = s.att_src, s.att_dst, s.att_dice
     s.roll_pending = False
-    al = dl = 0
-    for x, y in zip(s.last_roll[:att], s.last_roll[att + 1 :], strict=False):
-        if x > y:
-            dl += 1
-        else:
-            al += 1
+    al, dl = resolve_roll(s.last_roll[:att], s.last_roll[att + 1 :])
     s.armies[a] -= al
     s.armies[b] -= dl
     if s.armies[b] == 0:

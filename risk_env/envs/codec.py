@@ -110,6 +110,16 @@ class Selection:
         """Forget the selection (after a completed move, or for a new game)."""
         self.src = self.dst = self.trade = -1
 
+    def choose(self, kind: str, value: int) -> None:
+        """Record a sub-step that :meth:`ActionCodec.decode` returned as ``(kind, value)``:
+        ``"src"``, ``"dst"`` or ``"trade"``."""
+        if kind == "src":
+            self.src = value
+        elif kind == "dst":
+            self.dst = value
+        else:
+            self.trade = value
+
     @property
     def empty(self) -> bool:
         return self.src < 0 and self.dst < 0 and self.trade < 0
@@ -521,13 +531,7 @@ class ActionCodec:
                 f"action {int(action)} ({self.action_to_string(s, int(action))}) is a sub-step; "
                 "pass the game's Selection to keep it: codec.step(state, action, selection)"
             )
-        kind, value = res
-        if kind == "src":
-            sel.src = value
-        elif kind == "dst":
-            sel.dst = value
-        else:
-            sel.trade = value
+        sel.choose(*res)
         return None
 
     # ------------------------------------------------------------------ moves -> action ids (risk_env.envs.move_ids)

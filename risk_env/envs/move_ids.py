@@ -154,10 +154,4 @@ def move_to_actions(codec: ActionCodec, s: GameState, move: Move, sel: Selection
         res = codec.decode(s, a, work)
         if isinstance(res, Move):
             return out
-        kind, value = res
-        if kind == "src":
-            work.src = value
-        elif kind == "dst":
-            work.dst = value
-        else:
-            work.trade = value
+        work.choose(*res)

@@ -414,3 +414,14 @@ def test_play_move_log_and_seats_line_keep_to_120_columns() -> None:
     wrapped = [i for i, ln in enumerate(lines) if ln.startswith("    ") and "[" in lines[i - 1] and "]" not in lines[i - 1]]
     assert wrapped, "no move line was long enough to wrap"
     assert "turn limit reached after 10 turns" in res.output
+
+
+def test_a_two_player_preset_takes_its_own_player_count_and_refuses_another() -> None:
+    # --players defaults to the preset's count: `--rules duel` is a 2-player game
+    res = runner.invoke(app, ["watch", "--rules", "duel", "--map", "small", "--turns", "1", "--show", "none"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "seats: player_0 = random, player_1 = random"
+    # and a contradicting count is one error line, exit 2 (the rules resolution refuses it)
+    res = runner.invoke(app, ["watch", "--rules", "duel", "--players", "4", "--turns", "1", "--show", "none"])
+    assert res.exit_code == 2
+    assert "preset 'duel' is meant for 2 players, got num_players=4" in res.output

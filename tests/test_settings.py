@@ -16,7 +16,11 @@ def test_layers_base_then_overrides_then_player_count() -> None:
     assert (cfg.num_players, cfg.setup, cfg.turn_limit) == (3, "random", 50)
     # a preset's own player count is kept unless one is given
     assert resolve_rules("duel").num_players == 2
-    assert resolve_rules("duel", num_players=3).num_players == 3
+    # and a count that contradicts a preset made for a fixed count is refused, by every front end
+    with pytest.raises(ConfigError, match="preset 'duel' is meant for 2 players, got num_players=3"):
+        resolve_rules("duel", num_players=3)
+    with pytest.raises(ConfigError, match="meant for 2 players"):
+        resolve_rules(rules={"preset": "duel"}, num_players=3)
     # num_players wins over the base's count
     assert resolve_rules(rules={"num_players": 2, "turn_limit": 9}, num_players=5).num_players == 5
 

@@ -166,24 +166,6 @@ ELIMINATED_MODES = ("remove", "stay")
 _RESET_STREAM = 0x5EED
 
 
-def check_preset_players(preset: str | None, num_players: int | None) -> None:
-    """Refuse a player count that contradicts a preset made for a fixed count (``duel`` is for 2).
-
-    Raises:
-        ConfigError: ``num_players`` differs from the preset's own ``num_players``.
-    """
-    if preset is None or num_players is None:
-        return
-    from ..rules.config import PRESETS
-
-    fixed = PRESETS.get(preset, {}).get("num_players")
-    if fixed is not None and fixed != num_players:
-        raise ConfigError(
-            f"preset {preset!r} is meant for {fixed} players, got num_players={num_players!r}; "
-            f"omit num_players (or pass num_players={fixed}), or choose another preset"
-        )
-
-
 class AgentInfo(dict):
     """The info dict of one agent: ``{"action_mask": int8 (N,)}`` (a fresh, writable array).
 
@@ -243,7 +225,6 @@ def _make_config(
     num_players: int | None, preset: str | None, rules: RulesConfig | None, overrides: dict[str, Any]
 ) -> RulesConfig:
     # num_players=None keeps the player count of rules= or of the preset (4 without either)
-    check_preset_players(preset, num_players)
     return resolve_rules(preset, rules, num_players, **overrides)
 
 

@@ -182,9 +182,6 @@ class RiskSingleAgentEnv(gymnasium.Env):
         check_observation_mode(observation)
         if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
-        from .aec import check_preset_players
-
-        check_preset_players(preset, num_players)
         if rules is None and preset is None:
             config = {"setup": "random", **config}  # no decisions in setup unless asked for
         cfg = resolve_rules(preset, rules, num_players, **config)

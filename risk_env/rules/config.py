@@ -38,6 +38,7 @@ __all__ = [
     "PRESETS",
     "STARTING_ARMIES",
     "resolve_rules",
+    "check_preset_players",
     "parse_value",
     "parse_settings",
     "rules_files",
@@ -304,6 +305,29 @@ six, §8), ``duel`` (two players without the neutral), ``secret_missions`` (a se
 ``capitals`` (a capital each, §8)."""
 
 
+def check_preset_players(preset: str | None, num_players: int | None) -> None:
+    """Refuse a player count that contradicts a preset made for a fixed count (``duel`` is for 2).
+
+    Raises:
+        ConfigError: ``num_players`` differs from the preset's own ``num_players``.
+
+    >>> check_preset_players("duel", 2)  # agrees: nothing to say
+    >>> try:
+    ...     check_preset_players("duel", 4)
+    ... except ConfigError as e:
+    ...     print(str(e)[:47])
+    preset 'duel' is meant for 2 players, got num_p
+    """
+    if preset is None or num_players is None:
+        return
+    fixed = PRESETS.get(preset, {}).get("num_players")
+    if fixed is not None and fixed != num_players:
+        raise ConfigError(
+            f"preset {preset!r} is meant for {fixed} players, got num_players={num_players!r}; "
+            f"omit num_players (or pass num_players={fixed}), or choose another preset"
+        )
+
+
 def resolve_rules(
     preset: str | None = None,
     rules: RulesConfig | str | Mapping[str, Any] | None = None,
@@ -328,7 +352,8 @@ def resolve_rules(
 
     Raises:
         ConfigError: ``preset`` and ``rules`` both given, an unknown preset or switch, a bad
-            value, or ``rules`` of another type (the message lists what is allowed).
+            value, ``num_players`` against a preset made for another count
+            (:func:`check_preset_players`), or ``rules`` of another type (the message lists what is allowed).
 
     >>> resolve_rules().num_players, resolve_rules(preset="duel").two_player
     (4, 'none')
@@ -337,6 +362,7 @@ def resolve_rules(
     """
     if isinstance(rules, str):
         rules, preset = None, _one_preset(preset, rules)
+    check_preset_players(preset, num_players)
     changes = dict(overrides)
     if num_players is not None:
         changes["num_players"] = num_players
@@ -355,6 +381,7 @@ def resolve_rules(
         inner = base.pop("preset", None)
         if inner is not None:
             preset = _one_preset(preset, inner)
+            check_preset_players(preset, num_players)
             if preset not in PRESETS:  # a rules file may start from another rules file
                 base = {**load_rules_file(preset), **base}
                 preset = base.pop("preset", None)

@@ -69,7 +69,7 @@ app = typer.Typer(
 
 # ---------------------------------------------------------------------- shared helpers
 def build_rules(
-    players: int, preset: str, map_name: str | None, turn_limit: int | None, settings: list[str] | None
+    players: int | None, preset: str, map_name: str | None, turn_limit: int | None, settings: list[str] | None
 ) -> RulesConfig:
     """Rules from the common options (``--set key=value`` for any switch of :class:`RulesConfig`,
     read by :func:`risk_env.rules.config.parse_settings`).
@@ -178,7 +178,9 @@ def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> No
 
 
 # ---------------------------------------------------------------------- commands
-_PLAYERS = typer.Option(4, "--players", "-n", min=2, max=6, help="number of players, 2..6")
+_PLAYERS = typer.Option(
+    None, "--players", "-n", min=2, max=6, help="number of players, 2..6 (default: the preset's count, else 4)"
+)
 _RULES = typer.Option(
     "classic",
     "--rules",
@@ -195,7 +197,7 @@ _COLOR = typer.Option(None, "--color/--no-color", help="colour owners in the tex
 
 @app.command()
 def play(
-    players: int = _PLAYERS,
+    players: int | None = _PLAYERS,
     rules: str = _RULES,
     map_name: str | None = _MAP,
     turns: int | None = _TURNS,
@@ -238,7 +240,7 @@ def play(
 
 @app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
 def watch(
-    players: int = _PLAYERS,
+    players: int | None = _PLAYERS,
     rules: str = _RULES,
     map_name: str | None = _MAP,
     turns: int | None = _TURNS,

@@ -19,6 +19,9 @@ from risk_env import ActionCodec, Game, GameState, Move, MoveKind, ObservationEn
 from risk_env.envs.codec import Selection
 from risk_env.vector import Chance, VectorGame
 
+# RISK_ENV_TEST_DEVICE=cuda runs the batched engine of these tests on a GPU (the reference stays on the CPU)
+DEVICE = torch.device(os.environ.get("RISK_ENV_TEST_DEVICE", "cpu"))
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _one_thread():
@@ -76,7 +79,7 @@ def run_differential(
     ref = _TapeGame(rules)
     codec = ActionCodec(ref)
     enc = ObservationEncoder(ref)
-    vg = VectorGame(rules, seed=seed)
+    vg = VectorGame(rules, seed=seed, device=DEVICE)
     rng = np.random.default_rng(seed)
     next_seed = [seed * 100_000]
 
@@ -145,9 +148,13 @@ def run_differential(
         for b, x in enumerate(tapes):
             if x:
                 dice[b, : len(x)] = torch.tensor(x)
-        info = vg.step(vs, torch.as_tensor(actions), Chance(dice=dice, card=torch.as_tensor(cards)))
+        info = vg.step(
+            vs, torch.as_tensor(actions, device=DEVICE), Chance(dice=dice.to(DEVICE), card=torch.as_tensor(cards, device=DEVICE))
+        )
+        info = type(info)(info.eliminated.cpu(), info.won.cpu(), info.truncated.cpu())
         rewards = (
-            -info.eliminated.float() + torch.nn.functional.one_hot(vs.winner.clamp(min=0), rules.num_players) * info.won[:, None]
+            -info.eliminated.float()
+            + torch.nn.functional.one_hot(vs.winner.cpu().clamp(min=0), rules.num_players) * info.won[:, None]
         )
         assert np.array_equal(rewards.numpy(), exp_rewards), f"step {t}: rewards differ"
         assert np.array_equal(info.won.numpy(), exp_won)
@@ -163,7 +170,10 @@ def run_differential(
                 states[d] = fresh()
                 sels[d] = Selection()
                 elim_seen[d] = 0
-            vs.put(torch.as_tensor(done), vg.from_states([states[d] for d in done.tolist()], [sels[d] for d in done.tolist()]))
+            vs.put(
+                torch.as_tensor(done, device=DEVICE),
+                vg.from_states([states[d] for d in done.tolist()], [sels[d] for d in done.tolist()]),
+            )
     stats["phases"] = len(phases_seen)
     return stats
 

@@ -4,6 +4,7 @@ distribution agreement with the reference engine, and the SB3 adapter."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -13,6 +14,9 @@ from risk_env import ActionCodec, ConfigError, Game, IllegalActionError, Observa
 from risk_env.envs.codec import Selection
 from risk_env.vector import BatchState, VectorEnv, VectorGame
 from risk_env.vector.tables import blitz_outcome_index, blitz_table
+
+# RISK_ENV_TEST_DEVICE=cuda runs the batched engine of the chance and distribution tests on a GPU
+DEVICE = torch.device(os.environ.get("RISK_ENV_TEST_DEVICE", "cpu"))
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -179,13 +183,13 @@ def test_blitz_table_matches_the_exact_odds() -> None:
 
 def _blitz_samples(A: int, D: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A blitz from a territory with ``A`` armies at one with ``D``, in ``games`` batched games at once."""
-    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), seed=seed)
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), seed=seed, device=DEVICE)
     B = games
-    A_t = torch.full((B,), A, dtype=torch.int64)
-    D_t = torch.full((B,), D, dtype=torch.int64)
-    yes = torch.ones(B, dtype=torch.bool)
+    A_t = torch.full((B,), A, dtype=torch.int64, device=DEVICE)
+    D_t = torch.full((B,), D, dtype=torch.int64, device=DEVICE)
+    yes = torch.ones(B, dtype=torch.bool, device=DEVICE)
     att_loss, def_loss, last = vg._battle(yes, yes, A_t, D_t, torch.clamp(A_t - 1, max=3), None)
-    return (A - att_loss).numpy(), (D - def_loss).numpy(), last.numpy()
+    return (A - att_loss).cpu().numpy(), (D - def_loss).cpu().numpy(), last.cpu().numpy()
 
 
 @pytest.mark.parametrize("A, D", [(4, 3), (11, 9), (90, 80)])
@@ -253,12 +257,12 @@ def test_random_play_distributions_agree_with_the_reference() -> None:
         ref_len.append(steps)
         ref_first.append(s.winner == s.order[0])
     B, per_slot = 500, 1
-    env = VectorEnv(B, seed=2, rules=cfg, check_actions=False)
-    gen = torch.Generator().manual_seed(3)
+    env = VectorEnv(B, seed=2, rules=cfg, check_actions=False, device=DEVICE)
+    gen = torch.Generator(device=DEVICE).manual_seed(3)
     out = env.reset()
     first = _state(env).order[:, 0].clone()
-    length = torch.zeros(B, dtype=torch.int64)
-    count = torch.zeros(B, dtype=torch.int64)
+    length = torch.zeros(B, dtype=torch.int64, device=DEVICE)
+    count = torch.zeros(B, dtype=torch.int64, device=DEVICE)
     vec_len: list[int] = []
     vec_first: list[bool] = []
     while bool((count < per_slot).any()):

@@ -75,7 +75,7 @@ def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
         trade = game._false13.expand(s.batch_size, 13).clone()
         ti = can_trade.nonzero()[:, 0]
         if ti.numel():
-            trade[ti] = game._comp_lut[_hand_sym_counts(game, s, ti).clamp(max=3) @ game._base4]
+            trade[ti] = game._comp_lut[(_hand_sym_counts(game, s, ti).clamp(max=3) * game._base4).sum(-1)]
         parts.append(trade)
     end = (ph == ATTACK) | (ph == FORTIFY)
     parts.append(end[:, None])

@@ -110,6 +110,11 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
 
     assert MaskablePPO.load(res2.model_path, device="cpu").n_epochs == 2  # the resumed config's settings apply
 
+    # a warm start from a plain model file into a new run: the schedule goes on from the model's steps
+    warm = train(_tiny(tmp_path / "warm", total_timesteps=512), resume=res2.model_path, progress=False, quiet=True)
+    assert warm.timesteps == 512
+    assert [p.name for p in sorted((tmp_path / "warm" / "checkpoints").glob("step_*.zip"))] == ["step_000000512.zip"]
+
     # the saved policy plays through the agent interface and the evaluation, no glue code
     from risk_env.agents import load_agent
     from risk_env.tools.evaluation import evaluate

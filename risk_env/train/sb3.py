@@ -275,6 +275,14 @@ class _Run:
         self.stopped_early = False
         self.log_file = run_dir / "train.log"
 
+    def align_schedule(self, t: int) -> None:
+        """Put the next snapshot, checkpoint and evaluation at the first multiple of their period after step ``t``."""
+        c = self.cfg
+        self.next_snapshot = (t // c.opponents.self_play.snapshot_every + 1) * c.opponents.self_play.snapshot_every
+        self.next_checkpoint = (t // c.checkpoint.every + 1) * c.checkpoint.every
+        if c.eval.every:
+            self.next_eval = (t // c.eval.every + 1) * c.eval.every
+
     def log(self, msg: str) -> None:
         line = f"[{time.strftime('%H:%M:%S')}] {msg}"
         with self.log_file.open("a") as f:
@@ -433,6 +441,8 @@ def train(
         }
         model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
         run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
+        if not meta:  # a warm start from a plain model: schedule from its step count, not from 0
+            run.align_schedule(model.num_timesteps)
         arch = model.policy_kwargs.get("net_arch")
         if p.policy == "mlp" and arch is not None and list(arch) != list(p.net_arch):
             run.log(f"note: the checkpoint's network {arch} is kept (the config asks for {list(p.net_arch)})")

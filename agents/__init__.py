@@ -16,7 +16,7 @@ from .continent import ContinentAgent
 from .heuristic import HeuristicAgent
 from .policy import MaskablePPOAgent
 from .random_agent import RandomAgent
-from .registry import BASELINES, HEURISTICS, agent_label, load_agent
+from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, load_agent, pretrained_path
 
 __all__ = [
     "Agent",
@@ -31,6 +31,8 @@ __all__ = [
     "MaskablePPOAgent",
     "BASELINES",
     "HEURISTICS",
+    "PRETRAINED",
+    "pretrained_path",
     "load_agent",
     "agent_label",
     "move_to_action",

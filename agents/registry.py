@@ -4,6 +4,8 @@ A *spec* is one of
 
 * a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
   (see :data:`BASELINES`);
+* a pretrained agent's name: ``"ppo-2p"`` (see :data:`PRETRAINED`; needs the ``train``
+  extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
@@ -31,7 +33,7 @@ from .base import Agent, AgentLike, CallableAgent
 from .continent import ContinentAgent
 from .random_agent import RandomAgent
 
-__all__ = ["BASELINES", "HEURISTICS", "load_agent", "agent_label"]
+__all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path"]
 
 BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,
@@ -43,6 +45,31 @@ BASELINES: dict[str, type[Agent]] = {
 
 HEURISTICS = ("aggressive", "continent", "balanced")
 """Names of the scripted heuristic baselines."""
+
+PRETRAINED: dict[str, str] = {
+    "ppo-2p": "ppo-2p.zip",
+}
+"""Pretrained MaskablePPO agents shipped with the package: name -> file in ``risk_env/agents/models/``.
+
+``ppo-2p``: the territory-graph policy trained by ``configs/train/ppo-2p.yaml`` for 2-player
+games (the ``fast`` preset). Win rates: docs/baselines.md.
+"""
+
+
+def pretrained_path(name: str) -> Path:
+    """The checkpoint file of a pretrained agent (a key of :data:`PRETRAINED`).
+
+    Raises:
+        RiskError: ``name`` is not a pretrained agent.
+    """
+    key = name.strip().lower()
+    if key not in PRETRAINED:
+        raise RiskError(f"no pretrained agent {name!r}: use one of {', '.join(PRETRAINED)}")
+    return Path(__file__).with_name("models") / PRETRAINED[key]
+
+
+def _known() -> str:
+    return ", ".join([*BASELINES, *PRETRAINED])
 
 
 def _is_model_path(spec: str) -> bool:
@@ -88,11 +115,14 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
         key = spec.strip()
         if not key:
             raise RiskError(
-                f"empty agent spec {spec!r}: use one of {', '.join(BASELINES)}, a path to a MaskablePPO model (.zip), "
-                "or 'module:callable'"
+                f"empty agent spec {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip), or 'module:callable'"
             )
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
+        if key.lower() in PRETRAINED:
+            from .policy import MaskablePPOAgent
+
+            return MaskablePPOAgent(pretrained_path(key), name=key.lower())
         if _is_model_path(key):
             from .policy import MaskablePPOAgent
 
@@ -110,8 +140,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
         raise RiskError(
-            f"unknown agent {spec!r}: use one of {', '.join(BASELINES)}, a path to a MaskablePPO model (.zip), "
-            "or 'module:callable'"
+            f"unknown agent {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip), or 'module:callable'"
         )
     if callable(spec) or inspect.isclass(spec):
         return _build(spec, seed, getattr(spec, "__name__", type(spec).__name__))

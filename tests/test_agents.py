@@ -396,3 +396,25 @@ def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[
     assert wrapped.act({}, None) == 0 and wrapped.name == "zero"
     with pytest.raises(RiskError):
         CallableAgent(3)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- pretrained agents
+def test_pretrained_agents_ship_load_and_play_any_player_count():
+    pytest.importorskip("sb3_contrib")
+    from risk_env.agents import PRETRAINED, pretrained_path
+    from risk_env.tools.evaluation import evaluate
+
+    assert "ppo-2p" in PRETRAINED
+    for name in PRETRAINED:
+        assert pretrained_path(name).is_file()
+        assert load_agent(name).name == name
+    with pytest.raises(RiskError, match="ppo-2p"):
+        pretrained_path("ppo-9p")
+    with pytest.raises(RiskError, match="ppo-2p"):
+        load_agent("ppo-9p")
+    # it wins against random (100 % over 200 games in docs/baselines.md) ...
+    two = evaluate(["ppo-2p", "random"], num_games=4, rules="fast", seed=1, workers=1, progress=False)
+    assert two.stats["ppo-2p"].wins >= 3
+    # ... and the same network plays 4-player games legally (owners are relative to the observer)
+    four = evaluate(["ppo-2p", "random", "random", "random"], num_games=1, rules="fast", turn_limit=20, workers=1, progress=False)
+    assert sum(st.games for st in four.stats.values()) == 4

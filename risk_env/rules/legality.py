@@ -201,6 +201,10 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, f"{game.map.name_of(a)} and {game.map.name_of(b)} do not share a border")
         if s.owner[b] == p:
             raise _illegal(game, s, move, f"{game.map.name_of(b)} is yours")
+        if not game.attackable(s)[b]:  # the allied army attacks only the mover (docs/rules.md §7)
+            raise _illegal(
+                game, s, move, f"the allied army attacks only the territories of the player on turn, not {game.map.name_of(b)}"
+            )
         if k == MoveKind.ATTACK:
             most = min(3, int(s.armies[a]) - 1)
             if not 1 <= move.count <= most:

@@ -371,7 +371,7 @@ def test_blitz_round_is_marked_for_the_choosing_defender():
 @pytest.mark.parametrize(
     "rules",
     [
-        {"preset": "allied"},
+        {"preset": "allied", "turn_limit": 80},
         {"preset": "allied", "setup": "deal", "defender_dice": "choose", "map": "small"},
         {"preset": "allied", "setup": "random", "card_trade": "stars", "die_to_six": True, "map": "small"},
         {"preset": "allied", "setup": "random", "card_trade": "no_cards", "fortify": "connected", "turn_limit": 60},
@@ -462,3 +462,34 @@ def test_stars_a_completed_mission_draws_no_card():
     g.apply(s, Move.attack(0, dst, 3))
     assert s.phase == Phase.GAME_OVER and s.winner == 0
     assert s.hands[0] == [] and len(s.deck) == deck
+
+
+# ================================================================ the human game and pictures
+
+
+def test_a_human_commands_the_allied_army_in_risk_env_play():
+    pytest.importorskip("typer")
+    import io
+
+    from risk_env.agents import load_agent
+    from risk_env.tools.play import play_game
+
+    out = io.StringIO()
+    lines = iter(["1"] * 3000)
+    rules = RulesConfig.from_preset("allied", map="small", turn_limit=6)
+    s = play_game(rules, 0, {1: load_agent("aggressive", seed=0)}, seed=2, read_line=lambda: next(lines, ""), out=out)
+    text = out.getvalue()
+    assert s.phase == Phase.GAME_OVER
+    assert "Allied army (a): after each player's attacks" in text
+    assert "of the allied army, which you command" in text  # the human's allied decisions
+    assert "player_0 for the allied army: place" in text and "player_1 for the allied army: place" in text
+    assert "the allied army gets" in text
+
+
+def test_the_picture_names_the_allied_army():
+    pytest.importorskip("matplotlib")
+    env = risk_env.raw_env(preset="allied", setup="random", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape[2] == 3
+    assert env._renderer.names[-1] == "allied" and len(env._renderer.colors) == 3

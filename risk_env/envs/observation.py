@@ -74,7 +74,8 @@ name                 shape         content
                                    army acts (its sub-turn, after the mover's
                                    attacks), 1 if this seat commands it now, and the
                                    allied reinforcement of this turn (half of what the
-                                   player on turn received, rounded down) / 10;
+                                   player on turn has received so far, rounded down;
+                                   0 once the allied army holds nothing) / 10;
                                    allied territories are owner slot ``n``
 ``blitz_defence``    ``(1,)``      ``defender_dice="choose"`` (§4.2): 1 while the
                                    pending defence is a round of a blitz (the

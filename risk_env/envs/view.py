@@ -188,7 +188,7 @@ class GameView:
         """True when this seat decides for the allied army now (its sub-turn after the
         opponent's attacks, docs/rules.md §7)."""
         s = self._state
-        return self.game.allied >= 0 and s.player == self.game.allied and s.commander == self.seat and s.phase != Phase.DEFEND
+        return self.game.allied_acting(s) and s.commander == self.seat and s.phase != Phase.DEFEND
 
     @property
     def alive(self) -> tuple[bool, ...]:

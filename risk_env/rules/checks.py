@@ -131,7 +131,7 @@ def invariant_violations(game: Game, s: GameState) -> list[str]:
             out.append(f"player {seat} is {'alive' if s.alive[seat] else 'dead'} but holds {'some' if has else 'no'} territories")
         if not s.alive[seat] and s.hands[seat]:
             out.append(f"eliminated player {seat} holds cards")
-    allied_turn = game.allied >= 0 and s.player == game.allied
+    allied_turn = game.allied_acting(s)
     if allied_turn:  # the allied army's sub-turn (docs/rules.md §7)
         if s.phase not in (Phase.REINFORCE, Phase.ATTACK, Phase.DEFEND, Phase.OCCUPY, Phase.GAME_OVER):
             out.append(f"the allied army acts only in the reinforce, attack, defend and occupy phases, not {s.phase}")

@@ -155,7 +155,7 @@ def test_allied_reinforcement_is_half_of_what_the_mover_received_and_the_opponen
     moves = g.legal_moves(s)
     assert {m.kind for m in moves} == {MoveKind.PLACE}  # no trade: the allied army has no cards
     assert {m.src for m in moves} == {tid(g, t) for t in AL}
-    with pytest.raises(IllegalMoveError, match="is not yours"):
+    with pytest.raises(IllegalMoveError, match="Alberta is not an allied territory"):
         g.apply(s, Move.place(tid(g, "Alberta"), 4))  # not on the commander's own territories
     g.apply(s, Move.place(tid(g, "Siam"), 4))
     assert s.phase == Phase.ATTACK and s.player == ALLIED and g.current_player(s) == 1

@@ -195,8 +195,12 @@ class RulesChecker:
         self.n = game.num_players
         self.cards = game.num_cards
         self.all_cards = list(range(game.num_cards))
-        # Starting armies: placed on the board or still in the setup pools (docs/rules.md §3, §7).
-        self.granted = game.config.starting_armies * game.num_seats
+        # Starting armies: placed on the board or still in the setup pools (docs/rules.md §3, §7);
+        # the allied army's 2 armies a territory (§7) are granted when its territories are handed out.
+        self.allied = game.allied
+        self.granted = game.config.starting_armies * (game.num_seats if game.neutral >= 0 else self.n)
+        self.granted += 2 * int((s.owner == game.allied).sum()) if game.allied >= 0 else 0
+        self.received = 0  # armies the player on turn received this turn (the allied army gets half, §7)
         self.lost = 0
         self.incomes = 0
         self.trades = 0
@@ -207,6 +211,7 @@ class RulesChecker:
         if s.phase == Phase.REINFORCE:  # random setup starts the first turn at once
             assert s.to_place == expected_income(game, s, s.player)
             self.granted += s.to_place
+            self.received = s.to_place
         self.check_state(s)
 
     @staticmethod
@@ -238,6 +243,7 @@ class RulesChecker:
             "reroll_used": s.reroll_used,
             "six_used": s.six_used,
             "blitzing": s.blitzing,
+            "commander": s.commander,
         }
 
     def check_state(self, s: GameState) -> None:
@@ -279,7 +285,11 @@ class RulesChecker:
         else:
             # only a live player acts; never the neutral, never an eliminated player (§5, §7)
             assert 0 <= actor < self.n and s.alive[actor], f"seat {actor} may not act"
-            assert s.alive[s.player]
+            if s.player == self.allied:  # the allied army's sub-turn: its commander decides (§7)
+                assert s.commander >= 0 and (actor == s.commander or s.phase == Phase.DEFEND)
+                assert s.phase in (Phase.REINFORCE, Phase.ATTACK, Phase.DEFEND, Phase.OCCUPY)
+            else:
+                assert s.alive[s.player] and s.commander == -1
         assert s.turn <= g.config.turn_limit
         if s.phase != Phase.REINFORCE:
             assert s.to_place == 0, f"armies to place outside the reinforce phase ({s.to_place})"
@@ -310,7 +320,12 @@ class RulesChecker:
         if k not in (MoveKind.CLAIM,) + rolls:
             assert not owner_changed
         if k == MoveKind.DEFEND:
-            assert prev["phase"] == Phase.DEFEND and prev["actor"] == int(prev["owner"][prev["att"][1]])
+            d = int(prev["owner"][prev["att"][1]])
+            assert prev["phase"] == Phase.DEFEND
+            # the defender decides; for the allied army the player not attacking (§7)
+            assert prev["actor"] == (d if d != self.allied else next(q for q in range(self.n) if q != p))
+        elif p == self.allied:
+            assert prev["actor"] == prev["commander"]
         else:
             assert prev["actor"] == p
         if k in DICE_RULE_KINDS:
@@ -334,7 +349,8 @@ class RulesChecker:
                 won = bool(owner_changed)
                 if won:
                     self.conquests += 1
-                    assert s.owner[dst] == p and s.conquered
+                    # the allied army's conquests earn no card (§7)
+                    assert s.owner[dst] == p and s.conquered == (prev["conquered"] if p == self.allied else True)
                     assert s.armies[dst] >= s.last_dice >= 1  # occupation minimum (§4.2)
                     assert s.armies[src] >= 1
                 elif k == MoveKind.BLITZ or (k == MoveKind.DEFEND and prev["blitzing"] and s.phase != Phase.DEFEND):
@@ -367,6 +383,7 @@ class RulesChecker:
             assert len(s.hands[p]) == len(prev["hands"][p]) - len(gone)
             assert len(s.discard) == prev["discard"] + len(gone)
             self.granted += value
+            self.received += value
             self.trades += 1
         elif k == MoveKind.TRADE:
             sym = [g.card_symbol[c] for c in move.cards]
@@ -386,6 +403,7 @@ class RulesChecker:
             assert sorted(s.hands[p]) == sorted(c for c in prev["hands"][p] if c not in move.cards)
             assert len(s.discard) == prev["discard"] + 3
             self.granted += value + bonus
+            self.received += value + bonus
             self.trades += 1
         elif k == MoveKind.PLACE:
             assert d_board == move.count and changed == {move.src} and s.owner[move.src] == p
@@ -393,7 +411,14 @@ class RulesChecker:
             assert d_board == 1 and changed == {move.src} and s.owner[move.src] == g.neutral
         elif k == MoveKind.CLAIM:
             assert move.src in owner_changed and s.owner[move.src] == p
-            assert d_board == len(owner_changed) and len(owner_changed) in ((1, 2) if g.neutral >= 0 else (1,))
+            if self.allied >= 0 and len(owner_changed) > 1:  # the last claim hands the rest to the allied army (§7)
+                rest = owner_changed - {move.src}
+                assert all(s.owner[t] == self.allied and s.armies[t] == 2 for t in rest)
+                assert int((s.owner == 0).sum()) == int((s.owner == 1).sum()) == g.T // 3
+                self.granted += 2 * len(rest)
+                assert d_board == 1 + 2 * len(rest)
+            else:
+                assert d_board == len(owner_changed) and len(owner_changed) in ((1, 2) if g.neutral >= 0 else (1,))
         elif k == MoveKind.OCCUPY:
             src, dst = prev["att"][:2]
             assert d_board == 0 and changed <= {src, dst} and s.armies[src] >= 1
@@ -404,6 +429,16 @@ class RulesChecker:
                 assert g.map.adjacency[move.src, move.dst]
         else:  # END_ATTACK, END_TURN
             assert d_board == 0 and not changed
+            if k == MoveKind.END_ATTACK and self.allied >= 0:  # the allied army's sub-turn, or the fortify (§7)
+                allied_left = bool((s.owner == self.allied).any())
+                if p == self.allied:
+                    assert s.phase == Phase.FORTIFY and s.player == prev["commander"] ^ 1 and s.commander == -1
+                elif allied_left:
+                    assert s.player == self.allied and s.commander == p ^ 1
+                    assert s.to_place == self.received // 2 or (s.to_place == 0 and s.phase == Phase.ATTACK)
+                    self.granted += self.received // 2
+                else:
+                    assert s.phase == Phase.FORTIFY and s.player == p
         # eliminations: only by a conquest, the conqueror takes the cards (§4.2)
         newly_dead = [q for q in range(self.n) if prev["alive"][q] and not s.alive[q]]
         if newly_dead:
@@ -414,7 +449,10 @@ class RulesChecker:
                 assert s.hands[q] == [] and q not in owner
             elif q != p:
                 assert s.hands[q] == prev["hands"][q], "a hand changed off its owner's turn"
-        if newly_dead:
+        if newly_dead and p == self.allied:  # the allied army takes no cards: they are discarded (§7)
+            got = prev["hands"][newly_dead[0]]
+            assert len(s.discard) == prev["discard"] + len(got)
+        elif newly_dead:
             got = prev["hands"][newly_dead[0]]
             assert sorted(s.hands[p]) == sorted(prev["hands"][p] + got)
         # the end of a turn: one card after a conquest, none without (§4.4); next live player
@@ -429,7 +467,7 @@ class RulesChecker:
                 assert s.player == live[(live.index(p) + 1) % len(live)], "the turn passes to the next live player"
         else:
             assert s.turn == prev["turn"] or prev["turn"] == 0, "the turn passed without ending"
-            if k not in (MoveKind.TRADE,) and not newly_dead:
+            if k not in (MoveKind.TRADE,) and not newly_dead and p < self.n:
                 assert s.hands[p] == prev["hands"][p]
         # a new turn: income recomputed independently (§4.1); forced trade at 5+ cards
         if s.turn != prev["turn"] and s.phase != Phase.GAME_OVER:
@@ -440,6 +478,7 @@ class RulesChecker:
             assert s.forced == (trades_sets and len(s.hands[s.player]) >= 5)
             assert not s.six_used and not s.reroll_used
             self.granted += inc
+            self.received = inc
             self.incomes += 1
         self.check_state(s)
 

@@ -290,6 +290,10 @@ RULE_VARIANTS = [
     ),
     pytest.param(dict(num_players=4, preset="capitals", setup="random", turn_limit=60), id="4p-capitals"),
     pytest.param(dict(num_players=2, preset="capitals", turn_limit=60), id="2p-capitals-neutral"),
+    pytest.param(dict(num_players=2, preset="allied", turn_limit=60), id="2p-allied"),
+    pytest.param(
+        dict(num_players=2, preset="allied", defender_dice="choose", setup="deal", turn_limit=60), id="2p-allied-choose"
+    ),
 ]
 
 

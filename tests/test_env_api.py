@@ -49,6 +49,8 @@ def test_pettingzoo_seed_test(n):
         {"num_players": 2, "preset": "secret_missions", "mission_target_taken": "holder_wins", "turn_limit": 40},
         {"num_players": 3, "preset": "capitals", "map": "small", "setup": "random"},
         {"num_players": 2, "preset": "capitals", "turn_limit": 40},
+        {"preset": "allied", "turn_limit": 40},
+        {"preset": "allied", "map": "small", "setup": "deal", "defender_dice": "choose"},
     ],
     ids=[
         "choose-defender",
@@ -62,6 +64,8 @@ def test_pettingzoo_seed_test(n):
         "missions-holder-wins",
         "capitals",
         "capitals-2p",
+        "allied",
+        "allied-choose-small",
     ],
 )
 def test_pettingzoo_api_test_variants(rules):
@@ -76,8 +80,9 @@ def test_pettingzoo_api_test_variants(rules):
         {"num_players": 3, "preset": "stars", "map": "small", "setup": "random", "die_to_six": True},
         {"num_players": 3, "preset": "secret_missions", "setup": "random", "turn_limit": 40},
         {"num_players": 3, "preset": "capitals", "map": "small", "setup": "random"},
+        {"preset": "allied", "map": "small", "defender_dice": "choose"},
     ],
-    ids=["expert", "tournament", "stars-six", "missions", "capitals"],
+    ids=["expert", "tournament", "stars-six", "missions", "capitals", "allied"],
 )
 def test_pettingzoo_seed_test_variants(rules):
     seed_test(lambda: risk_env.env(**rules), num_cycles=300)

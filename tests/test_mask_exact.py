@@ -88,6 +88,14 @@ CONFIGS = [
     ),
     ({"preset": "capitals", "num_players": 3, "map": "small", "setup": "random", "turn_limit": 60}, range(4), 0.12),
     ({"preset": "capitals", "num_players": 2, "map": "small", "turn_limit": 60}, range(3), 0.12),  # with the neutral
+    # the allied army of the 1975 two-player rules (docs/rules.md §7), its sub-turn's positions as "allied:..."
+    ({"preset": "allied", "turn_limit": 24}, range(1), 0.06),
+    ({"preset": "allied", "map": "small", "setup": "deal", "defender_dice": "choose", "turn_limit": 60}, range(8), 0.12),
+    (
+        {"preset": "allied", "map": "small", "setup": "random", "card_trade": "stars", "die_to_six": True, "turn_limit": 60},
+        range(3),
+        0.12,
+    ),
 ]
 
 CAP = 160 * SOAK  # positions kept per (config, category)
@@ -107,6 +115,12 @@ RARE = {
 
 
 def category(s, sel: Selection) -> str:
+    if s.commander >= 0:  # the allied army's sub-turn (docs/rules.md §7)
+        s.commander, commander = -1, s.commander
+        try:
+            return "allied:" + category(s, sel)
+        finally:
+            s.commander = commander
     ph = s.phase
     if ph == Phase.CLAIM:
         return "claim"
@@ -163,6 +177,13 @@ MINIMUM = {
     "game-over": 20,
     "attack:roll": 100,
     "capital": 15,
+    "allied:reinforce": 60,
+    "allied:reinforce:amount": 60,
+    "allied:attack": 60,
+    "allied:attack:source": 60,
+    "allied:attack:pair": 40,
+    "allied:occupy": 10,
+    "allied:defend": 20,
 }
 
 
@@ -222,7 +243,9 @@ def collect_positions():
             while True:
                 cat = category(s, sel)
                 if kept[cat] < CAP and (
-                    cat in RARE or rng.random() < (0.35 if cat in ("fortify:source", "attack:pair", "attack:continue") else p)
+                    cat in RARE
+                    or cat.startswith("allied:")
+                    or rng.random() < (0.35 if cat in ("fortify:source", "attack:pair", "attack:continue") else p)
                 ):
                     kept[cat] += 1
                     out.append((g, codec, s.copy(), sel.copy()))
@@ -370,7 +393,8 @@ def _probes(g: Game, s, rng) -> list[Move]:
             Move.capital(a),
         ]
         if g.uses_cards:
-            pool = s.hands[p] if len(s.hands[p]) >= 3 and rng.random() < 0.8 else list(range(g.num_cards))
+            hand = s.hands[p] if p < g.num_players else []  # the allied army (docs/rules.md §7) holds no cards
+            pool = hand if len(hand) >= 3 and rng.random() < 0.8 else list(range(g.num_cards))
             cards = [int(c) for c in rng.choice(pool, 3, replace=False)]
             out.append(Move.trade(cards, int(rng.choice(cards)) if rng.random() < 0.5 else -1))
             out.append(Move.trade_stars(int(rng.integers(0, 13))))

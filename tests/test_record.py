@@ -38,6 +38,9 @@ RULES = [
     dict(num_players=3, setup="random", card_trade="stars", reroll_with_card=True, die_to_six=True, defender_dice="choose"),
     dict(num_players=4, preset="expert", setup="random"),
     dict(num_players=4, preset="tournament"),
+    # the allied army (docs/rules.md §7): claims, the opponent's allied placements and attacks
+    dict(preset="allied"),
+    dict(preset="allied", setup="deal", defender_dice="choose"),
 ]
 
 

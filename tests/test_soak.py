@@ -30,6 +30,7 @@ def passive_action(env) -> int:
         {"num_players": 2, "setup": "deal", "turn_limit": 15},
         {"num_players": 6, "map": "small", "setup": "random", "turn_limit": 30, "truncation_reward": "rank"},
         {"num_players": 3, "map": "small", "defender_dice": "choose", "fortify": "connected", "turn_limit": 1},
+        {"preset": "allied", "turn_limit": 12},  # the allied army is placed but never attacks
     ],
 )
 def test_passive_agents_are_truncated_at_the_turn_limit(rules):
@@ -73,6 +74,9 @@ def test_game_specs_are_deterministic_and_cover_every_preset_and_player_count():
     assert all(sp["rules"]["num_players"] == 2 for sp in specs if sp["preset"] == "duel")
     assert all(sp["rules"]["map"] == "classic" for sp in specs if sp["rules"]["secret_missions"])
     assert {sp["rules"]["capitals"] for sp in specs} == {False, True}
+    allied = [sp["rules"] for sp in specs if sp["rules"]["two_player"] == "allied"]  # docs/rules.md §7
+    assert len(allied) >= 20 and {r["map"] for r in allied} == {"small", "classic"}
+    assert all(r["num_players"] == 2 and not r["secret_missions"] and not r["capitals"] for r in allied)
     assert {sp["rules"]["mission_target_taken"] for sp in specs if sp["rules"]["secret_missions"]} == {
         "24_territories",
         "holder_wins",

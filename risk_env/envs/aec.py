@@ -11,7 +11,9 @@ Agents and turns
     Agents are ``player_0 .. player_{n-1}`` (``n`` = ``num_players``, 2..6).
     The turn order is a seeded random permutation of them (docs/rules.md §3);
     ``agent_selection`` is whoever decides next: the player on turn, or the
-    defender when ``defender_dice="choose"``.
+    defender when ``defender_dice="choose"``, or under ``two_player="allied"``
+    the opponent of the player on turn while the allied army acts (see
+    "Variants").
 
 Actions
     One ``Discrete(N)`` per agent, the same in every phase (``N = T + 28``
@@ -49,13 +51,42 @@ Observations
     one-hot rows in the observation's seat rotation, the ``mission`` block's code)
     for centralized critics; ``env.game_state`` is the engine state.
 
-Variants (docs/rules.md §8)
+Variants (docs/rules.md §4.2, §7, §8)
     ``secret_missions=True`` adds the observation blocks ``mission`` (the
     agent's own mission only) and ``mission_held``; ``capitals=True`` adds
     ``capital`` and ``capital_phase``, and a capital phase after setup in which
     each player, in turn order, picks its capital with a territory id (mask:
-    its own territories). Both are listed in ``env.observation_layout``; the
-    default layout is unchanged, so the version stays ``risk_v0``.
+    its own territories). ``defender_dice="choose"`` adds ``blitz_defence``
+    (the defence asked for is a round of a blitz). All are listed in
+    ``env.observation_layout``; the default layout is unchanged, so the
+    version stays ``risk_v0``.
+
+    ``two_player="allied"`` (preset ``allied``, §7): after the mover's
+    ``end attack`` the allied army acts, and ``agent_selection`` is the
+    mover's opponent, which decides for it with the ids it uses for its own
+    turn, no new id:
+
+    =======================  ==================================================
+    allied decision          action ids (mask)
+    =======================  ==================================================
+    place its reinforcement  territory id (allied territories), then an amount
+                             id (``1..armies left``), as in the reinforce phase
+    attack                   territory id of an allied source (2+ armies, next
+                             to the mover), then of a target (the mover's
+                             territories only), then dice or blitz ids; the
+                             dice/blitz ids also roll again in the last battle
+    occupy                   amount ids, as after any conquest
+    end the allied attacks   the last id (``end``): the mover fortifies next
+    =======================  ==================================================
+
+    No trade ids (the allied army holds no cards) and no re-roll or six ids
+    (its rolls stand). The mover answers allied attacks with the defend ids
+    under ``defender_dice="choose"``; when the mover attacks an allied
+    territory, the other player answers them. Observations: allied
+    territories are owner slot ``n`` (as the neutral's), ``on_turn`` shows slot
+    ``n`` while the allied army acts, ``to_place`` shows its armies left to
+    the commanding seat, and the ``allied`` block (3) says that the allied
+    army acts, that this seat commands it, and its reinforcement this turn.
 
 Seeding
     ``reset(seed=s)`` seeds the game; a later ``reset()`` without a seed
@@ -130,7 +161,10 @@ Version history
       the variants, which change only games with their switch on and are
       documented per switch: ``card_trade="stars"`` (9 trade ids instead of
       13), and ``reroll_with_card`` / ``die_to_six`` (their action ids before
-      the last id, and the observation's ``dice_rules`` block at its end).
+      the last id, and the observation's ``dice_rules`` block at its end),
+      ``two_player="allied"`` (the ``allied`` block) and
+      ``defender_dice="choose"`` (the ``blitz_defence`` block, one more entry
+      at the end of those games' observations than before).
 """
 
 from __future__ import annotations

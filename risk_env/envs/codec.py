@@ -211,7 +211,8 @@ class ActionCodec:
     def can_continue(self, s: GameState) -> bool:
         """Whether the last battle (``att_src -> att_dst``) may roll again from the top of the attack phase."""
         a, b = s.att_src, s.att_dst
-        return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player
+        # not its own, and under the allied army's rules not its commander's either (docs/rules.md §7)
+        return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player and s.owner[b] != s.commander
 
     # ------------------------------------------------------------------ cards
     def bonus_options(self, s: GameState, comp: int) -> list[int]:
@@ -289,14 +290,14 @@ class ActionCodec:
         elif ph == Phase.ATTACK:
             if sel.src < 0:
                 es, ed = self._edge_src, self._edge_dst
-                ok = (owner[es] == p) & (s.armies[es] >= 2) & (owner[ed] != p)
+                ok = (owner[es] == p) & (s.armies[es] >= 2) & g.attackable(s)[ed]
                 m[es[ok]] = 1
                 m[self.end] = 1
                 if self.can_continue(s):
                     m[self.dice : self.dice + min(3, int(s.armies[s.att_src]) - 1)] = 1
                     m[self.blitz] = 1
             elif sel.dst < 0:
-                m[:T] = g.adjacency[sel.src] & (owner != p)
+                m[:T] = g.adjacency[sel.src] & g.attackable(s)
                 m[self.end] = 1
             else:
                 m[self.dice : self.dice + min(3, int(s.armies[sel.src]) - 1)] = 1

@@ -37,7 +37,8 @@ index    name                   content (scaling)
 =======  =====================  ==============================================================
 0..5     ``owner_rel``          one-hot owner relative to the observer in turn (seat) order:
                                 0 = me, 1 = the next seat, ..., 5 (absent seats stay zero)
-6        ``owner_neutral``      owned by the 2-player neutral army (docs/rules.md §7)
+6        ``owner_neutral``      owned by the 2-player neutral army, or by the allied army
+                                under ``two_player="allied"`` (docs/rules.md §7)
 7        ``owner_none``         unclaimed (the claim phase)
 8        ``armies``             armies / 10
 9        ``selected_src``       the pending source: the codec's selection, else the last battle

@@ -2,7 +2,8 @@
 
 Seats are rotated so the observing agent is always seat 0, the next player
 in seat order is 1, and so on; slot ``n`` (``n`` = number of players) is the
-2-player neutral (always present, all zeros without a neutral). Opponents'
+2-player neutral, or under ``two_player="allied"`` the allied army (docs/rules.md
+§7) (always present, all zeros without either). Opponents'
 cards are shown as counts only; no hidden information (card identities of
 others, the draw pile order, the generator) is encoded.
 
@@ -22,8 +23,10 @@ name                 shape         content (scaling)
                                    game over; the capital phase sets the
                                    ``capital_phase`` bit instead)
 ``acting``           ``(1,)``      1 if this seat decides now
-``on_turn``          ``(S,)``      one-hot slot of the player on turn
-``to_place``         ``(1,)``      armies left to place (setup: own setup armies) / 10
+``on_turn``          ``(S,)``      one-hot slot of the player on turn (slot ``n``
+                                   while the allied army acts, §7)
+``to_place``         ``(1,)``      armies left to place (setup: own setup armies;
+                                   the allied army's, for the seat commanding it) / 10
 ``flags``            ``(5,)``      trade forced, +2 bonus used, conquered this turn,
                                    mid-attack trade-down, neutral army next (setup)
 ``my_cards``         ``(5,)``      own cards by symbol (infantry, cavalry, artillery,
@@ -52,7 +55,7 @@ name                 shape         content (scaling)
 Blocks marked "only under" a switch exist only in games with it on, at the end
 of the vector; the default layout is unchanged by them.
 
-Blocks present only with a variant switch on (docs/rules.md §8), after the ones above:
+Blocks present only with a variant switch on (docs/rules.md §4.2, §7, §8), after the ones above:
 
 ===================  ============  ==============================================
 name                 shape         content
@@ -67,6 +70,16 @@ name                 shape         content
 ``capital``          ``(T, n)``    ``capitals``: one-hot rotated slot whose capital
                                    each territory is (capitals are public)
 ``capital_phase``    ``(1,)``      ``capitals``: 1 while capitals are being chosen
+``allied``           ``(3,)``      ``two_player="allied"`` (§7): 1 while the allied
+                                   army acts (its sub-turn, after the mover's
+                                   attacks), 1 if this seat commands it now, and the
+                                   allied reinforcement of this turn (half of what the
+                                   player on turn has received so far, rounded down;
+                                   0 once the allied army holds nothing) / 10;
+                                   allied territories are owner slot ``n``
+``blitz_defence``    ``(1,)``      ``defender_dice="choose"`` (§4.2): 1 while the
+                                   pending defence is a round of a blitz (the
+                                   attacker rolls its most dice again after it)
 ===================  ============  ==============================================
 
 Another player's mission is never encoded: an observation is the same whatever
@@ -136,6 +149,10 @@ class ObservationEncoder:
             blocks += [("mission", (DESTROY_FIRST + n,)), ("mission_held", (n,))]
         if game.config.capitals:
             blocks += [("capital", (T, n)), ("capital_phase", (1,))]
+        if game.allied >= 0:
+            blocks.append(("allied", (3,)))
+        if game.config.defender_dice == "choose":
+            blocks.append(("blitz_defence", (1,)))
         self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
         off = 0
         for name, shape in blocks:
@@ -152,6 +169,8 @@ class ObservationEncoder:
                 self._rot[me, seat] = (seat - me) % n
             if game.neutral >= 0:
                 self._rot[me, game.neutral] = n
+            if game.allied >= 0:
+                self._rot[me, game.allied] = n
         self._rot_lists = [r.tolist() for r in self._rot]
         L = self.layout
         self._o_owner = L["owner"][0]
@@ -216,15 +235,18 @@ class ObservationEncoder:
         out[self._o_armytot] = np.bincount(slots, weights=s.armies, minlength=S + 1)[:S] * (0.1 / T)
         if ph < PHASE_SLOTS:
             out[self._o_phase + ph] = 1.0
+        g = self.game
         mine = s.player == seat
         if ph != Phase.GAME_OVER:
             out[self._o_turn_slot + self._rot_lists[seat][s.player]] = 1.0
-            if (s.owner[s.att_dst] if ph == Phase.DEFEND else s.player) == seat:
+            if g.current_player(s) == seat:
                 out[self._o_acting] = 1.0
         if ph == Phase.CLAIM or ph == Phase.SETUP_PLACE:
             out[self._o_place] = s.setup_left[seat] * 0.1
             if ph == Phase.SETUP_PLACE and s.setup_step == 2:
                 out[self._o_flags + 4] = 1.0
+        elif s.commander == seat:  # the allied army's sub-turn, commanded by this seat (§7)
+            out[self._o_place] = s.to_place * 0.1
         elif mine:
             out[self._o_place] = s.to_place * 0.1
             f = self._o_flags
@@ -297,6 +319,16 @@ class ObservationEncoder:
                     out[o + t * n + (p - seat) % n] = 1.0
             if ph == Phase.CAPITAL:
                 out[L["capital_phase"][0].start] = 1.0
+        if g.allied >= 0 and ph != Phase.GAME_OVER:
+            o = L["allied"][0].start
+            if s.player == g.allied:
+                out[o] = 1.0
+                if s.commander == seat:
+                    out[o + 1] = 1.0
+            if s.turn >= 1:
+                out[o + 2] = g.allied_reinforcement(s) * 0.1
+        if s.blitzing and ph == Phase.DEFEND:
+            out[L["blitz_defence"][0].start] = 1.0
         return out
 
     def mission_code(self, mission: int, seat: int) -> int:

@@ -136,7 +136,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
     """One learner against embedded opponents (see the module docstring).
 
     Args:
-        num_players: 2..6 (2 players get the neutral army unless ``two_player="none"``).
+        num_players: 2..6 (2 players get the neutral army unless ``two_player="none"`` or ``"allied"``).
         opponents: ``None`` (random), an agent, a callable, a spec string, a
             list of those, or an :class:`OpponentPool`.
         learner_seat: ``None`` draws the seat each episode; an int fixes it.

@@ -141,7 +141,8 @@ class GameView:
     # ------------------------------------------------------------------ board
     @property
     def owner(self) -> np.ndarray:
-        """int64 ``(T,)`` read-only: owner seat per territory (``num_players`` = the 2-player neutral, -1 unclaimed)."""
+        """int64 ``(T,)`` read-only: owner seat per territory (``num_players`` = the 2-player neutral or the
+        allied army, -1 unclaimed)."""
         return _ro(self._state.owner)
 
     @property
@@ -176,6 +177,18 @@ class GameView:
     def neutral(self) -> int:
         """The neutral's owner id (2-player neutral games), else -1."""
         return self.game.neutral
+
+    @property
+    def allied(self) -> int:
+        """The allied army's owner id (``two_player="allied"``, docs/rules.md §7), else -1."""
+        return self.game.allied
+
+    @property
+    def commanding_allied(self) -> bool:
+        """True when this seat decides for the allied army now (its sub-turn after the
+        opponent's attacks, docs/rules.md §7)."""
+        s = self._state
+        return self.game.allied_acting(s) and s.commander == self.seat and s.phase != Phase.DEFEND
 
     @property
     def alive(self) -> tuple[bool, ...]:

@@ -32,11 +32,14 @@ _GREY, _BOLD, _RESET = "\x1b[90m", "\x1b[1m", "\x1b[0m"
 
 
 def seat_name(game: Game, seat: int) -> str:
-    """``player_<seat>``, ``neutral`` for the 2-player neutral, ``-`` for none."""
+    """``player_<seat>``, ``neutral`` for the 2-player neutral, ``allied`` for the allied army
+    (``two_player="allied"``, docs/rules.md §7), ``-`` for none."""
     if seat < 0:
         return "-"
     if seat == game.neutral:
         return "neutral"
+    if seat == game.allied:
+        return "allied"
     return f"player_{seat}"
 
 
@@ -78,7 +81,7 @@ def render_ansi(
     def paint(text: str, seat: int) -> str:
         if not color:
             return text
-        if seat < 0 or seat == game.neutral:
+        if seat < 0 or seat >= game.num_players:  # the neutral or the allied army
             return _GREY + text + _RESET
         return _ANSI[seat % len(_ANSI)] + text + _RESET
 
@@ -128,6 +131,8 @@ def render_ansi(
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}  phase {ph}  on turn {who(s.player)}"
+    if s.commander >= 0:
+        status += f" (commanded by {who(s.commander)})"
     if s.phase == Phase.GAME_OVER:
         status = f"game over after {s.turn} turns: " + (
             f"winner {who(s.winner)}" if s.winner >= 0 else "truncated at the turn limit"
@@ -233,7 +238,8 @@ def render_compact(
 
     Continents stand side by side, in map order, each headed by its name, its bonus
     and the seat holding it (``[2]``); each territory takes one line: a short name
-    (:func:`short_names`), the owner's seat number (``n`` the neutral, ``-`` nobody)
+    (:func:`short_names`), the owner's seat number (``n`` the neutral, ``a`` the allied
+    army, ``-`` nobody)
     and its armies; ``<`` marks ``marked`` territories (the last move), ``*`` the
     ``selected`` one, ``#`` a capital (``capitals=True``). Then one entry per seat (``>`` on turn): its label from
     ``names``, territories, armies, cards; then the phase and the last dice.
@@ -258,12 +264,14 @@ def render_compact(
     def tag(seat: int) -> str:
         if seat < 0:
             return "-"
+        if seat == game.allied:
+            return "a"
         return "n" if seat == game.neutral else str(seat)
 
     def paint(text: str, seat: int) -> str:
         if not color or seat < 0:
             return text
-        code = _GREY if seat == game.neutral else _ANSI[seat % len(_ANSI)]
+        code = _GREY if seat >= game.num_players else _ANSI[seat % len(_ANSI)]
         return code + text + _RESET
 
     def who(seat: int) -> str:
@@ -334,6 +342,8 @@ def render_compact(
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}, {ph}, {who(s.player)} on turn"
+    if s.commander >= 0:
+        status += f" (commanded by {who(s.commander)})"
     if s.phase == Phase.GAME_OVER:
         status = f"game over after {s.turn} turns: " + (
             f"{who(s.winner)} wins" if s.winner >= 0 else "truncated at the turn limit"

@@ -76,7 +76,7 @@ class BoardRenderer:
     Args:
         game: the game (its map supplies positions, borders and continents).
         player_names: a label per player seat (default ``player_0``...; the
-            2-player neutral is ``neutral``); at most 10 characters are shown.
+            2-player neutral is ``neutral``, the allied army ``allied``, in grey); at most 10 characters are shown.
         dpi: text resolution (the map part is always 1000 pixels wide).
 
     The picture is ``(max(map height, 480), 1300)`` pixels: 540 x 1300 on
@@ -101,8 +101,9 @@ class BoardRenderer:
         names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
         if len(names) != n:
             raise ValueError(f"player_names needs {n} names (one per player seat), got {len(names)}")
-        self.names = [str(x)[:10] for x in names] + (["neutral"] if game.neutral >= 0 else [])
-        self.colors = [PLAYER_COLORS[i % len(PLAYER_COLORS)] for i in range(n)] + ([NEUTRAL_COLOR] if game.neutral >= 0 else [])
+        extra = ["neutral"] if game.neutral >= 0 else ["allied"] if game.allied >= 0 else []  # docs/rules.md §7
+        self.names = [str(x)[:10] for x in names] + extra
+        self.colors = [PLAYER_COLORS[i % len(PLAYER_COLORS)] for i in range(n)] + [NEUTRAL_COLOR] * len(extra)
         self._window: Any = None
         self.layer = map_layer(m, dpi)
         Hm, Wm = self.layer.shape
@@ -384,6 +385,8 @@ class BoardRenderer:
                 extra = f" · {left} left to place"
             elif phase == Phase.CAPITAL:
                 extra = " · choose a capital (\u2605)"
+            if s.commander >= 0:  # the allied army's sub-turn (docs/rules.md §7)
+                extra += " · for the allied army"
             self.subtitle.set_text(f"{self.names[actor]} to act{extra}")
         on_turn = s.player if phase != Phase.GAME_OVER else -1
         setup = phase in (Phase.CLAIM, Phase.SETUP_PLACE)

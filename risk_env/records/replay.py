@@ -78,6 +78,8 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
             out[-1] = "the roll waits: re-roll, six or keep"
     elif k == MoveKind.TRADE:
         out.append(f"+{a.to_place - b.to_place} armies" + (f", +2 on {name(mv.bonus)}" if mv.bonus >= 0 else ""))
+    elif k == MoveKind.END_ATTACK and a.commander >= 0 and b.commander < 0:  # docs/rules.md §7
+        out.append(f"the allied army gets {a.to_place} armies, commanded by {who(a.commander)}")
     elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):
         p = step.seat
         if len(a.hands[p]) > len(b.hands[p]) and not a.truncated:

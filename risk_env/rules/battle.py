@@ -114,25 +114,31 @@ def conquer(game: Game, s: GameState, a: int, b: int, dice: int) -> None:
     """Conquest of ``b`` from ``a`` with ``dice`` dice: elimination, card transfer and the win
     (docs/rules.md §4.2, §4.5)."""
     p = s.player
+    allied = p == game.allied  # the allied army conquers for no one: no card, no hand (§7)
     loser = int(s.owner[b])
     s.owner[b] = p
     s.armies[a] -= dice
     s.armies[b] = dice
-    s.conquered = True
+    if not allied:
+        s.conquered = True
     s.att_src, s.att_dst = a, b
-    eliminated = loser != game.neutral and not (s.owner == loser).any()
+    # the neutral and the allied army are never eliminated (the allied army just stops growing, §7)
+    eliminated = loser < game.num_players and not (s.owner == loser).any()
     s.trade_down = False
     if eliminated:
         s.alive[loser] = False
         s.elim_order.append(loser)
         if s.eliminated_by:
             s.eliminated_by[loser] = p
-        if game.uses_cards:
+        if game.uses_cards and allied:
+            s.discard.extend(s.hands[loser])  # the allied army takes no cards (§7)
+            s.hands[loser] = []
+        elif game.uses_cards:
             s.hands[p].extend(s.hands[loser])
             s.hands[loser] = []
             s.trade_down = game.trades_sets and len(s.hands[p]) >= game.config.elimination_trade_at
         if sum(s.alive) == 1:
-            s.winner = p
+            s.winner = s.alive.index(True)  # the last player with territories (§4.5, §7)
             s.phase = Phase.GAME_OVER
             return
     if s.armies[a] > 1:

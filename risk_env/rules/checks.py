@@ -77,6 +77,10 @@ def field_problems(game: Game, s: GameState) -> list[str]:
         out.append(f"missions must be mission indices 0..{len(MISSIONS) - 1}")
     if any(not -1 <= t < T for t in s.capitals):
         out.append(f"capitals must be territory ids 0..{T - 1} (or -1 while not chosen)")
+    if game.allied < 0 and (s.received or s.commander != -1):
+        out.append("received and commander exist only under two_player='allied' (docs/rules.md §7)")
+    if s.received < 0:
+        out.append(f"received={s.received} must be >= 0")
     if any(not -1 <= p < n for p in s.eliminated_by):
         out.append(f"eliminated_by must hold seats 0..{n - 1} (or -1)")
     return out
@@ -127,7 +131,15 @@ def invariant_violations(game: Game, s: GameState) -> list[str]:
             out.append(f"player {seat} is {'alive' if s.alive[seat] else 'dead'} but holds {'some' if has else 'no'} territories")
         if not s.alive[seat] and s.hands[seat]:
             out.append(f"eliminated player {seat} holds cards")
-    if s.phase not in (Phase.GAME_OVER,) and not (0 <= s.player < n and s.alive[s.player]):
+    allied_turn = game.allied_acting(s)
+    if allied_turn:  # the allied army's sub-turn (docs/rules.md §7)
+        if s.phase not in (Phase.REINFORCE, Phase.ATTACK, Phase.DEFEND, Phase.OCCUPY, Phase.GAME_OVER):
+            out.append(f"the allied army acts only in the reinforce, attack, defend and occupy phases, not {s.phase}")
+        if not (0 <= s.commander < n and s.alive[s.commander]):
+            out.append(f"the allied army acts but its commander {s.commander} is not a live seat")
+    elif s.commander != -1:
+        out.append(f"commander={s.commander} is set outside the allied army's sub-turn")
+    if s.phase not in (Phase.GAME_OVER,) and not allied_turn and not (0 <= s.player < n and s.alive[s.player]):
         out.append(f"player on turn {s.player} is not a live seat")
     if s.phase == Phase.GAME_OVER and not s.truncated and not 0 <= s.winner < n:
         out.append("game over without a winner or a truncation")

@@ -50,7 +50,7 @@ STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "setup": ("claim", "deal", "random"),
-    "two_player": ("neutral", "none"),
+    "two_player": ("neutral", "none", "allied"),
     "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "stars", "no_cards"),
     "territory_bonus": ("once_per_turn", "once_per_trade"),
     "defender_dice": ("max", "choose"),
@@ -70,8 +70,14 @@ class RulesConfig:
         setup: ``"claim"`` (default for 3-6 players), ``"deal"`` (default for 2
             players, §7) or ``"random"`` (no setup decisions) (§3). ``None``
             means the default for the player count.
-        two_player: ``"neutral"`` (§7 default: a neutral third army) or
-            ``"none"`` (a plain duel, no neutral). Ignored for 3+ players.
+        two_player: ``"neutral"`` (§7 default: a neutral third army),
+            ``"none"`` (a plain duel, no neutral) or ``"allied"`` (the 1975
+            two-player rules, §7: each player claims a third of the map, the
+            rest holds the allied army with 2 armies a territory; after each
+            player's attacks the opponent reinforces and attacks with the allied
+            army). ``"neutral"`` and ``"none"`` are ignored for 3+ players;
+            ``"allied"`` needs ``num_players=2`` and cannot be combined with
+            ``secret_missions`` or ``capitals``.
         starting_armies: per player; ``None`` means the §3 table
             (40/35/30/25/20). The 2-player neutral gets the same number.
         card_trade: set values (§4.1, §6): ``"escalating"`` 4, 6, 8, 10, 12, 15,
@@ -139,7 +145,7 @@ class RulesConfig:
         for key, allowed in _CHOICES.items():
             value = getattr(self, key)
             if key == "setup" and value is None:
-                object.__setattr__(self, "setup", "deal" if n == 2 and self.two_player == "neutral" else "claim")
+                object.__setattr__(self, "setup", "deal" if self.has_neutral else "claim")
                 continue
             if value not in allowed:
                 raise ConfigError(f"{key}={value!r} is not allowed; choose one of: {', '.join(allowed)}")
@@ -161,11 +167,29 @@ class RulesConfig:
         for key in ("secret_missions", "capitals"):
             if not isinstance(getattr(self, key), bool):
                 raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
+        if self.two_player == "allied":
+            if n != 2:
+                raise ConfigError(
+                    f"two_player='allied' (the 1975 two-player rules, docs/rules.md §7) is for 2 players, got "
+                    f"num_players={n}; with more players there is no 'opposing player' to command the allied army"
+                )
+            for key in ("secret_missions", "capitals"):
+                if getattr(self, key):
+                    raise ConfigError(
+                        f"two_player='allied' cannot be combined with {key}=True: the allied army is neither a player "
+                        "nor the neutral, and the 1975 two-player rules define no missions or capitals for it "
+                        "(docs/rules.md §7, §8)"
+                    )
 
     @property
     def has_neutral(self) -> bool:
         """True for a 2-player game with the neutral army (docs/rules.md §7)."""
         return self.num_players == 2 and self.two_player == "neutral"
+
+    @property
+    def has_allied(self) -> bool:
+        """True for a 2-player game with the allied army (``two_player="allied"``, docs/rules.md §7)."""
+        return self.two_player == "allied"
 
     @property
     def uses_cards(self) -> bool:
@@ -294,6 +318,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "duel": {"num_players": 2, "two_player": "none", "setup": "claim"},
     "secret_missions": {"secret_missions": True},
     "capitals": {"capitals": True},
+    "allied": {"num_players": 2, "two_player": "allied", "setup": "claim"},
 }
 """Named rule sets: ``classic`` (the docs/rules.md defaults), ``fast`` (random
 setup, 400-turn limit, for quick training), ``tournament`` (the tournament rule
@@ -302,7 +327,8 @@ elimination from 5 cards, the +2 bonus once per turn; §3, §4.2, §4.3; what it
 leaves out is listed in docs/rules.md §8), ``expert`` (the rulebook's four expert rules:
 slow escalation, connected fortify, the re-roll with a card and the die turned to a
 six, §8), ``duel`` (two players without the neutral), ``secret_missions`` (a secret mission each, §8),
-``capitals`` (a capital each, §8)."""
+``capitals`` (a capital each, §8), ``allied`` (two players and the allied army of the
+1975 rules, §7)."""
 
 
 def check_preset_players(preset: str | None, num_players: int | None) -> None:

@@ -67,12 +67,22 @@ class Game:
         self.map = game_map if game_map is not None else load_map(cfg.map)
         self.num_players = cfg.num_players
         self.neutral = cfg.num_players if cfg.has_neutral else -1
-        self.num_seats = cfg.num_players + (1 if cfg.has_neutral else 0)
+        # the allied army of the 1975 two-player rules (docs/rules.md §7): owner id 2, never a player
+        self.allied = cfg.num_players if cfg.has_allied else -1
+        self.num_seats = cfg.num_players + (1 if cfg.has_neutral or cfg.has_allied else 0)
         m = self.map
         T = m.num_territories
+        # territories each player claims under the allied army's rules (14 of 42, §7)
+        self.allied_claims = T // 3 if cfg.has_allied else 0
+        if cfg.has_allied and (self.allied_claims < 1 or cast(int, cfg.starting_armies) < self.allied_claims):
+            raise ConfigError(
+                f"two_player='allied' needs a map of at least 3 territories and starting_armies >= {max(1, T // 3)} "
+                f"(each player claims a third of the map, docs/rules.md §7); map {m.name!r} has {T} territories, "
+                f"starting_armies={cfg.starting_armies}"
+            )
         # RulesConfig fills starting_armies from the docs/rules.md §3 table when it is None
         self.starting_armies = cast(int, cfg.starting_armies)
-        if self.starting_armies * self.num_seats < T:
+        if self.starting_armies * self.num_seats < T and not cfg.has_allied:
             raise ConfigError(
                 f"starting_armies={cfg.starting_armies} is too few: {self.num_seats} seats "
                 f"({cfg.num_players} players{' and the neutral' if cfg.has_neutral else ''}) with {cfg.starting_armies} "
@@ -122,6 +132,51 @@ class Game:
         s.att_src = s.att_dst = -1
         s.att_dice = 0
         s.forced = self.trades_sets and len(s.hands[s.player]) >= 5
+        if self.allied >= 0:
+            s.received = s.to_place  # the allied army's half is counted from it (§7)
+
+    # ------------------------------------------------------------------ the allied army (docs/rules.md §7)
+    def allied_acting(self, s: GameState) -> bool:
+        """Whether the allied army acts now (its sub-turn: placing, attacking, occupying,
+        or waiting for a defender's dice), decided by ``s.commander`` (docs/rules.md §7)."""
+        return self.allied >= 0 and s.player == self.allied
+
+    def allied_reinforcement(self, s: GameState) -> int:
+        """Armies the allied army gets in the current turn: half of what the player on turn
+        received this turn (``s.received``: income, set values and +2 bonuses), rounded
+        down (9 -> 4), and 0 once the allied army holds no territory (docs/rules.md §7)."""
+        if self.allied < 0 or not (s.owner == self.allied).any():
+            return 0
+        return s.received // 2
+
+    def _start_allied(self, s: GameState) -> None:
+        """After the mover's attacks: the opponent places the allied reinforcement, then may
+        attack with the allied army; without allied territories, straight to the fortify (§7)."""
+        if not (s.owner == self.allied).any():
+            s.phase = Phase.FORTIFY
+            return
+        p = s.player
+        s.commander = next(q for q in s.order if q != p and s.alive[q])
+        s.to_place = self.allied_reinforcement(s)
+        s.player = self.allied
+        s.att_src = s.att_dst = -1
+        s.att_dice = 0
+        s.phase = Phase.REINFORCE
+        self._maybe_end_reinforce(s)
+
+    def _end_allied(self, s: GameState) -> None:
+        """The allied army's attacks are over: the mover fortifies (docs/rules.md §7)."""
+        s.player = next(q for q in s.order if q != s.commander)
+        s.commander = -1
+        s.att_src = s.att_dst = -1
+        s.att_dice = 0
+        s.phase = Phase.FORTIFY
+
+    def attackable(self, s: GameState) -> np.ndarray:
+        """Bool ``(T,)``: territories the player on turn may attack (borders aside): every
+        territory not its own; the allied army attacks only the mover's, never its commander's
+        (docs/rules.md §4.2, §7)."""
+        return (s.owner != s.player) & (s.owner != s.commander)  # commander is -1 outside the allied sub-turn
 
     # ------------------------------------------------------------------ rule helpers
     def income(self, s: GameState, seat: int) -> int:
@@ -169,8 +224,10 @@ class Game:
         return sorted(c for c in cards if c < self.T and s.owner[c] == p)
 
     def can_trade(self, s: GameState) -> bool:
-        """Whether trading is allowed now (the hand may still hold no set)."""
-        return self.uses_cards and s.phase == Phase.REINFORCE and (s.forced or not s.resume_attack)
+        """Whether trading is allowed now (the hand may still hold no set; the allied army holds no cards)."""
+        return (
+            self.uses_cards and s.phase == Phase.REINFORCE and (s.forced or not s.resume_attack) and s.player < self.num_players
+        )
 
     def can_place(self, s: GameState) -> bool:
         return s.phase == Phase.REINFORCE and not s.forced and s.to_place > 0
@@ -180,8 +237,8 @@ class Game:
         p = s.player
         if s.phase != Phase.ATTACK or s.owner[src] != p or s.armies[src] < 2:
             return []
-        owner = s.owner
-        return [t for t in self.neighbors[src] if owner[t] != p]
+        ok = self.attackable(s)
+        return [t for t in self.neighbors[src] if ok[t]]
 
     def fortify_reach(self, s: GameState, src: int) -> np.ndarray:
         """Bool ``(T,)``: own territories that ``src`` may fortify to (docs/rules.md §4.3)."""
@@ -233,7 +290,12 @@ class Game:
         if s.phase == Phase.GAME_OVER:
             return -1
         if s.phase == Phase.DEFEND:
-            return int(s.owner[s.att_dst])
+            d = int(s.owner[s.att_dst])
+            if d == self.allied:  # the player not attacking rolls for the allied army (§7)
+                return next(q for q in s.order if q != s.player)
+            return d
+        if s.player == self.allied:
+            return s.commander  # the opponent of the mover commands the allied army (§7)
         return s.player
 
     def to_act(self, s: GameState) -> int:
@@ -326,7 +388,7 @@ class Game:
             defender = int(s.owner[move.dst])
             if self.config.defender_dice == "choose" and defender != self.neutral:
                 s.phase = Phase.DEFEND
-            elif self.dice_rules:
+            elif self.dice_rules and p != self.allied:  # the allied army's rolls stand as drawn (§7, §8)
                 battle.roll_or_wait(self, s, min(2, int(s.armies[move.dst])))
             else:
                 battle.roll(self, s, move.src, move.dst, move.count, min(2, int(s.armies[move.dst])))
@@ -346,7 +408,12 @@ class Game:
                 if battle.roll(self, s, a, b, att, min(2, int(armies[b]))) or armies[a] < 2:
                     break
         elif k == MoveKind.END_ATTACK:
-            s.phase = Phase.FORTIFY
+            if self.allied < 0:
+                s.phase = Phase.FORTIFY
+            elif p == self.allied:
+                self._end_allied(s)
+            else:
+                self._start_allied(s)
         elif k == MoveKind.DEFEND:
             s.phase = Phase.ATTACK
             if s.blitzing:  # the next round of a blitz, unless it is over (docs/rules.md §4.2)
@@ -356,7 +423,7 @@ class Game:
                 else:
                     s.att_dice = min(3, int(s.armies[a]) - 1)
                     s.phase = Phase.DEFEND
-            elif self.dice_rules:
+            elif self.dice_rules and p != self.allied:
                 battle.roll_or_wait(self, s, move.count)
             else:
                 battle.roll(self, s, s.att_src, s.att_dst, s.att_dice, move.count)
@@ -431,6 +498,8 @@ class Game:
             s.discard.append(c)
         s.sets_traded += 1
         s.to_place += value
+        if self.allied >= 0:
+            s.received += value + (2 if move.bonus >= 0 else 0)
         if move.bonus >= 0:
             s.armies[move.bonus] += 2
             s.bonus_used = True

@@ -129,7 +129,8 @@ def check(game: Game, s: GameState, move: Move) -> None:
             raise _illegal(game, s, move, f"you hold {len(s.hands[p])} cards and must trade first")
         _check_territory(game, s, move, move.src)
         if s.owner[move.src] != p:
-            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not yours")
+            whose = "an allied territory (the allied army's armies go there, §7)" if game.allied_acting(s) else "yours"
+            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not {whose}")
         if not 1 <= move.count <= s.to_place:
             raise _illegal(game, s, move, f"you have {s.to_place} armies to place; place 1..{s.to_place}")
         return
@@ -194,13 +195,18 @@ def check(game: Game, s: GameState, move: Move) -> None:
         _check_territory(game, s, move, move.dst)
         a, b = move.src, move.dst
         if s.owner[a] != p:
-            raise _illegal(game, s, move, f"{game.map.name_of(a)} is not yours")
+            whose = "an allied territory (the allied army attacks from its own, §7)" if game.allied_acting(s) else "yours"
+            raise _illegal(game, s, move, f"{game.map.name_of(a)} is not {whose}")
         if s.armies[a] < 2:
             raise _illegal(game, s, move, f"{game.map.name_of(a)} has 1 army; attacking needs at least 2")
         if not game.adjacency[a, b]:
             raise _illegal(game, s, move, f"{game.map.name_of(a)} and {game.map.name_of(b)} do not share a border")
         if s.owner[b] == p:
             raise _illegal(game, s, move, f"{game.map.name_of(b)} is yours")
+        if not game.attackable(s)[b]:  # the allied army attacks only the mover (docs/rules.md §7)
+            raise _illegal(
+                game, s, move, f"the allied army attacks only the territories of the player on turn, not {game.map.name_of(b)}"
+            )
         if k == MoveKind.ATTACK:
             most = min(3, int(s.armies[a]) - 1)
             if not 1 <= move.count <= most:

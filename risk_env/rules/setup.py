@@ -1,6 +1,11 @@
 """Setup: a new game's state, the claim phase, the setup placements and the start of
 the game (docs/rules.md §3, §7, §8).
 
+Under ``two_player="allied"`` (§7) the two players claim (or are dealt) ``T // 3``
+territories each (14 on the classic map), the rest go to the allied army with 2
+armies each, and the players then place their remaining armies one at a time, in
+turn, as in the standard setup.
+
 Plain functions taking ``(game, state, ...)``; :meth:`Game.new_game
 <risk_env.rules.engine.Game.new_game>` forwards to :func:`new_game`, and
 :meth:`Game.apply_unchecked <risk_env.rules.engine.Game.apply_unchecked>` calls
@@ -21,7 +26,19 @@ from .state import GameState, Phase
 if TYPE_CHECKING:
     from .engine import Game
 
-__all__ = ["after_setup_placement", "claim", "claim_cycle", "new_game", "next_setup_turn", "start_game"]
+__all__ = [
+    "ALLIED_START_ARMIES",
+    "after_setup_placement",
+    "claim",
+    "claim_cycle",
+    "give_allied_the_rest",
+    "new_game",
+    "next_setup_turn",
+    "start_game",
+]
+
+ALLIED_START_ARMIES = 2
+"""Armies on each allied territory at the start (docs/rules.md §7: 14 territories, 28 armies)."""
 
 
 def new_game(game: Game, seed: int | None | np.random.SeedSequence = None) -> GameState:
@@ -71,6 +88,8 @@ def new_game(game: Game, seed: int | None | np.random.SeedSequence = None) -> Ga
     s.steps = 0
     s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
     s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
+    s.commander = -1
+    s.received = 0
     s.missions = []
     s.eliminated_by = [-1] * n if cfg.secret_missions else []
     s.capitals = [-1] * n if cfg.capitals else []
@@ -80,11 +99,14 @@ def new_game(game: Game, seed: int | None | np.random.SeedSequence = None) -> Ga
     else:
         cycle = claim_cycle(game, s)
         terr = s.rng.permutation(T)
-        for k, t in enumerate(terr):
+        dealt = terr if game.allied < 0 else terr[: n * game.allied_claims]
+        for k, t in enumerate(dealt):
             seat = cycle[k % len(cycle)]
             s.owner[t] = seat
             s.armies[t] = 1
             s.setup_left[seat] -= 1
+        if game.allied >= 0:
+            give_allied_the_rest(game, s)
         if cfg.setup == "random":
             for seat in range(game.num_seats):
                 left = s.setup_left[seat]
@@ -106,6 +128,14 @@ def new_game(game: Game, seed: int | None | np.random.SeedSequence = None) -> Ga
 def claim_cycle(game: Game, s: GameState) -> list[int]:
     """The seats in claiming order: the turn order, then the neutral if there is one (docs/rules.md §3, §7)."""
     return s.order + ([game.neutral] if game.neutral >= 0 else [])
+
+
+def give_allied_the_rest(game: Game, s: GameState) -> None:
+    """The 1975 two-player rules (docs/rules.md §7): every territory not claimed by the two
+    players goes to the allied army, with :data:`ALLIED_START_ARMIES` armies on each."""
+    rest = s.owner == -1
+    s.owner[rest] = game.allied
+    s.armies[rest] = ALLIED_START_ARMIES
 
 
 def start_setup_placement(game: Game, s: GameState) -> None:
@@ -149,6 +179,8 @@ def claim(game: Game, s: GameState, t: int, seat: int) -> None:
     s.setup_left[seat] -= 1
     cycle = claim_cycle(game, s)
     nxt = cycle[(cycle.index(seat) + 1) % len(cycle)]
+    if game.allied >= 0 and int((s.owner >= 0).sum()) == game.num_players * game.allied_claims:
+        give_allied_the_rest(game, s)  # each player has claimed its share (§7)
     if not (s.owner == -1).any():
         start_setup_placement(game, s)
     elif nxt == game.neutral:

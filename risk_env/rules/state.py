@@ -63,6 +63,9 @@ _BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_dow
 # (§4.2): written by to_dict only when one is set, so
 # the dicts (and record digests) of games without those rules are unchanged.
 _DICE_RULE_FIELDS = ("roll_pending", "reroll_used", "six_used", "blitzing")
+# The allied army's bookkeeping (docs/rules.md §7), written by to_dict only in games with it
+# (received > 0 from the first turn on), with these defaults when absent.
+_ALLIED_FIELDS = (("commander", -1), ("received", 0))
 
 
 class GameState:
@@ -96,6 +99,11 @@ class GameState:
         reroll_used: the re-roll of this battle is spent; six_used: the six of this turn is spent.
         blitzing: under ``defender_dice="choose"``, the pending battle is a blitz: after each
             roll the defender chooses its dice for the next, until it ends (docs/rules.md §4.2).
+        commander: under ``two_player="allied"`` (docs/rules.md §7), while the allied army
+            acts (its sub-turn: ``player`` is then the allied army's owner id, 2), the seat
+            that decides for it (the opponent of the player whose turn it is); -1 otherwise.
+        received: under ``two_player="allied"``, the armies the player on turn has received
+            this turn (income, set values, +2 bonuses); the allied army gets half, rounded down.
         att_src, att_dst, att_dice: the pending battle (defend phase) or conquest (occupy).
         last_dice: attacker dice of the last roll (the occupation minimum).
         last_roll: ``[attacker faces..., 0, defender faces...]`` of the last roll.
@@ -121,6 +129,7 @@ class GameState:
         + _INT_FIELDS
         + _BOOL_FIELDS
         + _DICE_RULE_FIELDS
+        + tuple(f for f, _ in _ALLIED_FIELDS)
     )
 
     owner: np.ndarray
@@ -162,6 +171,8 @@ class GameState:
     reroll_used: bool
     six_used: bool
     blitzing: bool
+    commander: int
+    received: int
 
     def copy(self) -> GameState:
         """An independent copy. The generator is shared copy-on-write: each
@@ -177,6 +188,8 @@ class GameState:
             setattr(c, f, getattr(self, f)[:])
         for f in _INT_FIELDS + _BOOL_FIELDS + _DICE_RULE_FIELDS:
             setattr(c, f, getattr(self, f))
+        c.commander = self.commander
+        c.received = self.received
         return c
 
     def own_rng(self) -> np.random.Generator:
@@ -219,6 +232,9 @@ class GameState:
         if self.roll_pending or self.reroll_used or self.six_used or self.blitzing:
             for f in _DICE_RULE_FIELDS:
                 d[f] = bool(getattr(self, f))
+        if self.commander >= 0 or self.received:
+            for f, _ in _ALLIED_FIELDS:
+                d[f] = int(getattr(self, f))
         d["dice_pos"] = 0
         return d
 
@@ -268,5 +284,10 @@ class GameState:
             v = d.get(f, False)
             if not isinstance(v, bool):
                 raise TypeError(f"state field {f!r} must be true or false, got {v!r}")
+            setattr(s, f, v)
+        for f, default in _ALLIED_FIELDS:  # absent: the default (written only in allied-army games)
+            v = d.get(f, default)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"state field {f!r} must be an integer, got {v!r}")
             setattr(s, f, v)
         return s

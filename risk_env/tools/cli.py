@@ -108,11 +108,13 @@ def _agent_names(spec: str, n: int) -> list[str]:
 
 
 def _seats_line(game: Game, names: list[str]) -> str:
-    """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral last, when there is one),
+    """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral or the allied army last, when there is one),
     wrapped to 120 columns."""
     parts = [f"{seat_name(game, p)} = {nm}" for p, nm in enumerate(names)]
     if game.neutral >= 0:
         parts.append("neutral = no agent (armies only)")
+    if game.allied >= 0:
+        parts.append("allied = commanded by the opponent of the player on turn")
     import textwrap
 
     return "\n".join(textwrap.wrap("seats: " + ", ".join(parts), 120, subsequent_indent="       ", break_on_hyphens=False))

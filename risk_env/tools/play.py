@@ -144,13 +144,16 @@ _HELP = """Enter one of:
                                        'trade a set ICA (4 ways)' lists those sets; 0 goes back
   moves (m)   show the board and the moves again   board (b)     the full board, with full names and the last moves
   n <name>    a territory's neighbours             help (?)      this help            quit (q)    leave the game
-On the board each territory shows its owner's seat number (n: the neutral) and its armies; < marks the last move,
-# a capital. With secret missions your own mission is shown under the board."""
+On the board each territory shows its owner's seat number (n: the neutral, a: the allied army) and its armies;
+< marks the last move, # a capital. With secret missions your own mission is shown under the board."""
 
 
 def _status(game: Game, s: GameState) -> str:
     ph = Phase(s.phase).name.lower().replace("_", " ")
     text = f"turn {s.turn}, {ph}" if s.turn else f"setup, {ph}"
+    allied = s.commander >= 0 and s.phase != Phase.DEFEND  # you command the allied army (docs/rules.md §7)
+    if allied:
+        text += " of the allied army, which you command"
     if s.phase == Phase.REINFORCE:
         text += f": {s.to_place} armies to place" + (" (you hold 5+ cards: trade first)" if s.forced else "")
     elif s.phase == Phase.OCCUPY:
@@ -163,7 +166,7 @@ def _status(game: Game, s: GameState) -> str:
         text += f": {left} armies left to place"
     elif s.phase == Phase.CAPITAL:
         text += ": choose your capital among your territories (holding every capital wins)"
-    if game.uses_cards:
+    if game.uses_cards and not allied:
         hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
     return text
@@ -435,6 +438,12 @@ def play_game(
         _echo(out, f"Your secret mission: {mission_text(s.missions[human])}.")
     if s.capitals:
         _echo(out, "Capitals: after setup each player chooses a capital; holding every capital wins.")
+    if game.allied >= 0:
+        _echo_wrapped(
+            out,
+            "Allied army (a): after each player's attacks, the other player places the allied army's reinforcement "
+            "(half the player's, rounded down) and may attack that player with it; you roll for it when attacked.",
+        )
     told_out = False
     while s.phase != Phase.GAME_OVER:
         seat = game.current_player(s)

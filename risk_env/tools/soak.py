@@ -89,7 +89,7 @@ HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
 
 _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "setup": ("claim", "deal", "random"),
-    "two_player": ("neutral", "none"),
+    "two_player": ("neutral", "none", "allied"),
     "card_trade": ("escalating", "escalating_reset", "fixed_by_symbol", "slow_escalation", "stars", "no_cards"),
     "territory_bonus": ("once_per_turn", "once_per_trade"),
     "elimination_trade_at": (5, 6, 7),
@@ -121,7 +121,9 @@ def game_spec(
     Returns:
         ``{"index", "seed" (game seed), "agent_seed", "preset", "rules" (RulesConfig.to_dict()), "agents" (names per seat)}``.
         Every preset's switches are kept; with probability ``variant_share``
-        each other switch is drawn at random with probability 1/3. Secret missions
+        each other switch is drawn at random with probability 1/3 (a drawn
+        ``two_player="allied"`` is kept only for 2 players, and then without missions
+        or capitals). Secret missions
         need the classic map: the ``secret_missions`` preset plays there, and a
         drawn ``secret_missions=True`` on the small map is dropped.
     """
@@ -140,6 +142,12 @@ def game_spec(
                 rules[key] = v.item() if hasattr(v, "item") else v
         if rules.get("card_trade") == "no_cards":
             rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
+    if rules.get("two_player") == "allied":  # the allied army (§7): 2 players, no missions or capitals
+        if n != 2 or base.get("secret_missions") or base.get("capitals"):
+            rules.pop("two_player")
+        else:
+            rules.pop("secret_missions", None)
+            rules.pop("capitals", None)
     if rules.get("secret_missions") and rules["map"] != "classic":  # the missions need the classic map (§8)
         if preset == "secret_missions":
             rules["map"] = "classic"

@@ -52,7 +52,11 @@ class StepChecker:
         self.game = env.game
         self.codec = env.codec
         cfg = env.rules
-        self.pool = int(cfg.starting_armies or 0) * self.game.num_seats  # set by RulesConfig from the table
+        g = self.game
+        # armies on the board after setup: the starting armies (set by RulesConfig from the table) of every
+        # player and the neutral, or the allied army's 2 armies a territory (docs/rules.md §3, §7)
+        seats = g.num_players + (1 if g.neutral >= 0 else 0)
+        self.pool = int(cfg.starting_armies or 0) * seats + (2 * (g.T - g.num_players * g.allied_claims) if g.allied >= 0 else 0)
         self.turn_limit = cfg.turn_limit
 
     def before(self, action: int) -> None:
@@ -97,7 +101,9 @@ class StepChecker:
         lost = self.total - total
         k = m.kind
         if self.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
-            if total + sum(s.setup_left) != self.total + self.setup_left:
+            # the last claim under the allied army's rules hands the rest to it, 2 armies each (§7)
+            handed = 2 * int((s.owner == self.game.allied).sum()) if k == MoveKind.CLAIM and self.game.allied >= 0 else 0
+            if total + sum(s.setup_left) != self.total + self.setup_left + handed:
                 raise SoakFailure(f"setup {k.name}: armies on the board + armies to place changed")
             if s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE) and total != self.pool:
                 raise SoakFailure(f"setup ended with {total} armies on the board, expected {self.pool}")
@@ -144,5 +150,8 @@ class StepChecker:
                 raise SoakFailure(f"a blitz removed {lost} armies")
         elif lost:
             raise SoakFailure(f"{k.name} changed the armies on the board by {-lost}")
+        elif k == MoveKind.END_ATTACK and s.commander >= 0 and self.player != s.player:  # the allied sub-turn (§7)
+            if s.to_place != s.received // 2 and not (s.to_place == 0 and s.phase == Phase.ATTACK):
+                raise SoakFailure(f"the allied army got {s.to_place} armies; the mover received {s.received}")
         if s.turn > self.turn_limit:
             raise SoakFailure(f"turn {s.turn} is past the turn limit {self.turn_limit}")

@@ -37,7 +37,11 @@ def move_line(game: Game, step: ReplayStep) -> str:
     from ..records.replay import describe_step
 
     extra = describe_step(game, step)
-    return f"{seat_name(game, step.seat)}: {step.text}" + (f"   [{extra}]" if extra else "")
+    b = step.before
+    who = seat_name(game, step.seat)
+    if b is not None and b.commander == step.seat and b.phase != Phase.DEFEND:  # docs/rules.md §7
+        who += " for the allied army"
+    return f"{who}: {step.text}" + (f"   [{extra}]" if extra else "")
 
 
 def watch_game(

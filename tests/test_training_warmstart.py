@@ -36,9 +36,9 @@ class FirstLegal:
         return int(np.flatnonzero(info["action_mask"])[0])
 
 
-def _env(opponents="balanced", shaping=0.0):
+def _env(opponents="balanced", shaping=0.0, **rules):
     return RiskSingleAgentEnv(
-        num_players=2, observation="graph", preset="fast", map="small", opponents=opponents, shaping=shaping
+        num_players=2, observation="graph", preset="fast", map="small", opponents=opponents, shaping=shaping, **rules
     )
 
 
@@ -117,7 +117,8 @@ def test_kickstart_coefficient_anneals_to_zero_exactly():
 def test_kickstart_labels_follow_the_learners_rollout_states(tmp_path):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    venv = DummyVecEnv([lambda: TrainingEnvWrapper(_env("random"), teacher=FirstLegal()) for _ in range(2)])
+    # short games (turn limit 4), so that episodes end and restart inside a rollout
+    venv = DummyVecEnv([lambda: TrainingEnvWrapper(_env("random", turn_limit=4), teacher=FirstLegal()) for _ in range(2)])
     venv.seed(0)
     model = KickstartPPO(
         GraphPolicy,
@@ -133,7 +134,8 @@ def test_kickstart_labels_follow_the_learners_rollout_states(tmp_path):
     model.learn(256, callback=TeacherLabelCallback())
     buf = model.rollout_buffer  # the last rollout, flattened by the update
     labels = buf.teacher_actions
-    assert labels.shape == (128,) and (labels >= 0).all()
+    assert labels.shape == (128,) and (labels >= 0).all()  # reset observations included:
+    assert buf.episode_starts.sum() > 0  # episodes ended inside the rollout
     # each label belongs to the observation stored at that position: its mask's first legal id
     np.testing.assert_array_equal(labels, buf.action_masks.argmax(axis=1))
     assert model.current_kickstart_coef() == 0.0  # 256 steps = anneal_steps

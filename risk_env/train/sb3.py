@@ -36,6 +36,15 @@ What a run does
       :func:`risk_env.tools.evaluation.evaluate` (seats rotated, deterministic
       policy, fixed seeds) against each of ``eval.opponents``, prints the win
       rates with 95 % intervals and logs them to TensorBoard (``eval/win_rate/<opponent>``).
+    * Optionally (``imitation.enabled``) warm-starts the policy before PPO by
+      behaviour cloning and DAgger on a baseline teacher
+      (:mod:`risk_env.train.imitation`; the cloned policy is checkpoint step 0),
+      trains with an annealed teacher term (``kickstart.enabled``:
+      :class:`~risk_env.train.kickstart.KickstartPPO`), and draws the opponents
+      the learner loses to more often (``opponents.pfsp.enabled``:
+      :mod:`risk_env.train.pfsp`). Every training env is a
+      :class:`~risk_env.train.teacher.TrainingEnvWrapper` (teacher labels,
+      episode scores for PFSP).
     * At the end saves ``<run>/model.zip`` and evaluates it with
       ``eval.final_games`` games per opponent; the summary goes to
       ``<run>/final_eval/<opponent>/`` (CSV, JSON, plot) and ``<run>/results.json``.

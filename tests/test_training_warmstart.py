@@ -257,8 +257,12 @@ def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     assert (run / "checkpoints" / "step_000000000.zip").exists()  # the cloned policy
     assert type(MaskablePPO.load(res.model_path, device="cpu")) is MaskablePPO
 
+    # resume with kickstarting from the plain MaskablePPO checkpoint
+    res2 = train(cfg.model_copy(update={"total_timesteps": 384}), resume=run, progress=False, quiet=True)
+    assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
+
     curves = {c.opponent: c for c in load_curves(run)}
-    assert curves["random"].timesteps == [128, 256] and curves["random"].final["games"] == 2
+    assert curves["random"].timesteps == [128, 256, 384] and curves["random"].final["games"] == 2
     assert all(s > 0 for s in curves["random"].seconds)
     out = tmp_path / "curves.png"
     assert main([str(run), "-o", str(out)]) == 0

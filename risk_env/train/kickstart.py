@@ -122,9 +122,9 @@ class KickstartPPO(MaskablePPO):
         super().__init__(*args, **kwargs)
 
     def _setup_model(self) -> None:
-        if self.rollout_buffer_class is None:
-            dict_obs = isinstance(self.observation_space, spaces.Dict)
-            self.rollout_buffer_class = KickstartDictRolloutBuffer if dict_obs else KickstartRolloutBuffer
+        # always the labelled buffers (also when loading a plain MaskablePPO file, which names its own)
+        dict_obs = isinstance(self.observation_space, spaces.Dict)
+        self.rollout_buffer_class = KickstartDictRolloutBuffer if dict_obs else KickstartRolloutBuffer
         super()._setup_model()
 
     def _excluded_save_params(self) -> list[str]:
@@ -174,10 +174,9 @@ class KickstartPPO(MaskablePPO):
         )
         logs: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "ks", "clip", "kl", "agree")}
         stop = False
+        buf: Any = self.rollout_buffer  # a Kickstart*RolloutBuffer (_setup_model): yields KickstartSamples
         for _ in range(self.n_epochs):
-            for batch in self.rollout_buffer.get(self.batch_size):
-                if not isinstance(batch, KickstartSamples):  # pragma: no cover
-                    raise TypeError("KickstartPPO needs its own rollout buffer (rollout_buffer_class left unset)")
+            for batch in buf.get(self.batch_size):
                 actions = batch.actions.long().flatten()
                 masks = batch.action_masks
                 dist, values = self._dist_and_values(batch.observations, masks)
@@ -213,7 +212,6 @@ class KickstartPPO(MaskablePPO):
             self._n_updates += 1
             if stop:
                 break
-        buf = self.rollout_buffer
         for key, name in (
             ("pg", "policy_gradient_loss"),
             ("vf", "value_loss"),

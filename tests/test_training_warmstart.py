@@ -262,7 +262,8 @@ def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
 
     curves = {c.opponent: c for c in load_curves(run)}
-    assert curves["random"].timesteps == [128, 256, 384] and curves["random"].final["games"] == 2
+    # the clone's evaluation at step 0, then every 128 steps (resumed run included)
+    assert curves["random"].timesteps == [0, 128, 256, 384] and curves["random"].final["games"] == 2
     assert all(s > 0 for s in curves["random"].seconds)
     out = tmp_path / "curves.png"
     assert main([str(run), "-o", str(out)]) == 0

@@ -8,7 +8,7 @@ to ``<run>/evals.jsonl``::
 
 and the final evaluation (more games) to ``<run>/results.json``. :func:`plot_runs`
 draws, for one or more runs, the win rate against every opponent as a line with
-its 95 % interval as a band, over learner decisions (left) and over wall time
+its 95 % interval as a band and error bars, over learner decisions (left) and over wall time
 (right; the time since the run started, evaluations included), with the final
 evaluation as a point with an error bar. Command line (``scripts/plot_training.py``)::
 
@@ -123,6 +123,9 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
             if xs:
                 ax.plot(xs, c.win_rate, marker="o", ms=3, color=color, label=label)
                 ax.fill_between(xs, c.ci_low, c.ci_high, color=color, alpha=0.18, lw=0)
+                lo = [w - a for w, a in zip(c.win_rate, c.ci_low, strict=True)]
+                hi = [b - w for w, b in zip(c.win_rate, c.ci_high, strict=True)]
+                ax.errorbar(xs, c.win_rate, yerr=[lo, hi], fmt="none", ecolor=color, alpha=0.5, capsize=2)
             if c.final is not None and fx is not None and not math.isnan(fx):
                 f = c.final
                 ax.errorbar(
@@ -138,6 +141,7 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     axes[1].set_xlabel("wall time (minutes)")
     axes[0].set_ylabel("win rate (95% interval)")
     for ax in axes:
+        ax.set_xlim(left=0)
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8, loc="best")

@@ -381,15 +381,18 @@ class _Run:
             self.log(
                 f"pfsp @ {t}: "
                 + ", ".join(
-                    f"{Path(k).name} won {pf.win_rate(k):.0%} of {pf.games(k)} -> priority {v:.2f}"
+                    f"{Path(k).name} scored {pf.win_rate(k):.0%} over {pf.games(k)} -> priority {v:.2f}"
                     for k, v in pf.priorities().items()
                 )
             )
+        tb = getattr(model, "_logger", None)  # none yet before learn() (the warm start's evaluation)
         for opp, s in res.items():
-            model.logger.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)
-            model.logger.record(f"eval/mean_turns/{_safe(opp)}", s.mean_turns)
+            if tb is not None:
+                tb.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)
+                tb.record(f"eval/mean_turns/{_safe(opp)}", s.mean_turns)
             self.log(f"eval @ {t}: {s.line()}")
-        model.logger.dump(t)
+        if tb is not None:
+            tb.dump(t)
         with (self.dir / "evals.jsonl").open("a") as f:
             f.write(
                 json.dumps(
@@ -540,8 +543,9 @@ def train(
 
             report = warm_start(model, cfg, run.log)
             (run_dir / "imitation.json").write_text(json.dumps(asdict(report), indent=1))
-            if cfg.checkpoint.every:
-                run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
+            run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
+            if cfg.eval.every:
+                run.periodic_eval(model, 0)  # the clone's own figures: the first point of the training curve
     remaining = cfg.total_timesteps - model.num_timesteps
     callback: Any = _callback_class()(run)
     if ks.enabled:

@@ -261,6 +261,19 @@ def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     res2 = train(cfg.model_copy(update={"total_timesteps": 384}), resume=run, progress=False, quiet=True)
     assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
 
+    # a line-up of different agents in the other seats (the 4-player target's form), here 3 players
+    from risk_env.rules.config import resolve_rules
+    from risk_env.train.sb3 import evaluate_model, opponent_lineup
+
+    three = resolve_rules("fast", None, 3, map="small")
+    ev = evaluate_model(res2.model_path, ["random+balanced"], 3, three, seed=0, workers=1)
+    assert ev["random+balanced"].games == 3
+    assert opponent_lineup("balanced", 4) == ["balanced"] * 3
+    with pytest.raises(ConfigError, match="names 3 agents; 3 players need 2"):
+        opponent_lineup("a+b+c", 3)
+    with pytest.raises(ConfigError, match="line-up 'a\\+b' must name 3 agents"):
+        TrainConfig.from_dict({"eval": {"opponents": ["a+b"], "rules": {"preset": "fast", "num_players": 4}}})
+
     curves = {c.opponent: c for c in load_curves(run)}
     # the clone's evaluation at step 0, then every 128 steps (resumed run included)
     assert curves["random"].timesteps == [0, 128, 256, 384] and curves["random"].final["games"] == 2

@@ -167,7 +167,8 @@ class EvalSection(_Section):
     games: int = Field(20, ge=1, description="games per opponent in a periodic evaluation")
     final_games: int = Field(200, ge=0, description="games per opponent in the final evaluation (0: none)")
     opponents: list[str] = Field(
-        default_factory=lambda: ["random", "balanced"], description="agent specs; each fills every other seat"
+        default_factory=lambda: ["random", "balanced"],
+        description="agent specs; each fills every other seat, or 'a+b+c' names one agent per other seat",
     )
     rules: dict[str, Any] | None = Field(
         default_factory=lambda: {"preset": "fast", "num_players": 2},
@@ -216,6 +217,16 @@ class TrainConfig(_Section):
     @classmethod
     def _rules(cls, v: dict[str, Any]) -> dict[str, Any]:
         return _check_rules(v)
+
+    @model_validator(mode="after")
+    def _eval_lineups(self) -> TrainConfig:
+        n = self.eval_rules_config.num_players
+        for spec in self.eval.opponents:
+            if "+" in spec and not spec.endswith(".zip") and len(spec.split("+")) != n - 1:
+                raise ValueError(
+                    f"eval.opponents: the line-up {spec!r} must name {n - 1} agents (one per other seat of {n} players)"
+                )
+        return self
 
     @field_validator("name")
     @classmethod

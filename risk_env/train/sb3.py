@@ -107,6 +107,7 @@ __all__ = [
     "load_config",
     "evaluate_command",
     "evaluate_model",
+    "opponent_lineup",
     "build_vec_env",
     "CONFIG_DIR",
 ]
@@ -212,15 +213,20 @@ def evaluate_model(
     workers: int | None = None,
     out_dir: Path | None = None,
 ) -> dict[str, EvalSummary]:
-    """Evaluate a saved policy against each opponent (filling every other seat) with
-    :func:`risk_env.tools.evaluation.evaluate`. Returns opponent spec -> :class:`EvalSummary`."""
+    """Evaluate a saved policy against each opponent (filling every other seat, or a line-up
+    ``"a+b+c"``, see :func:`opponent_lineup`) with :func:`risk_env.tools.evaluation.evaluate`.
+    Returns opponent spec -> :class:`EvalSummary`.
+
+    Raises:
+        ConfigError: a line-up whose length is not ``num_players - 1``.
+    """
     from ..tools.evaluation import evaluate
 
     n = rules.num_players
     out: dict[str, EvalSummary] = {}
     for opp in opponents:
         res = evaluate(
-            [str(model_path)] + [opp] * (n - 1),
+            [str(model_path)] + opponent_lineup(opp, n),
             num_games=games,
             rules=rules,
             seed=seed,
@@ -233,6 +239,25 @@ def evaluate_model(
             opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds
         )
     return out
+
+
+def opponent_lineup(spec: str, num_players: int) -> list[str]:
+    """The opponents of one evaluation entry: ``"balanced"`` fills every other seat
+    (``num_players - 1`` copies); ``"aggressive+continent+balanced"`` names one agent per
+    other seat (seats are rotated by the evaluation).
+
+    Raises:
+        ConfigError: a ``+`` line-up whose length is not ``num_players - 1``.
+    """
+    if "+" in spec and not spec.endswith(".zip"):
+        parts = [p.strip() for p in spec.split("+")]
+        if len(parts) != num_players - 1 or not all(parts):
+            raise ConfigError(
+                f"opponent line-up {spec!r} names {len(parts)} agents; {num_players} players need "
+                f"{num_players - 1} (one per other seat), or a single spec that fills every other seat"
+            )
+        return parts
+    return [spec] * (num_players - 1)
 
 
 def _safe(spec: str) -> str:

@@ -225,27 +225,31 @@ def test_envs_report_scores_and_opponents_to_pfsp():
 
 
 # ---------------------------------------------------------------------- the pipeline and the plot
+def _tiny(run: Path, **changes) -> TrainConfig:
+    data = {
+        "name": "tiny",
+        "seed": 1,
+        "total_timesteps": 256,
+        "out_dir": str(run),
+        "rules": SMALL,
+        "env": {"n_envs": 2},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "graph_hidden": 16, "graph_rounds": 1},
+        "opponents": {"baselines": ["random", "balanced"], "pfsp": {"enabled": True, "update_every": 64}},
+        "imitation": {"enabled": True, "decisions": 300, "dagger_rounds": 1, "dagger_decisions": 100, "epochs": 1},
+        "kickstart": {"enabled": True, "anneal_steps": 200},
+        "eval": {"every": 128, "games": 2, "final_games": 2, "opponents": ["random"], "workers": 1, "rules": SMALL},
+        "checkpoint": {"every": 1000},
+    }
+    data.update(changes)
+    return TrainConfig.from_dict(data)
+
+
 def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     from risk_env.train.curves import load_curves, main
     from risk_env.train.sb3 import train
 
     run = tmp_path / "run"
-    cfg = TrainConfig.from_dict(
-        {
-            "name": "tiny",
-            "seed": 1,
-            "total_timesteps": 256,
-            "out_dir": str(run),
-            "rules": SMALL,
-            "env": {"n_envs": 2},
-            "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "graph_hidden": 16, "graph_rounds": 1},
-            "opponents": {"baselines": ["random", "balanced"], "pfsp": {"enabled": True, "update_every": 64}},
-            "imitation": {"enabled": True, "decisions": 300, "dagger_rounds": 1, "dagger_decisions": 100, "epochs": 1},
-            "kickstart": {"enabled": True, "anneal_steps": 200},
-            "eval": {"every": 128, "games": 2, "final_games": 2, "opponents": ["random"], "workers": 1, "rules": SMALL},
-            "checkpoint": {"every": 1000},
-        }
-    )
+    cfg = _tiny(run)
     res = train(cfg, progress=False, quiet=True)
     assert res.timesteps == 256
     log = (run / "train.log").read_text()
@@ -282,6 +286,19 @@ def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     assert main([str(run), "-o", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main([str(tmp_path / "nothing"), "-o", str(out)]) == 2
+
+
+def test_warm_start_kickstart_and_pfsp_runs_are_reproducible(tmp_path):
+    from risk_env.train.sb3 import train
+
+    def params(name: str, seed: int = 1) -> np.ndarray:
+        cfg = _tiny(tmp_path / name, seed=seed, eval={"every": 0, "final_games": 0})
+        m = MaskablePPO.load(train(cfg, progress=False, quiet=True).model_path, device="cpu")
+        return np.concatenate([p.detach().numpy().ravel() for p in m.policy.parameters()])
+
+    a = params("a")
+    np.testing.assert_array_equal(a, params("b"))
+    assert not np.array_equal(a, params("c", seed=2))
 
 
 def test_config_sections_are_validated():

@@ -172,7 +172,7 @@ class KickstartPPO(MaskablePPO):
             if self.clip_range_vf is not None
             else None
         )
-        logs: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "ks", "clip", "kl", "agree")}
+        logs: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "ks", "clip", "kl", "agree", "loss")}
         stop = False
         buf: Any = self.rollout_buffer  # a Kickstart*RolloutBuffer (_setup_model): yields KickstartSamples
         for _ in range(self.n_epochs):
@@ -202,6 +202,7 @@ class KickstartPPO(MaskablePPO):
                 logs["ks"].append(ks_loss.item())
                 logs["clip"].append(float(th.mean((th.abs(ratio - 1) > clip).float())))
                 logs["kl"].append(approx_kl)
+                logs["loss"].append(loss.item())
                 if self.target_kl is not None and approx_kl > 1.5 * self.target_kl:
                     stop = True
                     break
@@ -223,7 +224,8 @@ class KickstartPPO(MaskablePPO):
         ):
             if logs[key]:
                 self.logger.record(f"train/{name}", float(np.mean(logs[key])))
-        self.logger.record("train/loss", float(logs["pg"][-1] + self.vf_coef * logs["vf"][-1]) if logs["pg"] else 0.0)
+        if logs["loss"]:
+            self.logger.record("train/loss", logs["loss"][-1])  # the last minibatch's, as MaskablePPO logs it
         self.logger.record("train/explained_variance", explained_variance(buf.values.flatten(), buf.returns.flatten()))
         self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         self.logger.record("train/clip_range", clip)

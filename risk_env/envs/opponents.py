@@ -116,6 +116,13 @@ class OpponentPool:
       drawn uniformly from all kept snapshots;
     * otherwise a baseline, drawn with probabilities proportional to ``weights``.
 
+    Priorities (prioritized fictitious self-play, :mod:`risk_env.train.pfsp`):
+    :meth:`set_priorities` gives opponents a multiplier by key (:meth:`key_of`: the
+    spec string of a baseline, the path of a snapshot; default 1). A baseline is then
+    drawn with probability proportional to ``weights * priority`` and an older
+    snapshot (the non-newest branch above) proportionally to its priority. The keys
+    of the latest episode's opponents are :attr:`last_drawn` (one per seat).
+
     At most ``max_snapshots`` snapshots are kept (the oldest is dropped first,
     except the very first one, kept as an anchor). Loaded snapshots are cached
     by path, so a snapshot is read from disk once per process.
@@ -161,6 +168,8 @@ class OpponentPool:
         self.max_snapshots = int(max_snapshots)
         self.snapshot_deterministic = bool(snapshot_deterministic)
         self.snapshots: list[str] = []
+        self.priorities: dict[str, float] = {}
+        self.last_drawn: list[str] = []
         self._cache: dict[str, Any] = {}
         for path in snapshots:
             self.add(path)
@@ -174,6 +183,34 @@ class OpponentPool:
         while len(self.snapshots) > self.max_snapshots:
             dropped = self.snapshots.pop(1 if self.max_snapshots > 1 else 0)
             self._cache.pop(f"snap:{dropped}", None)
+
+    @staticmethod
+    def key_of(spec: Any) -> str:
+        """The key of a baseline spec or snapshot path in :attr:`priorities` and :attr:`last_drawn`:
+        the string itself, else the agent's ``name`` (else its ``repr``)."""
+        return spec if isinstance(spec, str) else str(getattr(spec, "name", None) or repr(spec))
+
+    def set_priorities(self, priorities: Mapping[str, float]) -> None:
+        """Replace the sampling multipliers (class docstring); keys not given count 1.
+
+        Raises:
+            ConfigError: a negative or non-finite priority.
+        """
+        out = {}
+        for k, v in priorities.items():
+            v = float(v)
+            if not (np.isfinite(v) and v >= 0.0):
+                raise ConfigError(f"priority of {k!r} must be a finite number >= 0, got {v!r}")
+            out[str(k)] = v
+        self.priorities = out
+
+    def baseline_probabilities(self) -> np.ndarray:
+        """float64 ``(len(baselines),)``: the probability of each baseline when a baseline is
+        drawn (``weights * priority``, normalized; ``weights`` alone if every product is 0)."""
+        if not self.priorities:
+            return self.weights
+        w = self.weights * np.array([self.priorities.get(self.key_of(b), 1.0) for b in self.baselines])
+        return w / w.sum() if w.sum() > 0 else self.weights
 
     def _get(self, key: str, spec: Any, seed: int) -> Any:
         agent = self._cache.get(key)
@@ -195,16 +232,25 @@ class OpponentPool:
     def sample(self, rng: np.random.Generator, k: int) -> list[Any]:
         """``k`` opponents for one episode (see the class docstring for the scheme)."""
         out = []
+        drawn = []
+        p_base = self.baseline_probabilities()
         for i in range(k):
             seed = int(rng.integers(2**31))
             if self.snapshots and rng.random() < self.p_snapshot:
                 if rng.random() < self.p_latest:
                     path = self.snapshots[-1]
+                elif self.priorities:
+                    w = np.array([self.priorities.get(p, 1.0) for p in self.snapshots])
+                    j = int(rng.choice(len(w), p=w / w.sum())) if w.sum() > 0 else int(rng.integers(len(w)))
+                    path = self.snapshots[j]
                 else:
                     path = self.snapshots[int(rng.integers(len(self.snapshots)))]
                 out.append(self._get(f"snap:{path}", path, seed))  # seats may share a snapshot: it keeps no state
+                drawn.append(path)
             else:
-                j = int(rng.choice(len(self.baselines), p=self.weights))
+                j = int(rng.choice(len(self.baselines), p=p_base))
                 # one instance per (baseline, seat): two seats never share a stateful agent
                 out.append(self._get(f"base:{j}:{i}", self.baselines[j], seed))
+                drawn.append(self.key_of(self.baselines[j]))
+        self.last_drawn = drawn
         return out

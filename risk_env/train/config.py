@@ -105,6 +105,16 @@ class SelfPlaySection(_Section):
     snapshot_deterministic: bool = False
 
 
+class PFSPSection(_Section):
+    """Prioritized fictitious self-play (:mod:`risk_env.train.pfsp`): opponents drawn more
+    often the more the learner loses to them (weight x (1 - win rate) ** power)."""
+
+    enabled: bool = False
+    power: float = Field(1.0, ge=0, description="exponent p of (1 - win rate) ** p (0: uniform)")
+    window: int = Field(200, ge=1, description="latest results kept per opponent")
+    update_every: int = Field(20_000, ge=1, description="steps between pushes of the priorities to the envs")
+
+
 class OpponentsSection(_Section):
     """Who plays the other seats."""
 
@@ -113,6 +123,7 @@ class OpponentsSection(_Section):
     )
     weights: list[float] | None = None
     self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
+    pfsp: PFSPSection = Field(default_factory=lambda: PFSPSection.model_validate({}))
 
     @model_validator(mode="after")
     def _weights(self) -> OpponentsSection:
@@ -123,6 +134,32 @@ class OpponentsSection(_Section):
         return self
 
 
+class ImitationSection(_Section):
+    """Imitation warm start before PPO (:mod:`risk_env.train.imitation`): behaviour cloning of
+    ``teacher`` on its own games, then DAgger rounds on the student's games."""
+
+    enabled: bool = False
+    teacher: str = Field("balanced", description="agent spec (load_agent) whose decisions are cloned")
+    decisions: int = Field(20_000, ge=1, description="teacher decisions in the first dataset")
+    dagger_rounds: int = Field(2, ge=0, description="rounds of: the student plays, the teacher labels, refit")
+    dagger_decisions: int = Field(10_000, ge=1, description="student decisions added per DAgger round")
+    dagger_deterministic: bool = Field(False, description="the student plays its most probable action (else samples)")
+    epochs: int = Field(3, ge=1, description="passes over the dataset per fit")
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+    vf_coef: float = Field(0.5, ge=0, description="weight of the value head's squared error")
+
+
+class KickstartSection(_Section):
+    """Kickstarting during PPO (:mod:`risk_env.train.kickstart`): the loss adds
+    c(t) * CE(teacher's action | learner's state), c(t) = kl_coef * max(0, 1 - t / anneal_steps)."""
+
+    enabled: bool = False
+    teacher: str = Field("balanced", description="agent spec (load_agent) labelling the learner's rollout states")
+    kl_coef: float = Field(1.0, ge=0, description="weight of the teacher term at step 0")
+    anneal_steps: int = Field(1_000_000, ge=1, description="steps until the weight reaches 0 (linearly)")
+
+
 class EvalSection(_Section):
     """Periodic and final evaluation with :func:`risk_env.tools.evaluation.evaluate`."""
 
@@ -130,7 +167,8 @@ class EvalSection(_Section):
     games: int = Field(20, ge=1, description="games per opponent in a periodic evaluation")
     final_games: int = Field(200, ge=0, description="games per opponent in the final evaluation (0: none)")
     opponents: list[str] = Field(
-        default_factory=lambda: ["random", "balanced"], description="agent specs; each fills every other seat"
+        default_factory=lambda: ["random", "balanced"],
+        description="agent specs; each fills every other seat, or 'a+b+c' names one agent per other seat",
     )
     rules: dict[str, Any] | None = Field(
         default_factory=lambda: {"preset": "fast", "num_players": 2},
@@ -156,8 +194,8 @@ class TrainConfig(_Section):
     Top level: ``name`` (run name; the run directory defaults to ``runs/<name>``),
     ``seed``, ``total_timesteps`` (learner decisions), ``max_minutes`` (optional
     wall-clock budget for the learning phase), ``torch_threads``, ``out_dir``,
-    and the sections ``rules``, ``env``, ``ppo``, ``opponents``, ``eval``,
-    ``checkpoint`` (see their classes).
+    and the sections ``rules``, ``env``, ``ppo``, ``opponents`` (with ``self_play`` and
+    ``pfsp``), ``imitation``, ``kickstart``, ``eval``, ``checkpoint`` (see their classes).
     """
 
     name: str = "default"
@@ -170,6 +208,8 @@ class TrainConfig(_Section):
     env: EnvSection = Field(default_factory=lambda: EnvSection.model_validate({}))
     ppo: PPOSection = Field(default_factory=lambda: PPOSection.model_validate({}))
     opponents: OpponentsSection = Field(default_factory=lambda: OpponentsSection.model_validate({}))
+    imitation: ImitationSection = Field(default_factory=lambda: ImitationSection.model_validate({}))
+    kickstart: KickstartSection = Field(default_factory=lambda: KickstartSection.model_validate({}))
     eval: EvalSection = Field(default_factory=lambda: EvalSection.model_validate({}))
     checkpoint: CheckpointSection = Field(default_factory=lambda: CheckpointSection.model_validate({}))
 
@@ -177,6 +217,16 @@ class TrainConfig(_Section):
     @classmethod
     def _rules(cls, v: dict[str, Any]) -> dict[str, Any]:
         return _check_rules(v)
+
+    @model_validator(mode="after")
+    def _eval_lineups(self) -> TrainConfig:
+        n = self.eval_rules_config.num_players
+        for spec in self.eval.opponents:
+            if "+" in spec and not spec.endswith(".zip") and len(spec.split("+")) != n - 1:
+                raise ValueError(
+                    f"eval.opponents: the line-up {spec!r} must name {n - 1} agents (one per other seat of {n} players)"
+                )
+        return self
 
     @field_validator("name")
     @classmethod
@@ -279,7 +329,8 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
         if (
             isinstance(value, float)
             and value.is_integer()
-            and key.split(".")[-1] in ("total_timesteps", "every", "snapshot_every")
+            and key.split(".")[-1]
+            in ("total_timesteps", "every", "snapshot_every", "decisions", "dagger_decisions", "anneal_steps", "update_every")
         ):
             value = int(value)
         node = out

@@ -36,6 +36,15 @@ What a run does
       :func:`risk_env.tools.evaluation.evaluate` (seats rotated, deterministic
       policy, fixed seeds) against each of ``eval.opponents``, prints the win
       rates with 95 % intervals and logs them to TensorBoard (``eval/win_rate/<opponent>``).
+    * Optionally (``imitation.enabled``) warm-starts the policy before PPO by
+      behaviour cloning and DAgger on a baseline teacher
+      (:mod:`risk_env.train.imitation`; the cloned policy is checkpoint step 0),
+      trains with an annealed teacher term (``kickstart.enabled``:
+      :class:`~risk_env.train.kickstart.KickstartPPO`), and draws the opponents
+      the learner loses to more often (``opponents.pfsp.enabled``:
+      :mod:`risk_env.train.pfsp`). Every training env is a
+      :class:`~risk_env.train.teacher.TrainingEnvWrapper` (teacher labels,
+      episode scores for PFSP).
     * At the end saves ``<run>/model.zip`` and evaluates it with
       ``eval.final_games`` games per opponent; the summary goes to
       ``<run>/final_eval/<opponent>/`` (CSV, JSON, plot) and ``<run>/results.json``.
@@ -80,7 +89,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -88,6 +97,7 @@ from typing import Any
 from ..errors import ConfigError, MissingExtraError
 from ..rules.config import RulesConfig
 from .config import CONFIG_DIR, TrainConfig, _rules_from, apply_overrides, load_config
+from .pfsp import PFSPTracker
 
 __all__ = [
     "TrainConfig",
@@ -97,6 +107,7 @@ __all__ = [
     "load_config",
     "evaluate_command",
     "evaluate_model",
+    "opponent_lineup",
     "build_vec_env",
     "CONFIG_DIR",
 ]
@@ -104,7 +115,13 @@ __all__ = [
 
 # ---------------------------------------------------------------------------- envs
 def _make_env(
-    rules: dict[str, Any], env_kwargs: dict[str, Any], pool_kwargs: dict[str, Any], snapshots: list[str], torch_threads: int
+    rules: dict[str, Any],
+    env_kwargs: dict[str, Any],
+    pool_kwargs: dict[str, Any],
+    snapshots: list[str],
+    torch_threads: int,
+    teacher: str | None = None,
+    teacher_seed: int | None = None,
 ) -> Any:
     """One monitored training env (module level so SubprocVecEnv can pickle it)."""
     if "torch" in sys.modules:
@@ -113,15 +130,29 @@ def _make_env(
 
     from ..envs.opponents import OpponentPool
     from ..envs.single_agent import RiskSingleAgentEnv
+    from .teacher import TrainingEnvWrapper
 
     pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
     cfg = _rules_from(rules)
     env = RiskSingleAgentEnv(num_players=cfg.num_players, rules=cfg, opponents=pool, **env_kwargs)
-    return Monitor(env)
+    return Monitor(TrainingEnvWrapper(env, teacher=teacher, seed=teacher_seed))
+
+
+def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """The :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv` options of ``cfg`` (all but rules and opponents)."""
+    return dict(
+        shaping=cfg.env.shaping,
+        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
+        max_turn_steps=cfg.env.max_turn_steps,
+        invalid_action=cfg.env.invalid_action,
+        observation="graph" if cfg.ppo.policy == "graph" else "flat",
+        turn_feature=cfg.env.turn_feature,
+    )
 
 
 def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
-    """The vectorized training envs of ``cfg`` (seeded from ``cfg.seed``)."""
+    """The vectorized training envs of ``cfg`` (seeded from ``cfg.seed``), each a
+    :class:`~risk_env.train.teacher.TrainingEnvWrapper` (with the kickstart teacher when enabled)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     sp = cfg.opponents.self_play
@@ -133,15 +164,12 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
         max_snapshots=sp.max_snapshots,
         snapshot_deterministic=sp.snapshot_deterministic,
     )
-    env_kwargs = dict(
-        shaping=cfg.env.shaping,
-        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
-        max_turn_steps=cfg.env.max_turn_steps,
-        invalid_action=cfg.env.invalid_action,
-        observation="graph" if cfg.ppo.policy == "graph" else "flat",
-        turn_feature=cfg.env.turn_feature,
-    )
-    fns = [partial(_make_env, dict(cfg.rules), env_kwargs, pool_kwargs, list(snapshots), 1) for _ in range(cfg.env.n_envs)]
+    ks = cfg.kickstart
+    teacher = ks.teacher if ks.enabled else None
+    fns = [
+        partial(_make_env, dict(cfg.rules), env_kwargs(cfg), pool_kwargs, list(snapshots), 1, teacher, cfg.seed * 1000 + i)
+        for i in range(cfg.env.n_envs)
+    ]
     kind = cfg.env.vec_env
     venv: Any
     if kind == "auto":
@@ -185,15 +213,20 @@ def evaluate_model(
     workers: int | None = None,
     out_dir: Path | None = None,
 ) -> dict[str, EvalSummary]:
-    """Evaluate a saved policy against each opponent (filling every other seat) with
-    :func:`risk_env.tools.evaluation.evaluate`. Returns opponent spec -> :class:`EvalSummary`."""
+    """Evaluate a saved policy against each opponent (filling every other seat, or a line-up
+    ``"a+b+c"``, see :func:`opponent_lineup`) with :func:`risk_env.tools.evaluation.evaluate`.
+    Returns opponent spec -> :class:`EvalSummary`.
+
+    Raises:
+        ConfigError: a line-up whose length is not ``num_players - 1``.
+    """
     from ..tools.evaluation import evaluate
 
     n = rules.num_players
     out: dict[str, EvalSummary] = {}
     for opp in opponents:
         res = evaluate(
-            [str(model_path)] + [opp] * (n - 1),
+            [str(model_path)] + opponent_lineup(opp, n),
             num_games=games,
             rules=rules,
             seed=seed,
@@ -206,6 +239,25 @@ def evaluate_model(
             opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds
         )
     return out
+
+
+def opponent_lineup(spec: str, num_players: int) -> list[str]:
+    """The opponents of one evaluation entry: ``"balanced"`` fills every other seat
+    (``num_players - 1`` copies); ``"aggressive+continent+balanced"`` names one agent per
+    other seat (seats are rotated by the evaluation).
+
+    Raises:
+        ConfigError: a ``+`` line-up whose length is not ``num_players - 1``.
+    """
+    if "+" in spec and not spec.endswith(".zip"):
+        parts = [p.strip() for p in spec.split("+")]
+        if len(parts) != num_players - 1 or not all(parts):
+            raise ConfigError(
+                f"opponent line-up {spec!r} names {len(parts)} agents; {num_players} players need "
+                f"{num_players - 1} (one per other seat), or a single spec that fills every other seat"
+            )
+        return parts
+    return [spec] * (num_players - 1)
 
 
 def _safe(spec: str) -> str:
@@ -228,6 +280,11 @@ def _callback_class() -> type:
             t = self.num_timesteps
             cfg = r.cfg
             sp = cfg.opponents.self_play
+            if r.pfsp is not None:
+                r.pfsp.record_infos(self.locals.get("infos", ()))
+                if t >= r.next_pfsp:
+                    r.next_pfsp += cfg.opponents.pfsp.update_every
+                    r.update_pfsp(self.model)
             if sp.enabled and t >= r.next_snapshot:
                 r.next_snapshot += sp.snapshot_every
                 r.add_snapshot(self.model, t)
@@ -272,7 +329,11 @@ class _Run:
         self.next_checkpoint = cfg.checkpoint.every
         self.next_eval = cfg.eval.every
         self.deadline: float | None = None
+        self.t_start = time.monotonic()
         self.stopped_early = False
+        pf = cfg.opponents.pfsp
+        self.pfsp: PFSPTracker | None = PFSPTracker(pf.power, pf.window) if pf.enabled else None
+        self.next_pfsp = pf.update_every
         self.log_file = run_dir / "train.log"
 
     def align_schedule(self, t: int) -> None:
@@ -302,6 +363,16 @@ class _Run:
         self.snapshots.append(str(path))  # the pools drop old ones themselves (OpponentPool.add)
         self.venv.env_method("add_snapshot", str(path))
         self.log(f"self-play: snapshot {path.name} joins the opponent pool")
+
+    def update_pfsp(self, model: Any) -> None:
+        """Push the PFSP priorities to every env's opponent pool and log them."""
+        if self.pfsp is None or not self.pfsp.results:
+            return
+        pr = self.pfsp.priorities()
+        self.venv.env_method("set_opponent_priorities", pr)
+        for k in pr:
+            model.logger.record(f"pfsp/win_rate/{_safe(k)}", self.pfsp.win_rate(k))
+            model.logger.record(f"pfsp/priority/{_safe(k)}", pr[k])
 
     def save_checkpoint(self, model: Any, t: int) -> Path:
         d = self.dir / "checkpoints"
@@ -338,13 +409,34 @@ class _Run:
         except Exception as e:  # an evaluation failure must not kill a long run
             self.log(f"evaluation at step {t} failed: {type(e).__name__}: {e}")
             return
+        if self.pfsp is not None and self.pfsp.results:
+            pf = self.pfsp
+            self.log(
+                f"pfsp @ {t}: "
+                + ", ".join(
+                    f"{Path(k).name} scored {pf.win_rate(k):.0%} over {pf.games(k)} -> priority {v:.2f}"
+                    for k, v in pf.priorities().items()
+                )
+            )
+        tb = getattr(model, "_logger", None)  # none yet before learn() (the warm start's evaluation)
         for opp, s in res.items():
-            model.logger.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)
-            model.logger.record(f"eval/mean_turns/{_safe(opp)}", s.mean_turns)
+            if tb is not None:
+                tb.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)
+                tb.record(f"eval/mean_turns/{_safe(opp)}", s.mean_turns)
             self.log(f"eval @ {t}: {s.line()}")
-        model.logger.dump(t)
+        if tb is not None:
+            tb.dump(t)
         with (self.dir / "evals.jsonl").open("a") as f:
-            f.write(json.dumps({"timesteps": t, **{k: vars(v) for k, v in res.items()}}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "timesteps": t,
+                        "wall_seconds": round(time.monotonic() - self.t_start, 1),
+                        **{k: vars(v) for k, v in res.items()},
+                    }
+                )
+                + "\n"
+            )
 
 
 def _latest_checkpoint(path: Path) -> Path:
@@ -421,6 +513,9 @@ def train(
         f"{n_envs} envs ({type(venv).__name__}) | {cfg.total_timesteps} steps | seed {cfg.seed}"
     )
     p = cfg.ppo
+    ks = cfg.kickstart
+    from .kickstart import KickstartPPO
+
     if ckpt is not None:
         # the config's PPO settings apply from here on (a warm start may change them); the
         # network is the checkpoint's
@@ -439,7 +534,10 @@ def train(
                 "max_grad_norm",
             )
         }
-        model = MaskablePPO.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
+        algo = KickstartPPO if ks.enabled else MaskablePPO
+        model = algo.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
+        if isinstance(model, KickstartPPO):
+            model.kl_coef, model.anneal_steps = ks.kl_coef, ks.anneal_steps
         run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
         if not meta:  # a warm start from a plain model: schedule from its step count, not from 0
             run.align_schedule(model.num_timesteps)
@@ -454,7 +552,8 @@ def train(
             from .graph_policy import GraphPolicy
 
             policy, policy_kwargs = GraphPolicy, {"hidden": p.graph_hidden, "rounds": p.graph_rounds}
-        model = MaskablePPO(
+        extra: dict[str, Any] = {"kl_coef": ks.kl_coef, "anneal_steps": ks.anneal_steps} if ks.enabled else {}
+        model = (KickstartPPO if ks.enabled else MaskablePPO)(
             policy,
             venv,
             learning_rate=p.learning_rate,
@@ -472,9 +571,24 @@ def train(
             seed=cfg.seed,
             device=p.device,
             verbose=0,
+            **extra,
         )
+        if cfg.imitation.enabled:
+            from .imitation import warm_start
+
+            report = warm_start(model, cfg, run.log)
+            (run_dir / "imitation.json").write_text(json.dumps(asdict(report), indent=1))
+            run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
+            if cfg.eval.every:
+                run.periodic_eval(model, 0)  # the clone's own figures: the first point of the training curve
     remaining = cfg.total_timesteps - model.num_timesteps
-    callback = _callback_class()(run)
+    callback: Any = _callback_class()(run)
+    if ks.enabled:
+        from stable_baselines3.common.callbacks import CallbackList
+
+        from .kickstart import TeacherLabelCallback
+
+        callback = CallbackList([TeacherLabelCallback(), callback])
     if remaining > 0:
         model.learn(
             total_timesteps=remaining,

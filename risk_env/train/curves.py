@@ -1,0 +1,174 @@
+"""Training curves: win rate against each evaluated opponent, over decisions and over wall time.
+
+A run of :func:`risk_env.train.sb3.train` appends one line per periodic evaluation
+to ``<run>/evals.jsonl``::
+
+    {"timesteps": 250000, "wall_seconds": 412.3,
+     "balanced": {"games": 20, "wins": 9, "win_rate": 0.45, "ci_low": 0.26, "ci_high": 0.66, ...}, ...}
+
+and the final evaluation (more games) to ``<run>/results.json``. :func:`plot_runs`
+draws, for one or more runs, the win rate against every opponent as a line with
+its 95 % interval as a band and error bars, over learner decisions (left) and over wall time
+(right; the time since the run started, evaluations included), with the final
+evaluation as a point with an error bar. Command line (``scripts/plot_training.py``)::
+
+    python scripts/plot_training.py runs/default runs/2p -o docs/training_curves.png
+
+Runs resumed from a checkpoint restart their wall clock at 0 on resumption, so the
+wall-time panel of a resumed run is only meaningful per segment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = ["Curve", "load_curves", "main", "plot_runs"]
+
+
+@dataclass
+class Curve:
+    """One run's evaluations against one opponent (arrays of equal length, in evaluation order)."""
+
+    run: str
+    opponent: str
+    timesteps: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    win_rate: list[float] = field(default_factory=list)
+    ci_low: list[float] = field(default_factory=list)
+    ci_high: list[float] = field(default_factory=list)
+    games: list[int] = field(default_factory=list)
+    final: dict[str, Any] | None = None  # the final evaluation (win_rate, ci_low, ci_high, games, timesteps, seconds)
+
+
+def load_curves(run_dir: str | Path) -> list[Curve]:
+    """The curves of one run directory (``evals.jsonl``, and ``results.json`` when present).
+
+    Raises:
+        ConfigError: the directory has neither file.
+    """
+    d = Path(run_dir)
+    evals, results = d / "evals.jsonl", d / "results.json"
+    if not evals.exists() and not results.exists():
+        raise ConfigError(f"{d}: no evals.jsonl or results.json (is it a training run directory?)")
+    name = d.name
+    curves: dict[str, Curve] = {}
+    if evals.exists():
+        for line in evals.read_text().splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            t = int(row["timesteps"])
+            sec = float(row.get("wall_seconds", math.nan))
+            for opp, s in row.items():
+                if not isinstance(s, dict):
+                    continue
+                c = curves.setdefault(opp, Curve(name, opp))
+                c.timesteps.append(t)
+                c.seconds.append(sec)
+                c.win_rate.append(float(s["win_rate"]))
+                c.ci_low.append(float(s["ci_low"]))
+                c.ci_high.append(float(s["ci_high"]))
+                c.games.append(int(s["games"]))
+    if results.exists():
+        res = json.loads(results.read_text())
+        for opp, s in (res.get("final_eval") or {}).items():
+            c = curves.setdefault(opp, Curve(name, opp))
+            c.final = {
+                "win_rate": float(s["win_rate"]),
+                "ci_low": float(s["ci_low"]),
+                "ci_high": float(s["ci_high"]),
+                "games": int(s["games"]),
+                "timesteps": int(res.get("timesteps", c.timesteps[-1] if c.timesteps else 0)),
+                "seconds": float(res.get("learn_seconds", math.nan)),
+            }
+    return list(curves.values())
+
+
+def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None = None) -> Path:
+    """Draw the curves of ``run_dirs`` (module docstring) into the image file ``out`` (PNG, SVG, PDF...).
+
+    Returns:
+        the path written.
+
+    Raises:
+        ConfigError: no run directories, or one without evaluations.
+    """
+    if not run_dirs:
+        raise ConfigError("give at least one run directory")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = [c for d in run_dirs for c in load_curves(d)]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    several = len(run_dirs) > 1
+    for i, c in enumerate(curves):
+        color = colors[i % len(colors)]
+        label = f"{c.run}: vs {c.opponent}" if several else f"vs {c.opponent}"
+        for ax, xs, fx in (
+            (axes[0], c.timesteps, c.final["timesteps"] if c.final else None),
+            (axes[1], [s / 60.0 for s in c.seconds], c.final["seconds"] / 60.0 if c.final else None),
+        ):
+            if xs:
+                ax.plot(xs, c.win_rate, marker="o", ms=3, color=color, label=label)
+                ax.fill_between(xs, c.ci_low, c.ci_high, color=color, alpha=0.18, lw=0)
+                lo = [w - a for w, a in zip(c.win_rate, c.ci_low, strict=True)]
+                hi = [b - w for w, b in zip(c.win_rate, c.ci_high, strict=True)]
+                ax.errorbar(xs, c.win_rate, yerr=[lo, hi], fmt="none", ecolor=color, alpha=0.5, capsize=2)
+            if c.final is not None and fx is not None and not math.isnan(fx):
+                f = c.final
+                ax.errorbar(
+                    [fx],
+                    [f["win_rate"]],
+                    yerr=[[f["win_rate"] - f["ci_low"]], [f["ci_high"] - f["win_rate"]]],
+                    fmt="s",
+                    color=color,
+                    capsize=3,
+                    label=f"{label}, final ({f['games']} games)" if not xs else None,
+                )
+    axes[0].set_xlabel("learner decisions")
+    axes[1].set_xlabel("wall time (minutes)")
+    axes[0].set_ylabel("win rate (95% interval)")
+    for ax in axes:
+        ax.set_xlim(left=0)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8, loc="best")
+    fig.suptitle(title or "Win rate against the evaluated opponents (squares: final evaluation)")
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``scripts/plot_training.py RUN_DIR... -o FILE``: plot training curves (``--help``)."""
+    ap = argparse.ArgumentParser(
+        prog="plot_training",
+        description="Plot win rate vs learner decisions and vs wall time for training runs (reads <run>/evals.jsonl "
+        "and <run>/results.json).",
+    )
+    ap.add_argument("runs", nargs="+", help="run directories (e.g. runs/default)")
+    ap.add_argument("-o", "--out", default="training_curves.png", help="image file to write (default: %(default)s)")
+    ap.add_argument("--title", default=None, help="figure title")
+    args = ap.parse_args(argv)
+    try:
+        path = plot_runs(args.runs, args.out, args.title)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0

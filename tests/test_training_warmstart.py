@@ -1,0 +1,331 @@
+"""Imitation warm start (BC + DAgger), kickstarting, PFSP and the training-curve plot,
+on the small map with tiny sizes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch as th  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from risk_env import ConfigError  # noqa: E402
+from risk_env.envs.opponents import OpponentPool  # noqa: E402
+from risk_env.envs.single_agent import RiskSingleAgentEnv  # noqa: E402
+from risk_env.train.config import TrainConfig  # noqa: E402
+from risk_env.train.graph_policy import GraphPolicy  # noqa: E402
+from risk_env.train.imitation import DecisionSet, agreement, collect_decisions, fit  # noqa: E402
+from risk_env.train.kickstart import KickstartPPO, TeacherLabelCallback, kickstart_coef  # noqa: E402
+from risk_env.train.pfsp import PFSPTracker  # noqa: E402
+from risk_env.train.teacher import DECISION_KINDS, TrainingEnvWrapper  # noqa: E402
+
+SMALL = {"preset": "fast", "num_players": 2, "map": "small"}
+
+
+class FirstLegal:
+    """A deterministic teacher whose label is a function of the mask alone: the lowest legal id."""
+
+    name = "first_legal"
+
+    def act(self, observation, info=None):
+        return int(np.flatnonzero(info["action_mask"])[0])
+
+
+def _env(opponents="balanced", shaping=0.0, **rules):
+    return RiskSingleAgentEnv(
+        num_players=2, observation="graph", preset="fast", map="small", opponents=opponents, shaping=shaping, **rules
+    )
+
+
+def _policy(env, seed=0):
+    th.manual_seed(seed)
+    m = MaskablePPO(GraphPolicy, env, n_steps=16, batch_size=16, policy_kwargs={"hidden": 16, "rounds": 2}, seed=seed)
+    return m.policy
+
+
+# ---------------------------------------------------------------------- behaviour cloning and DAgger
+@pytest.fixture(scope="module")
+def teacher_data():
+    data, stats = collect_decisions(_env(), "balanced", 1500, gamma=0.99, seed=0)
+    return data, stats
+
+
+def test_teacher_decisions_are_labelled_legal_and_discounted(teacher_data):
+    data, stats = teacher_data
+    assert len(data) == 1500 and stats["games"] >= 2
+    assert data.masks[np.arange(len(data)), data.actions].all()  # every label is legal
+    assert data.obs["nodes"].shape == (1500, 9, 20) and data.shared["edges"].shape == (2, 26)
+    assert set(np.unique(data.kinds)) <= set(range(len(DECISION_KINDS))) and (data.kinds == 0).any()
+    # no shaping: every return is +-gamma**k (a win or a loss k decisions later)
+    k = np.log(np.abs(data.returns)) / np.log(0.99)
+    np.testing.assert_allclose(k, np.round(k), atol=1e-3)
+    # the return one decision earlier in the same game is gamma times the later one
+    same = np.sign(data.returns[:-1]) == np.sign(data.returns[1:])
+    ratio = data.returns[:-1][same] / data.returns[1:][same]
+    assert np.isclose(ratio, 0.99, atol=1e-4).mean() > 0.95
+
+
+def test_behaviour_cloning_lowers_the_loss_and_beats_chance(teacher_data):
+    data, _ = teacher_data
+    policy = _policy(_env())
+    before = agreement(policy, data)
+    hist = fit(policy, data, epochs=6, batch_size=128, learning_rate=3e-3, seed=0)
+    after = agreement(policy, data)
+    assert hist[-1]["policy_loss"] < 0.8 * hist[0]["policy_loss"]
+    assert hist[-1]["value_loss"] < hist[0]["value_loss"]
+    chance = float(np.mean(1.0 / data.masks.sum(axis=1)))  # a uniform pick among the legal ids
+    assert after["all"][0] > chance + 0.2 and after["all"][0] > before["all"][0] + 0.2
+    assert after["attack_target"][1] == int((data.kinds == 0).sum())
+    sel = data.kinds == 0
+    assert after["attack_target"][0] > float(np.mean(1.0 / data.masks[sel].sum(axis=1)))
+
+
+def test_dagger_labels_the_students_own_states():
+    env = _env()
+    policy = _policy(env)
+    teacher_only, _ = collect_decisions(env, FirstLegal(), 300, gamma=0.99, seed=3)
+    student, st = collect_decisions(env, FirstLegal(), 300, gamma=0.99, seed=3, student=policy, deterministic=True)
+    # the teacher labelled every state the student reached: the label is the mask's first legal id
+    np.testing.assert_array_equal(student.actions, student.masks.argmax(axis=1))
+    # ... and those states are the student's, not the teacher's (same seed, other moves)
+    assert not np.array_equal(teacher_only.obs["nodes"], student.obs["nodes"])
+    assert st["games"] >= 1
+    both = DecisionSet.concat([teacher_only, student])
+    assert len(both) == 600 and both.obs["nodes"].shape[0] == 600
+    with pytest.raises(ConfigError, match="decisions"):
+        collect_decisions(env, FirstLegal(), 0, gamma=0.99)
+
+
+# ---------------------------------------------------------------------- kickstarting
+def test_kickstart_coefficient_anneals_to_zero_exactly():
+    assert kickstart_coef(2.0, 1000, 0) == 2.0
+    assert kickstart_coef(2.0, 1000, 250) == 1.5
+    assert kickstart_coef(2.0, 1000, 999) == pytest.approx(0.002)
+    assert kickstart_coef(2.0, 1000, 1000) == 0.0 and kickstart_coef(2.0, 1000, 5000) == 0.0
+    assert kickstart_coef(0.0, 1000, 0) == 0.0
+    with pytest.raises(ConfigError, match="anneal_steps"):
+        kickstart_coef(1.0, 0, 0)
+    with pytest.raises(ConfigError, match="kl_coef"):
+        kickstart_coef(-1.0, 10, 0)
+
+
+def test_kickstart_labels_follow_the_learners_rollout_states(tmp_path):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    # short games (turn limit 4), so that episodes end and restart inside a rollout
+    venv = DummyVecEnv([lambda: TrainingEnvWrapper(_env("random", turn_limit=4), teacher=FirstLegal()) for _ in range(2)])
+    venv.seed(0)
+    model = KickstartPPO(
+        GraphPolicy,
+        venv,
+        n_steps=64,
+        batch_size=64,
+        n_epochs=1,
+        policy_kwargs={"hidden": 16, "rounds": 1},
+        kl_coef=1.0,
+        anneal_steps=256,
+        seed=0,
+    )
+    model.learn(256, callback=TeacherLabelCallback())
+    buf = model.rollout_buffer  # the last rollout, flattened by the update
+    labels = buf.teacher_actions
+    assert labels.shape == (128,) and (labels >= 0).all()  # reset observations included:
+    assert buf.episode_starts.sum() > 0  # episodes ended inside the rollout
+    # each label belongs to the observation stored at that position: its mask's first legal id
+    np.testing.assert_array_equal(labels, buf.action_masks.argmax(axis=1))
+    assert model.current_kickstart_coef() == 0.0  # 256 steps = anneal_steps
+    # the saved file is a plain MaskablePPO file
+    model.save(tmp_path / "m.zip")
+    loaded = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
+    assert type(loaded) is MaskablePPO and type(loaded.rollout_buffer).__name__ == "MaskableDictRolloutBuffer"
+    venv.close()
+
+
+def test_kickstart_term_pulls_toward_the_teacher():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    def run(kl_coef: float) -> float:
+        venv = DummyVecEnv([lambda: TrainingEnvWrapper(_env("random"), teacher=FirstLegal()) for _ in range(2)])
+        venv.seed(0)
+        m = KickstartPPO(
+            GraphPolicy,
+            venv,
+            n_steps=64,
+            batch_size=64,
+            n_epochs=4,
+            learning_rate=3e-3,
+            policy_kwargs={"hidden": 16, "rounds": 1},
+            kl_coef=kl_coef,
+            anneal_steps=10_000,
+            seed=0,
+        )
+        m.learn(640, callback=TeacherLabelCallback())
+        data, _ = collect_decisions(_env("random"), FirstLegal(), 300, gamma=0.99, seed=5)
+        venv.close()
+        return agreement(m.policy, data)["all"][0]
+
+    assert run(5.0) > run(0.0) + 0.1
+
+
+# ---------------------------------------------------------------------- PFSP
+def test_pfsp_priorities_move_toward_the_opponent_the_learner_loses_to():
+    tr = PFSPTracker(power=2.0, window=10)
+    assert tr.priorities(["a"]) == {"a": 0.25}  # never met: win rate 0.5
+    for _ in range(10):
+        tr.record(["balanced"], 0.0)
+        tr.record(["random"], 1.0)
+    assert tr.win_rate("balanced") == pytest.approx(1 / 12) and tr.win_rate("random") == pytest.approx(11 / 12)
+    pr = tr.priorities()
+    assert pr["balanced"] == pytest.approx((11 / 12) ** 2) and pr["random"] == pytest.approx((1 / 12) ** 2)
+    for _ in range(10):  # the window forgets: the learner now beats balanced
+        tr.record(["balanced"], 1.0)
+    assert tr.games("balanced") == 10 and tr.priorities()["balanced"] == pytest.approx((1 / 12) ** 2)
+    with pytest.raises(ConfigError, match="score"):
+        tr.record(["x"], 2.0)
+    with pytest.raises(ConfigError, match="power"):
+        PFSPTracker(power=-1.0)
+
+    pool = OpponentPool(["random", "balanced"], weights=[3, 1])
+    np.testing.assert_allclose(pool.baseline_probabilities(), [0.75, 0.25])
+    pool.set_priorities({"random": 1 / 144, "balanced": 121 / 144})
+    np.testing.assert_allclose(pool.baseline_probabilities(), [3 / 124, 121 / 124])
+    rng = np.random.default_rng(0)
+    drawn = []
+    for _ in range(2000):
+        pool.sample(rng, 1)
+        drawn += pool.last_drawn
+    assert abs(drawn.count("balanced") / 2000 - 121 / 124) < 0.02
+    with pytest.raises(ConfigError, match="priority"):
+        pool.set_priorities({"random": -1.0})
+
+
+def test_envs_report_scores_and_opponents_to_pfsp():
+    env = TrainingEnvWrapper(_env(OpponentPool(["random"], p_snapshot=0.0)))
+    tr = PFSPTracker()
+    obs, info = env.reset(seed=0)
+    assert "teacher_action" not in info
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+        assert info["episode_opponents"] == ["random"] and info["episode_score"] in (0.0, 0.5, 1.0)
+        assert tr.record_infos([info, {}]) == 1
+        env.reset()
+    assert tr.games("random") == 3
+    env.set_opponent_priorities({"random": 0.5})
+    assert env.unwrapped.opponent_pool.priorities == {"random": 0.5}
+
+
+# ---------------------------------------------------------------------- the pipeline and the plot
+def _tiny(run: Path, **changes) -> TrainConfig:
+    data = {
+        "name": "tiny",
+        "seed": 1,
+        "total_timesteps": 256,
+        "out_dir": str(run),
+        "rules": SMALL,
+        "env": {"n_envs": 2},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "graph_hidden": 16, "graph_rounds": 1},
+        "opponents": {"baselines": ["random", "balanced"], "pfsp": {"enabled": True, "update_every": 64}},
+        "imitation": {"enabled": True, "decisions": 300, "dagger_rounds": 1, "dagger_decisions": 100, "epochs": 1},
+        "kickstart": {"enabled": True, "anneal_steps": 200},
+        "eval": {"every": 128, "games": 2, "final_games": 2, "opponents": ["random"], "workers": 1, "rules": SMALL},
+        "checkpoint": {"every": 1000},
+    }
+    data.update(changes)
+    return TrainConfig.from_dict(data)
+
+
+def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
+    from risk_env.train.curves import load_curves, main
+    from risk_env.train.sb3 import train
+
+    run = tmp_path / "run"
+    cfg = _tiny(run)
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256
+    log = (run / "train.log").read_text()
+    assert "imitation: 300 decisions of teacher balanced" in log
+    assert "DAgger round 1" in log and "agreement on its own states: attack_target" in log
+    assert "pfsp @ 256:" in log
+    report = json.loads((run / "imitation.json").read_text())
+    assert [r["decisions"] for r in report["rounds"]] == [300, 400]
+    assert (run / "checkpoints" / "step_000000000.zip").exists()  # the cloned policy
+    assert type(MaskablePPO.load(res.model_path, device="cpu")) is MaskablePPO
+
+    # resume with kickstarting from the plain MaskablePPO checkpoint
+    res2 = train(cfg.model_copy(update={"total_timesteps": 384}), resume=run, progress=False, quiet=True)
+    assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
+
+    # a line-up of different agents in the other seats (the 4-player target's form), here 3 players
+    from risk_env.rules.config import resolve_rules
+    from risk_env.train.sb3 import evaluate_model, opponent_lineup
+
+    three = resolve_rules("fast", None, 3, map="small")
+    ev = evaluate_model(res2.model_path, ["random+balanced"], 3, three, seed=0, workers=1)
+    assert ev["random+balanced"].games == 3
+    assert opponent_lineup("balanced", 4) == ["balanced"] * 3
+    with pytest.raises(ConfigError, match="names 3 agents; 3 players need 2"):
+        opponent_lineup("a+b+c", 3)
+    with pytest.raises(ConfigError, match="line-up 'a\\+b' must name 3 agents"):
+        TrainConfig.from_dict({"eval": {"opponents": ["a+b"], "rules": {"preset": "fast", "num_players": 4}}})
+
+    curves = {c.opponent: c for c in load_curves(run)}
+    # the clone's evaluation at step 0, then every 128 steps (resumed run included)
+    assert curves["random"].timesteps == [0, 128, 256, 384] and curves["random"].final["games"] == 2
+    assert all(s > 0 for s in curves["random"].seconds)
+    out = tmp_path / "curves.png"
+    assert main([str(run), "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main([str(tmp_path / "nothing"), "-o", str(out)]) == 2
+
+
+def test_warm_start_kickstart_and_pfsp_runs_are_reproducible(tmp_path):
+    from risk_env.train.sb3 import train
+
+    def params(name: str, seed: int = 1) -> np.ndarray:
+        cfg = _tiny(tmp_path / name, seed=seed, eval={"every": 0, "final_games": 0})
+        m = MaskablePPO.load(train(cfg, progress=False, quiet=True).model_path, device="cpu")
+        return np.concatenate([p.detach().numpy().ravel() for p in m.policy.parameters()])
+
+    a = params("a")
+    np.testing.assert_array_equal(a, params("b"))
+    assert not np.array_equal(a, params("c", seed=2))
+
+
+def test_config_sections_are_validated():
+    cfg = TrainConfig.from_dict({"imitation": {"enabled": True}, "kickstart": {"enabled": True}})
+    assert cfg.imitation.teacher == "balanced" and cfg.kickstart.anneal_steps == 1_000_000
+    assert not TrainConfig.from_dict({}).opponents.pfsp.enabled  # off unless asked for
+    for bad, key in (
+        ({"imitation": {"decisions": 0}}, r"imitation\.decisions"),
+        ({"imitation": {"epocs": 2}}, r"imitation\.epocs: unknown key; allowed here: enabled"),
+        ({"kickstart": {"anneal_steps": 0}}, r"kickstart\.anneal_steps"),
+        ({"kickstart": {"kl_coef": -1}}, r"kickstart\.kl_coef"),
+        ({"opponents": {"pfsp": {"power": -1}}}, r"opponents\.pfsp\.power"),
+    ):
+        with pytest.raises(ConfigError, match=key):
+            TrainConfig.from_dict(bad)
+
+
+def test_plot_reads_a_hand_written_run(tmp_path: Path):
+    from risk_env.train.curves import load_curves, plot_runs
+
+    run = tmp_path / "r"
+    run.mkdir()
+    rows = [
+        {"timesteps": 100, "wall_seconds": 60.0, "balanced": {"games": 20, "win_rate": 0.25, "ci_low": 0.1, "ci_high": 0.47}},
+        {"timesteps": 200, "wall_seconds": 120.0, "balanced": {"games": 20, "win_rate": 0.5, "ci_low": 0.3, "ci_high": 0.7}},
+    ]
+    (run / "evals.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (c,) = load_curves(run)
+    assert (c.opponent, c.timesteps, c.seconds, c.win_rate, c.final) == ("balanced", [100, 200], [60.0, 120.0], [0.25, 0.5], None)
+    assert plot_runs([run, run], tmp_path / "x.png").stat().st_size > 1000

@@ -232,6 +232,32 @@ def test_single_rolls_have_the_exact_distribution() -> None:
         assert chisquare(observed, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
 
 
+def test_sampled_single_rolls_have_the_exact_distribution() -> None:
+    """Rolls drawn by the generator take their losses from the cumulative one-roll table."""
+    from scipy.stats import chisquare
+
+    from risk_env.vector.dice import sample_roll
+    from risk_env.vector.tables import roll_cdf, roll_outcomes
+
+    table = roll_cdf()
+    for (ad, dd), rows in roll_outcomes().items():
+        pairs = min(ad, dd)
+        cum = np.cumsum([sum(p for x, _, p in rows if x == o) for o in range(pairs + 1)])
+        assert np.allclose(table[3 * ad + dd, :pairs], cum[:pairs], atol=1e-15)
+        assert (table[3 * ad + dd, pairs:] == 2.0).all()
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), device=DEVICE, seed=11)
+    n = 30_000
+    for ad, dd in [(3, 2), (2, 2), (1, 2), (3, 1), (1, 1)]:
+        k = torch.full((n,), ad, device=DEVICE)
+        j = torch.full((n,), dd, device=DEVICE)
+        al, dl = (x.cpu() for x in sample_roll(vg, k, j))
+        exact = {(x, y): p for x, y, p in roll_outcomes()[(ad, dd)]}
+        keys = sorted(exact)
+        observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)
+        assert observed.sum() == n  # every sample is one of the exact outcomes
+        assert chisquare(observed, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
+
+
 # ---------------------------------------------------------------- distributions against the reference engine
 
 

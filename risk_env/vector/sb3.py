@@ -16,8 +16,10 @@ holds the last observation of a finished episode, as SB3 expects.
 
 The learner sits in seat ``learner_seat`` (default 0); the turn order is drawn
 per game, so it does not always move first. Opponents: ``"random"`` (a
-uniformly random legal id) or a callable ``(observation (B, D), mask (B, N)) ->
-ids (B,)`` run on the whole batch.
+uniformly random legal id), ``"aggressive"`` (the batched ``aggressive`` baseline,
+:class:`~risk_env.vector.agents.AggressivePolicy`), a callable ``(observation (B, D),
+mask (B, N)) -> ids (B,)`` run on the whole batch, or a list of those: slot ``i``
+then plays against entry ``i % len(list)`` (a fixed mix of opponents).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from ..errors import ConfigError
+from .agents import BATCHED_HEURISTICS, make_policy
 from .env import VectorEnv, VectorStep
 
 __all__ = ["VectorSB3Env", "random_legal", "random_opponent"]
@@ -47,6 +50,18 @@ def random_legal(mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor
     k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(torch.uint8)
     k = torch.minimum(k, total - 1)
     return (counts > k[:, None]).to(torch.uint8).argmax(1)
+
+
+def _mixed(slots: list[torch.Tensor], fns: list[Opponent]) -> Opponent:
+    """An opponent playing ``fns[k]`` in the slots where ``slots[k]`` is True."""
+
+    def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        ids = fns[0](obs, mask)
+        for where, fn in zip(slots[1:], fns[1:], strict=True):
+            ids = torch.where(where, fn(obs, mask), ids)
+        return ids
+
+    return act
 
 
 def random_opponent(generator: torch.Generator) -> Opponent:
@@ -66,7 +81,8 @@ class VectorSB3Env(VecEnv):
         device: the batched engine's device (observations go to SB3 as numpy on the CPU).
         seed: seeds the engine and the random opponent.
         learner_seat: 0..num_players-1.
-        opponent: ``"random"`` or a batched callable (see the module docstring).
+        opponent: ``"random"``, ``"aggressive"``, a batched callable, or a list of those
+            (one per slot, cycling; see the module docstring).
         max_opponent_steps: bound on opponent decisions between two learner decisions
             (a safety net; the turn limit ends every game long before).
         **rules: ``preset=`` / ``rules=`` / rule switches, as :class:`VectorEnv`.
@@ -81,7 +97,7 @@ class VectorSB3Env(VecEnv):
         device: str = "cpu",
         seed: int = 0,
         learner_seat: int = 0,
-        opponent: str | Opponent = "random",
+        opponent: str | Opponent | Sequence[str | Opponent] = "random",
         max_opponent_steps: int = 100_000,
         **rules: Any,
     ) -> None:
@@ -92,12 +108,15 @@ class VectorSB3Env(VecEnv):
         self.learner = learner_seat
         gen = torch.Generator(device=self.venv.device)
         gen.manual_seed(seed + 7919)
-        if opponent == "random":
-            self.opponent: Opponent = random_opponent(gen)
-        elif callable(opponent):
-            self.opponent = opponent
+        entries: list[str | Opponent] = [opponent] if isinstance(opponent, str) or callable(opponent) else list(opponent)
+        if not entries:
+            raise ConfigError("opponent list is empty; give 'random', 'aggressive', a callable or a list of those")
+        fns = [self._make_opponent(e, gen) for e in entries]
+        if len(fns) == 1:
+            self.opponent: Opponent = fns[0]
         else:
-            raise ConfigError(f"opponent must be 'random' or a callable (obs, mask) -> ids, got {opponent!r}")
+            slot = torch.arange(num_envs, device=self.venv.device) % len(fns)
+            self.opponent = _mixed([slot == k for k in range(len(fns))], fns)
         self.max_opponent_steps = max_opponent_steps
         D, N = self.venv.observation_size, self.venv.num_actions
         self.render_mode = None
@@ -105,6 +124,26 @@ class VectorSB3Env(VecEnv):
         self._out: VectorStep | None = None
         self._actions: torch.Tensor | None = None
         self._seat = torch.full((num_envs,), learner_seat, dtype=torch.int64, device=self.venv.device)
+
+    def _make_opponent(self, entry: str | Opponent, gen: torch.Generator) -> Opponent:
+        if isinstance(entry, str):
+            if entry == "random":
+                return random_opponent(gen)
+            if entry in BATCHED_HEURISTICS:
+                policy = make_policy(entry, self.venv.game)
+                venv = self.venv
+
+                def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+                    assert venv.state is not None
+                    return policy(venv.state, mask)
+
+                return act
+        elif callable(entry):
+            return entry
+        raise ConfigError(
+            f"opponent must be 'random', one of the batched heuristics {sorted(BATCHED_HEURISTICS)}, "
+            f"a callable (obs, mask) -> ids, or a list of those; got {entry!r}"
+        )
 
     # ------------------------------------------------------------------ play
     def _play(

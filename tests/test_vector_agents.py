@@ -162,3 +162,36 @@ def test_sb3_adapter_with_a_mix_of_embedded_opponents() -> None:
         VectorSB3Env(4, opponent="balanced", preset="fast")
     with pytest.raises(ConfigError, match="empty"):
         VectorSB3Env(4, opponent=[], preset="fast")
+
+
+def test_sb3_adapter_shaping_telescopes_and_turn_feature() -> None:
+    """With shaping_gamma=1 an episode's shaping sums to -shaping * phi_0 (its first potential);
+    the same seeds and actions with and without shaping play the same games."""
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    kw = dict(device=str(DEVICE), seed=2, opponent="aggressive", map="small", num_players=2, turn_limit=15)
+    plain = VectorSB3Env(8, **kw)
+    shaped = VectorSB3Env(8, shaping=0.5, shaping_gamma=1.0, turn_feature=False, **kw)
+    o1, o2 = plain.reset(), shaped.reset()
+    turn = plain.venv.game._obs_off["turn"]
+    assert np.array_equal(np.delete(o1, turn, 1), np.delete(o2, turn, 1)) and not o2[:, turn].any()
+    phi0 = shaped._phi.cpu().numpy().copy()
+    total = np.zeros(8)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(150):
+        masks = plain.action_masks()
+        assert np.array_equal(masks, shaped.action_masks())
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        plain.step_async(acts)
+        shaped.step_async(acts)
+        _, r1, d1, _ = plain.step_wait()
+        _, r2, d2, _ = shaped.step_wait()
+        assert np.array_equal(d1, d2)
+        total += r2 - r1
+        for i in np.flatnonzero(d1).tolist():
+            assert total[i] == pytest.approx(-0.5 * phi0[i], abs=1e-5)
+            total[i] = 0.0
+            episodes += 1
+        phi0 = np.where(d1, shaped._phi.cpu().numpy(), phi0)
+    assert episodes > 5

@@ -61,6 +61,11 @@ def _argmax(score: torch.Tensor, ok: torch.Tensor) -> torch.Tensor:
     return torch.where(ok, score, _NEG).argmax(1)
 
 
+def _argmax0(score: torch.Tensor, ok: torch.Tensor) -> torch.Tensor:
+    """:func:`_argmax` down the columns of edge-major ``(E, M)`` tensors."""
+    return torch.where(ok, score, _NEG).argmax(0)
+
+
 class AggressivePolicy:
     """The ``aggressive`` baseline for a batch (see the module docstring).
 
@@ -131,123 +136,91 @@ class AggressivePolicy:
     # ------------------------------------------------------------------ the decision
     def __call__(self, s: BatchState, mask: torch.Tensor) -> torch.Tensor:
         g = self.game
-        B = s.batch_size
-        ph, p = s.phase, s.player
-        owner, armies = s.owner, s.armies
-        arm = armies.double()
-        mine = owner == p[:, None]
-        enemy = (owner >= 0) & ~mine
-        hostile = enemy & (owner != g.neutral) if g.neutral >= 0 else enemy
-        threat = (arm * hostile) @ self.adj_t
-        enemy_adj = enemy.double() @ self.adj_t
-        frontier = mine & (enemy_adj > 0)
-        ids = torch.zeros(B, dtype=torch.int64, device=g.device)
-        es, ed = self.e_src, self.e_dst
-        mine_e, enemy_e = mine[:, es], enemy[:, ed]
-        arm_src_e, arm_dst_e = arm[:, es], arm[:, ed]
-        hostile_e = hostile[:, ed].double()
-
-        def base(extra: torch.Tensor) -> torch.Tensor:
-            """strongest_base: the frontier source of the best attack margin (else the first own)."""
-            ok = mine_e & enemy_e
-            margin = arm_src_e + extra[:, None] - 1.0 - arm_dst_e + hostile_e
-            j = _argmax(margin, ok)
-            return torch.where(ok.any(1), es[j], mine.long().argmax(1))
-
-        # ---- claim: next to own territories, in an appealing continent, few enemies around
-        own_nb = mine.double() @ self.adj_t
-        score = own_nb - 0.5 * enemy_adj + self.claim_bonus[None, :]
-        ids = torch.where(ph == CLAIM, _argmax(score, owner < 0), ids)
-        # ---- setup placement: one army on the strongest base; the neutral's between us and them
-        neutral_step = s.setup_step == 2
-        if g.neutral >= 0:
-            score = hostile.double() @ self.adj_t + 0.5 * own_nb
-            nid = _argmax(score, owner == g.neutral)
-        else:
-            nid = ids
-        one = torch.ones(B, dtype=torch.float64, device=g.device)
-        setup_id = torch.where(neutral_step, nid, base(one))
-        ids = torch.where(ph == SETUP_PLACE, setup_id, ids)
-        # ---- reinforce: trade at once, else everything on the strongest base
-        r = ph == REINFORCE
-        if r.any():
-            ids = torch.where(r, self._reinforce(s, mask, base, threat, frontier, mine), ids)
-        # ---- attack
-        a = ph == ATTACK
-        if a.any():
-            ids = torch.where(a, self._attack(s, mask, arm_src_e, arm_dst_e, hostile_e, mine_e, enemy_e, owner), ids)
-        # ---- occupy: the whole stack forward if the conquest borders enemies
-        lo = g._g(armies, s.att_dst)
-        hi = lo + g._g(armies, s.att_src) - 1
-        fwd = g._g(enemy_adj, s.att_dst) > 0
-        back = g._g(enemy_adj, s.att_src) > 0
-        want = torch.where(fwd | ~back, hi, lo)
-        ids = torch.where(ph == OCCUPY, amount_ids(g, lo, hi, want), ids)
-        # ---- fortify
-        f = (ph == FORTIFY).nonzero()[:, 0]
-        if f.numel():
-            ids[f] = self._fortify(s, f, mine[f], enemy[f], frontier[f], threat[f], arm[f])
+        ids = torch.zeros(s.batch_size, dtype=torch.int64, device=g.device)
+        parts: tuple[tuple[int, Callable[[BatchState, torch.Tensor, _Sit], torch.Tensor]], ...] = (
+            (CLAIM, self._claim),
+            (SETUP_PLACE, self._setup),
+            (REINFORCE, self._reinforce),
+            (ATTACK, self._attack),
+            (OCCUPY, self._occupy),
+            (FORTIFY, self._fortify),
+        )
+        for phase, decide in parts:  # each phase on the sub-batch of games in it
+            idx = (s.phase == phase).nonzero()[:, 0]
+            if idx.numel():
+                sub = BatchState(**{k: v[idx] for k, v in s.fields().items()})
+                ids[idx] = decide(sub, mask[idx], _Sit(self, sub))
         # a plan that no longer fits the pending selection (never on positions the policy made): the first legal id
         legal = mask.gather(1, ids[:, None])[:, 0]
         return torch.where(legal, ids, mask.long().argmax(1))
 
-    def _reinforce(
-        self,
-        s: BatchState,
-        mask: torch.Tensor,
-        base: Callable[[torch.Tensor], torch.Tensor],
-        threat: torch.Tensor,
-        frontier: torch.Tensor,
-        mine: torch.Tensor,
-    ) -> torch.Tensor:
+    def _base(self, sit: _Sit, extra: torch.Tensor) -> torch.Tensor:
+        """strongest_base: the frontier source of the best attack margin (else the first own territory)."""
+        e = sit.edges()
+        ok = e.mine_src & e.enemy_dst
+        margin = e.arm_src + extra[None, :] - 1.0 - e.arm_dst + e.hostile_dst  # (E, M)
+        j = _argmax0(margin, ok)
+        return torch.where(ok.any(0), self.e_src[j], sit.mine.long().argmax(1))
+
+    def _claim(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        """Next to own territories, in an appealing continent, few enemies around."""
+        score = sit.own_nb() - 0.5 * sit.enemy_adj + self.claim_bonus[None, :]
+        return _argmax(score, s.owner < 0)
+
+    def _setup(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        """One army on the strongest base; the neutral's between the opponent and us."""
+        g = self.game
+        own = self._base(sit, torch.ones(s.batch_size, dtype=sit.arm.dtype, device=g.device))
+        if g.neutral < 0:
+            return own
+        score = sit.hostile.to(sit.arm.dtype) @ self.adj_t + 0.5 * sit.own_nb()
+        return torch.where(s.setup_step == 2, _argmax(score, s.owner == g.neutral), own)
+
+    def _reinforce(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        """Trade at once, else everything on the strongest base."""
         g = self.game
         ss, st = s.sel_src, s.sel_trade
         place = torch.where(
-            ss >= 0, amount_ids(g, torch.ones_like(s.to_place), s.to_place, s.to_place), base(s.to_place.double())
+            ss >= 0,
+            amount_ids(g, torch.ones_like(s.to_place), s.to_place, s.to_place),
+            self._base(sit, s.to_place.to(sit.arm.dtype)),
         )
         if not g.NC:
             return place
         # a pending trade asks for the +2 bonus territory: the most threatened option (then the frontier)
         T = g.T
         opts = bonus_options(g, s, st.clamp(min=0))[:, :T]
-        bonus = _argmax(threat + 5.0 * frontier.double(), opts)
+        bonus = _argmax(sit.threat + 5.0 * sit.frontier.to(sit.arm.dtype), opts)
         # the set: 2 more for a +2 bonus on offer, 0.5 less per wild (every set has the same value)
         Tc = min(T, g.NC)
-        shown = torch.zeros_like(s.card_loc, dtype=torch.float64)
-        shown[:, :Tc] = ((s.card_loc[:, :Tc] == s.player[:, None]) & mine[:, :Tc]).double()
-        has_opt = ((shown @ self.sym_1h) > 0).double() @ self.need_any > 0  # (B, 13)
+        shown = torch.zeros_like(s.card_loc, dtype=sit.arm.dtype)
+        shown[:, :Tc] = ((s.card_loc[:, :Tc] == s.player[:, None]) & sit.mine[:, :Tc]).to(sit.arm.dtype)
+        has_opt = ((shown @ self.sym_1h) > 0).to(sit.arm.dtype) @ self.need_any > 0  # (M, 13)
         has_opt &= ~s.bonus_used[:, None]
         trades = mask[:, g.A_TRADE : g.A_TRADE + 13]
-        score = 2.0 * has_opt.double() - self.wild_cost[None, :]
+        score = 2.0 * has_opt.to(sit.arm.dtype) - self.wild_cost[None, :]
         comp = _argmax(score, trades)
         out = torch.where(trades.any(1) & (ss < 0), g.A_TRADE + comp, place)
         return torch.where(st >= 0, bonus, out)
 
-    def _attack(
-        self,
-        s: BatchState,
-        mask: torch.Tensor,
-        arm_src_e: torch.Tensor,
-        arm_dst_e: torch.Tensor,
-        hostile_e: torch.Tensor,
-        mine_e: torch.Tensor,
-        enemy_e: torch.Tensor,
-        owner: torch.Tensor,
-    ) -> torch.Tensor:
+    def _attack(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        """Most dice where the rolling armies outnumber the defenders by the largest margin."""
         g = self.game
         es, ed = self.e_src, self.e_dst
         ss, sd = s.sel_src, s.sel_dst
-        att = arm_src_e - 1.0
-        ok = mine_e & (arm_src_e >= 2) & enemy_e & (att > arm_dst_e)
-        ok &= (ss < 0)[:, None] | (es[None, :] == ss[:, None])  # a pending source: its own targets
-        # players close to elimination are worth more: 1 / their territories
-        n_terr = torch.zeros(s.batch_size, g.num_seats + 1, dtype=torch.float64, device=g.device)
-        n_terr.scatter_add_(1, torch.where(owner >= 0, owner, g.num_seats), torch.ones_like(owner, dtype=torch.float64))
-        terr_dst = n_terr.gather(1, owner[:, ed].clamp(min=0))
-        weak = torch.where(hostile_e > 0, 1.0 / torch.clamp(terr_dst, min=1.0), 0.0)
-        score = (att - arm_dst_e) + 0.5 * hostile_e + 3.0 * weak
-        j = _argmax(score, ok)
-        any_ok = ok.any(1)
+        e = sit.edges()
+        # players close to elimination are worth more: 3 / their territories, per target territory
+        owner = s.owner
+        n_terr = torch.zeros(s.batch_size, g.num_seats + 1, dtype=sit.arm.dtype, device=g.device)
+        n_terr.scatter_add_(1, torch.where(owner >= 0, owner, g.num_seats), torch.ones_like(sit.arm))
+        weak3 = 3.0 * torch.where(sit.hostile, 1.0 / n_terr.gather(1, owner.clamp(min=0)).clamp(min=1.0), 0.0)
+        att = e.arm_src - 1.0  # (E, M) edge-major
+        ok = e.mine_src & (e.arm_src >= 2) & e.enemy_dst & (att > e.arm_dst)
+        ok &= (ss < 0)[None, :] | (es[:, None] == ss[None, :])  # a pending source: its own targets
+        # (a - d) + 0.5 hostile is exact; the one rounding is adding the fraction, as the scalar agent does
+        score = (att - e.arm_dst) + 0.5 * e.hostile_dst + weak3.T.contiguous().index_select(0, ed)
+        j = _argmax0(score, ok)
+        any_ok = ok.any(0)
         src, dst = es[j], ed[j]
         dice = torch.clamp(g._g(s.armies, torch.where(ss >= 0, ss, src)) - 1, max=3)
         roll = g.A_DICE + dice - 1
@@ -255,27 +228,28 @@ class AggressivePolicy:
         top = torch.where(any_ok, torch.where(again, roll, src), g.A_END)
         return torch.where(ss < 0, top, torch.where(sd < 0, dst, roll))
 
-    def _fortify(
-        self,
-        s: BatchState,
-        f: torch.Tensor,
-        mine: torch.Tensor,
-        enemy: torch.Tensor,
-        frontier: torch.Tensor,
-        threat: torch.Tensor,
-        arm: torch.Tensor,
-    ) -> torch.Tensor:
-        """Ids for the games ``f`` (in the fortify phase); the other arguments are already rows ``f``."""
+    def _occupy(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        """The whole stack forward if the conquest borders enemies (or the source borders none)."""
+        g = self.game
+        lo = g._g(s.armies, s.att_dst)
+        hi = lo + g._g(s.armies, s.att_src) - 1
+        fwd = g._g(sit.enemy_adj, s.att_dst) > 0
+        back = g._g(sit.enemy_adj, s.att_src) > 0
+        return amount_ids(g, lo, hi, torch.where(fwd | ~back, hi, lo))
+
+    def _fortify(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        """The largest idle stack towards the front, else a rebalance between frontier territories."""
         g = self.game
         T = g.T
-        M = f.numel()
+        M = s.batch_size
         dev = g.device
-        armies = s.armies[f]
-        ss, sd = s.sel_src[f], s.sel_dst[f]
+        armies, arm = s.armies, sit.arm
+        mine, frontier, threat = sit.mine, sit.frontier, sit.threat
+        ss, sd = s.sel_src, s.sel_dst
         # distance to the nearest enemy territory (0 there; T when none is reachable)
-        dist = torch.where(enemy, 0, T)
+        dist = torch.where(sit.enemy, 0, T)
         for k in range(self.diameter):
-            near = ((dist == k).double() @ self.adj_t) > 0
+            near = ((dist == k).to(arm.dtype) @ self.adj_t) > 0
             dist = torch.where(near & (dist == T), k + 1, dist)
         # the largest idle stacks (4 at most), each towards a reachable own territory nearer the front
         idle = mine & (armies >= 2) & ~frontier
@@ -284,7 +258,7 @@ class AggressivePolicy:
         found = torch.zeros(M, dtype=torch.bool, device=dev)
         src = torch.zeros(M, dtype=torch.int64, device=dev)
         dst = torch.zeros(M, dtype=torch.int64, device=dev)
-        score = -dist.double() * 100.0 + threat - arm * 0.1
+        score = -dist.to(arm.dtype) * 100.0 + threat - arm * 0.1
         for k in range(order.shape[1]):
             t = order[:, k]
             ok_t = key.gather(1, t[:, None])[:, 0] >= 0
@@ -321,6 +295,49 @@ class AggressivePolicy:
         src_armies = g._g(armies, ss)
         amount = amount_ids(g, torch.ones_like(src_armies), src_armies - 1, torch.where(same, count, 1))
         return torch.where(ss < 0, top, torch.where(sd < 0, dst, amount))
+
+
+class _Edges:
+    """Per-edge facts of a sub-batch, edge-major (``(E, M)``: each row one border, copied whole):
+    the source's and target's sides and armies."""
+
+    def __init__(self, policy: AggressivePolicy, sit: _Sit) -> None:
+        es, ed = policy.e_src, policy.e_dst
+        mine, enemy, arm = sit.mine.T.contiguous(), sit.enemy.T.contiguous(), sit.arm.T.contiguous()
+        self.mine_src = mine.index_select(0, es)
+        self.enemy_dst = enemy.index_select(0, ed)
+        self.arm_src = arm.index_select(0, es)
+        self.arm_dst = arm.index_select(0, ed)
+        self.hostile_dst = sit.hostile.T.contiguous().index_select(0, ed).to(sit.arm.dtype)
+
+
+class _Sit:
+    """The position from the seat to act, per game of a sub-batch (the scalar agents' ``Situation``).
+
+    Scores are float64, as the scalar agents compute them (sums of small integers and
+    simple fractions, exact or rounded alike), so both break no tie differently.
+    """
+
+    def __init__(self, policy: AggressivePolicy, s: BatchState) -> None:
+        g = policy.game
+        self.policy = policy
+        owner = s.owner
+        self.arm = s.armies.double()
+        self.mine = owner == s.player[:, None]
+        self.enemy = (owner >= 0) & ~self.mine
+        self.hostile = self.enemy & (owner != g.neutral) if g.neutral >= 0 else self.enemy
+        self.threat = (self.arm * self.hostile) @ policy.adj_t  # hostile armies next to each territory
+        self.enemy_adj = self.enemy.double() @ policy.adj_t  # enemy territories next to each
+        self.frontier = self.mine & (self.enemy_adj > 0)
+        self._edges: _Edges | None = None
+
+    def edges(self) -> _Edges:
+        if self._edges is None:
+            self._edges = _Edges(self.policy, self)
+        return self._edges
+
+    def own_nb(self) -> torch.Tensor:
+        return self.mine.double() @ self.policy.adj_t
 
 
 def make_policy(name: str, game: VectorGame) -> AggressivePolicy:

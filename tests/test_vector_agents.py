@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -169,10 +170,10 @@ def test_sb3_adapter_shaping_telescopes_and_turn_feature() -> None:
     the same seeds and actions with and without shaping play the same games."""
     from risk_env.vector.sb3 import VectorSB3Env
 
-    kw = dict(device=str(DEVICE), seed=2, opponent="aggressive", map="small", num_players=2, turn_limit=15)
+    kw: dict[str, Any] = dict(device=str(DEVICE), seed=2, opponent="aggressive", map="small", num_players=2, turn_limit=15)
     plain = VectorSB3Env(8, **kw)
     shaped = VectorSB3Env(8, shaping=0.5, shaping_gamma=1.0, turn_feature=False, **kw)
-    o1, o2 = plain.reset(), shaped.reset()
+    o1, o2 = np.asarray(plain.reset()), np.asarray(shaped.reset())
     turn = plain.venv.game._obs_off["turn"]
     assert np.array_equal(np.delete(o1, turn, 1), np.delete(o2, turn, 1)) and not o2[:, turn].any()
     phi0 = shaped._phi.cpu().numpy().copy()

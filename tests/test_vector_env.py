@@ -111,6 +111,34 @@ def test_seeded_runs_repeat_and_inactive_slots_stay() -> None:
         assert torch.equal(t[~active], getattr(before, name)[~active]), name
 
 
+def test_sparse_active_steps_run_compacted_and_stay_consistent() -> None:
+    """A step with few active slots runs on those slots alone: its outputs are those of the new
+    positions, the other slots keep theirs, and auto-reset still happens."""
+    env = VectorEnv(32, seed=3, map="small", num_players=3, turn_limit=3, final_observation=True)
+    g = env.game
+    gen = torch.Generator().manual_seed(1)
+    out = env.reset()
+    resets = compact = 0
+    for t in range(1500):
+        k = 2 + t % 12  # 2..13 active slots: compacted up to 8 (a quarter of 32), the full path above
+        active = torch.zeros(32, dtype=torch.bool)
+        active[torch.randperm(32, generator=gen)[:k]] = True
+        before = _state(env).clone()
+        prev = out
+        out = env.step(_pick(out.action_mask, gen), active=active)
+        compact += int(k <= 8)
+        s = _state(env)
+        assert torch.equal(out.observation, g.observe(s)) and torch.equal(out.action_mask, g.action_mask(s))
+        assert torch.equal(out.current_player, s.player)
+        for name, x in s.fields().items():
+            assert torch.equal(x[~active], getattr(before, name)[~active]), name
+        assert torch.equal(out.observation[~active], prev.observation[~active])
+        assert not out.rewards[~active].any() and not out.autoreset[~active].any()
+        assert out.final_observation is not None
+        resets += int(out.autoreset.sum())
+    assert resets > 5 and compact > 800
+
+
 def test_autoreset_reports_the_finished_game() -> None:
     env = VectorEnv(16, seed=5, map="small", num_players=2, turn_limit=8, final_observation=True)
     gen = torch.Generator().manual_seed(1)

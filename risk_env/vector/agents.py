@@ -134,7 +134,9 @@ class AggressivePolicy:
         return best
 
     # ------------------------------------------------------------------ the decision
-    def __call__(self, s: BatchState, mask: torch.Tensor) -> torch.Tensor:
+    def __call__(self, s: BatchState, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
+        """int64 ``(B,)`` ids; with bool ``active`` ``(B,)``, only those games are decided (the others get
+        their first legal id, or 0)."""
         g = self.game
         ids = torch.zeros(s.batch_size, dtype=torch.int64, device=g.device)
         parts: tuple[tuple[int, Callable[[BatchState, torch.Tensor, _Sit], torch.Tensor]], ...] = (
@@ -146,7 +148,8 @@ class AggressivePolicy:
             (FORTIFY, self._fortify),
         )
         for phase, decide in parts:  # each phase on the sub-batch of games in it
-            idx = (s.phase == phase).nonzero()[:, 0]
+            here = s.phase == phase
+            idx = (here if active is None else here & active).nonzero()[:, 0]
             if idx.numel():
                 sub = BatchState(**{k: v[idx] for k, v in s.fields().items()})
                 ids[idx] = decide(sub, mask[idx], _Sit(self, sub))

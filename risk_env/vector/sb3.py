@@ -146,6 +146,7 @@ class VectorSB3Env(VecEnv):
         self._actions: torch.Tensor | None = None
         self._seat = torch.full((num_envs,), learner_seat, dtype=torch.int64, device=self.venv.device)
         self._phi = torch.zeros(num_envs, dtype=torch.float64, device=self.venv.device)
+        self._waiting: torch.Tensor | None = None  # slots whose opponents are to move (for the opponents)
         self._turn_col = self.venv.game._obs_off["turn"]
 
     def _potential(self) -> torch.Tensor:
@@ -172,7 +173,7 @@ class VectorSB3Env(VecEnv):
 
                 def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
                     assert venv.state is not None
-                    return policy(venv.state, mask)
+                    return policy(venv.state, mask, self._waiting)  # the slots waiting for an opponent only
 
                 return act
         elif callable(entry):
@@ -214,6 +215,7 @@ class VectorSB3Env(VecEnv):
             waiting = out.current_player != self.learner
             if not bool(waiting.any()):
                 return out
+            self._waiting = waiting
             out = self._play(self.opponent(out.observation, out.action_mask), waiting, reward, done, trunc)
         raise RuntimeError(f"opponents made {self.max_opponent_steps} decisions without the learner's turn coming")
 

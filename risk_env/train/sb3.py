@@ -124,6 +124,11 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
     """The vectorized training envs of ``cfg`` (seeded from ``cfg.seed``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if cfg.env.backend == "vector":
+        from ..vector.sb3 import build_train_env
+
+        return build_train_env(cfg)
+
     sp = cfg.opponents.self_play
     pool_kwargs = dict(
         baselines=list(cfg.opponents.baselines),

@@ -50,11 +50,20 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     p = s.player
     me = p if seat is None else seat
     o = game._obs_off
-    out = torch.empty(B, game.obs_size, device=game.device)
     # slot of each owner as seen from `me`: the rotation table row of `me`, owner -1 reads column 0
     rel = game._rot_tab.index_select(0, me).gather(1, s.owner + 1)  # (B, T); S marks unclaimed
     claimed = rel < S
     relc = rel.clamp(max=S - 1)
+    # continent x slot counts, territories and armies per slot, side by side in one flat row
+    CS = C * S
+    ones = claimed.long()
+    cnt = torch.zeros(B, CS + 2 * S, dtype=torch.int64, device=game.device)
+    cnt.scatter_add_(1, game._cont_col[None, :] + relc, ones)
+    cnt.scatter_add_(1, CS + relc, ones)
+    cnt.scatter_add_(1, CS + S + relc, s.armies)  # (unclaimed territories hold no armies)
+    # (the output is allocated after the temporaries above: in the other order glibc's allocator
+    # hands back fresh pages every call at large batches, measured as ~1,000 page faults a step)
+    out = torch.empty(B, game.obs_size, device=game.device)
     # owner one-hot: ones added into zeros (an unclaimed territory adds a zero)
     head = out[:, : o["selected"] + 2 * T]
     head.zero_()
@@ -66,13 +75,6 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     dst = torch.where(last, s.att_dst, s.sel_dst)
     pick = torch.stack([src, dst], dim=1)  # (a missing one adds a zero where its clamped index points)
     head.scatter_add_(1, game._sel_col + 2 * pick.clamp(min=0), (pick >= 0).view(torch.uint8).to(out.dtype))
-    # continent x slot counts, territories and armies per slot, side by side in one flat row
-    CS = C * S
-    ones = claimed.long()
-    cnt = torch.zeros(B, CS + 2 * S, dtype=torch.int64, device=game.device)
-    cnt.scatter_add_(1, game._cont_col[None, :] + relc, ones)
-    cnt.scatter_add_(1, CS + relc, ones)
-    cnt.scatter_add_(1, CS + S + relc, s.armies)  # (unclaimed territories hold no armies)
     w = o["continent_share"]
     torch.div(cnt[:, :CS], game._cont_size_cs, out=out[:, w : w + CS])
     torch.div(cnt[:, CS : CS + S], game._cT, out=out[:, o["territories"] : o["territories"] + S])

@@ -149,7 +149,8 @@ class VectorGame:
         self._base4 = torch.tensor([1, 4, 16, 64], device=dev)
         codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
         comp = self.tab.comp.cpu().numpy()
-        self._comp_lut = torch.as_tensor((comp[None, :, :] <= codes[:, None, :]).all(2), device=dev)
+        lut = (comp[None, :, :] <= codes[:, None, :]).all(2)
+        self._comp_lut = torch.as_tensor(np.concatenate([lut, np.zeros((1, 13), dtype=bool)]), device=dev)  # row 256: none
         self._owner_base = torch.arange(T, device=dev) * S
         self._ones_cache: dict[int, torch.Tensor] = {}
         # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed)

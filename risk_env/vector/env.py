@@ -34,6 +34,7 @@ import torch
 from ..errors import ConfigError, IllegalActionError
 from ..rules.config import RulesConfig
 from .engine import BatchState, VectorGame
+from .observe import hand_symbols
 
 __all__ = ["VectorEnv", "VectorStep"]
 
@@ -208,10 +209,11 @@ class VectorEnv:
             di = done.nonzero()[:, 0]
             sub.put(di, self._fresh(int(di.numel())))
         s.put(idx, sub)
+        hand = hand_symbols(g, sub, sub.player) if g.NC else None
         obs = self._obs.clone()
-        obs[idx] = g.observe(sub)
+        obs[idx] = g.observe(sub, hand=hand)
         mask = self._mask.clone()
-        mask[idx] = g.action_mask(sub)
+        mask[idx] = g.action_mask(sub, hand)
         self._obs, self._mask = obs, mask
         rewards = torch.zeros(B, self.num_players, device=dev)
         rewards[idx] = rew
@@ -268,8 +270,9 @@ class VectorEnv:
     ) -> VectorStep:
         s = self.state
         assert s is not None
-        self._mask = self.game.action_mask(s)
-        self._obs = self.game.observe(s)
+        hand = hand_symbols(self.game, s, s.player) if self.game.NC else None
+        self._mask = self.game.action_mask(s, hand)
+        self._obs = self.game.observe(s, hand=hand)
         return VectorStep(
             observation=self._obs,
             action_mask=self._mask,

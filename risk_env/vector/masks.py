@@ -22,8 +22,11 @@ __all__ = ["action_mask", "bonus_options", "pick_cards"]
 _NEVER = 1 << 30  # a threshold or owner id no game reaches
 
 
-def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
-    """bool ``(B, N)``: the ids ``ActionCodec.mask`` allows for the seat to act (all False after the game)."""
+def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = None) -> torch.Tensor:
+    """bool ``(B, N)``: the ids ``ActionCodec.mask`` allows for the seat to act (all False after the game).
+
+    ``hand``: optional :func:`risk_env.vector.observe.hand_symbols` of the seat to act (saves counting it twice).
+    """
     tab = game.tab
     T = game.T
     ph = s.phase
@@ -79,10 +82,14 @@ def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
     parts = [terr, amount, dice, blitz]
     if game.NC:
         can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
-        trade = game._false13.expand(s.batch_size, 13).clone()
-        ti = can_trade.nonzero()[:, 0]
-        if ti.numel():
-            trade[ti] = game._comp_lut[_hand_sym_counts(game, s, ti).clamp(max=3) @ game._base4]
+        if hand is None:
+            trade = game._false13.expand(s.batch_size, 13).clone()
+            ti = can_trade.nonzero()[:, 0]
+            if ti.numel():
+                trade[ti] = game._comp_lut[_hand_sym_counts(game, s, ti).clamp(max=3) @ game._base4]
+        else:  # the hand's symbol counts are known: one table row per game (row 256: no trade)
+            code = torch.where(can_trade, hand[:, :4].clamp(max=3) @ game._base4, 256)
+            trade = game._comp_lut.index_select(0, code)
         parts.append(trade)
     end = (ph == ATTACK) | (ph == FORTIFY)
     parts.append(end[:, None])

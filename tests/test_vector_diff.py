@@ -18,6 +18,7 @@ import torch
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, ObservationEncoder, Phase, RulesConfig
 from risk_env.envs.codec import Selection
 from risk_env.vector import Chance, VectorGame
+from risk_env.vector.observe import hand_symbols
 
 # RISK_ENV_TEST_DEVICE=cuda runs the batched engine of these tests on a GPU (the reference stays on the CPU)
 DEVICE = torch.device(os.environ.get("RISK_ENV_TEST_DEVICE", "cpu"))
@@ -95,8 +96,10 @@ def run_differential(
     phases_seen: set[int] = set()
     end_id = codec.end
     for t in range(steps):
-        masks = vg.action_mask(vs).cpu().numpy()
-        obs = vg.observe(vs).cpu().numpy()
+        # every other step with the hand's symbol counts given (as VectorEnv does), else counted inside
+        hand = hand_symbols(vg, vs, vs.player) if vg.NC and t % 2 else None
+        masks = vg.action_mask(vs, hand).cpu().numpy()
+        obs = vg.observe(vs, hand=hand).cpu().numpy()
         actions = np.zeros(batch, dtype=np.int64)
         tapes: list[list[int]] = []
         cards = np.full(batch, -1, dtype=np.int64)

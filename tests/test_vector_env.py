@@ -111,6 +111,34 @@ def test_seeded_runs_repeat_and_inactive_slots_stay() -> None:
         assert torch.equal(t[~active], getattr(before, name)[~active]), name
 
 
+def test_sparse_active_steps_run_compacted_and_stay_consistent() -> None:
+    """A step with few active slots runs on those slots alone: its outputs are those of the new
+    positions, the other slots keep theirs, and auto-reset still happens."""
+    env = VectorEnv(32, seed=3, map="small", num_players=3, turn_limit=3, final_observation=True)
+    g = env.game
+    gen = torch.Generator().manual_seed(1)
+    out = env.reset()
+    resets = compact = 0
+    for t in range(1500):
+        k = 2 + t % 12  # 2..13 active slots: compacted up to 8 (a quarter of 32), the full path above
+        active = torch.zeros(32, dtype=torch.bool)
+        active[torch.randperm(32, generator=gen)[:k]] = True
+        before = _state(env).clone()
+        prev = out
+        out = env.step(_pick(out.action_mask, gen), active=active)
+        compact += int(k <= 8)
+        s = _state(env)
+        assert torch.equal(out.observation, g.observe(s)) and torch.equal(out.action_mask, g.action_mask(s))
+        assert torch.equal(out.current_player, s.player)
+        for name, x in s.fields().items():
+            assert torch.equal(x[~active], getattr(before, name)[~active]), name
+        assert torch.equal(out.observation[~active], prev.observation[~active])
+        assert not out.rewards[~active].any() and not out.autoreset[~active].any()
+        assert out.final_observation is not None
+        resets += int(out.autoreset.sum())
+    assert resets > 5 and compact > 800
+
+
 def test_autoreset_reports_the_finished_game() -> None:
     env = VectorEnv(16, seed=5, map="small", num_players=2, turn_limit=8, final_observation=True)
     gen = torch.Generator().manual_seed(1)
@@ -229,6 +257,32 @@ def test_single_rolls_have_the_exact_distribution() -> None:
         keys = sorted(exact)
         observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)
         assert observed.sum() == n
+        assert chisquare(observed, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
+
+
+def test_sampled_single_rolls_have_the_exact_distribution() -> None:
+    """Rolls drawn by the generator take their losses from the cumulative one-roll table."""
+    from scipy.stats import chisquare
+
+    from risk_env.vector.dice import sample_roll
+    from risk_env.vector.tables import roll_cdf, roll_outcomes
+
+    table = roll_cdf()
+    for (ad, dd), rows in roll_outcomes().items():
+        pairs = min(ad, dd)
+        cum = np.cumsum([sum(p for x, _, p in rows if x == o) for o in range(pairs + 1)])
+        assert np.allclose(table[3 * ad + dd, :pairs], cum[:pairs], atol=1e-15)
+        assert (table[3 * ad + dd, pairs:] == 2.0).all()
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="random"), device=DEVICE, seed=11)
+    n = 30_000
+    for ad, dd in [(3, 2), (2, 2), (1, 2), (3, 1), (1, 1)]:
+        k = torch.full((n,), ad, device=DEVICE)
+        j = torch.full((n,), dd, device=DEVICE)
+        al, dl = (x.cpu() for x in sample_roll(vg, k, j))
+        exact = {(x, y): p for x, y, p in roll_outcomes()[(ad, dd)]}
+        keys = sorted(exact)
+        observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)
+        assert observed.sum() == n  # every sample is one of the exact outcomes
         assert chisquare(observed, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
 
 

@@ -69,6 +69,12 @@ class EnvSection(_Section):
     )
     max_turn_steps: int | None = Field(None, ge=1, description="learner decisions per turn before a stalled loss (null: no cap)")
     invalid_action: Literal["random", "penalty", "raise"] = "random"
+    backend: Literal["reference", "vector"] = Field(
+        "reference",
+        description="'vector': the batched torch engine (risk_env.vector; flat observation, mlp policy, "
+        "random/aggressive opponents, no self-play); see docs/vector.md",
+    )
+    vector_device: str = Field("cpu", description="torch device of the batched engine (backend: vector)")
 
 
 class PPOSection(_Section):

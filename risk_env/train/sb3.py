@@ -155,6 +155,11 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
     :class:`~risk_env.train.teacher.TrainingEnvWrapper` (with the kickstart teacher when enabled)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if cfg.env.backend == "vector":
+        from ..vector.sb3 import build_train_env
+
+        return build_train_env(cfg)
+
     sp = cfg.opponents.self_play
     pool_kwargs = dict(
         baselines=list(cfg.opponents.baselines),

@@ -126,16 +126,22 @@ class VectorGame:
             ("turn", 1),
         ]  # fmt: skip
         self.obs_size = sum(s for _, s in self.obs_blocks)
+        self._obs_off: dict[str, int] = {}
+        off = 0
+        for name, size in self.obs_blocks:
+            self._obs_off[name] = off
+            off += size
         dev = self.device
         self._ar_n = torch.arange(n, device=dev)
         self._ar_T = torch.arange(T, device=dev)
         self._ar_K = torch.arange(K, device=dev)
-        self._eye8 = torch.eye(8, device=dev)
         self._ar_S = torch.arange(S, device=dev)
         self._ar_13 = torch.arange(13, device=dev)
         self._false13 = torch.zeros((1, 13), dtype=torch.bool, device=dev)
         self._ar3 = torch.arange(3, device=dev)
-        self._deg = self.tab.adj_f.sum(0)
+        self._adj_bf16 = self.tab.adj_f.to(torch.bfloat16)
+        # adjacency rows with an all-False row T (for games not choosing a target)
+        self._adj_x = torch.cat([self.tab.adj, torch.zeros((1, T), dtype=torch.bool, device=dev)])
         self._ar2 = torch.arange(2, device=dev)
         self._ar5 = torch.arange(5, device=dev)
         self._ar_NC = torch.arange(max(self.NC, 1), device=dev)
@@ -143,11 +149,10 @@ class VectorGame:
         self._base4 = torch.tensor([1, 4, 16, 64], device=dev)
         codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
         comp = self.tab.comp.cpu().numpy()
-        self._comp_lut = torch.as_tensor((comp[None, :, :] <= codes[:, None, :]).all(2), device=dev)
+        lut = (comp[None, :, :] <= codes[:, None, :]).all(2)
+        self._comp_lut = torch.as_tensor(np.concatenate([lut, np.zeros((1, 13), dtype=bool)]), device=dev)  # row 256: none
         self._owner_base = torch.arange(T, device=dev) * S
-        self._cont_base = torch.as_tensor(self.game.map.territory_continent * (S + 1), device=dev)
         self._ones_cache: dict[int, torch.Tensor] = {}
-        self._zeros_f = torch.zeros((1, 1), device=dev)
         # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed)
         W = self.num_seats + 1
         rot_tab = np.full((n, W), S, dtype=np.int64)
@@ -157,15 +162,18 @@ class VectorGame:
             if self.neutral >= 0:
                 rot_tab[me, self.neutral + 1] = n
         self._rot_tab = torch.as_tensor(rot_tab, device=dev)
-        # card location (-2..seats, shifted by 2) x symbol -> one counter per game
-        self._loc_sym = 10 + self.tab.card_sym
+        # observation: each territory's continent row in the (continent, slot) counts, continent sizes per column
+        self._cont_col = torch.as_tensor(self.game.map.territory_continent * S, device=dev)
+        self._cont_size_cs = self.tab.cont_size.float().repeat_interleave(S)
+        self._sel_col = torch.tensor([[T * S + T, T * S + T + 1]], device=dev)
+        self._rot_seats = torch.as_tensor(np.array([[(me + k) % n for k in range(n)] for me in range(n)]), device=dev)
+        self._ar_8 = torch.arange(8, device=dev)
 
         def c(x: float) -> torch.Tensor:
             return torch.tensor(x, dtype=torch.float32, device=dev)
 
         self._c3, self._c5, self._c10 = c(3.0), c(5.0), c(10.0)
         self._cT, self._c10T, self._c_limit = c(float(T)), c(10.0 * T), c(float(cfg.turn_limit))
-        self._cont_size_f = self.tab.cont_size.float()
 
     # ------------------------------------------------------------------ creation
     # (functions of other modules bound as methods: no wrapper call per use)
@@ -265,10 +273,9 @@ class VectorGame:
         s.att_src = torch.where(m, -1, s.att_src)
         s.att_dst = torch.where(m, -1, s.att_dst)
         s.att_dice = torch.where(m, 0, s.att_dice)
-        if self.NC:
-            s.forced = torch.where(m, self._hand_count(s, s.player) >= 5, s.forced)
-        else:
-            s.forced &= keep
+        s.forced &= keep
+        if self.NC:  # a forced trade at 5+ cards, for the games starting a turn
+            s.forced[idx] = (s.card_loc[idx] == s.player[idx, None]).sum(1) >= 5
 
     def _start_game(self, s: BatchState, m: torch.Tensor) -> None:
         s.turn = torch.where(m, 0, s.turn)

@@ -34,6 +34,7 @@ import torch
 from ..errors import ConfigError, IllegalActionError
 from ..rules.config import RulesConfig
 from .engine import BatchState, VectorGame
+from .observe import hand_symbols
 
 __all__ = ["VectorEnv", "VectorStep"]
 
@@ -112,6 +113,9 @@ class VectorEnv:
         self.keep_final = final_observation
         self.state: BatchState | None = None
         self._mask: torch.Tensor | None = None
+        self._obs: torch.Tensor | None = None
+        # a step with at most this share of the slots active runs on those slots only (0: never)
+        self.compact_share = 0.25
         # new games for auto-reset come from a pool generated in batches (fewer small calls)
         self._pool: BatchState | None = None
         self._pool_pos = 0
@@ -166,6 +170,11 @@ class VectorEnv:
                 )
         g = self.game
         s = self.state
+        if active is not None and self._obs is not None:
+            act = active.to(self.device)
+            idx = act.nonzero()[:, 0]
+            if 0 < idx.numel() <= self.compact_share * self.num_envs:
+                return self._step_rows(idx, a, final_seat)
         info = g.step(s, a, active=active)
         rewards = info.eliminated.float().neg()
         wi = info.won.nonzero()[:, 0]
@@ -177,6 +186,50 @@ class VectorEnv:
             idx = done.nonzero()[:, 0]
             s.put(idx, self._fresh(int(idx.numel())))
         return self._output(rewards, info.won, info.truncated, done, final)
+
+    def _step_rows(self, idx: torch.Tensor, a: torch.Tensor, final_seat: torch.Tensor | None) -> VectorStep:
+        """:meth:`step` of the few active slots ``idx`` only: their games are gathered into a small
+        batch, stepped (auto-reset included), observed and put back; the other slots' outputs are
+        the previous step's. (Same rules and outputs; the generator's draws come in another order.)"""
+        g, s = self.game, self.state
+        assert s is not None and self._obs is not None and self._mask is not None
+        B, dev = self.num_envs, self.device
+        sub = BatchState(**{k: v[idx] for k, v in s.fields().items()})
+        info = g.step(sub, a[idx])
+        rew = info.eliminated.float().neg()
+        wi = info.won.nonzero()[:, 0]
+        if wi.numel():
+            rew[wi, sub.winner[wi]] = 1.0
+        done = info.won | info.truncated
+        final = None
+        if final_seat is not None or self.keep_final:
+            final = torch.zeros(B, self.observation_size, device=dev)
+            final[idx] = g.observe(sub, final_seat.to(dev)[idx]) if final_seat is not None else g.observe(sub)
+        if bool(done.any()):
+            di = done.nonzero()[:, 0]
+            sub.put(di, self._fresh(int(di.numel())))
+        s.put(idx, sub)
+        hand = hand_symbols(g, sub, sub.player) if g.NC else None
+        obs = self._obs.clone()
+        obs[idx] = g.observe(sub, hand=hand)
+        mask = self._mask.clone()
+        mask[idx] = g.action_mask(sub, hand)
+        self._obs, self._mask = obs, mask
+        rewards = torch.zeros(B, self.num_players, device=dev)
+        rewards[idx] = rew
+        zeros = torch.zeros(B, dtype=torch.bool, device=dev)
+        won, trunc, reset = zeros.clone(), zeros.clone(), zeros.clone()
+        won[idx], trunc[idx], reset[idx] = info.won, info.truncated, done
+        return VectorStep(
+            observation=obs,
+            action_mask=mask,
+            current_player=s.player.clone(),
+            rewards=rewards,
+            terminated=won,
+            truncated=trunc,
+            autoreset=reset,
+            final_observation=final,
+        )
 
     def reset_slots(self, slots: torch.Tensor) -> VectorStep:
         """Start new games in the slots where bool ``slots`` ``(B,)`` is True (others unchanged);
@@ -217,9 +270,11 @@ class VectorEnv:
     ) -> VectorStep:
         s = self.state
         assert s is not None
-        self._mask = self.game.action_mask(s)
+        hand = hand_symbols(self.game, s, s.player) if self.game.NC else None
+        self._mask = self.game.action_mask(s, hand)
+        self._obs = self.game.observe(s, hand=hand)
         return VectorStep(
-            observation=self.game.observe(s),
+            observation=self._obs,
             action_mask=self._mask,
             current_player=s.player.clone(),
             rewards=rewards,

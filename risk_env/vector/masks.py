@@ -19,9 +19,14 @@ if TYPE_CHECKING:
 
 __all__ = ["action_mask", "bonus_options", "pick_cards"]
 
+_NEVER = 1 << 30  # a threshold or owner id no game reaches
 
-def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
-    """bool ``(B, N)``: the ids ``ActionCodec.mask`` allows for the seat to act (all False after the game)."""
+
+def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = None) -> torch.Tensor:
+    """bool ``(B, N)``: the ids ``ActionCodec.mask`` allows for the seat to act (all False after the game).
+
+    ``hand``: optional :func:`risk_env.vector.observe.hand_symbols` of the seat to act (saves counting it twice).
+    """
     tab = game.tab
     T = game.T
     ph = s.phase
@@ -31,18 +36,23 @@ def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
     src_a = game._g(s.armies, ss)
     no_src = ss < 0
     # territory block; each game is in one phase, so the parts are gated per game and OR-ed
+    # (gates are folded into thresholds and indices: no (B, 1) -> (B, T) broadcasts of bools)
     is_att = ph == ATTACK
     war = is_att | (ph == FORTIFY)
-    own_nb = own.float() @ tab.adj_f  # own neighbours per territory
-    nb = torch.where(is_att[:, None], own_nb < game._deg[None, :], own_nb > 0)  # an enemy / own neighbour
-    terr = nb & own & (s.armies >= 2) & (war & no_src)[:, None]  # a source
-    adj_src = tab.adj.index_select(0, ss.clamp(min=0))  # (B, T)
-    terr |= adj_src & (own ^ is_att[:, None]) & (war & ~no_src & (sd < 0))[:, None]  # a target
-    # claims, setup placements and reinforcements: territories of one owner
+    # the other side of a border: enemies when attacking, own territories when fortifying
+    other = own ^ is_att.repeat_interleave(T).view(-1, T)
+    # neighbour counts (at most T, exact in bfloat16, which multiplies fastest here)
+    near = (other.view(torch.uint8).to(torch.bfloat16) @ game._adj_bf16).bool()  # borders one
+    thr = torch.where(war & no_src, 2, _NEVER)  # a source needs 2+ armies (no source here: no game)
+    terr = near & own & (s.armies >= thr[:, None])
+    # a target: next to the source; games not choosing one read the all-False row T
+    row = torch.where(war & ~no_src & (sd < 0), ss, T)
+    terr |= game._adj_x.index_select(0, row) & other
+    # claims, setup placements and reinforcements: territories of one owner (-1: unclaimed)
     can_place = (ph == REINFORCE) & no_src & (st < 0) & ~s.forced & (s.to_place > 0)
-    placing = can_place | (ph == CLAIM) | (ph == SETUP_PLACE)
     tgt = torch.where(ph == CLAIM, -1, torch.where((ph == SETUP_PLACE) & (s.setup_step == 2), game.neutral, p))
-    terr |= (s.owner == tgt[:, None]) & placing[:, None]
+    tgt = torch.where(can_place | (ph == CLAIM) | (ph == SETUP_PLACE), tgt, _NEVER)
+    terr |= s.owner == tgt[:, None]
     if game.NC:
         # the +2 bonus territory after a trade id (a rare state: computed for those games only)
         bi = ((ph == REINFORCE) & (st >= 0)).nonzero()[:, 0]
@@ -72,10 +82,14 @@ def action_mask(game: VectorGame, s: BatchState) -> torch.Tensor:
     parts = [terr, amount, dice, blitz]
     if game.NC:
         can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
-        trade = game._false13.expand(s.batch_size, 13).clone()
-        ti = can_trade.nonzero()[:, 0]
-        if ti.numel():
-            trade[ti] = game._comp_lut[(_hand_sym_counts(game, s, ti).clamp(max=3) * game._base4).sum(-1)]
+        if hand is None:
+            trade = game._false13.expand(s.batch_size, 13).clone()
+            ti = can_trade.nonzero()[:, 0]
+            if ti.numel():
+                trade[ti] = game._comp_lut[(_hand_sym_counts(game, s, ti).clamp(max=3) * game._base4).sum(-1)]
+        else:  # the hand's symbol counts are known: one table row per game (row 256: no trade)
+            code = torch.where(can_trade, (hand[:, :4].clamp(max=3) * game._base4).sum(-1), 256)
+            trade = game._comp_lut.index_select(0, code)
         parts.append(trade)
     end = (ph == ATTACK) | (ph == FORTIFY)
     parts.append(end[:, None])

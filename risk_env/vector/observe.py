@@ -16,11 +16,26 @@ from .state import ATTACK, CLAIM, DEFEND, GAME_OVER, OCCUPY, SETUP_PLACE, BatchS
 if TYPE_CHECKING:
     from .engine import VectorGame
 
-__all__ = ["observe"]
+__all__ = ["hand_symbols", "observe"]
 
 
-def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None) -> torch.Tensor:
+def hand_symbols(game: VectorGame, s: BatchState, seat: torch.Tensor) -> torch.Tensor:
+    """int64 ``(B, 5)``: cards of ``seat`` (int64 ``(B,)``) per symbol (columns 0-3), and the
+    ones showing a territory that ``seat`` owns (column 4). Needs cards in the rules."""
+    T = game.T
+    Tc = min(T, game.NC)
+    held = s.card_loc == seat[:, None]  # (B, NC)
+    key = torch.where(held, game.tab.card_sym[None, :], 5)
+    cnt = torch.zeros(s.batch_size, 6, dtype=torch.int64, device=game.device)
+    cnt.scatter_add_(1, key, game._ones_NC(s.batch_size))
+    cnt[:, 4] = (held[:, :Tc] & (s.owner[:, :Tc] == seat[:, None])).sum(1)
+    return cnt[:, :5]
+
+
+def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, hand: torch.Tensor | None = None) -> torch.Tensor:
     """float32 ``(B, D)``: ``ObservationEncoder.encode`` of each game for ``seat`` (default: the seat to act).
+
+    ``hand``: optional :func:`hand_symbols` of ``seat`` (computed here if omitted).
 
     Scaled entries are integer counts divided by an integer in float32 (a correctly
     rounded quotient), which equals the reference encoder's float64 product rounded
@@ -30,106 +45,81 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None) -
     tab = game.tab
     B, T, n = s.batch_size, game.T, game.n
     S = n + 1
+    C = tab.C
     ph = s.phase
     p = s.player
     me = p if seat is None else seat
-    over = ph == GAME_OVER
+    o = game._obs_off
     # slot of each owner as seen from `me`: the rotation table row of `me`, owner -1 reads column 0
     rel = game._rot_tab.index_select(0, me).gather(1, s.owner + 1)  # (B, T); S marks unclaimed
+    claimed = rel < S
+    relc = rel.clamp(max=S - 1)
+    # continent x slot counts, territories and armies per slot, side by side in one flat row
+    CS = C * S
+    ones = claimed.long()
+    cnt = torch.zeros(B, CS + 2 * S, dtype=torch.int64, device=game.device)
+    cnt.scatter_add_(1, game._cont_col[None, :] + relc, ones)
+    cnt.scatter_add_(1, CS + relc, ones)
+    cnt.scatter_add_(1, CS + S + relc, s.armies)  # (unclaimed territories hold no armies)
+    # (the output is allocated after the temporaries above: in the other order glibc's allocator
+    # hands back fresh pages every call at large batches, measured as ~1,000 page faults a step)
+    out = torch.empty(B, game.obs_size, device=game.device)
+    # owner one-hot: ones added into zeros (an unclaimed territory adds a zero)
+    head = out[:, : o["selected"] + 2 * T]
+    head.zero_()
+    head.scatter_add_(1, game._owner_base[None, :] + relc, claimed.view(torch.uint8).to(out.dtype))
+    torch.div(s.armies, game._c10, out=out[:, o["armies"] : o["armies"] + T])
+    # the selection: a pending one, or the last battle's pair
     last = (ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0))
     src = torch.where(last, s.att_src, s.sel_src)
     dst = torch.where(last, s.att_dst, s.sel_dst)
-    S1 = S + 1
-    C = game.tab.C
-    cnt = torch.zeros(B, (C + 2) * S1, dtype=torch.int64, device=game.device)
-    ones = game._ones_BT(B)
-    cnt.scatter_add_(1, game._cont_base[None, :] + rel, ones)  # continent x slot counts
-    cnt.scatter_add_(1, C * S1 + rel, s.armies)  # army totals per slot (a spare row)
-    cnt.scatter_add_(1, (C + 1) * S1 + rel, ones)  # territories per slot (another)
-    cnt = cnt.view(B, C + 2, S1)[:, :, :S]
-    cont = cnt[:, :C] / game._cont_size_f[None, :, None]
-    phase_1h = game._eye8[ph]
+    pick = torch.stack([src, dst], dim=1)  # (a missing one adds a zero where its clamped index points)
+    head.scatter_add_(1, game._sel_col + 2 * pick.clamp(min=0), (pick >= 0).view(torch.uint8).to(out.dtype))
+    w = o["continent_share"]
+    torch.div(cnt[:, :CS], game._cont_size_cs, out=out[:, w : w + CS])
+    torch.div(cnt[:, CS : CS + S], game._cT, out=out[:, o["territories"] : o["territories"] + S])
+    torch.div(cnt[:, CS + S :], game._c10T, out=out[:, o["army_total"] : o["army_total"] + S])
+    # the turn: phase, acting, the seat on turn, armies to place, flags, a pending trade
+    over = ph == GAME_OVER
+    torch.eq(ph[:, None], game._ar_8, out=out[:, o["phase"] : o["phase"] + 8])
     mine = p == me
-    acting = (~over & mine)[:, None]
+    out[:, o["acting"]] = ~over & mine
     rel_p = (p - me) % n
-    on_turn = (game._ar_S[None, :] == rel_p[:, None]) & ~over[:, None]
+    w = o["on_turn"]
+    torch.eq(game._ar_S[None, :], torch.where(over, -1, rel_p)[:, None], out=out[:, w : w + S])
     setup = (ph == CLAIM) | (ph == SETUP_PLACE)
     to_place = torch.where(setup, game._g(s.setup_left, me), torch.where(mine, s.to_place, 0))
+    torch.div(to_place, game._c10, out=out[:, o["to_place"]])
     playing = ~setup & mine
-    flags = torch.stack(
+    w = o["flags"]
+    out[:, w : w + 4] = torch.stack([s.forced, s.bonus_used, s.conquered, s.resume_attack], dim=1) & playing[:, None]
+    out[:, w + 4] = (ph == SETUP_PLACE) & (s.setup_step == 2)
+    w = o["trade_pending"]
+    torch.eq(game._ar_13[None, :], torch.where(playing, s.sel_trade, -1)[:, None], out=out[:, w : w + 13])
+    # cards and seats, rotated to `me`
+    rot = game._rot_seats.index_select(0, me)  # (B, n) seat at each rotated position
+    alive_r = s.alive.gather(1, rot)
+    out[:, o["alive"] : o["alive"] + n] = alive_r
+    if game.NC:
+        mc = hand if hand is not None else hand_symbols(game, s, me)
+        torch.div(mc, game._c5, out=out[:, o["my_cards"] : o["my_cards"] + 5])
+        per_loc = torch.zeros(B, game.num_seats + 2, dtype=torch.int64, device=game.device)
+        per_loc.scatter_add_(1, s.card_loc + 2, game._ones_NC(B))  # cards per location (-2..seats)
+        torch.div(per_loc.gather(1, rot + 2) * alive_r, game._c5, out=out[:, o["cards"] : o["cards"] + n])
+        out[:, o["trade_value"]] = tab.tv_obs[s.sets_traded.clamp(max=400)]
+    else:
+        out[:, o["my_cards"] : o["my_cards"] + 5] = 0.0
+        out[:, o["cards"] : o["cards"] + n] = 0.0
+        out[:, o["trade_value"]] = 0.0
+    w = o["battle"]
+    battle = torch.stack(
         [
-            playing & s.forced,
-            playing & s.bonus_used,
-            playing & s.conquered,
-            playing & s.resume_attack,
-            (ph == SETUP_PLACE) & (s.setup_step == 2),
+            s.last_dice,
+            torch.where(ph == DEFEND, s.att_dice, 0),
+            torch.where(ph == OCCUPY, game._g(s.armies, s.att_dst), 0),
         ],
         dim=1,
     )
-    tp = (game._ar_13[None, :] == s.sel_trade[:, None]) & playing[:, None]
-    rot = (me[:, None] + game._ar_n[None, :]) % n  # seat at each rotated position
-    alive_r = s.alive.gather(1, rot)
-    if game.NC:
-        # cards per (location, column): columns 0-3 count symbols, column 4 the cards showing a
-        # territory that their holder owns; `me`'s row is my_cards, rows summed give the hand sizes
-        L2 = game.num_seats + 2
-        cnt_ls = torch.zeros(B, L2 * 5, dtype=torch.int64, device=game.device)
-        cnt_ls.scatter_add_(1, s.card_loc * 5 + game._loc_sym, game._ones_NC(B))
-        terr_cards = s.card_loc[:, :T]
-        cnt_ls.scatter_add_(1, terr_cards * 5 + 14, (terr_cards == s.owner).long())
-        cnt_ls = cnt_ls.view(B, L2, 5)
-        my_cards = cnt_ls.gather(1, (me + 2)[:, None, None].expand(B, 1, 5))[:, 0] / game._c5
-        per_loc = cnt_ls[:, :, :4].sum(2)
-        cards = (per_loc.gather(1, rot + 2) * alive_r) / game._c5
-        tv = tab.tv_obs[s.sets_traded.clamp(max=400)][:, None]
-    else:
-        my_cards = game._zeros_f.expand(B, 5)
-        cards = game._zeros_f.expand(B, n)
-        tv = game._zeros_f.expand(B, 1)
-    terr = cnt[:, C + 1] / game._cT
-    army_tot = cnt[:, C] / game._c10T
-    battle = (
-        torch.stack(
-            [
-                s.last_dice,
-                torch.where(ph == DEFEND, s.att_dice, 0),
-                torch.where(ph == OCCUPY, game._g(s.armies, s.att_dst), 0),
-            ],
-            dim=1,
-        ).float()
-        / game._c3
-    )
-    out = torch.empty(B, game.obs_size, device=game.device)
-    # owner one-hot and the selection: zeroed, then ones added in (an unclaimed territory adds 0)
-    TS = T * S
-    head = out[:, : TS + T + 2 * T]
-    head.zero_()
-    claimed = rel < S
-    head.scatter_add_(1, game._owner_base[None, :] + rel.clamp(max=S - 1), claimed.float())
-    head[:, TS : TS + T].copy_(s.armies / game._c10)
-    pick = torch.stack([2 * src, 2 * dst + 1], dim=1)
-    # (adding: a missing source or target adds a zero wherever its clamped index points)
-    head.scatter_add_(1, TS + T + pick.clamp(min=0), torch.stack([src >= 0, dst >= 0], dim=1).float())
-    blocks = [
-        cont,
-        phase_1h,
-        acting,
-        on_turn,
-        to_place[:, None] / game._c10,
-        flags,
-        my_cards,
-        tp,
-        cards,
-        alive_r,
-        terr,
-        army_tot,
-        tv,
-        battle,
-        s.turn[:, None] / game._c_limit,
-    ]
-    off = TS + 3 * T
-    for x in blocks:  # a fixed list of blocks: each is converted while copied into place
-        w = x[0].numel()
-        out[:, off : off + w].copy_(x.reshape(B, w))
-        off += w
+    torch.div(battle, game._c3, out=out[:, w : w + 3])
+    torch.div(s.turn, game._c_limit, out=out[:, o["turn"]])
     return out

@@ -42,6 +42,7 @@ __all__ = [
     "blitz_outcome_index",
     "blitz_table",
     "escalating_value",
+    "roll_cdf",
     "roll_outcomes",
 ]
 
@@ -72,6 +73,23 @@ def blitz_outcome_index(cap: int, conquest: bool, left: int, last_dice: int = 0)
     if conquest:
         return left - 1
     return cap + 2 * (left - 1) + (last_dice - 1)
+
+
+def roll_cdf() -> np.ndarray:
+    """float64 ``(12, 3)``: the cumulative one-roll table of :attr:`MapTables.roll_cdf`.
+
+    A roll with ``k`` attacker dice against ``j`` defender dice compares ``p = min(k, j)``
+    pairs; the attacker loses ``o`` armies and the defender ``p - o`` (docs/rules.md §4.2).
+    Row ``3 k + j``, column ``o < p``: ``P(attacker loses <= o)``; columns ``o >= p``: 2.0.
+    """
+    out = np.full((12, 3), 2.0)
+    for (k, j), rows in roll_outcomes().items():
+        p = min(k, j)
+        probs = np.zeros(p + 1)
+        for al, _dl, q in rows:
+            probs[al] += q
+        out[3 * k + j, :p] = np.cumsum(probs)[:p]
+    return out
 
 
 @functools.lru_cache(maxsize=4)
@@ -113,6 +131,10 @@ class MapTables:
         set_values: int64 ``(L,)`` escalating set values by sets traded before.
         tv_obs: float32 ``(401,)`` the observation's next-set value / 20.
         blitz_cdf: float32 ``(cap + 1, cap + 1, 3 cap)`` cumulative blitz table.
+        roll_cdf: float32 ``(12, 3)``: row ``3 k + j`` (``k`` attacker dice 1..3, ``j`` defender
+            dice 1..2) holds ``P(attacker loses <= o)`` for ``o = 0, 1, 2``; entries at and past
+            the most it can lose (``min(k, j)``) are 2.0, so a uniform ``u`` in ``[0, 1)`` gives
+            the loss ``o = #{entries <= u}`` (see :func:`roll_cdf`).
     """
 
     T: int
@@ -133,6 +155,7 @@ class MapTables:
     set_values: torch.Tensor
     tv_obs: torch.Tensor
     blitz_cdf: torch.Tensor
+    roll_cdf: torch.Tensor
     blitz_cap: int
 
     @classmethod
@@ -175,5 +198,6 @@ class MapTables:
             set_values=t(set_values, torch.int64),
             tv_obs=t(np.array(tv, dtype=np.float32), torch.float32),
             blitz_cdf=t(cdf, torch.float32),
+            roll_cdf=t(roll_cdf(), torch.float32),
             blitz_cap=blitz_cap,
         )

@@ -50,6 +50,7 @@ def test_shapes_match_the_reference_codec_and_encoder() -> None:
         ({"card_trade": "no_cards"}, "card_trade='no_cards'"),
         ({"defender_dice": "choose"}, "defender_dice='choose'"),
         ({"num_players": 2, "two_player": "none"}, "two_player='none'"),
+        ({"preset": "allied"}, "two_player='allied'"),
         ({"num_players": 2, "setup": "claim"}, "setup='claim' with the 2-player neutral"),
         ({"truncation_reward": "rank"}, "truncation_reward='rank'"),
     ],

@@ -68,7 +68,7 @@ def check_rules(cfg: RulesConfig) -> None:
         if getattr(cfg, key) != want:
             bad.append(f"{key}={getattr(cfg, key)!r}")
     if cfg.num_players == 2 and cfg.two_player != "neutral":
-        bad.append("two_player='none'")
+        bad.append(f"two_player={cfg.two_player!r}")
     if cfg.has_neutral and cfg.setup == "claim":
         bad.append("setup='claim' with the 2-player neutral")
     if bad:

@@ -290,3 +290,21 @@ def test_sb3_checkpoint_evaluates_end_to_end(tiny_checkpoint, tmp_path) -> None:
     # a policy trained for 2 players refuses a 3-player game with a clear message
     with pytest.raises(RiskError, match="trained for another map or number of players"):
         evaluate([str(tiny_checkpoint), "random", "random"], num_games=1, rules="fast", turn_limit=5, workers=1, progress=False)
+
+
+def test_in_process_evaluation_plays_with_one_torch_thread_and_restores_it():
+    torch = pytest.importorskip("torch")
+    seen: list[int] = []
+
+    def first_legal(observation, info):
+        seen.append(torch.get_num_threads())
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        evaluate([first_legal, "random"], num_games=2, rules="fast", turn_limit=3, workers=1, progress=False)
+        assert seen and set(seen) == {1}  # more threads only spin for one observation at a time
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import ActionCodec, Game, Phase, RulesConfig
 from risk_env.agents.aggressive import AggressiveAgent
@@ -17,16 +17,6 @@ from risk_env.envs.view import GameView
 from risk_env.errors import ConfigError
 from risk_env.vector import VectorEnv, VectorGame
 from risk_env.vector.agents import AggressivePolicy, amount_ids, make_policy
-
-DEVICE = torch.device(os.environ.get("RISK_ENV_TEST_DEVICE", "cpu"))
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _scalar_agent() -> AggressiveAgent:

@@ -14,23 +14,12 @@ import os
 import numpy as np
 import pytest
 import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, ObservationEncoder, Phase, RulesConfig
 from risk_env.envs.codec import Selection
 from risk_env.vector import Chance, VectorGame
 from risk_env.vector.observe import hand_symbols
-
-# RISK_ENV_TEST_DEVICE=cuda runs the batched engine of these tests on a GPU (the reference stays on the CPU)
-DEVICE = torch.device(os.environ.get("RISK_ENV_TEST_DEVICE", "cpu"))
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small batches run faster on one intra-op thread, and much faster on a busy machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 class _TapeGame(Game):

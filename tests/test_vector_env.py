@@ -4,29 +4,16 @@ distribution agreement with the reference engine, and the SB3 adapter."""
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pytest
 import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import ActionCodec, ConfigError, Game, IllegalActionError, ObservationEncoder, Phase, RulesConfig, odds
 from risk_env.envs.codec import Selection
 from risk_env.vector import BatchState, VectorEnv, VectorGame
 from risk_env.vector.tables import blitz_outcome_index, blitz_table
-
-# RISK_ENV_TEST_DEVICE=cuda runs the batched engine of the chance and distribution tests on a GPU
-DEVICE = torch.device(os.environ.get("RISK_ENV_TEST_DEVICE", "cpu"))
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small batches run faster on one intra-op thread, and much faster on a busy machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 # ---------------------------------------------------------------- interface
 

@@ -4,8 +4,8 @@ A *spec* is one of
 
 * a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
   (see :data:`BASELINES`);
-* a pretrained agent's name: ``"ppo-2p"`` (see :data:`PRETRAINED`; needs the ``train``
-  extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
+* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-4p"`` (see :data:`PRETRAINED`; needs the
+  ``train`` extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
@@ -48,11 +48,13 @@ HEURISTICS = ("aggressive", "continent", "balanced")
 
 PRETRAINED: dict[str, str] = {
     "ppo-2p": "ppo-2p.zip",
+    "ppo-4p": "ppo-4p.zip",
 }
 """Pretrained MaskablePPO agents shipped with the package: name -> file in ``risk_env/agents/models/``.
 
 ``ppo-2p``: the territory-graph policy trained by ``configs/train/ppo-2p.yaml`` for 2-player
-games (the ``fast`` preset). Win rates: docs/baselines.md.
+games; ``ppo-4p``: the same network trained on from it for 4-player games by
+``configs/train/ppo-4p.yaml``. Both under the ``fast`` preset. Win rates: docs/baselines.md.
 """
 
 

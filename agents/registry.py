@@ -50,7 +50,8 @@ PRETRAINED: dict[str, str] = {
     "ppo-2p": "ppo-2p.zip",
     "ppo-4p": "ppo-4p.zip",
 }
-"""Pretrained MaskablePPO agents shipped with the package: name -> file in ``risk_env/agents/models/``.
+"""Pretrained MaskablePPO agents shipped with the package: name -> file in ``risk_env/agents/models/``
+(``agents/models/`` in the repository).
 
 ``ppo-2p``: the territory-graph policy trained by ``configs/train/ppo-2p.yaml`` for 2-player
 games; ``ppo-4p``: the same network trained on from it for 4-player games by

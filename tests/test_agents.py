@@ -27,7 +27,7 @@ from risk_env.agents import (
 from risk_env.agents.heuristic import win_probabilities
 from risk_env.envs.codec import Selection, amount_of
 from risk_env.envs.view import GameView
-from risk_env.errors import RiskError
+from risk_env.errors import ConfigError, RiskError
 from risk_env.rules.cards import COMPOSITION_NAMES
 from risk_env.rules.odds import win_probability
 from risk_env.tools.match import play_match
@@ -422,3 +422,9 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     # ... and the same kind of network plays 4-player games (owners are relative to the observer)
     four = evaluate(["ppo-4p", "ppo-2p", "random", "random"], num_games=1, rules="fast", turn_limit=20, workers=1, progress=False)
     assert sum(st.games for st in four.stats.values()) == 4
+    # rules with other non-territory action ids (the expert dice rules: 7 more) are refused by name
+    env = risk_env.env(num_players=2, preset="expert")
+    env.reset(seed=1)
+    obs, *_, info = env.last()
+    with pytest.raises(ConfigError, match="scores 28 action ids besides the 42 territories; the env has 35"):
+        load_agent("ppo-2p").act(obs, info)

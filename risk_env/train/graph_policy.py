@@ -226,10 +226,39 @@ class GraphPolicy(MaskableActorCriticPolicy):
     def predict_values(self, obs: Any) -> th.Tensor:  # type: ignore[override]
         return self.logits_and_value(obs)[1]
 
+    def check_fits(self, observation: dict[str, np.ndarray]) -> None:
+        """Check that one graph observation (with its ``action_mask``) is of rules this network can play.
+
+        The territory block follows the map, but the node features, the global features and the
+        non-territory action ids (dice, amounts, trades, the rule switches' blocks) are fixed when
+        the network is built.
+
+        Raises:
+            ConfigError: a size differs; the message names it and what changes it.
+        """
+        net = self.graph_net
+        F, G = net.node_in[0].in_features, net.glob_in[0].in_features
+        n_other = net.other_head[-1].out_features
+        T, f = np.shape(observation["nodes"])
+        g = int(np.shape(observation["globals"])[0])
+        n = int(np.shape(observation["action_mask"])[0])
+        where = "train a policy under these rules (or play it under the rules it was trained for)"
+        if f != F or g != G:
+            raise ConfigError(
+                f"this graph policy reads {F} features per territory and {G} global features; the env gives {f} and "
+                f"{g} (rule switches such as missions, capitals or the allied army add features): {where}"
+            )
+        if n - T != n_other:
+            raise ConfigError(
+                f"this graph policy scores {n_other} action ids besides the {T} territories; the env has {n - T} "
+                f"(rule switches such as the expert dice rules or stars trades change that block): {where}"
+            )
+
     @th.no_grad()
     def act_on(self, observation: dict[str, np.ndarray], deterministic: bool = True) -> int:
         """One action id for one graph observation of any map (numpy arrays, with its
         ``action_mask``): the most probable legal id, or a sample from the masked policy."""
+        self.check_fits(observation)
         obs = {k: th.as_tensor(np.asarray(observation[k])[None], device=self.device) for k in GRAPH_KEYS}
         logits, _ = self.logits_and_value(obs)
         mask = th.as_tensor(np.asarray(observation["action_mask"], dtype=bool)[None], device=self.device)

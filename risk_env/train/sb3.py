@@ -75,7 +75,8 @@ Reproducibility
 
 Configs
     YAML files under ``configs/train/`` (``default.yaml``, ``2p.yaml``,
-    ``4p.yaml``, ``long.yaml``); :class:`TrainConfig` documents every key.
+    ``4p.yaml``, ``long.yaml``, ``ppo-2p.yaml``, ``ppo-4p.yaml``); :class:`TrainConfig`
+    documents every key.
     Unknown keys and bad values are errors that name the key. ``rules`` holds
     :class:`~risk_env.rules.config.RulesConfig` switches and an optional ``preset``.
 """
@@ -85,19 +86,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingExtraError
-from ..rules.config import RulesConfig
 from .config import CONFIG_DIR, TrainConfig, _rules_from, apply_overrides, load_config
-from .pfsp import PFSPTracker
+from .run import TrainResult, _callback_class, _latest_checkpoint, _Run, evaluate_model, opponent_lineup
 
 __all__ = [
     "TrainConfig",
@@ -185,277 +184,6 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
         venv = DummyVecEnv(fns)  # type: ignore[arg-type]
     venv.seed(cfg.seed)
     return venv
-
-
-# ---------------------------------------------------------------------------- evaluation
-@dataclass
-class EvalSummary:
-    """Win rate of the learner against one opponent."""
-
-    opponent: str
-    games: int
-    wins: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
-    draw_rate: float
-    mean_turns: float
-    seconds: float
-
-    def line(self) -> str:
-        return (
-            f"vs {self.opponent}: win rate {self.win_rate:.1%} [{self.ci_low:.1%}, {self.ci_high:.1%}] over {self.games} games, "
-            f"draws {self.draw_rate:.1%}, mean {self.mean_turns:.0f} turns ({self.seconds:.0f} s)"
-        )
-
-
-def evaluate_model(
-    model_path: str | os.PathLike[str],
-    opponents: Sequence[str],
-    games: int,
-    rules: RulesConfig,
-    seed: int,
-    workers: int | None = None,
-    out_dir: Path | None = None,
-) -> dict[str, EvalSummary]:
-    """Evaluate a saved policy against each opponent (filling every other seat, or a line-up
-    ``"a+b+c"``, see :func:`opponent_lineup`) with :func:`risk_env.tools.evaluation.evaluate`.
-    Returns opponent spec -> :class:`EvalSummary`.
-
-    Raises:
-        ConfigError: a line-up whose length is not ``num_players - 1``.
-    """
-    from ..tools.evaluation import evaluate
-
-    n = rules.num_players
-    out: dict[str, EvalSummary] = {}
-    for opp in opponents:
-        res = evaluate(
-            [str(model_path)] + opponent_lineup(opp, n),
-            num_games=games,
-            rules=rules,
-            seed=seed,
-            workers=workers,
-            progress=False,
-            out_dir=(out_dir / _safe(opp)) if out_dir is not None else None,
-        )
-        st = res.stats[res.entrants[0]]
-        out[opp] = EvalSummary(
-            opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds
-        )
-    return out
-
-
-def opponent_lineup(spec: str, num_players: int) -> list[str]:
-    """The opponents of one evaluation entry: ``"balanced"`` fills every other seat
-    (``num_players - 1`` copies); ``"aggressive+continent+balanced"`` names one agent per
-    other seat (seats are rotated by the evaluation).
-
-    Raises:
-        ConfigError: a ``+`` line-up whose length is not ``num_players - 1``.
-    """
-    if "+" in spec and not spec.endswith(".zip"):
-        parts = [p.strip() for p in spec.split("+")]
-        if len(parts) != num_players - 1 or not all(parts):
-            raise ConfigError(
-                f"opponent line-up {spec!r} names {len(parts)} agents; {num_players} players need "
-                f"{num_players - 1} (one per other seat), or a single spec that fills every other seat"
-            )
-        return parts
-    return [spec] * (num_players - 1)
-
-
-def _safe(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec).stem if spec.endswith(".zip") else spec)
-
-
-# ---------------------------------------------------------------------------- callbacks
-def _callback_class() -> type:
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class RunCallback(BaseCallback):
-        """Checkpoints, self-play snapshots, periodic evaluation, and the wall-clock budget."""
-
-        def __init__(self, run: _Run) -> None:
-            super().__init__(verbose=0)
-            self.run = run
-
-        def _on_step(self) -> bool:
-            r = self.run
-            t = self.num_timesteps
-            cfg = r.cfg
-            sp = cfg.opponents.self_play
-            if r.pfsp is not None:
-                r.pfsp.record_infos(self.locals.get("infos", ()))
-                if t >= r.next_pfsp:
-                    r.next_pfsp += cfg.opponents.pfsp.update_every
-                    r.update_pfsp(self.model)
-            if sp.enabled and t >= r.next_snapshot:
-                r.next_snapshot += sp.snapshot_every
-                r.add_snapshot(self.model, t)
-            if t >= r.next_checkpoint:
-                r.next_checkpoint += cfg.checkpoint.every
-                r.save_checkpoint(self.model, t)
-            if cfg.eval.every and t >= r.next_eval:
-                r.next_eval += cfg.eval.every
-                r.periodic_eval(self.model, t)
-            if r.deadline is not None and time.monotonic() > r.deadline:
-                r.stopped_early = True
-                r.log(
-                    f"max_minutes={cfg.max_minutes} reached at step {t}: stopping "
-                    "(this run is no longer reproducible step for step)"
-                )
-                return False
-            return True
-
-    return RunCallback
-
-
-@dataclass
-class TrainResult:
-    """What :func:`train` returns."""
-
-    run_dir: Path
-    model_path: Path
-    timesteps: int
-    seconds: float
-    stopped_early: bool
-    final_eval: dict[str, EvalSummary] = field(default_factory=dict)
-
-
-class _Run:
-    def __init__(self, cfg: TrainConfig, run_dir: Path, quiet: bool) -> None:
-        self.cfg = cfg
-        self.dir = run_dir
-        self.quiet = quiet
-        self.snapshots: list[str] = []
-        self.venv: Any = None
-        self.next_snapshot = cfg.opponents.self_play.snapshot_every
-        self.next_checkpoint = cfg.checkpoint.every
-        self.next_eval = cfg.eval.every
-        self.deadline: float | None = None
-        self.t_start = time.monotonic()
-        self.stopped_early = False
-        pf = cfg.opponents.pfsp
-        self.pfsp: PFSPTracker | None = PFSPTracker(pf.power, pf.window) if pf.enabled else None
-        self.next_pfsp = pf.update_every
-        self.log_file = run_dir / "train.log"
-
-    def align_schedule(self, t: int) -> None:
-        """Put the next snapshot, checkpoint and evaluation at the first multiple of their period after step ``t``."""
-        c = self.cfg
-        self.next_snapshot = (t // c.opponents.self_play.snapshot_every + 1) * c.opponents.self_play.snapshot_every
-        self.next_checkpoint = (t // c.checkpoint.every + 1) * c.checkpoint.every
-        if c.eval.every:
-            self.next_eval = (t // c.eval.every + 1) * c.eval.every
-
-    def log(self, msg: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-        with self.log_file.open("a") as f:
-            f.write(line + "\n")
-        if not self.quiet:
-            try:
-                from tqdm.auto import tqdm
-
-                tqdm.write(line)
-            except ImportError:  # pragma: no cover
-                print(line, flush=True)
-
-    def add_snapshot(self, model: Any, t: int) -> None:
-        path = self.dir / "pool" / f"snap_{t:09d}.zip"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        model.save(path)
-        self.snapshots.append(str(path))  # the pools drop old ones themselves (OpponentPool.add)
-        self.venv.env_method("add_snapshot", str(path))
-        self.log(f"self-play: snapshot {path.name} joins the opponent pool")
-
-    def update_pfsp(self, model: Any) -> None:
-        """Push the PFSP priorities to every env's opponent pool and log them."""
-        if self.pfsp is None or not self.pfsp.results:
-            return
-        pr = self.pfsp.priorities()
-        self.venv.env_method("set_opponent_priorities", pr)
-        for k in pr:
-            model.logger.record(f"pfsp/win_rate/{_safe(k)}", self.pfsp.win_rate(k))
-            model.logger.record(f"pfsp/priority/{_safe(k)}", pr[k])
-
-    def save_checkpoint(self, model: Any, t: int) -> Path:
-        d = self.dir / "checkpoints"
-        d.mkdir(parents=True, exist_ok=True)
-        path = d / f"step_{t:09d}.zip"
-        model.save(path)
-        meta = {
-            "timesteps": int(t),
-            "snapshots": self.snapshots,
-            "next_snapshot": self.next_snapshot,
-            "next_checkpoint": self.next_checkpoint,
-            "next_eval": self.next_eval,
-            "config": self.cfg.model_dump(mode="json"),
-        }
-        path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
-        keep = self.cfg.checkpoint.keep
-        if keep is not None:
-            old = sorted(d.glob("step_*.zip"))[:-keep]
-            for p in old:
-                p.unlink(missing_ok=True)
-                p.with_suffix(".json").unlink(missing_ok=True)
-        self.log(f"checkpoint {path}")
-        return path
-
-    def periodic_eval(self, model: Any, t: int) -> None:
-        path = self.dir / "eval_model.zip"
-        model.save(path)
-        ev = self.cfg.eval
-        from ..envs.opponents import preserve_global_rng
-
-        try:
-            with preserve_global_rng():  # loading the model for the evaluation re-seeds the global generators
-                res = evaluate_model(path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers)
-        except Exception as e:  # an evaluation failure must not kill a long run
-            self.log(f"evaluation at step {t} failed: {type(e).__name__}: {e}")
-            return
-        if self.pfsp is not None and self.pfsp.results:
-            pf = self.pfsp
-            self.log(
-                f"pfsp @ {t}: "
-                + ", ".join(
-                    f"{Path(k).name} scored {pf.win_rate(k):.0%} over {pf.games(k)} -> priority {v:.2f}"
-                    for k, v in pf.priorities().items()
-                )
-            )
-        tb = getattr(model, "_logger", None)  # none yet before learn() (the warm start's evaluation)
-        for opp, s in res.items():
-            if tb is not None:
-                tb.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)
-                tb.record(f"eval/mean_turns/{_safe(opp)}", s.mean_turns)
-            self.log(f"eval @ {t}: {s.line()}")
-        if tb is not None:
-            tb.dump(t)
-        with (self.dir / "evals.jsonl").open("a") as f:
-            f.write(
-                json.dumps(
-                    {
-                        "timesteps": t,
-                        "wall_seconds": round(time.monotonic() - self.t_start, 1),
-                        **{k: vars(v) for k, v in res.items()},
-                    }
-                )
-                + "\n"
-            )
-
-
-def _latest_checkpoint(path: Path) -> Path:
-    if path.is_file():
-        return path
-    if path.with_name(path.name + ".zip").is_file():
-        return path.with_name(path.name + ".zip")
-    for d in (path / "checkpoints", path):
-        found = sorted(d.glob("step_*.zip")) if d.is_dir() else []
-        if found:
-            return found[-1]
-    raise ConfigError(
-        f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip file or a run directory with checkpoints/)"
-    )
 
 
 # ---------------------------------------------------------------------------- train

@@ -50,6 +50,7 @@ SUPPORTED_RULES = {
     "fortify": "'adjacent'",
     "turn_limit": "any",
     "truncation_reward": "'draw'",
+    "reroll_with_card / die_to_six / secret_missions / capitals": "False",
 }
 """Rule switches the batched engine supports, and their supported values."""
 
@@ -63,6 +64,10 @@ def check_rules(cfg: RulesConfig) -> None:
         "defender_dice": "max",
         "fortify": "adjacent",
         "truncation_reward": "draw",
+        "reroll_with_card": False,
+        "die_to_six": False,
+        "secret_missions": False,
+        "capitals": False,
     }
     for key, want in fixed.items():
         if getattr(cfg, key) != want:

@@ -161,14 +161,6 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
         raise ValueError(f"every must be 'move' or 'turn', got {every!r}")
 
 
-def _player_names(record: GameRecord, n: int) -> list[str] | None:
-    """The record's player labels for pictures, if there is one per seat and they tell the seats apart."""
-    players = record.players
-    if players is None or len(players) != n or len(set(players)) != n:
-        return None
-    return list(players)
-
-
 def render_video(
     record: GameRecord,
     path: str | os.PathLike[str],
@@ -198,7 +190,7 @@ def render_video(
     Image = require("PIL.Image", "render", "writing an animation")
 
     p = Path(path)
-    frames = list(_frames(record, every, upto, _player_names(record, int(record.rules["num_players"]))))
+    frames = list(_frames(record, every, upto, record.player_labels()))
     if len(frames) > max_frames:
         keep = np.unique(np.linspace(0, len(frames) - 1, max_frames).round().astype(int))
         frames = [frames[i] for i in keep]
@@ -255,7 +247,7 @@ def render_strip(
     if len(ends) > max_turns:
         keep = np.unique(np.linspace(0, len(ends) - 1, max_turns).round().astype(int))
         ends = [ends[i] for i in keep]
-    r = BoardRenderer(game, player_names=_player_names(record, game.num_players))
+    r = BoardRenderer(game, player_names=record.player_labels())
     thumbs = []
     for turn, step in ends:
         img = Image.fromarray(r.draw(step.state, step.text))

@@ -33,6 +33,7 @@ nothing else); ``BoardSvg.svg`` writes the same values into the text.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,6 +133,7 @@ class BoardSvg:
         Hm, Wm = g.shape
         self.size = (max(Hm, _MIN_HEIGHT_PX), Wm + _PANEL_PX) if panel else (Hm, Wm)
         self._layout = self._panel_layout()
+        self._palette = self.palette()
         self._static = self._static_map()
 
     # ------------------------------------------------------------------ the frame
@@ -140,8 +142,8 @@ class BoardSvg:
     ) -> dict[str, Any]:
         """What the board's changing elements show for ``state``, as JSON-compatible data (:data:`BOARD_JS` applies it).
 
-        Keys: ``owner``, ``armies`` (per territory), ``fill``, ``marker``, ``edge``, ``ink``, ``number`` (per territory:
-        region colour, marker colour and rim, number colour and text), ``rings`` (territories ringed), ``arrow``
+        Keys: ``owner``, ``armies`` (per territory; its colours come from :meth:`palette` by owner, an unclaimed
+        territory shows no number), ``rings`` (territories ringed), ``arrow``
         (None or ``{"d", "head", "color", "dash", "label", "lx", "ly"}``), ``capitals`` (per seat: territory or -1),
         and with the panel ``title``, ``subtitle``, ``rows`` (per seat: ``name``, ``territories``, ``armies``,
         ``cards``, ``turn``, ``bold``, ``out``), ``holders`` (per continent: colour or None), ``last`` (lines),
@@ -150,22 +152,19 @@ class BoardSvg:
         pic = describe(self.game, state, last_move, recent, self._player_names, selection)
         return self._frame(pic)
 
+    def palette(self) -> dict[str, list[str]]:
+        """The colours of a territory by its owner: ``fill`` (region), ``marker``, ``edge`` (the marker's rim), ``ink``
+        (the army number), each a list indexed by ``owner + 1`` (entry 0: unclaimed)."""
+        fill, marker, edge, ink = [UNCLAIMED_COLOR], ["#ffffff"], ["#9a9a9a"], [_INK]
+        for col in self.colors:
+            fill.append(_hex(_mix(col, "#ffffff", 0.4)))
+            marker.append(col)
+            edge.append("#ffffff")
+            ink.append(_text_color(col))
+        return {"fill": fill, "marker": marker, "edge": edge, "ink": ink}
+
     def _frame(self, pic: Picture) -> dict[str, Any]:
         g = self.geometry
-        fill, marker, edge, ink, number = [], [], [], [], []
-        for o, col, a in zip(pic.owner, pic.color, pic.armies, strict=True):
-            if o >= 0:
-                fill.append(_hex(_mix(col, "#ffffff", 0.4)))
-                marker.append(col)
-                edge.append("#ffffff")
-                ink.append(_text_color(col))
-                number.append(str(a))
-            else:
-                fill.append(UNCLAIMED_COLOR)
-                marker.append("#ffffff")
-                edge.append("#9a9a9a")
-                ink.append(_INK)
-                number.append("")
         ringed = {pic.ring} if pic.ring >= 0 else set()
         if len(pic.selected) == 1:  # a chosen source waiting for its target or amount
             ringed.add(pic.selected[0])
@@ -191,11 +190,6 @@ class BoardSvg:
         out: dict[str, Any] = {
             "owner": list(pic.owner),
             "armies": list(pic.armies),
-            "fill": fill,
-            "marker": marker,
-            "edge": edge,
-            "ink": ink,
-            "number": number,
             "rings": rings,
             "arrow": arrow,
             "capitals": capitals,
@@ -276,9 +270,10 @@ class BoardSvg:
         H, W = self.size
         w = W if width is None else int(width)
         h = round(H * w / W)
+        palette = _attr(json.dumps(self._palette, separators=(",", ":")))
         parts = [
             f'<svg xmlns="http://www.w3.org/2000/svg" class="risk-board" viewBox="0 0 {W} {H}" width="{w}" height="{h}" '
-            f'font-family="{_FONT}">',
+            f'font-family="{_FONT}" data-palette="{palette}">',
             self._static[0],
             self._regions_svg(frame),
             self._static[1],
@@ -350,7 +345,8 @@ class BoardSvg:
 
     def _regions_svg(self, f: dict[str, Any]) -> str:
         """The territories' regions, in their owners' colours."""
-        paths = "\n".join(head + fill + tail for (head, tail), fill in zip(self._regions, f["fill"], strict=True))
+        fills = self._palette["fill"]
+        paths = "\n".join(head + fills[o + 1] + tail for (head, tail), o in zip(self._regions, f["owner"], strict=True))
         return f'<g id="regions" stroke="#262626" stroke-opacity="0.6" stroke-width="0.9" stroke-linejoin="round">\n{paths}\n</g>'
 
     def _dynamic_map(self, f: dict[str, Any]) -> str:
@@ -362,11 +358,13 @@ class BoardSvg:
             shown = "inline" if t in rings else "none"
             out.append(f'<circle id="r{t}" cx="{_n(x)}" cy="{_n(y)}" r="{_n(r + 4.6)}" display="{shown}"/>')
         out.append("</g>")
+        pal = self._palette
         out.append('<g id="markers" stroke-width="1.5">')
         for t, (x, y) in enumerate(g.xy):
+            o = f["owner"][t] + 1
             out.append(
                 f'<circle id="m{t}" class="marker" data-t="{t}" cx="{_n(x)}" cy="{_n(y)}" r="{_n(r - 0.7)}" '
-                f'fill="{f["marker"][t]}" stroke="{f["edge"][t]}"/>'
+                f'fill="{pal["marker"][o]}" stroke="{pal["edge"][o]}"/>'
             )
         out.append("</g>")
         fs = g.number_pt * _PX_PER_PT
@@ -375,7 +373,9 @@ class BoardSvg:
             'pointer-events="none">'
         )
         for t, (x, y) in enumerate(g.xy):
-            out.append(f'<text id="n{t}" x="{_n(x)}" y="{_n(y + 0.5)}" fill="{f["ink"][t]}">{f["number"][t]}</text>')
+            o, armies = f["owner"][t], f["armies"][t]
+            number = str(armies) if o >= 0 else ""
+            out.append(f'<text id="n{t}" x="{_n(x)}" y="{_n(y + 0.5)}" fill="{pal["ink"][o + 1]}">{number}</text>')
         out.append("</g>")
         a = f["arrow"]
         shown = "inline" if a else "none"

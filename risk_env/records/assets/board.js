@@ -16,15 +16,28 @@
     if (el && el.textContent !== value) el.textContent = value;
   }
 
+  const palettes = new WeakMap();
+
+  function palette(svg) {
+    let p = palettes.get(svg);
+    if (!p) {
+      p = JSON.parse(svg.getAttribute("data-palette"));
+      palettes.set(svg, p);
+    }
+    return p;
+  }
+
   function apply(svg, f) {
     const T = f.owner.length;
     const rings = new Set(f.rings);
+    const pal = palette(svg);
     for (let t = 0; t < T; t++) {
-      set(byId(svg, "t" + t), { fill: f.fill[t] });
-      set(byId(svg, "m" + t), { fill: f.marker[t], stroke: f.edge[t] });
+      const o = f.owner[t] + 1; // the palette's entry 0 is an unclaimed territory
+      set(byId(svg, "t" + t), { fill: pal.fill[o] });
+      set(byId(svg, "m" + t), { fill: pal.marker[o], stroke: pal.edge[o] });
       const n = byId(svg, "n" + t);
-      set(n, { fill: f.ink[t] });
-      text(n, f.number[t]);
+      set(n, { fill: pal.ink[o] });
+      text(n, o > 0 ? String(f.armies[t]) : "");
       set(byId(svg, "r" + t), { display: rings.has(t) ? "inline" : "none" });
     }
     const a = f.arrow;

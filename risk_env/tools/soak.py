@@ -142,6 +142,10 @@ def game_spec(
                 rules[key] = v.item() if hasattr(v, "item") else v
         if rules.get("card_trade") == "no_cards":
             rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
+        if rules.get("card_trade") in ("stars", "no_cards"):
+            rules.pop("territory_bonus", None)  # the +2 bonus needs sets of cards (§6)
+        if n != 2:
+            rules.pop("two_player", None)  # the neutral (or none) is a 2-player choice (§7)
     if rules.get("two_player") == "allied":  # the allied army (§7): 2 players, no missions or capitals
         if n != 2 or base.get("secret_missions") or base.get("capitals"):
             rules.pop("two_player")
@@ -154,6 +158,8 @@ def game_spec(
             rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit)
         else:
             rules["secret_missions"] = False
+    if not rules.get("secret_missions"):
+        rules.pop("mission_target_taken", None)  # it only changes a mission (§8)
     cfg = RulesConfig.from_dict(rules)
     agents = []
     for _ in range(n):

@@ -548,7 +548,7 @@ def _broken(kind: str) -> tuple[str | dict, str]:
         return d, "has a negative bonus -2"
     if kind == "bad_wilds":
         d["wild_cards"] = -1
-        return d, "'wild_cards' must be an integer >= 0, got -1"
+        return d, "'wild_cards' must be an integer from 0 to 100, got -1"
     if kind == "wrong_type":
         d["territories"] = "Alaska"
         return d, "'territories' must be list, got str"

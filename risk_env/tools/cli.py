@@ -322,7 +322,7 @@ def watch(
         typer.echo(f"animation written to {gif} ({n} frames)")
 
 
-@app.command(short_help="Replay a game record: a move log, a GIF/MP4, a per-turn PNG strip, an HTML page.")
+@app.command(short_help="Replay a game record: a move log, GIF/MP4, PNG strip or HTML page.")
 def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),

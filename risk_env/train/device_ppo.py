@@ -192,7 +192,10 @@ class DevicePPO:
     # ------------------------------------------------------------------ acting
     def observe(self, out: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """The graph observation (``nodes``, ``globals``) of a call's output, for its ``current_player``."""
-        return self.encoder.encode(self.env.state, out.observation, out.action_mask, out.current_player)
+        state = self.env.venv.state
+        if state is None:
+            raise ConfigError("the env has no games in progress: reset it first")
+        return self.encoder.encode(state, out.observation, out.action_mask, out.current_player)
 
     @torch.inference_mode()
     def act(

@@ -339,8 +339,11 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         bad.append("opponents.self_play (frozen snapshots; put 'self' in opponents.baselines for self-play)")
     if cfg.opponents.pfsp.enabled:
         bad.append("opponents.pfsp.enabled")
-    if cfg.opponents.baselines != [SELF]:
-        bad.append(f"opponents.baselines={cfg.opponents.baselines!r} (for now only [self]: every seat is the learner)")
+    if SELF in cfg.opponents.baselines and cfg.opponents.baselines != [SELF]:
+        bad.append(
+            f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
+            "or batched baselines)"
+        )
     return bad
 
 

@@ -1,7 +1,8 @@
 """PPO that stays on the device: batched rollouts, per-seat advantages and updates as torch tensors.
 
-:class:`DevicePPO` trains a :class:`~risk_env.train.graph_net.GraphNet` on a batched env
-of the batched engine (:class:`~risk_env.train.selfplay.SelfPlayEnv`: every seat is the
+:class:`DevicePPO` trains a :class:`~risk_env.train.graph_net.GraphNet` on the learner-seat
+batched env :class:`risk_env.vector.learner.LearnerEnv`: against batched opponents (one learner
+seat per game, the opponents' turns played inside each call) or in self-play (every seat is the
 learner). Everything lives on the env's device: the rollout's graph observations
 (:class:`~risk_env.train.vector_graph.BatchedGraphEncoder`), the masked action sampling,
 the advantages, the minibatches and the updates; nothing goes through numpy.
@@ -15,8 +16,9 @@ Risk needs around them:
 
 * **Returns per seat.** In self-play the seat that decides changes from call to call, so
   each seat's decisions form its own trajectory: a decision's reward runs from it to that
-  seat's next decision (:func:`~risk_env.train.selfplay.seat_credit`), and GAE runs along
-  each (slot, seat) stream of decisions.
+  seat's next decision (:func:`risk_env.vector.learner.seat_credit`), and GAE runs along
+  each (slot, seat) stream of decisions. With one learner seat per game this is PPO's usual
+  per-env trajectory.
 * **Rollout boundaries per stream.** A seat's last decision of a rollout has no successor
   yet; it is held back (with its reward so far) and becomes the first decision of its
   stream in the next rollout, so every bootstrap is the value of the seat's own next
@@ -37,8 +39,8 @@ import torch
 from torch import nn
 
 from ..errors import ConfigError
+from ..vector.learner import LearnerEnv, seat_credit
 from .graph_net import GraphNet, masked_logits
-from .selfplay import SelfPlayEnv, seat_credit
 from .vector_graph import BatchedGraphEncoder
 
 __all__ = ["DevicePPO", "PPOSettings", "seat_streams"]
@@ -105,15 +107,14 @@ class _Episodes:
 
     returns: list[float] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
-    wins: int = 0
-    games: int = 0
 
 
 class DevicePPO:
-    """PPO on a batched self-play env (module docstring).
+    """PPO on a learner-seat batched env (module docstring).
 
     Args:
-        env: a :class:`~risk_env.train.selfplay.SelfPlayEnv`.
+        env: a :class:`~risk_env.vector.learner.LearnerEnv` (flat observations; the graph ones are
+            encoded here).
         net: the network to train (moved to the env's device).
         settings: :class:`PPOSettings`.
         seed: seeds the action sampling and the minibatch order.
@@ -124,7 +125,7 @@ class DevicePPO:
         loss_module: the TorchRL :class:`~torchrl.objectives.ClipPPOLoss`.
     """
 
-    def __init__(self, env: SelfPlayEnv, net: GraphNet, settings: PPOSettings, seed: int = 0) -> None:
+    def __init__(self, env: LearnerEnv, net: GraphNet, settings: PPOSettings, seed: int = 0, turn_feature: bool = False) -> None:
         from tensordict.nn import TensorDictModule
         from torchrl.modules import MaskedCategorical, ProbabilisticActor
         from torchrl.objectives import ClipPPOLoss
@@ -135,7 +136,7 @@ class DevicePPO:
         self.env = env
         self.settings = s
         self.device = env.device
-        self.encoder = BatchedGraphEncoder(env.game)
+        self.encoder = BatchedGraphEncoder(env.game, turn_feature=turn_feature)
         enc = self.encoder
         net.check_fits(enc.T, enc.F, enc.G, env.game.num_actions)
         self.net = net.to(self.device)
@@ -226,24 +227,22 @@ class DevicePPO:
             buf["value"][r] = value
             self._seat[r] = out.current_player
             self._ep_len[rows, out.current_player] += 1
+            learners = env.learners.clone()
             out = env.step(action)
+            ended = out.seat_terminated | out.seat_truncated
             self._rewards[r] = out.rewards
-            self._ended[r] = out.ended
-            self._track_episodes(out)
+            self._ended[r] = ended
+            self._track_episodes(out.rewards, ended & learners, learners)
         self._last = out
         self.num_timesteps += self.settings.n_steps * env.num_envs
 
-    def _track_episodes(self, out: Any) -> None:
-        self._ep_return += out.rewards
-        ended = out.ended
+    def _track_episodes(self, rewards: torch.Tensor, ended: torch.Tensor, learners: torch.Tensor) -> None:
+        """Learner episodes' returns (with the shaping) and lengths (own decisions)."""
+        self._ep_return += torch.where(learners, rewards, 0.0)
         if bool(ended.any()):
-            idx = ended.nonzero()
             ep = self.episodes
             ep.returns.extend(self._ep_return[ended].tolist())
             ep.lengths.extend(self._ep_len[ended].tolist())
-            won = out.rewards[ended] > 0.5
-            ep.wins += int(won.sum())
-            ep.games += int(idx.shape[0])
             self._ep_return[ended] = 0.0
             self._ep_len[ended] = 0
 

@@ -51,19 +51,78 @@ def resolve_device(name: str) -> Any:
     return dev
 
 
-def build_env(cfg: TrainConfig, device: Any) -> Any:
-    """The batched self-play env of ``cfg`` (``env.n_envs`` slots, the training rules, the shaping)."""
-    from .selfplay import SelfPlayEnv
+class ScoredOpponents:
+    """An opponent assignment (:class:`risk_env.vector.learner.FixedOpponents`) that also keeps the
+    learner's scores per line-up (1 won, 0.5 turn limit, 0 lost), for the log and TensorBoard."""
 
-    e = cfg.env
-    return SelfPlayEnv(
-        e.n_envs,
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.policies = inner.policies
+        self.names = inner.names
+        self.scores: dict[str, list[float]] = {}
+
+    def assign(self, slots: Any, learner_seat: Any, num_players: int) -> Any:
+        return self.inner.assign(slots, learner_seat, num_players)
+
+    def record(self, seating: Any, score: Any) -> None:
+        self.inner.record(seating, score)
+        for row, sc in zip(seating.tolist(), score.tolist(), strict=True):
+            names = [self.names[k] for k in row if k >= 0]
+            label = names[0] if len(set(names)) == 1 else "+".join(names)
+            tally = self.scores.setdefault(label, [0.0, 0.0])
+            tally[0] += 1.0
+            tally[1] += float(sc)
+
+    def take(self) -> dict[str, tuple[int, float]]:
+        """``{line-up: (games, mean score)}`` since the last call."""
+        out = {k: (int(g), s / g) for k, (g, s) in self.scores.items() if g}
+        self.scores.clear()
+        return out
+
+
+def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int) -> list[Any]:
+    """One opponent entry per slot (an agent name, or a tuple for an ``a+b+c`` line-up), in the
+    proportions of ``weights`` (largest remainders; every entry of positive weight gets a slot)."""
+    entries = [tuple(b.split("+")) if "+" in b else b for b in baselines]
+    w = list(weights) if weights is not None else [1.0] * len(entries)
+    total = sum(w)
+    exact = [x / total * slots for x in w]
+    counts = [max(1 if x > 0 else 0, int(e)) for x, e in zip(w, exact, strict=True)]
+    rest = sorted(range(len(w)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    k = 0
+    while sum(counts) < slots and rest:
+        counts[rest[k % len(rest)]] += 1
+        k += 1
+    out: list[Any] = []
+    for entry, c in zip(entries, counts, strict=True):
+        out += [entry] * c
+    return out
+
+
+def build_env(cfg: TrainConfig, device: Any) -> Any:
+    """The learner-seat batched env of ``cfg`` (:class:`risk_env.vector.learner.LearnerEnv`): ``env.n_envs``
+    slots under the training rules with the shaping; self-play when ``opponents.baselines`` is ``[self]``,
+    else one learner seat per game against the batched baselines in the proportions of ``opponents.weights``.
+
+    Raises:
+        ConfigError: a baseline with no batched version (the message lists those there are).
+    """
+    from ..vector.learner import LearnerEnv
+    from .config import SELF
+
+    e, o = cfg.env, cfg.opponents
+    common = dict(
         device=device,
         seed=cfg.seed,
         shaping=e.shaping,
         shaping_gamma=e.shaping_gamma if e.shaping_gamma is not None else cfg.ppo.gamma,
         rules=cfg.rules_config,
     )
+    if o.baselines == [SELF]:
+        return LearnerEnv(e.n_envs, self_play=True, **common)
+    env = LearnerEnv(e.n_envs, opponents=_slot_entries(o.baselines, o.weights, e.n_envs), **common)
+    env.assignment = ScoredOpponents(env.assignment)
+    return env
 
 
 def build_network(cfg: TrainConfig, env: Any) -> Any:
@@ -192,7 +251,7 @@ def train(
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
         net.train()
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature))
         if "optimizer" in saved:
             ppo.optimizer.load_state_dict(saved["optimizer"])
             for group in ppo.optimizer.param_groups:
@@ -201,13 +260,14 @@ def train(
         if not meta:
             run.align_schedule(ppo.num_timesteps)
     else:
-        ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1)
+        ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature))
     logger = _TBLogger(run_dir / "tb")
     model = DeviceModel(ppo, cfg, logger)
     run.log(
         f"run {cfg.name} -> {run_dir} | trainer device on {device} | {rules.num_players} players, map {rules.map}, "
         f"setup {rules.setup}, turn limit {rules.turn_limit} | {env.num_envs} slots x {p.n_steps} calls per rollout, "
-        f"self-play | {cfg.total_timesteps} steps | seed {cfg.seed}"
+        f"{'self-play' if env.self_play else 'vs ' + ', '.join(env.assignment.names)} | {cfg.total_timesteps} steps | "
+        f"seed {cfg.seed}"
     )
     if ckpt is not None:
         run.log(f"resumed from {ckpt} at step {ppo.num_timesteps}")
@@ -235,6 +295,10 @@ def train(
             ep.lengths.clear()
             for k, v in stats.items():
                 logger.record(f"train/{k}", v)
+            scores = env.assignment.take() if isinstance(env.assignment, ScoredOpponents) else {}
+            for label, (games, score) in scores.items():
+                logger.record(f"rollout/score/{label}", score)
+                logger.record(f"rollout/games/{label}", games)
             logger.record("time/fps", (t - start_steps) / max(time.monotonic() - t_learn, 1e-9))
             logger.record("time/total_timesteps", t)
             logger.dump(t)

@@ -228,7 +228,7 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
     ("sets", "named"),
     [
         (["ppo.policy=mlp"], "ppo.policy"),
-        (["kickstart.enabled=true"], "kickstart.enabled"),
+        (["opponents.self_play.enabled=true"], "opponents.self_play"),
         (["env.max_turn_steps=50"], "env.max_turn_steps"),
         (["opponents.baselines=[self, random]"], "opponents.baselines"),
     ],
@@ -271,3 +271,59 @@ def test_a_run_against_batched_opponents_logs_its_scores(tmp_path: Path) -> None
     assert res.timesteps == 256
     log = (tmp_path / "opp" / "train.log").read_text()
     assert "vs random, aggressive" in log
+
+
+def test_behaviour_cloning_learns_the_batched_teacher() -> None:
+    from risk_env.vector.agents import AggressivePolicy
+
+    env = LearnerEnv(32, device=DEVICE, seed=5, opponents="random", preset="fast", map="small", num_players=2)
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=32, rounds=2)
+    ppo = DevicePPO(env, net, PPOSettings(n_steps=16), seed=0, teacher=AggressivePolicy(env.game))
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    clone = {"epochs": 1, "batch_size": 128, "optimizer": opt, "vf_coef": 0.5}
+
+    def agreement() -> float:  # on fresh teacher games, before fitting them
+        ppo.collect("teacher", count=False)
+        entries, _, target = ppo.advantages()
+        R, B = ppo._seat.shape
+        flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+        with torch.no_grad():
+            logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
+        best = logits.masked_fill(~flat["action_mask"][entries], float("-inf")).argmax(1)
+        return float((best == flat["teacher"][entries]).float().mean())
+
+    before = agreement()
+    for _ in range(20):
+        ppo.collect("teacher", count=False)
+        ppo.update(*ppo.advantages(), clone=clone)
+    after = agreement()
+    assert ppo.num_timesteps == 0  # the warm start's games do not count
+    assert after > before + 0.3 and after > 0.6, (before, after)
+
+
+def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "ws",
+        **{
+            "opponents.baselines": ["random"],
+            "imitation": {
+                "enabled": True,
+                "teacher": "aggressive",
+                "decisions": 256,
+                "dagger_rounds": 1,
+                "dagger_decisions": 128,
+            },
+            "kickstart": {"enabled": True, "teacher": "aggressive", "kl_coef": 0.5, "anneal_steps": 128},
+            "eval.every": 0,
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256
+    report = json.loads((tmp_path / "ws" / "imitation.json").read_text())
+    assert [p["phase"] for p in report["phases"]] == ["clone", "dagger 1"]
+    log = (tmp_path / "ws" / "train.log").read_text()
+    assert "step_000000000.pt" in log and "agreement with aggressive" in log  # the clone is checkpoint 0

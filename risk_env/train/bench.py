@@ -58,7 +58,7 @@ class BenchResult:
             f"training throughput, learner decisions/s (median of {len(self.device_windows)} alternating windows "
             f"of {s['updates']} updates; {self.decisions_per_update} decisions per update)",
             f"  network: graph policy d={s['hidden']}, {s['rounds']} rounds; PPO: batch {s['batch_size']}, "
-            f"{s['n_epochs']} epochs; torch threads {s['threads']}",
+            f"{s['n_epochs']} epochs; device trainer in {s['precision']}, sb3 in float32; torch threads {s['threads']}",
             f"  device  ({s['device_desc']}): {self.device:>9,.0f}   windows {w(self.device_windows)}",
             f"  sb3     ({s['sb3_desc']}): {self.sb3:>9,.0f}   windows {w(self.sb3_windows)}",
             f"  ratio device / sb3: {self.ratio:.2f}x",
@@ -77,6 +77,7 @@ def _sb3_config(cfg: TrainConfig, envs: int, opponent: str) -> TrainConfig:
     data["env"]["n_envs"] = envs
     data["env"]["vec_env"] = "dummy"
     data["ppo"]["n_steps"] = per_update // envs
+    data["ppo"]["precision"] = "float32"
     if data["opponents"]["baselines"] == [SELF]:
         data["opponents"]["baselines"], data["opponents"]["weights"] = [opponent], None
     return TrainConfig.from_dict(data, source="sb3 benchmark config")
@@ -93,8 +94,8 @@ def benchmark(
     import torch
     from sb3_contrib import MaskablePPO
 
-    from .device_ppo import DevicePPO, PPOSettings
-    from .device_train import build_env, build_network, resolve_device
+    from .device_ppo import DevicePPO
+    from .device_train import build_env, build_network, ppo_settings, resolve_device
     from .graph_policy import GraphPolicy
     from .sb3 import build_vec_env
 
@@ -107,18 +108,7 @@ def benchmark(
     torch.set_num_threads(threads)
     p = cfg.ppo
     device = resolve_device(p.device)
-    settings = PPOSettings(
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-    )
+    settings = ppo_settings(cfg)
     env = build_env(cfg, device)
     ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1)
     scfg = _sb3_config(cfg, sb3_envs, sb3_opponent)
@@ -184,6 +174,7 @@ def benchmark(
             "batch_size": p.batch_size,
             "n_epochs": p.n_epochs,
             "threads": threads,
+            "precision": p.precision,
             "device_desc": f"{cfg.env.n_envs} slots x {cfg.ppo.n_steps} calls on {device}, "
             + ("self-play" if opp == [SELF] else "vs " + "/".join(opp)),
             "sb3_desc": f"{sb3_envs} envs x {scfg.ppo.n_steps} steps, vs " + "/".join(scfg.opponents.baselines),

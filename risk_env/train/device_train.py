@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from .config import TrainConfig
 from .run import TrainResult, _latest_checkpoint, _Run, evaluate_model
 
-__all__ = ["DeviceModel", "build_env", "build_network", "resolve_device", "train"]
+__all__ = ["DeviceModel", "build_env", "build_network", "ppo_settings", "resolve_device", "train"]
 
 
 def resolve_device(name: str) -> Any:
@@ -125,6 +125,26 @@ def build_env(cfg: TrainConfig, device: Any) -> Any:
     return env
 
 
+def ppo_settings(cfg: TrainConfig) -> Any:
+    """The :class:`~risk_env.train.device_ppo.PPOSettings` of ``cfg.ppo``."""
+    from .device_ppo import PPOSettings
+
+    p = cfg.ppo
+    return PPOSettings(
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        precision=p.precision,
+    )
+
+
 def build_network(cfg: TrainConfig, env: Any) -> Any:
     """A fresh :class:`~risk_env.train.graph_net.GraphNet` for ``env``'s rules (seeded by ``cfg.seed``)."""
     import torch
@@ -135,6 +155,64 @@ def build_network(cfg: TrainConfig, env: Any) -> Any:
     torch.manual_seed(cfg.seed)
     g = env.game
     return GraphNet(F_SIZE, G_SIZE, g.num_actions - g.T, hidden=cfg.ppo.graph_hidden, rounds=cfg.ppo.graph_rounds)
+
+
+def _teacher(cfg: TrainConfig, env: Any, name: str) -> Any:
+    """The batched policy named ``name`` (a batched heuristic) on ``env``'s engine."""
+    import torch
+
+    from ..vector.agents import make_policy
+
+    gen = torch.Generator(device=env.device)
+    gen.manual_seed(cfg.seed + 104729)
+    return make_policy(name, env.game, gen)
+
+
+def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
+    """Behaviour cloning of ``imitation.teacher`` into ``ppo``'s network before PPO, then DAgger rounds.
+
+    1. The teacher plays the learner seats of the training env for ``imitation.decisions`` decisions;
+       after each rollout the network fits them (``epochs`` passes, minibatches of ``batch_size``, Adam
+       at ``learning_rate``): cross-entropy of the teacher's ids under the masked logits, and
+       ``vf_coef`` x squared error of the value to the GAE targets of those games.
+    2. ``dagger_rounds`` rounds: the network plays (sampling, or its most probable action with
+       ``dagger_deterministic``) ``dagger_decisions`` decisions, the teacher labels them, the network fits.
+
+    The warm start's decisions do not count in the step budget. Returns the per-phase losses and
+    agreements (how often the network's most probable id is the teacher's, on the states just played).
+    """
+    import torch
+
+    im = cfg.imitation
+    teacher_before = ppo.teacher
+    ppo.teacher = _teacher(cfg, ppo.env, im.teacher)
+    opt = torch.optim.Adam(ppo.net.parameters(), lr=im.learning_rate)
+    clone = {"epochs": im.epochs, "batch_size": im.batch_size, "vf_coef": im.vf_coef, "optimizer": opt}
+    per = ppo.env.num_envs * ppo.settings.n_steps
+    report: dict[str, Any] = {"teacher": im.teacher, "phases": []}
+    t0 = time.monotonic()
+    phases = [("clone", "teacher", im.decisions)] + [
+        (f"dagger {k + 1}", "greedy" if im.dagger_deterministic else "policy", im.dagger_decisions)
+        for k in range(im.dagger_rounds)
+    ]
+    for name, actor, decisions in phases:
+        sums: dict[str, float] = {}
+        rollouts = max(1, -(-decisions // per))
+        for _ in range(rollouts):
+            ppo.collect(actor, count=False, label=True)
+            st = ppo.update(*ppo.advantages(), clone=clone)
+            for k, v in st.items():
+                sums[k] = sums.get(k, 0.0) + v
+        st = {k: v / rollouts for k, v in sums.items()}
+        report["phases"].append({"phase": name, "decisions": rollouts * per, **st})
+        log(
+            f"warm start, {name}: {rollouts * per} decisions, cross-entropy {st['bc_loss']:.3f}, "
+            f"agreement with {im.teacher} {st['bc_agreement']:.1%} ({time.monotonic() - t0:.0f} s)"
+        )
+    ppo.drop_held()
+    ppo.teacher = teacher_before
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    return report
 
 
 class _TBLogger:
@@ -205,7 +283,7 @@ def train(
     """
     import torch
 
-    from .device_ppo import DevicePPO, PPOSettings
+    from .device_ppo import DevicePPO
     from .graph_net import load_policy
 
     run_dir = cfg.run_dir
@@ -236,22 +314,15 @@ def train(
         run.next_eval = int(meta.get("next_eval", run.next_eval))
     env = build_env(cfg, device)
     p = cfg.ppo
-    settings = PPOSettings(
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
+    settings = ppo_settings(cfg)
+    ks = cfg.kickstart
+    kick: dict[str, Any] = (
+        {"teacher": _teacher(cfg, env, ks.teacher), "kl_coef": ks.kl_coef, "anneal_steps": ks.anneal_steps} if ks.enabled else {}
     )
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
         net.train()
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature))
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
         if "optimizer" in saved:
             ppo.optimizer.load_state_dict(saved["optimizer"])
             for group in ppo.optimizer.param_groups:
@@ -260,7 +331,8 @@ def train(
         if not meta:
             run.align_schedule(ppo.num_timesteps)
     else:
-        ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature))
+        net = build_network(cfg, env)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
     logger = _TBLogger(run_dir / "tb")
     model = DeviceModel(ppo, cfg, logger)
     run.log(
@@ -271,6 +343,12 @@ def train(
     )
     if ckpt is not None:
         run.log(f"resumed from {ckpt} at step {ppo.num_timesteps}")
+    elif cfg.imitation.enabled:
+        report = warm_start(ppo, cfg, run.log)
+        (run_dir / "imitation.json").write_text(json.dumps(report, indent=1))
+        run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
+        if cfg.eval.every:
+            run.periodic_eval(model, 0)
     bar: Any = None
     if progress and not quiet:
         from tqdm.auto import tqdm

@@ -33,7 +33,8 @@ def graph_observation(
     name: str, encoders: dict[int, Any], mask: np.ndarray, info: Mapping[str, Any] | None
 ) -> dict[str, np.ndarray]:
     """The graph observation (:mod:`risk_env.envs.graph`) of the position in ``info["view"]`` (the
-    seat's player view), for a policy that reads graph observations but is given the flat one. ``encoders`` caches one encoder per game.
+    seat's player view), for a policy that reads graph observations but is given the flat one.
+    ``encoders`` caches one encoder per game.
 
     Raises:
         RiskError: ``info`` holds no position (the message says what to give the policy ``name``).

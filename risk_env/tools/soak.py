@@ -393,7 +393,7 @@ def _tally_keys(spec: dict[str, Any]) -> dict[str, str]:
 # ---------------------------------------------------------------------------- determinism helpers
 
 
-def _digest_loop(env: Any, rng: np.random.Generator, h: hashlib._Hash, max_steps: int) -> int:
+def _digest_loop(env: Any, rng: np.random.Generator, h: Any, max_steps: int) -> int:
     n = 0
     for agent in env.agent_iter(max_steps):
         obs, reward, term, trunc, _ = env.last()

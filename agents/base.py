@@ -54,8 +54,9 @@ import numpy as np
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
+from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.moves import Move
-from risk_env.rules.state import GameState, Phase
+from risk_env.rules.state import GameState
 
 __all__ = [
     "AgentLike",
@@ -204,48 +205,13 @@ class ScriptedAgent(Agent):
 
 
 def allied_move(view: GameView) -> Move:
-    """A simple, sensible move for the allied army commanded by ``view.seat`` (docs/rules.md §7).
-
-    The allied army can only hurt the player on turn (the commander's opponent), so: place
-    every allied reinforcement on the allied territory with the best odds against a
-    neighbouring territory of that player (most allied armies minus the fewest defenders next
-    to it); attack with the most dice from the allied territory with the largest lead over
-    an adjacent territory of that player while the lead is at least 2 armies; move every
-    army it can into a conquered territory; otherwise end the allied attacks.
+    """A simple, sensible move for the allied army commanded by ``view.seat`` (docs/rules.md §7):
+    the allied army variant's default for scripted agents (:func:`risk_env.rules.allied.allied_move`).
 
     Raises:
         RiskError: the allied army does not act now.
     """
-    g, s = view.game, view.state
-    if not view.commanding_allied:
-        raise RiskError("allied_move: the allied army does not act now (two_player='allied', docs/rules.md §7)")
-    armies = s.armies.astype(np.int64)
-    target = g.attackable(s)
-    allied = np.flatnonzero(s.owner == g.allied)
-    if s.phase == Phase.OCCUPY:
-        return Move.occupy(g.occupy_range(s)[1])
-    if s.phase == Phase.REINFORCE:
-        best, best_score = int(allied[0]), -(10**9)
-        for t in allied.tolist():
-            foes = [int(armies[u]) for u in g.neighbors[t] if target[u]]
-            score = int(armies[t]) - min(foes) if foes else -(10**6) + int(armies[t])
-            if score > best_score:
-                best, best_score = t, score
-        return Move.place(best, s.to_place)
-    if s.phase == Phase.ATTACK:
-        best_pair, best_lead = None, 1
-        for a in allied.tolist():
-            if armies[a] < 2:
-                continue
-            for b in g.neighbors[a]:
-                lead = int(armies[a]) - 1 - int(armies[b])
-                if target[b] and lead > best_lead:
-                    best_pair, best_lead = (a, b), lead
-        if best_pair is None:
-            return Move.end_attack()
-        a, b = best_pair
-        return Move.attack(a, b, min(3, int(armies[a]) - 1))
-    raise RiskError(f"allied_move: no allied decision in the {Phase(s.phase).name.lower()} phase")
+    return _allied_move(view)
 
 
 class CallableAgent(Agent):

@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 
 from risk_env.envs.view import GameView
-from risk_env.rules.cards import MAX_STARS, MIN_STARS, composition_of, set_value
+from risk_env.rules.cards import MAX_STARS, composition_of, set_value
 from risk_env.rules.dice import resolve_roll
 from risk_env.rules.engine import Game
 from risk_env.rules.missions import MISSIONS
@@ -312,7 +312,7 @@ class HeuristicAgent(ScriptedAgent):
         codec = view.codec
         s = view.state
         hand = view.hand
-        if game.stars:
+        if game.trade_variant is not None:  # cards traded another way: by stars (docs/rules.md §6)
             return self.best_stars_trade(sit)
         if len(hand) < 3:
             return None
@@ -337,11 +337,11 @@ class HeuristicAgent(ScriptedAgent):
         star total the hand can make, once it is the full 10 stars or the hand holds 6 or more
         cards (the value per star grows with the total, so small trades waste cards); else None."""
         view = sit.view
-        game = view.game
-        feasible = [k for k in range(MIN_STARS, MAX_STARS + 1) if game.stars_cards(view.state, k) is not None]
-        if not feasible or (feasible[-1] < MAX_STARS and len(view.hand) < 6):
+        trades = view.game.trade_variant
+        feasible = [m.count for m in trades.trade_moves(view.state)] if trades is not None else []
+        if not feasible or (max(feasible) < MAX_STARS and len(view.hand) < 6):
             return None
-        return Move.trade_stars(feasible[-1])
+        return Move.trade_stars(max(feasible))
 
     def want_trade(self, sit: Situation, trade: Move) -> bool:
         """Trade now when not forced? Default: yes, at once."""

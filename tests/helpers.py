@@ -197,9 +197,9 @@ class RulesChecker:
         self.all_cards = list(range(game.num_cards))
         # Starting armies: placed on the board or still in the setup pools (docs/rules.md §3, §7);
         # the allied army's 2 armies a territory (§7) are granted when its territories are handed out.
-        self.allied = game.allied
+        self.allied = game.army  # the allied army's owner id (-1 without it)
         self.granted = game.config.starting_armies * (game.num_seats if game.neutral >= 0 else self.n)
-        self.granted += 2 * int((s.owner == game.allied).sum()) if game.allied >= 0 else 0
+        self.granted += 2 * int((s.owner == game.army).sum()) if game.army >= 0 else 0
         self.received = 0  # armies the player on turn received this turn (the allied army gets half, §7)
         self.lost = 0
         self.incomes = 0

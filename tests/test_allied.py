@@ -71,7 +71,8 @@ def test_switch_preset_and_validation():
     assert cfg.has_allied and not cfg.has_neutral
     assert RulesConfig(num_players=2, two_player="allied").setup == "claim"  # the 1975 rules claim (§7)
     g = Game(cfg)
-    assert (g.allied, g.neutral, g.num_seats, g.allied_claims) == (2, -1, 3, 14)
+    assert (g.army, g.neutral, g.num_seats, g.claims) == (2, -1, 3, 14)
+    assert [v.name for v in g.variants] == ["allied"] and g.variant("allied") is g.variants[0]
     with pytest.raises(
         ConfigError, match=r"two_player='allied' \(the 1975 two-player rules.*is for 2 players, got num_players=3"
     ):
@@ -151,7 +152,7 @@ def test_allied_reinforcement_is_half_of_what_the_mover_received_and_the_opponen
     g.apply(s, Move.end_attack())  # after the mover's attacks, before its fortify (§7)
     # the source's example: a player who gets nine armies gives the allied army four
     assert (s.phase, s.player, s.commander, s.to_place) == (Phase.REINFORCE, ALLIED, 1, 4)
-    assert g.current_player(s) == 1 and g.allied_reinforcement(s) == 4
+    assert g.current_player(s) == 1 and g.variant("allied").reinforcement(s) == 4
     moves = g.legal_moves(s)
     assert {m.kind for m in moves} == {MoveKind.PLACE}  # no trade: the allied army has no cards
     assert {m.src for m in moves} == {tid(g, t) for t in AL}
@@ -251,7 +252,7 @@ def test_allied_army_wiped_out_gets_nothing_more_and_nobody_is_eliminated():
     assert not (s.owner == ALLIED).any() and s.elim_order == [] and s.alive == [True, True]
     assert s.phase == Phase.OCCUPY and s.winner == -1
     g.apply(s, Move.occupy(3))
-    assert g.allied_reinforcement(s) == 0
+    assert g.variant("allied").reinforcement(s) == 0
     g.apply(s, Move.end_attack())
     assert (s.phase, s.player, s.commander) == (Phase.FORTIFY, 0, -1)  # no allied sub-turn any more (§7)
     g.apply(s, Move.end_turn())

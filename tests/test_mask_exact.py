@@ -146,7 +146,9 @@ def category(s, sel: Selection) -> str:
             return f"{name}:pair"
         if sel.src >= 0:
             return f"{name}:source"
-        if ph == Phase.ATTACK and ActionCodec.can_continue(None, s):  # type: ignore[arg-type]
+        a, b = s.att_src, s.att_dst  # the last battle may roll again (as the codec's can_continue)
+        again = a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] not in (s.player, s.commander)
+        if ph == Phase.ATTACK and again:
             return "attack:continue"
         return name
     if ph == Phase.OCCUPY:

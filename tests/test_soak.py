@@ -290,8 +290,8 @@ def test_the_lockstep_replay_catches_a_disagreement(monkeypatch):
 
     # other dice in the batched engine than the reference rolled: its positions part from the reference's
     class WrongTape(soak_vector._TapeGame):
-        def _draw_dice(self, s, k):
-            faces = soak_vector.Game._draw_dice(self, s, k)
+        def draw_dice(self, s, k):
+            faces = soak_vector.Game.draw_dice(self, s, k)
             self.tape.extend(7 - f for f in faces)
             return faces
 

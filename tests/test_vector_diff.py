@@ -27,8 +27,8 @@ class _TapeGame(Game):
 
     tape: list[int]
 
-    def _draw_dice(self, s: GameState, k: int) -> list[int]:
-        faces = super()._draw_dice(s, k)
+    def draw_dice(self, s: GameState, k: int) -> list[int]:
+        faces = super().draw_dice(s, k)
         self.tape.extend(faces)
         return faces
 

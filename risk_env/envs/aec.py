@@ -286,8 +286,11 @@ class raw_env(AECEnv):
         }
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(N) for a in self.possible_agents}
         hand_size = 4 * n
-        mission_size = n * (8 + n) if self.rules.secret_missions else 0
-        self.state_space = spaces.Box(0.0, np.inf, (D + hand_size + mission_size,), np.float32)
+        # what the variants add to the full position (every player's secret mission, §8)
+        self._critic_hooks = self.game.hooks["critic_state"]
+        probe = self.game.new_game(0)
+        extra = sum(int(np.asarray(h(probe, 0)).size) for h in self._critic_hooks)
+        self.state_space = spaces.Box(0.0, np.inf, (D + hand_size + extra,), np.float32)
         self._zero_mask = np.zeros(N, dtype=np.int8)
         self._zero_mask.setflags(write=False)  # internal only: users always get copies
         self._seed_seq: np.random.SeedSequence | None = None
@@ -416,8 +419,7 @@ class raw_env(AECEnv):
             for c in hand:
                 hands[p, sym[c]] += 0.2
         parts = [self.encoder.encode(s, seat, self.selection), hands.ravel()]
-        if self.rules.secret_missions:
-            parts.append(self.encoder.all_missions(s, seat).ravel())
+        parts += [np.asarray(h(s, seat), dtype=np.float32).ravel() for h in self._critic_hooks]
         return np.concatenate(parts)
 
     def step(self, action: Any) -> None:

@@ -83,11 +83,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IllegalActionError, IllegalMoveError, RiskError
-from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, MAX_STARS, MIN_STARS, composition_of
+from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, composition_of
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
-from .layout import AMOUNT_LEVELS, ATTACK_DICE, DEFEND_DICE, EXPERT_DIE_IDS, action_layout, amount_of, legal_levels
+from .layout import AMOUNT_LEVELS, ATTACK_DICE, DEFEND_DICE, action_layout, amount_of, legal_levels
 
 __all__ = ["ActionCodec", "AMOUNT_LEVELS", "Selection", "amount_of"]
 
@@ -164,6 +164,10 @@ class ActionCodec:
         # Which amount levels are legal for a span hi-lo (levels whose count differs from the previous level).
         self._span_levels = {span: np.array(legal_levels(span, K), dtype=np.int8) for span in range(64)}
         self._span_full = np.ones(K, dtype=np.int8)
+        # variants that own some decisions (their mask, ids and text), and one that trades cards its own way
+        self._deciders = game.overriding("owns_decision")
+        self._text_hooks = game.hooks["action_text"]
+        self._trader = game.trade_variant
 
     # ------------------------------------------------------------------ text of action ids (for people: it decides nothing)
     def action_to_string(self, s: GameState, action: int, sel: Selection | None = None) -> str:
@@ -183,13 +187,15 @@ class ActionCodec:
         a = int(action)
         if not 0 <= a < self.n:
             return f"invalid action {a} (ids are 0..{self.n - 1})"
+        for hook in self._text_hooks:
+            text = hook(self, s, a, sel)
+            if text is not None:
+                return text
         if a < self.amount:
             name = g.map.name_of(a)
             ph = s.phase
             if ph == Phase.CLAIM:
                 return f"claim {name}"
-            if ph == Phase.CAPITAL:
-                return f"capital {name}"
             if ph == Phase.SETUP_PLACE:
                 return f"neutral {name}" if s.setup_step == 2 else f"place {name} 1"
             if ph == Phase.REINFORCE:
@@ -212,12 +218,9 @@ class ActionCodec:
         if a == self.blitz:
             pair = self._battle_text(s, sel)
             return f"blitz {pair}" if pair else "blitz"
-        mod = self._dice_rule_move(a)
-        if mod is not None:
-            return g.move_to_text(mod)
         if self.trade >= 0 and self.trade <= a < self.trade_end:
-            if g.stars:
-                return f"trade stars={a - self.trade + MIN_STARS}"
+            if self._trader is not None:
+                return self._trader.trade_id_text(a - self.trade)
             return f"trade {COMPOSITION_NAMES[a - self.trade]}"
         if s.phase == Phase.ATTACK:
             return "end attack"
@@ -249,21 +252,13 @@ class ActionCodec:
             return 1, int(s.armies[sel.src]) - 1
         return None
 
-    def _dice_rule_move(self, a: int) -> Move | None:
-        """The expert dice rule move of id ``a`` (docs/rules.md §8), or None if ``a`` is not one."""
-        if self.reroll >= 0 and self.reroll <= a < self.reroll + EXPERT_DIE_IDS:
-            return Move.reroll(a - self.reroll + 1)
-        if self.six >= 0 and self.six <= a < self.six + EXPERT_DIE_IDS:
-            return Move.six(a - self.six + 1)
-        if self.keep >= 0 and a == self.keep:
-            return Move.keep_roll()
-        return None
-
-    def can_continue(self, s: GameState) -> bool:
-        """Whether the last battle (``att_src -> att_dst``) may roll again from the top of the attack phase."""
+    def can_continue(self, s: GameState, attackable: np.ndarray | None = None) -> bool:
+        """Whether the last battle (``att_src -> att_dst``) may roll again from the top of the attack phase
+        (``attackable``: :meth:`Game.attackable <risk_env.rules.engine.Game.attackable>` of ``s``, if known)."""
         a, b = s.att_src, s.att_dst
-        # not its own, and under the allied army's rules not its commander's either (docs/rules.md §7)
-        return a >= 0 and s.owner[a] == s.player and s.armies[a] >= 2 and s.owner[b] != s.player and s.owner[b] != s.commander
+        if a < 0 or s.owner[a] != s.player or s.armies[a] < 2:
+            return False
+        return bool((self.game.attackable(s) if attackable is None else attackable)[b])
 
     # ------------------------------------------------------------------ cards
     def bonus_options(self, s: GameState, comp: int) -> list[int]:
@@ -307,9 +302,8 @@ class ActionCodec:
 
     def _hand_comps(self, s: GameState) -> np.ndarray:
         hand = s.hands[s.player]
-        if self.game.stars:
-            g = self.game
-            return np.array([g.stars_cards(s, k) is not None for k in range(MIN_STARS, MAX_STARS + 1)], dtype=np.int8)
+        if self._trader is not None:
+            return self._trader.trade_mask(s)
         if len(hand) < 3:
             return np.zeros(len(COMPOSITIONS), dtype=np.int8)
         counts = np.bincount(self._symbols[hand], minlength=4)
@@ -330,21 +324,18 @@ class ActionCodec:
         T = g.T
         owner = s.owner
         p = s.player
-        if ph == Phase.ATTACK and s.roll_pending:
-            att = s.att_dice
-            if g.can_reroll(s):
-                m[self.reroll : self.reroll + att] = 1
-            if g.can_six(s):
-                for j in range(att):
-                    m[self.six + j] = s.last_roll[j] < 6
-            m[self.keep] = 1
-        elif ph == Phase.ATTACK:
+        for v in self._deciders:  # a variant's own decision: its mask
+            if v.owns_decision(s):
+                v.mask(self, s, sel, m)
+                return m
+        if ph == Phase.ATTACK:
             if sel.src < 0:
                 es, ed = self._edge_src, self._edge_dst
-                ok = (owner[es] == p) & (s.armies[es] >= 2) & g.attackable(s)[ed]
+                target = g.attackable(s)
+                ok = (owner[es] == p) & (s.armies[es] >= 2) & target[ed]
                 m[es[ok]] = 1
                 m[self.end] = 1
-                if self.can_continue(s):
+                if self.can_continue(s, target):
                     m[self.dice : self.dice + min(ATTACK_DICE, int(s.armies[s.att_src]) - 1)] = 1
                     m[self.blitz] = 1
             elif sel.dst < 0:
@@ -385,8 +376,6 @@ class ActionCodec:
                 m[self.end] = 1
         elif ph == Phase.CLAIM:
             m[:T] = owner == -1
-        elif ph == Phase.CAPITAL:
-            m[:T] = owner == p
         elif ph == Phase.SETUP_PLACE:
             m[:T] = owner == (g.neutral if s.setup_step == 2 else p)
         elif ph == Phase.OCCUPY:
@@ -442,8 +431,9 @@ class ActionCodec:
         g = self.game
         ph = s.phase
         is_terr = a < g.T
-        if ph == Phase.ATTACK and s.roll_pending:
-            return self._dice_rule_move(a)
+        for v in self._deciders:  # a variant's own decision: its ids
+            if v.owns_decision(s):
+                return v.translate(self, s, a, sel)
         if ph == Phase.ATTACK:
             if a == self.end:
                 return Move.end_attack()
@@ -470,8 +460,8 @@ class ActionCodec:
                 return None
             if is_terr:
                 return Move.place(a, 1) if s.to_place == 1 else ("src", a)
-            if self.trade >= 0 and self.trade <= a < self.trade_end and g.stars:
-                return Move.trade_stars(a - self.trade + MIN_STARS)
+            if self.trade >= 0 and self.trade <= a < self.trade_end and self._trader is not None:
+                return self._trader.trade_of_id(a - self.trade)
             if self.trade >= 0 and self.trade <= a < self.trade_end:
                 comp = a - self.trade
                 opts = self.bonus_options(s, comp)
@@ -493,8 +483,6 @@ class ActionCodec:
             return None
         if ph == Phase.CLAIM:
             return Move.claim(a) if is_terr else None
-        if ph == Phase.CAPITAL:
-            return Move.capital(a) if is_terr else None
         if ph == Phase.SETUP_PLACE:
             if not is_terr:
                 return None
@@ -548,14 +536,14 @@ class ActionCodec:
             if ph == Phase.ATTACK:
                 return f"{name(a)} cannot attack (needs 2+ armies and an enemy neighbour)"
             return f"{name(a)} cannot fortify (needs 2+ armies and a reachable own territory)"
-        if res is not None and self.trade >= 0 and self.trade <= a < self.trade_end and g.stars:
-            return f"your cards cannot make {a - self.trade + MIN_STARS} stars now"
+        if res is not None and self.trade >= 0 and self.trade <= a < self.trade_end and self._trader is not None:
+            return self._trader.trade_id_refusal(a - self.trade)
         if res is not None and self.trade >= 0 and self.trade <= a < self.trade_end:
             return f"no {COMPOSITION_NAMES[a - self.trade]} set can be traded now"
-        if self._dice_rule_move(a) is not None:
-            return "no roll waits for a re-roll or a six" if not s.roll_pending else "that die cannot be changed now"
-        if ph == Phase.ATTACK and s.roll_pending:
-            return "your roll waits: re-roll a die, turn one into a six, or keep the roll"
+        for hook in g.hooks["id_refusal"]:
+            why = hook(self, s, a)
+            if why is not None:
+                return why
         if ph == Phase.ATTACK and sel.src < 0 and self.dice <= a <= self.blitz:
             return "there is no battle to continue; select a source territory first"
         return "this id has no meaning at this decision"
@@ -640,7 +628,12 @@ class ActionCodec:
         g = self.game
         ph = s.phase
         k = move.kind
-        if (ph == Phase.CLAIM and k == MoveKind.CLAIM) or (ph == Phase.CAPITAL and k == MoveKind.CAPITAL):
+        for v in self._deciders:  # a variant's own decision: its ids
+            if v.owns_decision(s):
+                a = v.move_to_action(self, s, move, sel)
+                if a is not None:
+                    return a
+        if ph == Phase.CLAIM and k == MoveKind.CLAIM:
             return int(move.src)
         if ph == Phase.SETUP_PLACE and k in (MoveKind.PLACE, MoveKind.PLACE_NEUTRAL):
             return int(move.src)
@@ -653,18 +646,14 @@ class ActionCodec:
             if src >= 0:
                 want = move.count if (k == MoveKind.PLACE and move.src == src) else s.to_place
                 return self.amount_action(1, s.to_place, want)
-            if k == MoveKind.TRADE and g.stars:
-                return self.trade + int(move.count) - MIN_STARS
+            if k == MoveKind.TRADE and self._trader is not None:
+                return self.trade + self._trader.id_of_trade(move)
             if k == MoveKind.TRADE:
                 comp = composition_of([g.card_symbol[c] for c in move.cards])
                 if comp < 0:
                     raise RiskError(f"{g.move_to_text(move)!r}: those cards are not a set")
                 return self.trade + comp
             return int(move.src)
-        if ph == Phase.ATTACK and s.roll_pending and k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
-            if k == MoveKind.KEEP_ROLL:
-                return self.keep
-            return (self.reroll if k == MoveKind.REROLL else self.six) + int(move.count) - 1
         if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
             roll = self.blitz if k == MoveKind.BLITZ else self.dice + int(move.count) - 1
             if k == MoveKind.END_ATTACK:

@@ -48,10 +48,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..rules.cards import COMPOSITIONS, MAX_STARS, MIN_STARS
+from ..rules.cards import COMPOSITIONS
 from ..rules.config import RulesConfig
-from ..rules.missions import DESTROY_FIRST
+from ..rules.expert_dice import DIE_IDS
 from ..rules.state import Phase
+from ..rules.variant import Variant
+from ..rules.variants import VARIANTS, variants_of
 
 if TYPE_CHECKING:
     from ..rules.engine import Game
@@ -97,7 +99,7 @@ PHASE_SLOTS = 8
 phase has its own bit, ``capital_phase``)."""
 MAX_PLAYERS = 6
 """Relative seat slots in the graph observation (the most players a game can have)."""
-EXPERT_DIE_IDS = 3
+EXPERT_DIE_IDS = DIE_IDS
 """Ids of each of the ``reroll`` and ``six`` blocks: one per attack die (highest first)."""
 FLAGS = ("trade forced", "+2 bonus used", "conquered this turn", "mid-attack trade-down", "neutral army next (setup)")
 """Entries of the ``flags`` observation block, in order."""
@@ -255,6 +257,15 @@ class Dims:
     def of(cls, game: Game) -> Dims:
         return cls(game.config, game.T, len(game.map.continent_names), game.num_players)
 
+    def trade_block(self) -> Block:
+        """The trade block: one id per set composition, or another form's (a variant that trades
+        cards its own way, such as stars trades, docs/rules.md §6)."""
+        for v in variants_of(self.config):
+            block = v.trade_block()
+            if block is not None:
+                return Block(*block)
+        return Block("trade", (len(COMPOSITIONS),), "trade a set of composition COMPOSITION_NAMES[i]")
+
 
 @dataclass(frozen=True)
 class LayoutPart:
@@ -333,19 +344,7 @@ def _core_actions(d: Dims) -> list[Block]:
 
 
 def _trade_actions(d: Dims) -> list[Block]:
-    if d.config.card_trade == "stars":
-        return [Block("trade", (MAX_STARS - MIN_STARS + 1,), "trade cards worth 2 + i stars (the rules pick the cards)")]
-    return [Block("trade", (len(COMPOSITIONS),), "trade a set of composition COMPOSITION_NAMES[i]")]
-
-
-def _expert_dice_actions(d: Dims) -> list[Block]:
-    out = []
-    if d.config.reroll_with_card:
-        out.append(Block("reroll", (EXPERT_DIE_IDS,), "re-roll the j-th highest attack die of the pending roll"))
-    if d.config.die_to_six:
-        out.append(Block("six", (EXPERT_DIE_IDS,), "turn the j-th highest attack die of the pending roll into a six"))
-    out.append(Block("keep", (1,), "let the pending roll stand"))
-    return out
+    return [d.trade_block()]
 
 
 def _end_actions(d: Dims) -> list[Block]:
@@ -376,35 +375,6 @@ def _core_observation(d: Dims) -> list[Block]:
     ]
 
 
-def _expert_dice_observation(d: Dims) -> list[Block]:
-    return [
-        Block(
-            "dice_rules",
-            (3 + ATTACK_DICE + DEFEND_DICE,),
-            "a roll waits, its re-roll is available, its six is available, the waiting roll's "
-            "attacker dice (highest first) and defender dice / 6",
-        )
-    ]
-
-
-def _missions_observation(d: Dims) -> list[Block]:
-    return [
-        Block("mission", (DESTROY_FIRST + d.n,), "the observer's own mission, one-hot (destroy: by rotated slot)"),
-        Block("mission_held", (d.n,), "1 per live rotated seat holding a mission"),
-    ]
-
-
-def _capitals_observation(d: Dims) -> list[Block]:
-    return [
-        Block("capital", (d.T, d.n), "one-hot rotated slot whose capital each territory is"),
-        Block("capital_phase", (1,), "1 while capitals are being chosen"),
-    ]
-
-
-def _allied_observation(d: Dims) -> list[Block]:
-    return [Block("allied", (3,), "the allied army acts, this seat commands it, the allied reinforcement / 10")]
-
-
 def _choose_observation(d: Dims) -> list[Block]:
     return [Block("blitz_defence", (1,), "1 while the pending defence is a round of a blitz")]
 
@@ -413,18 +383,23 @@ def _choose_observation(d: Dims) -> list[Block]:
 # between two others only in a new layout version; new variants take ranks above 100.
 register_part(LayoutPart("core", 0, _always, actions=_core_actions, observation=_core_observation))
 register_part(LayoutPart("cards", 10, lambda c: c.uses_cards, actions=_trade_actions))
-register_part(
-    LayoutPart(
-        "expert_dice",
-        20,
-        lambda c: c.reroll_with_card or c.die_to_six,
-        actions=_expert_dice_actions,
-        observation=_expert_dice_observation,
-    )
-)
-register_part(LayoutPart("secret_missions", 30, lambda c: c.secret_missions, observation=_missions_observation))
-register_part(LayoutPart("capitals", 40, lambda c: c.capitals, observation=_capitals_observation))
-register_part(LayoutPart("allied", 50, lambda c: c.has_allied, observation=_allied_observation))
+
+
+def _variant_part(variant: type[Variant]) -> LayoutPart:
+    """The layout part of a variant: the blocks it declares in its own module, at its rank."""
+
+    def actions(d: Dims) -> list[Block]:
+        return [Block(*b) for b in variant.action_blocks(d)]
+
+    def observation(d: Dims) -> list[Block]:
+        return [Block(*b) for b in variant.observation_blocks(d)]
+
+    return LayoutPart(variant.name, variant.rank, variant.applies, actions=actions, observation=observation)
+
+
+for _variant in VARIANTS:  # each variant's blocks, declared in its own module
+    if _variant.action_blocks is not Variant.action_blocks or _variant.observation_blocks is not Variant.observation_blocks:
+        register_part(_variant_part(_variant))
 register_part(LayoutPart("defender_dice", 60, lambda c: c.defender_dice == "choose", observation=_choose_observation))
 register_part(LayoutPart("end", 1_000_000, _always, actions=_end_actions))
 

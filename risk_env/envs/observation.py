@@ -98,7 +98,6 @@ import numpy as np
 
 from ..rules.cards import set_value
 from ..rules.engine import Game
-from ..rules.missions import DESTROY_FIRST, MISSIONS
 from ..rules.state import GameState, Phase
 from .layout import PHASE_SLOTS, observation_layout
 
@@ -123,7 +122,6 @@ class ObservationEncoder:
         n = game.num_players
         S = n + 1
         C = len(game.map.continent_names)
-        self._dice_rules = game.dice_rules
         self.blocks = observation_layout(game)
         self.layout: dict[str, tuple[slice, tuple[int, ...]]] = self.blocks.as_dict()
         self.size = self.blocks.size
@@ -136,8 +134,8 @@ class ObservationEncoder:
                 self._rot[me, seat] = (seat - me) % n
             if game.neutral >= 0:
                 self._rot[me, game.neutral] = n
-            if game.allied >= 0:
-                self._rot[me, game.allied] = n
+            if game.army >= 0:  # a variant's army (the allied army, §7) takes the neutral's slot
+                self._rot[me, game.army] = n
         self._rot_lists = [r.tolist() for r in self._rot]
         L = self.layout
         self._o_owner = L["owner"][0]
@@ -171,6 +169,7 @@ class ObservationEncoder:
         # next set's value / 20 by sets traded so far (the observation caps the counter at 400 sets)
         self._tv_table = [set_value(tv, k, 0) / 20.0 for k in range(401)] if tv else []
         self._turn_limit = float(game.config.turn_limit)
+        self._observe_hooks = game.hooks["observe"]
 
     def encode(self, s: GameState, seat: int, sel: Selection | None = None) -> np.ndarray:
         """float32 ``(D,)`` observation of ``s`` for ``seat``, with the action codec's
@@ -212,8 +211,8 @@ class ObservationEncoder:
             out[self._o_place] = s.setup_left[seat] * 0.1
             if ph == Phase.SETUP_PLACE and s.setup_step == 2:
                 out[self._o_flags + 4] = 1.0
-        elif s.commander == seat:  # the allied army's sub-turn, commanded by this seat (§7)
-            out[self._o_place] = s.to_place * 0.1
+        elif ph == Phase.REINFORCE and s.player >= n and g.current_player(s) == seat:
+            out[self._o_place] = s.to_place * 0.1  # a variant's army placing, this seat deciding for it (§7)
         elif mine:
             out[self._o_place] = s.to_place * 0.1
             f = self._o_flags
@@ -256,61 +255,9 @@ class ObservationEncoder:
         elif ph == Phase.OCCUPY:
             out[b + 2] = s.armies[s.att_dst] / 3.0
         out[self._o_turnno] = s.turn / self._turn_limit
-        if self._dice_rules and s.player == seat and ph == Phase.ATTACK:
-            o = self.layout["dice_rules"][0].start
-            g = self.game
-            if s.roll_pending:
-                out[o] = 1.0
-                att = s.att_dice
-                for j, f in enumerate(s.last_roll[:att]):
-                    out[o + 3 + j] = f / 6.0
-                for j, f in enumerate(s.last_roll[att + 1 : att + 3]):
-                    out[o + 6 + j] = f / 6.0
-            # availability for this battle (re-roll) and this turn (six)
-            if g.config.reroll_with_card and not s.reroll_used:
-                out[o + 1] = 1.0
-            if g.config.die_to_six and not s.six_used:
-                out[o + 2] = 1.0
+        for hook in self._observe_hooks:  # the variants' blocks
+            hook(self, s, seat, out)
         L = self.layout
-        if s.missions:
-            o = L["mission"][0].start
-            out[o + self.mission_code(s.missions[seat], seat)] = 1.0
-            o = L["mission_held"][0].start
-            for k in range(n):
-                if alive[(seat + k) % n]:
-                    out[o + k] = 1.0
-        if s.capitals:
-            o = L["capital"][0].start
-            for p, t in enumerate(s.capitals):
-                if t >= 0:
-                    out[o + t * n + (p - seat) % n] = 1.0
-            if ph == Phase.CAPITAL:
-                out[L["capital_phase"][0].start] = 1.0
-        if g.allied >= 0 and ph != Phase.GAME_OVER:
-            o = L["allied"][0].start
-            if s.player == g.allied:
-                out[o] = 1.0
-                if s.commander == seat:
-                    out[o + 1] = 1.0
-            if s.turn >= 1:
-                out[o + 2] = g.allied_reinforcement(s) * 0.1
         if s.blitzing and ph == Phase.DEFEND:
             out[L["blitz_defence"][0].start] = 1.0
-        return out
-
-    def mission_code(self, mission: int, seat: int) -> int:
-        """Index of ``mission`` in the ``mission`` block as ``seat`` sees it (a "destroy"
-        target by its slot rotated to ``seat``)."""
-        if mission >= DESTROY_FIRST:
-            return DESTROY_FIRST + (MISSIONS[mission].target - seat) % self._n
-        return mission
-
-    def all_missions(self, s: GameState, seat: int) -> np.ndarray:
-        """float32 ``(n, 8 + n)``: every player's mission, one-hot, rows by slot rotated to
-        ``seat`` (for ``env.state()``, the full position; not part of any observation)."""
-        n = self._n
-        out = np.zeros((n, DESTROY_FIRST + n), dtype=np.float32)
-        if s.missions:
-            for k in range(n):
-                out[k, self.mission_code(s.missions[(seat + k) % n], seat)] = 1.0
         return out

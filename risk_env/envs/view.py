@@ -200,15 +200,16 @@ class GameView:
 
     @property
     def allied(self) -> int:
-        """The allied army's owner id (``two_player="allied"``, docs/rules.md §7), else -1."""
-        return self.game.allied
+        """The owner id of a variant's own army, the allied army (``two_player="allied"``,
+        docs/rules.md §7), else -1 (:attr:`Game.army <risk_env.rules.engine.Game.army>`)."""
+        return self.game.army
 
     @property
     def commanding_allied(self) -> bool:
         """True when this seat decides for the allied army now (its sub-turn after the
         opponent's attacks, docs/rules.md §7)."""
         s = self.knowledge.public
-        return self.game.allied_acting(s) and s.commander == self.seat and s.phase != Phase.DEFEND
+        return s.player == self.game.army >= 0 and s.phase != Phase.DEFEND and self.game.current_player(s) == self.seat
 
     @property
     def alive(self) -> tuple[bool, ...]:

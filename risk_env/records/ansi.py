@@ -22,25 +22,41 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..rules.engine import Game
-from ..rules.missions import mission_text
 from ..rules.state import GameState, Phase
 
-__all__ = ["render_ansi", "render_compact", "short_names", "seat_name"]
+__all__ = ["render_ansi", "render_compact", "short_names", "seat_name", "owner_label", "territory_marks"]
 
 _ANSI = ("\x1b[34m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[35m", "\x1b[36m")  # blue red green yellow magenta cyan
 _GREY, _BOLD, _RESET = "\x1b[90m", "\x1b[1m", "\x1b[0m"
 
 
 def seat_name(game: Game, seat: int) -> str:
-    """``player_<seat>``, ``neutral`` for the 2-player neutral, ``allied`` for the allied army
-    (``two_player="allied"``, docs/rules.md §7), ``-`` for none."""
+    """``player_<seat>``, ``neutral`` for the 2-player neutral, a variant's label for its army
+    (``allied`` for the allied army, docs/rules.md §7), ``-`` for none."""
     if seat < 0:
         return "-"
     if seat == game.neutral:
         return "neutral"
-    if seat == game.allied:
-        return "allied"
-    return f"player_{seat}"
+    return owner_label(game, seat) or f"player_{seat}"
+
+
+def owner_label(game: Game, owner: int, short: bool = False) -> str | None:
+    """A variant's label for owner id ``owner`` (its army), or None
+    (:meth:`Variant.owner_label <risk_env.rules.variant.Variant.owner_label>`)."""
+    for hook in game.hooks["owner_label"]:
+        label = hook(owner, short)
+        if label is not None:
+            return label
+    return None
+
+
+def territory_marks(game: Game, s: GameState) -> dict[int, tuple[str, str, int]]:
+    """The variants' marks on territories: ``territory -> (text with {} for the seat, short mark, seat)``
+    (a capital, docs/rules.md §8)."""
+    out: dict[int, tuple[str, str, int]] = {}
+    for hook in game.hooks["territory_marks"]:
+        out.update(hook(s))
+    return out
 
 
 def render_ansi(
@@ -69,7 +85,7 @@ def render_ansi(
         viewer: the seat whose secret mission is shown (None: no mission is shown).
     """
     m = game.map
-    capital_of = {int(t): p for p, t in enumerate(s.capitals) if t >= 0}
+    marks = territory_marks(game, s)
 
     def who(seat: int) -> str:
         if seat < 0:
@@ -107,8 +123,9 @@ def render_ansi(
         for t in map(int, idx):
             o = int(s.owner[t])
             mark = " <" if t in marked else ""
-            if t in capital_of:
-                mark += f"  capital of {who(capital_of[t])}"
+            if t in marks:
+                text, _, seat = marks[t]
+                mark += "  " + text.format(who(seat))
             lines.append(f"  {m.territory_names[t]:<{width}}  {paint(f'{who(o):<{wname}}', o)} {int(s.armies[t]):>4}{mark}")
     lines.append("")
     setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
@@ -131,7 +148,7 @@ def render_ansi(
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}  phase {ph}  on turn {who(s.player)}"
-    if s.commander >= 0:
+    if s.commander >= 0:  # a variant's army acts, a seat commanding it (§7)
         status += f" (commanded by {who(s.commander)})"
     if s.phase == Phase.GAME_OVER:
         status = f"game over after {s.turn} turns: " + (
@@ -164,16 +181,9 @@ def render_ansi(
 
 
 def _variant_lines(game: Game, s: GameState, viewer: int | None, who: Callable[[int], str]) -> list[str]:
-    """The capital phase and the viewer's own mission (docs/rules.md §8)."""
-    out = []
-    if s.phase == Phase.CAPITAL:
-        out.append(f"{who(s.player)} chooses a capital among its territories")
-    if s.missions:
-        if viewer is not None and 0 <= viewer < len(s.missions):
-            out.append(f"your mission ({who(viewer)}): {mission_text(s.missions[viewer])}")
-        if s.phase == Phase.GAME_OVER and s.winner >= 0 and s.winner != viewer:
-            out.append(f"mission of {who(s.winner)}: {mission_text(s.missions[s.winner])}")
-    return out
+    """What the variants note under the board: the capital phase, the viewer's own mission (docs/rules.md §8)."""
+    out = [note for hook in game.hooks["phase_note"] if (note := hook(s, who)) is not None]
+    return out + [line for hook in game.hooks["notes"] for line in hook(s, viewer, who)]
 
 
 def short_names(names: Sequence[str], width: int) -> list[str]:
@@ -264,8 +274,9 @@ def render_compact(
     def tag(seat: int) -> str:
         if seat < 0:
             return "-"
-        if seat == game.allied:
-            return "a"
+        label = owner_label(game, seat, short=True)
+        if label is not None:
+            return label
         return "n" if seat == game.neutral else str(seat)
 
     def paint(text: str, seat: int) -> str:
@@ -279,7 +290,7 @@ def render_compact(
             return str(names[seat])
         return seat_name(game, seat)
 
-    marks = {int(t): "#" for t in s.capitals if t >= 0}
+    marks = {t: short for t, (_, short, _) in territory_marks(game, s).items()}
     marks.update({int(t): "<" for t in marked if t >= 0})
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
         marks.update({int(s.att_src): "<", int(s.att_dst): "<"})

@@ -28,6 +28,7 @@ from ..envs.codec import Selection
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
+from .ansi import owner_label
 from .layout import _ATTACK, _MOVE, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
 
 __all__ = ["Arrow", "PlayerRow", "Picture", "describe", "seat_colors", "seat_labels", "parse_last_move"]
@@ -119,14 +120,14 @@ def seat_labels(game: Game, player_names: Sequence[str] | None = None, width: in
     names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
     if len(names) != n:
         raise ValueError(f"player_names needs {n} names (one per player seat), got {len(names)}")
-    extra = ["neutral"] if game.neutral >= 0 else ["allied"] if game.allied >= 0 else []
+    extra = ["neutral"] if game.neutral >= 0 else [owner_label(game, game.army) or "army"] if game.army >= 0 else []
     return [str(x)[:width] for x in names] + extra
 
 
 def seat_colors(game: Game) -> list[str]:
     """A colour per seat (:data:`~risk_env.records.layout.PLAYER_COLORS`; the neutral or allied army grey)."""
     n = game.num_players
-    extra = 1 if (game.neutral >= 0 or game.allied >= 0) else 0
+    extra = 1 if (game.neutral >= 0 or game.army >= 0) else 0
     return [PLAYER_COLORS[i % len(PLAYER_COLORS)] for i in range(n)] + [NEUTRAL_COLOR] * extra
 
 

@@ -12,8 +12,7 @@ import numpy as np
 
 from ..errors import StateError
 from .legality import PHASE_NAME
-from .missions import MISSIONS
-from .state import GameState, Phase
+from .state import STATE_FIELDS, GameState, Phase
 
 if TYPE_CHECKING:
     from .engine import Game
@@ -47,20 +46,8 @@ def field_problems(game: Game, s: GameState) -> list[str]:
             out.append(f"{f}={v} is not a territory id in 0..{T - 1} (or -1 for none)")
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and (s.att_src < 0 or s.att_dst < 0):
         out.append(f"the {PHASE_NAME[Phase(s.phase)]} phase needs a pending battle (att_src and att_dst)")
-    if s.roll_pending:
-        att, roll = s.att_dice, s.last_roll
-        ok = s.phase == Phase.ATTACK and s.att_src >= 0 and s.att_dst >= 0 and 1 <= att <= 3
-        ok = ok and att + 2 <= len(roll) <= att + 3 and roll[att] == 0
-        ok = ok and all(1 <= f <= 6 for f in roll[:att] + roll[att + 1 :])
-        if not ok:
-            out.append(
-                "a pending roll (roll_pending) needs the attack phase, a battle, and its roll: "
-                "att_dice attacker faces, a 0, then 1 or 2 defender faces (faces 1..6)"
-            )
     if s.blitzing and (s.phase != Phase.DEFEND or game.config.defender_dice != "choose"):
         out.append("a blitz waits for the defender (blitzing) only in the defend phase under defender_dice='choose'")
-    if s.roll_pending and not (game.config.reroll_with_card or game.config.die_to_six):
-        out.append("a pending roll exists only under the expert dice rules (reroll_with_card, die_to_six)")
     if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):
         out.append("dice faces must be 1..6")
     if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):
@@ -73,16 +60,9 @@ def field_problems(game: Game, s: GameState) -> list[str]:
         out.append(f"dice_pos={s.dice_pos} is past the {len(s.dice_buf)} buffered dice")
     if not -1 <= s.winner < n or any(not 0 <= p < n for p in s.elim_order):
         out.append(f"winner and eliminated players must be seats 0..{n - 1}")
-    if any(not 0 <= m < len(MISSIONS) for m in s.missions):
-        out.append(f"missions must be mission indices 0..{len(MISSIONS) - 1}")
-    if any(not -1 <= t < T for t in s.capitals):
-        out.append(f"capitals must be territory ids 0..{T - 1} (or -1 while not chosen)")
-    if game.allied < 0 and (s.received or s.commander != -1):
-        out.append("received and commander exist only under two_player='allied' (docs/rules.md §7)")
-    if s.received < 0:
-        out.append(f"received={s.received} must be >= 0")
-    if any(not -1 <= p < n for p in s.eliminated_by):
-        out.append(f"eliminated_by must hold seats 0..{n - 1} (or -1)")
+    for sf in STATE_FIELDS:  # a variant's fields keep their defaults under rules without it
+        if sf.variant and game.variant(sf.variant) is None and getattr(s, sf.name) != ([] if sf.kind == "ints" else sf.default):
+            out.append(f"{sf.name}={getattr(s, sf.name)!r} exists only under the {sf.variant} rules")
     return out
 
 
@@ -96,16 +76,14 @@ def invariant_violations(game: Game, s: GameState) -> list[str]:
         return [f"alive, hands and order must describe {n} players"]
     if s.phase not in set(Phase):
         out.append(f"unknown phase {s.phase}")
-    cfg = game.config
-    k = n if cfg.secret_missions else 0
-    if len(s.missions) != k or len(s.eliminated_by) != k:
-        out.append(f"missions and eliminated_by must hold {k} entries (secret_missions={cfg.secret_missions})")
-    if len(s.capitals) != (n if cfg.capitals else 0):
-        out.append(f"capitals must hold {n if cfg.capitals else 0} entries (capitals={cfg.capitals})")
-    elif cfg.capitals and s.turn >= 1 and -1 in s.capitals:
-        out.append("a capital is still to be chosen after the first turn began")
-    if s.phase == Phase.CAPITAL and (not cfg.capitals or s.capitals[s.player] != -1):
-        out.append("the capital phase needs capitals=True and a player on turn without a capital")
+    known = s.phase in set(Phase)
+    if known and s.phase != Phase.GAME_OVER and not any(s.phase in spec.phases for spec in game.move_specs.values()):
+        out.append(f"these rules have no {PHASE_NAME[Phase(s.phase)]} phase")
+    for sf in STATE_FIELDS:  # a variant's lists are empty under rules without it
+        if sf.variant and sf.kind == "ints" and game.variant(sf.variant) is None and getattr(s, sf.name):
+            out.append(f"{sf.name} must be empty without the {sf.variant} rules")
+    for v in game.variants:
+        out += v.invariant_violations(s)
     setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
     unclaimed = s.owner == -1
     if ((s.owner < -1) | (s.owner >= game.num_seats)).any():
@@ -131,15 +109,8 @@ def invariant_violations(game: Game, s: GameState) -> list[str]:
             out.append(f"player {seat} is {'alive' if s.alive[seat] else 'dead'} but holds {'some' if has else 'no'} territories")
         if not s.alive[seat] and s.hands[seat]:
             out.append(f"eliminated player {seat} holds cards")
-    allied_turn = game.allied_acting(s)
-    if allied_turn:  # the allied army's sub-turn (docs/rules.md §7)
-        if s.phase not in (Phase.REINFORCE, Phase.ATTACK, Phase.DEFEND, Phase.OCCUPY, Phase.GAME_OVER):
-            out.append(f"the allied army acts only in the reinforce, attack, defend and occupy phases, not {s.phase}")
-        if not (0 <= s.commander < n and s.alive[s.commander]):
-            out.append(f"the allied army acts but its commander {s.commander} is not a live seat")
-    elif s.commander != -1:
-        out.append(f"commander={s.commander} is set outside the allied army's sub-turn")
-    if s.phase not in (Phase.GAME_OVER,) and not allied_turn and not (0 <= s.player < n and s.alive[s.player]):
+    army_turn = s.player == game.army >= 0  # a variant's army acts (the allied army, §7; checked by the variant)
+    if s.phase not in (Phase.GAME_OVER,) and not army_turn and not (0 <= s.player < n and s.alive[s.player]):
         out.append(f"player on turn {s.player} is not a live seat")
     if s.phase == Phase.GAME_OVER and not s.truncated and not 0 <= s.winner < n:
         out.append("game over without a winner or a truncation")

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .missions import DESTROY_FIRST, MISSIONS, TWENTY_FOUR, mission_complete
 from .state import STATE_FIELDS, GameState
 
 if TYPE_CHECKING:
@@ -103,7 +102,8 @@ class Knowledge:
         Args:
             rng: ``None``: the hidden parts are filled in a fixed way (the unseen cards in
                 ascending order to the other seats in seat order, then the draw pile; the first
-                mission card each other player could hold; a generator seeded 0), so the result
+                mission card each other player could hold, :meth:`Variant.fill_hidden
+                <risk_env.rules.variant.Variant.fill_hidden>`; a generator seeded 0), so the result
                 depends on the knowledge alone. A generator: they are resampled from it (module
                 docstring), and the position's own generator is seeded from it.
 
@@ -121,8 +121,8 @@ class Knowledge:
                 s.hands[p] = unseen[k : k + count]
                 k += count
         s.deck = unseen[k:]
-        if s.missions:
-            _fill_missions(game, s, seat, rng)
+        for hook in game.hooks["fill_hidden"]:  # the variants' hidden fields (other players' missions, §8)
+            hook(s, seat, rng)
         # a fixed position shares one generator, copy-on-write as copies do (GameState.own_rng)
         s.rng = _FIXED_RNG if rng is None else np.random.default_rng(int(rng.integers(2**63)))
         s.dice_buf = []
@@ -148,33 +148,6 @@ class Knowledge:
 
 _FIXED_RNG = np.random.Generator(np.random.PCG64(0))
 """The generator of every fixed position (never drawn from: a draw clones it first)."""
-
-
-def _fill_missions(game: Game, s: GameState, seat: int, rng: np.random.Generator | None) -> None:
-    """Missions for the other players: drawn (or taken in order) from the cards ``seat`` does not
-    hold, each becoming "hold 24 territories" where the deal would make it so (docs/rules.md §8),
-    and never one that would already be complete (the game would have ended)."""
-    n = game.num_players
-    pool = [m for m in range(len(MISSIONS)) if m != s.missions[seat]]
-    if rng is not None:
-        pool = [pool[i] for i in rng.permutation(len(pool))]
-    for p in range(n):
-        if p == seat:
-            continue
-        for j, m in enumerate(pool):
-            mission = MISSIONS[m]
-            if mission.kind == "destroy" and (mission.target == p or mission.target >= n):
-                m = TWENTY_FOUR
-            elif m >= DESTROY_FIRST and game.config.mission_target_taken == "24_territories":
-                target = mission.target
-                if not s.alive[target] and s.eliminated_by and s.eliminated_by[target] != p:
-                    m = TWENTY_FOUR
-            s.missions[p] = m
-            if not (s.alive[p] and mission_complete(game, s, p)):
-                del pool[j]
-                break
-        else:
-            s.missions[p] = TWENTY_FOUR
 
 
 # ---------------------------------------------------------------------- taking it, generated

@@ -6,26 +6,33 @@ allowed now), :func:`legal_moves` enumerates every legal move. :class:`Game
 <risk_env.rules.engine.Game>` exposes both as methods; the action codec's mask
 (:meth:`risk_env.envs.codec.ActionCodec.mask`) is the vectorised form for action
 ids and is tested equal to :func:`legal_moves`.
+
+A move is judged in this order: its kind is one these rules have, it uses only its
+kind's fields, the game is not over, its phase is one of its kind's
+(:data:`risk_env.rules.moves.MOVES`), no variant forbids it now
+(:meth:`Variant.precheck <risk_env.rules.variant.Variant.precheck>`), then its kind's own
+conditions: the core kinds' here, a variant's kinds by the variant
+(:meth:`Variant.check_move <risk_env.rules.variant.Variant.check_move>`).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import IllegalMoveError
-from .cards import MAX_STARS, MIN_STARS, composition_of
-from .moves import Move, MoveKind
+from .cards import composition_of
+from .moves import FIELD_DEFAULTS, MOVES, Move, MoveKind, MoveSpec
 from .notation import move_to_text
 from .state import GameState, Phase
 
 if TYPE_CHECKING:
     from .engine import Game
 
-__all__ = ["check", "legal_moves", "PHASE_NAME", "PHASE_ALLOWED"]
+__all__ = ["check", "legal_moves", "illegal", "hand_text", "PHASE_NAME", "PHASE_ALLOWED"]
 
 PHASE_NAME = {p: p.name.lower().replace("_", " ") for p in Phase}
 """Each phase's name in messages (``"setup place"``)."""
@@ -51,31 +58,14 @@ PHASE_ALLOWED = {
 }
 """What each phase allows, in move notation (the tail of every illegal-move message)."""
 
-_FIELD_DEFAULTS = (("src", -1), ("dst", -1), ("count", 0), ("cards", ()), ("bonus", -1))
-_USED_FIELDS = {
-    MoveKind.CLAIM: {"src"},
-    MoveKind.PLACE: {"src", "count"},
-    MoveKind.PLACE_NEUTRAL: {"src", "count"},
-    MoveKind.TRADE: {"cards", "bonus"},
-    MoveKind.ATTACK: {"src", "dst", "count"},
-    MoveKind.BLITZ: {"src", "dst"},
-    MoveKind.END_ATTACK: set(),
-    MoveKind.DEFEND: {"count"},
-    MoveKind.OCCUPY: {"count"},
-    MoveKind.FORTIFY: {"src", "dst", "count"},
-    MoveKind.END_TURN: set(),
-    MoveKind.REROLL: {"count"},
-    MoveKind.SIX: {"count"},
-    MoveKind.KEEP_ROLL: set(),
-    MoveKind.CAPITAL: {"src"},
-}
 
-
-def _hand_text(game: Game, hand: Iterable[int]) -> str:
+def hand_text(game: Game, hand: Iterable[int]) -> str:
+    """Card names of ``hand``, for messages."""
     return ", ".join(game.map.card_name(c) for c in sorted(hand)) or "no cards"
 
 
-def _illegal(game: Game, s: GameState, move: Move, why: str) -> IllegalMoveError:
+def illegal(game: Game, s: GameState, move: Move, why: str) -> IllegalMoveError:
+    """The error for ``move`` in ``s``: its text, the phase, ``why``, and what the phase allows."""
     try:
         text = move_to_text(game.map, move)
     except ValueError:
@@ -84,216 +74,198 @@ def _illegal(game: Game, s: GameState, move: Move, why: str) -> IllegalMoveError
     return IllegalMoveError(f"{text!r} is not legal in the {PHASE_NAME[ph]} phase: {why}. Allowed now: {PHASE_ALLOWED[ph]}")
 
 
-def _check_territory(game: Game, s: GameState, move: Move, t: int) -> None:
+def _bad_territory(game: Game, t: object) -> str | None:
     if not isinstance(t, (int, np.integer)) or not 0 <= t < game.T:
-        raise _illegal(game, s, move, f"territory id {t!r} is not in 0..{game.T - 1}")
+        return f"territory id {t!r} is not in 0..{game.T - 1}"
+    return None
+
+
+def _whose(game: Game, s: GameState, purpose: str) -> str:
+    for hook in game.hooks["whose"]:
+        text = hook(s, purpose)
+        if text is not None:
+            return text
+    return "yours"
 
 
 def check(game: Game, s: GameState, move: Move) -> None:
     """Raise :class:`IllegalMoveError` (saying why and what is allowed) unless ``move`` is legal in ``s``."""
     if not isinstance(move, Move):
         raise IllegalMoveError(f"expected a Move, got {type(move).__name__}: {move!r}")
-    ph = s.phase
     k = move.kind
-    used = _USED_FIELDS.get(k)
-    if k == MoveKind.TRADE and game.stars:
-        used = {"count"}
-    if used is None:
+    spec = game.move_spec(k)
+    known = spec if spec is not None else MOVES.get(k)
+    if known is None:
         raise IllegalMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
-    for f, default in _FIELD_DEFAULTS:
-        if f not in used and getattr(move, f) != default:
+    for f, default in FIELD_DEFAULTS:
+        if f not in known.fields and getattr(move, f) != default:
             raise IllegalMoveError(f"a {MoveKind(k).name} move takes no {f!r} (got {getattr(move, f)!r}): {move!r}")
+    if s.phase == Phase.GAME_OVER:
+        raise illegal(game, s, move, "the game is over")
+    if spec is None:  # a kind these rules do not have (a variant's)
+        raise illegal(game, s, move, known.absent)
+    if s.phase not in spec.phases:
+        raise illegal(game, s, move, spec.wrong_phase)
+    for hook in game.hooks["precheck"]:
+        why = hook(s, move)
+        if why is not None:
+            raise illegal(game, s, move, why)
+    for f in ("src", "dst"):
+        if f in spec.fields and spec.kind != MoveKind.TRADE:
+            why = _bad_territory(game, getattr(move, f))
+            if why is not None:
+                raise illegal(game, s, move, why)
+    owner = game.kind_owner(k)
+    why = owner.check_move(s, move) if owner is not None else _CHECKS[k](game, s, move, spec)
+    if why is not None:
+        raise illegal(game, s, move, why)
+
+
+# ---------------------------------------------------------------------- the core kinds' own conditions
+def _claim(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    if s.owner[move.src] != -1:
+        return f"{game.map.name_of(move.src)} is already claimed"
+    return None
+
+
+def _place(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
     p = s.player
-    if ph == Phase.GAME_OVER:
-        raise _illegal(game, s, move, "the game is over")
-    if k == MoveKind.CLAIM:
-        if ph != Phase.CLAIM:
-            raise _illegal(game, s, move, "claims happen only in the claim phase")
-        _check_territory(game, s, move, move.src)
-        if s.owner[move.src] != -1:
-            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is already claimed")
-        return
-    if k == MoveKind.PLACE:
-        if ph == Phase.SETUP_PLACE:
-            if s.setup_step >= 2:
-                raise _illegal(game, s, move, "this setup turn places a neutral army next")
-            _check_territory(game, s, move, move.src)
-            if s.owner[move.src] != p:
-                raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not yours")
-            if move.count != 1:
-                raise _illegal(game, s, move, "setup places one army at a time")
-            return
-        if ph != Phase.REINFORCE:
-            raise _illegal(game, s, move, "armies are placed only in setup and in the reinforce phase")
-        if s.forced:
-            raise _illegal(game, s, move, f"you hold {len(s.hands[p])} cards and must trade first")
-        _check_territory(game, s, move, move.src)
+    if s.phase == Phase.SETUP_PLACE:
+        if s.setup_step >= 2:
+            return "this setup turn places a neutral army next"
         if s.owner[move.src] != p:
-            whose = "an allied territory (the allied army's armies go there, §7)" if game.allied_acting(s) else "yours"
-            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not {whose}")
-        if not 1 <= move.count <= s.to_place:
-            raise _illegal(game, s, move, f"you have {s.to_place} armies to place; place 1..{s.to_place}")
-        return
-    if k == MoveKind.PLACE_NEUTRAL:
-        if ph != Phase.SETUP_PLACE or s.setup_step != 2:
-            raise _illegal(game, s, move, "a neutral army is placed only at the end of a 2-player setup turn")
-        _check_territory(game, s, move, move.src)
-        if s.owner[move.src] != game.neutral:
-            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not neutral")
+            return f"{game.map.name_of(move.src)} is not yours"
         if move.count != 1:
-            raise _illegal(game, s, move, "the neutral gets one army at a time")
-        return
-    if k == MoveKind.TRADE:
-        if not game.uses_cards:
-            raise _illegal(game, s, move, "these rules have no cards")
-        if not game.can_trade(s):
-            raise _illegal(game, s, move, "sets are traded only in the reinforce phase (after an elimination: only while forced)")
-        if game.stars:
-            if not MIN_STARS <= move.count <= MAX_STARS:
-                raise _illegal(game, s, move, f"a stars trade is worth {MIN_STARS}..{MAX_STARS} stars ('trade stars=<k>')")
-            if game.stars_cards(s, move.count) is None:
-                have = sum(game.card_stars[c] for c in s.hands[p])
-                raise _illegal(
-                    game, s, move, f"your cards ({_hand_text(game, s.hands[p])}; {have} stars) cannot make {move.count} stars"
-                )
-            return
-        cards = move.cards
-        hand = s.hands[p]
-        if len(cards) != 3 or len(set(cards)) != 3 or any(c not in hand for c in cards):
-            raise _illegal(game, s, move, f"a trade names three different cards from your hand ({_hand_text(game, hand)})")
-        if composition_of([game.card_symbol[c] for c in cards]) < 0:
-            raise _illegal(game, s, move, "those cards are not a set (three of a kind, one of each, or two plus a wild)")
-        cands = game.bonus_candidates(s, cards)
-        if cands and move.bonus not in cands:
-            names = ", ".join(game.map.name_of(c) for c in cands)
-            raise _illegal(game, s, move, f"choose the +2 bonus territory: bonus= one of {names}")
-        if not cands and move.bonus != -1:
-            raise _illegal(game, s, move, "no +2 territory bonus is available for this trade")
-        return
-    if s.roll_pending and k not in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
-        raise _illegal(game, s, move, f"your roll {_roll_text(s)} waits: 'reroll die=<j>', 'six die=<j>' or 'keep roll'")
-    if k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
-        if not s.roll_pending:
-            raise _illegal(game, s, move, "no roll waits for a re-roll or a six (expert dice rules)")
-        if k == MoveKind.KEEP_ROLL:
-            return
-        if k == MoveKind.REROLL and not game.can_reroll(s):
-            raise _illegal(
-                game, s, move, "no re-roll: one per battle, when you hold the card of the attacking or the attacked territory"
-            )
-        if k == MoveKind.SIX and not game.can_six(s):
-            raise _illegal(game, s, move, "no six: one per turn, and only for a die below six")
-        if not 1 <= move.count <= s.att_dice:
-            raise _illegal(game, s, move, f"name one of your {s.att_dice} dice: die=1..{s.att_dice} (highest first)")
-        if k == MoveKind.SIX and s.last_roll[move.count - 1] == 6:
-            raise _illegal(game, s, move, f"die {move.count} shows a six already")
-        return
-    if k in (MoveKind.ATTACK, MoveKind.BLITZ):
-        if ph != Phase.ATTACK:
-            raise _illegal(game, s, move, "attacks happen only in the attack phase")
-        _check_territory(game, s, move, move.src)
-        _check_territory(game, s, move, move.dst)
-        a, b = move.src, move.dst
-        if s.owner[a] != p:
-            whose = "an allied territory (the allied army attacks from its own, §7)" if game.allied_acting(s) else "yours"
-            raise _illegal(game, s, move, f"{game.map.name_of(a)} is not {whose}")
-        if s.armies[a] < 2:
-            raise _illegal(game, s, move, f"{game.map.name_of(a)} has 1 army; attacking needs at least 2")
-        if not game.adjacency[a, b]:
-            raise _illegal(game, s, move, f"{game.map.name_of(a)} and {game.map.name_of(b)} do not share a border")
-        if s.owner[b] == p:
-            raise _illegal(game, s, move, f"{game.map.name_of(b)} is yours")
-        if not game.attackable(s)[b]:  # the allied army attacks only the mover (docs/rules.md §7)
-            raise _illegal(
-                game, s, move, f"the allied army attacks only the territories of the player on turn, not {game.map.name_of(b)}"
-            )
-        if k == MoveKind.ATTACK:
-            most = min(3, int(s.armies[a]) - 1)
-            if not 1 <= move.count <= most:
-                raise _illegal(game, s, move, f"roll 1..{most} dice from {game.map.name_of(a)} ({s.armies[a]} armies)")
-        return
-    if k == MoveKind.END_ATTACK:
-        if ph != Phase.ATTACK:
-            raise _illegal(game, s, move, "not attacking")
-        return
-    if k == MoveKind.DEFEND:
-        if ph != Phase.DEFEND:
-            raise _illegal(game, s, move, "no attack awaits a defence")
-        most = min(2, int(s.armies[s.att_dst]))
+            return "setup places one army at a time"
+        return None
+    if s.forced:
+        return f"you hold {len(s.hands[p])} cards and must trade first"
+    if s.owner[move.src] != p:
+        return f"{game.map.name_of(move.src)} is not {_whose(game, s, 'place')}"
+    if not 1 <= move.count <= s.to_place:
+        return f"you have {s.to_place} armies to place; place 1..{s.to_place}"
+    return None
+
+
+def _place_neutral(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    if s.setup_step != 2:
+        return spec.wrong_phase
+    if s.owner[move.src] != game.neutral:
+        return f"{game.map.name_of(move.src)} is not neutral"
+    if move.count != 1:
+        return "the neutral gets one army at a time"
+    return None
+
+
+def _trade(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    if not game.can_trade(s):
+        return spec.wrong_phase
+    if game.trade_variant is not None:  # cards traded another way (stars, docs/rules.md §6)
+        return game.trade_variant.check_trade(s, move)
+    cards = move.cards
+    hand = s.hands[s.player]
+    if len(cards) != 3 or len(set(cards)) != 3 or any(c not in hand for c in cards):
+        return f"a trade names three different cards from your hand ({hand_text(game, hand)})"
+    if composition_of([game.card_symbol[c] for c in cards]) < 0:
+        return "those cards are not a set (three of a kind, one of each, or two plus a wild)"
+    cands = game.bonus_candidates(s, cards)
+    if cands and move.bonus not in cands:
+        names = ", ".join(game.map.name_of(c) for c in cands)
+        return f"choose the +2 bonus territory: bonus= one of {names}"
+    if not cands and move.bonus != -1:
+        return "no +2 territory bonus is available for this trade"
+    return None
+
+
+def _attack(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    a, b = move.src, move.dst
+    name = game.map.name_of
+    if s.owner[a] != s.player:
+        return f"{name(a)} is not {_whose(game, s, 'attack')}"
+    if s.armies[a] < 2:
+        return f"{name(a)} has 1 army; attacking needs at least 2"
+    if not game.adjacency[a, b]:
+        return f"{name(a)} and {name(b)} do not share a border"
+    if s.owner[b] == s.player:
+        return f"{name(b)} is yours"
+    if not game.attackable(s)[b]:
+        return f"{name(b)} may not be attacked now: {_whose(game, s, 'target')}"
+    if move.kind == MoveKind.ATTACK:
+        most = min(3, int(s.armies[a]) - 1)
         if not 1 <= move.count <= most:
-            raise _illegal(game, s, move, f"defend with 1..{most} dice")
-        return
-    if k == MoveKind.OCCUPY:
-        if ph != Phase.OCCUPY:
-            raise _illegal(game, s, move, "no conquest awaits an occupation")
-        lo, hi = game.occupy_range(s)
-        if not lo <= move.count <= hi:
-            raise _illegal(game, s, move, f"move {lo}..{hi} armies into {game.map.name_of(s.att_dst)}")
-        return
-    if k == MoveKind.FORTIFY:
-        if ph != Phase.FORTIFY:
-            raise _illegal(game, s, move, "fortifying happens only in the fortify phase")
-        _check_territory(game, s, move, move.src)
-        _check_territory(game, s, move, move.dst)
-        a, b = move.src, move.dst
-        if s.owner[a] != p or s.owner[b] != p:
-            raise _illegal(game, s, move, "both territories must be yours")
-        if not game.fortify_reach(s, a)[b]:
-            how = "share a border" if game.config.fortify == "adjacent" else "be joined through your territories"
-            raise _illegal(game, s, move, f"{game.map.name_of(a)} and {game.map.name_of(b)} must {how}")
-        most = int(s.armies[a]) - 1
-        if not 1 <= move.count <= most:
-            raise _illegal(
-                game, s, move, f"move 1..{most} armies (one must stay)" if most else f"{game.map.name_of(a)} has 1 army"
-            )
-        return
-    if k == MoveKind.END_TURN:
-        if ph != Phase.FORTIFY:
-            raise _illegal(game, s, move, "the turn ends from the fortify phase ('end attack' first)")
-        return
-    if k == MoveKind.CAPITAL:
-        if ph != Phase.CAPITAL:
-            raise _illegal(game, s, move, "capitals are chosen only after setup, with capitals=True (docs/rules.md §8)")
-        _check_territory(game, s, move, move.src)
-        if s.owner[move.src] != p:
-            raise _illegal(game, s, move, f"{game.map.name_of(move.src)} is not yours")
-        return
-    raise _illegal(game, s, move, f"unknown move kind {k!r}")
+            return f"roll 1..{most} dice from {name(a)} ({s.armies[a]} armies)"
+    return None
 
 
-def _roll_text(s: GameState) -> str:
-    att = s.att_dice
-    return f"{s.last_roll[:att]} against {s.last_roll[att + 1 :]}"
+def _defend(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    most = min(2, int(s.armies[s.att_dst]))
+    if not 1 <= move.count <= most:
+        return f"defend with 1..{most} dice"
+    return None
 
 
-def dice_rule_moves(game: Game, s: GameState) -> list[Move]:
-    """The decisions on a pending roll under the expert dice rules (docs/rules.md §8)."""
-    out: list[Move] = []
-    if game.can_reroll(s):
-        out.extend(Move.reroll(j) for j in range(1, s.att_dice + 1))
-    if game.can_six(s):
-        out.extend(Move.six(j) for j in range(1, s.att_dice + 1) if s.last_roll[j - 1] < 6)
-    out.append(Move.keep_roll())
-    return out
+def _occupy(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    lo, hi = game.occupy_range(s)
+    if not lo <= move.count <= hi:
+        return f"move {lo}..{hi} armies into {game.map.name_of(s.att_dst)}"
+    return None
 
 
+def _fortify(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    a, b = move.src, move.dst
+    p = s.player
+    name = game.map.name_of
+    if s.owner[a] != p or s.owner[b] != p:
+        return "both territories must be yours"
+    if not game.fortify_reach(s, a)[b]:
+        how = "share a border" if game.config.fortify == "adjacent" else "be joined through your territories"
+        return f"{name(a)} and {name(b)} must {how}"
+    most = int(s.armies[a]) - 1
+    if not 1 <= move.count <= most:
+        return f"move 1..{most} armies (one must stay)" if most else f"{name(a)} has 1 army"
+    return None
+
+
+def _nothing(game: Game, s: GameState, move: Move, spec: MoveSpec) -> str | None:
+    return None
+
+
+_CHECKS: dict[MoveKind, Callable[[Game, GameState, Move, MoveSpec], str | None]] = {
+    MoveKind.CLAIM: _claim,
+    MoveKind.PLACE: _place,
+    MoveKind.PLACE_NEUTRAL: _place_neutral,
+    MoveKind.TRADE: _trade,
+    MoveKind.ATTACK: _attack,
+    MoveKind.BLITZ: _attack,
+    MoveKind.END_ATTACK: _nothing,
+    MoveKind.DEFEND: _defend,
+    MoveKind.OCCUPY: _occupy,
+    MoveKind.FORTIFY: _fortify,
+    MoveKind.END_TURN: _nothing,
+}
+"""The own conditions of each core kind (its phase holds): why the move is illegal, or None."""
+
+
+# ---------------------------------------------------------------------- every legal move
 def legal_moves(game: Game, s: GameState) -> list[Move]:
     """Every legal move in ``s`` (complete moves; counts enumerated one by one)."""
+    for hook in game.hooks["legal_moves"]:
+        moves = hook(s)
+        if moves is not None:
+            return moves
     ph = s.phase
     p = s.player
     owner = s.owner
     out: list[Move] = []
     if ph == Phase.CLAIM:
         return [Move.claim(int(t)) for t in np.flatnonzero(owner == -1)]
-    if ph == Phase.CAPITAL:
-        return [Move.capital(int(t)) for t in np.flatnonzero(owner == p)]
     if ph == Phase.SETUP_PLACE:
         if s.setup_step == 2:
             return [Move.place_neutral(int(t)) for t in np.flatnonzero(owner == game.neutral)]
         return [Move.place(int(t), 1) for t in np.flatnonzero(owner == p)]
     if ph == Phase.REINFORCE:
-        if game.can_trade(s) and game.stars:
-            out.extend(Move.trade_stars(k) for k in range(MIN_STARS, MAX_STARS + 1) if game.stars_cards(s, k) is not None)
+        if game.can_trade(s) and game.trade_variant is not None:
+            out.extend(game.trade_variant.trade_moves(s))
         elif game.can_trade(s):
             for trio in itertools.combinations(sorted(s.hands[p]), 3):
                 if composition_of([game.card_symbol[c] for c in trio]) >= 0:
@@ -304,8 +276,6 @@ def legal_moves(game: Game, s: GameState) -> list[Move]:
                 out.extend(Move.place(int(t), n) for n in range(1, s.to_place + 1))
         return out
     if ph == Phase.ATTACK:
-        if s.roll_pending:
-            return dice_rule_moves(game, s)
         for a in np.flatnonzero((owner == p) & (s.armies >= 2)).tolist():
             for b in game.attack_targets(s, a):
                 out.extend(Move.attack(a, b, d) for d in range(1, min(3, int(s.armies[a]) - 1) + 1))

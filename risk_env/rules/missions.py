@@ -1,4 +1,5 @@
-"""Secret missions and capitals (docs/rules.md §8).
+"""The secret missions variant (``secret_missions=True``, docs/rules.md §8): its data, its rules
+and every hook through which the rest of the package asks it (:class:`SecretMissions`).
 
 Missions are data: :data:`MISSIONS` lists the 14 mission cards of the 1993
 edition of the board game Risk, one :class:`Mission` each. A game deals one
@@ -23,13 +24,16 @@ switch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ConfigError
-from .state import GameState
+from .config import RulesConfig
+from .state import GameState, Phase
+from .variant import Variant
 
 if TYPE_CHECKING:
     from .engine import Game
@@ -47,7 +51,8 @@ __all__ = [
     "mission_complete",
     "mission_text",
     "settle_missions",
-    "capitals_winner",
+    "mission_code",
+    "SecretMissions",
 ]
 
 CLASSIC_CONTINENTS = ("North America", "South America", "Europe", "Africa", "Asia", "Australia")
@@ -193,13 +198,119 @@ def settle_missions(game: Game, s: GameState) -> int:
     return -1
 
 
-def capitals_winner(game: Game, s: GameState) -> int:
-    """The seat holding every chosen capital, or -1 (docs/rules.md §8). Needs every
-    player's capital chosen."""
-    caps = s.capitals
-    if not caps or min(caps) < 0:
-        return -1
-    holder = int(s.owner[caps[0]])
-    if holder < 0 or holder >= game.num_players:
-        return -1
-    return holder if all(int(s.owner[c]) == holder for c in caps) else -1
+def mission_code(mission: int, seat: int, num_players: int) -> int:
+    """Index of ``mission`` in the ``mission`` observation block as ``seat`` sees it: the card,
+    a "destroy" card's target by its seat rotated to ``seat``."""
+    if mission >= DESTROY_FIRST:
+        return DESTROY_FIRST + (MISSIONS[mission].target - seat) % num_players
+    return mission
+
+
+class SecretMissions(Variant):
+    """``secret_missions=True`` (docs/rules.md §8): a mission card per player, dealt last at
+    setup; completing it wins at once. Another seat's mission is hidden (its field is known
+    ``"own"``, :data:`~risk_env.rules.state.STATE_FIELDS`)."""
+
+    name = "secret_missions"
+    section = "§8"
+    rank = 30
+
+    @staticmethod
+    def applies(config: RulesConfig) -> bool:
+        return config.secret_missions
+
+    def check(self) -> None:
+        check_map(self.game.map)  # the missions name the classic continents
+
+    def setup(self, s: GameState) -> None:
+        s.eliminated_by = [-1] * self.game.num_players
+
+    def after_new_game(self, s: GameState) -> None:
+        # dealt last, so the other draws match a game without missions
+        s.missions = deal_missions(s.own_rng(), self.game.num_players)
+
+    def eliminated(self, s: GameState, loser: int, by: int) -> None:
+        s.eliminated_by[loser] = by
+
+    def winner(self, s: GameState) -> int:
+        return settle_missions(self.game, s)
+
+    def invariant_violations(self, s: GameState) -> list[str]:
+        n = self.game.num_players
+        if len(s.missions) != n or len(s.eliminated_by) != n:
+            return [f"missions and eliminated_by must hold {n} entries (secret_missions=True)"]
+        out = []
+        if any(not 0 <= m < len(MISSIONS) for m in s.missions):
+            out.append(f"missions must be mission indices 0..{len(MISSIONS) - 1}")
+        if any(not -1 <= p < n for p in s.eliminated_by):
+            out.append(f"eliminated_by must hold seats 0..{n - 1} (or -1)")
+        return out
+
+    def fill_hidden(self, s: GameState, seat: int, rng: np.random.Generator | None) -> None:
+        """The other players' missions: drawn (or taken in order) from the cards ``seat`` does not
+        hold, each becoming "hold 24 territories" where the deal would make it so, and never
+        one that would already be complete (the game would have ended)."""
+        game = self.game
+        n = game.num_players
+        pool = [m for m in range(len(MISSIONS)) if m != s.missions[seat]]
+        if rng is not None:
+            pool = [pool[i] for i in rng.permutation(len(pool))]
+        for p in range(n):
+            if p == seat:
+                continue
+            for j, m in enumerate(pool):
+                mission = MISSIONS[m]
+                if mission.kind == "destroy" and (mission.target == p or mission.target >= n):
+                    m = TWENTY_FOUR
+                elif m >= DESTROY_FIRST and game.config.mission_target_taken == "24_territories":
+                    target = mission.target
+                    if not s.alive[target] and s.eliminated_by[target] != p:
+                        m = TWENTY_FOUR
+                s.missions[p] = m
+                if not (s.alive[p] and mission_complete(game, s, p)):
+                    del pool[j]
+                    break
+            else:
+                s.missions[p] = TWENTY_FOUR
+
+    # ------------------------------------------------------------------ observations
+    @staticmethod
+    def observation_blocks(dims: Any) -> Sequence[tuple[str, tuple[int, ...], str]]:
+        return (
+            ("mission", (DESTROY_FIRST + dims.n,), "the observer's own mission, one-hot (destroy: by rotated slot)"),
+            ("mission_held", (dims.n,), "1 per live rotated seat holding a mission"),
+        )
+
+    def observe(self, encoder: Any, s: GameState, seat: int, out: np.ndarray) -> None:
+        n = self.game.num_players
+        L = encoder.layout
+        out[L["mission"][0].start + mission_code(s.missions[seat], seat, n)] = 1.0
+        o = L["mission_held"][0].start
+        for k in range(n):
+            if s.alive[(seat + k) % n]:
+                out[o + k] = 1.0
+
+    def critic_state(self, s: GameState, seat: int) -> np.ndarray:
+        """float32 ``(n, 8 + n)``: every player's mission, one-hot, rows by seat rotated to
+        ``seat`` (for the full position of a centralized critic, ``env.state()``; never part of
+        an observation)."""
+        n = self.game.num_players
+        out = np.zeros((n, DESTROY_FIRST + n), dtype=np.float32)
+        for k in range(n):
+            out[k, mission_code(s.missions[(seat + k) % n], seat, n)] = 1.0
+        return out
+
+    # ------------------------------------------------------------------ text
+    def summary(self, s: GameState, viewer: int | None) -> str | None:
+        if viewer is None or not 0 <= viewer < len(s.missions):
+            return None
+        return f"Your secret mission: {mission_text(s.missions[viewer])}."  # only the viewer's own
+
+    def notes(self, s: GameState, viewer: int | None, who: Any) -> list[str]:
+        """The viewer's own mission; once the game is won, the winner's."""
+        out = []
+        if viewer is not None and 0 <= viewer < len(s.missions):
+            out.append(f"your mission ({who(viewer)}): {mission_text(s.missions[viewer])}")
+        if s.phase == Phase.GAME_OVER and s.winner >= 0 and s.winner != viewer:
+            out.append(f"mission of {who(s.winner)}: {mission_text(s.missions[s.winner])}")
+        return out

@@ -1,10 +1,12 @@
-"""Moves: complete decisions of the rules, as small immutable values.
+"""Moves: complete decisions of the rules, as small immutable values, and the one table
+of move kinds (:data:`MOVES`) that notation, legality, the engine and the action codec read.
 
-A :class:`Move` holds territory/card ids; its text form needs a map's names,
-so it is written and read by :mod:`risk_env.rules.notation` (also as
+A :class:`Move` holds territory/card ids; its text form needs a map's names, so it is
+written and read by :mod:`risk_env.rules.notation` (also as
 :meth:`Game.move_to_text <risk_env.rules.engine.Game.move_to_text>` and
-:meth:`Game.parse_move <risk_env.rules.engine.Game.parse_move>`). The text forms (docs/rules.md section in
-brackets):
+:meth:`Game.parse_move <risk_env.rules.engine.Game.parse_move>`). Each kind's text form,
+fields, phases, action-id blocks and rules section are one :class:`MoveSpec` in
+:data:`MOVES` (the docs/rules.md section in brackets):
 
 =================  ==============================================  =========
 kind               text                                            rule
@@ -39,6 +41,8 @@ is conquered or the source is down to 1 army.
 
 >>> Move.attack(0, 30, 3)
 Move(kind=<MoveKind.ATTACK: 4>, src=0, dst=30, count=3, cards=(), bonus=-1)
+>>> MOVES[MoveKind.ATTACK].text, MOVES[MoveKind.ATTACK].blocks
+('attack {src}->{dst} dice={count}', ('territory', 'territory', 'dice', 'blitz'))
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-__all__ = ["Move", "MoveKind"]
+from .state import Phase
+
+__all__ = ["Move", "MoveKind", "MoveSpec", "MOVES", "STARS_TRADE", "VERBS", "FIELD_DEFAULTS"]
 
 
 class MoveKind(IntEnum):
@@ -156,3 +162,101 @@ class Move:
     @staticmethod
     def capital(t: int) -> Move:
         return Move(MoveKind.CAPITAL, t)
+
+
+# ---------------------------------------------------------------------- the table of move kinds
+FIELD_DEFAULTS: tuple[tuple[str, object], ...] = (("src", -1), ("dst", -1), ("count", 0), ("cards", ()), ("bonus", -1))
+"""Every :class:`Move` field and its value in a move that does not use it."""
+
+
+@dataclass(frozen=True)
+class MoveSpec:
+    """Everything the package reads about one kind of move (one row of :data:`MOVES`).
+
+    Attributes:
+        kind: the :class:`MoveKind`.
+        verb: the words its text starts with (``"end attack"``).
+        text: its text form, a template of the :class:`Move` fields (``{src}``, ``{dst}`` by
+            territory name, ``{count}``, ``{cards}`` by card names, ``{bonus}`` as
+            `` bonus=<territory>`` when there is one): :func:`risk_env.rules.notation.move_to_text`.
+        form: how :func:`risk_env.rules.notation.parse_move` reads what follows the verb:
+            ``"territory"``, ``"territory count"`` (the count may be left out: 1), ``"cards"``
+            (three card names, an optional ``bonus=``), ``"stars"``, ``"pair dice"``, ``"pair"``,
+            ``"pair count"``, ``"dice"``, ``"count"``, ``"die"`` or ``""`` (nothing).
+        fields: the :class:`Move` fields it uses (the others keep :data:`FIELD_DEFAULTS`).
+        phases: the phases it may be played in.
+        wrong_phase: why it is illegal in any other phase (the reason of the
+            :class:`~risk_env.errors.IllegalMoveError`).
+        blocks: the action-id blocks (:mod:`risk_env.envs.layout`) whose ids play it, in the
+            order of its sub-steps (a block may stand for the choices of one sub-step).
+        rule: the docs/rules.md section.
+        variant: the rules variant that adds it (:mod:`risk_env.rules.variants`), ``""`` for the core rules.
+        absent: why it is illegal under rules that do not have it (a variant's kind without the
+            variant; a trade without cards).
+    """
+
+    kind: MoveKind
+    verb: str
+    text: str
+    form: str
+    fields: frozenset[str]
+    phases: tuple[Phase, ...]
+    wrong_phase: str
+    blocks: tuple[str, ...]
+    rule: str
+    variant: str = ""
+    absent: str = ""
+
+
+def _spec(kind: MoveKind, verb: str, text: str, form: str, fields: str, phases: tuple[Phase, ...], wrong_phase: str,
+          blocks: str, rule: str, variant: str = "", absent: str = "") -> MoveSpec:  # fmt: skip
+    return MoveSpec(kind, verb, text, form, frozenset(fields.split()), phases, wrong_phase, tuple(blocks.split()), rule,
+                    variant, absent or wrong_phase)  # fmt: skip
+
+
+_ = Phase
+MOVES: dict[MoveKind, MoveSpec] = {
+    s.kind: s
+    for s in (
+        _spec(MoveKind.CLAIM, "claim", "claim {src}", "territory", "src", (_.CLAIM,),
+              "claims happen only in the claim phase", "territory", "§3"),
+        _spec(MoveKind.PLACE, "place", "place {src} {count}", "territory count", "src count", (_.SETUP_PLACE, _.REINFORCE),
+              "armies are placed only in setup and in the reinforce phase", "territory amount", "§3, §4.1"),
+        _spec(MoveKind.PLACE_NEUTRAL, "neutral", "neutral {src}", "territory", "src count", (_.SETUP_PLACE,),
+              "a neutral army is placed only at the end of a 2-player setup turn", "territory", "§7"),
+        _spec(MoveKind.TRADE, "trade", "trade {cards}{bonus}", "cards", "cards bonus", (_.REINFORCE,),
+              "sets are traded only in the reinforce phase (after an elimination: only while forced)", "trade territory", "§4.1",
+              absent="these rules have no cards"),
+        _spec(MoveKind.ATTACK, "attack", "attack {src}->{dst} dice={count}", "pair dice", "src dst count", (_.ATTACK,),
+              "attacks happen only in the attack phase", "territory territory dice blitz", "§4.2"),
+        _spec(MoveKind.BLITZ, "blitz", "blitz {src}->{dst}", "pair", "src dst", (_.ATTACK,),
+              "attacks happen only in the attack phase", "territory territory blitz", "§4.2"),
+        _spec(MoveKind.END_ATTACK, "end attack", "end attack", "", "", (_.ATTACK,), "not attacking", "end", "§4.2"),
+        _spec(MoveKind.DEFEND, "defend", "defend dice={count}", "dice", "count", (_.DEFEND,),
+              "no attack awaits a defence", "dice", "§4.2"),
+        _spec(MoveKind.OCCUPY, "occupy", "occupy {count}", "count", "count", (_.OCCUPY,),
+              "no conquest awaits an occupation", "amount", "§4.2"),
+        _spec(MoveKind.FORTIFY, "fortify", "fortify {src}->{dst} {count}", "pair count", "src dst count", (_.FORTIFY,),
+              "fortifying happens only in the fortify phase", "territory territory amount", "§4.3"),
+        _spec(MoveKind.END_TURN, "end turn", "end turn", "", "", (_.FORTIFY,),
+              "the turn ends from the fortify phase ('end attack' first)", "end", "§4.3"),
+        _spec(MoveKind.REROLL, "reroll", "reroll die={count}", "die", "count", (_.ATTACK,),
+              "no roll waits for a re-roll or a six (expert dice rules)", "reroll", "§8", "expert_dice"),
+        _spec(MoveKind.SIX, "six", "six die={count}", "die", "count", (_.ATTACK,),
+              "no roll waits for a re-roll or a six (expert dice rules)", "six", "§8", "expert_dice"),
+        _spec(MoveKind.KEEP_ROLL, "keep roll", "keep roll", "", "", (_.ATTACK,),
+              "no roll waits for a re-roll or a six (expert dice rules)", "keep", "§8", "expert_dice"),
+        _spec(MoveKind.CAPITAL, "capital", "capital {src}", "territory", "src", (_.CAPITAL,),
+              "capitals are chosen only after setup, with capitals=True (docs/rules.md §8)", "territory", "§8", "capitals"),
+    )
+}  # fmt: skip
+"""Every kind of move, by :class:`MoveKind` (see :class:`MoveSpec`); those of a variant are played only
+with it (:attr:`Game.move_specs <risk_env.rules.engine.Game.move_specs>`)."""
+
+STARS_TRADE = _spec(MoveKind.TRADE, "trade", "trade stars={count}", "stars", "count", (Phase.REINFORCE,),
+                    MOVES[MoveKind.TRADE].wrong_phase, "trade", "§6", "stars", MOVES[MoveKind.TRADE].absent)  # fmt: skip
+"""The ``TRADE`` kind's other form under ``card_trade="stars"`` (docs/rules.md §6): a star total, the
+rules picking the cards (:func:`risk_env.rules.cards.stars_pick`)."""
+
+VERBS: tuple[str, ...] = tuple(dict.fromkeys(s.verb for s in MOVES.values()))
+"""The words a move's text starts with."""

@@ -1,7 +1,7 @@
 """Move notation: the readable text form of a :class:`~risk_env.rules.moves.Move`.
 
-The forms are listed in :mod:`risk_env.rules.moves`. Text names territories and
-cards, so both directions need a :class:`~risk_env.rules.map.GameMap`.
+The forms are the text templates of :data:`risk_env.rules.moves.MOVES`. Text names
+territories and cards, so both directions need a :class:`~risk_env.rules.map.GameMap`.
 :func:`parse_move` only reads text: it raises :class:`~risk_env.errors.InvalidMoveError`
 for text it cannot read, and never decides legality (a readable move that the
 rules forbid now is an :class:`~risk_env.errors.IllegalMoveError`, raised by
@@ -19,74 +19,37 @@ risk_env.errors.InvalidMoveError: cannot read move 'attack Alaska': expected '<t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..errors import InvalidMoveError
 from .map import GameMap
-from .moves import Move, MoveKind
+from .moves import MOVES, STARS_TRADE, VERBS, Move, MoveKind, MoveSpec
 
 __all__ = ["move_to_text", "parse_move", "VERBS"]
 
-VERBS = (
-    "claim",
-    "place",
-    "neutral",
-    "trade",
-    "attack",
-    "blitz",
-    "defend",
-    "occupy",
-    "fortify",
-    "end attack",
-    "end turn",
-    "reroll",
-    "six",
-    "keep roll",
-    "capital",
-)
-"""The words a move's text starts with."""
-
 
 def move_to_text(game_map: GameMap, move: Move) -> str:
-    """Readable text of ``move`` on ``game_map`` (:func:`parse_move` reads it back).
+    """Readable text of ``move`` on ``game_map`` (:func:`parse_move` reads it back), by its kind's
+    text form (:attr:`MoveSpec.text <risk_env.rules.moves.MoveSpec.text>`).
 
     Raises:
         InvalidMoveError: ``move.kind`` is not a :class:`MoveKind`.
     """
+    spec = MOVES.get(move.kind)
+    if spec is None:
+        raise InvalidMoveError(f"unknown move kind {move.kind!r}; kinds: {', '.join(m.name for m in MoveKind)}")
+    if spec.kind == MoveKind.TRADE and not move.cards and move.count:
+        spec = STARS_TRADE
     name = game_map.name_of
-    k = move.kind
-    if k == MoveKind.CLAIM:
-        return f"claim {name(move.src)}"
-    if k == MoveKind.PLACE:
-        return f"place {name(move.src)} {move.count}"
-    if k == MoveKind.PLACE_NEUTRAL:
-        return f"neutral {name(move.src)}"
-    if k == MoveKind.TRADE:
-        if not move.cards and move.count:
-            return f"trade stars={move.count}"
-        text = "trade " + ", ".join(game_map.card_name(c) for c in move.cards)
-        return text + (f" bonus={name(move.bonus)}" if move.bonus >= 0 else "")
-    if k == MoveKind.ATTACK:
-        return f"attack {name(move.src)}->{name(move.dst)} dice={move.count}"
-    if k == MoveKind.BLITZ:
-        return f"blitz {name(move.src)}->{name(move.dst)}"
-    if k == MoveKind.END_ATTACK:
-        return "end attack"
-    if k == MoveKind.DEFEND:
-        return f"defend dice={move.count}"
-    if k == MoveKind.OCCUPY:
-        return f"occupy {move.count}"
-    if k == MoveKind.FORTIFY:
-        return f"fortify {name(move.src)}->{name(move.dst)} {move.count}"
-    if k == MoveKind.END_TURN:
-        return "end turn"
-    if k == MoveKind.REROLL:
-        return f"reroll die={move.count}"
-    if k == MoveKind.SIX:
-        return f"six die={move.count}"
-    if k == MoveKind.KEEP_ROLL:
-        return "keep roll"
-    if k == MoveKind.CAPITAL:
-        return f"capital {name(move.src)}"
-    raise InvalidMoveError(f"unknown move kind {k!r}; kinds: {', '.join(m.name for m in MoveKind)}")
+    values: dict[str, object] = {"count": move.count}
+    if "src" in spec.fields:
+        values["src"] = name(move.src)
+    if "dst" in spec.fields:
+        values["dst"] = name(move.dst)
+    if "cards" in spec.fields:
+        values["cards"] = ", ".join(game_map.card_name(c) for c in move.cards)
+        values["bonus"] = f" bonus={name(move.bonus)}" if move.bonus >= 0 else ""
+    return spec.text.format(**values)
 
 
 def parse_move(game_map: GameMap, text: str) -> Move:
@@ -100,68 +63,27 @@ def parse_move(game_map: GameMap, text: str) -> Move:
     if not isinstance(text, str):
         raise InvalidMoveError(f"a move text must be a str, got {type(text).__name__}")
     t = " ".join(text.strip().split())
-    verb, _, rest = t.partition(" ")
-    verb = verb.lower()
+    word, _, rest = t.partition(" ")
+    word = word.lower()
+    spec = _BY_VERB.get(word)
+    if spec is None:  # a two-word verb: 'end attack', 'keep roll'
+        second, _, tail = rest.partition(" ")
+        spec = _BY_VERB.get(f"{word} {second.lower()}")
+        rest = tail if spec is not None else rest
+    if spec is None:
+        raise InvalidMoveError(f"cannot read move {text!r}: it must start with one of {_VERB_LIST}")
+    if spec is MOVES[MoveKind.TRADE] and rest.lower().startswith("stars="):
+        spec = STARS_TRADE
     try:
-        move = _parse(game_map, verb, rest)
+        if spec.form == "" and rest:
+            raise ValueError(f"{spec.verb!r} takes nothing after it, got {rest!r}")
+        return _READERS[spec.form](game_map, spec, rest)
     except ValueError as e:
         raise InvalidMoveError(f"cannot read move {text!r}: {e}") from None
-    if move is None:
-        raise InvalidMoveError(
-            f"cannot read move {text!r}: it must start with one of claim, place, neutral, trade, attack, blitz, "
-            "defend, occupy, fortify, capital, 'end attack', 'end turn', reroll, six, 'keep roll'"
-        )
-    return move
 
 
-def _parse(m: GameMap, verb: str, rest: str) -> Move | None:
-    if verb == "claim":
-        return Move.claim(m.id_of(rest))
-    if verb == "capital":
-        return Move.capital(m.id_of(rest))
-    if verb == "neutral":
-        return Move.place_neutral(m.id_of(rest))
-    if verb == "place":
-        where, _, num = rest.rpartition(" ")
-        if not where:
-            return Move.place(m.id_of(rest), 1)
-        return Move.place(m.id_of(where), _int(num, "armies"))
-    if verb == "trade":
-        if rest.lower().startswith("stars="):
-            return Move.trade_stars(_int(rest[6:], "stars"))
-        body, _, bonus = rest.partition(" bonus=")
-        cards = [m.card_of(c) for c in body.split(",")]
-        if len(cards) != 3:
-            raise ValueError(f"a trade names 3 cards, got {len(cards)}")
-        return Move.trade(cards, m.id_of(bonus) if bonus else -1)
-    if verb in ("attack", "blitz"):
-        pair, _, dice = rest.partition(" dice=")
-        a, b = _pair(m, pair)
-        if verb == "blitz":
-            if dice:
-                raise ValueError("blitz takes no dice count")
-            return Move.blitz(a, b)
-        return Move.attack(a, b, _int(dice, "dice"))
-    if verb == "fortify":
-        pair, _, num = rest.rpartition(" ")
-        a, b = _pair(m, pair)
-        return Move.fortify(a, b, _int(num, "armies"))
-    if verb == "defend":
-        if not rest.startswith("dice="):
-            raise ValueError("write 'defend dice=1' or 'defend dice=2'")
-        return Move.defend(_int(rest[5:], "dice"))
-    if verb == "occupy":
-        return Move.occupy(_int(rest, "armies"))
-    if verb in ("reroll", "six"):
-        if not rest.lower().startswith("die="):
-            raise ValueError(f"write '{verb} die=<1..3>'")
-        die = _int(rest[4:], "die")
-        return Move.reroll(die) if verb == "reroll" else Move.six(die)
-    if verb == "keep" and rest.lower() == "roll":
-        return Move.keep_roll()
-    if verb == "end" and rest.lower() in ("attack", "turn"):
-        return Move.end_attack() if rest.lower() == "attack" else Move.end_turn()
-    return None
+_BY_VERB: dict[str, MoveSpec] = {s.verb: s for s in MOVES.values()}
+_VERB_LIST = ", ".join(v if " " not in v else repr(v) for v in sorted(VERBS, key=lambda v: (" " in v, VERBS.index(v))))
 
 
 def _pair(m: GameMap, text: str) -> tuple[int, int]:
@@ -176,3 +98,83 @@ def _int(text: str, what: str) -> int:
         return int(text)
     except ValueError:
         raise ValueError(f"{what} must be a whole number, got {text!r}") from None
+
+
+def _territory(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    t = m.id_of(rest)
+    return Move(spec.kind, t, count=1) if "count" in spec.fields else Move(spec.kind, t)
+
+
+def _territory_count(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    where, _, num = rest.rpartition(" ")
+    if not where:
+        return Move(spec.kind, m.id_of(rest), count=1)
+    return Move(spec.kind, m.id_of(where), count=_int(num, "armies"))
+
+
+def _cards(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    body, _, bonus = rest.partition(" bonus=")
+    cards = [m.card_of(c) for c in body.split(",")]
+    if len(cards) != 3:
+        raise ValueError(f"a trade names 3 cards, got {len(cards)}")
+    return Move.trade(cards, m.id_of(bonus) if bonus else -1)
+
+
+def _stars(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    return Move.trade_stars(_int(rest[6:], "stars"))
+
+
+def _pair_dice(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    pair, _, dice = rest.partition(" dice=")
+    a, b = _pair(m, pair)
+    return Move(spec.kind, a, b, _int(dice, "dice"))
+
+
+def _pair_only(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    pair, _, dice = rest.partition(" dice=")
+    a, b = _pair(m, pair)
+    if dice:
+        raise ValueError(f"{spec.verb} takes no dice count")
+    return Move(spec.kind, a, b)
+
+
+def _pair_count(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    pair, _, num = rest.rpartition(" ")
+    a, b = _pair(m, pair)
+    return Move(spec.kind, a, b, _int(num, "armies"))
+
+
+def _dice(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    if not rest.startswith("dice="):
+        raise ValueError(f"write '{spec.verb} dice=1' or '{spec.verb} dice=2'")
+    return Move(spec.kind, count=_int(rest[5:], "dice"))
+
+
+def _count(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    return Move(spec.kind, count=_int(rest, "armies"))
+
+
+def _die(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    if not rest.lower().startswith("die="):
+        raise ValueError(f"write '{spec.verb} die=<1..3>'")
+    return Move(spec.kind, count=_int(rest[4:], "die"))
+
+
+def _nothing(m: GameMap, spec: MoveSpec, rest: str) -> Move:
+    return Move(spec.kind)
+
+
+_READERS: dict[str, Callable[[GameMap, MoveSpec, str], Move]] = {
+    "territory": _territory,
+    "territory count": _territory_count,
+    "cards": _cards,
+    "stars": _stars,
+    "pair dice": _pair_dice,
+    "pair": _pair_only,
+    "pair count": _pair_count,
+    "dice": _dice,
+    "count": _count,
+    "die": _die,
+    "": _nothing,
+}
+"""How the text after a verb is read, by :attr:`MoveSpec.form <risk_env.rules.moves.MoveSpec.form>`."""

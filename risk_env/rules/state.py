@@ -69,6 +69,8 @@ class StateField:
             everyone may know a hand's size) or ``"nobody"`` (the draw pile's order and
             everything that decides the dice to come). :mod:`risk_env.rules.knowledge`
             builds what one seat knows from it.
+        variant: the rules variant whose field it is (:mod:`risk_env.rules.variants`), ``""`` for the
+            core rules; under rules without that variant it keeps its default (empty for a list).
     """
 
     name: str
@@ -77,11 +79,12 @@ class StateField:
     default: Any
     doc: str
     known: str = "all"
+    variant: str = ""
 
 
-def _f(kind: str, doc: str, default: Any = None, written: str = "always", known: str = "all") -> Any:
+def _f(kind: str, doc: str, default: Any = None, written: str = "always", known: str = "all", variant: str = "") -> Any:
     """A declared field (see :class:`StateField`); lists and arrays get fresh defaults per state."""
-    meta = {"kind": kind, "written": written, "default": default, "doc": doc, "known": known}
+    meta = {"kind": kind, "written": written, "default": default, "doc": doc, "known": known, "variant": variant}
     if kind in ("int64[T]", "int32[T]"):
         dtype = np.int64 if kind == "int64[T]" else np.int32
         return field(default_factory=lambda: np.zeros(0, dtype=dtype), metadata=meta)
@@ -124,14 +127,19 @@ class GameState:
         "players), or empty without secret_missions (docs/rules.md §8)",
         written="nonempty",
         known="own",
+        variant="secret_missions",
     )
     capitals: list[int] = _f(
-        "ints", "per seat, its capital territory (-1 while not chosen), or empty without capitals (§8)", written="nonempty"
+        "ints",
+        "per seat, its capital territory (-1 while not chosen), or empty without capitals (§8)",
+        written="nonempty",
+        variant="capitals",
     )
     eliminated_by: list[int] = _f(
         "ints",
         "per seat, the seat that eliminated it (-1 if alive), or empty without secret_missions (the missions need it)",
         written="nonempty",
+        variant="secret_missions",
     )
     phase: int = _f("int", "a Phase value", Phase.CLAIM)
     player: int = _f("int", "seat on turn (in setup: whose setup turn)", 0)
@@ -158,9 +166,10 @@ class GameState:
         "re-roll a die, turn one into a six, or let it stand, before the losses are taken",
         False,
         "dice_rules",
+        variant="expert_dice",
     )
-    reroll_used: bool = _f("bool", "the re-roll of this battle is spent (§8)", False, "dice_rules")
-    six_used: bool = _f("bool", "the six of this turn is spent (§8)", False, "dice_rules")
+    reroll_used: bool = _f("bool", "the re-roll of this battle is spent (§8)", False, "dice_rules", variant="expert_dice")
+    six_used: bool = _f("bool", "the six of this turn is spent (§8)", False, "dice_rules", variant="expert_dice")
     blitzing: bool = _f(
         "bool",
         'under defender_dice="choose", the pending battle is a blitz: after each roll the defender chooses its '
@@ -174,6 +183,7 @@ class GameState:
         "the seat that decides for it (the opponent of the player whose turn it is); -1 otherwise",
         -1,
         "allied",
+        variant="allied",
     )
     received: int = _f(
         "int",
@@ -181,6 +191,7 @@ class GameState:
         "+2 bonuses); the allied army gets half, rounded down",
         0,
         "allied",
+        variant="allied",
     )
     _rng_shared: bool = field(default=False, init=False, metadata={"kind": None})
     """Whether another copy shares ``rng`` (copy-on-write; not part of the position)."""
@@ -253,7 +264,15 @@ def _new(cls: type[GameState]) -> GameState:
 
 # ---------------------------------------------------------------------- the declaration, read
 STATE_FIELDS: tuple[StateField, ...] = tuple(
-    StateField(f.name, f.metadata["kind"], f.metadata["written"], f.metadata["default"], f.metadata["doc"], f.metadata["known"])
+    StateField(
+        f.name,
+        f.metadata["kind"],
+        f.metadata["written"],
+        f.metadata["default"],
+        f.metadata["doc"],
+        f.metadata["known"],
+        f.metadata["variant"],
+    )
     for f in dataclasses.fields(GameState)
     if f.metadata.get("kind")
 )

@@ -113,8 +113,10 @@ def _seats_line(game: Game, names: list[str]) -> str:
     parts = [f"{seat_name(game, p)} = {nm}" for p, nm in enumerate(names)]
     if game.neutral >= 0:
         parts.append("neutral = no agent (armies only)")
-    if game.allied >= 0:
-        parts.append("allied = commanded by the opponent of the player on turn")
+    for v in game.variants:  # a variant's army: who plays it (the allied army, §7)
+        role = v.owner_role(game.army)
+        if role is not None:
+            parts.append(f"{seat_name(game, game.army)} = {role}")
     import textwrap
 
     return "\n".join(textwrap.wrap("seats: " + ", ".join(parts), 120, subsequent_indent="       ", break_on_hyphens=False))

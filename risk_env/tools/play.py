@@ -21,7 +21,6 @@ from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
-from ..rules.missions import mission_text
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 from .match import play_move
@@ -434,16 +433,10 @@ def play_game(
     _echo_wrapped(
         out, f"You are {me}. Turn order: {', '.join(seat_name(game, p) for p in s.order)}. Type 'help' for how to enter moves."
     )
-    if s.missions:  # only the human's own mission is shown (docs/rules.md §8)
-        _echo(out, f"Your secret mission: {mission_text(s.missions[human])}.")
-    if s.capitals:
-        _echo(out, "Capitals: after setup each player chooses a capital; holding every capital wins.")
-    if game.allied >= 0:
-        _echo_wrapped(
-            out,
-            "Allied army (a): after each player's attacks, the other player places the allied army's reinforcement "
-            "(half the player's, rounded down) and may attack that player with it; you roll for it when attacked.",
-        )
+    for hook in game.hooks["summary"]:  # each variant in a sentence (the human's own mission only, §8)
+        line = hook(s, human)
+        if line is not None:
+            _echo_wrapped(out, line)
     told_out = False
     while s.phase != Phase.GAME_OVER:
         seat = game.current_player(s)

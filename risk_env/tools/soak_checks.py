@@ -54,9 +54,10 @@ class StepChecker:
         cfg = env.rules
         g = self.game
         # armies on the board after setup: the starting armies (set by RulesConfig from the table) of every
-        # player and the neutral, or the allied army's 2 armies a territory (docs/rules.md §3, §7)
+        # player and the neutral, and what the variants put on the board (the allied army's, §3, §7)
         seats = g.num_players + (1 if g.neutral >= 0 else 0)
-        self.pool = int(cfg.starting_armies or 0) * seats + (2 * (g.T - g.num_players * g.allied_claims) if g.allied >= 0 else 0)
+        self.granted = sum(v.granted_armies() for v in g.variants)
+        self.pool = int(cfg.starting_armies or 0) * seats + self.granted
         self.turn_limit = cfg.turn_limit
 
     def before(self, action: int) -> None:
@@ -101,8 +102,9 @@ class StepChecker:
         lost = self.total - total
         k = m.kind
         if self.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
-            # the last claim under the allied army's rules hands the rest to it, 2 armies each (§7)
-            handed = 2 * int((s.owner == self.game.allied).sum()) if k == MoveKind.CLAIM and self.game.allied >= 0 else 0
+            # the last claim of a variant's share hands the rest to its army (the allied army, §7)
+            handed = self.granted if k == MoveKind.CLAIM and self.game.army >= 0 and (s.owner == self.game.army).any() else 0
+            handed = handed if not (self.owner == self.game.army).any() else 0
             if total + sum(s.setup_left) != self.total + self.setup_left + handed:
                 raise SoakFailure(f"setup {k.name}: armies on the board + armies to place changed")
             if s.phase not in (Phase.CLAIM, Phase.SETUP_PLACE) and total != self.pool:

@@ -6,7 +6,7 @@ The soak (:mod:`risk_env.tools.soak`) plays each game through the reference env 
 (random and scripted) and keeps the action ids they chose. The games of a chunk whose rules the
 batched engine supports (:func:`vector_supports`, which asks :mod:`risk_env.vector` for its own
 check) are then replayed, those with the same rules together in one batch: a reference game per
-slot, recording the dice it draws through the engine's ``_draw_dice`` hook, and one
+slot, recording the dice it draws through the engine's ``draw_dice`` hook, and one
 :class:`~risk_env.vector.VectorGame` batch, into whose step the reference's dice and drawn card
 are injected (:class:`~risk_env.vector.Chance`), as ``tests/test_vector_diff.py`` does. Checked
 at every id of every game:
@@ -73,12 +73,12 @@ def vector_supports(rules: RulesConfig | dict[str, Any]) -> bool:
 
 class _TapeGame(Game):
     """The reference engine, recording the dice faces it draws (the engine's documented
-    ``_draw_dice`` hook: every roll draws through it)."""
+    ``draw_dice`` hook: every roll draws through it)."""
 
     tape: list[int]
 
-    def _draw_dice(self, s: GameState, k: int) -> list[int]:
-        faces = super()._draw_dice(s, k)
+    def draw_dice(self, s: GameState, k: int) -> list[int]:
+        faces = super().draw_dice(s, k)
         self.tape.extend(faces)
         return faces
 

@@ -148,8 +148,8 @@ def render_ansi(
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}  phase {ph}  on turn {who(s.player)}"
-    if s.commander >= 0:  # a variant's army acts, a seat commanding it (§7)
-        status += f" (commanded by {who(s.commander)})"
+    if game.commanding(s) >= 0:  # a variant's army acts, a seat commanding it (§7)
+        status += f" (commanded by {who(game.commanding(s))})"
     if s.phase == Phase.GAME_OVER:
         status = f"game over after {s.turn} turns: " + (
             f"winner {who(s.winner)}" if s.winner >= 0 else "truncated at the turn limit"
@@ -353,8 +353,8 @@ def render_compact(
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}, {ph}, {who(s.player)} on turn"
-    if s.commander >= 0:
-        status += f" (commanded by {who(s.commander)})"
+    if game.commanding(s) >= 0:
+        status += f" (commanded by {who(game.commanding(s))})"
     if s.phase == Phase.GAME_OVER:
         status = f"game over after {s.turn} turns: " + (
             f"{who(s.winner)} wins" if s.winner >= 0 else "truncated at the turn limit"

@@ -181,8 +181,8 @@ def _headline(game: Game, s: GameState, names: Sequence[str]) -> tuple[str, str]
         extra = f" · {left} left to place"
     elif phase == Phase.CAPITAL:
         extra = " · choose a capital (\u2605)"
-    if s.commander >= 0:  # the allied army's sub-turn (docs/rules.md §7)
-        extra += " · for the allied army"
+    if game.commanding(s) >= 0:  # a variant's army's sub-turn (the allied army, docs/rules.md §7)
+        extra += f" · for the {game.army_name()} army"
     return title, f"{names[actor]} to act{extra}"
 
 

@@ -26,8 +26,7 @@ import numpy as np
 from .._extras import require
 from ..errors import MissingExtraError
 from ..rules.engine import Game
-from ..rules.missions import mission_complete, mission_text
-from ..rules.moves import MoveKind
+from ..rules.moves import MOVES, MoveKind
 from ..rules.state import Phase
 from .ansi import seat_name
 from .record import GameRecord, RecordError, ReplayStep, replay_moves
@@ -70,8 +69,7 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
         return names[seat] if names is not None and 0 <= seat < len(names) else seat_name(game, seat)
 
     out = []
-    rolls = (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND, MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL)
-    if k in rolls:
+    if MOVES[k].rolls:
         src, dst = (mv.src, mv.dst) if k in (MoveKind.ATTACK, MoveKind.BLITZ) else (b.att_src, b.att_dst)
         if a.last_roll and k != MoveKind.BLITZ:
             z = a.last_roll.index(0)
@@ -87,12 +85,14 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
         elif k in (MoveKind.ATTACK, MoveKind.BLITZ) and a.phase == Phase.DEFEND:
             out.clear()
             out.append(f"{who(game.current_player(a))} to defend")
-        elif a.roll_pending:  # the expert dice rules (docs/rules.md §8): nothing lost yet
-            out[-1] = "the roll waits: re-roll, six or keep"
+        else:  # a variant's waiting roll (the expert dice rules, §8): nothing lost yet
+            waiting = next((w for hook in game.hooks["waiting_text"] if (w := hook(a)) is not None), None)
+            if waiting is not None:
+                out[-1] = waiting
     elif k == MoveKind.TRADE:
         out.append(f"+{a.to_place - b.to_place} armies" + (f", +2 on {name(mv.bonus)}" if mv.bonus >= 0 else ""))
-    elif k == MoveKind.END_ATTACK and a.commander >= 0 and b.commander < 0:  # docs/rules.md §7
-        out.append(f"the allied army gets {a.to_place} armies, commanded by {who(a.commander)}")
+    elif k == MoveKind.END_ATTACK and game.commanding(a) >= 0 and game.commanding(b) < 0:  # docs/rules.md §7
+        out.append(f"the {game.army_name()} army gets {a.to_place} armies, commanded by {who(game.commanding(a))}")
     elif k in (MoveKind.FORTIFY, MoveKind.END_TURN):
         p = step.seat
         if len(a.hands[p]) > len(b.hands[p]) and not a.truncated:
@@ -101,11 +101,10 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
         out.append(f"{who(p)} is eliminated")
     if a.phase == Phase.GAME_OVER and b.phase != Phase.GAME_OVER:
         out.append(f"{who(a.winner)} wins" if a.winner >= 0 else "turn limit reached")
-        if a.winner >= 0 and sum(a.alive) > 1:  # a win of docs/rules.md §8
-            if a.missions and mission_complete(game, a, a.winner):
-                out.append(f"mission complete: {mission_text(a.missions[a.winner])}")
-            elif a.capitals:
-                out.append("holds every capital")
+        if a.winner >= 0 and sum(a.alive) > 1:  # a win by a variant's rules (docs/rules.md §8)
+            how = next((w for hook in game.hooks["win_text"] if (w := hook(a)) is not None), None)
+            if how is not None:
+                out.append(how)
     return "; ".join(out)
 
 

@@ -126,6 +126,9 @@ class AlliedArmy(Variant):
             return s.commander
         return None
 
+    def commander(self, s: GameState) -> int:
+        return s.commander
+
     def attackable(self, s: GameState, ok: np.ndarray) -> np.ndarray:
         """The allied army attacks only the mover's territories, never its commander's."""
         return ok & (s.owner != s.commander) if s.commander >= 0 else ok

@@ -85,6 +85,9 @@ class Capitals(Variant):
     def winner(self, s: GameState) -> int:
         return capitals_winner(self.game, s)
 
+    def win_text(self, s: GameState) -> str | None:
+        return "holds every capital" if s.winner >= 0 and capitals_winner(self.game, s) == s.winner else None
+
     def invariant_violations(self, s: GameState) -> list[str]:
         n = self.game.num_players
         if len(s.capitals) != n:

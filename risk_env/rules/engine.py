@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import ConfigError, IllegalMoveError
 from . import checks, legality, notation
-from .cards import SYMBOL_STARS, composition_of, set_value
+from .cards import composition_of, set_value
 from .config import RulesConfig
 from .dice import resolve_roll, roll_outcomes
 from .map import GameMap, load_map
@@ -105,7 +105,6 @@ class Game:
         self.edge_src = m.edge_src
         self.edge_dst = m.edge_dst
         self.card_symbol = m.card_symbol.tolist()
-        self.card_stars = [SYMBOL_STARS[x] for x in self.card_symbol]
         self.continent_idx = [np.flatnonzero(row) for row in m.continent_members]
         self.continent_bonus = m.continent_bonus.tolist()
         # RulesConfig fills starting_armies from the docs/rules.md §3 table when it is None
@@ -144,6 +143,8 @@ class Game:
         self._received_hooks = self.hooks["received"]
         self._roll_hooks = self.hooks["draws_roll"]
         self._takes_cards_hooks = self.hooks["takes_cards"]
+        self._commander_hooks = self.hooks["commander"]
+        self._new_battle_hooks = self.hooks["new_battle"]
         self._apply: dict[MoveKind, Callable[[GameState, Move], None]] = {
             MoveKind.CLAIM: self._claim_move,
             MoveKind.PLACE: self._place,
@@ -326,7 +327,6 @@ class Game:
         s.phase = Phase.REINFORCE
         s.to_place = self.income(s, s.player)
         s.bonus_used = s.conquered = s.resume_attack = s.trade_down = False
-        s.reroll_used = s.six_used = False
         s.att_src = s.att_dst = -1
         s.att_dice = 0
         s.forced = self.trades_sets and len(s.hands[s.player]) >= 5
@@ -401,6 +401,23 @@ class Game:
         if s.phase == Phase.DEFEND:
             return int(s.owner[s.att_dst])
         return s.player
+
+    def commanding(self, s: GameState) -> int:
+        """The seat commanding a variant's army in its sub-turn now (the allied army, docs/rules.md §7:
+        the opponent of the player on turn), or -1."""
+        for hook in self._commander_hooks:
+            seat = hook(s)
+            if seat >= 0:
+                return seat
+        return -1
+
+    def army_name(self) -> str:
+        """What text calls a variant's army (``"allied"``), or ``""`` without one."""
+        for hook in self.hooks["owner_label"]:
+            label = hook(self.army)
+            if label is not None:
+                return str(label)
+        return ""
 
     def to_act(self, s: GameState) -> int:
         """Deprecated name of :meth:`current_player`."""
@@ -532,7 +549,7 @@ class Game:
             return True
         return False
 
-    def _roll_pending_battle(self, s: GameState, dfd: int) -> None:
+    def _roll_battle(self, s: GameState, dfd: int) -> None:
         """The roll of the pending battle ``att_src -> att_dst``, by a variant's rules if one draws it."""
         for hook in self._roll_hooks:
             if hook(s, dfd):
@@ -698,17 +715,18 @@ class Game:
         self.end_reinforce_if_done(s)
 
     def _attack(self, s: GameState, move: Move) -> None:
-        if (move.src, move.dst) != (s.att_src, s.att_dst):
-            s.reroll_used = False  # a new battle (docs/rules.md §8)
+        for hook in self._new_battle_hooks:
+            hook(s, move)
         s.att_src, s.att_dst, s.att_dice = move.src, move.dst, move.count
         if self.config.defender_dice == "choose" and int(s.owner[move.dst]) != self.neutral:
             s.phase = Phase.DEFEND
         else:
-            self._roll_pending_battle(s, min(2, int(s.armies[move.dst])))
+            self._roll_battle(s, min(2, int(s.armies[move.dst])))
 
     def _blitz(self, s: GameState, move: Move) -> None:
         a, b = move.src, move.dst
-        s.reroll_used = False  # a blitz is a battle of its own, and no variant changes its rolls
+        for hook in self._new_battle_hooks:  # a blitz is a battle of its own; no variant changes its rolls
+            hook(s, move)
         if self.config.defender_dice == "choose" and int(s.owner[b]) != self.neutral:
             # the defender decides every round of the blitz (docs/rules.md §4.2)
             s.att_src, s.att_dst, s.att_dice = a, b, min(3, int(s.armies[a]) - 1)
@@ -737,7 +755,7 @@ class Game:
                 s.att_dice = min(3, int(s.armies[a]) - 1)
                 s.phase = Phase.DEFEND
         else:
-            self._roll_pending_battle(s, move.count)
+            self._roll_battle(s, move.count)
 
     def _occupy(self, s: GameState, move: Move) -> None:
         extra = move.count - int(s.armies[s.att_dst])

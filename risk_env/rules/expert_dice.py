@@ -67,6 +67,17 @@ class ExpertDice(Variant):
         return self.game.config.die_to_six and s.roll_pending and not s.six_used and any(f < 6 for f in s.last_roll[: s.att_dice])
 
     # ------------------------------------------------------------------ the roll
+    def begin_turn(self, s: GameState) -> None:
+        s.reroll_used = s.six_used = False  # a turn's six, and the first battle's re-roll
+
+    def new_battle(self, s: GameState, move: Move) -> None:
+        """A re-roll is once per battle: a run of rolls on one pair (a blitz is a battle of its own)."""
+        if move.kind == MoveKind.BLITZ or (move.src, move.dst) != (s.att_src, s.att_dst):
+            s.reroll_used = False
+
+    def waiting_text(self, s: GameState) -> str | None:
+        return "the roll waits: re-roll, six or keep" if s.roll_pending else None
+
     def draws_roll(self, s: GameState, defender_dice: int) -> bool:
         """A player's roll is drawn and waits while the attacker may still change it."""
         game = self.game

@@ -235,6 +235,11 @@ class SecretMissions(Variant):
     def winner(self, s: GameState) -> int:
         return settle_missions(self.game, s)
 
+    def win_text(self, s: GameState) -> str | None:
+        if s.winner >= 0 and mission_complete(self.game, s, s.winner):
+            return f"mission complete: {mission_text(s.missions[s.winner])}"
+        return None
+
     def invariant_violations(self, s: GameState) -> list[str]:
         n = self.game.num_players
         if len(s.missions) != n or len(s.eliminated_by) != n:

@@ -193,6 +193,7 @@ class MoveSpec:
         variant: the rules variant that adds it (:mod:`risk_env.rules.variants`), ``""`` for the core rules.
         absent: why it is illegal under rules that do not have it (a variant's kind without the
             variant; a trade without cards).
+        rolls: the move may roll dice or settle a roll (its losses are the dice's).
     """
 
     kind: MoveKind
@@ -206,12 +207,14 @@ class MoveSpec:
     rule: str
     variant: str = ""
     absent: str = ""
+    rolls: bool = False
 
 
 def _spec(kind: MoveKind, verb: str, text: str, form: str, fields: str, phases: tuple[Phase, ...], wrong_phase: str,
           blocks: str, rule: str, variant: str = "", absent: str = "") -> MoveSpec:  # fmt: skip
+    rolls = kind in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND, MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL)
     return MoveSpec(kind, verb, text, form, frozenset(fields.split()), phases, wrong_phase, tuple(blocks.split()), rule,
-                    variant, absent or wrong_phase)  # fmt: skip
+                    variant, absent or wrong_phase, rolls)  # fmt: skip
 
 
 _ = Phase

@@ -19,13 +19,18 @@ Every hook through which the rest of the package asks the variant is a method of
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from .cards import MAX_STARS, MIN_STARS, stars_pick, stars_value
+from .cards import MAX_STARS, MIN_STARS, SYMBOL_STARS, stars_pick, stars_value
 from .config import RulesConfig
 from .moves import STARS_TRADE, Move, MoveSpec
 from .state import GameState
 from .variant import Variant
+
+if TYPE_CHECKING:
+    from .engine import Game
 
 __all__ = ["StarsTrades", "TRADE_IDS"]
 
@@ -44,6 +49,11 @@ class StarsTrades(Variant):
     def applies(config: RulesConfig) -> bool:
         return config.card_trade == "stars"
 
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.card_stars = [SYMBOL_STARS[x] for x in game.card_symbol]
+        """Stars of every card id (docs/rules.md §6)."""
+
     def stars_cards(self, s: GameState, stars: int) -> tuple[int, ...] | None:
         """The cards a stars trade of ``stars`` stars by the player on turn gives up now, or
         None if its hand cannot make that total (:func:`risk_env.rules.cards.stars_pick`)."""
@@ -51,7 +61,7 @@ class StarsTrades(Variant):
 
     def hand_stars(self, s: GameState) -> int:
         """The stars of the hand of the player on turn."""
-        return sum(self.game.card_stars[c] for c in s.hands[s.player])
+        return sum(self.card_stars[c] for c in s.hands[s.player])
 
     # ------------------------------------------------------------------ the trade
     def trade_spec(self) -> MoveSpec:

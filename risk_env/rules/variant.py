@@ -116,6 +116,11 @@ class Variant:
         """The seat that decides now, if the variant decides who (None: the core rules do)."""
         return None
 
+    def commander(self, s: GameState) -> int:
+        """The seat commanding the variant's army in its sub-turn now (``s.commander`` of the allied
+        army, §7), or -1."""
+        return -1
+
     def attackable(self, s: GameState, ok: np.ndarray) -> np.ndarray:
         """Bool ``(T,)`` of territories the player on turn may attack (borders aside), given the
         core rules' ``ok`` (every territory not its own)."""
@@ -131,6 +136,9 @@ class Variant:
     def eliminated(self, s: GameState, loser: int, by: int) -> None:
         """Seat ``loser`` was eliminated by ``by`` (the one on turn)."""
 
+    def new_battle(self, s: GameState, move: Move) -> None:
+        """An attack or blitz ``move`` is about to roll (``s.att_src``/``s.att_dst`` still hold the last battle)."""
+
     def draws_roll(self, s: GameState, defender_dice: int) -> bool:
         """Draw the pending battle's roll (``s.att_src -> s.att_dst``, ``s.att_dice`` dice against
         ``defender_dice``) the variant's way and return True, or return False for the core roll."""
@@ -139,6 +147,14 @@ class Variant:
     def winner(self, s: GameState) -> int:
         """After a move of the game's turns: the seat that has won by the variant's rules, or -1."""
         return -1
+
+    def win_text(self, s: GameState) -> str | None:
+        """How the winner of a finished ``s`` won by the variant's rules, for people, if it did."""
+        return None
+
+    def waiting_text(self, s: GameState) -> str | None:
+        """What waits in ``s`` by the variant's rules, for people (a roll that may still change), if anything."""
+        return None
 
     # ------------------------------------------------------------------ legality
     def precheck(self, s: GameState, move: Move) -> str | None:

@@ -150,9 +150,9 @@ On the board each territory shows its owner's seat number (n: the neutral, a: th
 def _status(game: Game, s: GameState) -> str:
     ph = Phase(s.phase).name.lower().replace("_", " ")
     text = f"turn {s.turn}, {ph}" if s.turn else f"setup, {ph}"
-    allied = s.commander >= 0 and s.phase != Phase.DEFEND  # you command the allied army (docs/rules.md §7)
-    if allied:
-        text += " of the allied army, which you command"
+    commanding = game.commanding(s) >= 0 and s.phase != Phase.DEFEND  # you command a variant's army (§7)
+    if commanding:
+        text += f" of the {game.army_name()} army, which you command"
     if s.phase == Phase.REINFORCE:
         text += f": {s.to_place} armies to place" + (" (you hold 5+ cards: trade first)" if s.forced else "")
     elif s.phase == Phase.OCCUPY:
@@ -165,7 +165,7 @@ def _status(game: Game, s: GameState) -> str:
         text += f": {left} armies left to place"
     elif s.phase == Phase.CAPITAL:
         text += ": choose your capital among your territories (holding every capital wins)"
-    if game.uses_cards and not allied:
+    if game.uses_cards and not commanding:
         hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
     return text

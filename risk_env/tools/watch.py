@@ -39,8 +39,8 @@ def move_line(game: Game, step: ReplayStep) -> str:
     extra = describe_step(game, step)
     b = step.before
     who = seat_name(game, step.seat)
-    if b is not None and b.commander == step.seat and b.phase != Phase.DEFEND:  # docs/rules.md §7
-        who += " for the allied army"
+    if b is not None and game.commanding(b) == step.seat and b.phase != Phase.DEFEND:  # docs/rules.md §7
+        who += f" for the {game.army_name()} army"
     return f"{who}: {step.text}" + (f"   [{extra}]" if extra else "")
 
 

@@ -44,8 +44,9 @@ def test_stars_table_and_card_stars():
             stars_value(bad)
     g = make_game(3, card_trade="stars")
     # infantry and cavalry 1 star, artillery and wild 2 (the project's documented choice)
-    assert all(g.card_stars[c] == (1, 1, 2, 2)[g.card_symbol[c]] for c in range(g.num_cards))
-    assert sum(g.card_stars) == 14 + 14 + 2 * 14 + 2 * 2  # 42 territory cards, 14 of each symbol, 2 wilds
+    stars = g.variant("stars").card_stars
+    assert all(stars[c] == (1, 1, 2, 2)[g.card_symbol[c]] for c in range(g.num_cards))
+    assert sum(stars) == 14 + 14 + 2 * 14 + 2 * 2  # 42 territory cards, 14 of each symbol, 2 wilds
 
 
 @pytest.mark.parametrize("k", range(2, 11))

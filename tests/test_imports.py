@@ -246,3 +246,14 @@ def test_no_module_reads_another_modules_privates() -> None:
     assert {n: v for n, v in found.items() if v and n not in PENDING_PRIVATES} == {}
     still = {n for n in PENDING_PRIVATES if found.get(n)}
     assert still == PENDING_PRIVATES, f"take {sorted(PENDING_PRIVATES - still)} off PENDING_PRIVATES: they are clean now"
+
+
+def test_the_rules_import_nothing_outside_them() -> None:
+    """The rules engine is pure Python and numpy: no module of ``risk_env.rules`` imports
+    another wing of the package (the errors aside)."""
+    outside = {
+        name: sorted(t for t in _imported(name, path) if not t.startswith("risk_env.rules") and t != "risk_env.errors")
+        for name, path in MODULES.items()
+        if name.startswith("risk_env.rules")
+    }
+    assert {n: v for n, v in outside.items() if v} == {}

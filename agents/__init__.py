@@ -17,6 +17,7 @@ from .heuristic import HeuristicAgent
 from .policy import MaskablePPOAgent
 from .random_agent import RandomAgent
 from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, load_agent, pretrained_path, spec_forms
+from .rllib_policy import RLlibPolicyAgent
 
 __all__ = [
     "Agent",
@@ -29,6 +30,7 @@ __all__ = [
     "ContinentAgent",
     "BalancedAgent",
     "MaskablePPOAgent",
+    "RLlibPolicyAgent",
     "BASELINES",
     "HEURISTICS",
     "PRETRAINED",

@@ -8,6 +8,8 @@ A *spec* is one of
   ``train`` extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
+* a path to an RLlib checkpoint folder written by ``risk-env train-rllib``: ``"runs/rllib"``
+  (:class:`~.rllib_policy.RLlibPolicyAgent`; the ``rllib`` extra);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
   ``seed=``), an agent object, a factory returning one, or a plain function
   ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
@@ -32,6 +34,7 @@ from .balanced import BalancedAgent
 from .base import Agent, AgentLike, CallableAgent
 from .continent import ContinentAgent
 from .random_agent import RandomAgent
+from .rllib_policy import is_rllib_checkpoint
 
 __all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path", "spec_forms"]
 
@@ -79,7 +82,8 @@ def spec_forms() -> str:
     'random, aggressive, continent, balanced, ppo-2p, ppo-4p'
     """
     names = ", ".join([*BASELINES, *PRETRAINED])
-    return f"{names}, a MaskablePPO model file (path/model.zip), or 'module:callable'"
+    files = "a MaskablePPO model file (path/model.zip), an RLlib checkpoint folder (risk-env train-rllib's)"
+    return f"{names}, {files}, or 'module:callable'"
 
 
 def _is_model_path(spec: str) -> bool:
@@ -131,6 +135,10 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             from .policy import MaskablePPOAgent
 
             return MaskablePPOAgent(pretrained_path(key), name=key.lower())
+        if is_rllib_checkpoint(key):
+            from .rllib_policy import RLlibPolicyAgent
+
+            return RLlibPolicyAgent(key, seed=seed)
         if _is_model_path(key):
             from .policy import MaskablePPOAgent
 

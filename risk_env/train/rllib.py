@@ -6,6 +6,10 @@ it needs the ``rllib`` extra (``pip install 'risk_env[rllib]'``)::
     risk-env train-rllib --players 2 --iterations 50                       # local: ray.init()
     risk-env train-rllib --address auto --env-runners 64 --iterations 2000  # on a Ray cluster, unchanged code
 
+The checkpoint folder it writes (``--out``, default ``runs/rllib``) is an agent spec:
+``load_agent("runs/rllib")``, ``risk-env evaluate runs/rllib random --rules fast``,
+``risk-env watch --rules fast --agents runs/rllib,random`` (:class:`risk_env.agents.RLlibPolicyAgent`).
+
 How it fits together
     * The PettingZoo AEC env (:func:`risk_env.envs.aec`) is wrapped by
       :class:`ObservationsKeyWrapper`, which renames the observation's
@@ -33,6 +37,7 @@ Python::
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -325,7 +330,9 @@ def train(config: Any, iterations: int, out: str | os.PathLike[str], address: st
     Args:
         config: a ``PPOConfig`` from :func:`build_config`.
         iterations: training iterations (>= 1).
-        out: the checkpoint folder (created).
+        out: the checkpoint folder (created); it is an agent spec
+            (:class:`risk_env.agents.RLlibPolicyAgent`), with the game it was trained for in
+            ``risk_env_game.json``.
         address: Ray's address (None: a local ``ray.init()``; ``"auto"``: the cluster this machine belongs to).
         log: called with each line.
 
@@ -350,6 +357,10 @@ def train(config: Any, iterations: int, out: str | os.PathLike[str], address: st
             log(iteration_line(it, algo.train(), time.time() - t0))
         algo.save(str(path))
         algo.stop()
+        from ..agents.rllib_policy import GAME_FILE
+
+        game = {k: config.env_config[k] for k in ("num_players", "rules")}  # what the policy plays (its observation size)
+        (path / GAME_FILE).write_text(json.dumps(game, indent=1) + "\n")
     finally:
         ray.shutdown()
     return path

@@ -643,7 +643,9 @@ def env(num_players: int | None = None, render_mode: str | None = None, strict: 
     Args:
         strict: if True, skip ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper``
             so illegal actions raise :class:`IllegalActionError` instead of ending the game.
-        num_players, render_mode, **kwargs: as :class:`raw_env`.
+        num_players: as :class:`raw_env`.
+        render_mode: as :class:`raw_env`.
+        **kwargs: as :class:`raw_env` (rules, ``preset``, ``observation``, ``eliminated``...).
     """
     e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
     if strict:

@@ -148,8 +148,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
             set it to the learner's discount (module docstring, "Rewards").
         max_turn_steps: the learner's decisions allowed in one turn before the episode
             ends as a stalled loss (``None``: no cap).
-        preset, rules, **config: rules as for :class:`risk_env.envs.aec.raw_env`
-            (default: the ``fast`` preset's random setup when nothing is given).
+        preset: a rules preset or rules file, as for :class:`risk_env.envs.aec.raw_env`
+            (default: the ``fast`` preset's random setup when no rules are given at all).
+        rules: a :class:`~risk_env.rules.config.RulesConfig`, a name or a mapping, as for
+            :class:`risk_env.envs.aec.raw_env`.
+        **config: rule switches on top, as for :class:`risk_env.envs.aec.raw_env`.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (module docstring).
         observation: ``"flat"`` (default) or ``"graph"`` (module docstring, "Spaces").
         turn_feature: show ``turn / turn_limit`` in the observation (default: True for

@@ -248,13 +248,18 @@ def build_config(
     """A ``PPOConfig`` (new API stack) for multi-agent self-play on the AEC env.
 
     Args:
-        num_players, rules: the game (see :func:`make_rllib_env`; default rules: the ``fast`` preset).
+        num_players: 2..6 (see :func:`make_rllib_env`).
+        rules: rule switches with an optional ``"preset"`` (see :func:`make_rllib_env`; default: the ``fast`` preset).
         num_env_runners: sampling processes (0: sample in the driver).
         envs_per_runner: vectorized envs per runner.
         train_batch_size: env steps per training iteration (per learner).
-        minibatch_size, num_epochs, lr, gamma: PPO settings.
+        minibatch_size: PPO's minibatch size.
+        num_epochs: PPO's passes over each batch.
+        lr: the learning rate.
+        gamma: the discount.
         hidden: hidden layer sizes of the policy and value networks.
-        num_learners, num_gpus_per_learner: learner processes and their GPUs (0: learn in the driver).
+        num_learners: learner processes (0: learn in the driver).
+        num_gpus_per_learner: GPUs per learner.
         seed: RLlib's ``debugging(seed=...)``.
 
     Raises:

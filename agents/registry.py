@@ -10,6 +10,8 @@ A *spec* is one of
   (:class:`~.policy.MaskablePPOAgent`);
 * a path to an RLlib checkpoint folder written by ``risk-env train-rllib``: ``"runs/rllib"``
   (:class:`~.rllib_policy.RLlibPolicyAgent`; the ``rllib`` extra);
+* a path to a graph policy file of the on-device trainer: ``"runs/x/model.pt"``
+  (:class:`~.policy.GraphNetAgent`, :func:`risk_env.train.graph_net.load_policy`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
   ``seed=``), an agent object, a factory returning one, or a plain function
   ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
@@ -82,7 +84,10 @@ def spec_forms() -> str:
     'random, aggressive, continent, balanced, ppo-2p, ppo-4p'
     """
     names = ", ".join([*BASELINES, *PRETRAINED])
-    files = "a MaskablePPO model file (path/model.zip), an RLlib checkpoint folder (risk-env train-rllib's)"
+    files = (
+        "a MaskablePPO model file (path/model.zip), a graph policy file of the device trainer (path/model.pt), "
+        "an RLlib checkpoint folder (risk-env train-rllib's)"
+    )
     return f"{names}, {files}, or 'module:callable'"
 
 
@@ -132,13 +137,22 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if key.lower() in PRETRAINED:
+            path = pretrained_path(key)
+            if path.suffix == ".pt":
+                from .policy import GraphNetAgent
+
+                return GraphNetAgent(path, name=key.lower())
             from .policy import MaskablePPOAgent
 
-            return MaskablePPOAgent(pretrained_path(key), name=key.lower())
+            return MaskablePPOAgent(path, name=key.lower())
         if is_rllib_checkpoint(key):
             from .rllib_policy import RLlibPolicyAgent
 
             return RLlibPolicyAgent(key, seed=seed)
+        if key.endswith(".pt") or (Path(key).suffix == "" and Path(key + ".pt").is_file()):
+            from .policy import GraphNetAgent
+
+            return GraphNetAgent(key if key.endswith(".pt") else key + ".pt")
         if _is_model_path(key):
             from .policy import MaskablePPOAgent
 

@@ -548,7 +548,7 @@ def _broken(kind: str) -> tuple[str | dict, str]:
         return d, "has a negative bonus -2"
     if kind == "bad_wilds":
         d["wild_cards"] = -1
-        return d, "'wild_cards' must be an integer >= 0, got -1"
+        return d, "'wild_cards' must be an integer from 0 to 100, got -1"
     if kind == "wrong_type":
         d["territories"] = "Alaska"
         return d, "'territories' must be list, got str"
@@ -857,7 +857,8 @@ def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
         load_agent("y/m")
     assert (
         str(e.value) == "unknown agent 'y/m': use one of random, aggressive, continent, balanced, ppo-2p, ppo-4p, "
-        "a MaskablePPO model file (path/model.zip), an RLlib checkpoint folder (risk-env train-rllib's), or 'module:callable'"
+        "a MaskablePPO model file (path/model.zip), a graph policy file of the device trainer (path/model.pt), "
+        "an RLlib checkpoint folder (risk-env train-rllib's), or 'module:callable'"
     )
 
 

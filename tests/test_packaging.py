@@ -96,6 +96,7 @@ def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
     assert "risk_env/rules/maps/classic.json" in names
     assert "risk_env/agents/registry.py" in names
     assert "risk_env/py.typed" in names
+    assert "risk_env/records/assets/board.js" in names  # the script that updates SVG boards in pages
 
 
 def test_the_version_is_written_once(wheel: Path) -> None:

@@ -1,7 +1,7 @@
 """Replaying game records: a readable move-by-move log, an animation (GIF or
-MP4) and a per-turn PNG strip.
+MP4), a per-turn PNG strip and a self-contained HTML page (:mod:`risk_env.records.html`).
 
-    risk-env replay game.json --gif game.gif --strip turns.png
+    risk-env replay game.json --gif game.gif --strip turns.png --html game.html
     risk-env replay game.json --video game.mp4 --every move --upto 200
 
 :func:`format_log` turns a :class:`~risk_env.records.record.GameRecord` into lines
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,19 @@ from ..rules.state import Phase
 from .ansi import seat_name
 from .record import GameRecord, RecordError, ReplayStep, replay_moves
 
-__all__ = ["format_log", "describe_step", "render_video", "render_strip", "turn_ends", "run"]
+__all__ = [
+    "LogEntry",
+    "log_entries",
+    "player_names",
+    "result_text",
+    "game_text",
+    "format_log",
+    "describe_step",
+    "render_video",
+    "render_strip",
+    "turn_ends",
+    "run",
+]
 
 
 def _who(game: Game, record: GameRecord, seat: int) -> str:
@@ -94,6 +107,75 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
     return "; ".join(out)
 
 
+@dataclass(frozen=True)
+class LogEntry:
+    """One move of a record's log.
+
+    Attributes:
+        step: the replayed move (:class:`~risk_env.records.record.ReplayStep`).
+        who: who made it (``player_1 (aggressive)``); note: what it did beyond its text (:func:`describe_step`).
+        header: the heading of the game turn that this move opens (``turn 3: player_1 (aggressive), 5 armies
+            to place``, or ``setup``), '' for the other moves of a turn.
+    """
+
+    step: ReplayStep
+    who: str
+    note: str
+    header: str
+
+
+def player_names(record: GameRecord, game: Game | None = None) -> list[str]:
+    """A label per player seat for logs: ``player_1 (aggressive)`` (the seat and the record's player label)."""
+    game = game or record.game()
+    return [_who(game, record, p) for p in range(game.num_players)]
+
+
+def log_entries(record: GameRecord, upto: int | None = None, game: Game | None = None) -> Iterator[LogEntry]:
+    """The record's moves as :class:`LogEntry` values (what :func:`format_log` prints, and the HTML replay lists).
+
+    Raises:
+        RecordError: a move does not replay; ValueError: bad ``upto``.
+    """
+    game = game or record.game()
+    names = player_names(record, game)
+    turn = -1
+    for step in replay_moves(record, upto, game):
+        t = step.before.turn
+        header = ""
+        if t != turn:
+            turn = t
+            b = step.before
+            if t == 0:
+                header = "setup"
+            else:
+                who = names[b.player] if b.player < len(names) else seat_name(game, b.player)
+                header = f"turn {t}: {who}, {b.to_place} armies to place"
+        who = names[step.seat] if 0 <= step.seat < len(names) else seat_name(game, step.seat)
+        yield LogEntry(step, who, describe_step(game, step, names), header)
+
+
+def result_text(record: GameRecord, game: Game | None = None) -> str:
+    """``player_1 (aggressive) wins after 14 turns and 265 moves`` from the record's result ('' without one)."""
+    r = record.result
+    if r is None:
+        return ""
+    names = player_names(record, game)
+    how = {
+        "win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins",
+        "turn_limit": "turn limit reached",
+    }
+    return f"{how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
+
+
+def game_text(record: GameRecord, game: Game | None = None) -> str:
+    """``map classic, 4 players, seed 1, rules setup=random, ...``: what game the record holds."""
+    game = game or record.game()
+    rules = {k: v for k, v in record.rules.items() if k not in ("num_players", "map")}
+    return f"map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(
+        f"{k}={v}" for k, v in rules.items()
+    )
+
+
 def format_log(record: GameRecord, upto: int | None = None) -> Iterator[str]:
     """A readable log of a record, one line per move, with a header per game turn.
 
@@ -101,33 +183,15 @@ def format_log(record: GameRecord, upto: int | None = None) -> Iterator[str]:
         RecordError: a move does not replay.
     """
     game = record.game()
-    names = [_who(game, record, p) for p in range(game.num_players)]
-    rules = {k: v for k, v in record.rules.items() if k not in ("num_players", "map")}
-    yield f"game: map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(
-        f"{k}={v}" for k, v in rules.items()
-    )
-    turn = -1
+    names = player_names(record, game)
+    yield "game: " + game_text(record, game)
     wide = max(len(x) for x in names)
-    for step in replay_moves(record, upto, game):
-        t = step.before.turn
-        if t != turn:
-            turn = t
-            b = step.before
-            if t == 0:
-                yield "-- setup --"
-            else:
-                who = names[b.player] if b.player < len(names) else seat_name(game, b.player)
-                yield f"-- turn {t}: {who}, {b.to_place} armies to place --"
-        extra = describe_step(game, step, names)
-        who = names[step.seat] if 0 <= step.seat < len(names) else seat_name(game, step.seat)
-        yield f"{step.index:>5}  {who:<{wide}}  {step.text}" + (f"   [{extra}]" if extra else "")
+    for e in log_entries(record, upto, game):
+        if e.header:
+            yield f"-- {e.header} --"
+        yield f"{e.step.index:>5}  {e.who:<{wide}}  {e.step.text}" + (f"   [{e.note}]" if e.note else "")
     if record.result is not None and (upto is None or upto == len(record.moves)):
-        r = record.result
-        how = {
-            "win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins",
-            "turn_limit": "turn limit reached",
-        }
-        yield f"result: {how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
+        yield f"result: {result_text(record, game)}"
 
 
 def turn_ends(record: GameRecord, upto: int | None = None) -> Iterator[tuple[int, ReplayStep]]:
@@ -159,14 +223,6 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
         raise ValueError(f"every must be 'move' or 'turn', got {every!r}")
 
 
-def _player_names(record: GameRecord, n: int) -> list[str] | None:
-    """The record's player labels for pictures, if there is one per seat and they tell the seats apart."""
-    players = record.players
-    if players is None or len(players) != n or len(set(players)) != n:
-        return None
-    return list(players)
-
-
 def render_video(
     record: GameRecord,
     path: str | os.PathLike[str],
@@ -196,7 +252,7 @@ def render_video(
     Image = require("PIL.Image", "render", "writing an animation")
 
     p = Path(path)
-    frames = list(_frames(record, every, upto, _player_names(record, int(record.rules["num_players"]))))
+    frames = list(_frames(record, every, upto, record.player_labels()))
     if len(frames) > max_frames:
         keep = np.unique(np.linspace(0, len(frames) - 1, max_frames).round().astype(int))
         frames = [frames[i] for i in keep]
@@ -253,7 +309,7 @@ def render_strip(
     if len(ends) > max_turns:
         keep = np.unique(np.linspace(len(ends) - 1, 0, max_turns).round().astype(int))  # the last always kept
         ends = [ends[i] for i in keep]
-    r = BoardRenderer(game, player_names=_player_names(record, game.num_players))
+    r = BoardRenderer(game, player_names=record.player_labels())
     thumbs = []
     for turn, step in ends:
         img = Image.fromarray(r.draw(step.state, step.text))
@@ -293,9 +349,11 @@ def run(
     log: bool = True,
     out: Any = None,
     strip_turns: int = 24,
+    html: str | None = None,
 ) -> None:
     """What ``risk-env replay`` does: print the log, then write the files asked for (``strip_turns``:
-    the most panels of the strip, see :func:`render_strip`).
+    the most panels of the strip, see :func:`render_strip`; ``html``: the self-contained HTML replay of
+    :mod:`risk_env.records.html`).
 
     Raises:
         RecordError: the record cannot be read or does not replay; MissingExtraError: a writer is missing.
@@ -316,3 +374,9 @@ def run(
         ends = sum(1 for _ in turn_ends(rec, upto))
         what = "one per turn" if n == ends else f"{n} of the {ends} turn ends, evenly spread, the last one kept"
         print(f"wrote {strip} ({n} panels: {what})", file=out)
+    if html:
+        from .html import write_replay_page
+
+        write_replay_page(rec, html, upto=upto)
+        shown = len(rec.moves) if upto is None else upto
+        print(f"wrote {html} ({shown} moves; open it in a browser)", file=out)

@@ -2,7 +2,7 @@
 
     risk-env play --players 3 --seat 0               # you against two agents, at the terminal
     risk-env watch --players 4 --turns 30 --gif game.gif --record game.json
-    risk-env replay game.json --strip turns.png
+    risk-env replay game.json --strip turns.png --html game.html
     risk-env evaluate balanced random --games 200 --rules fast
     risk-env train --config 4p | risk-env train-rllib | risk-env plot-training runs/default
     risk-env bench --quick | risk-env soak --games 2000
@@ -395,7 +395,7 @@ def watch(
         typer.echo(f"animation written to {gif} ({n} frames)")
 
 
-@app.command(short_help="Replay a game record: a move log, a GIF/MP4, a PNG strip of turn ends.")
+@app.command(short_help="Replay a game record: a move log, GIF/MP4, PNG strip or HTML page.")
 def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
@@ -407,12 +407,15 @@ def replay(
         "spread over a longer game (the last turn always kept)",
     ),
     strip_turns: int = typer.Option(24, "--strip-turns", help="the most panels of --strip (1 or more)"),
+    html: str | None = typer.Option(
+        None, "--html", help="write one self-contained HTML page that replays the game here (step, play, scrub)"
+    ),
     every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
     fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
     upto: int | None = typer.Option(None, "--upto", help="stop after this many moves (0 or more)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="do not print the move-by-move log"),
 ) -> None:
-    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, a PNG strip of turn ends)."""
+    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, a PNG strip of turn ends, an HTML page)."""
     from ..records.replay import run
 
     if every not in ("turn", "move"):
@@ -420,10 +423,11 @@ def replay(
     _check_numbers(fps=fps)
     _at_least("--upto", upto, 0, " moves")
     _at_least("--strip-turns", strip_turns, 1)
-    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip")):
+    _check_suffix(html, "--html", (".html", ".htm"))
+    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")):
         _output_path(path, option)
     try:
-        run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns)
+        run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns, html=html)
     except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
         raise _fail(str(e), 1) from None
 
@@ -499,9 +503,16 @@ def train(
     timesteps: float | None = typer.Option(None, "--timesteps", help="override total_timesteps (e.g. 2e6)"),
     progress: bool = _PROGRESS,
     print_config: bool = typer.Option(False, "--print-config", help="print the resolved config and exit"),
+    benchmark: bool = typer.Option(
+        False,
+        "--benchmark",
+        help="instead of training, print the learner decisions/s of the device trainer and the sb3 path on this config "
+        "(same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
+    ),
 ) -> None:
-    """Train a MaskablePPO agent from a YAML config (configs/train/*.yaml; docs/training.md): vectorized envs,
-    self-play, checkpoints, periodic evaluation, a final evaluation and the command that repeats it."""
+    """Train an agent from a YAML config (configs/train/*.yaml; docs/training.md): MaskablePPO on vectorized envs,
+    or the on-device trainer (trainer: device); self-play, checkpoints, periodic evaluation, a final evaluation
+    and the command that repeats it."""
     sb3 = _import("risk_env.train.sb3", "train", "training")
     overrides = list(settings or [])
     if out is not None:
@@ -515,6 +526,11 @@ def train(
         cfg = sb3.run_config(config, overrides, resume)
         if print_config:
             typer.echo(cfg.to_yaml(), nl=False)
+            return
+        if benchmark:
+            from ..train.bench import benchmark as measure
+
+            typer.echo(measure(cfg).table())
             return
         result = sb3.train(cfg, resume=resume, progress=progress)
     except MissingExtraError as e:
@@ -646,8 +662,22 @@ def soak(
     observe_share: float = typer.Option(0.1, "--observe-share", help="share of games whose observations are checked"),
     max_turn_steps: int = typer.Option(5000, "--max-turn-steps", help="most action ids in one player turn"),
     chunk: int = typer.Option(8, "--chunk", help="games per worker task"),
+    vector_batch: int = typer.Option(
+        32, "--vector-batch", help="most games of one rule set replayed together on the batched engine"
+    ),
     max_seconds: float | None = typer.Option(None, "--max-seconds", help="stop after this much wall time, report the games done"),
+    vector_share: float = typer.Option(
+        0.2, "--vector-share", help="share of games whose rules are drawn from those the batched engine supports"
+    ),
+    vector: bool = typer.Option(
+        True,
+        "--vector/--no-vector",
+        help="play every game the batched engine supports on it too, when torch is installed (--no-vector: leave it out)",
+    ),
     out: str | None = typer.Option(None, "--out", "-o", help="write the JSON summary to this file"),
+    checkpoint_every: float = typer.Option(
+        60.0, "--checkpoint-every", help="with --out: rewrite it with the summary so far every this many seconds"
+    ),
     progress: bool = _PROGRESS,
 ) -> None:
     """Play many seeded games with every invariant of the rules checked at every step (exit status 1 if any
@@ -668,13 +698,26 @@ def soak(
         max_turn_steps=max_turn_steps,
         chunk=chunk,
         max_seconds=max_seconds,
+        vector_share=vector_share,
+        vector_batch=vector_batch,
     )
     try:
-        summary = run_soak(games, progress=progress, **args)
+        summary = run_soak(
+            games,
+            progress=progress,
+            vector=None if vector else False,
+            checkpoint=out,
+            checkpoint_every=checkpoint_every,
+            **args,
+        )
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
     except (ValueError, RiskError) as e:
         raise _fail(str(e)) from None
     given = {"games": games, **{k: v for k, v in args.items() if v is not None}}
-    summary["command"] = "risk-env soak " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items())
+    summary["command"] = (
+        "risk-env soak " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items()) + ("" if vector else " --no-vector")
+    )
     import json
 
     text = json.dumps(summary, indent=2)

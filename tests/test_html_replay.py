@@ -11,7 +11,7 @@ import pytest
 
 from risk_env.records.html import replay_page, write_replay_page
 from risk_env.records.record import GameRecord, replay
-from risk_env.records.replay import log_entries, main
+from risk_env.records.replay import log_entries, run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,7 +70,7 @@ def test_upto_and_writing(record: GameRecord, tmp_path: Path, capsys: pytest.Cap
     out = write_replay_page(record, tmp_path / "new" / "r.html", title="my game")
     assert "<title>my game</title>" in out.read_text(encoding="utf-8")
     target = tmp_path / "cli.html"
-    assert main([str(ROOT / "docs" / "board.json"), "-q", "--html", str(target), "--upto", "30"]) == 0
+    run(str(ROOT / "docs" / "board.json"), html=str(target), upto=30, log=False)  # what risk-env replay runs
     assert f"wrote {target} (30 moves; open it in a browser)" in capsys.readouterr().out
     assert len(_data(target.read_text(encoding="utf-8"))["frames"]) == 31
 

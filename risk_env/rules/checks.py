@@ -18,7 +18,7 @@ from .state import GameState, Phase
 if TYPE_CHECKING:
     from .engine import Game
 
-__all__ = ["state_from_dict", "field_problems", "invariant_violations"]
+__all__ = ["state_from_dict", "position_from", "field_problems", "invariant_violations"]
 
 
 def state_from_dict(game: Game, d: dict[str, Any]) -> GameState:
@@ -35,6 +35,24 @@ def state_from_dict(game: Game, d: dict[str, Any]) -> GameState:
     if problems:
         raise StateError("inconsistent state: " + "; ".join(problems))
     return s
+
+
+def position_from(game: Game, start: Any, what: str = "the position") -> GameState:
+    """A checked copy of a position handed in from outside (an env's ``reset(options={"state": ...})``):
+    a :class:`GameState` or its :meth:`~GameState.to_dict`, rebuilt by :func:`state_from_dict`, so
+    the caller's object is never shared and a position that breaks the rules never gets in.
+
+    Args:
+        what: how the message names the position (``"options['state']"``).
+
+    Raises:
+        StateError: neither a GameState nor a dict, malformed, or inconsistent with ``game``.
+    """
+    if isinstance(start, GameState):
+        start = start.to_dict()
+    elif not isinstance(start, dict):
+        raise StateError(f"{what} must be a GameState or its to_dict(), got {type(start).__name__}")
+    return state_from_dict(game, start)
 
 
 def field_problems(game: Game, s: GameState) -> list[str]:

@@ -90,12 +90,17 @@ class BatchState:
     :class:`risk_env.GameState`. All int64 unless said otherwise.
 
     Attributes:
-        owner, armies: ``(B, T)``; owner -1 while unclaimed, ``n`` for the neutral.
-        phase, player, turn, sets_traded, to_place, setup_step, att_src, att_dst, att_dice,
-        last_dice, winner, sel_src, sel_dst, sel_trade, steps: ``(B,)``.
-        bonus_used, conquered, forced, resume_attack, trade_down, truncated: bool ``(B,)``.
-        order: ``(B, n)`` turn order; order_pos: ``(B, n)`` each seat's index in it.
-        alive: bool ``(B, n)``. setup_left: ``(B, n + 1)`` (the neutral last).
+        owner: ``(B, T)``; -1 while unclaimed, ``n`` for the neutral.
+        armies: ``(B, T)``.
+        phase: ``(B,)``; as are ``player``, ``turn``, ``sets_traded``, ``to_place``, ``setup_step``,
+            ``att_src``, ``att_dst``, ``att_dice``, ``last_dice``, ``winner``, ``sel_src``,
+            ``sel_dst``, ``sel_trade`` and ``steps``.
+        bonus_used: bool ``(B,)``; as are ``conquered``, ``forced``, ``resume_attack``,
+            ``trade_down`` and ``truncated``.
+        order: ``(B, n)`` turn order.
+        order_pos: ``(B, n)`` each seat's index in ``order``.
+        alive: bool ``(B, n)``.
+        setup_left: ``(B, n + 1)`` (the neutral last).
         card_loc: ``(B, NC)``: -1 in the draw pile, -2 discarded, else the holding seat.
         deck_key: float32 ``(B, NC)``: draw-pile order, the highest key on top.
     """

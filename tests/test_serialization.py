@@ -1,4 +1,4 @@
-"""Save, restore, reproduce (issue 7).
+"""Save, restore, reproduce.
 
 * The engine state goes to a JSON-compatible dict and back (the generator
   included) at any point; restoring and continuing with the same actions gives

@@ -16,7 +16,7 @@ from .continent import ContinentAgent
 from .heuristic import HeuristicAgent
 from .policy import MaskablePPOAgent
 from .random_agent import RandomAgent
-from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, load_agent, pretrained_path
+from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, load_agent, pretrained_path, spec_forms
 
 __all__ = [
     "Agent",
@@ -35,6 +35,7 @@ __all__ = [
     "pretrained_path",
     "load_agent",
     "agent_label",
+    "spec_forms",
     "move_to_action",
     "amount_action",
     "view_from_info",

@@ -33,7 +33,7 @@ from .base import Agent, AgentLike, CallableAgent
 from .continent import ContinentAgent
 from .random_agent import RandomAgent
 
-__all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path"]
+__all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path", "spec_forms"]
 
 BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,
@@ -71,8 +71,15 @@ def pretrained_path(name: str) -> Path:
     return Path(__file__).with_name("models") / PRETRAINED[key]
 
 
-def _known() -> str:
-    return ", ".join([*BASELINES, *PRETRAINED])
+def spec_forms() -> str:
+    """Every form an agent spec takes, in one line (for help texts and error messages): the names
+    of :data:`BASELINES` and :data:`PRETRAINED`, then the file and module forms.
+
+    >>> spec_forms().split(", a ")[0]
+    'random, aggressive, continent, balanced, ppo-2p, ppo-4p'
+    """
+    names = ", ".join([*BASELINES, *PRETRAINED])
+    return f"{names}, a MaskablePPO model file (path/model.zip), or 'module:callable'"
 
 
 def _is_model_path(spec: str) -> bool:
@@ -117,9 +124,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
     if isinstance(spec, str):
         key = spec.strip()
         if not key:
-            raise RiskError(
-                f"empty agent spec {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip), or 'module:callable'"
-            )
+            raise RiskError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if key.lower() in PRETRAINED:
@@ -142,9 +147,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                     raise RiskError(f"agent spec {spec!r}: module {mod_name!r} has no attribute {attr!r}")
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
-        raise RiskError(
-            f"unknown agent {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip), or 'module:callable'"
-        )
+        raise RiskError(f"unknown agent {spec!r}: use one of {spec_forms()}")
     if callable(spec) or inspect.isclass(spec):
         return _build(spec, seed, getattr(spec, "__name__", type(spec).__name__))
     raise RiskError(f"cannot make an agent from {type(spec).__name__} {spec!r}")

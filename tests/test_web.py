@@ -9,13 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import give_cards, run_cli
 
 from risk_env.errors import ConfigError, IllegalActionError, RiskError
 from risk_env.records.record import GameRecord
 from risk_env.rules.config import resolve_rules
 from risk_env.rules.missions import mission_text
 from risk_env.web.session import SYMBOL_NAMES, GameSession
-from tests.helpers import give_cards
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def small(num_players: int = 2, **rules: object):  # type: ignore[no-untyped-def]
@@ -149,3 +151,63 @@ def test_the_api(client) -> None:  # type: ignore[no-untyped-def]
     assert new["seed"] == 9 and [e["k"] for e in new["history"]] == list(range(1, new["moves"] + 1))
     assert client.post("/api/new", json={"seed": -2}).status_code == 409
     assert client.post("/api/new").status_code == 200  # no body: the next seed
+
+
+# ---------------------------------------------------------------------- risk-env serve
+def test_serve_refuses_bad_options_before_serving(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
+    cases = [
+        (["--port", "70000"], "error: --port must be 0..65535, got 70000\n"),
+        (["--seed", "-1"], "error: --seed must be 0 or more, got -1\n"),
+        (["--turns", "0"], "error: --turns must be 1 or more, got 0\n"),
+    ]
+    for args, message in cases:
+        code, out, err = run_cli("serve", "--no-open", *args)
+        assert (code, out, err) == (2, "", message), args
+    code, _, err = run_cli("serve", "--no-open", "-n", "2", "--seat", "2")
+    assert code == 2 and "--seat must be from 0 to 1" in err
+    code, _, err = run_cli("serve", "--no-open", "-n", "2", "--agents", "nobody")
+    assert code == 2 and "unknown agent 'nobody'" in err
+    code, _, err = run_cli("serve", "--no-open", "-n", "3", "--agents", "random,random,random")
+    assert code == 2 and "exactly 2 (one per seat)" in err
+
+
+def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
+    pytest.importorskip("uvicorn", reason="the web app needs uvicorn (the web extra)")
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    record = tmp_path / "served.json"
+    args = ["--port", "0", "--no-open", "-n", "2", "--map", "small", "--turns", "6", "--agents", "balanced"]
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "serve.py"), *args, "--record", str(record), "--seed", "8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        seats = proc.stdout.readline()  # type: ignore[union-attr]
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert seats.startswith("seats: player_0 = you, player_1 = balanced"), seats
+        assert line.startswith("risk_env: playing at http://127.0.0.1:"), line
+        url = line.split()[3]
+        game = json.loads(urllib.request.urlopen(url + "api/game", timeout=30).read())
+        assert game["seed"] == 8 and game["players"] == ["you", "balanced"] and game["decision"]["prompt"]
+        action = _choices(game)[0]
+        req = urllib.request.Request(
+            url + "api/act", data=json.dumps({"action": action}).encode(), headers={"Content-Type": "application/json"}
+        )
+        after = json.loads(urllib.request.urlopen(req, timeout=30).read())
+        assert after["moves"] >= game["moves"]
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert "<title>Risk: play against agents</title>" in page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert f"record written to {record}" in out
+    rec = GameRecord.load(record)
+    assert rec.result["ended"] == "unfinished" and rec.seed == 8 and rec.actions and action in rec.actions

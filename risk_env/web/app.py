@@ -137,8 +137,8 @@ def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
 
 
 def serve(session: GameSession, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False, out: Any = None) -> None:
-    """Serve ``session`` until interrupted (Ctrl+C): prints the address, and opens it in the default browser
-    with ``open_browser``.
+    """Serve ``session`` until interrupted (Ctrl+C, or SIGTERM), then return: prints the address, and opens it in
+    the default browser with ``open_browser``.
 
     Raises:
         MissingExtraError: uvicorn is missing (``pip install 'risk_env[web]'``).
@@ -153,4 +153,9 @@ def serve(session: GameSession, host: str = "127.0.0.1", port: int = 8000, open_
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     server = uvicorn.Server(uvicorn.Config(create_app(session), log_level="warning"))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shuts down on Ctrl+C, then passes the signal on: that is how one stops
+        pass
+    finally:
+        sock.close()

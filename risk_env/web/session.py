@@ -40,7 +40,7 @@ import numpy as np
 from ..agents import agent_label, load_agent
 from ..envs.aec import raw_env
 from ..errors import ConfigError, IllegalActionError, RiskError
-from ..records.ansi import seat_name
+from ..records.ansi import distinct_labels, seat_name
 from ..records.record import GameRecord, ReplayStep, game_result
 from ..records.recorder import Recorder
 from ..records.replay import describe_step
@@ -101,11 +101,13 @@ class GameSession:
         self.rules = rules
         self.seat = int(seat)
         self.agents = {p: load_agent(spec, seed=int(seed) * 1000 + p) for p, spec in zip(others, specs, strict=True)}
-        self.labels = ["you" if p == seat else agent_label(specs[others.index(p)]) for p in range(n)]
-        self.env = Recorder(raw_env(rules=rules), players=["human" if p == seat else self.labels[p] for p in range(n)])
+        agent_names = [agent_label(specs[others.index(p)]) if p != seat else "human" for p in range(n)]
+        self.labels = distinct_labels(["you" if p == seat else agent_names[p] for p in range(n)])
+        """A label per seat as the page shows it (``you``; ``balanced 1``, ``balanced 2`` where a name repeats)."""
+        self.env = Recorder(raw_env(rules=rules), players=agent_names)
         self.raw = self.env.unwrapped
         self.game = self.raw.game
-        self.board = BoardSvg(self.game, _distinct(self.labels))
+        self.board = BoardSvg(self.game, self.labels)
         self.record_path = Path(record) if record is not None else None
         self.max_agent_steps = int(max_agent_steps)
         self.lock = threading.Lock()
@@ -317,11 +319,6 @@ class GameSession:
             out["svg"] = self.board.svg(s, self.raw.last_move, selection=self.raw.selection)
             out["history"] = list(self.history)
         return out
-
-
-def _distinct(labels: Sequence[str]) -> list[str] | None:
-    """The labels, if they tell the seats apart (else None: the board says ``player_0``...)."""
-    return list(labels) if len(set(labels)) == len(labels) else None
 
 
 def _button_label(label: str) -> str:

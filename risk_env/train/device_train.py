@@ -51,35 +51,6 @@ def resolve_device(name: str) -> Any:
     return dev
 
 
-class ScoredOpponents:
-    """An opponent assignment (:class:`risk_env.vector.learner.FixedOpponents`) that also keeps the
-    learner's scores per line-up (1 won, 0.5 turn limit, 0 lost), for the log and TensorBoard."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.policies = inner.policies
-        self.names = inner.names
-        self.scores: dict[str, list[float]] = {}
-
-    def assign(self, slots: Any, learner_seat: Any, num_players: int) -> Any:
-        return self.inner.assign(slots, learner_seat, num_players)
-
-    def record(self, seating: Any, score: Any) -> None:
-        self.inner.record(seating, score)
-        for row, sc in zip(seating.tolist(), score.tolist(), strict=True):
-            names = [self.names[k] for k in row if k >= 0]
-            label = names[0] if len(set(names)) == 1 else "+".join(names)
-            tally = self.scores.setdefault(label, [0.0, 0.0])
-            tally[0] += 1.0
-            tally[1] += float(sc)
-
-    def take(self) -> dict[str, tuple[int, float]]:
-        """``{line-up: (games, mean score)}`` since the last call."""
-        out = {k: (int(g), s / g) for k, (g, s) in self.scores.items() if g}
-        self.scores.clear()
-        return out
-
-
 def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int) -> list[Any]:
     """One opponent entry per slot (an agent name, or a tuple for an ``a+b+c`` line-up), in the
     proportions of ``weights`` (largest remainders; every entry of positive weight gets a slot)."""
@@ -99,30 +70,37 @@ def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int)
     return out
 
 
-def build_env(cfg: TrainConfig, device: Any) -> Any:
-    """The learner-seat batched env of ``cfg`` (:class:`risk_env.vector.learner.LearnerEnv`): ``env.n_envs``
-    slots under the training rules with the shaping; self-play when ``opponents.baselines`` is ``[self]``,
-    else one learner seat per game against the batched baselines in the proportions of ``opponents.weights``.
+def build_env(cfg: TrainConfig, device: Any) -> tuple[Any, Any]:
+    """The batched env of ``cfg`` and its seating: ``env.n_envs`` games of a self-play
+    :class:`risk_env.vector.learner.LearnerEnv` under the training rules with the shaping, and, unless
+    ``opponents.baselines`` is ``[self]``, a :class:`~risk_env.train.seating.Seating` giving each game
+    one learner seat and the batched baselines in the proportions of ``opponents.weights`` (None: self-play).
 
     Raises:
         ConfigError: a baseline with no batched version (the message lists those there are).
     """
-    from ..vector.learner import LearnerEnv
+    import torch
+
+    from ..vector.learner import FixedOpponents, LearnerEnv
     from .config import SELF
+    from .seating import Seating
 
     e, o = cfg.env, cfg.opponents
-    common = dict(
+    env = LearnerEnv(
+        e.n_envs,
         device=device,
         seed=cfg.seed,
+        self_play=True,
         shaping=e.shaping,
         shaping_gamma=e.shaping_gamma if e.shaping_gamma is not None else cfg.ppo.gamma,
         rules=cfg.rules_config,
     )
     if o.baselines == [SELF]:
-        return LearnerEnv(e.n_envs, self_play=True, **common)
-    env = LearnerEnv(e.n_envs, opponents=_slot_entries(o.baselines, o.weights, e.n_envs), **common)
-    env.assignment = ScoredOpponents(env.assignment)
-    return env
+        return env, None
+    gen = torch.Generator(device=env.device)
+    gen.manual_seed(cfg.seed + 7919)
+    assignment = FixedOpponents(_slot_entries(o.baselines, o.weights, e.n_envs), env.game, gen)
+    return env, Seating(assignment, env.num_envs, env.num_players, env.device)
 
 
 def ppo_settings(cfg: TrainConfig) -> Any:
@@ -312,7 +290,7 @@ def train(
     if meta:
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
-    env = build_env(cfg, device)
+    env, seating = build_env(cfg, device)
     p = cfg.ppo
     settings = ppo_settings(cfg)
     ks = cfg.kickstart
@@ -322,7 +300,7 @@ def train(
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
         net.train()
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), seating=seating, **kick)
         if "optimizer" in saved:
             ppo.optimizer.load_state_dict(saved["optimizer"])
             for group in ppo.optimizer.param_groups:
@@ -332,13 +310,13 @@ def train(
             run.align_schedule(ppo.num_timesteps)
     else:
         net = build_network(cfg, env)
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), seating=seating, **kick)
     logger = _TBLogger(run_dir / "tb")
     model = DeviceModel(ppo, cfg, logger)
     run.log(
         f"run {cfg.name} -> {run_dir} | trainer device on {device} | {rules.num_players} players, map {rules.map}, "
         f"setup {rules.setup}, turn limit {rules.turn_limit} | {env.num_envs} slots x {p.n_steps} calls per rollout, "
-        f"{'self-play' if env.self_play else 'vs ' + ', '.join(env.assignment.names)} | {cfg.total_timesteps} steps | "
+        f"{'self-play' if seating is None else 'vs ' + ', '.join(seating.names)} | {cfg.total_timesteps} steps | "
         f"seed {cfg.seed}"
     )
     if ckpt is not None:
@@ -373,7 +351,7 @@ def train(
             ep.lengths.clear()
             for k, v in stats.items():
                 logger.record(f"train/{k}", v)
-            scores = env.assignment.take() if isinstance(env.assignment, ScoredOpponents) else {}
+            scores = seating.take_scores() if seating is not None else {}
             for label, (games, score) in scores.items():
                 logger.record(f"rollout/score/{label}", score)
                 logger.record(f"rollout/games/{label}", games)

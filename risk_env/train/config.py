@@ -73,7 +73,7 @@ class EnvSection(_Section):
     backend: Literal["reference", "vector"] = Field(
         "reference",
         description="'vector': the batched torch engine (risk_env.vector; flat observation, mlp policy, "
-        "random/aggressive opponents, no self-play); see docs/vector.md",
+        "random and the batched heuristics as opponents, no self-play); see docs/vector.md",
     )
     vector_device: str = Field("cpu", description="torch device of the batched engine (backend: vector)")
 

@@ -348,3 +348,51 @@ def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
     assert [p["phase"] for p in report["phases"]] == ["clone", "dagger 1"]
     log = (tmp_path / "ws" / "train.log").read_text()
     assert "step_000000000.pt" in log and "agreement with aggressive" in log  # the clone is checkpoint 0
+
+
+def test_a_league_seat_of_the_latest_learner_is_a_learner_seat() -> None:
+    from risk_env.train.graph_opponent import GraphNetPolicy
+    from risk_env.train.seating import Seating
+    from risk_env.vector.league import League
+
+    env = LearnerEnv(16, device=DEVICE, seed=0, self_play=True, preset="fast", num_players=3)
+    gen = torch.Generator(device=DEVICE).manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
+    league = League(env.game, gen, baselines=["random"], p_snapshot=1.0, p_latest=1.0)
+    league.set_latest(GraphNetPolicy(env.game, net))
+    seating = Seating(league, 16, 3, env.device)  # every opponent seat drawn as the latest learner
+    assert bool(seating.learners().all())
+    league.p_snapshot = 0.0
+    league._probs = None
+    seating.new_games(torch.arange(16, device=DEVICE))
+    assert seating.learners().sum(1).tolist() == [1] * 16  # only the main learner seat
+
+
+def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "sp",
+        **{
+            "opponents": {
+                "baselines": ["random", "aggressive"],
+                "self_play": {"enabled": True, "snapshot_every": 128, "p_snapshot": 0.5},
+                "pfsp": {"enabled": True},
+            },
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    snaps = sorted((tmp_path / "sp" / "pool").glob("snap_*.pt"))
+    assert len(snaps) == 2 and all(load_policy(p)[1]["timesteps"] >= 128 for p in snaps)
+    meta = json.loads(sorted((tmp_path / "sp" / "checkpoints").glob("step_*.json"))[-1].read_text())
+    assert meta["snapshots"] == [str(p) for p in snaps]
+    log = (tmp_path / "sp" / "train.log").read_text()
+    assert "joins the league" in log and "pfsp @" in log
+    res2 = train(
+        _tiny(tmp_path / "sp", **{"total_timesteps": 512, "opponents": cfg.opponents.model_dump(), "eval.final_games": 0}),
+        resume=tmp_path / "sp",
+        progress=False,
+        quiet=True,
+    )
+    assert res2.timesteps >= 512 and res.timesteps >= 256

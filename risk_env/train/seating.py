@@ -10,8 +10,10 @@ opponents to finish their turns, so every engine step advances every game; the l
 decisions are the training data, the opponents' are not.
 
 The opponents of a new game are drawn by an opponent assignment of :mod:`risk_env.vector.learner`
-(:class:`~risk_env.vector.learner.FixedOpponents`, or a league), which is told each finished game's
-learner score (1 won, 0.5 turn limit, 0 lost). The learner seat rotates over slots and games
+(:class:`~risk_env.vector.learner.FixedOpponents`, or a :class:`~risk_env.vector.league.League`),
+which is told each finished game's learner score (1 won, 0.5 turn limit, 0 lost) for its main
+learner seat. A seat the league gives its *latest learner* is played by the learner itself, and
+its decisions are training data as well (self-play seats beside the main one). The learner seat rotates over slots and games
 (slot ``b``'s ``g``-th game: seat ``(b + g) % n``), as in :class:`~risk_env.vector.learner.LearnerEnv`.
 """
 
@@ -64,7 +66,11 @@ class Seating:
         self.games_started[idx] += 1
         self.learner_seat[idx] = seat
         rows = self.assignment.assign(idx, seat, n).to(device=self.device, dtype=torch.int64)
-        self.seating[idx] = torch.where(self._ar[None, :] == seat[:, None], -1, rows)
+        mine = self._ar[None, :] == seat[:, None]
+        latest = getattr(self.assignment, "latest", None)
+        if latest is not None:  # a league's latest learner: the learner itself plays that seat too
+            mine = mine | (rows == latest)
+        self.seating[idx] = torch.where(mine, -1, rows)
 
     def learners(self) -> torch.Tensor:
         """bool ``(B, n)``: the learner seats."""

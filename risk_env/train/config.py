@@ -336,10 +336,14 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         )
     if cfg.env.max_turn_steps is not None:
         bad.append("env.max_turn_steps (the batched engine has no per-turn cap; leave it null)")
-    if cfg.opponents.self_play.enabled:
-        bad.append("opponents.self_play (frozen snapshots; put 'self' in opponents.baselines for self-play)")
-    if cfg.opponents.pfsp.enabled:
-        bad.append("opponents.pfsp.enabled")
+    lineups = [b for b in cfg.opponents.baselines if "+" in b]
+    if lineups and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
+        bad.append(
+            f"opponents.baselines line-ups {lineups} with self_play or pfsp (a league draws each opponent seat: "
+            "give single baselines)"
+        )
+    if cfg.opponents.baselines == [SELF] and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
+        bad.append("opponents.self_play / pfsp with baselines [self] (every seat is the learner already)")
     if SELF in cfg.opponents.baselines and cfg.opponents.baselines != [SELF]:
         bad.append(
             f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "

@@ -32,7 +32,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
 
-__all__ = ["CONFIG_DIR", "SELF", "TrainConfig", "device_unsupported", "apply_overrides", "load_config", "shipped_configs"]
+__all__ = [
+    "CONFIG_DIR",
+    "SELF",
+    "TrainConfig",
+    "device_unsupported",
+    "apply_overrides",
+    "env_kwargs",
+    "load_config",
+    "rules_from",
+    "shipped_configs",
+]
 
 CONFIG_DIR: Traversable = files("risk_env.configs") / "train"
 """The folder of the shipped YAML configs (package data of ``risk_env.configs``)."""
@@ -42,13 +52,14 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
-def _rules_from(d: Mapping[str, Any]) -> RulesConfig:
+def rules_from(d: Mapping[str, Any]) -> RulesConfig:
+    """The :class:`RulesConfig` of a config's ``rules`` mapping (:func:`risk_env.rules.config.resolve_rules`)."""
     return resolve_rules(rules=d)
 
 
 def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     try:
-        _rules_from(v)
+        rules_from(v)
     except ConfigError as e:
         raise ValueError(str(e)) from None
     return v
@@ -269,11 +280,11 @@ class TrainConfig(_Section):
     # -------------------------------------------------------------- helpers
     @property
     def rules_config(self) -> RulesConfig:
-        return _rules_from(self.rules)
+        return rules_from(self.rules)
 
     @property
     def eval_rules_config(self) -> RulesConfig:
-        return _rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
+        return rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
 
     @property
     def run_dir(self) -> Path:
@@ -412,3 +423,15 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[
     if path is None:
         return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
     return TrainConfig.load(path, overrides)
+
+
+def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """The :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv` options of ``cfg`` (all but rules and opponents)."""
+    return dict(
+        shaping=cfg.env.shaping,
+        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
+        max_turn_steps=cfg.env.max_turn_steps,
+        invalid_action=cfg.env.invalid_action,
+        observation="graph" if cfg.ppo.policy == "graph" else "flat",
+        turn_feature=cfg.env.turn_feature,
+    )

@@ -96,7 +96,7 @@ from typing import Any
 
 from ..errors import ConfigError, MissingExtraError
 from .config import CONFIG_DIR, TrainConfig, _rules_from, apply_overrides, load_config
-from .run import TrainResult, _callback_class, _latest_checkpoint, _Run, evaluate_model, opponent_lineup
+from .run import TrainResult, _callback_class, _latest_checkpoint, _Run, checkpoint_meta, evaluate_model, opponent_lineup
 
 __all__ = [
     "TrainConfig",
@@ -220,8 +220,7 @@ def train(
     meta: dict[str, Any] = {}
     if resume is not None:
         ckpt = _latest_checkpoint(Path(resume))
-        mp = ckpt.with_suffix(".json")
-        meta = json.loads(mp.read_text()) if mp.exists() else {}
+        meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -405,10 +404,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = load_config(args.config, overrides)
         if args.resume is not None and args.config is None:
             ck = _latest_checkpoint(Path(args.resume))
-            meta = ck.with_suffix(".json")
-            if meta.exists():  # resume with the run's own config unless one is given
-                data = json.loads(meta.read_text())["config"]
-                cfg = TrainConfig.from_dict(apply_overrides(data, overrides), source=str(meta))
+            saved = checkpoint_meta(ck).get("config")
+            if saved is not None:  # resume with the run's own config unless one is given
+                cfg = TrainConfig.from_dict(apply_overrides(saved, overrides), source=str(ck.with_suffix(".json")))
         if args.print_config:
             print(cfg.to_yaml(), end="")
             return 0

@@ -348,7 +348,7 @@ def test_observation_layout_blocks_only_under_their_switches():
 
 
 def test_blitz_round_is_marked_for_the_choosing_defender():
-    """Gap of issue 11: the defender's observation shows that the round it chooses for is part
+    """The defender's observation shows that the round it chooses for is part
     of a blitz (docs/rules.md §4.2), and not for a single attack."""
     g = Game(RulesConfig(num_players=3, setup="random", defender_dice="choose"))
     enc = ObservationEncoder(g)

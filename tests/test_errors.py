@@ -1,4 +1,4 @@
-"""Bad input raises a clear ``risk_env.errors`` exception and changes nothing (issue 7).
+"""Bad input raises a clear ``risk_env.errors`` exception and changes nothing.
 
 Every kind of bad input to the public API is tried: action ids (illegal, out of
 range, negative, float, str, bool, numpy float, ``None`` for a live agent), env

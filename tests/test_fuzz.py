@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) over random rule sets and action sequences (issue 7).
+"""Property-based tests (hypothesis) over random rule sets and action sequences.
 
 Rule sets draw every switch of :class:`RulesConfig` (2..6 players, mostly the
 9-territory ``small`` map, sometimes the classic one, short turn limits).

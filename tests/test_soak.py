@@ -1,4 +1,4 @@
-"""The soak harness (risk_env/soak.py) and the turn limit that ends every game (issue 7)."""
+"""The soak harness (risk_env.tools.soak) and the turn limit that ends every game."""
 
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ def test_sb3_adapter_shaping_telescopes_and_turn_feature() -> None:
     o1, o2 = np.asarray(plain.reset()), np.asarray(shaped.reset())
     turn = plain.venv.game._obs_off["turn"]
     assert np.array_equal(np.delete(o1, turn, 1), np.delete(o2, turn, 1)) and not o2[:, turn].any()
-    phi0 = shaped._phi.cpu().numpy().copy()
+    phi0 = shaped.learner_env.potential[:, 0].cpu().numpy().copy()
     total = np.zeros(8)
     rng = np.random.default_rng(0)
     episodes = 0
@@ -184,5 +184,5 @@ def test_sb3_adapter_shaping_telescopes_and_turn_feature() -> None:
             assert total[i] == pytest.approx(-0.5 * phi0[i], abs=1e-5)
             total[i] = 0.0
             episodes += 1
-        phi0 = np.where(d1, shaped._phi.cpu().numpy(), phi0)
+        phi0 = np.where(d1, shaped.learner_env.potential[:, 0].cpu().numpy(), phi0)
     assert episodes > 5

@@ -175,7 +175,6 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, UnknownAgentError
 from ..records.ansi import render_ansi
@@ -189,7 +188,7 @@ from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
 from .view import GameView
-from .wrappers import ClassicWrapper
+from .wrappers import ClassicWrapper, StrictWrapper
 
 __all__ = ["raw_env", "env", "AgentInfo", "ELIMINATED_MODES"]
 
@@ -574,6 +573,22 @@ class raw_env(AECEnv):
         self._renderer, frame = draw_frame(self._renderer, self.game, self.render_mode, self.game_state, self.last_move)
         return frame
 
+    def position(self) -> Any:
+        """The position now, as a :class:`~risk_env.records.svg.Position` (a copy: later steps do not change it), with
+        the last move and the codec's pending selection; Jupyter shows it as the board.
+
+        Raises:
+            ResetNeededError: before ``reset()``.
+        """
+        from ..records.svg import Position
+
+        s = self._live("position")
+        return Position(self.game, s.copy(), self.last_move, selection=self.selection.copy())
+
+    def _repr_svg_(self) -> str | None:
+        """The board as SVG, for Jupyter (None before ``reset()``: then the plain repr is shown)."""
+        return self.position().svg() if self.game_state is not None else None
+
     def close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
@@ -591,10 +606,12 @@ def env(num_players: int | None = None, render_mode: str | None = None, strict: 
 
     Args:
         strict: if True, skip ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper``
-            so illegal actions raise :class:`IllegalActionError` instead of ending the game.
+            so illegal actions raise :class:`IllegalActionError` instead of ending the game
+            (the env is then PettingZoo's ``OrderEnforcingWrapper``, as
+            :class:`risk_env.envs.wrappers.StrictWrapper`).
         num_players, render_mode, **kwargs: as :class:`raw_env`.
     """
     e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
     if strict:
-        return wrappers.OrderEnforcingWrapper(e)
+        return StrictWrapper(e)
     return ClassicWrapper(e, illegal_reward=-1)

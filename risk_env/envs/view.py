@@ -311,5 +311,11 @@ class GameView:
         """int8 ``(N,)`` action mask for the next sub-step."""
         return self.codec.mask(self._state, self._selection)
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, for Jupyter (public information only: owners, armies, card counts)."""
+        from ..records.svg import board_svg
+
+        return board_svg(self.game, self._state, selection=self._selection)
+
     def __repr__(self) -> str:
         return f"GameView(seat={self.seat}, phase={self.phase.name}, turn={self.turn}, player={self.player})"

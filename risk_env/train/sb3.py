@@ -202,9 +202,22 @@ def train(
     Returns:
         a :class:`TrainResult`.
 
+    With ``cfg.trainer == "device"`` the run is :func:`risk_env.train.device_train.train`'s (PPO on the
+    batched engine, every tensor on ``ppo.device``; policy files ``.pt`` instead of ``.zip``).
+
     Raises:
         ConfigError: bad config or resume path; MissingExtraError: the ``train`` extra is missing.
     """
+    if cfg.trainer == "device":
+        try:
+            from .device_train import train as train_on_device
+        except ImportError as e:
+            raise MissingExtraError(
+                f"trainer 'device' needs {(e.name or 'torchrl').split('.')[0]} (extra 'train'): pip install 'risk_env[train]'",
+                extra="train",
+                module=e.name,
+            ) from None
+        return train_on_device(cfg, resume=resume, progress=progress, quiet=quiet)
     try:
         import torch
         from sb3_contrib import MaskablePPO

@@ -25,20 +25,70 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import torch
 
+from ..errors import ConfigError
 from .engine import VectorGame
 from .masks import bonus_options
 from .state import ATTACK, CLAIM, FORTIFY, OCCUPY, REINFORCE, SETUP_PLACE, BatchState
 
-__all__ = ["BATCHED_HEURISTICS", "AggressivePolicy", "amount_ids", "make_policy"]
+__all__ = [
+    "BATCHED_HEURISTICS",
+    "AggressivePolicy",
+    "BatchedPolicy",
+    "RandomPolicy",
+    "amount_ids",
+    "make_policy",
+    "random_legal",
+]
 
 BATCHED_HEURISTICS = ("aggressive",)
 """Baselines of :mod:`risk_env.agents` that have a batched version here."""
 
 _NEG = float("-inf")
+
+
+@runtime_checkable
+class BatchedPolicy(Protocol):
+    """What plays seats of the batched engine: ``policy(state, mask, active) -> ids``.
+
+    ``state`` is the :class:`BatchState` of ``B`` games, ``mask`` their bool action mask
+    ``(B, N)`` for the seat to act, ``active`` an optional bool ``(B,)`` (the games this policy
+    decides now; None: all). It returns int64 ``(B,)`` ids on the state's device, legal under
+    ``mask`` in the active games (anything in the others). A policy reads only what the seat
+    to act may know (its own cards, the board, the card counts): the batched heuristics and
+    the network policies here keep to that.
+    """
+
+    name: str
+
+    def __call__(self, state: BatchState, mask: torch.Tensor, active: torch.Tensor | None = None, /) -> torch.Tensor: ...
+
+
+def random_legal(mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """int64 ``(B,)``: a uniformly random legal id per row of bool ``mask`` ``(B, N)`` (a row with
+    no legal id gets 0; ``N < 256``): the ``k``-th legal id for a uniform ``k``."""
+    counts = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
+    total = counts[:, -1]
+    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(torch.uint8)
+    k = torch.minimum(k, (total.clamp(min=1) - 1).to(torch.uint8))
+    return (counts > k[:, None]).to(torch.uint8).argmax(1)
+
+
+class RandomPolicy:
+    """The ``random`` baseline for a batch: a uniformly random legal id in every game, drawn
+    from ``generator`` (a ``torch.Generator`` on the engine's device)."""
+
+    name = "random"
+
+    def __init__(self, generator: torch.Generator) -> None:
+        self.generator = generator
+
+    def __call__(self, state: BatchState, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
+        return random_legal(mask, self.generator)
 
 
 def amount_ids(game: VectorGame, lo: torch.Tensor, hi: torch.Tensor, desired: torch.Tensor) -> torch.Tensor:
@@ -343,14 +393,18 @@ class _Sit:
         return self.mine.double() @ self.policy.adj_t
 
 
-def make_policy(name: str, game: VectorGame) -> AggressivePolicy:
-    """A batched heuristic by its baseline name (``"aggressive"``).
+def make_policy(name: str, game: VectorGame, generator: torch.Generator | None = None) -> BatchedPolicy:
+    """A batched policy by its baseline name: ``"random"`` (drawing from ``generator``, by default a new
+    one on the engine's device seeded 0) or a batched heuristic of :data:`BATCHED_HEURISTICS`.
 
     Raises:
-        ConfigError: an unknown name (the message lists the batched heuristics).
+        ConfigError: an unknown name (the message lists the batched policies).
     """
-    from ..errors import ConfigError
-
+    if name == "random":
+        if generator is None:
+            generator = torch.Generator(device=game.device)
+            generator.manual_seed(0)
+        return RandomPolicy(generator)
     if name == "aggressive":
         return AggressivePolicy(game)
-    raise ConfigError(f"no batched heuristic named {name!r}; batched heuristics: 'aggressive' (and 'random')")
+    raise ConfigError(f"no batched policy named {name!r}; batched policies: 'random', {', '.join(map(repr, BATCHED_HEURISTICS))}")

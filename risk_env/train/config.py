@@ -302,7 +302,7 @@ class TrainConfig(_Section):
         except ValidationError as e:
             parts = []
             for err in e.errors():
-                loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+                loc = ".".join(_key_text(p) for p in err["loc"]) or "(top level)"
                 msg = err["msg"]
                 if err["type"] == "extra_forbidden":
                     msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
@@ -384,6 +384,13 @@ def read_yaml(path: Path | Traversable) -> Any:
     return data
 
 
+def _key_text(key: Any) -> str:
+    """A key (or list index) as a message shows it: plain when it is a printable word, else quoted."""
+    if isinstance(key, int) or (isinstance(key, str) and key and key.isprintable() and not any(c.isspace() for c in key)):
+        return str(key)
+    return repr(key)
+
+
 def _kind(v: Any) -> str:
     kinds = {list: "a list", dict: "a mapping", str: "text", bool: "a boolean", int: "an integer", float: "a number"}
     kinds.update({type(None): "null", bytes: "binary data", set: "a set"})
@@ -418,7 +425,7 @@ def _json_problem(data: Any) -> str | None:
             for k, item in v.items():
                 if not isinstance(k, str):
                     return f"{where or '(top level)'}: the key {k!r} is {_kind(k)}; keys are text"
-                stack.append((item, f"{where}.{k}" if where else k, depth + 1))
+                stack.append((item, f"{where}.{_key_text(k)}" if where else _key_text(k), depth + 1))
         elif isinstance(v, list):
             stack.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(v))
         elif v is not None and not isinstance(v, (str, bool, int, float)):

@@ -344,3 +344,22 @@ def latest_checkpoint(path: Path) -> Path:
     raise ConfigError(
         f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip or step_*.pt file, or a run directory with checkpoints/)"
     )
+
+
+def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
+    """The metadata saved beside a checkpoint (``step_N.json``: the config, the step...), or ``{}``
+    when there is none.
+
+    Raises:
+        ConfigError: the file is not JSON text holding an object (the message names the file).
+    """
+    mp = checkpoint.with_suffix(".json")
+    if not mp.exists():
+        return {}
+    try:
+        meta = json.loads(mp.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ConfigError(f"{mp}: cannot read the checkpoint's metadata ({type(e).__name__}: {e})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("config", {}), dict):
+        raise ConfigError(f"{mp}: a checkpoint's metadata is a JSON object with a 'config' mapping")
+    return meta

@@ -99,6 +99,7 @@ from .run import (
     Run,
     TrainResult,
     callback_class,
+    checkpoint_meta,
     evaluate_model,
     latest_checkpoint,
     opponent_lineup,
@@ -229,8 +230,7 @@ def train(
     meta: dict[str, Any] = {}
     if resume is not None:
         ckpt = latest_checkpoint(Path(resume))
-        mp = ckpt.with_suffix(".json")
-        meta = json.loads(mp.read_text()) if mp.exists() else {}
+        meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -399,10 +399,10 @@ def run_config(
     """
     cfg = load_config(config, list(overrides))
     if resume is not None and config is None:
-        meta = latest_checkpoint(Path(resume)).with_suffix(".json")
-        if meta.exists():  # resume with the run's own config unless one is given
-            data = json.loads(meta.read_text())["config"]
-            cfg = TrainConfig.from_dict(apply_overrides(data, list(overrides)), source=str(meta))
+        ckpt = latest_checkpoint(Path(resume))
+        saved = checkpoint_meta(ckpt).get("config")
+        if saved is not None:  # resume with the run's own config unless one is given
+            cfg = TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=str(ckpt.with_suffix(".json")))
     return cfg
 
 

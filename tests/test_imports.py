@@ -65,10 +65,7 @@ PENDING_PRIVATES = {
     # modules whose reach into other modules' privates is being removed by the batched engine's rework
     # (its tables become public; the vector modules' owners take them off this list as they go)
     "risk_env.vector.agents",
-    "risk_env.vector.dice",
     "risk_env.vector.learner",
-    "risk_env.vector.masks",
-    "risk_env.vector.observe",
     "risk_env.train.vector_graph",
     "risk_env.vector.network",
     # the board pictures share the layout module's drawing constants (in rework with the SVG board)

@@ -96,6 +96,10 @@ class Capitals(Variant):
         if any(not -1 <= t < T for t in s.capitals):
             return [f"capitals must be territory ids 0..{T - 1} (or -1 while not chosen)"]
         out = []
+        if len({t for t in s.capitals if t >= 0}) != sum(t >= 0 for t in s.capitals):
+            out.append(f"two players have the same capital: {s.capitals}")
+        if s.phase == Phase.CAPITAL and s.turn != 0:
+            out.append("capitals are chosen before the first turn (turn 0)")
         if s.turn >= 1 and -1 in s.capitals:
             out.append("a capital is still to be chosen after the first turn began")
         if s.phase == Phase.CAPITAL and s.capitals[s.player] != -1:
@@ -143,6 +147,12 @@ class Capitals(Variant):
 
     def summary(self, s: GameState, viewer: int | None) -> str | None:
         return "Capitals: after setup each player chooses a capital; holding every capital wins."
+
+    def legend(self, s: GameState, who: Any) -> str | None:
+        chosen = sorted((int(t), p) for p, t in enumerate(s.capitals) if t >= 0)
+        if not chosen:
+            return None
+        return "capitals (#): " + ", ".join(f"{self.game.map.name_of(t)} ({who(p)})" for t, p in chosen)
 
     def phase_note(self, s: GameState, who: Any) -> str | None:
         return f"{who(s.player)} chooses a capital among its territories" if s.phase == Phase.CAPITAL else None

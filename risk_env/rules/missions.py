@@ -247,6 +247,15 @@ class SecretMissions(Variant):
         out = []
         if any(not 0 <= m < len(MISSIONS) for m in s.missions):
             out.append(f"missions must be mission indices 0..{len(MISSIONS) - 1}")
+        else:
+            for seat, m in enumerate(s.missions):
+                target = MISSIONS[m].target if MISSIONS[m].kind == "destroy" else -1
+                if target == seat or target >= n:
+                    whom = "itself" if target == seat else "a colour nobody plays"
+                    out.append(
+                        f"seat {seat} holds mission {m} ({MISSIONS[m].text}), which names {whom}; "
+                        "such a card is dealt as '24 territories' (§8)"
+                    )
         if any(not -1 <= p < n for p in s.eliminated_by):
             out.append(f"eliminated_by must hold seats 0..{n - 1} (or -1)")
         return out

@@ -304,6 +304,10 @@ class Variant:
         named by ``who(seat)``; it comes before every variant's :meth:`notes`."""
         return None
 
+    def legend(self, s: GameState, who: Callable[[int], str]) -> str | None:
+        """A compact board's line naming the territories the variant marks (:meth:`territory_marks`)."""
+        return None
+
     def notes(self, s: GameState, viewer: int | None, who: Callable[[int], str]) -> list[str]:
         """Lines of a text board under the board: what ``viewer`` may see (None: a spectator), the
         seats named by ``who(seat)``."""

@@ -106,7 +106,8 @@ class KickstartPPO(MaskablePPO):
     """``MaskablePPO`` plus the annealed teacher term (module docstring).
 
     Args:
-        *args, **kwargs: ``MaskablePPO``'s.
+        *args: ``MaskablePPO``'s positional arguments (policy, env...).
+        **kwargs: ``MaskablePPO``'s keyword arguments.
         kl_coef: the term's weight at step 0 (>= 0).
         anneal_steps: learner decisions over which the weight falls linearly to 0 (>= 1).
 

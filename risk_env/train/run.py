@@ -151,6 +151,48 @@ def callback_class() -> type:
     return RunCallback
 
 
+def planned_steps(start: int, total: int, rollout: int) -> int:
+    """The step count a run ends at: SB3 learns in whole rollouts of ``rollout`` steps
+    (``n_steps * n_envs``), so from ``start`` it goes on to the first multiple of a rollout at or
+    past ``total`` (``start`` itself when nothing is left).
+
+    >>> planned_steps(0, 500_000, 2048)   # 245 rollouts of 2,048 steps
+    501760
+    >>> planned_steps(501_760, 500_000, 2048)
+    501760
+    """
+    if start >= total:
+        return start
+    return start + -(-(total - start) // rollout) * rollout
+
+
+def progress_callback_class() -> type:
+    """The SB3 callback class of the training progress bar (tqdm), built on first use so that
+    importing this module needs no SB3. ``ProgressBar(start, end)`` counts environment steps from
+    ``start`` to ``end`` (:func:`planned_steps`), so the bar ends full at the step count the run
+    really ends at, where SB3's own bar, sized by ``total_timesteps``, overshoots (501,760/500,000)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm.auto import tqdm
+
+    class ProgressBar(BaseCallback):
+        def __init__(self, start: int, end: int) -> None:
+            super().__init__(verbose=0)
+            self.start, self.end = start, end
+            self.bar: Any = None
+
+        def _on_training_start(self) -> None:
+            self.bar = tqdm(total=self.end, initial=self.start, desc="training", unit="step", dynamic_ncols=True)
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.num_timesteps - self.bar.n)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    return ProgressBar
+
+
 @dataclass
 class TrainResult:
     """What :func:`train` returns."""
@@ -302,3 +344,22 @@ def latest_checkpoint(path: Path) -> Path:
     raise ConfigError(
         f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip or step_*.pt file, or a run directory with checkpoints/)"
     )
+
+
+def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
+    """The metadata saved beside a checkpoint (``step_N.json``: the config, the step...), or ``{}``
+    when there is none.
+
+    Raises:
+        ConfigError: the file is not JSON text holding an object (the message names the file).
+    """
+    mp = checkpoint.with_suffix(".json")
+    if not mp.exists():
+        return {}
+    try:
+        meta = json.loads(mp.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ConfigError(f"{mp}: cannot read the checkpoint's metadata ({type(e).__name__}: {e})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("config", {}), dict):
+        raise ConfigError(f"{mp}: a checkpoint's metadata is a JSON object with a 'config' mapping")
+    return meta

@@ -60,11 +60,11 @@ from ..envs.layout import (
     observation_layout,
 )
 from ..errors import ConfigError
+from ..rules.allied import ALLIED_START_ARMIES
 from ..rules.cards import MAX_STARS, MIN_STARS
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.missions import DESTROY_FIRST, MISSIONS, TWENTY_FOUR
-from ..rules.setup import ALLIED_START_ARMIES
 from . import dice, masks, observe, outcome
 from .dice import Draws
 from .masks import bonus_options, pick_cards, pick_stars, take

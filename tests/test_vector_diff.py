@@ -173,7 +173,7 @@ def run_differential(
                     stats["blitz_defends"] += int(blitzing_before)
                 if move.kind == MoveKind.CAPITAL:
                     stats["capitals"] += 1
-                if move.kind == MoveKind.END_ATTACK and p == ref.allied:
+                if move.kind == MoveKind.END_ATTACK and p == ref.army:
                     stats["allied_turns"] += 1
                 if move.kind in (MoveKind.REROLL, MoveKind.SIX):
                     stats["expert"] += 1

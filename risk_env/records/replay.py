@@ -348,11 +348,10 @@ def run(
     log: bool = True,
     out: Any = None,
     strip_turns: int = 24,
-    html: str | None = None,
-) -> None:
-    """What ``risk-env replay`` does: print the log, then write the files asked for (``strip_turns``:
-    the most panels of the strip, see :func:`render_strip`; ``html``: the self-contained HTML replay of
-    :mod:`risk_env.records.html`).
+) -> GameRecord:
+    """What ``risk-env replay`` does: print the log, then write the pictures asked for (``strip_turns``:
+    the most panels of the strip, see :func:`render_strip`). Returns the record (the command also
+    writes its HTML page with :mod:`risk_env.records.html`, which builds on this module).
 
     Raises:
         RecordError: the record cannot be read or does not replay; MissingExtraError: a writer is missing.
@@ -373,9 +372,4 @@ def run(
         ends = sum(1 for _ in turn_ends(rec, upto))
         what = "one per turn" if n == ends else f"{n} of the {ends} turn ends, evenly spread, the last one kept"
         print(f"wrote {strip} ({n} panels: {what})", file=out)
-    if html:
-        from .html import write_replay_page
-
-        write_replay_page(rec, html, upto=upto)
-        shown = len(rec.moves) if upto is None else upto
-        print(f"wrote {html} ({shown} moves; open it in a browser)", file=out)
+    return rec

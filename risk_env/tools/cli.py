@@ -486,7 +486,12 @@ def replay(
     for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")):
         _output_path(path, option)
     try:
-        run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns, html=html)
+        rec = run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns)
+        if html:
+            from ..records.html import write_replay_page
+
+            write_replay_page(rec, html, upto=upto)
+            print(f"wrote {html} ({len(rec.moves) if upto is None else upto} moves; open it in a browser)")
     except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
         raise _fail(str(e), 1) from None
 

@@ -195,6 +195,7 @@ from ..records.frames import draw_frame
 from ..rules.checks import position_from
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
+from ..rules.knowledge import Knowledge
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 from .action_input import as_action_id, describe_action
@@ -309,6 +310,7 @@ class raw_env(AECEnv):
         self.selection = Selection()  # the codec's pending sub-step for game_state
         self._mask = self._zero_mask
         self._mask_seat = -1
+        self._known: tuple[GameState, int, Knowledge] | None = None  # the last view's (state, steps, knowledge)
         self._last_move: Move | None = None
         self._info_holder: str | None = None
         self._renderer: Any = None
@@ -422,7 +424,12 @@ class raw_env(AECEnv):
             self._mask = mask = self.codec.mask(s, self.selection)
             self._mask_seat = seat  # the seat _mask is for: the one to act (current_player)
             if self.views:
-                self.infos[agent] = {"action_mask": mask.copy(), "view": GameView(self.game, s, seat, self.codec, self.selection)}
+                # a sub-step changes only the selection: its views share what the seat knows
+                known = self._known
+                if known is None or known[0] is not s or known[1] != s.steps or known[2].seat != seat:
+                    known = self._known = (s, s.steps, Knowledge.of(s, seat))
+                view = GameView.of(self.game, known[2], self.codec, self.selection)
+                self.infos[agent] = {"action_mask": mask.copy(), "view": view}
             else:
                 self.infos[agent] = {"action_mask": mask.copy()}
             self._info_holder = agent

@@ -111,6 +111,21 @@ class GameView:
         self._state: GameState | None = None
 
     @classmethod
+    def of(
+        cls, game: Game, knowledge: Knowledge, codec: ActionCodec | None = None, selection: Selection | None = None
+    ) -> GameView:
+        """The view of what a seat knows, ``knowledge`` (already taken, e.g. shared by the views
+        of the sub-steps of one decision, whose position does not change between them)."""
+        view = object.__new__(cls)
+        view.game = game
+        view.seat = knowledge.seat
+        view.knowledge = knowledge
+        view._codec = codec
+        view._selection = (-1, -1, -1) if selection is None else selection.as_tuple()
+        view._state = None
+        return view
+
+    @classmethod
     def from_env(cls, env: Any, agent: str) -> GameView:
         """The view of ``agent`` (e.g. ``"player_2"``) in a (wrapped or raw) risk_env AEC env now
         (the same as ``env.unwrapped.view(agent)``).
@@ -136,7 +151,7 @@ class GameView:
         observations are those of the real position for this seat's decision. Built once;
         read it, do not change it (:meth:`sample_state` gives positions to play on)."""
         if self._state is None:
-            self._state = self.knowledge.position(self.game)
+            self._state = self.knowledge.fixed_position(self.game)
         return self._state
 
     def sample_state(self, rng: np.random.Generator | int | None = None) -> GameState:

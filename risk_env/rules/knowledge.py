@@ -54,7 +54,7 @@ class Knowledge:
         deck_size: cards in the draw pile.
     """
 
-    __slots__ = ("seat", "card_counts", "deck_size", "_values", "_public")
+    __slots__ = ("seat", "card_counts", "deck_size", "_values", "_public", "_fixed")
 
     def __init__(self, seat: int, values: tuple[Any, ...], card_counts: tuple[int, ...], deck_size: int) -> None:
         self.seat = seat
@@ -62,6 +62,7 @@ class Knowledge:
         self.deck_size = deck_size
         self._values = values  # every field the seat may know, in declared order (taken by _take)
         self._public: GameState | None = None
+        self._fixed: GameState | None = None
 
     @classmethod
     def of(cls, s: GameState, seat: int) -> Knowledge:
@@ -128,6 +129,13 @@ class Knowledge:
         s.dice_buf = []
         s.dice_pos = 0
         return s
+
+    def fixed_position(self, game: Game) -> GameState:
+        """:meth:`position` with the hidden parts filled in the fixed way, built once and shared:
+        read it without changing it (:meth:`position` gives a new one)."""
+        if self._fixed is None:
+            self._fixed = self.position(game)
+        return self._fixed
 
     def __eq__(self, other: object) -> bool:
         """The same seat knowing the same things (every declared field it may know)."""

@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 import risk_env  # noqa: E402
 from risk_env import Game  # noqa: E402
 from risk_env.records.ansi import render_ansi  # noqa: E402
-from risk_env.records.draw import PLAYER_COLORS, BoardRenderer, NoDisplayWarning, _hex_rgb, _mix  # noqa: E402
+from risk_env.records.draw import PLAYER_COLORS, BoardRenderer, NoDisplayWarning, hex_rgb, mix  # noqa: E402
 from risk_env.rules.moves import Move  # noqa: E402
 from risk_env.rules.state import Phase  # noqa: E402
 
@@ -104,13 +104,13 @@ def test_rgb_array_shape_dtype_and_owner_colours() -> None:
         y0, y1, x0, x1, dist, cx, cy = L.windows[t]
         # the marker's fill, left of the army number, is the owner's colour
         px = frame[int(cy), int(cx - L.marker_r + 3)].astype(int)
-        assert np.abs(px - _hex_rgb(PLAYER_COLORS[o])).max() <= 2, (t, px)
+        assert np.abs(px - hex_rgb(PLAYER_COLORS[o])).max() <= 2, (t, px)
         # a pixel of the territory's region, clear of outlines and of the marker, is the owner's tint
         far = np.hypot(L.pixels[t] % 1000 + 0.5 - cx, L.pixels[t] // 1000 + 0.5 - cy) > L.marker_r + 40
         clear = L.pixels[t][(L.alpha.reshape(-1)[L.pixels[t]] == 0) & far]
         if len(clear):
             y, x = divmod(int(clear[0]), 1000)
-            want = _mix(PLAYER_COLORS[o], "#ffffff", 0.4)
+            want = mix(PLAYER_COLORS[o], "#ffffff", 0.4)
             assert np.abs(frame[y, x].astype(float) - want).max() <= 1.0
     env.close()
 
@@ -128,7 +128,7 @@ def test_rgb_array_small_map_and_attack_arrow() -> None:
     mid = (game.map.xy[a] + game.map.xy[b]) / 2 * r.layer.scale
     y, x = int(mid[1]), int(mid[0])
     patch = arrow[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).astype(int)
-    red = _hex_rgb("#c0141b")
+    red = hex_rgb("#c0141b")
     assert (np.abs(patch - red).max(axis=1) <= 40).any()  # the attack arrow crosses the middle of the border
     assert not (np.abs(plain[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).astype(int) - red).max(axis=1) <= 40).any()
     assert np.array_equal(r.draw(s, ""), plain)  # frames depend only on their inputs

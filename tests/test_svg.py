@@ -15,7 +15,7 @@ from helpers import build, make_game, tid
 import risk_env
 from risk_env import Game
 from risk_env.envs.codec import Selection
-from risk_env.records.layout import PLAYER_COLORS, UNCLAIMED_COLOR, _hex, _mix, map_geometry
+from risk_env.records.layout import PLAYER_COLORS, UNCLAIMED_COLOR, hex_color, map_geometry, mix
 from risk_env.records.record import GameRecord, replay_moves
 from risk_env.records.svg import BoardSvg, Position, board_svg
 from risk_env.rules.state import Phase
@@ -36,7 +36,7 @@ def _text(el: ET.Element) -> str:
 
 
 def _tint(color: str) -> str:
-    return _hex(_mix(color, "#ffffff", 0.4))
+    return hex_color(mix(color, "#ffffff", 0.4))
 
 
 def _points(d: str) -> np.ndarray:

@@ -205,7 +205,7 @@ def test_sb3_adapter_shaping_telescopes_and_turn_feature() -> None:
     plain = VectorSB3Env(8, **kw)
     shaped = VectorSB3Env(8, shaping=0.5, shaping_gamma=1.0, turn_feature=False, **kw)
     o1, o2 = np.asarray(plain.reset()), np.asarray(shaped.reset())
-    turn = plain.venv.game._obs_off["turn"]
+    turn = plain.venv.game.obs_offsets["turn"]
     assert np.array_equal(np.delete(o1, turn, 1), np.delete(o2, turn, 1)) and not o2[:, turn].any()
     phi0 = shaped.learner_env.potential[:, 0].cpu().numpy().copy()
     total = np.zeros(8)

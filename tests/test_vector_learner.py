@@ -90,7 +90,7 @@ def test_episodes_of_one_learner_add_up() -> None:
     gen = _gen(1)
     total = torch.zeros(128, device=DEVICE)
     episodes = {"won": 0, "lost": 0, "truncated": 0, "out early": 0}
-    terr = env.game._obs_off["territories"]
+    terr = env.game.obs_offsets["territories"]
     for _ in range(60):
         seat = env.learner_seat.clone()
         out = env.step(_random_actions(out.action_mask, gen))

@@ -44,21 +44,21 @@ from ..envs.codec import Selection
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .layout import (  # the layout's colours and pixel helpers, shared with the painting
-    _ATTACK,
-    _INK,
-    _MIN_HEIGHT_PX,
-    _PANEL,
-    _PANEL_PX,
-    _RING,
-    _SEA,
+    ATTACK_COLOR,
+    INK_COLOR,
+    MIN_HEIGHT_PX,
     NEUTRAL_COLOR,
+    PANEL_COLOR,
+    PANEL_PX,
     PLAYER_COLORS,
+    RING_COLOR,
+    SEA_COLOR,
     UNCLAIMED_COLOR,
-    _disc_alpha,
-    _hex_rgb,
-    _mix,
-    _text_color,
+    disc_alpha,
+    hex_rgb,
     map_layer,
+    mix,
+    text_color,
 )
 from .picture import Picture, describe, seat_colors, seat_labels
 
@@ -102,16 +102,16 @@ class BoardRenderer:
         self._window: Any = None
         self.layer = map_layer(m, dpi)
         Hm, Wm = self.layer.shape
-        W, H = Wm + _PANEL_PX, max(Hm, _MIN_HEIGHT_PX)
+        W, H = Wm + PANEL_PX, max(Hm, MIN_HEIGHT_PX)
         self.size = (H, W)
         L = self.layer
-        sea = _hex_rgb(_SEA).astype(np.float32)
+        sea = hex_rgb(SEA_COLOR).astype(np.float32)
         self._base = np.clip(sea * (1 - L.alpha) + L.premult + 0.5, 0, 255).astype(
             np.uint8
         )  # sea and land, recoloured as owners change
         self._shown: list[str | None] = [None] * m.num_territories
 
-        fig = Figure(figsize=(W / dpi, H / dpi), dpi=dpi, facecolor=_PANEL)
+        fig = Figure(figsize=(W / dpi, H / dpi), dpi=dpi, facecolor=PANEL_COLOR)
         self.fig = fig
         self.canvas = FigureCanvasAgg(fig)
         cw, ch = m.canvas
@@ -122,13 +122,13 @@ class BoardRenderer:
         self.ax = ax
         side = fig.add_axes((Wm / W, 0, 1 - Wm / W, 1))
         side.set_axis_off()
-        side.set_xlim(0, _PANEL_PX)
+        side.set_xlim(0, PANEL_PX)
         side.set_ylim(H, 0)
         self.side = side
         if Hm < H:  # sea under a short map
             from matplotlib.patches import Rectangle
 
-            fig.patches.append(Rectangle((0, 0), Wm / W, 1 - Hm / H, transform=fig.transFigure, color=_SEA))
+            fig.patches.append(Rectangle((0, 0), Wm / W, 1 - Hm / H, transform=fig.transFigure, color=SEA_COLOR))
         self._dynamic: list[Any] = []
         self._build_highlight()
         self._build_panel()
@@ -155,7 +155,7 @@ class BoardRenderer:
                 arrowstyle="-|>",
                 mutation_scale=22,
                 lw=3.4,
-                color=_ATTACK,
+                color=ATTACK_COLOR,
                 shrinkA=r + 1,
                 shrinkB=r + 3,
                 path_effects=[pe.withStroke(linewidth=6, foreground="white")],
@@ -172,7 +172,7 @@ class BoardRenderer:
                 va="center",
                 fontsize=8.5,
                 fontweight="bold",
-                color=_ATTACK,
+                color=ATTACK_COLOR,
                 path_effects=[pe.withStroke(linewidth=3, foreground="white")],
             )
         )
@@ -204,7 +204,7 @@ class BoardRenderer:
         x0 = 18
         grey = "#7a7a7a"
         mono = "DejaVu Sans Mono"
-        self.title = self._add(side.text(x0, 14, "", fontsize=12.5, fontweight="bold", va="top", color=_INK))
+        self.title = self._add(side.text(x0, 14, "", fontsize=12.5, fontweight="bold", va="top", color=INK_COLOR))
         self.subtitle = self._add(side.text(x0, 36, "", fontsize=9, va="top", color="#444444"))
         side.text(
             x0 + 19, 62, f"{'player':<14}{'terr':>5}{'armies':>7}{'cards':>6}", fontsize=8, family=mono, color=grey, va="top"
@@ -214,8 +214,8 @@ class BoardRenderer:
         for col in self.colors:
             sw = self._add(Rectangle((x0, y + 1), 12, 12, facecolor=col, edgecolor="white", lw=0.8))
             side.add_patch(sw)
-            turn = self._add(side.text(x0 - 14, y - 1, "", fontsize=10, va="top", color=_INK))
-            row = self._add(side.text(x0 + 19, y, "", fontsize=8, family=mono, va="top", color=_INK))
+            turn = self._add(side.text(x0 - 14, y - 1, "", fontsize=10, va="top", color=INK_COLOR))
+            row = self._add(side.text(x0 + 19, y, "", fontsize=8, family=mono, va="top", color=INK_COLOR))
             self.rows.append((sw, turn, row))
             y += 19
         y += 8
@@ -228,11 +228,13 @@ class BoardRenderer:
             cx, cy = x0 + (c // per_col) * 135, y + (c % per_col) * 15
             sw = self._add(Rectangle((cx, cy + 2), 9, 9, facecolor="none", edgecolor="#aaaaaa", lw=0.8))
             side.add_patch(sw)
-            side.text(cx + 14, cy, f"{cname} +{int(self.map.continent_bonus[c])}"[:22], fontsize=7.8, va="top", color=_INK)
+            side.text(cx + 14, cy, f"{cname} +{int(self.map.continent_bonus[c])}"[:22], fontsize=7.8, va="top", color=INK_COLOR)
             self.cont_rows.append(sw)
         y += per_col * 15 + 10
         side.text(x0, y, "last move", fontsize=7.5, color=grey, va="top")
-        self.last_txt = self._add(side.text(x0, y + 14, "", fontsize=9, va="top", color=_INK, fontweight="bold", linespacing=1.3))
+        self.last_txt = self._add(
+            side.text(x0, y + 14, "", fontsize=9, va="top", color=INK_COLOR, fontweight="bold", linespacing=1.3)
+        )
         self.roll_txt = self._add(side.text(x0, y + 54, "", fontsize=8.5, va="top", color="#444444"))
         ry = y + 76
         self.recent_head = self._add(side.text(x0, ry, "", fontsize=7.5, color=grey, va="top"))
@@ -299,7 +301,7 @@ class BoardRenderer:
             if self._shown[t] != col:
                 self._shown[t] = col
                 px = L.pixels[t]
-                fill = _mix(col, "#ffffff", 0.4) if o >= 0 else _hex_rgb(col)
+                fill = mix(col, "#ffffff", 0.4) if o >= 0 else hex_rgb(col)
                 flat = self._base.reshape(-1, 3)
                 a = L.alpha.reshape(-1, 1)[px]
                 flat[px] = np.clip(fill.astype(np.float32) * (1 - a) + L.premult.reshape(-1, 3)[px] + 0.5, 0, 255).astype(
@@ -313,11 +315,11 @@ class BoardRenderer:
             o = int(owner[t])
             if t in self._rings:
                 a = np.clip(2.2 - np.abs(dist - (r + 4.6)), 0, 1)[..., None]
-                win = win * (1 - a) + a * _hex_rgb(_RING).astype(np.float32)
-            a = _disc_alpha(dist, r)[..., None]
-            win = win * (1 - a) + a * (white if o >= 0 else _hex_rgb("#9a9a9a").astype(np.float32))
-            a = _disc_alpha(dist, r - 1.4)[..., None]
-            fill = _hex_rgb(self.colors[o]).astype(np.float32) if o >= 0 else white
+                win = win * (1 - a) + a * hex_rgb(RING_COLOR).astype(np.float32)
+            a = disc_alpha(dist, r)[..., None]
+            win = win * (1 - a) + a * (white if o >= 0 else hex_rgb("#9a9a9a").astype(np.float32))
+            a = disc_alpha(dist, r - 1.4)[..., None]
+            fill = hex_rgb(self.colors[o]).astype(np.float32) if o >= 0 else white
             win = win * (1 - a) + a * fill
             if o >= 0:
                 digits = L.number_alpha(int(s.armies[t]))
@@ -325,7 +327,7 @@ class BoardRenderer:
                 ty, tx = int(round(cy - h / 2)) - y0, int(round(cx - w / 2)) - x0
                 if ty >= 0 and tx >= 0 and ty + h <= win.shape[0] and tx + w <= win.shape[1]:
                     a = digits[..., None]
-                    tcol = _hex_rgb(_text_color(self.colors[o])).astype(np.float32)
+                    tcol = hex_rgb(text_color(self.colors[o])).astype(np.float32)
                     win[ty : ty + h, tx : tx + w] = win[ty : ty + h, tx : tx + w] * (1 - a) + a * tcol
             out[y0:y1, x0:x1] = np.clip(win + 0.5, 0, 255).astype(np.uint8)
 
@@ -335,7 +337,7 @@ class BoardRenderer:
         for row, (sw, turn, line) in zip(pic.rows, self.rows, strict=True):
             name = row.name + (" won" if row.won else "") + (" out" if row.out else "")
             line.set_text(f"{name:<14}{row.territories:>5}{row.armies:>7}{row.cards:>6}")
-            line.set_color("#a0a0a0" if row.out else _INK)
+            line.set_color("#a0a0a0" if row.out else INK_COLOR)
             line.set_fontweight("bold" if row.on_turn or row.won else "normal")
             turn.set_text("▶" if row.on_turn else "")
             sw.set_alpha(0.3 if row.out else 1.0)

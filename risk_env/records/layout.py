@@ -22,43 +22,79 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PLAYER_COLORS", "NEUTRAL_COLOR", "UNCLAIMED_COLOR", "MapGeometry", "map_geometry", "MapLayer", "map_layer"]
+__all__ = [
+    "PLAYER_COLORS",
+    "NEUTRAL_COLOR",
+    "UNCLAIMED_COLOR",
+    "SEA_COLOR",
+    "INK_COLOR",
+    "PANEL_COLOR",
+    "ATTACK_COLOR",
+    "MOVE_COLOR",
+    "RING_COLOR",
+    "CONTINENT_TINTS",
+    "PX_PER_PT",
+    "PANEL_PX",
+    "MIN_HEIGHT_PX",
+    "hex_rgb",
+    "mix",
+    "hex_color",
+    "text_color",
+    "disc_alpha",
+    "MapGeometry",
+    "map_geometry",
+    "MapLayer",
+    "map_layer",
+]
 
 PLAYER_COLORS: tuple[str, ...] = ("#3b6fb6", "#d1423f", "#3f9b4f", "#ee8a1c", "#8a5aa8", "#d9b613")
 """Seat colours (blue, red, green, orange, purple, yellow), indexed by seat."""
 NEUTRAL_COLOR = "#8c8c8c"
 """Colour of the 2-player neutral army."""
 UNCLAIMED_COLOR = "#ece6d6"
-_SEA = "#c9dce8"
-_INK = "#2a2a2a"
-_PANEL = "#f6f4ee"
-_ATTACK = "#c0141b"
-_MOVE = "#1d4f91"
-_RING = "#ffc400"
-_CONTINENT_TINTS = ("#c9a227", "#2e8b57", "#4169e1", "#b5651d", "#8b3a62", "#6a5acd", "#20b2aa", "#cd5c5c")
+SEA_COLOR = "#c9dce8"
+"""Colour of the sea behind the map."""
+INK_COLOR = "#2a2a2a"
+"""Colour of text and borders."""
+PANEL_COLOR = "#f6f4ee"
+"""Colour of the side panel."""
+ATTACK_COLOR = "#c0141b"
+"""Colour of an attack arrow."""
+MOVE_COLOR = "#1d4f91"
+"""Colour of a fortify or occupy arrow."""
+RING_COLOR = "#ffc400"
+"""Colour of the ring around a selected territory."""
+CONTINENT_TINTS = ("#c9a227", "#2e8b57", "#4169e1", "#b5651d", "#8b3a62", "#6a5acd", "#20b2aa", "#cd5c5c")
+"""Tints of the continents' outlines, by continent id (cycled)."""
 
 _MAP_WIDTH_PX = 1000  # the map part of the picture is scaled to this width
-_PX_PER_PT = 100 / 72  # the reference resolution (100 dpi) at which font sizes in points become pixels
-_PANEL_PX = 300
-_MIN_HEIGHT_PX = 480
+PX_PER_PT = 100 / 72
+"""Pixels per point at the reference resolution (100 dpi), for font sizes in points."""
+PANEL_PX = 300
+"""Width of the side panel in pixels."""
+MIN_HEIGHT_PX = 480
+"""Least height of a picture in pixels."""
 
 
-def _hex_rgb(c: str) -> np.ndarray:
+def hex_rgb(c: str) -> np.ndarray:
+    """float64 ``(3,)`` RGB in 0..255 of the colour ``"#rrggbb"``."""
     c = c.lstrip("#")
     return np.array([int(c[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.float64)
 
 
-def _mix(c: str, other: str, t: float) -> np.ndarray:
+def mix(c: str, other: str, t: float) -> np.ndarray:
     """``(1 - t) * c + t * other`` as float RGB in 0..255."""
-    return (1 - t) * _hex_rgb(c) + t * _hex_rgb(other)
+    return (1 - t) * hex_rgb(c) + t * hex_rgb(other)
 
 
-def _hex(rgb: np.ndarray) -> str:
+def hex_color(rgb: np.ndarray) -> str:
+    """``"#rrggbb"`` of an RGB triple in 0..255."""
     return "#" + "".join(f"{int(round(v)):02x}" for v in rgb)
 
 
-def _text_color(c: str) -> str:
-    r, g, b = _hex_rgb(c) / 255
+def text_color(c: str) -> str:
+    """Dark or white text, whichever reads better on the colour ``c``."""
+    r, g, b = hex_rgb(c) / 255
     return "#111111" if 0.299 * r + 0.587 * g + 0.114 * b > 0.62 else "#ffffff"
 
 
@@ -139,7 +175,7 @@ def _holes(sea: np.ndarray) -> np.ndarray:
     return sea & ~reached
 
 
-def _disc_alpha(dist: np.ndarray, radius: float) -> np.ndarray:
+def disc_alpha(dist: np.ndarray, radius: float) -> np.ndarray:
     """Anti-aliased coverage of a disc of ``radius`` pixels."""
     return np.clip(radius + 0.5 - dist, 0.0, 1.0)
 
@@ -175,7 +211,7 @@ class MapGeometry:
         self.number_pt = 8.5 if T > 20 else 10.0
         self.xy = np.asarray(m.xy, dtype=np.float64) * self.scale
         self.name_lines = [_wrap_name(n).split("\n") for n in m.territory_names]
-        fs = self.name_pt * _PX_PER_PT
+        fs = self.name_pt * PX_PER_PT
         boxes = np.zeros((T, 4))
         for t, lines in enumerate(self.name_lines):
             x, y = self.xy[t]
@@ -492,7 +528,7 @@ class MapLayer:
         over = np.zeros((Hm, Wm, 4), dtype=np.float32)  # straight RGBA in 0..1
         for c in range(len(m.continent_names)):
             shore = _dilate(cont == c, max(4, int(self.unit * 0.16))) & ~land
-            over[shore, :3] = _hex_rgb(_CONTINENT_TINTS[c % len(_CONTINENT_TINTS)]) / 255
+            over[shore, :3] = hex_rgb(CONTINENT_TINTS[c % len(CONTINENT_TINTS)]) / 255
             over[shore, 3] = 0.33
         edge = np.zeros_like(land)
         coast = np.zeros_like(land)
@@ -509,7 +545,7 @@ class MapLayer:
         ax.set_axis_off()
         ax.set_xlim(0, cw)
         ax.set_ylim(ch, 0)
-        lane_kw: dict[str, Any] = dict(color=_INK, lw=1.1, ls=(0, (4, 3)), alpha=0.7)
+        lane_kw: dict[str, Any] = dict(color=INK_COLOR, lw=1.1, ls=(0, (4, 3)), alpha=0.7)
         g = self.geometry
         for a, b in self.lanes:  # a lane longer than half the board wraps around the left and right edges
             for x0, y0, x1, y1 in g.segments(a, b):
@@ -517,7 +553,7 @@ class MapLayer:
         fs = g.label_pt
         halo = [pe.withStroke(linewidth=3, foreground="white", alpha=0.85)]
         for c, (x, y) in enumerate(g.label_spots(fs * self.dpi / 72)):
-            col = _hex(_mix(_CONTINENT_TINTS[c % len(_CONTINENT_TINTS)], "#000000", 0.4))
+            col = hex_color(mix(CONTINENT_TINTS[c % len(CONTINENT_TINTS)], "#000000", 0.4))
             ax.text(
                 x * s,
                 y * s,

@@ -29,7 +29,7 @@ from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 from .ansi import owner_label
-from .layout import _ATTACK, _MOVE, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
+from .layout import ATTACK_COLOR, MOVE_COLOR, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
 
 __all__ = ["Arrow", "PlayerRow", "Picture", "describe", "seat_colors", "seat_labels", "parse_last_move"]
 
@@ -146,18 +146,18 @@ def _highlight(game: Game, s: GameState, move: Move | None) -> tuple[Arrow | Non
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
         dice = "die" if s.att_dice == 1 else "dice"
         label = "conquered" if s.phase == Phase.OCCUPY else f"{s.att_dice} {dice}"
-        return Arrow(s.att_src, s.att_dst, _ATTACK, label), -1
+        return Arrow(s.att_src, s.att_dst, ATTACK_COLOR, label), -1
     if move is None:
         return None, -1
     k = move.kind
     if k in (MoveKind.ATTACK, MoveKind.BLITZ):
         won = s.owner[move.dst] == s.owner[move.src]
         what = "blitz" if k == MoveKind.BLITZ else f"{move.count} {'die' if move.count == 1 else 'dice'}"
-        return Arrow(move.src, move.dst, _ATTACK, what + (": conquered" if won else "")), -1
+        return Arrow(move.src, move.dst, ATTACK_COLOR, what + (": conquered" if won else "")), -1
     if k == MoveKind.OCCUPY and s.att_src >= 0:
-        return Arrow(s.att_src, s.att_dst, _ATTACK, f"occupied with {move.count}"), -1
+        return Arrow(s.att_src, s.att_dst, ATTACK_COLOR, f"occupied with {move.count}"), -1
     if k == MoveKind.FORTIFY:
-        return Arrow(move.src, move.dst, _MOVE, f"moved {move.count}"), -1
+        return Arrow(move.src, move.dst, MOVE_COLOR, f"moved {move.count}"), -1
     if k in (MoveKind.PLACE, MoveKind.CLAIM, MoveKind.PLACE_NEUTRAL, MoveKind.CAPITAL):
         return None, move.src
     if k == MoveKind.TRADE and move.bonus >= 0:
@@ -215,7 +215,7 @@ def describe(
     if selection is not None and selection.src >= 0:
         selected = (selection.src, selection.dst) if selection.dst >= 0 else (selection.src,)
         if selection.dst >= 0:
-            color = _ATTACK if s.phase == Phase.ATTACK else _MOVE
+            color = ATTACK_COLOR if s.phase == Phase.ATTACK else MOVE_COLOR
             arrow = Arrow(selection.src, selection.dst, color, "", dashed=True)
     phase = Phase(s.phase)
     on_turn = s.player if phase != Phase.GAME_OVER else -1

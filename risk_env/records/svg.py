@@ -48,19 +48,19 @@ from ..envs.codec import Selection
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .layout import (
-    _CONTINENT_TINTS,
-    _INK,
-    _MIN_HEIGHT_PX,
-    _PANEL,
-    _PANEL_PX,
-    _PX_PER_PT,
-    _RING,
-    _SEA,
+    CONTINENT_TINTS,
+    INK_COLOR,
+    MIN_HEIGHT_PX,
+    PANEL_COLOR,
+    PANEL_PX,
+    PX_PER_PT,
+    RING_COLOR,
+    SEA_COLOR,
     UNCLAIMED_COLOR,
-    _hex,
-    _mix,
-    _text_color,
+    hex_color,
     map_geometry,
+    mix,
+    text_color,
 )
 from .picture import Picture, describe, seat_colors, seat_labels
 
@@ -131,7 +131,7 @@ class BoardSvg:
         self.colors = seat_colors(game)
         self.panel = panel
         Hm, Wm = g.shape
-        self.size = (max(Hm, _MIN_HEIGHT_PX), Wm + _PANEL_PX) if panel else (Hm, Wm)
+        self.size = (max(Hm, MIN_HEIGHT_PX), Wm + PANEL_PX) if panel else (Hm, Wm)
         self._layout = self._panel_layout()
         self._palette = self.palette()
         self._static = self._static_map()
@@ -155,12 +155,12 @@ class BoardSvg:
     def palette(self) -> dict[str, list[str]]:
         """The colours of a territory by its owner: ``fill`` (region), ``marker``, ``edge`` (the marker's rim), ``ink``
         (the army number), each a list indexed by ``owner + 1`` (entry 0: unclaimed)."""
-        fill, marker, edge, ink = [UNCLAIMED_COLOR], ["#ffffff"], ["#9a9a9a"], [_INK]
+        fill, marker, edge, ink = [UNCLAIMED_COLOR], ["#ffffff"], ["#9a9a9a"], [INK_COLOR]
         for col in self.colors:
-            fill.append(_hex(_mix(col, "#ffffff", 0.4)))
+            fill.append(hex_color(mix(col, "#ffffff", 0.4)))
             marker.append(col)
             edge.append("#ffffff")
-            ink.append(_text_color(col))
+            ink.append(text_color(col))
         return {"fill": fill, "marker": marker, "edge": edge, "ink": ink}
 
     def _frame(self, pic: Picture) -> dict[str, Any]:
@@ -173,7 +173,7 @@ class BoardSvg:
         if pic.arrow is not None:
             shaft = pic.arrow
             d, head = self._arrow_path(shaft.src, shaft.dst)
-            lx, ly = g.arrow_label_spot(shaft.src, shaft.dst, shaft.label, 8.5 * _PX_PER_PT) if shaft.label else (0.0, 0.0)
+            lx, ly = g.arrow_label_spot(shaft.src, shaft.dst, shaft.label, 8.5 * PX_PER_PT) if shaft.label else (0.0, 0.0)
             arrow = {
                 "d": d,
                 "head": head,
@@ -291,14 +291,14 @@ class BoardSvg:
         m = self.game.map
         Hm, Wm = g.shape
         H, W = self.size
-        out = [f'<rect x="0" y="0" width="{Wm}" height="{H}" fill="{_SEA}"/>']
+        out = [f'<rect x="0" y="0" width="{Wm}" height="{H}" fill="{SEA_COLOR}"/>']
         shore = 2 * max(4, int(g.unit * 0.16))
         out.append('<g id="shores" fill="none" stroke-linejoin="round" stroke-opacity="0.33">')
         for c, loops in enumerate(g.continent_outlines):
-            tint = _CONTINENT_TINTS[c % len(_CONTINENT_TINTS)]
+            tint = CONTINENT_TINTS[c % len(CONTINENT_TINTS)]
             out.append(f'<path d="{_path(loops)}" stroke="{tint}" stroke-width="{shore}"/>')
         out.append("</g>")
-        out.append(f'<g id="land" fill="{_INK}" stroke="{_INK}" stroke-width="2.6" stroke-linejoin="round">')
+        out.append(f'<g id="land" fill="{INK_COLOR}" stroke="{INK_COLOR}" stroke-width="2.6" stroke-linejoin="round">')
         for loops in g.continent_outlines:
             out.append(f'<path d="{_path(loops)}" fill-rule="evenodd"/>')
         out.append("</g>")
@@ -313,24 +313,24 @@ class BoardSvg:
         out = []
         if g.wall_segments:
             d = "".join(f"M{_n(a)} {_n(b)}L{_n(c)} {_n(e)}" for a, b, c, e in g.wall_segments)
-            out.append(f'<path id="walls" d="{d}" stroke="{_INK}" stroke-width="2.6" stroke-linecap="square" fill="none"/>')
+            out.append(f'<path id="walls" d="{d}" stroke="{INK_COLOR}" stroke-width="2.6" stroke-linecap="square" fill="none"/>')
         lanes = "".join(f"M{_n(a)} {_n(b)}L{_n(c)} {_n(e)}" for p, q in g.lanes for a, b, c, e in g.segments(p, q))
         if lanes:
             out.append(
-                f'<path id="lanes" d="{lanes}" stroke="{_INK}" stroke-width="1.3" stroke-dasharray="5.5 4" '
+                f'<path id="lanes" d="{lanes}" stroke="{INK_COLOR}" stroke-width="1.3" stroke-dasharray="5.5 4" '
                 'stroke-opacity="0.7" fill="none"/>'
             )
-        fs = g.label_pt * _PX_PER_PT
+        fs = g.label_pt * PX_PER_PT
         out.append(
             f'<g id="continent-labels" font-size="{_n(fs)}" font-style="italic" font-weight="bold" text-anchor="middle" '
             f'dominant-baseline="central" {_HALO.format(w=3)} pointer-events="none">'
         )
         for c, (x, y) in enumerate(g.label_spots(fs)):
-            col = _hex(_mix(_CONTINENT_TINTS[c % len(_CONTINENT_TINTS)], "#000000", 0.4))
+            col = hex_color(mix(CONTINENT_TINTS[c % len(CONTINENT_TINTS)], "#000000", 0.4))
             text = f"{m.continent_names[c]} +{int(m.continent_bonus[c])}"
             out.append(f'<text x="{_n(x)}" y="{_n(y)}" fill="{col}">{escape(text)}</text>')
         out.append("</g>")
-        fs = g.name_pt * _PX_PER_PT
+        fs = g.name_pt * PX_PER_PT
         out.append(
             f'<g id="names" font-size="{_n(fs)}" text-anchor="middle" fill="#161616" {_HALO.format(w=2.4)} pointer-events="none">'
         )
@@ -352,7 +352,7 @@ class BoardSvg:
     def _dynamic_map(self, f: dict[str, Any]) -> str:
         g = self.geometry
         r = g.marker_r
-        out = [f'<g id="rings" fill="none" stroke="{_RING}" stroke-width="3.4" pointer-events="none">']
+        out = [f'<g id="rings" fill="none" stroke="{RING_COLOR}" stroke-width="3.4" pointer-events="none">']
         rings = set(f["rings"])
         for t, (x, y) in enumerate(g.xy):
             shown = "inline" if t in rings else "none"
@@ -367,7 +367,7 @@ class BoardSvg:
                 f'fill="{pal["marker"][o]}" stroke="{pal["edge"][o]}"/>'
             )
         out.append("</g>")
-        fs = g.number_pt * _PX_PER_PT
+        fs = g.number_pt * PX_PER_PT
         out.append(
             f'<g id="numbers" font-size="{_n(fs)}" font-weight="bold" text-anchor="middle" dominant-baseline="central" '
             'pointer-events="none">'
@@ -392,11 +392,11 @@ class BoardSvg:
         )
         out.append(f'<polygon id="arrow-head" points="{head}" fill="{color}"/>')
         out.append(
-            f'<text id="arrow-label" x="{_n(lx)}" y="{_n(ly)}" fill="{color}" font-size="{_n(8.5 * _PX_PER_PT)}" '
+            f'<text id="arrow-label" x="{_n(lx)}" y="{_n(ly)}" fill="{color}" font-size="{_n(8.5 * PX_PER_PT)}" '
             f'font-weight="bold" text-anchor="middle" dominant-baseline="central" {_HALO.format(w=3.5)}>{label}</text>'
         )
         out.append("</g>")
-        out.append(f'<g id="capitals" font-size="{_n(14 * _PX_PER_PT)}" text-anchor="middle" {_HALO.format(w=2)}>')
+        out.append(f'<g id="capitals" font-size="{_n(14 * PX_PER_PT)}" text-anchor="middle" {_HALO.format(w=2)}>')
         for p, t in enumerate(f["capitals"]):
             x, y = g.xy[max(t, 0)]
             shown = "inline" if t >= 0 else "none"
@@ -426,12 +426,12 @@ class BoardSvg:
         Wm = self.geometry.shape[1]
 
         def top(y: float, fs_pt: float) -> str:  # a baseline for text whose top is at y
-            return _n(y + fs_pt * _PX_PER_PT * 0.8)
+            return _n(y + fs_pt * PX_PER_PT * 0.8)
 
         def pt(v: float) -> str:
-            return _n(v * _PX_PER_PT)
+            return _n(v * PX_PER_PT)
 
-        out = [f'<g id="panel" fill="{_INK}">', f'<rect x="{Wm}" y="0" width="{W - Wm}" height="{H}" fill="{_PANEL}"/>']
+        out = [f'<g id="panel" fill="{INK_COLOR}">', f'<rect x="{Wm}" y="0" width="{W - Wm}" height="{H}" fill="{PANEL_COLOR}"/>']
         out.append(
             f'<text id="title" x="{_n(x0)}" y="{top(14, 12.5)}" font-size="{pt(12.5)}" font-weight="bold">'
             f"{escape(f['title'])}</text>"
@@ -448,12 +448,12 @@ class BoardSvg:
         out.append("</g>")
         for seat, (y, row) in enumerate(zip(L.rows_y, f["rows"], strict=True)):
             base = top(y, 8)
-            color = "#a0a0a0" if row["out"] else _INK
+            color = "#a0a0a0" if row["out"] else INK_COLOR
             weight = "bold" if row["bold"] else "normal"
             opacity = "0.3" if row["out"] else "1"
             out.append(
                 f'<g id="row{seat}" font-size="{pt(8)}" fill="{color}" font-weight="{weight}">'
-                f'<text id="turn{seat}" x="{_n(x0 - 14)}" y="{top(y - 1, 10)}" font-size="{pt(10)}" fill="{_INK}">'
+                f'<text id="turn{seat}" x="{_n(x0 - 14)}" y="{top(y - 1, 10)}" font-size="{pt(10)}" fill="{INK_COLOR}">'
                 f"{'▶' if row['turn'] else ''}</text>"
                 f'<rect id="swatch{seat}" x="{_n(x0)}" y="{_n(y + 1)}" width="12" height="12" fill="{self.colors[seat]}" '
                 f'stroke="#ffffff" stroke-width="0.8" fill-opacity="{opacity}"/>'

@@ -82,7 +82,7 @@ class BatchedGraphEncoder:
         # the flat observation's owner slots 0..n-1 (seats from the observer) and n (the neutral)
         # go to node columns 0..n-1 and 6
         self._slot_cols = torch.as_tensor([*range(n), MAX_PLAYERS], device=dev)
-        o = game._obs_off
+        o = game.obs_offsets
         GF = GLOBAL_FEATURES
         pairs: list[tuple[int, int]] = []  # (globals index, flat index)
 

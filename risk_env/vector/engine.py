@@ -274,16 +274,6 @@ class VectorGame:
         """The end id (the last id)."""
         return self.actions.end
 
-    @property
-    def _ar_K(self) -> torch.Tensor:  # (kept for risk_env.vector.agents; use ar_K)
-        return self.ar_K
-
-    _g = staticmethod(take)  # (kept for risk_env.vector.agents; use risk_env.vector.masks.take)
-
-    @property
-    def _obs_off(self) -> dict[str, int]:  # (kept for risk_env.vector.sb3; use obs_offsets)
-        return self.obs_offsets
-
     # ------------------------------------------------------------------ helpers
     def any(self, m: torch.Tensor) -> bool:
         """Whether some game needs a part of the step (always True with ``static``: no host check)."""

@@ -282,7 +282,7 @@ class LearnerEnv:
         self._out: VectorStep | None = None
         self.last: LearnerStep | None = None
         """The output of the last :meth:`reset` or :meth:`step` (None before the first reset)."""
-        self._turn_col = self.game._obs_off["turn"]
+        self._turn_col = self.game.obs_offsets["turn"]
 
     # ------------------------------------------------------------------ seats
     @property

@@ -97,7 +97,7 @@ class NetworkPolicy:
         self.generator = generator
         self.name = name
         self.turn_feature = bool(turn_feature)
-        self._turn_col = game._obs_off["turn"]
+        self._turn_col = game.obs_offsets["turn"]
 
     def frozen(self, name: str | None = None) -> NetworkPolicy:
         """A copy over a deep copy of the network (in eval mode): later training of the original does not move it."""

@@ -40,7 +40,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..envs.layout import ATTACK_DICE, DEFEND_DICE, PHASE_SLOTS, action_layout, observation_layout
 from ..errors import ConfigError
+from ..rules.cards import COMPOSITIONS
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from .dice import battle as _battle_fn
@@ -110,47 +112,35 @@ class VectorGame:
         self.NC = self.tab.NC if g.uses_cards else 0
         self.K = self.tab.K
         T, K = self.T, self.K
-        self.A_AMOUNT = T
-        self.A_DICE = T + K
-        self.A_BLITZ = T + K + 3
-        self.A_TRADE = T + K + 4 if g.uses_cards else -1
-        self.A_END = T + K + 4 + (13 if g.uses_cards else 0)
-        self.num_actions = self.A_END + 1
+        # the action ids and observation blocks of the reference codec and encoder (one description)
+        self.actions = action_layout(g)
+        self.obs_layout = observation_layout(g)
+        self.num_actions = self.actions.n
+        self.obs_size = self.obs_layout.size
+        self._obs_off = {b.name: self.obs_layout.start(b.name) for b in self.obs_layout}
         S = self.n + 1
-        C = self.tab.C
         n = self.n
-        self.obs_blocks = [
-            ("owner", T * S), ("armies", T), ("selected", 2 * T), ("continent_share", C * S), ("phase", 8),
-            ("acting", 1), ("on_turn", S), ("to_place", 1), ("flags", 5), ("my_cards", 5), ("trade_pending", 13),
-            ("cards", n), ("alive", n), ("territories", S), ("army_total", S), ("trade_value", 1), ("battle", 3),
-            ("turn", 1),
-        ]  # fmt: skip
-        self.obs_size = sum(s for _, s in self.obs_blocks)
-        self._obs_off: dict[str, int] = {}
-        off = 0
-        for name, size in self.obs_blocks:
-            self._obs_off[name] = off
-            off += size
         dev = self.device
         self._ar_n = torch.arange(n, device=dev)
         self._ar_T = torch.arange(T, device=dev)
         self._ar_K = torch.arange(K, device=dev)
         self._ar_S = torch.arange(S, device=dev)
-        self._ar_13 = torch.arange(13, device=dev)
-        self._false13 = torch.zeros((1, 13), dtype=torch.bool, device=dev)
-        self._ar3 = torch.arange(3, device=dev)
+        NT = len(COMPOSITIONS)
+        self._ar_13 = torch.arange(NT, device=dev)
+        self._false13 = torch.zeros((1, NT), dtype=torch.bool, device=dev)
+        self._ar3 = torch.arange(ATTACK_DICE, device=dev)
         self._adj_bf16 = self.tab.adj_f.to(torch.bfloat16)
         # adjacency rows with an all-False row T (for games not choosing a target)
         self._adj_x = torch.cat([self.tab.adj, torch.zeros((1, T), dtype=torch.bool, device=dev)])
-        self._ar2 = torch.arange(2, device=dev)
-        self._ar5 = torch.arange(5, device=dev)
+        self._ar2 = torch.arange(DEFEND_DICE, device=dev)
+        self._ar5 = torch.arange(ATTACK_DICE + DEFEND_DICE, device=dev)
         self._ar_NC = torch.arange(max(self.NC, 1), device=dev)
         # compositions a hand holds, by its symbol counts capped at 3 (base-4 code)
         self._base4 = torch.tensor([1, 4, 16, 64], device=dev)
         codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
         comp = self.tab.comp.cpu().numpy()
         lut = (comp[None, :, :] <= codes[:, None, :]).all(2)
-        self._comp_lut = torch.as_tensor(np.concatenate([lut, np.zeros((1, 13), dtype=bool)]), device=dev)  # row 256: none
+        self._comp_lut = torch.as_tensor(np.concatenate([lut, np.zeros((1, NT), dtype=bool)]), device=dev)  # row 256: none
         self._owner_base = torch.arange(T, device=dev) * S
         self._ones_cache: dict[int, torch.Tensor] = {}
         # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed)
@@ -165,15 +155,42 @@ class VectorGame:
         # observation: each territory's continent row in the (continent, slot) counts, continent sizes per column
         self._cont_col = torch.as_tensor(self.game.map.territory_continent * S, device=dev)
         self._cont_size_cs = self.tab.cont_size.float().repeat_interleave(S)
-        self._sel_col = torch.tensor([[T * S + T, T * S + T + 1]], device=dev)
+        sel = self.obs_layout.start("selected")
+        self._sel_col = torch.tensor([[sel, sel + 1]], device=dev)
         self._rot_seats = torch.as_tensor(np.array([[(me + k) % n for k in range(n)] for me in range(n)]), device=dev)
-        self._ar_8 = torch.arange(8, device=dev)
+        self._ar_8 = torch.arange(PHASE_SLOTS, device=dev)
 
         def c(x: float) -> torch.Tensor:
             return torch.tensor(x, dtype=torch.float32, device=dev)
 
         self._c3, self._c5, self._c10 = c(3.0), c(5.0), c(10.0)
         self._cT, self._c10T, self._c_limit = c(float(T)), c(10.0 * T), c(float(cfg.turn_limit))
+
+    # ------------------------------------------------------------------ action ids (from the layout)
+    @property
+    def A_AMOUNT(self) -> int:
+        """First id of the amount block (:attr:`actions`)."""
+        return self.actions.amount
+
+    @property
+    def A_DICE(self) -> int:
+        """First id of the dice block."""
+        return self.actions.dice
+
+    @property
+    def A_BLITZ(self) -> int:
+        """The blitz id."""
+        return self.actions.blitz
+
+    @property
+    def A_TRADE(self) -> int:
+        """First id of the trade block (-1 without cards)."""
+        return self.actions.trade
+
+    @property
+    def A_END(self) -> int:
+        """The end id (the last id)."""
+        return self.actions.end
 
     # ------------------------------------------------------------------ creation
     # (functions of other modules bound as methods: no wrapper call per use)
@@ -332,12 +349,12 @@ class VectorGame:
         is_amt = (lvl >= 0) & (lvl < K)
         lvl = lvl.clamp(0, K - 1)
         dn = a - self.A_DICE + 1
-        is_dice = (dn >= 1) & (dn <= 3)
+        is_dice = (dn >= 1) & (dn <= ATTACK_DICE)
         is_blitz = a == self.A_BLITZ
         is_end = a == self.A_END
         if self.NC:
-            comp = (a - self.A_TRADE).clamp(0, 12)
-            is_trade = (a >= self.A_TRADE) & (a < self.A_END)
+            comp = (a - self.A_TRADE).clamp(0, self.actions.width("trade") - 1)
+            is_trade = (a >= self.A_TRADE) & (a < self.actions.trade_end)
         else:
             comp = torch.zeros_like(a)
             is_trade = torch.zeros_like(is_terr)
@@ -422,7 +439,7 @@ class VectorGame:
         r_dst = torch.where(~no_src, sd, s.att_dst).clamp(min=0)
         A = self._g(s.armies, r_src)
         D = self._g(s.armies, r_dst)
-        ndice = torch.where(is_blitz, torch.clamp(A - 1, max=3), dn.clamp(1, 3))
+        ndice = torch.where(is_blitz, torch.clamp(A - 1, max=ATTACK_DICE), dn.clamp(1, ATTACK_DICE))
         att_loss, def_loss, last = self._battle(m_roll, m_blitz, A, D, ndice, chance)
         A2 = A - att_loss
         conq = m_roll & (D - def_loss == 0)

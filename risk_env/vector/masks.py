@@ -65,7 +65,7 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
         s.to_place - 1,
         torch.where((ph == FORTIFY) & (sd >= 0), src_a - 2, torch.where(ph == OCCUPY, occ_span, -1)),
     )
-    amount = tab.span_levels[(span + 1).clamp(0, 10)]
+    amount = tab.span_levels[(span + 1).clamp(0, game.K)]
     # dice and blitz: attack with a pair selected, or continuing the last battle
     cont = (
         no_src
@@ -79,21 +79,21 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
     ndice = torch.where(rolling, torch.clamp(roll_src_a - 1, max=3), 0)
     dice = game._ar3[None, :] < ndice[:, None]
     blitz = rolling[:, None]
-    parts = [terr, amount, dice, blitz]
+    parts = {"territory": terr, "amount": amount, "dice": dice, "blitz": blitz}
     if game.NC:
         can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
         if hand is None:
-            trade = game._false13.expand(s.batch_size, 13).clone()
+            trade = game._false13.expand(s.batch_size, -1).clone()
             ti = can_trade.nonzero()[:, 0]
             if ti.numel():
                 trade[ti] = game._comp_lut[(_hand_sym_counts(game, s, ti).clamp(max=3) * game._base4).sum(-1)]
         else:  # the hand's symbol counts are known: one table row per game (row 256: no trade)
             code = torch.where(can_trade, (hand[:, :4].clamp(max=3) * game._base4).sum(-1), 256)
             trade = game._comp_lut.index_select(0, code)
-        parts.append(trade)
+        parts["trade"] = trade
     end = (ph == ATTACK) | (ph == FORTIFY)
-    parts.append(end[:, None])
-    return torch.cat(parts, dim=1)
+    parts["end"] = end[:, None]
+    return torch.cat([parts[b.name] for b in game.actions.blocks], dim=1)  # in the layout's order
 
 
 def _hand_sym_counts(game: VectorGame, s: BatchState, idx: torch.Tensor) -> torch.Tensor:

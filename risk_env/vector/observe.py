@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from ..envs.layout import PHASE_SLOTS
 from .state import ATTACK, CLAIM, DEFEND, GAME_OVER, OCCUPY, SETUP_PLACE, BatchState
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     torch.div(cnt[:, CS + S :], game._c10T, out=out[:, o["army_total"] : o["army_total"] + S])
     # the turn: phase, acting, the seat on turn, armies to place, flags, a pending trade
     over = ph == GAME_OVER
-    torch.eq(ph[:, None], game._ar_8, out=out[:, o["phase"] : o["phase"] + 8])
+    torch.eq(ph[:, None], game._ar_8, out=out[:, o["phase"] : o["phase"] + PHASE_SLOTS])
     mine = p == me
     out[:, o["acting"]] = ~over & mine
     rel_p = (p - me) % n
@@ -95,7 +96,7 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     out[:, w : w + 4] = torch.stack([s.forced, s.bonus_used, s.conquered, s.resume_attack], dim=1) & playing[:, None]
     out[:, w + 4] = (ph == SETUP_PLACE) & (s.setup_step == 2)
     w = o["trade_pending"]
-    torch.eq(game._ar_13[None, :], torch.where(playing, s.sel_trade, -1)[:, None], out=out[:, w : w + 13])
+    torch.eq(game._ar_13[None, :], torch.where(playing, s.sel_trade, -1)[:, None], out=out[:, w : w + game._ar_13.numel()])
     # cards and seats, rotated to `me`
     rot = game._rot_seats.index_select(0, me)  # (B, n) seat at each rotated position
     alive_r = s.alive.gather(1, rot)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..envs.codec import AMOUNT_LEVELS
+from ..envs.layout import AMOUNT_LEVELS, legal_levels
 from ..rules import cards, dice
 from ..rules.cards import COMPOSITIONS
 from ..rules.engine import Game
@@ -127,7 +127,8 @@ class MapTables:
         cont_bonus: int64 ``(C,)``; cont_share: float32 ``(T, C)`` membership / continent size.
         card_sym: int64 ``(NC,)``; card_sym_1h: float32 ``(NC, 4)``; card_terr_ok: bool ``(NC,)`` (shows a territory).
         comp: int64 ``(13, 4)`` set compositions (symbol counts).
-        span_levels: bool ``(11, K)``: legal amount levels for spans ``-1..9`` (row ``span + 1``); spans >= 9 allow all.
+        span_levels: bool ``(K + 1, K)``: legal amount levels for spans ``-1..K-1`` (row ``span + 1``;
+            :func:`risk_env.envs.layout.legal_levels`); spans >= K - 1 allow all.
         set_values: int64 ``(L,)`` escalating set values by sets traded before.
         tv_obs: float32 ``(401,)`` the observation's next-set value / 20.
         blitz_cdf: float32 ``(cap + 1, cap + 1, 3 cap)`` cumulative blitz table.
@@ -166,10 +167,9 @@ class MapTables:
         K = AMOUNT_LEVELS
         members = m.continent_members.T.astype(np.float32)  # (T, C)
         sizes = m.continent_members.sum(axis=1)
-        spans = np.zeros((11, K), dtype=bool)
-        for span in range(10):
-            counts = [(2 * j * span + (K - 1)) // (2 * (K - 1)) for j in range(K)]
-            spans[span + 1] = [j == 0 or counts[j] != counts[j - 1] for j in range(K)]
+        spans = np.zeros((K + 1, K), dtype=bool)
+        for span in range(K):
+            spans[span + 1] = legal_levels(span, K)
         uses_cards = game.uses_cards  # (the batched engine supports the escalating schedule only)
         set_values = np.array([escalating_value(k) for k in range(1000)] if uses_cards else [0], dtype=np.int64)
         tv = [escalating_value(k) / 20.0 for k in range(401)] if uses_cards else [0.0] * 401

@@ -9,8 +9,8 @@ observation dict. The flat model must have been trained with the same map and
 number of players (the vector's length checks this). A model trained on the
 graph observation (:mod:`risk_env.envs.graph`, a ``Dict`` with ``"nodes"``)
 plays from any env: when the observation it gets is the flat one, the agent
-encodes the graph observation itself from the position in ``info`` (the AEC
-env's ``info["view"]``, or the single-agent env's ``game``/``state``/``seat``).
+encodes the graph observation itself from ``info["view"]`` (what its seat may
+know: the same observation the env would give).
 """
 
 from __future__ import annotations
@@ -24,9 +24,29 @@ import numpy as np
 
 from risk_env.errors import RiskError
 
-from .base import Agent
+from .base import Agent, view_from_info
 
-__all__ = ["MaskablePPOAgent"]
+__all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
+
+
+def graph_observation(
+    name: str, encoders: dict[int, Any], mask: np.ndarray, info: Mapping[str, Any] | None
+) -> dict[str, np.ndarray]:
+    """The graph observation (:mod:`risk_env.envs.graph`) of the position in ``info["view"]`` (the
+    seat's player view), for a policy that reads graph observations but is given the flat one.
+    ``encoders`` caches one encoder per game.
+
+    Raises:
+        RiskError: ``info`` holds no position (the message says what to give the policy ``name``).
+    """
+    view = view_from_info(info, f"policy {name!r} (it reads graph observations, or builds them from a view)")
+    game = view.game
+    enc = encoders.get(id(game))
+    if enc is None or enc.game is not game:
+        from risk_env.envs.graph import GraphObservationEncoder
+
+        enc = encoders[id(game)] = GraphObservationEncoder(game)
+    return enc.encode(view.state, view.seat, view.selection, mask.astype(np.int8))
 
 
 class MaskablePPOAgent(Agent):
@@ -67,26 +87,13 @@ class MaskablePPOAgent(Agent):
 
         self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)
         space: Any = self.model.observation_space
+        # a graph policy played from a flat observation encodes its own, from info["view"]
+        self.needs_view = self._dict_obs and "nodes" in space.spaces
         self._obs_shape = None if self._dict_obs else tuple(space.shape)
         self._graph_encoders: dict[int, Any] = {}
 
     def _graph_observation(self, mask: np.ndarray, info: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
-        view = info.get("view") if info is not None else None
-        if view is not None:
-            game, state, seat, sel = view.game, view.state, view.seat, view._selection
-        elif info is not None and "game" in info and "state" in info:
-            game, state, seat, sel = info["game"], info["state"], info["seat"], info.get("selection")
-        else:
-            raise RiskError(
-                f"policy {self.name!r} reads graph observations: give it an env with observation='graph', "
-                "or an info with the position ('view', or 'game', 'state' and 'seat')"
-            )
-        enc = self._graph_encoders.get(id(game))
-        if enc is None or enc.game is not game:
-            from risk_env.envs.graph import GraphObservationEncoder
-
-            enc = self._graph_encoders[id(game)] = GraphObservationEncoder(game)
-        return enc.encode(state, seat, sel, mask.astype(np.int8))
+        return graph_observation(self.name, self._graph_encoders, mask, info)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -115,3 +122,75 @@ class MaskablePPOAgent(Agent):
             return int(act_on({**x, "action_mask": mask}, deterministic=self.deterministic))
         action, _ = self.model.predict(x, action_masks=mask, deterministic=self.deterministic)
         return int(np.asarray(action).reshape(-1)[0])
+
+
+class GraphNetAgent(Agent):
+    """A territory-graph network (:class:`risk_env.train.graph_net.GraphNet`), such as a policy
+    file (``.pt``) written by the on-device trainer (:mod:`risk_env.train.device_ppo`).
+
+    It plays from the graph observation (``observation="graph"``) or, given the flat one, encodes
+    the graph observation itself from the position in ``info`` (as :class:`MaskablePPOAgent`), on
+    any map and for any player count the network's rules allow.
+
+    Args:
+        policy: a policy file's path (:func:`risk_env.train.graph_net.load_policy`) or a ``GraphNet``.
+        deterministic: take the most probable legal action (default) instead of sampling from the
+            masked policy with the agent's own generator (seeded by :meth:`reset`).
+        device: torch device of the network (default ``"cpu"``).
+        name: label (default: the file's stem, or ``"graph_net"``).
+
+    Raises:
+        RiskError: no such file or not a policy file; torch is missing (``pip install risk_env[train]``).
+    """
+
+    name = "graph_net"
+
+    def __init__(self, policy: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
+        super().__init__(None)
+        try:
+            import torch
+        except ImportError:  # pragma: no cover - depends on the install
+            raise RiskError("a graph policy needs torch: pip install 'risk_env[train]'") from None
+        from risk_env.train.graph_net import GraphNet, load_policy
+
+        self._torch = torch
+        if isinstance(policy, (str, os.PathLike)):
+            path = Path(policy)
+            self.net, self.meta = load_policy(path, device=device)
+            self.name = name or path.stem
+        elif isinstance(policy, GraphNet):
+            self.net, self.meta = policy.to(device).eval(), {}
+            self.name = name or self.name
+        else:
+            raise RiskError(f"GraphNetAgent takes a policy file (.pt) or a GraphNet, got {type(policy).__name__}")
+        self.device = torch.device(device)
+        self.deterministic = bool(deterministic)
+        self._graph_encoders: dict[int, Any] = {}
+        self._edges: dict[bytes, Any] = {}
+
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
+        torch = self._torch
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        x: Mapping[str, np.ndarray] = observation if "nodes" in observation else self._graph(mask, info)
+        nodes = np.asarray(x["nodes"], dtype=np.float32)
+        glob = np.asarray(x["globals"], dtype=np.float32)
+        T, F = nodes.shape
+        self.net.check_fits(T, F, int(glob.shape[0]), int(mask.shape[0]))
+        edges = np.asarray(x["edges"], dtype=np.int64)
+        key = edges.tobytes()
+        e = self._edges.get(key)
+        if e is None:
+            e = self._edges[key] = torch.as_tensor(edges[None], device=self.device)
+        with torch.inference_mode():
+            logits, _ = self.net(
+                torch.as_tensor(nodes[None], device=self.device), e, torch.as_tensor(glob[None], device=self.device)
+            )
+        z = logits[0].double().cpu().numpy()
+        z = np.where(mask, z, -np.inf)
+        if self.deterministic:
+            return int(np.argmax(z))
+        p = np.exp(z - z.max())
+        return int(self.rng.choice(z.shape[0], p=p / p.sum()))
+
+    def _graph(self, mask: np.ndarray, info: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
+        return graph_observation(self.name, self._graph_encoders, mask, info)

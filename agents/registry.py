@@ -8,6 +8,8 @@ A *spec* is one of
   ``train`` extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
+* a path to a graph policy file of the on-device trainer: ``"runs/x/model.pt"``
+  (:class:`~.policy.GraphNetAgent`, :func:`risk_env.train.graph_net.load_policy`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
   ``seed=``), an agent object, a factory returning one, or a plain function
   ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
@@ -118,14 +120,24 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
         key = spec.strip()
         if not key:
             raise RiskError(
-                f"empty agent spec {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip), or 'module:callable'"
+                f"empty agent spec {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip) or a graph policy "
+                "(.pt), or 'module:callable'"
             )
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if key.lower() in PRETRAINED:
+            path = pretrained_path(key)
+            if path.suffix == ".pt":
+                from .policy import GraphNetAgent
+
+                return GraphNetAgent(path, name=key.lower())
             from .policy import MaskablePPOAgent
 
-            return MaskablePPOAgent(pretrained_path(key), name=key.lower())
+            return MaskablePPOAgent(path, name=key.lower())
+        if key.endswith(".pt") or (Path(key).suffix == "" and Path(key + ".pt").is_file()):
+            from .policy import GraphNetAgent
+
+            return GraphNetAgent(key if key.endswith(".pt") else key + ".pt")
         if _is_model_path(key):
             from .policy import MaskablePPOAgent
 
@@ -143,7 +155,8 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
         raise RiskError(
-            f"unknown agent {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip), or 'module:callable'"
+            f"unknown agent {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip) or a graph policy "
+            "(.pt), or 'module:callable'"
         )
     if callable(spec) or inspect.isclass(spec):
         return _build(spec, seed, getattr(spec, "__name__", type(spec).__name__))

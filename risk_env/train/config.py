@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
 
-__all__ = ["CONFIG_DIR", "TrainConfig", "apply_overrides", "load_config", "shipped_configs"]
+__all__ = ["CONFIG_DIR", "SELF", "TrainConfig", "device_unsupported", "apply_overrides", "load_config", "shipped_configs"]
 
 CONFIG_DIR: Traversable = files("risk_env.configs") / "train"
 """The folder of the shipped YAML configs (package data of ``risk_env.configs``)."""
@@ -73,7 +73,7 @@ class EnvSection(_Section):
     backend: Literal["reference", "vector"] = Field(
         "reference",
         description="'vector': the batched torch engine (risk_env.vector; flat observation, mlp policy, "
-        "random/aggressive opponents, no self-play); see docs/vector.md",
+        "random and the batched heuristics as opponents, no self-play); see docs/vector.md",
     )
     vector_device: str = Field("cpu", description="torch device of the batched engine (backend: vector)")
 
@@ -99,6 +99,9 @@ class PPOSection(_Section):
     graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
     graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")
     device: str = Field("cpu", description="torch device: cpu, cuda, auto")
+    precision: Literal["float32", "bfloat16"] = Field(
+        "float32", description="trainer device: 'bfloat16' runs the network's matrix products under autocast"
+    )
 
 
 class SelfPlaySection(_Section):
@@ -199,13 +202,18 @@ class TrainConfig(_Section):
     """A training run. Every key has a default; YAML files override some of them.
 
     Top level: ``name`` (run name; the run directory defaults to ``runs/<name>``),
-    ``seed``, ``total_timesteps`` (learner decisions), ``max_minutes`` (optional
+    ``trainer`` (``sb3`` or ``device``), ``seed``, ``total_timesteps`` (learner decisions), ``max_minutes`` (optional
     wall-clock budget for the learning phase), ``torch_threads``, ``out_dir``,
     and the sections ``rules``, ``env``, ``ppo``, ``opponents`` (with ``self_play`` and
     ``pfsp``), ``imitation``, ``kickstart``, ``eval``, ``checkpoint`` (see their classes).
     """
 
     name: str = "default"
+    trainer: Literal["sb3", "device"] = Field(
+        "sb3",
+        description="'sb3': sb3-contrib MaskablePPO on the reference envs (risk_env.train.sb3); 'device': PPO on "
+        "the batched engine with every tensor on ppo.device (risk_env.train.device_train)",
+    )
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(500_000, ge=1)
     max_minutes: float | None = Field(10.0, gt=0)
@@ -229,10 +237,26 @@ class TrainConfig(_Section):
     def _eval_lineups(self) -> TrainConfig:
         n = self.eval_rules_config.num_players
         for spec in self.eval.opponents:
-            if "+" in spec and not spec.endswith(".zip") and len(spec.split("+")) != n - 1:
+            if "+" in spec and not spec.endswith((".zip", ".pt")) and len(spec.split("+")) != n - 1:
                 raise ValueError(
                     f"eval.opponents: the line-up {spec!r} must name {n - 1} agents (one per other seat of {n} players)"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _trainer_settings(self) -> TrainConfig:
+        if self.trainer == "sb3":
+            if self.ppo.precision != "float32":
+                raise ValueError(f"ppo.precision={self.ppo.precision!r} needs trainer 'device' (sb3 computes in float32)")
+            if SELF in self.opponents.baselines:
+                raise ValueError(
+                    f"opponents.baselines: {SELF!r} (the learner in an opponent seat) needs trainer 'device'; "
+                    "the sb3 trainer plays itself through opponents.self_play snapshots"
+                )
+            return self
+        bad = device_unsupported(self)
+        if bad:
+            raise ValueError("trainer 'device' does not support " + "; ".join(bad))
         return self
 
     @field_validator("name")
@@ -293,6 +317,35 @@ class TrainConfig(_Section):
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+SELF = "self"
+"""The opponent spec naming the learner itself (trainer ``device``): a seat it plays is a learner seat."""
+
+
+def device_unsupported(cfg: TrainConfig) -> list[str]:
+    """The settings of ``cfg`` that ``trainer: device`` does not implement, each with what to do instead
+    (an empty list when it runs)."""
+    bad = []
+    if cfg.ppo.policy != "graph":
+        bad.append(f"ppo.policy={cfg.ppo.policy!r} (it trains the graph policy: ppo.policy=graph)")
+    if cfg.env.backend != "reference":
+        bad.append(
+            f"env.backend={cfg.env.backend!r} (the sb3 trainer's batched env; "
+            "trainer 'device' always plays on the batched engine)"
+        )
+    if cfg.env.max_turn_steps is not None:
+        bad.append("env.max_turn_steps (the batched engine has no per-turn cap; leave it null)")
+    if cfg.opponents.self_play.enabled:
+        bad.append("opponents.self_play (frozen snapshots; put 'self' in opponents.baselines for self-play)")
+    if cfg.opponents.pfsp.enabled:
+        bad.append("opponents.pfsp.enabled")
+    if SELF in cfg.opponents.baselines and cfg.opponents.baselines != [SELF]:
+        bad.append(
+            f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
+            "or batched baselines)"
+        )
+    return bad
 
 
 def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:

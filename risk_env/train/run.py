@@ -90,7 +90,7 @@ def opponent_lineup(spec: str, num_players: int) -> list[str]:
     Raises:
         ConfigError: a ``+`` line-up whose length is not ``num_players - 1``.
     """
-    if "+" in spec and not spec.endswith(".zip"):
+    if "+" in spec and not spec.endswith((".zip", ".pt")):
         parts = [p.strip() for p in spec.split("+")]
         if len(parts) != num_players - 1 or not all(parts):
             raise ConfigError(
@@ -102,7 +102,7 @@ def opponent_lineup(spec: str, num_players: int) -> list[str]:
 
 
 def _safe(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec).stem if spec.endswith(".zip") else spec)
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec).stem if spec.endswith((".zip", ".pt")) else spec)
 
 
 # ---------------------------------------------------------------------------- callbacks
@@ -160,8 +160,13 @@ class TrainResult:
 
 
 class _Run:
-    def __init__(self, cfg: TrainConfig, run_dir: Path, quiet: bool) -> None:
+    """A run's schedule and files. ``suffix``: the model files' (``.zip`` for SB3, ``.pt`` for the
+    on-device trainer's policy files); the model given to the methods has ``save(path)`` and an
+    SB3-like ``logger`` (``record``, ``dump``)."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, quiet: bool, suffix: str = ".zip") -> None:
         self.cfg = cfg
+        self.suffix = suffix
         self.dir = run_dir
         self.quiet = quiet
         self.snapshots: list[str] = []
@@ -198,7 +203,7 @@ class _Run:
                 print(line, flush=True)
 
     def add_snapshot(self, model: Any, t: int) -> None:
-        path = self.dir / "pool" / f"snap_{t:09d}.zip"
+        path = self.dir / "pool" / f"snap_{t:09d}{self.suffix}"
         path.parent.mkdir(parents=True, exist_ok=True)
         model.save(path)
         self.snapshots.append(str(path))  # the pools drop old ones themselves (OpponentPool.add)
@@ -218,7 +223,7 @@ class _Run:
     def save_checkpoint(self, model: Any, t: int) -> Path:
         d = self.dir / "checkpoints"
         d.mkdir(parents=True, exist_ok=True)
-        path = d / f"step_{t:09d}.zip"
+        path = d / f"step_{t:09d}{self.suffix}"
         model.save(path)
         meta = {
             "timesteps": int(t),
@@ -231,7 +236,7 @@ class _Run:
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
         keep = self.cfg.checkpoint.keep
         if keep is not None:
-            old = sorted(d.glob("step_*.zip"))[:-keep]
+            old = sorted(d.glob(f"step_*{self.suffix}"))[:-keep]
             for p in old:
                 p.unlink(missing_ok=True)
                 p.with_suffix(".json").unlink(missing_ok=True)
@@ -239,7 +244,7 @@ class _Run:
         return path
 
     def periodic_eval(self, model: Any, t: int) -> None:
-        path = self.dir / "eval_model.zip"
+        path = self.dir / f"eval_model{self.suffix}"
         model.save(path)
         ev = self.cfg.eval
         from ..envs.opponents import preserve_global_rng
@@ -283,12 +288,13 @@ class _Run:
 def _latest_checkpoint(path: Path) -> Path:
     if path.is_file():
         return path
-    if path.with_name(path.name + ".zip").is_file():
-        return path.with_name(path.name + ".zip")
+    for suffix in (".zip", ".pt"):
+        if path.with_name(path.name + suffix).is_file():
+            return path.with_name(path.name + suffix)
     for d in (path / "checkpoints", path):
-        found = sorted(d.glob("step_*.zip")) if d.is_dir() else []
+        found = sorted([*d.glob("step_*.zip"), *d.glob("step_*.pt")], key=lambda p: p.stem) if d.is_dir() else []
         if found:
             return found[-1]
     raise ConfigError(
-        f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip file or a run directory with checkpoints/)"
+        f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip or step_*.pt file, or a run directory with checkpoints/)"
     )

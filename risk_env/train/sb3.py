@@ -202,9 +202,22 @@ def train(
     Returns:
         a :class:`TrainResult`.
 
+    With ``cfg.trainer == "device"`` the run is :func:`risk_env.train.device_train.train`'s (PPO on the
+    batched engine, every tensor on ``ppo.device``; policy files ``.pt`` instead of ``.zip``).
+
     Raises:
         ConfigError: bad config or resume path; MissingExtraError: the ``train`` extra is missing.
     """
+    if cfg.trainer == "device":
+        try:
+            from .device_train import train as train_on_device
+        except ImportError as e:
+            raise MissingExtraError(
+                f"trainer 'device' needs {(e.name or 'torchrl').split('.')[0]} (extra 'train'): pip install 'risk_env[train]'",
+                extra="train",
+                module=e.name,
+            ) from None
+        return train_on_device(cfg, resume=resume, progress=progress, quiet=quiet)
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -393,6 +406,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--timesteps", type=float, default=None, help="override total_timesteps")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
+    ap.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="instead of training, print the learner decisions/s of the device trainer and the sb3 path on this "
+        "config (same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
+    )
     args = ap.parse_args(argv)
     overrides = list(args.set)
     if args.out is not None:
@@ -411,6 +430,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cfg = TrainConfig.from_dict(apply_overrides(data, overrides), source=str(meta))
         if args.print_config:
             print(cfg.to_yaml(), end="")
+            return 0
+        if args.benchmark:
+            from .bench import benchmark
+
+            print(benchmark(cfg).table())
             return 0
         result = train(cfg, resume=args.resume, progress=not args.no_progress)
     except ConfigError as e:

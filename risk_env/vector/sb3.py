@@ -16,8 +16,8 @@ holds the last observation of a finished episode, as SB3 expects.
 
 The learner sits in seat ``learner_seat`` (default 0); the turn order is drawn
 per game, so it does not always move first. Opponents: ``"random"`` (a
-uniformly random legal id), ``"aggressive"`` (the batched ``aggressive`` baseline,
-:class:`~risk_env.vector.agents.AggressivePolicy`), a callable ``(observation (B, D),
+uniformly random legal id), a batched heuristic (``"aggressive"``, ``"balanced"``,
+``"continent"``: :mod:`risk_env.vector.agents`), a callable ``(observation (B, D),
 mask (B, N)) -> ids (B,)`` run on the whole batch, or a list of those: slot ``i``
 then plays against entry ``i % len(list)`` (a fixed mix of opponents).
 """
@@ -33,58 +33,49 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from ..errors import ConfigError
+from ..errors import ConfigError, IllegalActionError
 
 if TYPE_CHECKING:
     from ..train.config import TrainConfig
-from .agents import BATCHED_HEURISTICS, make_policy
-from .env import VectorEnv, VectorStep
+from .agents import BATCHED_HEURISTICS, RandomPolicy, random_legal
+from .learner import FixedOpponents, LearnerEnv, LearnerStep
+from .state import BatchState
 
-__all__ = ["VectorSB3Env", "build_train_env", "random_legal", "random_opponent"]
+__all__ = ["ObservationPolicy", "VectorSB3Env", "build_train_env", "random_legal", "random_opponent"]
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
-def random_legal(mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """int64 ``(B,)``: a uniformly random legal id per row of bool ``mask`` ``(B, N)`` (each row
-    needs one legal id; ``N < 256``): the ``k``-th legal id for a uniform ``k``."""
-    counts = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
-    total = counts[:, -1]
-    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(torch.uint8)
-    k = torch.minimum(k, total - 1)
-    return (counts > k[:, None]).to(torch.uint8).argmax(1)
+class ObservationPolicy:
+    """A callable ``(observation (B, D), mask (B, N)) -> ids (B,)`` as a :class:`BatchedPolicy`: it gets
+    every slot's flat observation from the seat to act (computed from the state)."""
+
+    def __init__(self, fn: Opponent, game: Any) -> None:
+        self.fn = fn
+        self.game = game
+        self.name = getattr(fn, "__name__", "callable")
+
+    def __call__(self, state: BatchState, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
+        return self.fn(self.game.observe(state), mask)
 
 
-def _mixed(slots: list[torch.Tensor], fns: list[Opponent]) -> Opponent:
-    """An opponent playing ``fns[k]`` in the slots where ``slots[k]`` is True."""
-
-    def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        ids = fns[0](obs, mask)
-        for where, fn in zip(slots[1:], fns[1:], strict=True):
-            ids = torch.where(where, fn(obs, mask), ids)
-        return ids
-
-    return act
-
-
-def random_opponent(generator: torch.Generator) -> Opponent:
+def random_opponent(generator: torch.Generator) -> RandomPolicy:
     """A batched opponent choosing a uniformly random legal id in every slot."""
-
-    def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return random_legal(mask, generator)
-
-    return act
+    return RandomPolicy(generator)
 
 
 class VectorSB3Env(VecEnv):
     """``num_envs`` games; the learner plays ``learner_seat`` in each, ``opponent`` the rest.
+
+    A thin SB3 face of :class:`~risk_env.vector.learner.LearnerEnv` (which plays the opponents,
+    the episodes and the shaping); observations, rewards and dones cross to SB3 as numpy.
 
     Args:
         num_envs: slots.
         device: the batched engine's device (observations go to SB3 as numpy on the CPU).
         seed: seeds the engine and the random opponent.
         learner_seat: 0..num_players-1.
-        opponent: ``"random"``, ``"aggressive"``, a batched callable, or a list of those
+        opponent: ``"random"``, a batched heuristic's name, a batched callable, or a list of those
             (one per slot, cycling; see the module docstring).
         max_opponent_steps: bound on opponent decisions between two learner decisions
             (a safety net; the turn limit ends every game long before).
@@ -112,125 +103,59 @@ class VectorSB3Env(VecEnv):
         turn_feature: bool = True,
         **rules: Any,
     ) -> None:
-        if not (isinstance(shaping, (int, float)) and shaping >= 0.0):
-            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
-        if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
-            raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
-        self.shaping = float(shaping)
-        self.shaping_gamma = float(shaping_gamma)
-        self.turn_feature = bool(turn_feature)
-        self.venv = VectorEnv(num_envs, device=device, seed=seed, check_actions=False, **rules)
-        n = self.venv.num_players
-        if isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n:
-            raise ConfigError(f"learner_seat must be a seat in 0..{n - 1}, got {learner_seat!r}")
-        self.learner = learner_seat
-        gen = torch.Generator(device=self.venv.device)
-        gen.manual_seed(seed + 7919)
-        entries: list[str | Opponent] = [opponent] if isinstance(opponent, str) or callable(opponent) else list(opponent)
+        if isinstance(learner_seat, bool) or not isinstance(learner_seat, int):
+            raise ConfigError(f"learner_seat must be a seat number, got {learner_seat!r}")
+        entries: list[Any] = [opponent] if isinstance(opponent, str) or callable(opponent) else list(opponent)
         if not entries:
-            raise ConfigError("opponent list is empty; give 'random', 'aggressive', a callable or a list of those")
-        # one opponent per distinct entry, playing the slots i with entries[i % len(entries)] == it
-        keys = [e if isinstance(e, str) else id(e) for e in entries]
-        distinct = list(dict.fromkeys(keys))
-        fns = [self._make_opponent(entries[keys.index(k)], gen) for k in distinct]
-        if len(fns) == 1:
-            self.opponent: Opponent = fns[0]
-        else:
-            which = torch.tensor([distinct.index(keys[i % len(keys)]) for i in range(num_envs)], device=self.venv.device)
-            self.opponent = _mixed([which == k for k in range(len(fns))], fns)
+            raise ConfigError("opponent list is empty; give 'random', a batched heuristic, a callable or a list of those")
+        for e in entries:
+            if isinstance(e, str) and e != "random" and e not in BATCHED_HEURISTICS:
+                raise ConfigError(
+                    f"opponent must be 'random', one of the batched heuristics {sorted(BATCHED_HEURISTICS)}, "
+                    f"a callable (obs, mask) -> ids, or a list of those; got {e!r}"
+                )
+            if not isinstance(e, str) and not callable(e):
+                raise ConfigError(f"opponent must be a name, a callable (obs, mask) -> ids, or a list of those; got {e!r}")
+        self.learner_env = LearnerEnv(
+            num_envs,
+            device=device,
+            seed=seed,
+            opponents="random",
+            learner_seat=learner_seat,
+            shaping=shaping,
+            shaping_gamma=shaping_gamma,
+            turn_feature=turn_feature,
+            final_observation=True,
+            max_opponent_steps=max_opponent_steps,
+            **rules,
+        )
+        env = self.learner_env
+        # callables see the flat observations: each distinct one wrapped once
+        wrapped: dict[int, ObservationPolicy] = {}
+        specs: list[Any] = []
+        for e in entries:
+            if isinstance(e, str):
+                specs.append(e)
+            else:
+                specs.append(wrapped.setdefault(id(e), ObservationPolicy(e, env.game)))
+        env.assignment = FixedOpponents(specs, env.game, env.generator)
+        self.venv = env.venv
+        self.learner = learner_seat
+        self.shaping = env.shaping
+        self.shaping_gamma = env.shaping_gamma
+        self.turn_feature = env.turn_feature
         self.max_opponent_steps = max_opponent_steps
-        D, N = self.venv.observation_size, self.venv.num_actions
+        D, N = env.observation_size, env.num_actions
         self.render_mode = None
         super().__init__(num_envs, spaces.Box(0.0, np.inf, (D,), np.float32), spaces.Discrete(N))
-        self._out: VectorStep | None = None
+        self._out: LearnerStep | None = None
         self._actions: torch.Tensor | None = None
-        self._seat = torch.full((num_envs,), learner_seat, dtype=torch.int64, device=self.venv.device)
-        self._phi = torch.zeros(num_envs, dtype=torch.float64, device=self.venv.device)
-        self._waiting: torch.Tensor | None = None  # slots whose opponents are to move (for the opponents)
-        self._turn_col = self.venv.game._obs_off["turn"]
-
-    def _potential(self) -> torch.Tensor:
-        """float64 ``(B,)``: the shaping potential, (own territories - other players' territories) / T."""
-        s = self.venv.state
-        assert s is not None
-        own = (s.owner == self.learner).sum(1)
-        players = ((s.owner >= 0) & (s.owner < self.venv.num_players)).sum(1)
-        return (2 * own - players).double() / self.venv.game.T
-
-    def _obs(self, obs: torch.Tensor) -> np.ndarray:
-        if not self.turn_feature:
-            obs = obs.clone()
-            obs[:, self._turn_col] = 0.0
-        return obs.cpu().numpy()
-
-    def _make_opponent(self, entry: str | Opponent, gen: torch.Generator) -> Opponent:
-        if isinstance(entry, str):
-            if entry == "random":
-                return random_opponent(gen)
-            if entry in BATCHED_HEURISTICS:
-                policy = make_policy(entry, self.venv.game)
-                venv = self.venv
-
-                def act(obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-                    assert venv.state is not None
-                    return policy(venv.state, mask, self._waiting)  # the slots waiting for an opponent only
-
-                return act
-        elif callable(entry):
-            return entry
-        raise ConfigError(
-            f"opponent must be 'random', one of the batched heuristics {sorted(BATCHED_HEURISTICS)}, "
-            f"a callable (obs, mask) -> ids, or a list of those; got {entry!r}"
-        )
-
-    # ------------------------------------------------------------------ play
-    def _play(
-        self, actions: torch.Tensor, where: torch.Tensor, reward: torch.Tensor, done: torch.Tensor, trunc: torch.Tensor
-    ) -> VectorStep:
-        """One batched step in the slots ``where``; the learner's rewards and episode ends are collected."""
-        venv = self.venv
-        out = venv.step(actions, active=where, final_seat=self._seat)
-        assert out.final_observation is not None
-        r = out.rewards[:, self.learner]
-        fresh = where & ~done
-        reward += torch.where(fresh, r, 0.0)
-        over = fresh & out.autoreset
-        trunc |= fresh & out.truncated
-        s = venv.state
-        assert s is not None
-        dead = ~out.autoreset & ~s.alive[:, self.learner]  # eliminated; the others play on without it
-        if bool(over.any()):
-            self._terminal[over] = out.final_observation[over]
-        if bool(dead.any()):
-            elim = fresh & dead
-            self._terminal[elim] = venv.observe(self._seat)[elim]
-            done |= elim
-            out = venv.reset_slots(dead)
-        done |= over
-        return out
-
-    def _advance(self, out: VectorStep, reward: torch.Tensor, done: torch.Tensor, trunc: torch.Tensor) -> VectorStep:
-        """Let the opponents move until the learner is to act in every slot."""
-        for _ in range(self.max_opponent_steps):
-            waiting = out.current_player != self.learner
-            if not bool(waiting.any()):
-                return out
-            self._waiting = waiting
-            out = self._play(self.opponent(out.observation, out.action_mask), waiting, reward, done, trunc)
-        raise RuntimeError(f"opponents made {self.max_opponent_steps} decisions without the learner's turn coming")
 
     def reset(self) -> VecEnvObs:
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
         self._seeds = []
-        out = self.venv.reset(seed=seed)
-        B, dev = self.num_envs, self.venv.device
-        self._terminal = torch.zeros(B, self.venv.observation_size, device=dev)
-        done = torch.zeros(B, dtype=torch.bool, device=dev)
-        out = self._advance(out, torch.zeros(B, device=dev), done, done.clone())
-        self._out = out
-        if self.shaping:
-            self._phi = self._potential()
-        return self._obs(out.observation)
+        self._out = self.learner_env.reset(seed=seed)
+        return self._out.observation.cpu().numpy()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = torch.as_tensor(np.asarray(actions), dtype=torch.int64, device=self.venv.device).reshape(-1)
@@ -238,38 +163,23 @@ class VectorSB3Env(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         if self._out is None or self._actions is None:
             raise ConfigError("call reset() and step_async() before step_wait()")
-        B, dev = self.num_envs, self.venv.device
-        acts = self._actions
-        if acts.shape != (B,) or bool(((acts < 0) | (acts >= self.venv.num_actions)).any()):
-            raise ConfigError(f"step_async needs {B} action ids in 0..{self.venv.num_actions - 1}")
-        legal = self._out.action_mask.gather(1, acts[:, None])[:, 0]
-        if not bool(legal.all()):
-            b = int((~legal).nonzero()[0, 0])
-            raise ConfigError(f"the learner's action {int(acts[b])} is masked out in env {b}")
-        reward = torch.zeros(B, device=dev)
-        done = torch.zeros(B, dtype=torch.bool, device=dev)
-        trunc = torch.zeros(B, dtype=torch.bool, device=dev)
-        self._terminal.zero_()
-        out = self._play(acts, torch.ones(B, dtype=torch.bool, device=dev), reward, done, trunc)
-        out = self._advance(out, reward, done, trunc)
+        try:
+            out = self.learner_env.step(self._actions)
+        except IllegalActionError as e:
+            raise ConfigError(f"the learner's action is not legal: {e}") from None
         self._out = out
         self._actions = None
-        if self.shaping:
-            # potential-based: gamma * phi(next decision) - phi(this decision), phi = 0 once the episode ends;
-            # a slot whose episode ended starts the next one from the new game's potential
-            phi = self._potential()
-            shaped = self.shaping * (self.shaping_gamma * torch.where(done, 0.0, phi) - self._phi)
-            reward += shaped.to(reward.dtype)
-            self._phi = phi
-        obs = self._obs(out.observation)
+        done = out.terminated | out.truncated
+        obs = out.observation.cpu().numpy()
         done_np = done.cpu().numpy()
-        trunc_np = trunc.cpu().numpy()
-        term_obs = self._obs(self._terminal)
-        infos: list[dict[str, Any]] = [{} for _ in range(B)]
+        trunc_np = out.truncated.cpu().numpy()
+        assert out.final_observation is not None
+        term_obs = out.final_observation.cpu().numpy()
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(done_np):
             infos[i]["terminal_observation"] = term_obs[i]
             infos[i]["TimeLimit.truncated"] = bool(trunc_np[i])
-        return obs, reward.cpu().numpy().astype(np.float32), done_np, infos
+        return obs, out.reward.cpu().numpy().astype(np.float32), done_np, infos
 
     # ------------------------------------------------------------------ masks and the VecEnv plumbing
     def action_masks(self) -> np.ndarray:

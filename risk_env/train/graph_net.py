@@ -1,0 +1,274 @@
+"""The territory-graph actor-critic as a plain torch module (no SB3), and its policy files.
+
+:class:`GraphNet` reads the graph observation (:mod:`risk_env.envs.graph`) and is plain
+torch (no graph library):
+
+1. a shared per-territory encoder: ``h_t = MLP(nodes[t])`` (``F -> d``), and a
+   global encoder ``z = MLP(globals)`` (``G -> d``);
+2. ``rounds`` rounds of mean-over-neighbours message passing, each
+   ``h <- LayerNorm(h + ReLU(W [h_t, mean_{u in N(t)} h_u, z]))`` (``N(t)`` from the
+   observation's edge index);
+3. a pooled summary ``p = [mean_t h_t, max_t h_t, z]`` (``3d``);
+4. territory logits (action ids ``0 .. T-1``, the codec's territory block) from
+   each node's embedding and the summary: ``MLP([h_t, p]) -> 1``; the other
+   action blocks (amounts, dice, blitz, trades, end: ``N - T`` ids, the same for
+   every map) from the summary: ``MLP(p) -> N - T``;
+5. the value from the summary: ``MLP(p) -> 1``.
+
+Every weight is shared across territories, so one network serves every map and,
+because owners are relative to the observer in fixed slots, every player count from
+2 to 6. Two users wrap it: :class:`risk_env.train.graph_policy.GraphPolicy` (for
+sb3-contrib's ``MaskablePPO``) and the on-device trainer :mod:`risk_env.train.device_ppo`.
+
+Policy files (``.pt``): :func:`save_policy` writes the network's sizes, its weights
+and a metadata dict with ``torch.save``; :func:`load_policy` reads them back (with
+``weights_only=True``: no code runs). :class:`risk_env.agents.policy.GraphNetAgent`
+plays such a file, and ``load_agent("path/model.pt")`` builds one.
+
+>>> import torch
+>>> net = GraphNet(node_dim=20, global_dim=73, n_other=28, hidden=16, rounds=2)
+>>> edges = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])  # a path of 3 territories
+>>> logits, value = net(torch.rand(4, 3, 20), edges[None], torch.rand(4, 73))
+>>> logits.shape, value.shape
+(torch.Size([4, 31]), torch.Size([4, 1]))
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import torch as th
+from torch import nn
+
+from ..errors import RiskError
+
+__all__ = [
+    "POLICY_FORMAT",
+    "GraphNet",
+    "graph_net_from_sb3",
+    "load_policy",
+    "masked_logits",
+    "save_policy",
+]
+
+POLICY_FORMAT = "risk_env.graph_net"
+"""The ``"format"`` entry of a policy file written by :func:`save_policy`."""
+_POLICY_VERSION = 1
+
+
+class GraphNet(nn.Module):
+    """The territory-graph actor-critic (module docstring).
+
+    Args:
+        node_dim: ``F`` (20 for :mod:`risk_env.envs.graph`); global_dim: ``G`` (73);
+        n_other: the non-territory action ids ``N - T`` (28 under the classic rules);
+        hidden: ``d``; rounds: message-passing rounds.
+
+    The linear maps of concatenations are split into a per-territory part and a
+    per-position part (the same maths, computed once per position where it can be),
+    and when every observation of a batch has the same edge index (one map) the
+    neighbour mean is one matrix product with the row-normalized adjacency
+    (:meth:`mean_adjacency`, :meth:`forward_dense`).
+    """
+
+    def __init__(self, node_dim: int, global_dim: int, n_other: int, hidden: int = 64, rounds: int = 3) -> None:
+        super().__init__()
+        for name, v, lo in (("node_dim", node_dim, 1), ("global_dim", global_dim, 1), ("n_other", n_other, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise RiskError(f"GraphNet: {name} must be an integer >= {lo}, got {v!r}")
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
+            raise RiskError(f"GraphNet: hidden must be an integer >= 1, got {hidden!r}")
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
+            raise RiskError(f"GraphNet: rounds must be an integer >= 0, got {rounds!r}")
+        self.sizes = {"node_dim": node_dim, "global_dim": global_dim, "n_other": n_other, "hidden": hidden, "rounds": rounds}
+        d = hidden
+        self.node_in = nn.Sequential(nn.Linear(node_dim, d), nn.ReLU(), nn.Linear(d, d), nn.ReLU())
+        self.glob_in = nn.Sequential(nn.Linear(global_dim, d), nn.ReLU())
+        # round k: ReLU(W_self h + W_nbr mean_nbr(h) + W_glob z + b)
+        self.mp_self = nn.ModuleList([nn.Linear(d, d) for _ in range(rounds)])
+        self.mp_nbr = nn.ModuleList([nn.Linear(d, d, bias=False) for _ in range(rounds)])
+        self.mp_glob = nn.ModuleList([nn.Linear(d, d, bias=False) for _ in range(rounds)])
+        self.norms = nn.ModuleList([nn.LayerNorm(d) for _ in range(rounds)])
+        # territory logit: MLP([h_t, pooled]) with the first layer split
+        self.terr_node = nn.Linear(d, d)
+        self.terr_pool = nn.Linear(3 * d, d, bias=False)
+        self.terr_out = nn.Linear(d, 1)
+        self.other_head = nn.Sequential(nn.Linear(3 * d, d), nn.ReLU(), nn.Linear(d, n_other))
+        self.value_head = nn.Sequential(nn.Linear(3 * d, d), nn.ReLU(), nn.Linear(d, 1))
+        for last, gain in ((self.terr_out, 0.01), (self.other_head[-1], 0.01), (self.value_head[-1], 1.0)):
+            if isinstance(last, nn.Linear):
+                nn.init.orthogonal_(last.weight, gain=gain)
+                nn.init.zeros_(last.bias)
+        self._adj_key: tuple[int, bytes] | None = None
+        self._adj: th.Tensor | None = None
+
+    @staticmethod
+    def mean_adjacency(edges: th.Tensor, T: int, dtype: th.dtype = th.float32) -> th.Tensor:
+        """The row-normalized adjacency ``A`` ``(T, T)`` of one edge index (int ``(2, E)``: row 0
+        sources, row 1 targets): ``A @ h`` is the mean of each territory's neighbours (0 for none)."""
+        e = edges.long()
+        A = th.zeros(T, T, dtype=dtype, device=edges.device)
+        A.index_put_((e[1], e[0]), th.ones(e.shape[1], dtype=dtype, device=edges.device), accumulate=True)
+        return A / A.sum(dim=1, keepdim=True).clamp_min(1.0)
+
+    def _neighbour_mean(self, edges: th.Tensor, T: int, dtype: th.dtype) -> Any:
+        """A function ``h -> mean over neighbours of h`` for this batch's edge index ``(B, 2, E)``."""
+        B = edges.shape[0]
+        src, dst = edges[:, 0], edges[:, 1]
+        if B == 1 or bool((edges == edges[:1]).all()):
+            e0 = edges[0]
+            key = (T, e0.cpu().numpy().tobytes())
+            if self._adj is None or self._adj_key != key or self._adj.device != edges.device or self._adj.dtype != dtype:
+                self._adj, self._adj_key = self.mean_adjacency(e0, T, dtype), key
+            A = self._adj
+            return lambda h: th.matmul(A, h)
+        deg = th.zeros(B, T, dtype=dtype, device=edges.device).scatter_add_(1, dst, th.ones_like(dst, dtype=dtype))
+        deg = deg.clamp_min(1.0).unsqueeze(-1)
+
+        def mean(h: th.Tensor) -> th.Tensor:
+            d = h.shape[-1]
+            msg = th.gather(h, 1, src.unsqueeze(-1).expand(-1, -1, d))
+            return th.zeros_like(h).scatter_add_(1, dst.unsqueeze(-1).expand(-1, -1, d), msg) / deg
+
+        return mean
+
+    def forward(self, nodes: th.Tensor, edges: th.Tensor, globals_: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """``nodes`` float ``(B, T, F)``, ``edges`` integer ``(B, 2, E)`` (or ``(1, 2, E)`` for one
+        map; float ids are rounded), ``globals_`` float ``(B, G)`` -> logits ``(B, T + n_other)``,
+        value ``(B, 1)``."""
+        T = nodes.shape[1]
+        idx = edges.round().long() if edges.is_floating_point() else edges.long()
+        return self._trunk(nodes, globals_, self._neighbour_mean(idx, T, nodes.dtype))
+
+    def forward_dense(self, nodes: th.Tensor, globals_: th.Tensor, adjacency: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """:meth:`forward` for a batch on one map given by its :meth:`mean_adjacency` ``(T, T)``
+        (no check of the edge index, no host synchronisation)."""
+        return self._trunk(nodes, globals_, lambda h: th.matmul(adjacency, h))
+
+    def _trunk(self, nodes: th.Tensor, globals_: th.Tensor, nbr_mean: Any) -> tuple[th.Tensor, th.Tensor]:
+        h = self.node_in(nodes)
+        z = self.glob_in(globals_)
+        for ws, wn, wg, norm in zip(self.mp_self, self.mp_nbr, self.mp_glob, self.norms, strict=True):
+            h = norm(h + th.relu(ws(h) + wn(nbr_mean(h)) + wg(z).unsqueeze(1)))
+        pooled = th.cat([h.mean(dim=1), h.amax(dim=1), z], dim=-1)
+        terr = self.terr_out(th.relu(self.terr_node(h) + self.terr_pool(pooled).unsqueeze(1))).squeeze(-1)
+        other = self.other_head(pooled)
+        return th.cat([terr, other], dim=-1), self.value_head(pooled)
+
+    def check_fits(self, T: int, node_dim: int, global_dim: int, num_actions: int) -> None:
+        """Check that observations of ``T`` territories with these feature and action counts are of
+        rules this network can play. The territory block follows the map, but the node features, the
+        global features and the non-territory action ids are fixed when the network is built.
+
+        Raises:
+            ConfigError: a size differs; the message names it and what changes it.
+        """
+        from ..errors import ConfigError
+
+        F, G, n_other = self.sizes["node_dim"], self.sizes["global_dim"], self.sizes["n_other"]
+        where = "train a policy under these rules (or play it under the rules it was trained for)"
+        if node_dim != F or global_dim != G:
+            raise ConfigError(
+                f"this graph policy reads {F} features per territory and {G} global features; the env gives {node_dim} "
+                f"and {global_dim} (rule switches such as missions, capitals or the allied army add features): {where}"
+            )
+        if num_actions - T != n_other:
+            raise ConfigError(
+                f"this graph policy scores {n_other} action ids besides the {T} territories; the env has "
+                f"{num_actions - T} (rule switches such as the expert dice rules or stars trades change that block): {where}"
+            )
+
+
+def masked_logits(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:
+    """``logits`` with the ids that bool ``mask`` (same shape) forbids set to the most negative
+    float: a softmax gives them probability 0 and an argmax never picks them (a row needs one legal id)."""
+    return logits.masked_fill(~mask, th.finfo(logits.dtype).min)
+
+
+# ---------------------------------------------------------------------------- policy files
+def save_policy(path: str | os.PathLike[str], net: GraphNet, **meta: Any) -> Path:
+    """Write ``net`` (its sizes and weights, on the CPU) and ``meta`` (plain values: numbers,
+    strings, lists, dicts, tensors) to ``path`` with ``torch.save``; returns the path.
+
+    The trainer stores ``timesteps``, ``rules`` (the training rules as a dict) and ``config``.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "format": POLICY_FORMAT,
+        "version": _POLICY_VERSION,
+        "network": dict(net.sizes),
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "meta": meta,
+    }
+    tmp = p.with_name(p.name + ".tmp")
+    th.save(data, tmp)
+    os.replace(tmp, p)
+    return p
+
+
+def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -> tuple[GraphNet, dict[str, Any]]:
+    """Read a policy file of :func:`save_policy`: the network (on ``device``, in eval mode) and its metadata.
+
+    Raises:
+        RiskError: no such file, or a file that is not a policy file of this format (the message says which).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise RiskError(f"{str(p)!r} is a folder: give a policy file (.pt) in it, such as model.pt")
+    if not p.is_file():
+        raise RiskError(f"no policy file at {str(p)!r}")
+    try:
+        data = th.load(p, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises several types for a foreign or damaged file
+        raise RiskError(f"{str(p)!r} is not a readable policy file ({type(e).__name__}: {e})") from None
+    if not isinstance(data, dict) or data.get("format") != POLICY_FORMAT:
+        raise RiskError(
+            f"{str(p)!r} is not a risk_env graph policy file (no format {POLICY_FORMAT!r}); "
+            "a MaskablePPO checkpoint is a .zip, which load_agent also takes"
+        )
+    if data.get("version") != _POLICY_VERSION:
+        raise RiskError(f"{str(p)!r} is a policy file of version {data.get('version')!r}; this risk_env reads version 1")
+    try:
+        net = GraphNet(**data["network"])
+        net.load_state_dict(data["state_dict"])
+    except (KeyError, TypeError, RuntimeError) as e:
+        raise RiskError(f"{str(p)!r}: the network in the policy file does not load ({type(e).__name__}: {e})") from None
+    net.to(device).eval()
+    return net, dict(data.get("meta") or {})
+
+
+def graph_net_from_sb3(path: str | os.PathLike[str], device: str | th.device = "cpu") -> GraphNet:
+    """The :class:`GraphNet` of a sb3-contrib ``MaskablePPO`` checkpoint (``.zip``) with
+    :class:`~risk_env.train.graph_policy.GraphPolicy`, such as the shipped ``ppo-2p``: its weights
+    are read from the archive's ``policy.pth`` (SB3 is not needed).
+
+    Raises:
+        RiskError: no such file, or a checkpoint without a graph policy.
+    """
+    import io
+    import zipfile
+
+    p = Path(path)
+    if not p.is_file():
+        raise RiskError(f"no MaskablePPO checkpoint at {str(p)!r}")
+    try:
+        with zipfile.ZipFile(p) as z:
+            state = th.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
+    except (zipfile.BadZipFile, KeyError, RuntimeError) as e:
+        raise RiskError(f"{str(p)!r} is not a MaskablePPO checkpoint ({type(e).__name__}: {e})") from None
+    sd = {k[len("graph_net.") :]: v for k, v in state.items() if k.startswith("graph_net.")}
+    if not sd:
+        raise RiskError(f"{str(p)!r} holds no graph policy (ppo.policy: graph): its network is not a GraphNet")
+    rounds = sum(1 for k in sd if k.startswith("mp_self.") and k.endswith(".weight"))
+    net = GraphNet(
+        node_dim=int(sd["node_in.0.weight"].shape[1]),
+        global_dim=int(sd["glob_in.0.weight"].shape[1]),
+        n_other=int(sd["other_head.2.weight"].shape[0]),
+        hidden=int(sd["node_in.0.weight"].shape[0]),
+        rounds=rounds,
+    )
+    net.load_state_dict(sd)
+    return net.to(device)

@@ -1,0 +1,329 @@
+"""The on-device trainer (trainer: device): per-seat credit and advantages against an independent
+reference, an end-to-end run with checkpoints, evaluation, resume and the policy as an agent,
+reproducibility for a seed, and its config checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
+
+from risk_env.errors import ConfigError, RiskError
+from risk_env.train.config import TrainConfig, load_config
+from risk_env.train.device_ppo import DevicePPO, PPOSettings
+from risk_env.train.graph_net import GraphNet, load_policy, save_policy
+from risk_env.vector.learner import LearnerEnv
+
+
+# ---------------------------------------------------------------------------- advantages
+def _reference(seats: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values: np.ndarray, L: int, g: float, lam: float):
+    """Per-seat GAE over consecutive rollouts of ``L`` calls, written out decision by decision.
+
+    Returns ``{(rollout, call, slot): (advantage, value_target)}`` for every decision, keyed by the
+    rollout whose update uses it (a decision is used once its successor or its episode's end is seen).
+    """
+    C, B = seats.shape
+    n = rewards.shape[2]
+    out = {}
+    for b in range(B):
+        for p in range(n):
+            calls = [c for c in range(C) if seats[c, b] == p]
+            info = []
+            for i, c in enumerate(calls):
+                nxt = calls[i + 1] if i + 1 < len(calls) else C
+                r, term, end_call = 0.0, False, None
+                for u in range(c, nxt):
+                    r += float(rewards[u, b, p])
+                    if ended[u, b, p]:
+                        term, end_call = True, u
+                        break
+                ready = (end_call // L) if term else (nxt // L if nxt < C else None)
+                info.append((c, r, term, ready))
+            adv_next = None
+            for i in range(len(info) - 1, -1, -1):
+                c, r, term, ready = info[i]
+                if ready is None:
+                    adv_next = None
+                    continue
+                v = float(values[c, b])
+                if term:
+                    a = r - v
+                else:
+                    c2, _, _, ready2 = info[i + 1]
+                    a = r + g * float(values[c2, b]) - v
+                    if ready2 == ready and adv_next is not None:
+                        a += g * lam * adv_next
+                out[(ready, c, b)] = (a, a + v)
+                adv_next = a
+    return out
+
+
+@pytest.mark.parametrize(("players", "opponents"), [(2, None), (3, None), (3, "random")])
+def test_advantages_follow_each_seat_over_rollout_boundaries(players: int, opponents: str | None) -> None:
+    # the small map and a short turn limit: games end within the rollouts (terminals, truncations, new games);
+    # self-play (every seat a learner) and one learner seat against batched opponents
+    rules: dict[str, Any] = dict(preset="fast", map="small", num_players=players, turn_limit=6)
+    mode: dict[str, Any] = {"self_play": True} if opponents is None else {"opponents": opponents}
+    env = LearnerEnv(6, device=DEVICE, seed=players, shaping=1.0, shaping_gamma=0.99, **mode, **rules)
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
+    L, n, B = 12, players, 6
+    s = PPOSettings(n_steps=L, gamma=0.99, gae_lambda=0.9)
+    ppo = DevicePPO(env, net, s, seed=0)
+    seats, rewards, ended, values, got = [], [], [], [], {}
+    rollouts = 8
+    for k in range(rollouts):
+        held_before = ppo._held.clone()
+        ppo.collect()
+        seats.append(ppo._seat[n:].cpu().numpy().copy())
+        rewards.append(ppo._rewards[n:].cpu().numpy().copy())
+        ended.append(ppo._ended[n:].cpu().numpy().copy())
+        values.append(ppo.buf["value"][n:].cpu().numpy().copy())
+        entries, adv, target = ppo.advantages()
+        all_seats = np.concatenate(seats)
+        for e, a, t in zip(entries.tolist(), adv.tolist(), target.tolist(), strict=True):
+            row, b = divmod(e, B)
+            if row >= n:
+                call = k * L + row - n
+            else:  # a decision held back: the seat's last decision in that slot before this rollout
+                assert bool(held_before[row, b])
+                call = max(c for c in range(k * L) if all_seats[c, b] == row)
+            got[(k, call, b)] = (a, t)
+    want = _reference(np.concatenate(seats), np.concatenate(rewards), np.concatenate(ended), np.concatenate(values), L, 0.99, 0.9)
+    want = {key: v for key, v in want.items() if key[0] < rollouts}
+    assert set(got) == set(want)
+    for key, (a, t) in want.items():
+        assert got[key][0] == pytest.approx(a, abs=1e-5) and got[key][1] == pytest.approx(t, abs=1e-5), key
+    assert np.concatenate(ended).any(), "no episode ended: the test covers no terminal"
+
+
+# ---------------------------------------------------------------------------- runs
+def _tiny(tmp: Path, **changes: Any) -> TrainConfig:
+    data: dict[str, Any] = {
+        "name": "tiny",
+        "trainer": "device",
+        "seed": 1,
+        "total_timesteps": 256,
+        "max_minutes": None,
+        "out_dir": str(tmp),
+        "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16},
+        "env": {"n_envs": 8},
+        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 2, "graph_hidden": 8, "graph_rounds": 1, "device": str(DEVICE)},
+        "opponents": {"baselines": ["self"]},
+        "eval": {
+            "every": 128,
+            "games": 2,
+            "final_games": 2,
+            "opponents": ["random"],
+            "workers": 1,
+            "rules": {"preset": "fast", "num_players": 2, "turn_limit": 16},
+        },
+        "checkpoint": {"every": 128, "keep": 2},
+    }
+    for k, v in changes.items():
+        node = data
+        *path, last = k.split(".")
+        for part in path:
+            node = node[part]
+        node[last] = v
+    return TrainConfig.from_dict(data)
+
+
+def _weights(path: Path) -> np.ndarray:
+    net, _ = load_policy(path)
+    return np.concatenate([p.detach().numpy().ravel() for p in net.parameters()])
+
+
+def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    run = tmp_path / "run"
+    res = train(_tiny(run), progress=False, quiet=True)
+    assert res.timesteps == 256 and res.model_path == run / "model.pt" and res.model_path.exists()
+    assert [p.name for p in sorted((run / "checkpoints").glob("step_*.pt"))] == ["step_000000128.pt", "step_000000256.pt"]
+    meta = json.loads((run / "checkpoints" / "step_000000256.json").read_text())
+    assert meta["timesteps"] == 256 and meta["config"]["trainer"] == "device"
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [e["timesteps"] for e in evals] == [128, 256] and evals[0]["random"]["games"] == 2
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
+    assert res.final_eval["random"].games == 2 and (run / "final_eval" / "random" / "summary.csv").exists()
+    net, saved = load_policy(res.model_path)
+    assert saved["timesteps"] == 256 and saved["rules"]["num_players"] == 2 and net.sizes["hidden"] == 8
+
+    # resume: continue to 384 from the newest checkpoint, with the optimizer's state
+    res2 = train(_tiny(run, total_timesteps=384), resume=run, progress=False, quiet=True)
+    assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
+    assert not np.array_equal(_weights(res.model_path.with_name("checkpoints") / "step_000000256.pt"), _weights(res2.model_path))
+
+    # the policy file plays through the agent interface, the evaluation and the watch command, no glue code
+    from risk_env.agents import load_agent
+    from risk_env.tools.evaluation import evaluate
+
+    agent = load_agent(str(res2.model_path))
+    assert agent.name == "model"
+    result = evaluate([str(res2.model_path), "random"], num_games=2, rules="fast", turn_limit=8, workers=1, progress=False)
+    assert sum(st.games for st in result.stats.values()) == 4
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    agents = f"{res2.model_path},random"
+    out = CliRunner().invoke(app, ["watch", "--players", "2", "--turns", "3", "--show", "none", "--agents", agents])
+    assert out.exit_code == 0, out.output
+
+
+def test_same_seed_same_weights(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = {"eval.every": 0, "eval.final_games": 0}
+    a = train(_tiny(tmp_path / "a", **cfg), progress=False, quiet=True)
+    b = train(_tiny(tmp_path / "b", **cfg), progress=False, quiet=True)
+    c = train(_tiny(tmp_path / "c", seed=2, **cfg), progress=False, quiet=True)
+    wa, wb, wc = _weights(a.model_path), _weights(b.model_path), _weights(c.model_path)
+    np.testing.assert_array_equal(wa, wb)
+    assert not np.array_equal(wa, wc)
+
+
+def test_the_graph_policy_agent_plays_the_flat_and_the_graph_observation(tmp_path: Path) -> None:
+    import risk_env
+    from risk_env.agents import load_agent
+
+    torch.manual_seed(0)
+    path = save_policy(tmp_path / "p.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    for observation in ("flat", "graph"):
+        env = risk_env.env(num_players=3, preset="fast", observation=observation)
+        env.reset(seed=0)
+        agent = load_agent(str(path))
+        for k, _name in enumerate(env.agent_iter()):
+            obs, _, term, trunc, info = env.last()
+            a = None if term or trunc else agent.act(obs, info)
+            if a is not None:
+                assert obs["action_mask"][a] == 1
+            env.step(a)
+            if k > 200:
+                break
+
+
+def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
+    from risk_env.agents import load_agent
+
+    with pytest.raises(RiskError, match="no policy file"):
+        load_agent(str(tmp_path / "missing.pt"))
+    (tmp_path / "junk.pt").write_bytes(b"not a torch file")
+    with pytest.raises(RiskError, match="not a readable policy file"):
+        load_agent(str(tmp_path / "junk.pt"))
+    torch.save({"something": 1}, tmp_path / "other.pt")
+    with pytest.raises(RiskError, match="not a risk_env graph policy file"):
+        load_agent(str(tmp_path / "other.pt"))
+
+
+# ---------------------------------------------------------------------------- config
+@pytest.mark.parametrize(
+    ("sets", "named"),
+    [
+        (["ppo.policy=mlp"], "ppo.policy"),
+        (["opponents.self_play.enabled=true"], "opponents.self_play"),
+        (["env.max_turn_steps=50"], "env.max_turn_steps"),
+        (["opponents.baselines=[self, random]"], "opponents.baselines"),
+    ],
+)
+def test_device_trainer_names_the_settings_it_lacks(sets: list[str], named: str) -> None:
+    with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
+        load_config(None, ["trainer=device", "opponents.baselines=[self]", *sets])
+
+
+def test_self_is_refused_by_the_sb3_trainer() -> None:
+    with pytest.raises(ConfigError, match="needs trainer 'device'"):
+        load_config(None, ["opponents.baselines=[self, random]"])
+
+
+def test_a_device_torch_lacks_is_a_clear_error() -> None:
+    from risk_env.train.device_train import resolve_device
+
+    with pytest.raises(ConfigError, match="not a torch device"):
+        resolve_device("tpu9")
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="no CUDA device"):
+            resolve_device("cuda")
+    assert resolve_device("auto").type in ("cpu", "cuda")
+
+
+def test_opponent_weights_become_slot_shares() -> None:
+    from risk_env.train.device_train import _slot_entries
+
+    entries = _slot_entries(["random", "aggressive", "random+aggressive"], [1, 2, 1], 8)
+    assert len(entries) == 8
+    assert entries.count("random") == 2 and entries.count("aggressive") == 4 and entries.count(("random", "aggressive")) == 2
+    assert _slot_entries(["random", "aggressive"], [1, 100], 4).count("random") == 1  # a positive weight gets a slot
+
+
+def test_a_run_against_batched_opponents_logs_its_scores(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(tmp_path / "opp", **{"opponents.baselines": ["random", "aggressive"], "eval.every": 0, "eval.final_games": 0})
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256
+    log = (tmp_path / "opp" / "train.log").read_text()
+    assert "vs random, aggressive" in log
+
+
+def test_behaviour_cloning_learns_the_batched_teacher() -> None:
+    from risk_env.vector.agents import AggressivePolicy
+
+    env = LearnerEnv(32, device=DEVICE, seed=5, opponents="random", preset="fast", map="small", num_players=2)
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=32, rounds=2)
+    ppo = DevicePPO(env, net, PPOSettings(n_steps=16), seed=0, teacher=AggressivePolicy(env.game))
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    clone = {"epochs": 1, "batch_size": 128, "optimizer": opt, "vf_coef": 0.5}
+
+    def agreement() -> float:  # on fresh teacher games, before fitting them
+        ppo.collect("teacher", count=False)
+        entries, _, target = ppo.advantages()
+        R, B = ppo._seat.shape
+        flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+        with torch.no_grad():
+            logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
+        best = logits.masked_fill(~flat["action_mask"][entries], float("-inf")).argmax(1)
+        return float((best == flat["teacher"][entries]).float().mean())
+
+    before = agreement()
+    for _ in range(20):
+        ppo.collect("teacher", count=False)
+        ppo.update(*ppo.advantages(), clone=clone)
+    after = agreement()
+    assert ppo.num_timesteps == 0  # the warm start's games do not count
+    assert after > before + 0.3 and after > 0.6, (before, after)
+
+
+def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "ws",
+        **{
+            "opponents.baselines": ["random"],
+            "imitation": {
+                "enabled": True,
+                "teacher": "aggressive",
+                "decisions": 256,
+                "dagger_rounds": 1,
+                "dagger_decisions": 128,
+            },
+            "kickstart": {"enabled": True, "teacher": "aggressive", "kl_coef": 0.5, "anneal_steps": 128},
+            "eval.every": 0,
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256
+    report = json.loads((tmp_path / "ws" / "imitation.json").read_text())
+    assert [p["phase"] for p in report["phases"]] == ["clone", "dagger 1"]
+    log = (tmp_path / "ws" / "train.log").read_text()
+    assert "step_000000000.pt" in log and "agreement with aggressive" in log  # the clone is checkpoint 0

@@ -1,0 +1,297 @@
+"""The learner-seat batched env (risk_env.vector.learner): seats, opponents, episodes, self-play credit."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
+
+from risk_env import ConfigError, IllegalActionError
+from risk_env.vector import VectorEnv
+from risk_env.vector.agents import RandomPolicy
+from risk_env.vector.learner import FixedOpponents, LearnerEnv, seat_credit
+
+SMALL: dict[str, Any] = dict(map="small", setup="random", turn_limit=30)
+
+
+def _random_actions(mask: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """A random legal id per slot, ending a phase (the last id) 20 times less often than any other id: games
+    see conquests and eliminations."""
+    w = mask.float()
+    w[:, -1] *= 0.05
+    return torch.multinomial(w, 1, generator=gen)[:, 0]
+
+
+def _gen(seed: int) -> torch.Generator:
+    g = torch.Generator(device=DEVICE)
+    g.manual_seed(seed)
+    return g
+
+
+class Recording:
+    """A batched policy that plays randomly and records the (slot, seat) pairs it was asked to decide."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        self.name = name
+        self.inner = RandomPolicy(_gen(seed))
+        self.asked: list[tuple[np.ndarray, np.ndarray]] = []
+        self.env: LearnerEnv | None = None
+        self.index = -1
+        self.wrong = 0
+
+    def __call__(self, state: Any, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
+        assert active is not None
+        rows = active.nonzero()[:, 0]
+        self.asked.append((rows.cpu().numpy(), state.player[rows].cpu().numpy()))
+        if self.env is not None:  # the seat to act in each asked slot is one this policy plays
+            self.wrong += int((self.env.seating[rows, state.player[rows]] != self.index).sum())
+        return self.inner(state, mask, active)
+
+
+def test_a_learner_acts_in_every_slot_and_the_seat_rotates() -> None:
+    env = LearnerEnv(6, device=DEVICE, seed=1, opponents="aggressive", num_players=3, **SMALL)
+    out = env.reset()
+    assert env.learner_seat.tolist() == [0, 1, 2, 0, 1, 2]
+    assert env.seating.tolist() == [[-1, 0, 0], [0, -1, 0], [0, 0, -1]] * 2
+    gen = _gen(0)
+    learners_seen: dict[int, set[int]] = defaultdict(set)
+    for _ in range(200):
+        assert bool((out.current_player == env.learner_seat).all())
+        assert bool(env.learners.gather(1, out.current_player[:, None]).all())
+        assert bool(out.action_mask.any(1).all())
+        for b, p in enumerate(env.learner_seat.tolist()):
+            learners_seen[b].add(p)
+        # slot b's g-th game has its learner in seat (b + g) % n
+        assert env.learner_seat.tolist() == ((torch.arange(6, device=DEVICE) + env.games_started - 1) % 3).tolist()
+        out = env.step(_random_actions(out.action_mask, gen))
+    assert int(env.games_started.sum()) > 6 + 12
+    assert sum(len(v) == 3 for v in learners_seen.values()) >= 4
+
+
+def test_episodes_of_one_learner_add_up() -> None:
+    """Every learner episode sums to +1 (won), -1 (lost, eliminated or another won) or 0 (turn limit), in the
+    call its end is reported; a learner eliminated while the game goes on gets a new game at once; the
+    opponent assignment is told each episode's score."""
+    scores: list[float] = []
+
+    class Told(FixedOpponents):
+        def record(self, seating: torch.Tensor, score: torch.Tensor) -> None:
+            assert bool((seating == -1).sum(1).eq(1).all())
+            scores.extend(score.tolist())
+
+    rules = dict(SMALL, turn_limit=12)  # short games: some reach the turn limit
+    env = LearnerEnv(128, device=DEVICE, seed=2, num_players=3, final_observation=True, **rules)
+    env.assignment = Told(["aggressive", "random"], env.game, env.generator)
+    out = env.reset()
+    gen = _gen(1)
+    total = torch.zeros(128, device=DEVICE)
+    episodes = {"won": 0, "lost": 0, "truncated": 0, "out early": 0}
+    terr = env.game._obs_off["territories"]
+    for _ in range(60):
+        seat = env.learner_seat.clone()
+        out = env.step(_random_actions(out.action_mask, gen))
+        total += out.reward
+        assert bool((out.reward == out.rewards.gather(1, seat[:, None])[:, 0]).all())
+        done = out.terminated | out.truncated
+        assert bool((done <= out.autoreset).all())  # a learner episode's end always brings a new game
+        assert out.final_observation is not None
+        for b in done.nonzero()[:, 0].tolist():
+            r = float(total[b])
+            if bool(out.truncated[b]):
+                assert r == 0.0
+                episodes["truncated"] += 1
+            elif r == 1.0:
+                episodes["won"] += 1
+            else:
+                assert r == -1.0
+                episodes["lost"] += 1
+                lost_alone = not bool((out.rewards[b] > 0).any())  # nobody won in this call: eliminated early
+                episodes["out early"] += int(lost_alone)
+                # the final observation is the learner's: it owns no territory any more
+                assert float(out.final_observation[b, terr]) == 0.0
+            total[b] = 0.0
+        assert not bool(out.final_observation[~done].any())
+    assert all(v > 0 for v in episodes.values()), episodes
+    finished = episodes["won"] + episodes["lost"] + episodes["truncated"]
+    assert len(scores) == finished
+    assert sorted(scores) == sorted([1.0] * episodes["won"] + [0.0] * episodes["lost"] + [0.5] * episodes["truncated"])
+
+
+def test_opponent_tuples_play_their_own_seats() -> None:
+    """A tuple entry names the opponent seats in turn from the learner; each policy is asked only for
+    the slots where a seat it plays is to act."""
+    a, b, c = Recording("a", 1), Recording("b", 2), Recording("c", 3)
+    env = LearnerEnv(8, device=DEVICE, seed=3, opponents=[(a, b, c), "random"], num_players=4, **SMALL)
+    out = env.reset()
+    names = env.assignment.names if env.assignment is not None else []
+    assert names == ["a", "b", "c", "random"]
+    seat = env.learner_seat.tolist()
+    for slot in range(8):
+        row = env.seating[slot].tolist()
+        if slot % 2 == 0:
+            assert [row[(seat[slot] + k) % 4] for k in range(4)] == [-1, 0, 1, 2]
+        else:
+            assert sorted(row) == [-1, 3, 3, 3]
+    for k, pol in enumerate((a, b, c)):
+        pol.env, pol.index = env, k
+    gen = _gen(4)
+    for _ in range(150):
+        out = env.step(_random_actions(out.action_mask, gen))
+    assert int(env.games_started.sum()) > 12
+    for pol in (a, b, c):
+        assert pol.asked and pol.wrong == 0
+        assert all((rows % 2 == 0).all() for rows, _ in pol.asked)  # the tuple is the even slots' entry
+
+
+def test_opponents_alone_decide_between_learner_calls() -> None:
+    """With a fixed learner seat, the policies are asked for every other seat and never for the learner's."""
+    rec = Recording("r", 5)
+    env = LearnerEnv(8, device=DEVICE, seed=4, opponents=rec, learner_seat=1, num_players=3, **SMALL)
+    out = env.reset()
+    gen = _gen(2)
+    asked = 0
+    for _ in range(100):
+        out = env.step(_random_actions(out.action_mask, gen))
+        for _rows, players in rec.asked:
+            assert not (players == 1).any()
+            asked += len(players)
+        rec.asked.clear()
+    assert asked > 800
+
+
+def test_self_play_is_one_engine_step_per_call() -> None:
+    """Self-play: every seat is a learner, so each call is one step of the plain batched env (same seed, same
+    actions: the same observations, masks, seats and rewards)."""
+    rules: dict[str, Any] = dict(num_players=3, **SMALL)
+    env = LearnerEnv(32, device=DEVICE, seed=7, self_play=True, **rules)
+    ref = VectorEnv(32, device=DEVICE, seed=7, **rules)
+    out, want = env.reset(), ref.reset()
+    gen = _gen(3)
+    ended = 0
+    for _ in range(300):
+        assert torch.equal(out.observation, want.observation) and torch.equal(out.action_mask, want.action_mask)
+        assert torch.equal(out.current_player, want.current_player)
+        a = _random_actions(out.action_mask, gen)
+        out, want = env.step(a), ref.step(a)
+        assert torch.equal(out.rewards, want.rewards) and torch.equal(out.autoreset, want.autoreset)
+        assert torch.equal(out.seat_terminated, want.rewards != 0)
+        ended += int(out.seat_terminated.sum())
+    assert bool(env.learners.all()) and ended > 20
+
+
+def test_seat_credit_by_hand() -> None:
+    """Two seats alternating in one slot; seat 1 is eliminated in call 3 (its -1 arrives there), seat 0 wins
+    in call 4; a new game starts and seat 1 decides at call 5."""
+    seat = torch.tensor([[0], [1], [0], [1], [0], [1]])
+    rewards = torch.zeros(6, 1, 2)
+    ended = torch.zeros(6, 1, 2, dtype=torch.bool)
+    rewards[1, 0, 0] = 0.25  # shaping-like reward to seat 0 in the call where seat 1 decided
+    rewards[3, 0, 1] = -1.0
+    ended[3, 0, 1] = True
+    rewards[4, 0, 0] = 1.0
+    ended[4, 0, 0] = True
+    rewards[5, 0, 1] = 0.5  # the next game: belongs to seat 1's decision at call 5
+    r, d, nxt = seat_credit(seat, rewards, ended)
+    assert r[:, 0].tolist() == [0.25, 0.0, 0.0, -1.0, 1.0, 0.5]
+    assert d[:, 0].tolist() == [False, False, False, True, True, False]
+    assert nxt[:, 0].tolist()[:3] == [2, 3, 4] and int(nxt[5, 0]) == 6
+
+
+def test_self_play_credit_sums_to_each_seats_game_result() -> None:
+    """Over whole games, a seat's credited rewards (seat_credit) sum to its result: +1 the winner, -1 each
+    eliminated seat, 0 at the turn limit."""
+    n, B, L = 3, 32, 400
+    env = LearnerEnv(B, device=DEVICE, seed=11, self_play=True, num_players=n, **SMALL)
+    out = env.reset()
+    gen = _gen(5)
+    seats, rews, ends = [], [], []
+    for _ in range(L):
+        seats.append(out.current_player)
+        a = _random_actions(out.action_mask, gen)
+        out = env.step(a)
+        rews.append(out.rewards)
+        ends.append(out.seat_terminated | out.seat_truncated)
+    seat, rewards, ended = torch.stack(seats), torch.stack(rews), torch.stack(ends)
+    r, d, _ = seat_credit(seat, rewards, ended)
+    # the credited rewards of a seat's episode: its decisions up to the one whose credit is done
+    checked = 0
+    for b in range(B):
+        for p in range(n):
+            calls = (seat[:, b] == p).nonzero()[:, 0].tolist()
+            total = 0.0
+            for t in calls:
+                total += float(r[t, b])
+                if bool(d[t, b]):
+                    # its episode ended: the rewards of those calls to seat p add to the same total
+                    assert total in (1.0, -1.0, 0.0)
+                    checked += 1
+                    total = 0.0
+    assert checked > 30
+
+
+def test_self_play_shaping_telescopes_per_seat() -> None:
+    """With gamma = 1 a seat's shaping over one episode (its own decisions) sums to -shaping * phi at its
+    first decision."""
+    kw: dict[str, Any] = dict(device=DEVICE, seed=12, self_play=True, num_players=3, **SMALL)
+    plain, shaped = LearnerEnv(24, **kw), LearnerEnv(24, shaping=0.5, **kw)
+    o1, o2 = plain.reset(), shaped.reset()
+    gen = _gen(6)
+    first_phi: dict[tuple[int, int], float] = {}
+    total: dict[tuple[int, int], float] = defaultdict(float)
+    checked = 0
+    for _ in range(300):
+        for b, p in enumerate(o2.current_player.tolist()):
+            first_phi.setdefault((b, p), float(shaped.potential[b, p]))
+        a = _random_actions(o1.action_mask, gen)
+        o1, o2 = plain.step(a), shaped.step(a)
+        assert torch.equal(o1.observation, o2.observation)
+        extra = (o2.rewards - o1.rewards).tolist()
+        ended = (o2.seat_terminated | o2.seat_truncated).tolist()
+        for b in range(24):
+            for p in range(3):
+                total[(b, p)] += extra[b][p]
+                if ended[b][p]:
+                    # (a seat out before it ever decided gets no shaping)
+                    assert total[(b, p)] == pytest.approx(-0.5 * first_phi.pop((b, p), 0.0), abs=1e-5)
+                    total[(b, p)] = 0.0
+                    checked += 1
+            if bool(o2.autoreset[b]):
+                for p in range(3):
+                    first_phi.pop((b, p), None)
+                    total[(b, p)] = 0.0
+    assert checked > 20
+
+
+def test_bad_input_is_refused_and_changes_nothing() -> None:
+    env = LearnerEnv(4, device=DEVICE, seed=0, opponents="random", num_players=2, **SMALL)
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(torch.zeros(4, dtype=torch.int64))
+    out = env.reset()
+    assert env.venv.state is not None
+    before = env.venv.state.clone()
+    bad = out.action_mask.long().argmin(1)  # an illegal id in every slot
+    with pytest.raises(IllegalActionError, match="illegal in slot 0"):
+        env.step(bad)
+    with pytest.raises(IllegalActionError, match="shape"):
+        env.step(torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(IllegalActionError, match="shape"):
+        env.step(torch.zeros(4))
+    after = env.venv.state
+    assert all(torch.equal(v, getattr(after, k)) for k, v in before.fields().items())
+    for kwargs, what in [
+        (dict(opponents="nobody"), "nobody"),
+        (dict(opponents=[]), "empty"),
+        (dict(opponents=[("random", "random")]), "opponent seats"),
+        (dict(opponents=[3]), "policy"),
+        (dict(learner_seat=2), "learner_seat"),
+        (dict(observation="pixels"), "observation"),
+        (dict(shaping=-1.0), "shaping"),
+        (dict(shaping_gamma=0.0), "shaping_gamma"),
+        (dict(max_opponent_steps=0), "max_opponent_steps"),
+    ]:
+        with pytest.raises(ConfigError, match=what):
+            LearnerEnv(2, device=DEVICE, num_players=2, **kwargs)  # type: ignore[arg-type]

@@ -317,7 +317,8 @@ def evaluate(
             engine, ``batch_size`` games in lockstep on ``device``, entrants as batched policies (the batched
             heuristics, ``random``, learned networks; :mod:`risk_env.tools.vector_evaluation`). Same schedule and
             statistics; ``workers`` is unused there.
-        device, batch_size: the vector backend's torch device and games at once (default ``min(num_games, 4096)``).
+        device: the vector backend's torch device.
+        batch_size: the vector backend's games at once (default ``min(num_games, 4096)``).
         **rule_overrides: rule switches applied on top (``turn_limit=200``, ``fortify="connected"``).
 
     Returns:

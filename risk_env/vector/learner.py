@@ -204,7 +204,8 @@ class LearnerEnv:
         self_play: every seat is a learner seat.
         learner_seat: None rotates the learner seat over slots and games; an int fixes it.
         observation: ``"flat"`` or ``"graph"`` (:data:`OBSERVATIONS`).
-        shaping, shaping_gamma: the potential-based territory shaping (module docstring; 0 turns it off).
+        shaping: the weight of the potential-based territory shaping (module docstring; 0 turns it off).
+        shaping_gamma: its discount ``gamma``, in (0, 1] (the learner's).
         turn_feature: show ``turn / turn_limit`` in the observation (default: True for ``"flat"``, False for
             ``"graph"``, as the AEC env; False writes 0 there).
         final_observation: fill :attr:`LearnerStep.final_observation`.

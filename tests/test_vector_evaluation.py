@@ -86,3 +86,17 @@ def test_batched_evaluation_refuses_what_it_cannot_play() -> None:
         evaluate(["balanced", "random"], num_games=2, rules={"fortify": "connected"}, **VEC, progress=False)
     with pytest.raises(ConfigError, match="batch_size"):
         evaluate(["random", "random"], num_games=2, **VEC, batch_size=0, progress=False)
+
+
+def test_cli_evaluate_on_the_vector_backend() -> None:
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    args = ["evaluate", "aggressive", "random", "--games", "20", "--rules", "fast", "--set", "map=small", "--no-progress"]
+    result = CliRunner().invoke(app, [*args, "--backend", "vector", "--device", str(DEVICE), "--batch-size", "10"])
+    assert result.exit_code == 0, result.output
+    assert "aggressive" in result.output and "20 games" in result.output
+    bad = CliRunner().invoke(app, [*args, "--backend", "gpu"])
+    assert bad.exit_code != 0 and "--backend must be" in bad.output

@@ -458,12 +458,16 @@ def round_robin(
     progress: bool = True,
     out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
+    backend: str = "reference",
+    device: str = "cpu",
+    batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:
     """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``.
 
-    Each pair uses the same ``seed``. With ``out_dir``, each pair is saved under
-    ``out_dir/<a>_vs_<b>/`` and the matrix as ``out_dir/round_robin.md``.
+    Each pair uses the same ``seed`` (and ``backend``, ``device``, ``batch_size``, as :func:`evaluate`).
+    With ``out_dir``, each pair is saved under ``out_dir/<a>_vs_<b>/`` and the matrix as
+    ``out_dir/round_robin.md``.
     """
     from risk_env.agents import agent_label
 
@@ -483,6 +487,9 @@ def round_robin(
                 progress=progress,
                 out_dir=sub,
                 max_turn_steps=max_turn_steps,
+                backend=backend,
+                device=device,
+                batch_size=batch_size,
                 **rule_overrides,
             )
             out[(res.entrants[0], res.entrants[1])] = res

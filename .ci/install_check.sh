@@ -72,6 +72,8 @@ check "the shipped maps" "$V/python" -c "import risk_env; [risk_env.env(map=m).r
 check "risk-env --help" "$V/risk-env" --help
 check "the board as SVG (its assets ship in the wheel)" "$V/python" -c \
     "import risk_env; e = risk_env.env(setup='random'); e.reset(seed=0); assert e._repr_svg_().startswith('<svg')"
+check "the page of risk-env serve ships in the wheel" "$V/python" -c \
+    "import importlib.resources as r; assert all((r.files('risk_env.web') / 'static' / f).is_file() for f in ('index.html', 'play.js', 'play.css'))"
 check "the pretrained agents ship in the wheel" "$V/python" -c "from risk_env.agents import PRETRAINED, load_agent; [load_agent(n) for n in PRETRAINED]"
 check "risk-env train --config 4p (a shipped config, by name)" "$V/risk-env" train --config 4p --print-config
 

@@ -97,6 +97,7 @@ def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
     assert "risk_env/agents/registry.py" in names
     assert "risk_env/py.typed" in names
     assert "risk_env/records/assets/board.js" in names  # the script that updates SVG boards in pages
+    assert {"risk_env/web/static/index.html", "risk_env/web/static/play.js"} <= names  # the page of risk-env serve
 
 
 def test_the_version_is_written_once(wheel: Path) -> None:

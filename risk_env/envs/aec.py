@@ -513,6 +513,24 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def is_legal_action(self, action: int) -> bool:
+        """Whether ``action`` (an int in ``0..N-1``) is legal for ``agent_selection`` now, by its mask."""
+        return bool(self._mask[action])
+
+    def end_for_illegal_action(self, agent: str, reward: float) -> None:
+        """End the game because ``agent`` (the one to act) chose an illegal action, as PettingZoo's
+        ``TerminateIllegalWrapper`` does: every agent is terminated and truncated, ``agent`` gets
+        ``reward`` and the others 0; the agents then take their dead steps
+        (:class:`~risk_env.envs.wrappers.ClassicWrapper` calls it)."""
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0)
+        self.rewards[agent] = reward
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self._rewards_dirty = True
+
     @property
     def last_move(self) -> str:
         """Text of the last complete move (empty before the first)."""

@@ -123,7 +123,7 @@ from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
-from .opponents import LazyObservation, OpponentPool, _reseed, resolve_agent
+from .opponents import LazyObservation, OpponentPool, reseed, resolve_agent
 from .view import GameView
 
 __all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -319,7 +319,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 assert self._fixed is not None
                 line_up = [self._fixed[i % len(self._fixed)] for i in range(len(others))]
                 for a in line_up:
-                    _reseed(a, int(rng.integers(2**31)))
+                    reseed(a, int(rng.integers(2**31)))
             self.opponents = dict(zip(others, line_up, strict=False))
             self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
             self.selection = Selection()

@@ -6,6 +6,7 @@
     risk-env evaluate balanced random --games 200 --rules fast
     risk-env train --config 4p | risk-env train-rllib | risk-env plot-training runs/default
     risk-env bench --quick | risk-env soak --games 2000
+    risk-env serve --agents ppo-2p --rules fast -n 2     # you against an agent, in a browser
 
 The scripts in ``scripts/`` are these commands under another name (``python scripts/evaluate.py``
 is ``risk-env evaluate``): :func:`main` with ``command=``.
@@ -77,7 +78,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-COMMANDS = ("play", "watch", "replay", "evaluate", "train", "train-rllib", "plot-training", "bench", "soak")
+COMMANDS = ("play", "serve", "watch", "replay", "evaluate", "train", "train-rllib", "plot-training", "bench", "soak")
 """The commands, in the order ``risk-env --help`` lists them."""
 
 
@@ -308,6 +309,62 @@ def play(
     if rec is not None and record:
         rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
         typer.echo(f"record written to {record}")
+
+
+@app.command(short_help="Play in a browser against agents: a local web app (the 'web' extra).")
+def serve(
+    players: int | None = _PLAYERS,
+    rules: str = _RULES,
+    map_name: str | None = _MAP,
+    turns: int | None = _TURNS,
+    settings: list[str] | None = _SET,
+    seat: int = typer.Option(0, "--seat", help="your seat (player_<seat>)"),
+    agents: str = typer.Option(
+        "random",
+        "--agents",
+        "--opponent",
+        help=f"opponent agent, or one per other seat, comma-separated: {_AGENT_FORMS}",
+    ),
+    seed: int = _SEED,
+    record: str | None = typer.Option(
+        None, "--record", help="write each game's record (JSON) here when it ends, or when you start another or stop"
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to serve on (default: this machine only)"),
+    port: int = typer.Option(8000, "--port", help="port to serve on, 0..65535 (0: any free port)"),
+    open_browser: bool = typer.Option(True, "--open/--no-open", help="open the page in the default browser"),
+) -> None:
+    """Play in a browser against agents: a local web app shows the board, and you click territories and choices.
+
+    Your choices are the environment's legal actions (its action mask), one decision at a time; the other
+    players' moves are shown one by one, with their dice. 'Download record' on the page (or --record) gives
+    the game's record, which 'risk-env replay' replays. Stop with Ctrl+C.
+    """
+    _check_numbers(seed=seed)
+    _at_least("--turns", turns, 1)
+    if not 0 <= port <= 65535:
+        raise _fail(f"--port must be 0..65535, got {port}")
+    cfg = build_rules(players, rules, map_name, turns, settings)
+    _output_path(record, "--record")
+    if not 0 <= seat < cfg.num_players:
+        raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
+    web = _import("risk_env.web.app", "web", "'risk-env serve'")
+    _import("uvicorn", "web", "'risk-env serve'")
+    from ..web.session import GameSession
+
+    names = _agent_names(agents, cfg.num_players - 1)
+    try:
+        session = GameSession(cfg, seat, names, seed, record)
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    except RiskError as e:
+        raise typer.BadParameter(str(e)) from None
+    typer.echo(_seats_line(session.game, session.labels))
+    try:
+        web.serve(session, host, port, open_browser)
+    except OSError as e:
+        raise _fail(f"cannot serve on {host}:{port}: {e.strerror or e}", 1) from None
+    if record and session.history and session.saved is None:
+        typer.echo(f"record written to {session.save('unfinished')}")
 
 
 @app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")

@@ -148,12 +148,13 @@ def _one_torch_thread() -> Iterator[None]:
 
 
 def _setup(specs: Sequence[Any], rules: dict[str, Any]) -> tuple[Any, list[Any]]:
-    import risk_env
     from risk_env.agents import load_agent
+
+    from ..envs.aec import raw_env
 
     key = repr((list(map(_spec_text, specs)), sorted(rules.items())))
     if _WORKER.get("key") != key:
-        env = risk_env.raw_env(rules=RulesConfig.from_dict(rules), num_players=rules["num_players"])
+        env = raw_env(rules=RulesConfig.from_dict(rules), num_players=rules["num_players"])
         agents = [load_agent(sp) for sp in specs]
         _WORKER.clear()
         _WORKER.update(key=key, env=env, agents=agents)

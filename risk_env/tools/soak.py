@@ -82,7 +82,7 @@ from ..envs.aec import raw_env
 from ..rules.config import PRESETS, RulesConfig
 from ..rules.state import Phase
 from .match import play_match
-from .soak_checks import SoakFailure, StepChecker, _state, expected_rewards
+from .soak_checks import SoakFailure, StepChecker, expected_rewards, live_state
 from .soak_vector import VectorLockstep, vector_available, vector_supports
 
 __all__ = [
@@ -296,7 +296,7 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
     ids: list[int] = []
 
     def before(agent: str, action: int, obs: Any, info: dict[str, Any]) -> None:
-        s = _state(env)
+        s = live_state(env)
         seat = env.game.current_player(s)
         if seat < 0 or env.possible_agents[seat] != agent:
             raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
@@ -330,11 +330,11 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             max_turn_steps=max_turn_steps,
         )
         if result.stalled_by >= 0:
-            s = _state(env)
+            s = live_state(env)
             raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
         returns = result.returns
         steps = result.steps
-        s = _state(env)
+        s = live_state(env)
         if s.phase != Phase.GAME_OVER:
             raise SoakFailure("every agent left but the game is not over")
         if s.truncated != (s.turn >= env.rules.turn_limit and s.winner < 0):
@@ -357,7 +357,7 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             out["final"] = s.to_dict()
         return out
     except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
-        s = _state(env)
+        s = live_state(env)
         tb = traceback.format_exception(type(e), e, e.__traceback__)
         return {
             "index": spec["index"],
@@ -389,7 +389,7 @@ def _tally_keys(spec: dict[str, Any]) -> dict[str, str]:
 # ---------------------------------------------------------------------------- determinism helpers
 
 
-def _digest_loop(env: Any, rng: np.random.Generator, h: hashlib._Hash, max_steps: int) -> int:
+def _digest_loop(env: Any, rng: np.random.Generator, h: Any, max_steps: int) -> int:
     n = 0
     for agent in env.agent_iter(max_steps):
         obs, reward, term, trunc, _ = env.last()

@@ -140,7 +140,7 @@ class KickstartPPO(MaskablePPO):
         pol: Any = self.policy
         if hasattr(pol, "logits_and_value"):  # GraphPolicy: one forward pass
             logits, values = pol.logits_and_value(obs)
-            return pol._dist(logits, masks), values
+            return pol.masked_distribution(logits, masks), values
         return pol.get_distribution(obs, action_masks=masks), pol.predict_values(obs)
 
     @staticmethod

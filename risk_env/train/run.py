@@ -3,7 +3,9 @@ updates, the wall-clock budget and the log (used by :func:`risk_env.train.sb3.tr
 
 :func:`evaluate_model` plays a saved model against opponent specs with
 :func:`risk_env.tools.evaluation.evaluate`; :func:`opponent_lineup` reads ``a+b+c`` line-ups;
-``_Run`` holds a run's schedule and files; ``_callback_class`` is the SB3 callback that drives it.
+:class:`Run` holds a run's schedule and files; :func:`callback_class` is the SB3 callback that drives it;
+:func:`latest_checkpoint` finds where to resume. The SB3 trainer (:mod:`risk_env.train.sb3`) and the
+on-device one (:mod:`risk_env.train.device_train`) share them.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from ..rules.config import RulesConfig
 from .config import TrainConfig
 from .pfsp import PFSPTracker
 
-
 # ---------------------------------------------------------------------------- evaluation
+__all__ = ["EvalSummary", "Run", "TrainResult", "callback_class", "evaluate_model", "latest_checkpoint", "opponent_lineup"]
+
+
 @dataclass
 class EvalSummary:
     """Win rate of the learner against one opponent."""
@@ -106,13 +110,13 @@ def _safe(spec: str) -> str:
 
 
 # ---------------------------------------------------------------------------- callbacks
-def _callback_class() -> type:
+def callback_class() -> type:
     from stable_baselines3.common.callbacks import BaseCallback
 
     class RunCallback(BaseCallback):
         """Checkpoints, self-play snapshots, periodic evaluation, and the wall-clock budget."""
 
-        def __init__(self, run: _Run) -> None:
+        def __init__(self, run: Run) -> None:
             super().__init__(verbose=0)
             self.run = run
 
@@ -201,7 +205,7 @@ class TrainResult:
     final_eval: dict[str, EvalSummary] = field(default_factory=dict)
 
 
-class _Run:
+class Run:
     """A run's schedule and files. ``suffix``: the model files' (``.zip`` for SB3, ``.pt`` for the
     on-device trainer's policy files); the model given to the methods has ``save(path)`` and an
     SB3-like ``logger`` (``record``, ``dump``)."""
@@ -327,7 +331,7 @@ class _Run:
             )
 
 
-def _latest_checkpoint(path: Path) -> Path:
+def latest_checkpoint(path: Path) -> Path:
     if path.is_file():
         return path
     for suffix in (".zip", ".pt"):
@@ -340,3 +344,22 @@ def _latest_checkpoint(path: Path) -> Path:
     raise ConfigError(
         f"--resume {str(path)!r}: no checkpoint there (give a step_*.zip or step_*.pt file, or a run directory with checkpoints/)"
     )
+
+
+def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
+    """The metadata saved beside a checkpoint (``step_N.json``: the config, the step...), or ``{}``
+    when there is none.
+
+    Raises:
+        ConfigError: the file is not JSON text holding an object (the message names the file).
+    """
+    mp = checkpoint.with_suffix(".json")
+    if not mp.exists():
+        return {}
+    try:
+        meta = json.loads(mp.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ConfigError(f"{mp}: cannot read the checkpoint's metadata ({type(e).__name__}: {e})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("config", {}), dict):
+        raise ConfigError(f"{mp}: a checkpoint's metadata is a JSON object with a 'config' mapping")
+    return meta

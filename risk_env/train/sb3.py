@@ -94,13 +94,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MissingExtraError
-from .config import CONFIG_DIR, TrainConfig, _rules_from, apply_overrides, load_config
+from .config import CONFIG_DIR, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
+    Run,
     TrainResult,
-    _callback_class,
-    _latest_checkpoint,
-    _Run,
+    callback_class,
+    checkpoint_meta,
     evaluate_model,
+    latest_checkpoint,
     opponent_lineup,
     planned_steps,
     progress_callback_class,
@@ -140,21 +141,9 @@ def _make_env(
     from .teacher import TrainingEnvWrapper
 
     pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
-    cfg = _rules_from(rules)
+    cfg = rules_from(rules)
     env = RiskSingleAgentEnv(num_players=cfg.num_players, rules=cfg, opponents=pool, **env_kwargs)
     return Monitor(TrainingEnvWrapper(env, teacher=teacher, seed=teacher_seed))
-
-
-def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
-    """The :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv` options of ``cfg`` (all but rules and opponents)."""
-    return dict(
-        shaping=cfg.env.shaping,
-        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
-        max_turn_steps=cfg.env.max_turn_steps,
-        invalid_action=cfg.env.invalid_action,
-        observation="graph" if cfg.ppo.policy == "graph" else "flat",
-        turn_feature=cfg.env.turn_feature,
-    )
 
 
 def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
@@ -240,15 +229,14 @@ def train(
     ckpt: Path | None = None
     meta: dict[str, Any] = {}
     if resume is not None:
-        ckpt = _latest_checkpoint(Path(resume))
-        mp = ckpt.with_suffix(".json")
-        meta = json.loads(mp.read_text()) if mp.exists() else {}
+        ckpt = latest_checkpoint(Path(resume))
+        meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     torch.set_num_threads(cfg.torch_threads or 1)
-    run = _Run(cfg, run_dir, quiet)
+    run = Run(cfg, run_dir, quiet)
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes
@@ -336,7 +324,7 @@ def train(
             if cfg.eval.every:
                 run.periodic_eval(model, 0)  # the clone's own figures: the first point of the training curve
     remaining = cfg.total_timesteps - model.num_timesteps
-    callback: Any = _callback_class()(run)
+    callback: Any = callback_class()(run)
     if ks.enabled:
         from stable_baselines3.common.callbacks import CallbackList
 
@@ -411,10 +399,10 @@ def run_config(
     """
     cfg = load_config(config, list(overrides))
     if resume is not None and config is None:
-        meta = _latest_checkpoint(Path(resume)).with_suffix(".json")
-        if meta.exists():  # resume with the run's own config unless one is given
-            data = json.loads(meta.read_text())["config"]
-            cfg = TrainConfig.from_dict(apply_overrides(data, list(overrides)), source=str(meta))
+        ckpt = latest_checkpoint(Path(resume))
+        saved = checkpoint_meta(ckpt).get("config")
+        if saved is not None:  # resume with the run's own config unless one is given
+            cfg = TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=str(ckpt.with_suffix(".json")))
     return cfg
 
 

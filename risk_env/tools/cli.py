@@ -558,10 +558,18 @@ def evaluate(
 
 
 # ---------------------------------------------------------------------- training
+def _train_configs() -> list[str]:
+    """The names of the shipped training configs (``configs/train/*.yaml``, read without the train extra)."""
+    from importlib.resources import files
+
+    folder = files("risk_env.configs") / "train"
+    return sorted(x.name[: -len(".yaml")] for x in folder.iterdir() if x.name.endswith(".yaml"))
+
+
 @app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
-        None, "--config", "-c", help="YAML config path or shipped name (default, 2p, 4p, long, ppo-2p, ppo-4p); default: built-in"
+        None, "--config", "-c", help=f"YAML config path or shipped name ({', '.join(_train_configs())}); default: built-in"
     ),
     settings: list[str] | None = _TRAIN_SET,
     resume: str | None = typer.Option(

@@ -156,16 +156,18 @@ class VectorEnv:
 
     def _slot_mask(self, x: Any, name: str) -> torch.Tensor:
         """A bool ``(B,)`` argument on the env's device (ConfigError otherwise)."""
-        t = _as_tensor(x, name)
+        want = f"{name} must be a bool tensor of shape ({self.num_envs},)"
+        t = _as_tensor(x, want)
         if t.shape != (self.num_envs,) or t.dtype != torch.bool:
-            raise ConfigError(f"{name} must be a bool tensor of shape ({self.num_envs},), got {_describe(t)}")
+            raise ConfigError(f"{want}, got {_describe(t)}")
         return t.to(self.device)
 
     def _seats(self, x: Any, name: str) -> torch.Tensor:
         """An int64 ``(B,)`` tensor of seats ``0..n-1`` on the env's device (ConfigError otherwise)."""
-        t = _as_tensor(x, name)
+        want = f"{name} must be an integer tensor of shape ({self.num_envs},) of seats 0..{self.num_players - 1}"
+        t = _as_tensor(x, want)
         if t.shape != (self.num_envs,) or t.dtype not in _INT_DTYPES:
-            raise ConfigError(f"{name} must be an integer tensor of shape ({self.num_envs},), got {_describe(t)}")
+            raise ConfigError(f"{want}, got {_describe(t)}")
         t = t.to(device=self.device, dtype=torch.int64)
         bad = (t < 0) | (t >= self.num_players)
         if bool(bad.any()):
@@ -396,11 +398,14 @@ class VectorEnv:
 _INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
 
-def _as_tensor(x: Any, name: str) -> torch.Tensor:
+def _as_tensor(x: Any, want: str) -> torch.Tensor:
+    """``x`` as a tensor; ConfigError ``want`` (what was expected) naming ``x`` otherwise."""
+    if x is None:
+        raise ConfigError(f"{want}, got None")
     try:
         return torch.as_tensor(x)
-    except (TypeError, ValueError, RuntimeError) as e:
-        raise ConfigError(f"{name} must be a tensor, got {x!r}: {e}") from None
+    except (TypeError, ValueError, RuntimeError):
+        raise ConfigError(f"{want}, got {type(x).__name__} {x!r}") from None
 
 
 def _describe(t: torch.Tensor) -> str:

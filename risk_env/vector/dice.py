@@ -72,13 +72,14 @@ class Draws:
     def blitz_uniform(self) -> torch.Tensor:
         return _uniform(self.r[:, _BLITZ])
 
-    def choice(self, count: torch.Tensor, which: str) -> torch.Tensor:
-        """int64 ``(B,)``: a uniform index in ``0..count-1`` (``count`` >= 1 where it matters)
-        for the card drawn (``"card"``) or the territory the neutral claims (``"claim"``)."""
+    def choice(self, count: torch.Tensor, which: str, rows: torch.Tensor | None) -> torch.Tensor:
+        """int64: a uniform index in ``0..count-1`` (``count`` >= 1 where it matters) for the card
+        drawn (``"card"``) or the territory the neutral claims (``"claim"``), for the games ``rows``
+        (``count`` has one entry per row; None: every game)."""
         if self.injected:  # (the injected card or claim replaces it; one not injected is the first candidate)
             return torch.zeros_like(count)
-        col = _CARD if which == "card" else _CLAIM
-        return self.r[:, col] % count.clamp(min=1)
+        r = self.r[:, _CARD if which == "card" else _CLAIM]
+        return (r if rows is None else r[rows]) % count.clamp(min=1)
 
     def faces(self, m: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """int64 ``(B, 5)`` faces of one roll of ``k`` dice in all (attacker's, then defender's):
@@ -154,23 +155,24 @@ def blitz(
             live = live & (a >= 2) & (d >= 1)
         return torch.where(m, A - a, 0), torch.where(m, D - d, 0), last
     cap = game.tab.blitz_cap
-    a, d = A, D
-    last = torch.zeros_like(A)
-    live = m & (a >= 2) & (d >= 1)
+    B = A.shape[0]
+    rows = game._rows(m)  # the blitzing games (every game with static)
+    a, d, live = A[rows], D[rows], m[rows] & (A[rows] >= 2) & (D[rows] >= 1)
+    last = torch.zeros_like(a)
     big = live & ((a - 1 > cap) | (d > cap))
     while bool(big.any()):  # battles bigger than the table: one roll at a time down to it (a host check)
         kk = torch.clamp(a - 1, min=1, max=ATTACK_DICE)
         jj = torch.clamp(d, min=1, max=DEFEND_DICE)
-        u = _uniform(torch.randint(0, _TOP, a.shape, generator=game.generator, device=game.device))
+        u = _uniform(torch.randint(0, _TOP, (B,), generator=game.generator, device=game.device))[rows]
         xl, yl = sample_roll(game, u, kk, jj)
         a = a - torch.where(big, xl, 0)
         d = d - torch.where(big, yl, 0)
         last = torch.where(big, kk, last)
         live = live & (a >= 2) & (d >= 1)
         big = live & ((a - 1 > cap) | (d > cap))
-    rows = game.tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (B, 3 cap)
-    u = draws.blitz_uniform() * rows[:, -1]
-    j = (rows <= u[:, None]).sum(1).clamp(max=3 * cap - 1)
+    cdf = game.tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (M, 3 cap), nondecreasing
+    u = draws.blitz_uniform()[rows] * cdf[:, -1]
+    j = torch.searchsorted(cdf, u[:, None], right=True)[:, 0].clamp(max=3 * cap - 1)  # entries <= u
     conq = j < cap
     left = j + 1  # rollers left at a conquest
     t = torch.div(j - cap, 2, rounding_mode="floor") + 1
@@ -178,4 +180,7 @@ def blitz(
     a2 = torch.where(live, torch.where(conq, left + 1, 1), a)
     d2 = torch.where(live, torch.where(conq, 0, t), d)
     last = torch.where(live, torch.where(conq, torch.clamp(left, max=ATTACK_DICE), kk), last)
-    return torch.where(m, A - a2, 0), torch.where(m, D - d2, 0), last
+    zero = torch.zeros_like(A)
+    att_loss = zero.index_copy(0, rows, torch.where(m[rows], A[rows] - a2, 0))
+    def_loss = zero.index_copy(0, rows, torch.where(m[rows], D[rows] - d2, 0))
+    return att_loss, def_loss, zero.index_copy(0, rows, last)

@@ -90,6 +90,8 @@ class VectorEnv:
             or ``"graph"`` (the graph dict, as the AEC env's ``observation="graph"``).
         turn_feature: show ``turn / turn_limit`` in the observation (default True for
             ``"flat"``, False for ``"graph"``, as the AEC env; False writes 0 there).
+        static: compute every part of a step on the whole batch, without host checks (the same
+            results; see :class:`~risk_env.vector.engine.VectorGame`).
         **overrides: rule switches (``num_players=3``, ``turn_limit=300``...).
 
     Raises:
@@ -109,6 +111,7 @@ class VectorEnv:
         final_observation: bool = False,
         observation: str = "flat",
         turn_feature: bool | None = None,
+        static: bool = False,
         **overrides: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
@@ -123,7 +126,7 @@ class VectorEnv:
         if rules is not None and not isinstance(rules, RulesConfig):
             raise ConfigError(f"rules must be a RulesConfig (or use preset= and keywords), got {type(rules).__name__}")
         cfg = resolve_rules(preset, rules, **overrides)
-        self.game = VectorGame(cfg, device=device, seed=seed)
+        self.game = VectorGame(cfg, device=device, seed=seed, static=static)
         self.rules = cfg
         self.num_envs = num_envs
         self.num_players = cfg.num_players
@@ -141,8 +144,9 @@ class VectorEnv:
         self._mask: torch.Tensor | None = None
         self._flat: torch.Tensor | None = None
         self._obs: Observation | None = None
-        # a step with at most this share of the slots active runs on those slots only (0: never)
-        self.compact_share = 0.25
+        # a step with at most this share of the slots active runs on those slots only (0: never;
+        # never with static, whose shapes stay those of the whole batch)
+        self.compact_share = 0.0 if static else 0.25
         # new games for auto-reset come from a pool generated in batches (fewer small calls)
         self._pool: BatchState | None = None
         self._pool_pos = 0

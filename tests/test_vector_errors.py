@@ -56,6 +56,8 @@ def test_a_device_that_is_not_available_is_named_with_the_available_ones() -> No
         ({"num_envs": 2, "preset": "nope"}, "unknown rules preset 'nope'"),
         ({"num_envs": 2, "bogus": 1}, "unknown rules option"),
         ({"num_envs": 2, "preset": "fast", "rules": RulesConfig()}, "either rules= or preset="),
+        ({"num_envs": 2, "static": "yes"}, "static must be True or False"),
+        ({"num_envs": 2, "cuda_graph": True}, "cuda_graph=True needs a CUDA device, got device='cpu'"),
     ],
 )
 def test_constructor_arguments(kwargs: dict, match: str) -> None:

@@ -64,8 +64,10 @@ def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> di
     return {"engine": "reference", "batch": 1, "decisions_per_s": decisions / dt, "decisions": decisions, "seconds": dt}
 
 
-def _vector(cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str, static: bool = False) -> dict[str, Any]:
-    env = VectorEnv(batch, device=device, seed=seed, rules=cfg, check_actions=False, static=static)
+def _vector(
+    cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str, static: bool = False, cuda_graph: bool = False
+) -> dict[str, Any]:
+    env = VectorEnv(batch, device=device, seed=seed, rules=cfg, check_actions=False, static=static, cuda_graph=cuda_graph)
     gen = torch.Generator(device=env.device)
     gen.manual_seed(seed + 1)
     out = env.reset()
@@ -100,6 +102,7 @@ def _vector(cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str
         "batch": batch,
         "device": str(env.device),
         "static": static,
+        "cuda_graph": cuda_graph,
         "decisions_per_s": steps * batch / dt,
         "decisions": steps * batch,
         "seconds": dt,
@@ -119,6 +122,7 @@ def bench_vector(
     threads: int | None = 1,
     repeats: int = 1,
     static: bool = False,
+    cuda_graph: bool = False,
     **rules: Any,
 ) -> list[dict[str, Any]]:
     """Random-play decisions/s of the reference engine and of ``VectorEnv`` at each batch size.
@@ -138,6 +142,7 @@ def bench_vector(
             One thread is fastest on a small, busy CPU.
         repeats: alternating runs per row (the rows report medians).
         static: time ``VectorEnv(static=True)`` (every part of a step on the whole batch).
+        cuda_graph: time ``VectorEnv(cuda_graph=True)`` (steps replayed as CUDA graphs; a CUDA device).
 
     Returns:
         rows of ``engine``, ``batch``, ``decisions_per_s`` (the median), ``runs`` (each run's
@@ -162,7 +167,7 @@ def bench_vector(
             if reference:
                 refs.append(_reference(cfg, reference_seconds, seed + r, observe=True))
             for b in batch_sizes:
-                row = _vector(cfg, b, seconds, seed + r, device, static)
+                row = _vector(cfg, b, seconds, seed + r, device, static, cuda_graph)
                 row["threads"] = torch.get_num_threads()
                 if reference:
                     row["ratio"] = row["decisions_per_s"] / refs[-1]["decisions_per_s"]
@@ -227,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the preset's, else 4)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads while timing; 0 keeps torch's setting (default: 1)")
     parser.add_argument("--static", action="store_true", help="time VectorEnv(static=True): every part on the whole batch")
+    parser.add_argument(
+        "--cuda-graph", action="store_true", help="time VectorEnv(cuda_graph=True): steps replayed as CUDA graphs"
+    )
     parser.add_argument("--no-reference", action="store_true", help="skip the reference engine")
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args(argv)
@@ -242,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads or None,
             repeats=args.repeats,
             static=args.static,
+            cuda_graph=args.cuda_graph,
             **rules,
         )
     except RiskError as e:

@@ -52,19 +52,26 @@ class Draws:
         injected: whether the chance comes from a :class:`Chance` (else from the generator).
     """
 
-    def __init__(self, game: VectorGame, B: int, chance: Chance | None) -> None:
+    def __init__(self, game: VectorGame, B: int, chance: Chance | None, draw: bool = True) -> None:
         self.game = game
         self.B = B
         self.injected = chance is not None
         dev = game.device
         if chance is None:
-            self.r = torch.randint(0, _TOP, (B, columns(game)), generator=game.generator, device=dev)
+            self.r = torch.empty(B, columns(game), dtype=torch.int64, device=dev)
+            if draw:  # (False: the block is drawn later, by redraw)
+                self.redraw()
             self.card = self.claim = None
         else:
             self.tape = chance.dice.to(dev)
             self.pos = torch.zeros(B, dtype=torch.int64, device=dev)
             self.card = None if chance.card is None else chance.card.to(dev)
             self.claim = None if chance.claim is None else chance.claim.to(dev)
+
+    def redraw(self) -> None:
+        """Draw this step's block again from the generator, into the same tensor (for a step whose
+        tensors stay in place, as in a CUDA graph)."""
+        self.r.random_(0, _TOP, generator=self.game.generator)
 
     def roll_uniform(self) -> torch.Tensor:
         return _uniform(self.r[:, _ROLL])
@@ -160,7 +167,10 @@ def blitz(
     a, d, live = A[rows], D[rows], m[rows] & (A[rows] >= 2) & (D[rows] >= 1)
     last = torch.zeros_like(a)
     big = live & ((a - 1 > cap) | (d > cap))
-    while bool(big.any()):  # battles bigger than the table: one roll at a time down to it (a host check)
+    if game.capturing:  # (a CUDA graph cannot check on the host: it records that a battle exceeds the table)
+        game.beyond_table |= big.any()
+        big = big & False
+    while not game.capturing and bool(big.any()):  # battles bigger than the table: one roll at a time (a host check)
         kk = torch.clamp(a - 1, min=1, max=ATTACK_DICE)
         jj = torch.clamp(d, min=1, max=DEFEND_DICE)
         u = _uniform(torch.randint(0, _TOP, (B,), generator=game.generator, device=game.device))[rows]

@@ -186,6 +186,10 @@ class VectorGame:
         self.config = cfg
         self.game = Game(cfg)  # the reference game: validates the rules and the map
         self.static = static
+        # while a CUDA graph records a step (risk_env.vector.graphs): no host checks; a blitz beyond the
+        # table sets beyond_table instead, and the step is then run again without the graph
+        self.capturing = False
+        self.beyond_table = torch.zeros((), dtype=torch.bool, device=self.device)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
         g = self.game
@@ -637,6 +641,18 @@ class VectorGame:
                 raise ConfigError(f"chance.dice must have one row per game ({B}), got {chance.dice.shape[0]}")
         draws = Draws(self, B, chance)
         return self._step(s, action.to(device=self.device, dtype=torch.int64), draws, active)
+
+    def draws(self, B: int, draw: bool = True) -> Draws:
+        """One step's chance for ``B`` games drawn from the generator (what :meth:`step` draws
+        without injected chance; ``draw=False``: not drawn yet, see ``Draws.redraw``);
+        :meth:`step_drawn` plays a step with it."""
+        return Draws(self, B, None, draw=draw)
+
+    def step_drawn(self, s: BatchState, action: torch.Tensor, draws: Draws, active: torch.Tensor | None = None) -> StepInfo:
+        """:meth:`step` with its chance drawn already (:meth:`draws`), for callers that keep the
+        tensors of a step in place (the CUDA graphs of :mod:`risk_env.vector.graphs`); ``action``
+        must be int64 ``(B,)`` and ``active`` bool ``(B,)`` (or None) on this device. No argument checks."""
+        return self._step(s, action, draws, active)
 
     def _step(self, s: BatchState, a: torch.Tensor, draws: Draws, active: torch.Tensor | None) -> StepInfo:
         tab, cfg = self.tab, self.config

@@ -471,3 +471,49 @@ def test_cuda_graphs_give_the_same_games() -> None:
             1
         )
         outs = [e.step(ids) for e in envs]
+
+
+def test_a_drawn_card_is_uniform_among_the_draw_pile() -> None:
+    """The draw pile is kept as a set: the card drawn after a conquest is uniform among it, as the top
+    card of a uniformly shuffled pile (docs/rules.md §4.4). A reshuffled discard pile likewise."""
+    from scipy.stats import chisquare
+
+    vg = VectorGame(RulesConfig(num_players=3, map="small", setup="random"), seed=13, device=DEVICE)
+    N = 22_000
+    s = vg.new_games(N)
+    held = torch.tensor([0, 3], device=DEVICE)  # two cards already held by seat 0: 9 left in the pile
+    s.card_loc[:, held] = 0
+    s.phase[:] = Phase.FORTIFY
+    s.conquered[:] = True
+    vg.step(s, torch.full((N,), vg.A_END, device=DEVICE))
+    p = s.order[:, 0]  # (the first player was on turn)
+    got = (s.card_loc == p[:, None]) & ~torch.isin(torch.arange(vg.NC, device=DEVICE), held)[None, :]
+    assert bool((got.sum(1) == 1).all())
+    counts = got.sum(0).cpu().numpy()[np.setdiff1d(np.arange(vg.NC), held.cpu().numpy())]
+    assert chisquare(counts).pvalue > 1e-3
+    # an empty pile: the discards are shuffled back and drawn from, uniformly
+    s = vg.new_games(N)
+    s.card_loc[:] = -2
+    s.card_loc[:, held] = 1
+    s.phase[:] = Phase.FORTIFY
+    s.conquered[:] = True
+    vg.step(s, torch.full((N,), vg.A_END, device=DEVICE))
+    p = s.order[:, 0]
+    drawn = (s.card_loc == p[:, None]) & ~torch.isin(torch.arange(vg.NC, device=DEVICE), held)[None, :]
+    assert bool((drawn.sum(1) == 1).all()) and bool(((s.card_loc == -1).sum(1) == vg.NC - 3).all())
+    counts = drawn.sum(0).cpu().numpy()[np.setdiff1d(np.arange(vg.NC), held.cpu().numpy())]
+    assert chisquare(counts).pvalue > 1e-3
+
+
+def test_the_neutral_claims_uniformly_among_the_free_territories() -> None:
+    from scipy.stats import chisquare
+
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="claim"), seed=17, device=DEVICE)
+    N = 14_000
+    s = vg.new_games(N)
+    vg.step(s, torch.zeros(N, dtype=torch.int64, device=DEVICE))  # the first seat claims territory 0
+    vg.step(s, torch.ones(N, dtype=torch.int64, device=DEVICE))  # the second territory 1, then the neutral
+    neutral = s.owner == vg.neutral
+    assert bool((neutral.sum(1) == 1).all()) and not bool(neutral[:, :2].any())
+    assert bool((s.player == s.order[:, 0]).all()) and bool((s.setup_left[:, 2] == s.setup_left[:, 0]).all())
+    assert chisquare(neutral.sum(0)[2:].cpu().numpy()).pvalue > 1e-3

@@ -36,7 +36,11 @@ from .env import VectorEnv
 __all__ = ["bench_vector", "format_rows"]
 
 
-def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> dict[str, Any]:
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool, clock: str = "wall") -> dict[str, Any]:
+    now = _CLOCKS[clock]
     game = Game(cfg)
     codec = ActionCodec(game)
     enc = ObservationEncoder(game)
@@ -45,7 +49,7 @@ def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> di
     sel = Selection()
     games = 0
     decisions = 0
-    t0 = time.perf_counter()
+    t0 = now()
     end = t0 + seconds
     while True:
         for _ in range(200):
@@ -58,15 +62,23 @@ def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> di
             if s.phase == Phase.GAME_OVER:
                 games += 1
                 s = game.new_game(seed + games)
-        if time.perf_counter() >= end:
+        if now() >= end:
             break
-    dt = time.perf_counter() - t0
+    dt = now() - t0
     return {"engine": "reference", "batch": 1, "decisions_per_s": decisions / dt, "decisions": decisions, "seconds": dt}
 
 
 def _vector(
-    cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str, static: bool = False, cuda_graph: bool = False
+    cfg: RulesConfig,
+    batch: int,
+    seconds: float,
+    seed: int,
+    device: str,
+    static: bool = False,
+    cuda_graph: bool = False,
+    clock: str = "wall",
 ) -> dict[str, Any]:
+    now = _CLOCKS[clock]
     env = VectorEnv(batch, device=device, seed=seed, rules=cfg, check_actions=False, static=static, cuda_graph=cuda_graph)
     gen = torch.Generator(device=env.device)
     gen.manual_seed(seed + 1)
@@ -85,18 +97,18 @@ def _vector(
     sync = env.device.type == "cuda"
     if sync:
         torch.cuda.synchronize(env.device)
-    t0 = time.perf_counter()
+    t0 = now()
     end = t0 + seconds
     while True:
         for _ in range(10):
             out = env.step(pick(out.action_mask))
             steps += 1
         done += int(out.autoreset.sum())
-        if time.perf_counter() >= end:
+        if now() >= end:
             break
     if sync:
         torch.cuda.synchronize(env.device)
-    dt = time.perf_counter() - t0
+    dt = now() - t0
     return {
         "engine": "vector",
         "batch": batch,
@@ -123,6 +135,7 @@ def bench_vector(
     repeats: int = 1,
     static: bool = False,
     cuda_graph: bool = False,
+    clock: str = "wall",
     **rules: Any,
 ) -> list[dict[str, Any]]:
     """Random-play decisions/s of the reference engine and of ``VectorEnv`` at each batch size.
@@ -143,6 +156,9 @@ def bench_vector(
         repeats: alternating runs per row (the rows report medians).
         static: time ``VectorEnv(static=True)`` (every part of a step on the whole batch).
         cuda_graph: time ``VectorEnv(cuda_graph=True)`` (steps replayed as CUDA graphs; a CUDA device).
+        clock: ``"wall"`` (elapsed time) or ``"cpu"`` (this process's CPU time: on a CPU shared with
+            other jobs it counts the work done, not the time spent waiting for a core; with one
+            thread both engines are measured alike). A CUDA device is always timed on the wall clock.
 
     Returns:
         rows of ``engine``, ``batch``, ``decisions_per_s`` (the median), ``runs`` (each run's
@@ -156,6 +172,9 @@ def bench_vector(
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ConfigError(f"repeats must be an integer >= 1, got {repeats!r}")
+    if clock not in _CLOCKS:
+        raise ConfigError(f"clock={clock!r} is not allowed; choose one of: {', '.join(_CLOCKS)}")
+    vclock = "wall" if str(device).startswith("cuda") else clock
     cfg = RulesConfig.from_preset(preset, **rules)
     runs: dict[int, list[dict[str, Any]]] = {b: [] for b in batch_sizes}
     refs: list[dict[str, Any]] = []
@@ -165,9 +184,11 @@ def bench_vector(
     try:
         for r in range(repeats):
             if reference:
-                refs.append(_reference(cfg, reference_seconds, seed + r, observe=True))
+                refs.append(_reference(cfg, reference_seconds, seed + r, observe=True, clock=clock))
+                refs[-1]["clock"] = clock
             for b in batch_sizes:
-                row = _vector(cfg, b, seconds, seed + r, device, static, cuda_graph)
+                row = _vector(cfg, b, seconds, seed + r, device, static, cuda_graph, vclock)
+                row["clock"] = vclock
                 row["threads"] = torch.get_num_threads()
                 if reference:
                     row["ratio"] = row["decisions_per_s"] / refs[-1]["decisions_per_s"]
@@ -235,6 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cuda-graph", action="store_true", help="time VectorEnv(cuda_graph=True): steps replayed as CUDA graphs"
     )
+    parser.add_argument(
+        "--clock",
+        choices=sorted(_CLOCKS),
+        default="wall",
+        help="wall: elapsed time (default); cpu: this process's CPU time (a CPU shared with other jobs)",
+    )
     parser.add_argument("--no-reference", action="store_true", help="skip the reference engine")
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args(argv)
@@ -251,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             repeats=args.repeats,
             static=args.static,
             cuda_graph=args.cuda_graph,
+            clock=args.clock,
             **rules,
         )
     except RiskError as e:

@@ -92,13 +92,8 @@ def test_episodes_of_one_learner_add_up() -> None:
     even = torch.arange(128, device=DEVICE) % 2 == 0
     total = torch.zeros(128, device=DEVICE)
     episodes = {"won": 0, "lost": 0, "truncated": 0, "out early": 0}
-<<<<<<< HEAD
     terr = env.game.obs_offsets["territories"]
     for _ in range(90):
-=======
-    terr = env.game._obs_off["territories"]
-    for _ in range(120):  # (a random learner wins about 1 game in 70 here)
->>>>>>> h19-vector
         seat = env.learner_seat.clone()
         assert env.venv.state is not None
         a = torch.where(even, strong(env.venv.state, out.action_mask), _random_actions(out.action_mask, gen))

@@ -421,3 +421,29 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
     assert 8 <= res.decisions_per_update <= 64  # the learner's decisions of 8 slots x 8 calls, to the sb3 path's envs
     assert "ratio device / sb3" in res.table()
     assert main(["--set", "env.n_envs=0"]) == 2 and "env.n_envs" in capsys.readouterr().err
+
+
+def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "mix",
+        **{
+            "rules": {"preset": "fast", "num_players": 3, "map": "small", "turn_limit": 16},
+            "env": {"n_envs": 8, "player_counts": [2, 3]},
+            "opponents.baselines": ["random", "aggressive"],
+            "ppo.init": "ppo-2p",
+            "eval.every": 0,
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps >= 256
+    net, meta = load_policy(res.model_path)
+    assert meta["player_counts"] == [2, 3] and net.sizes["hidden"] == 64  # ppo-2p's network, trained on
+    log = (tmp_path / "mix" / "train.log").read_text()
+    assert "2/3 players" in log and "starts from ppo-2p" in log
+    with pytest.raises(ConfigError, match="ppo.init"):
+        train(_tiny(tmp_path / "bad", **{"ppo.init": str(tmp_path / "nothing.pt")}), progress=False, quiet=True)
+    with pytest.raises(ConfigError, match="player_counts"):
+        _tiny(tmp_path / "bad", **{"env": {"n_envs": 8, "player_counts": [2, 7]}})

@@ -57,6 +57,8 @@ for f in snippet_*.py; do
 done
 check "the shipped maps" "$V/python" -c "import risk_env; [risk_env.env(map=m).reset(seed=0) for m in ('classic', 'small')]"
 check "risk-env --help" "$V/risk-env" --help
+check "the board as SVG (its assets ship in the wheel)" "$V/python" -c \
+    "import risk_env; e = risk_env.env(setup='random'); e.reset(seed=0); assert e._repr_svg_().startswith('<svg')"
 check "the pretrained agents ship in the wheel" "$V/python" -c "from risk_env.agents import PRETRAINED, load_agent; [load_agent(n) for n in PRETRAINED]"
 check "risk-env train --config 4p (a shipped config, by name)" "$V/risk-env" train --config 4p --print-config
 

@@ -5,15 +5,19 @@ environment, ``risk_env.raw_env`` the bare one; :class:`Game` is the rules
 engine underneath. See the README and :mod:`risk_env.envs.aec`.
 """
 
+from . import _compat
 from .envs.aec import env, raw_env
 from .envs.codec import ActionCodec
 from .envs.observation import ObservationEncoder
 from .errors import (
+    ActionSpaceError,
     ConfigError,
     IllegalActionError,
     IllegalMoveError,
     InvalidMoveError,
     MapError,
+    MissingExtraError,
+    ResetNeededError,
     RiskError,
     StateError,
     UnknownAgentError,
@@ -23,7 +27,8 @@ from .rules.config import PRESETS, RulesConfig
 from .rules.engine import Game, GameState, Move, MoveKind, Outcome, Phase
 from .rules.map import GameMap, load_map
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
+"""The package version (also the distribution's: ``pyproject.toml`` reads it from here)."""
 
 __all__ = [
     "env",
@@ -49,6 +54,10 @@ __all__ = [
     "ConfigError",
     "StateError",
     "UnknownAgentError",
+    "ActionSpaceError",
+    "ResetNeededError",
+    "MissingExtraError",
+    "__version__",
 ]
 
 
@@ -73,6 +82,7 @@ def _register() -> None:
 
 
 _register()
+_compat.install()  # the 0.1.0 module paths, with a DeprecationWarning (risk_env._compat.MOVED)
 
 
 def __getattr__(name: str):  # lazy: evaluation pulls in multiprocessing and the agents

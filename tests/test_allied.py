@@ -348,7 +348,7 @@ def test_observation_layout_blocks_only_under_their_switches():
 
 
 def test_blitz_round_is_marked_for_the_choosing_defender():
-    """Gap of issue 11: the defender's observation shows that the round it chooses for is part
+    """The defender's observation shows that the round it chooses for is part
     of a blitz (docs/rules.md §4.2), and not for a single attack."""
     g = Game(RulesConfig(num_players=3, setup="random", defender_dice="choose"))
     enc = ObservationEncoder(g)
@@ -422,7 +422,8 @@ def test_scripted_allied_move_is_sensible():
     assert v.commanding_allied and v.allied == ALLIED
     assert allied_move(v) == Move.place(tid(g, "Siam"), 4)  # next to India's single army
     g.apply(s, Move.place(tid(g, "Siam"), 4))
-    assert allied_move(v) == Move.attack(tid(g, "Siam"), tid(g, "India"), 3)
+    assert allied_move(v) == Move.place(tid(g, "Siam"), 4)  # a view is taken at its decision: it does not follow the game
+    assert allied_move(GameView(g, s, 1)) == Move.attack(tid(g, "Siam"), tid(g, "India"), 3)
     with pytest.raises(risk_env.RiskError, match="the allied army does not act now"):
         allied_move(GameView(g, s, 0))
 

@@ -1,4 +1,4 @@
-"""Bad input raises a clear ``risk_env.errors`` exception and changes nothing (issue 7).
+"""Bad input raises a clear ``risk_env.errors`` exception and changes nothing.
 
 Every kind of bad input to the public API is tried: action ids (illegal, out of
 range, negative, float, str, bool, numpy float, ``None`` for a live agent), env
@@ -548,7 +548,7 @@ def _broken(kind: str) -> tuple[str | dict, str]:
         return d, "has a negative bonus -2"
     if kind == "bad_wilds":
         d["wild_cards"] = -1
-        return d, "'wild_cards' must be an integer >= 0, got -1"
+        return d, "'wild_cards' must be an integer from 0 to 100, got -1"
     if kind == "wrong_type":
         d["territories"] = "Alaska"
         return d, "'territories' must be list, got str"
@@ -857,7 +857,7 @@ def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
         load_agent("y/m")
     assert (
         str(e.value) == "unknown agent 'y/m': use one of random, aggressive, continent, balanced, ppo-2p, ppo-4p, "
-        "a path to a MaskablePPO model (.zip), or 'module:callable'"
+        "a path to a MaskablePPO model (.zip) or a graph policy (.pt), or 'module:callable'"
     )
 
 

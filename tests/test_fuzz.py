@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) over random rule sets and action sequences (issue 7).
+"""Property-based tests (hypothesis) over random rule sets and action sequences.
 
 Rule sets draw every switch of :class:`RulesConfig` (2..6 players, mostly the
 9-territory ``small`` map, sometimes the classic one, short turn limits).
@@ -47,7 +47,7 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
     """Every switch of RulesConfig; the classic map about once in ``classic_weight`` draws."""
     n = draw(st.integers(2, 6))
     classic = draw(st.sampled_from(["small"] * (classic_weight - 1) + ["classic"])) == "classic"
-    two_player = draw(st.sampled_from(["neutral", "none"]))
+    two_player = draw(st.sampled_from(["neutral", "none"])) if n == 2 else "neutral"  # 'none' is for 2 players
     seats = n + (1 if n == 2 and two_player == "neutral" else 0)
     T = CLASSIC_T if classic else SMALL_T
     need = -(-T // seats)
@@ -61,7 +61,10 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
         "two_player": two_player,
         "starting_armies": draw(st.one_of(st.none(), st.integers(need, need + 12))),
         "card_trade": card_trade,
-        "territory_bonus": draw(st.sampled_from(["once_per_turn", "once_per_trade"])),
+        # the +2 bonus needs sets of cards (docs/rules.md §6)
+        "territory_bonus": draw(st.sampled_from(["once_per_turn", "once_per_trade"]))
+        if card_trade not in ("stars", "no_cards")
+        else "once_per_turn",
         "elimination_trade_at": draw(st.integers(5, 7)),
         "defender_dice": draw(st.sampled_from(["max", "choose"])),
         "fortify": draw(st.sampled_from(["adjacent", "connected"])),
@@ -70,8 +73,8 @@ def rules_dicts(draw, classic_weight: int = 8) -> dict:
         "turn_limit": draw(st.integers(1, 8 if classic else 40)),
         "truncation_reward": draw(st.sampled_from(["draw", "rank"])),
         # docs/rules.md §8; the missions need the classic continents
-        "secret_missions": classic and draw(st.booleans()),
-        "mission_target_taken": draw(st.sampled_from(["24_territories", "holder_wins"])),
+        "secret_missions": (missions := classic and draw(st.booleans())),
+        "mission_target_taken": draw(st.sampled_from(["24_territories", "holder_wins"])) if missions else "holder_wins",
         "capitals": draw(st.booleans()),
     }
 

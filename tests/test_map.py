@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections import deque
 
 import numpy as np
@@ -253,6 +254,28 @@ BROKEN = {
     "bad card symbol": (lambda d: d["territories"][0].update(card="dragon"), r"card symbol 'dragon'"),
     "malformed border": (lambda d: d["borders"].append(["A"]), r"border #3 must be a list of two territory names"),
     "empty territory name": (lambda d: d["territories"][0].update(name=" "), r"territory #0 has an empty name"),
+    "unknown top-level key": (lambda d: d.update(bonuses=[]), r"unknown key 'bonuses'; a map holds name, description, canvas"),
+    "unknown territory key": (lambda d: d["territories"][0].update(colour="red"), r"territory 'A': unknown key 'colour'"),
+    "unknown continent key": (lambda d: d["continents"][0].update(size=2), r"continent 'North': unknown key 'size'"),
+    "canvas not a list": (lambda d: d.update(canvas="wide"), r"'canvas' must be \[width, height\]"),
+    "canvas of three numbers": (lambda d: d.update(canvas=[1, 2, 3]), r"'canvas' must be \[width, height\]"),
+    "canvas with a zero side": (lambda d: d.update(canvas=[100, 0]), r"two numbers above 0"),
+    "canvas of strings": (lambda d: d.update(canvas=["100", "50"]), r"'canvas' must be"),
+    "canvas with a bool": (lambda d: d.update(canvas=[True, 50]), r"'canvas' must be"),
+    "xy a dict": (lambda d: d["territories"][0].update(xy={"x": 1}), r"territory 'A' 'xy' must be \[x, y\]"),
+    "xy of one number": (lambda d: d["territories"][0].update(xy=[5]), r"'xy' must be \[x, y\]"),
+    "xy off the canvas": (lambda d: d["territories"][0].update(xy=[5, 700]), r"on the canvas \(0..1000, 0..600\)"),
+    "xy not finite": (lambda d: d["territories"][0].update(xy=[float("nan"), 1]), r"'xy' must be"),
+    "description not text": (lambda d: d.update(description=["x"]), r"'description' must be str"),
+    "bonus too large": (lambda d: d["continents"][0].update(bonus=10**12), r"bonuses are 0..1000"),
+    "bonus a float": (lambda d: d["continents"][0].update(bonus=2.0), r"'bonus' must be int"),
+    "too many wild cards": (lambda d: d.update(wild_cards=10**9), r"'wild_cards' must be an integer from 0 to 100"),
+    "map name empty": (lambda d: d.update(name=""), r"'name' is empty"),
+    "continent name with a line break": (
+        lambda d: [d["continents"][0].update(name="No\nrth"), [t.update(continent="No\nrth") for t in d["territories"][:2]]],
+        r"continent #0: the name 'No\\nrth' must be printable",
+    ),
+    "territory not an object": (lambda d: d["territories"].append("E"), r"territory #4 must be an object, got str"),
 }
 
 
@@ -287,3 +310,97 @@ def test_not_an_object(tmp_path):
 
 def test_map_error_is_value_error():
     assert issubclass(MapError, ValueError)
+
+
+def test_a_map_error_names_the_file(tmp_path):
+    path = _write(tmp_path, _broken(lambda d: d.update(canvas=[0, 1])))
+    with pytest.raises(MapError, match=r"map file '.*map.json' 'tiny': 'canvas'"):
+        load_map(path)
+
+
+def test_map_file_that_is_not_utf8_or_nests_too_deeply(tmp_path):
+    p = tmp_path / "latin1.json"
+    p.write_bytes(json.dumps(_tiny()).replace('"A"', '"\u00c5"').encode("latin-1"))  # Å as one latin-1 byte
+    with pytest.raises(MapError, match=r"latin1.json' is not UTF-8 text"):
+        load_map(str(p))
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(MapError, match="nests JSON too deeply"):
+        load_map(str(deep))
+    with pytest.raises(MapError, match="cannot read map file"):
+        load_map(tmp_path)  # a folder
+
+
+# ---------------------------------------------------------------- names that round-trip through move text
+
+REFUSED_NAMES = {
+    "A->B": "a separator of the move notation",
+    "Cape Town, North": "a separator of the move notation",
+    "dice=3": "a separator of the move notation",
+    " Leading": "spaces at an end",
+    "Trailing ": "spaces at an end",
+    "Two  Spaces": "two spaces in a row",
+    "Tab\tbed": "unprintable character '\\t'",
+    "Line\nbreak": "unprintable character '\\n'",
+    "No\u00a0break": "unprintable character",
+    "Wild 1": "a wild card's name",
+    "wild2": "a wild card's name",
+    "WILD  3": "spaces at an end or two spaces",
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED_NAMES))
+def test_names_move_text_cannot_read_back_are_refused(name):
+    d = _tiny()
+    d["territories"][1]["name"] = name
+    d["borders"] = [[name if x == "B" else x for x in b] for b in d["borders"]]
+    with pytest.raises(MapError, match=r"territory #1 cannot be named .*" + re.escape(REFUSED_NAMES[name])):
+        map_from_dict(d)
+
+
+def test_names_differing_only_in_case_are_refused():
+    d = _tiny()
+    d["territories"][1]["name"] = "a"
+    d["borders"] = [["A", "a"], ["a", "C"], ["C", "D"]]
+    with pytest.raises(MapError, match=r"'A' and 'a' differ only in case"):
+        map_from_dict(d)
+
+
+ODD_BUT_FINE = ["Wild West", "Wilderness", "wild", "St. John's", "x>y", "A-B", "12", "end", "attack", "Área 51", "Dice 3"]
+
+
+def test_accepted_odd_names_survive_move_text_and_records():
+    """Every move of games on a map with odd (accepted) names reads back to itself, and the record replays."""
+    from risk_env import ActionCodec
+    from risk_env.envs.codec import Selection
+    from risk_env.records.record import GameRecord
+    from risk_env.records.recorder import GameRecorder
+
+    names = ODD_BUT_FINE
+    d = {
+        "name": "odd names",
+        "continents": [{"name": "One", "bonus": 2}, {"name": "Two", "bonus": 3}],
+        "territories": [{"name": t, "continent": "One" if i % 2 else "Two"} for i, t in enumerate(names)],
+        "borders": [[names[i], names[i + 1]] for i in range(len(names) - 1)] + [[names[0], names[-1]]],
+    }
+    m = map_from_dict(d)
+    assert m.card_of("wild") == m.id_of("wild") and m.card_of("Wild 2") == m.num_territories + 1
+    for rules in (
+        RulesConfig(num_players=3, setup="claim", turn_limit=12),
+        RulesConfig(num_players=2, card_trade="stars", defender_dice="choose", turn_limit=12),
+    ):
+        game = Game(rules, game_map=m)
+        codec = ActionCodec(game)
+        rng = np.random.default_rng(0)
+        for seed in range(3):
+            s = game.new_game(seed)
+            rec = GameRecorder(game, seed)
+            sel = Selection()
+            while s.phase != 7:
+                move = codec.step(s, int(rng.choice(np.flatnonzero(codec.mask(s, sel)))), sel)
+                if move is not None:
+                    text = game.move_to_text(move)
+                    assert game.parse_move(s, text) == move, text
+                    rec.add(move)
+            again = GameRecord.from_json(rec.finish(s).to_json())
+            assert again.verify() == s

@@ -1,4 +1,4 @@
-"""The action mask is exact (issue 2): in thousands of random positions of every phase, every
+"""The action mask is exact: in thousands of random positions of every phase, every
 action id is stepped on a copy; it must be accepted iff the mask marks it, and a rejected id
 must leave the state unchanged. Also: the codec's complete moves are the rules' legal moves,
 amount ids reach the minimum and the maximum, and move texts round-trip."""

@@ -43,6 +43,17 @@ def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
     assert "risk_env/rules/maps/classic.json" in names
     assert "risk_env/agents/registry.py" in names
     assert "risk_env/py.typed" in names
+    assert "risk_env/records/assets/board.js" in names  # the script that updates SVG boards in pages
+
+
+def test_the_version_is_written_once(wheel: Path) -> None:
+    """pyproject.toml reads the version from ``risk_env.__version__``: the wheel carries that one."""
+    import risk_env
+
+    assert "version =" not in (ROOT / "pyproject.toml").read_text().split("[project]")[1].split("[")[0]
+    assert wheel.name.startswith(f"risk_env-{risk_env.__version__}-")
+    meta = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    assert f"\nVersion: {risk_env.__version__}\n" in zipfile.ZipFile(wheel).read(meta).decode()
 
 
 def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) -> None:

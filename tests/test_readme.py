@@ -1,6 +1,6 @@
 """The README's recipes run as written: its Python snippets, the command behind its board
 picture (the committed record must be the game that command plays), and its test command
-being the one CI runs."""
+being the one CI runs; the docs index listing every page."""
 
 from __future__ import annotations
 
@@ -102,3 +102,11 @@ def test_the_extras_tables_name_every_extra() -> None:
         cells = [c.strip() for line in text.splitlines() if line.startswith("|") for c in line.split("|")]
         rows = {c.strip("`") for c in cells if re.fullmatch(r"`\w+`", c)}
         assert extras <= rows, f"{name}'s extras table lacks {sorted(extras - rows)}"
+
+
+def test_the_docs_index_lists_every_page() -> None:
+    index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"\]\(([\w.-]+\.md)\)", index))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"README.md"}
+    assert pages <= listed, f"docs/README.md does not list {sorted(pages - listed)}"
+    assert listed <= pages, f"docs/README.md lists missing pages {sorted(listed - pages)}"

@@ -1,4 +1,4 @@
-"""Save, restore, reproduce (issue 7).
+"""Save, restore, reproduce.
 
 * The engine state goes to a JSON-compatible dict and back (the generator
   included) at any point; restoring and continuing with the same actions gives
@@ -230,6 +230,50 @@ def test_copy_is_independent_of_the_original():
     for j in range(50, len(actions)):  # and the original still follows its own game
         codec.step(s, actions[j], sel)
         assert s.to_dict() == dicts[j + 1]
+
+
+def test_every_declared_field_is_in_the_dict_in_declared_order():
+    """The dict is the declaration (risk_env.rules.state.STATE_FIELDS): with every variant's group
+    set, each declared field is a key, in order; without them the group keys are absent."""
+    from risk_env.rules.state import STATE_FIELDS, GameState
+
+    game = Game(RulesConfig(num_players=2, setup="random"))
+    s = game.new_game(4)
+    plain = s.to_dict()
+    assert list(plain) == [f.name for f in STATE_FIELDS if f.written == "always"]
+    s.missions, s.capitals, s.eliminated_by = [6, 7], [0, 1], [-1, -1]
+    s.blitzing, s.received = True, 3
+    full = s.to_dict()
+    assert list(full) == [f.name for f in STATE_FIELDS]
+    assert full["roll_pending"] is False and full["commander"] == -1  # a group is written whole
+    back = GameState.from_dict(full)
+    for f in STATE_FIELDS:
+        a, b = getattr(back, f.name), getattr(s, f.name)
+        if f.kind == "rng":
+            assert a.bit_generator.state == b.bit_generator.state
+        elif f.kind in ("int64[T]", "int32[T]"):
+            assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        elif f.kind != "dice":
+            assert a == b, f.name
+    assert GameState.from_dict(plain).commander == -1 and GameState.from_dict(plain).missions == []
+
+
+def test_a_copy_shares_no_mutable_field():
+    from risk_env.rules.state import STATE_FIELDS
+
+    game = Game(RulesConfig(num_players=3, setup="random", secret_missions=True, capitals=True))
+    s = game.new_game(2)
+    c = s.copy()
+    for f in STATE_FIELDS:
+        v = getattr(c, f.name)
+        if f.kind == "dice":  # shared, never mutated in place (drawing replaces it)
+            continue
+        if f.kind == "rng":
+            assert c.own_rng() is not s.rng
+        elif isinstance(v, (list, np.ndarray)):
+            assert v is not getattr(s, f.name), f.name
+    assert all(a is not b for a, b in zip(c.hands, s.hands, strict=True))
+    assert c == s
 
 
 # ---------------------------------------------------------------- the env pickles

@@ -119,3 +119,80 @@ def test_cli_and_evaluation_read_set_alike() -> None:
     via_cli = build_rules(2, "classic", None, 77, items)
     assert via_cli == resolve_rules("classic", num_players=2, turn_limit=77, **parse_settings(items))
     assert (via_cli.two_player, via_cli.fortify, via_cli.uses_cards) == ("none", "connected", False)
+
+
+# ---------------------------------------------------------------- numpy values and meaningless combinations
+
+
+def test_numpy_scalars_are_read_as_python_values() -> None:
+    import numpy as np
+
+    cfg = RulesConfig(num_players=np.int64(3), turn_limit=np.int32(50), capitals=np.bool_(True), fortify=np.str_("connected"))
+    assert cfg == RulesConfig(num_players=3, turn_limit=50, capitals=True, fortify="connected")
+    assert type(cfg.num_players) is int and type(cfg.turn_limit) is int and type(cfg.capitals) is bool
+    assert type(cfg.fortify) is str
+    assert resolve_rules("fast", num_players=np.int64(2)).num_players == 2
+    env = risk_env.env(num_players=np.int64(3))
+    assert len(env.possible_agents) == 3
+    for bad in (np.float64(3.0), 3.0, "3", True):
+        with pytest.raises(ConfigError, match="num_players must be an integer from 2 to 6"):
+            RulesConfig(num_players=bad)
+
+
+@pytest.mark.parametrize(
+    "switches, message",
+    [
+        ({"card_trade": "stars", "territory_bonus": "once_per_trade"}, r"territory_bonus='once_per_trade' has no effect.*stars"),
+        ({"card_trade": "no_cards", "territory_bonus": "once_per_trade"}, r"has no effect with card_trade='no_cards'"),
+        ({"mission_target_taken": "24_territories"}, r"mission_target_taken='24_territories' has no effect without secret"),
+        ({"num_players": 3, "two_player": "none"}, r"two_player='none' is for 2-player games.*num_players=3"),
+        ({"num_players": 4, "two_player": "allied"}, r"two_player='allied'.*is for 2 players"),
+        ({"card_trade": "no_cards", "reroll_with_card": True}, r"reroll_with_card=True needs cards"),
+        ({"num_players": 2, "two_player": "allied", "capitals": True}, r"cannot be combined with capitals"),
+    ],
+)
+def test_switches_that_mean_nothing_together_are_refused(switches, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        RulesConfig(**switches)
+    with pytest.raises(ConfigError, match=message):
+        resolve_rules(rules=switches)
+
+
+def test_inert_but_harmless_combinations_stay_accepted() -> None:
+    # presets are meant to combine: the tournament's elimination_trade_at=5 is inert with stars
+    # (no forced trade, docs/rules.md §6) and in 2-player games (an elimination ends them)
+    assert RulesConfig.from_file("tournament_stars").elimination_trade_at == 5
+    assert RulesConfig.from_preset("tournament", num_players=2).elimination_trade_at == 5
+    assert RulesConfig(secret_missions=True, mission_target_taken="24_territories").mission_target_taken == "24_territories"
+    assert RulesConfig(num_players=2, two_player="none").two_player == "none"
+
+
+def test_rules_mappings_with_keys_that_are_not_names() -> None:
+    for bad in ({1: 2}, {None: "x"}, {("num_players",): 3}):
+        with pytest.raises(ConfigError, match="rules option names are text"):
+            RulesConfig.from_dict(bad)
+        with pytest.raises(ConfigError, match="rules option names are text"):
+            resolve_rules(rules=bad)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"card_trade: stars\nturn_limit: \xff\n", r"is not UTF-8 text"),
+        (b"[" * 5000 + b"]" * 5000, r"nests too deeply to be a rules file"),
+        (b"1: 2\n", r"rules option names are text, got 1"),
+        (b"turn_limit: 2024-01-01\n", r"turn_limit must be an integer from 1 to 10000000, got datetime.date"),
+        (b"preset: 2024-01-01\n", r"a rules preset is a name"),
+        (b"map: !!python/object:os.system ls\n", r"not valid YAML"),
+        (b"- fast\n", r"must hold a mapping of rules switches"),
+        (b"42\n", r"must hold a mapping of rules switches.*got int"),
+        (b"territory_bonus: once_per_trade\ncard_trade: stars\n", r"has no effect with card_trade='stars'"),
+    ],
+)
+def test_broken_rules_files(tmp_path, content, message) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=message):
+        RulesConfig.from_file(path)
+    with pytest.raises(ConfigError, match=message):
+        risk_env.env(preset=str(path))

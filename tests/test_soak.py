@@ -1,4 +1,4 @@
-"""The soak harness (risk_env/soak.py) and the turn limit that ends every game (issue 7)."""
+"""The soak harness (risk_env.tools.soak) and the turn limit that ends every game."""
 
 from __future__ import annotations
 
@@ -123,7 +123,9 @@ def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
     summary = run_soak(3, start=10, seed=4, workers=1, progress=False)
     assert summary["failures"] == 1
     f = summary["failure_details"][0]
-    assert "made-up violation" in f["error"] and f["spec"] == game_spec(f["spec"]["index"], seed=4)
+    st = summary["settings"]
+    assert "made-up violation" in f["error"]
+    assert f["spec"] == game_spec(f["spec"]["index"], seed=4, vector_share=st["vector_share"], vector=st["vector"])
     assert f["repro"].startswith(f"python scripts/soak.py --games 1 --start {f['spec']['index']} --seed 4 --workers 1")
     monkeypatch.undo()
     assert soak_game(f["spec"])["failure"] is None  # replaying the reported spec alone (the bug was injected)
@@ -177,3 +179,138 @@ def test_deterministic_policies_cannot_stall_a_turn(policy, rules):
         env.step(policy(env))
     s = env.game_state
     assert s.phase == Phase.GAME_OVER and s.turn <= rules["turn_limit"]
+
+
+# ---------------------------------------------------------------- the batched engine in the soak
+
+
+def _supported_values() -> dict[str, set]:
+    """Each random switch's values the batched engine supports on top of the classic rules (2 or 3 players)."""
+    from risk_env.tools.soak import _VARIANT_CHOICES
+    from risk_env.tools.soak_vector import vector_supports
+
+    out: dict[str, set] = {}
+    for key, values in _VARIANT_CHOICES.items():
+        out[key] = {
+            v
+            for v in values
+            for n in (2, 3)
+            if vector_supports({"num_players": n, "map": "small", "setup": "random", key: v})
+            and (key != "setup" or vector_supports({"num_players": n, "map": "small", key: v}))
+        }
+    return out
+
+
+def test_batched_engine_games_cover_every_switch_it_supports():
+    pytest.importorskip("torch")
+    from risk_env.tools.soak_vector import vector_supports
+
+    specs = [game_spec(i, seed=3, vector_share=1.0, vector=True) for i in range(600)]
+    assert all(sp["vector"] and vector_supports(sp["rules"]) for sp in specs)
+    for key, values in _supported_values().items():
+        seen = {sp["rules"][key] for sp in specs}
+        assert values <= seen, (key, values - seen)
+    assert {sp["rules"]["num_players"] for sp in specs} == {2, 3, 4, 5, 6}
+    assert {sp["rules"]["map"] for sp in specs} == {"small", "classic"}
+    assert {8, 10, 15} <= {sp["rules"]["starting_armies"] for sp in specs}
+    supported_presets = {
+        p
+        for p in PRESETS
+        for n in range(2, 7)
+        if PRESETS[p].get("num_players", n) == n and vector_supports({**PRESETS[p], "num_players": n, "map": "small"})
+    }
+    assert {sp["preset"] for sp in specs} == supported_presets >= {"classic", "fast"}
+    # without the share, a game is played on both engines exactly when the batched one supports its rules
+    mixed = [game_spec(i, seed=3, vector=True) for i in range(300)]
+    assert all(sp["vector"] == vector_supports(sp["rules"]) for sp in mixed)
+    assert 0 < sum(sp["vector"] for sp in mixed) < 300
+    assert not any(game_spec(i, seed=3)["vector"] for i in range(50))
+
+
+def test_a_short_soak_on_both_engines(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "soak.json"
+    summary = run_soak(
+        12,
+        seed=2,
+        workers=1,
+        progress=False,
+        vector_share=1.0,
+        observe_share=0.5,
+        small_turn_limit=15,
+        checkpoint=out,
+        checkpoint_every=0,
+    )
+    assert summary["failures"] == 0, summary["failure_details"]
+    assert summary["vector_games"] == 12 and summary["vector_steps"] == summary["steps"] > 0
+    assert summary["by_engines"] == {"reference and batched": 12}
+    assert json.loads(out.read_text()) == summary and "partial" not in summary
+
+
+def _vector_games(k: int = 4):
+    """``k`` finished soak games of one rule set the batched engine supports, with their action ids."""
+    from risk_env.tools.soak import _chunks
+
+    settings = {
+        "seed": 0, "classic_share": 0.0, "heuristic_share": 0.3, "small_turn_limit": 20, "classic_turn_limit": 20,
+        "variant_share": 0.0, "vector_share": 1.0, "vector": True, "observe_share": 0.0, "max_turn_steps": 5000,
+    }  # fmt: skip
+    for specs, _, _ in _chunks(list(range(400)), settings, 8):
+        if len(specs) >= k:
+            specs = specs[:k]
+            return specs, [soak_game(sp) for sp in specs]
+    raise AssertionError("no rule set drawn often enough")
+
+
+def test_the_lockstep_replay_catches_a_disagreement(monkeypatch):
+    pytest.importorskip("torch")
+    from risk_env import RulesConfig
+    from risk_env.tools import soak_vector
+    from risk_env.tools.soak_vector import VectorLockstep
+
+    specs, results = _vector_games()
+    games = [(sp["seed"], r["actions"]) for sp, r in zip(specs, results, strict=True)]
+    rules = RulesConfig.from_dict(specs[0]["rules"])
+    lock = VectorLockstep(rules)
+    assert lock.run(games) == [None] * len(games)
+    assert [s.to_dict() for s in lock.states] == [r["final"] for r in results]
+
+    # a position built wrongly: caught before the first id
+    real_from_states = lock.vg.from_states
+
+    def off_by_one(states, sels):
+        vs = real_from_states(states, sels)
+        vs.armies[1, 0] += 1
+        return vs
+
+    monkeypatch.setattr(lock.vg, "from_states", off_by_one)
+    found = lock.run(games)
+    assert found[0] is None and found[1].startswith("at the start: armies") and found[2] is None
+    monkeypatch.undo()
+
+    # other dice in the batched engine than the reference rolled: its positions part from the reference's
+    class WrongTape(soak_vector._TapeGame):
+        def _draw_dice(self, s, k):
+            faces = soak_vector.Game._draw_dice(self, s, k)
+            self.tape.extend(7 - f for f in faces)
+            return faces
+
+    monkeypatch.setattr(soak_vector, "_TapeGame", WrongTape)
+    found = VectorLockstep(rules).run(games)
+    assert all(f is not None and f.startswith("after id") for f in found), found
+
+
+def test_a_batched_engine_failure_is_reported_with_its_game(monkeypatch):
+    pytest.importorskip("torch")
+    from risk_env.tools import soak_vector
+
+    def broken(self, games):
+        self.states = []
+        raise RuntimeError("made-up batched failure")
+
+    monkeypatch.setattr(soak_vector.VectorLockstep, "run", broken)
+    summary = run_soak(3, seed=1, workers=1, progress=False, vector_share=1.0)
+    assert summary["failures"] == 3
+    f = summary["failure_details"][0]
+    assert f["error"] == "batched engine: RuntimeError: made-up batched failure"
+    assert "--vector-share 1.0" in f["repro"]

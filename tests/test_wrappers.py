@@ -5,7 +5,7 @@ import pytest
 from pettingzoo.utils import wrappers
 
 import risk_env
-from risk_env.envs.wrappers import ClassicWrapper
+from risk_env.envs.wrappers import ClassicWrapper, StrictWrapper
 
 
 def standard_stack(**kw):
@@ -69,4 +69,6 @@ def test_out_of_bounds_and_order_errors_match():
 
 def test_is_an_order_enforcing_wrapper():
     assert isinstance(risk_env.env(), wrappers.OrderEnforcingWrapper)
-    assert type(risk_env.env(strict=True)) is wrappers.OrderEnforcingWrapper
+    strict = risk_env.env(strict=True)  # PettingZoo's wrapper as it is, plus the board in Jupyter (_repr_svg_)
+    assert type(strict) is StrictWrapper and type(strict).__mro__[1] is wrappers.OrderEnforcingWrapper
+    assert [k for k in vars(StrictWrapper) if not k.startswith("__")] == ["_repr_svg_"]

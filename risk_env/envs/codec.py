@@ -2,7 +2,9 @@
 exact action masks, and the sub-step protocol that turns action ids into
 complete :class:`~risk_env.rules.moves.Move` values.
 
-Action layout (``T`` territories, ``K = 10`` amount levels):
+Action layout (``T`` territories, ``K = 10`` amount levels; the blocks are those of
+:func:`risk_env.envs.layout.action_layout`, the decisions those of
+:data:`risk_env.envs.layout.PROTOCOL`, and :attr:`ActionCodec.layout` holds them):
 
 =========================  ===========  ===============================================
 ids                        block        meaning (by phase)
@@ -85,10 +87,9 @@ from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, MAX_STARS, MIN_STARS
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
+from .layout import AMOUNT_LEVELS, ATTACK_DICE, DEFEND_DICE, EXPERT_DIE_IDS, action_layout, amount_of, legal_levels
 
 __all__ = ["ActionCodec", "AMOUNT_LEVELS", "Selection", "amount_of"]
-
-AMOUNT_LEVELS = 10
 
 
 @dataclass(slots=True)
@@ -135,21 +136,11 @@ class Selection:
 _NONE = Selection()  # the empty selection, read-only by convention
 
 
-def amount_of(level: int, lo: int, hi: int, levels: int = AMOUNT_LEVELS) -> int:
-    """Armies meant by amount level ``level`` in ``[lo, hi]`` (half rounds up).
-
-    >>> [amount_of(j, 1, 30) for j in range(10)]
-    [1, 4, 7, 11, 14, 17, 20, 24, 27, 30]
-    >>> [amount_of(j, 2, 4) for j in range(10)]
-    [2, 2, 2, 3, 3, 3, 3, 4, 4, 4]
-    """
-    return lo + (2 * level * (hi - lo) + (levels - 1)) // (2 * (levels - 1))
-
-
 class ActionCodec:
     """Maps action ids to moves for one :class:`~risk_env.rules.engine.Game`.
 
     Attributes:
+        layout: the :class:`~risk_env.envs.layout.ActionLayout` of the game's ids.
         n: the action space size ``N``.
         territory, amount, dice, blitz, trade, reroll, six, keep, end: first id of each block
             (``trade`` is -1 without cards; ``reroll``, ``six``, ``keep`` are -1 without the
@@ -158,36 +149,20 @@ class ActionCodec:
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        T = game.T
-        K = AMOUNT_LEVELS
-        self.K = K
-        self.territory = 0
-        self.amount = T
-        self.dice = T + K
-        self.blitz = T + K + 3
-        n_trade = (MAX_STARS - MIN_STARS + 1 if game.stars else len(COMPOSITIONS)) if game.uses_cards else 0
-        self.trade = T + K + 4 if n_trade else -1
-        self.trade_end = T + K + 4 + n_trade  # one past the trade block
-        nxt = self.trade_end
-        cfg = game.config
-        self.reroll = nxt if cfg.reroll_with_card else -1
-        nxt += 3 if cfg.reroll_with_card else 0
-        self.six = nxt if cfg.die_to_six else -1
-        nxt += 3 if cfg.die_to_six else 0
-        self.keep = nxt if game.dice_rules else -1
-        nxt += 1 if game.dice_rules else 0
-        self.end = nxt
-        self.n = self.end + 1
+        self.layout = L = action_layout(game)
+        self.K = K = L.K
+        self.territory, self.amount, self.dice, self.blitz = L.territory, L.amount, L.dice, L.blitz
+        self.trade, self.trade_end = L.trade, L.trade_end
+        self.reroll, self.six, self.keep, self.end = L.reroll, L.six, L.keep, L.end
+        self.n = L.n
+        n_trade = L.width("trade")
         self._zeros = np.zeros(self.n, dtype=np.int8)
         self._edge_src = game.edge_src
         self._edge_dst = game.edge_dst
         self._symbols = np.array(game.card_symbol, dtype=np.int64) if game.uses_cards else np.zeros(0, np.int64)
         self._comp = np.array(COMPOSITIONS, dtype=np.int64) if n_trade else np.zeros((0, 4), np.int64)
         # Which amount levels are legal for a span hi-lo (levels whose count differs from the previous level).
-        self._span_levels: dict[int, np.ndarray] = {}
-        for span in range(0, 64):
-            counts = [amount_of(j, 0, span, K) for j in range(K)]
-            self._span_levels[span] = np.array([j == 0 or counts[j] != counts[j - 1] for j in range(K)], dtype=np.int8)
+        self._span_levels = {span: np.array(legal_levels(span, K), dtype=np.int8) for span in range(64)}
         self._span_full = np.ones(K, dtype=np.int8)
 
     # ------------------------------------------------------------------ text (risk_env.envs.action_text)
@@ -200,9 +175,9 @@ class ActionCodec:
 
     def _dice_rule_move(self, a: int) -> Move | None:
         """The expert dice rule move of id ``a`` (docs/rules.md §8), or None if ``a`` is not one."""
-        if self.reroll >= 0 and self.reroll <= a < self.reroll + 3:
+        if self.reroll >= 0 and self.reroll <= a < self.reroll + EXPERT_DIE_IDS:
             return Move.reroll(a - self.reroll + 1)
-        if self.six >= 0 and self.six <= a < self.six + 3:
+        if self.six >= 0 and self.six <= a < self.six + EXPERT_DIE_IDS:
             return Move.six(a - self.six + 1)
         if self.keep >= 0 and a == self.keep:
             return Move.keep_roll()
@@ -294,13 +269,13 @@ class ActionCodec:
                 m[es[ok]] = 1
                 m[self.end] = 1
                 if self.can_continue(s):
-                    m[self.dice : self.dice + min(3, int(s.armies[s.att_src]) - 1)] = 1
+                    m[self.dice : self.dice + min(ATTACK_DICE, int(s.armies[s.att_src]) - 1)] = 1
                     m[self.blitz] = 1
             elif sel.dst < 0:
                 m[:T] = g.adjacency[sel.src] & g.attackable(s)
                 m[self.end] = 1
             else:
-                m[self.dice : self.dice + min(3, int(s.armies[sel.src]) - 1)] = 1
+                m[self.dice : self.dice + min(ATTACK_DICE, int(s.armies[sel.src]) - 1)] = 1
                 m[self.blitz] = 1
                 m[self.end] = 1
         elif ph == Phase.REINFORCE:
@@ -341,7 +316,7 @@ class ActionCodec:
         elif ph == Phase.OCCUPY:
             m[self.amount : self.dice] = self._levels(*g.occupy_range(s))
         elif ph == Phase.DEFEND:
-            m[self.dice : self.dice + min(2, int(s.armies[s.att_dst]))] = 1
+            m[self.dice : self.dice + min(DEFEND_DICE, int(s.armies[s.att_dst]))] = 1
         return m
 
     def _levels(self, lo: int, hi: int) -> np.ndarray:
@@ -352,6 +327,8 @@ class ActionCodec:
 
     # ------------------------------------------------------------------ step
     def _check_id(self, action: object) -> int:
+        if type(action) is int and 0 <= action < self.n:  # the env's validated ids
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action must be an integer id in 0..{self.n - 1}, got {action!r}")
         a = int(action)
@@ -447,7 +424,7 @@ class ActionCodec:
                 return None
             return Move.place_neutral(a) if s.setup_step == 2 else Move.place(a, 1)
         if ph == Phase.DEFEND:
-            return Move.defend(a - self.dice + 1) if self.dice <= a < self.dice + 2 else None
+            return Move.defend(a - self.dice + 1) if self.dice <= a < self.dice + DEFEND_DICE else None
         if ph == Phase.OCCUPY:
             if self.amount <= a < self.dice:
                 lo, hi = g.occupy_range(s)

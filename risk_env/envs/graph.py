@@ -95,6 +95,7 @@ from gymnasium import spaces
 
 from ..rules.engine import Game
 from ..rules.state import GameState
+from .layout import GRAPH_GLOBAL_LAYOUT, GRAPH_GLOBALS_FROM_FLAT, GRAPH_NODE_LAYOUT, MAX_PLAYERS
 from .observation import ObservationEncoder
 
 if TYPE_CHECKING:
@@ -102,57 +103,38 @@ if TYPE_CHECKING:
 
 __all__ = ["GraphObservationEncoder", "MAX_PLAYERS", "NODE_FEATURES", "GLOBAL_FEATURES", "OBSERVATION_MODES"]
 
-MAX_PLAYERS = 6
-"""Relative seat slots in the graph observation (the most players a game can have)."""
-
 OBSERVATION_MODES = ("flat", "graph")
 """Values of the envs' ``observation=`` option."""
 
-NODE_FEATURES: tuple[str, ...] = (
-    *(f"owner_rel_{k}" for k in range(MAX_PLAYERS)),
-    "owner_neutral",
-    "owner_none",
-    "armies",
-    "selected_src",
-    "selected_dst",
-    "my_card",
-    "legal",
-    "cont_bonus",
-    "cont_size",
-    "cont_mine",
-    "cont_owner",
-    "foreign_nbrs",
-    "foreign_armies",
-    "degree",
+NODE_FEATURES: tuple[str, ...] = tuple(
+    f"{b.name}_{k}" if b.size > 1 else b.name for b in GRAPH_NODE_LAYOUT for k in range(b.size)
 )
-"""Names of the ``F = 20`` node features, in order."""
+"""Names of the ``F = 20`` node features, in order (:data:`risk_env.envs.layout.GRAPH_NODE_LAYOUT`)."""
 
-_GLOBAL_BLOCKS: tuple[tuple[str, int], ...] = (
-    ("phase", 8),
-    ("acting", 1),
-    ("on_turn", MAX_PLAYERS + 1),
-    ("to_place", 1),
-    ("flags", 5),
-    ("my_cards", 5),
-    ("trade_pending", 13),
-    ("cards", MAX_PLAYERS),
-    ("alive", MAX_PLAYERS),
-    ("territories", MAX_PLAYERS + 1),
-    ("army_total", MAX_PLAYERS + 1),
-    ("trade_value", 1),
-    ("battle", 3),
-    ("num_players", 1),
-    ("turn", 1),
-    ("bias", 1),
-)
-GLOBAL_FEATURES: dict[str, slice] = {}
-_off = 0
-for _name, _size in _GLOBAL_BLOCKS:
-    GLOBAL_FEATURES[_name] = slice(_off, _off + _size)
-    _off += _size
-G_SIZE = _off
+GLOBAL_FEATURES: dict[str, slice] = {b.name: GRAPH_GLOBAL_LAYOUT.slice(b.name) for b in GRAPH_GLOBAL_LAYOUT}
+"""Global feature blocks by name (:data:`risk_env.envs.layout.GRAPH_GLOBAL_LAYOUT`)."""
+G_SIZE = GRAPH_GLOBAL_LAYOUT.size
 """``G = 73``."""
-F_SIZE = len(NODE_FEATURES)
+F_SIZE = GRAPH_NODE_LAYOUT.size
+"""``F = 20``."""
+
+
+_NODE: dict[str, int] = {b.name: GRAPH_NODE_LAYOUT.start(b.name) for b in GRAPH_NODE_LAYOUT}  # first column by name
+
+
+def static_node_features(game: Game) -> np.ndarray:
+    """float32 ``(T, 3)``: the node features that do not change during a game, ``cont_bonus``,
+    ``cont_size`` and ``degree`` (in that order; module docstring)."""
+    m = game.map
+    T = game.T
+    cont = np.asarray(m.territory_continent, dtype=np.int64)
+    sizes = np.asarray(m.continent_members, dtype=bool).sum(axis=1).astype(np.float64)
+    degree = np.bincount(np.asarray(game.edge_src, dtype=np.int64), minlength=T).astype(np.float64)
+    out = np.zeros((T, 3), dtype=np.float32)
+    out[:, 0] = np.asarray(m.continent_bonus, dtype=np.float64)[cont] / 10.0
+    out[:, 1] = sizes[cont] / T
+    out[:, 2] = degree / 6.0
+    return out
 
 
 class GraphObservationEncoder:
@@ -193,14 +175,12 @@ class GraphObservationEncoder:
         self._cont_size_t = sizes[cont]
         degree = np.bincount(src, minlength=T).astype(np.float64)
         self._degree = np.maximum(degree, 1.0)
-        # static node features
-        self._static = np.zeros((T, 3), dtype=np.float32)
-        self._static[:, 0] = np.asarray(m.continent_bonus, dtype=np.float64)[cont] / 10.0
-        self._static[:, 1] = self._cont_size_t / T
-        self._static[:, 2] = degree / 6.0
+        self._static = static_node_features(game)
         # flat owner slot (0..n-1 seats, n neutral) -> graph owner column
         S = n + 1
         self._slot_map = np.array([*range(n), MAX_PLAYERS], dtype=np.int64)
+        own_rel, own_neutral = _NODE["owner_rel"], _NODE["owner_neutral"]
+        self._owner_cols = np.array([own_rel + k for k in range(n)] + [own_neutral], dtype=np.int64)
         self._S = S
         L = self.flat.layout
         self._L = {k: L[k][0] for k in L}
@@ -243,50 +223,46 @@ class GraphObservationEncoder:
     def from_flat(self, flat: np.ndarray, s: GameState, seat: int, mask: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """:meth:`encode` from an already encoded flat observation ``flat`` of the same position."""
         T, n, S, L = self.T, self._n, self._S, self._L
+        N = _NODE
         nodes = np.zeros((T, self.F), dtype=np.float32)
         owner = flat[L["owner"]].reshape(T, S)
-        nodes[:, self._slot_map] = owner
-        nodes[:, 7] = owner.sum(axis=1) == 0
-        nodes[:, 8] = flat[L["armies"]]
-        nodes[:, 9:11] = flat[L["selected"]].reshape(T, 2)
+        nodes[:, self._owner_cols] = owner
+        nodes[:, N["owner_none"]] = owner.sum(axis=1) == 0
+        nodes[:, N["armies"]] = flat[L["armies"]]
+        nodes[:, N["selected_src"] : N["selected_dst"] + 1] = flat[L["selected"]].reshape(T, 2)
         hand = s.hands[seat]
         if hand:
             held = [c for c in hand if c < T]
-            nodes[held, 11] = 1.0
+            nodes[held, N["my_card"]] = 1.0
         if mask is not None:
-            nodes[:, 12] = mask[:T]
-        nodes[:, 13:15] = self._static[:, :2]
+            nodes[:, N["legal"]] = mask[:T]
+        nodes[:, N["cont_bonus"]] = self._static[:, 0]
+        nodes[:, N["cont_size"]] = self._static[:, 1]
         # continent shares: mine, and the territory owner's
         own = np.asarray(s.owner, dtype=np.int64)
         cont = self.territory_continent
         C = self._C
         mine = own == seat
         mine_c = np.bincount(cont, weights=mine.astype(np.float64), minlength=C)
-        nodes[:, 15] = mine_c[cont] / self._cont_size_t
+        nodes[:, N["cont_mine"]] = mine_c[cont] / self._cont_size_t
         key = cont * (self.game.num_seats + 1) + np.where(own >= 0, own, self.game.num_seats)
         cnt = np.bincount(key, minlength=C * (self.game.num_seats + 1))
-        nodes[:, 16] = np.where(own >= 0, cnt[key] / self._cont_size_t, 0.0)
+        nodes[:, N["cont_owner"]] = np.where(own >= 0, cnt[key] / self._cont_size_t, 0.0)
         src, dst = self._src, self._dst
         foreign = (own[src] != own[dst]) & (own[dst] >= 0) & (own[src] >= 0)
-        nodes[:, 17] = np.bincount(src, weights=foreign.astype(np.float64), minlength=T) / self._degree
+        nodes[:, N["foreign_nbrs"]] = np.bincount(src, weights=foreign.astype(np.float64), minlength=T) / self._degree
         armies = np.asarray(s.armies, dtype=np.float64)
-        nodes[:, 18] = np.bincount(src, weights=foreign * armies[dst], minlength=T) * 0.1
-        nodes[:, 19] = self._static[:, 2]
+        nodes[:, N["foreign_armies"]] = np.bincount(src, weights=foreign * armies[dst], minlength=T) * 0.1
+        nodes[:, N["degree"]] = self._static[:, 2]
         g = np.zeros(self.G, dtype=np.float32)
         GF = GLOBAL_FEATURES
-        g[GF["phase"]] = flat[L["phase"]]
-        g[GF["acting"]] = flat[L["acting"]]
-        on_turn = np.zeros(MAX_PLAYERS + 1, dtype=np.float32)
-        on_turn[self._slot_map] = flat[L["on_turn"]]
-        g[GF["on_turn"]] = on_turn
-        for name in ("to_place", "flags", "my_cards", "trade_pending", "trade_value", "battle"):
-            g[GF[name]] = flat[L[name]]
-        g[GF["cards"].start : GF["cards"].start + n] = flat[L["cards"]]
-        g[GF["alive"].start : GF["alive"].start + n] = flat[L["alive"]]
-        for name in ("territories", "army_total"):
-            v = np.zeros(MAX_PLAYERS + 1, dtype=np.float32)
-            v[self._slot_map] = flat[L[name]]
-            g[GF[name]] = v
+        for name, how in GRAPH_GLOBALS_FROM_FLAT.items():
+            if how == "copy":
+                g[GF[name]] = flat[L[name]]
+            elif how == "seats":
+                g[GF[name].start : GF[name].start + n] = flat[L[name]]
+            else:  # "slots": the n seats, then the neutral in the last entry
+                g[GF[name].start + self._slot_map] = flat[L[name]]
         g[GF["num_players"]] = n / MAX_PLAYERS
         if self.turn_feature:
             g[GF["turn"]] = flat[L["turn"]]

@@ -8,7 +8,9 @@ cards are shown as counts only; no hidden information (card identities of
 others, the draw pile order, the generator) is encoded.
 
 Layout (``T`` territories, ``C`` continents, ``n`` players, ``S = n + 1``
-owner slots); :attr:`ObservationEncoder.layout` gives the slices:
+owner slots), as :func:`risk_env.envs.layout.observation_layout` describes it (the
+one description the batched engine reads too); :attr:`ObservationEncoder.layout`
+gives the slices:
 
 ===================  ============  ==============================================
 name                 shape         content (scaling)
@@ -94,18 +96,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..rules.cards import COMPOSITIONS, set_value
+from ..rules.cards import set_value
 from ..rules.engine import Game
 from ..rules.missions import DESTROY_FIRST, MISSIONS
 from ..rules.state import GameState, Phase
+from .layout import PHASE_SLOTS, observation_layout
 
 if TYPE_CHECKING:
     from .codec import Selection
 
 __all__ = ["ObservationEncoder", "PHASE_SLOTS"]
-
-PHASE_SLOTS = 8
-"""Size of the ``phase`` block: the phases claim .. game over (the capital phase has its own bit)."""
 
 
 class ObservationEncoder:
@@ -113,6 +113,7 @@ class ObservationEncoder:
 
     Attributes:
         size: length ``D`` of the vector.
+        blocks: the :class:`~risk_env.envs.layout.ObservationLayout` of the game.
         layout: ``name -> (slice, shape)`` for every block above.
     """
 
@@ -122,44 +123,10 @@ class ObservationEncoder:
         n = game.num_players
         S = n + 1
         C = len(game.map.continent_names)
-        blocks = [
-            ("owner", (T, S)),
-            ("armies", (T,)),
-            ("selected", (T, 2)),
-            ("continent_share", (C, S)),
-            ("phase", (PHASE_SLOTS,)),
-            ("acting", (1,)),
-            ("on_turn", (S,)),
-            ("to_place", (1,)),
-            ("flags", (5,)),
-            ("my_cards", (5,)),
-            ("trade_pending", (len(COMPOSITIONS),)),
-            ("cards", (n,)),
-            ("alive", (n,)),
-            ("territories", (S,)),
-            ("army_total", (S,)),
-            ("trade_value", (1,)),
-            ("battle", (3,)),
-            ("turn", (1,)),
-        ]
         self._dice_rules = game.dice_rules
-        if game.dice_rules:
-            blocks.append(("dice_rules", (8,)))
-        if game.config.secret_missions:
-            blocks += [("mission", (DESTROY_FIRST + n,)), ("mission_held", (n,))]
-        if game.config.capitals:
-            blocks += [("capital", (T, n)), ("capital_phase", (1,))]
-        if game.allied >= 0:
-            blocks.append(("allied", (3,)))
-        if game.config.defender_dice == "choose":
-            blocks.append(("blitz_defence", (1,)))
-        self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
-        off = 0
-        for name, shape in blocks:
-            size = int(np.prod(shape))
-            self.layout[name] = (slice(off, off + size), shape)
-            off += size
-        self.size = off
+        self.blocks = observation_layout(game)
+        self.layout: dict[str, tuple[slice, tuple[int, ...]]] = self.blocks.as_dict()
+        self.size = self.blocks.size
         self._n, self._S, self._T, self._C = n, S, T, C
         # rot[me][owner] -> slot; owner -1 (unclaimed) reads the last entry, S (a dummy slot dropped later)
         self._rot = np.zeros((n, game.num_seats + 1), dtype=np.int64)

@@ -35,9 +35,17 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from ..errors import ActionSpaceError, IllegalActionError, ResetNeededError
 from .action_input import as_action_id, describe_action
 
-__all__ = ["ClassicWrapper"]
+__all__ = ["ClassicWrapper", "StrictWrapper"]
 
 _BEFORE_RESET = "{} cannot be accessed before reset"
+
+
+class StrictWrapper(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` alone (``risk_env.env(strict=True)``: illegal actions raise), which also
+    shows the board in Jupyter (PettingZoo's wrappers do not pass on underscore names such as ``_repr_svg_``)."""
+
+    def _repr_svg_(self) -> str | None:
+        return self.env._repr_svg_()
 
 
 class ClassicWrapper(OrderEnforcingWrapper):
@@ -70,6 +78,10 @@ class ClassicWrapper(OrderEnforcingWrapper):
     @property
     def num_agents(self) -> int:
         return len(self._raw("agents"))
+
+    def _repr_svg_(self) -> str | None:
+        """The board as SVG, for Jupyter (:meth:`risk_env.envs.aec.raw_env.position`)."""
+        return self.env._repr_svg_()
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated = False

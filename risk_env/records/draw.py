@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -41,14 +40,13 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from ..envs.codec import Selection
 from ..rules.engine import Game
-from ..rules.moves import Move, MoveKind
-from ..rules.state import GameState, Phase
+from ..rules.state import GameState
 from .layout import (  # the layout's colours and pixel helpers, shared with the painting
     _ATTACK,
     _INK,
     _MIN_HEIGHT_PX,
-    _MOVE,
     _PANEL,
     _PANEL_PX,
     _RING,
@@ -62,6 +60,7 @@ from .layout import (  # the layout's colours and pixel helpers, shared with the
     _text_color,
     map_layer,
 )
+from .picture import Picture, describe, seat_colors, seat_labels
 
 __all__ = ["BoardRenderer", "PLAYER_COLORS", "NEUTRAL_COLOR", "NoDisplayWarning", "draw_board", "save_board_png"]
 
@@ -97,13 +96,9 @@ class BoardRenderer:
         self.game = game
         m = game.map
         self.map = m
-        n = game.num_players
-        names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
-        if len(names) != n:
-            raise ValueError(f"player_names needs {n} names (one per player seat), got {len(names)}")
-        extra = ["neutral"] if game.neutral >= 0 else ["allied"] if game.allied >= 0 else []  # docs/rules.md §7
-        self.names = [str(x)[:10] for x in names] + extra
-        self.colors = [PLAYER_COLORS[i % len(PLAYER_COLORS)] for i in range(n)] + [NEUTRAL_COLOR] * len(extra)
+        self.names = seat_labels(game, player_names)  # the neutral or the allied army last (docs/rules.md §7)
+        self._player_names = self.names[: game.num_players]
+        self.colors = seat_colors(game)
         self._window: Any = None
         self.layer = map_layer(m, dpi)
         Hm, Wm = self.layer.shape
@@ -174,7 +169,7 @@ class BoardRenderer:
                 0,
                 "",
                 ha="center",
-                va="bottom",
+                va="center",
                 fontsize=8.5,
                 fontweight="bold",
                 color=_ATTACK,
@@ -182,7 +177,7 @@ class BoardRenderer:
             )
         )
         self.arrow_label.set_visible(False)
-        self._ring: int | None = None
+        self._rings: set[int] = set()
         self.capital_marks: list[Any] = []
         if self.game.config.capitals:  # a star above each capital (docs/rules.md §8), shown once chosen
             r = self.layer.marker_r
@@ -246,58 +241,40 @@ class BoardRenderer:
         self.foot = self._add(side.text(x0, H - 8, "", fontsize=7.5, va="bottom", color=grey))
 
     # ------------------------------------------------------------------ per frame
-    def _seat_color(self, seat: int) -> str:
-        return UNCLAIMED_COLOR if seat < 0 else self.colors[seat]
-
-    def _parse_last(self, s: GameState, last_move: str) -> Move | None:
-        if not last_move:
-            return None
-        try:
-            return self.game.parse_move(s, last_move)
-        except ValueError:
-            return None
-
-    def _set_arrow(self, a: int, b: int, color: str, label: str) -> None:
-        m = self.map
-        cw = m.canvas[0]
+    def _set_arrow(self, a: int, b: int, color: str, label: str, dashed: bool = False) -> None:
+        g = self.layer.geometry
+        s = 1 / self.layer.scale
         r = self.layer.marker_r
-        (xa, ya), (xb, yb) = m.xy[a], m.xy[b]
+        pieces = g.segments(a, b)
         first, second = self.arrows
         for arr in self.arrows:
             arr.set_color(color)
-        if abs(xa - xb) > cw / 2:  # the lane wraps around the board's edge
-            ym = (ya + yb) / 2
-            ea, eb = (0.0, cw) if xa < xb else (cw, 0.0)
-            first.set_positions((xa, ya), (ea, ym))
+            arr.set_linestyle("--" if dashed else "-")
+        x0, y0, x1, y1 = pieces[0]
+        first.set_positions((x0 * s, y0 * s), (x1 * s, y1 * s))
+        if len(pieces) == 2:  # the lane wraps around the board's edge
             first.set_arrowstyle("-")
             first.shrinkB = 0
-            second.set_positions((eb, ym), (xb, yb))
+            x0, y0, x1, y1 = pieces[1]
+            second.set_positions((x0 * s, y0 * s), (x1 * s, y1 * s))
             second.shrinkA = 0
             second.set_visible(True)
-            lx, ly = (xb + eb) / 2, (yb + ym) / 2
         else:
-            first.set_positions((xa, ya), (xb, yb))
             first.set_arrowstyle("-|>")
             first.shrinkB = r + 3
             second.set_visible(False)
-            lx, ly = (xa + xb) / 2, (ya + yb) / 2
         first.set_visible(True)
-        # the label sits beside the arrow's middle, on the upper side (canvas y grows downwards)
-        dx, dy = (xb - xa, yb - ya) if second.get_visible() is False else (1.0, 0.0)
-        norm = float(np.hypot(dx, dy)) or 1.0
-        nx, ny = -dy / norm, dx / norm
-        if ny > 0:
-            nx, ny = -nx, -ny
-        off = 9 / self.layer.scale
-        self.arrow_label.set_position((lx + nx * off, ly + ny * off))
-        self.arrow_label.set_ha("center" if abs(nx) < 0.5 else ("left" if nx > 0 else "right"))
-        self.arrow_label.set_text(label)
-        self.arrow_label.set_color(color)
+        if label:  # beside the arrow, where it covers the fewest names and markers
+            lx, ly = g.arrow_label_spot(a, b, label, self.arrow_label.get_fontsize() * self.layer.dpi / 72)
+            self.arrow_label.set_position((lx * s, ly * s))
+            self.arrow_label.set_text(label)
+            self.arrow_label.set_color(color)
         self.arrow_label.set_visible(bool(label))
 
-    def _highlight(self, s: GameState, move: Move | None) -> None:
+    def _highlight(self, pic: Picture) -> None:
+        shown = dict(pic.capitals)
         for p, mark in enumerate(self.capital_marks):
-            t = s.capitals[p] if p < len(s.capitals) else -1
+            t = shown.get(p, -1)
             mark.set_visible(t >= 0)
             if t >= 0:
                 x, y = self.map.xy[t]
@@ -305,26 +282,12 @@ class BoardRenderer:
         for arr in self.arrows:
             arr.set_visible(False)
         self.arrow_label.set_visible(False)
-        self._ring = None
-        if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
-            dice = "die" if s.att_dice == 1 else "dice"
-            self._set_arrow(s.att_src, s.att_dst, _ATTACK, "conquered" if s.phase == Phase.OCCUPY else f"{s.att_dice} {dice}")
-            return
-        if move is None:
-            return
-        k = move.kind
-        if k in (MoveKind.ATTACK, MoveKind.BLITZ):
-            won = s.owner[move.dst] == s.owner[move.src]
-            what = "blitz" if k == MoveKind.BLITZ else f"{move.count} {'die' if move.count == 1 else 'dice'}"
-            self._set_arrow(move.src, move.dst, _ATTACK, what + (": conquered" if won else ""))
-        elif k == MoveKind.OCCUPY and s.att_src >= 0:
-            self._set_arrow(s.att_src, s.att_dst, _ATTACK, f"occupied with {move.count}")
-        elif k == MoveKind.FORTIFY:
-            self._set_arrow(move.src, move.dst, _MOVE, f"moved {move.count}")
-        elif k in (MoveKind.PLACE, MoveKind.CLAIM, MoveKind.PLACE_NEUTRAL, MoveKind.CAPITAL) or (
-            k == MoveKind.TRADE and move.bonus >= 0
-        ):
-            self._ring = move.src if k != MoveKind.TRADE else move.bonus
+        self._rings = {pic.ring} if pic.ring >= 0 else set()
+        if len(pic.selected) == 1:
+            self._rings.add(pic.selected[0])
+        if pic.arrow is not None:
+            arrow = pic.arrow
+            self._set_arrow(arrow.src, arrow.dst, arrow.color, arrow.label, arrow.dashed)
 
     def _paint_map(self, s: GameState, out: np.ndarray) -> None:
         """Write the map's pixels for ``s`` into ``out`` (uint8 ``(Hm, Wm, 3)``)."""
@@ -348,7 +311,7 @@ class BoardRenderer:
         for t, (y0, y1, x0, x1, dist, cx, cy) in enumerate(L.windows):
             win: np.ndarray = out[y0:y1, x0:x1].astype(np.float32)
             o = int(owner[t])
-            if self._ring == t:
+            if t in self._rings:
                 a = np.clip(2.2 - np.abs(dist - (r + 4.6)), 0, 1)[..., None]
                 win = win * (1 - a) + a * _hex_rgb(_RING).astype(np.float32)
             a = _disc_alpha(dist, r)[..., None]
@@ -366,68 +329,42 @@ class BoardRenderer:
                     win[ty : ty + h, tx : tx + w] = win[ty : ty + h, tx : tx + w] * (1 - a) + a * tcol
             out[y0:y1, x0:x1] = np.clip(win + 0.5, 0, 255).astype(np.uint8)
 
-    def _panel(self, s: GameState, last_move: str, recent: Sequence[str]) -> None:
-        g = self.game
-        owner = s.owner
-        phase = Phase(s.phase)
-        if phase == Phase.GAME_OVER:
-            self.title.set_text(f"{self.names[s.winner]} wins" if s.winner >= 0 else "game over: turn limit")
-            self.subtitle.set_text(f"after {s.turn} turns, {s.steps} moves")
-        else:
-            actor = g.current_player(s)
-            stage = "setup" if s.turn == 0 else f"turn {s.turn}"
-            self.title.set_text(f"{stage} · {phase.name.lower().replace('_', ' ')}")
-            extra = ""
-            if phase == Phase.REINFORCE:
-                extra = f" · {s.to_place} to place" + (" · must trade" if s.forced else "")
-            elif phase in (Phase.CLAIM, Phase.SETUP_PLACE):
-                left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
-                extra = f" · {left} left to place"
-            elif phase == Phase.CAPITAL:
-                extra = " · choose a capital (\u2605)"
-            if s.commander >= 0:  # the allied army's sub-turn (docs/rules.md §7)
-                extra += " · for the allied army"
-            self.subtitle.set_text(f"{self.names[actor]} to act{extra}")
-        on_turn = s.player if phase != Phase.GAME_OVER else -1
-        setup = phase in (Phase.CLAIM, Phase.SETUP_PLACE)
-        for seat, (sw, turn, row) in enumerate(self.rows):
-            own = owner == seat
-            out = seat < g.num_players and not s.alive[seat] and not setup
-            cards = str(len(s.hands[seat])) if seat < g.num_players and g.uses_cards else "-"
-            name = self.names[seat] + (" won" if seat == s.winner else "") + (" out" if out else "")
-            row.set_text(f"{name:<14}{int(own.sum()):>5}{int(s.armies[own].sum()):>7}{cards:>6}")
-            row.set_color("#a0a0a0" if out else _INK)
-            row.set_fontweight("bold" if seat in (on_turn, s.winner) else "normal")
-            turn.set_text("▶" if seat == on_turn else "")
-            sw.set_alpha(0.3 if out else 1.0)
-        for c, sw in enumerate(self.cont_rows):
-            holders = {int(o) for o in owner[g.continent_idx[c]]}
-            held = len(holders) == 1 and min(holders) >= 0
-            sw.set_facecolor(self._seat_color(min(holders)) if held else "none")
-            sw.set_edgecolor("white" if held else "#aaaaaa")
-        self.last_txt.set_text("\n".join(textwrap.wrap(last_move, 30)[:2]) if last_move else "-")
-        roll = ""
-        if s.last_roll:
-            k = s.last_roll.index(0)
-            att, dfd = " ".join(map(str, s.last_roll[:k])), " ".join(map(str, s.last_roll[k + 1 :]))
-            roll = f"last roll: attacker {att}  ·  defender {dfd}"
-        self.roll_txt.set_text(roll)
+    def _panel(self, pic: Picture) -> None:
+        self.title.set_text(pic.title)
+        self.subtitle.set_text(pic.subtitle)
+        for row, (sw, turn, line) in zip(pic.rows, self.rows, strict=True):
+            name = row.name + (" won" if row.won else "") + (" out" if row.out else "")
+            line.set_text(f"{name:<14}{row.territories:>5}{row.armies:>7}{row.cards:>6}")
+            line.set_color("#a0a0a0" if row.out else _INK)
+            line.set_fontweight("bold" if row.on_turn or row.won else "normal")
+            turn.set_text("▶" if row.on_turn else "")
+            sw.set_alpha(0.3 if row.out else 1.0)
+        for holder, sw in zip(pic.holders, self.cont_rows, strict=True):
+            sw.set_facecolor(self.colors[holder] if holder >= 0 else "none")
+            sw.set_edgecolor("white" if holder >= 0 else "#aaaaaa")
+        self.last_txt.set_text("\n".join(pic.last_move_lines()))
+        self.roll_txt.set_text(f"last roll: {pic.roll}" if pic.roll else "")
         n = self._recent_lines
-        shown = [r if len(r) <= 42 else r[:41] + "…" for r in list(recent)[-n:]] if n else []
+        shown = [r if len(r) <= 42 else r[:41] + "…" for r in list(pic.recent)[-n:]] if n else []
         self.recent_head.set_text("before that (newest first)" if shown else "")
         self.recent_txt.set_text("\n".join(reversed(shown)))
-        self.foot.set_text(f"map {self.map.name} · {g.num_players} players · move {s.steps}")
+        self.foot.set_text(pic.foot)
 
-    def draw(self, state: GameState, last_move: str = "", recent: Sequence[str] = ()) -> np.ndarray:
+    def draw(
+        self, state: GameState, last_move: str = "", recent: Sequence[str] = (), selection: Selection | None = None
+    ) -> np.ndarray:
         """A picture of ``state``: uint8 ``(H, W, 3)`` (540 x 1300 on the classic map), a new array each call.
 
         Args:
             state: the position.
             last_move: text of the last complete move (highlighted on the map if it parses; '' for none).
             recent: texts of earlier moves, oldest first; the newest that fit are listed in the panel.
+            selection: the action codec's pending selection (a ring on a chosen source, a dashed arrow
+                to a chosen target); None for none.
         """
-        self._highlight(state, self._parse_last(state, last_move))
-        self._panel(state, last_move, recent)
+        pic = describe(self.game, state, last_move, recent, self._player_names, selection)
+        self._highlight(pic)
+        self._panel(pic)
         renderer = self.canvas.get_renderer()
         buf = np.asarray(renderer.buffer_rgba())
         if buf.shape != self._bg.shape or not buf.flags.writeable:  # pragma: no cover - unexpected backend change

@@ -198,6 +198,38 @@ class GameRecord:
         """The position before the first move."""
         return (game or self.game()).new_game(self.seed)
 
+    def player_labels(self) -> list[str] | None:
+        """The record's player labels for pictures: :attr:`players` when there is one per seat and they tell the
+        seats apart (else None: pictures then say ``player_0``...)."""
+        n = int(self.rules.get("num_players", 0))
+        players = self.players
+        if players is None or len(players) != n or len(set(players)) != n:
+            return None
+        return list(players)
+
+    def position(self, upto: int | None = None) -> Any:
+        """The position after ``upto`` moves (default: all) as a :class:`~risk_env.records.svg.Position`, the last move
+        highlighted; Jupyter shows it as the board.
+
+        Raises:
+            RecordError: a move does not replay; ValueError: ``upto`` is not in ``0..len(moves)``.
+        """
+        from .svg import Position
+
+        game = self.game()
+        n = _check_upto(self, upto, len(self.moves))
+        state = self.initial_state(game)
+        for step in replay_moves(self, n, game):
+            state = step.state
+        names = self.player_labels()
+        return Position(
+            game,
+            state,
+            self.moves[n - 1] if n else "",
+            tuple(self.moves[max(0, n - 15) : max(0, n - 1)]),
+            player_names=tuple(names) if names else None,
+        )
+
     # -------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
         """A JSON-compatible dict (the file format, with ``"format": RECORD_FORMAT``)."""

@@ -1,7 +1,7 @@
 """Replaying game records: a readable move-by-move log, an animation (GIF or
-MP4) and a per-turn PNG strip.
+MP4), a per-turn PNG strip and a self-contained HTML page (:mod:`risk_env.records.html`).
 
-    python scripts/replay.py game.json --gif game.gif --strip turns.png
+    python scripts/replay.py game.json --gif game.gif --strip turns.png --html game.html
     risk-env replay game.json --video game.mp4 --every move --upto 200
 
 :func:`format_log` turns a :class:`~risk_env.records.record.GameRecord` into lines
@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,19 @@ from ..rules.state import Phase
 from .ansi import seat_name
 from .record import GameRecord, RecordError, ReplayStep, replay_moves
 
-__all__ = ["format_log", "describe_step", "render_video", "render_strip", "turn_ends", "main"]
+__all__ = [
+    "LogEntry",
+    "log_entries",
+    "player_names",
+    "result_text",
+    "game_text",
+    "format_log",
+    "describe_step",
+    "render_video",
+    "render_strip",
+    "turn_ends",
+    "main",
+]
 
 
 def _who(game: Game, record: GameRecord, seat: int) -> str:
@@ -96,6 +109,75 @@ def describe_step(game: Game, step: ReplayStep, names: Sequence[str] | None = No
     return "; ".join(out)
 
 
+@dataclass(frozen=True)
+class LogEntry:
+    """One move of a record's log.
+
+    Attributes:
+        step: the replayed move (:class:`~risk_env.records.record.ReplayStep`).
+        who: who made it (``player_1 (aggressive)``); note: what it did beyond its text (:func:`describe_step`).
+        header: the heading of the game turn that this move opens (``turn 3: player_1 (aggressive), 5 armies
+            to place``, or ``setup``), '' for the other moves of a turn.
+    """
+
+    step: ReplayStep
+    who: str
+    note: str
+    header: str
+
+
+def player_names(record: GameRecord, game: Game | None = None) -> list[str]:
+    """A label per player seat for logs: ``player_1 (aggressive)`` (the seat and the record's player label)."""
+    game = game or record.game()
+    return [_who(game, record, p) for p in range(game.num_players)]
+
+
+def log_entries(record: GameRecord, upto: int | None = None, game: Game | None = None) -> Iterator[LogEntry]:
+    """The record's moves as :class:`LogEntry` values (what :func:`format_log` prints, and the HTML replay lists).
+
+    Raises:
+        RecordError: a move does not replay; ValueError: bad ``upto``.
+    """
+    game = game or record.game()
+    names = player_names(record, game)
+    turn = -1
+    for step in replay_moves(record, upto, game):
+        t = step.before.turn
+        header = ""
+        if t != turn:
+            turn = t
+            b = step.before
+            if t == 0:
+                header = "setup"
+            else:
+                who = names[b.player] if b.player < len(names) else seat_name(game, b.player)
+                header = f"turn {t}: {who}, {b.to_place} armies to place"
+        who = names[step.seat] if 0 <= step.seat < len(names) else seat_name(game, step.seat)
+        yield LogEntry(step, who, describe_step(game, step, names), header)
+
+
+def result_text(record: GameRecord, game: Game | None = None) -> str:
+    """``player_1 (aggressive) wins after 14 turns and 265 moves`` from the record's result ('' without one)."""
+    r = record.result
+    if r is None:
+        return ""
+    names = player_names(record, game)
+    how = {
+        "win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins",
+        "turn_limit": "turn limit reached",
+    }
+    return f"{how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
+
+
+def game_text(record: GameRecord, game: Game | None = None) -> str:
+    """``map classic, 4 players, seed 1, rules setup=random, ...``: what game the record holds."""
+    game = game or record.game()
+    rules = {k: v for k, v in record.rules.items() if k not in ("num_players", "map")}
+    return f"map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(
+        f"{k}={v}" for k, v in rules.items()
+    )
+
+
 def format_log(record: GameRecord, upto: int | None = None) -> Iterator[str]:
     """A readable log of a record, one line per move, with a header per game turn.
 
@@ -103,33 +185,15 @@ def format_log(record: GameRecord, upto: int | None = None) -> Iterator[str]:
         RecordError: a move does not replay.
     """
     game = record.game()
-    names = [_who(game, record, p) for p in range(game.num_players)]
-    rules = {k: v for k, v in record.rules.items() if k not in ("num_players", "map")}
-    yield f"game: map {game.map.name}, {game.num_players} players, seed {record.seed}, rules " + ", ".join(
-        f"{k}={v}" for k, v in rules.items()
-    )
-    turn = -1
+    names = player_names(record, game)
+    yield "game: " + game_text(record, game)
     wide = max(len(x) for x in names)
-    for step in replay_moves(record, upto, game):
-        t = step.before.turn
-        if t != turn:
-            turn = t
-            b = step.before
-            if t == 0:
-                yield "-- setup --"
-            else:
-                who = names[b.player] if b.player < len(names) else seat_name(game, b.player)
-                yield f"-- turn {t}: {who}, {b.to_place} armies to place --"
-        extra = describe_step(game, step, names)
-        who = names[step.seat] if 0 <= step.seat < len(names) else seat_name(game, step.seat)
-        yield f"{step.index:>5}  {who:<{wide}}  {step.text}" + (f"   [{extra}]" if extra else "")
+    for e in log_entries(record, upto, game):
+        if e.header:
+            yield f"-- {e.header} --"
+        yield f"{e.step.index:>5}  {e.who:<{wide}}  {e.step.text}" + (f"   [{e.note}]" if e.note else "")
     if record.result is not None and (upto is None or upto == len(record.moves)):
-        r = record.result
-        how = {
-            "win": f"{names[r['winner']] if 0 <= r['winner'] < len(names) else r['winner']} wins",
-            "turn_limit": "turn limit reached",
-        }
-        yield f"result: {how.get(r['ended'], r['ended'])} after {r['turns']} turns and {r['moves']} moves"
+        yield f"result: {result_text(record, game)}"
 
 
 def turn_ends(record: GameRecord, upto: int | None = None) -> Iterator[tuple[int, ReplayStep]]:
@@ -161,14 +225,6 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
         raise ValueError(f"every must be 'move' or 'turn', got {every!r}")
 
 
-def _player_names(record: GameRecord, n: int) -> list[str] | None:
-    """The record's player labels for pictures, if there is one per seat and they tell the seats apart."""
-    players = record.players
-    if players is None or len(players) != n or len(set(players)) != n:
-        return None
-    return list(players)
-
-
 def render_video(
     record: GameRecord,
     path: str | os.PathLike[str],
@@ -198,7 +254,7 @@ def render_video(
     Image = require("PIL.Image", "render", "writing an animation")
 
     p = Path(path)
-    frames = list(_frames(record, every, upto, _player_names(record, int(record.rules["num_players"]))))
+    frames = list(_frames(record, every, upto, record.player_labels()))
     if len(frames) > max_frames:
         keep = np.unique(np.linspace(0, len(frames) - 1, max_frames).round().astype(int))
         frames = [frames[i] for i in keep]
@@ -255,7 +311,7 @@ def render_strip(
     if len(ends) > max_turns:
         keep = np.unique(np.linspace(0, len(ends) - 1, max_turns).round().astype(int))
         ends = [ends[i] for i in keep]
-    r = BoardRenderer(game, player_names=_player_names(record, game.num_players))
+    r = BoardRenderer(game, player_names=record.player_labels())
     thumbs = []
     for turn, step in ends:
         img = Image.fromarray(r.draw(step.state, step.text))
@@ -294,8 +350,10 @@ def run(
     upto: int | None = None,
     log: bool = True,
     out: Any = None,
+    html: str | None = None,
 ) -> None:
-    """What ``scripts/replay.py`` and ``risk-env replay`` do: print the log, then write the files asked for."""
+    """What ``scripts/replay.py`` and ``risk-env replay`` do: print the log, then write the files asked for
+    (``html``: the self-contained HTML replay of :mod:`risk_env.records.html`)."""
     out = out or sys.stdout
     if gif or video:  # before any work: a missing writer is told at once
         require("imageio.v3", "render", "writing an animation")
@@ -310,6 +368,12 @@ def run(
     if strip:
         n = render_strip(rec, strip, upto=upto)
         print(f"wrote {strip} ({n} turns)", file=out)
+    if html:
+        from .html import write_replay_page
+
+        write_replay_page(rec, html, upto=upto)
+        shown = len(rec.moves) if upto is None else upto
+        print(f"wrote {html} ({shown} moves; open it in a browser)", file=out)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -323,6 +387,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--gif", help="write an animated GIF here")
     ap.add_argument("--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)")
     ap.add_argument("--strip", help="write a PNG with the board at the end of each turn here")
+    ap.add_argument("--html", help="write a self-contained HTML page that replays the game here (step, play, scrub)")
     ap.add_argument(
         "--every", choices=("turn", "move"), default="turn", help="one animation frame per turn (default) or per move"
     )
@@ -345,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --upto must be 0 or more moves, got {args.upto}", file=sys.stderr)
         return 2
     try:
-        run(args.record, args.gif, args.video, args.strip, args.every, args.fps, args.upto, log=not args.quiet)
+        run(args.record, args.gif, args.video, args.strip, args.every, args.fps, args.upto, log=not args.quiet, html=args.html)
     except (RecordError, ValueError, RuntimeError, MissingExtraError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

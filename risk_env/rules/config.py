@@ -1,8 +1,10 @@
 """Rule switches: one frozen :class:`RulesConfig`, and named presets.
 
 Every switch names the docs/rules.md section it comes from. Unknown option names,
-unknown values and out-of-range numbers raise :class:`~risk_env.errors.ConfigError`
-saying what is allowed.
+unknown values, values of the wrong type, out-of-range numbers and switches that the
+other switches make meaningless (``card_trade="stars"`` with ``territory_bonus="once_per_trade"``)
+raise :class:`~risk_env.errors.ConfigError` saying what is allowed. Numpy scalars are read
+as the Python values they hold (``num_players=np.int64(3)``).
 
 >>> cfg = RulesConfig(num_players=3, fortify="connected")
 >>> cfg.fortify, cfg.starting_armies
@@ -30,6 +32,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..errors import ConfigError
 
@@ -75,9 +79,9 @@ class RulesConfig:
             two-player rules, §7: each player claims a third of the map, the
             rest holds the allied army with 2 armies a territory; after each
             player's attacks the opponent reinforces and attacks with the allied
-            army). ``"neutral"`` and ``"none"`` are ignored for 3+ players;
-            ``"allied"`` needs ``num_players=2`` and cannot be combined with
-            ``secret_missions`` or ``capitals``.
+            army). ``"none"`` and ``"allied"`` need ``num_players=2``
+            (``"neutral"``, the default, means nothing for 3+ players);
+            ``"allied"`` cannot be combined with ``secret_missions`` or ``capitals``.
         starting_armies: per player; ``None`` means the §3 table
             (40/35/30/25/20). The 2-player neutral gets the same number.
         card_trade: set values (§4.1, §6): ``"escalating"`` 4, 6, 8, 10, 12, 15,
@@ -90,10 +94,12 @@ class RulesConfig:
             wilds 2) bring 2, 4, 7, 10, 13, 17, 21, 25, 30 armies, with no
             forced trade and no +2 territory bonus (§6); ``"no_cards"`` no cards at all.
         territory_bonus: the +2 armies for a traded card showing an owned
-            territory: ``"once_per_turn"`` (default) or ``"once_per_trade"`` (§4.1).
+            territory: ``"once_per_turn"`` (default) or ``"once_per_trade"`` (§4.1);
+            ``"once_per_trade"`` needs sets of cards (not ``"stars"`` or ``"no_cards"``).
         elimination_trade_at: after taking an eliminated player's cards, a
             hand of at least this many must be traded down to 4 at once (§4.2;
-            default 6, variant 5).
+            default 6, variant 5). Inert without sets of cards or with 2 players,
+            and still accepted there, as presets such as ``tournament`` set it.
         defender_dice: ``"max"`` (default) or ``"choose"``: the defending
             player picks 1 or 2 dice before each roll (§4.2), a blitz's rolls
             included (the defender decides every round of a blitz).
@@ -113,7 +119,7 @@ class RulesConfig:
         mission_target_taken: what a "destroy colour X" mission becomes when
             someone else eliminates X: ``"holder_wins"`` (default: its holder
             wins at once) or ``"24_territories"`` (the mission becomes "hold 24
-            territories") (§8).
+            territories") (§8). ``"24_territories"`` needs ``secret_missions``.
         capitals: each player chooses a capital among its territories after
             setup; a player holding every capital wins (§8).
     """
@@ -137,6 +143,7 @@ class RulesConfig:
     capitals: bool = False
 
     def __post_init__(self) -> None:
+        _plain_values(self)
         n = self.num_players
         if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 6:
             raise ConfigError(f"num_players must be an integer from 2 to 6, got {n!r}")
@@ -167,6 +174,7 @@ class RulesConfig:
         for key in ("secret_missions", "capitals"):
             if not isinstance(getattr(self, key), bool):
                 raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
+        _check_combinations(self)
         if self.two_player == "allied":
             if n != 2:
                 raise ConfigError(
@@ -217,6 +225,9 @@ class RulesConfig:
         """
         if not isinstance(data, Mapping):
             raise ConfigError(f"rules must be a mapping of option names to values, got {type(data).__name__}")
+        odd = [k for k in data if not isinstance(k, str)]
+        if odd:
+            raise ConfigError(f"rules option names are text, got {odd[0]!r}; allowed: {', '.join(cls.options())}")
         unknown = sorted(set(data) - set(cls.options()))
         if unknown:
             raise ConfigError(f"unknown rules option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(cls.options())}")
@@ -246,6 +257,55 @@ class RulesConfig:
         return resolve_rules(rules={**load_rules_file(name_or_path), **overrides})
 
 
+_INT_SWITCHES = ("num_players", "starting_armies", "elimination_trade_at", "turn_limit")
+_BOOL_SWITCHES = ("reroll_with_card", "die_to_six", "secret_missions", "capitals")
+
+
+def _plain_values(cfg: RulesConfig) -> None:
+    """Numpy scalars become the Python values they stand for (``np.int64(3)`` -> ``3``,
+    ``np.bool_(True)`` -> ``True``, ``np.str_`` -> ``str``), so a config holds plain
+    JSON values whatever the caller computed them with. Other types are left for the checks."""
+    for key in _INT_SWITCHES:
+        v = getattr(cfg, key)
+        if isinstance(v, np.integer):
+            object.__setattr__(cfg, key, int(v))
+    for key in _BOOL_SWITCHES:
+        v = getattr(cfg, key)
+        if isinstance(v, np.bool_):
+            object.__setattr__(cfg, key, bool(v))
+    for key in ("map", *_CHOICES):
+        v = getattr(cfg, key)
+        if isinstance(v, np.str_):
+            object.__setattr__(cfg, key, str(v))
+
+
+def _check_combinations(cfg: RulesConfig) -> None:
+    """Refuse a switch set away from its default where the other switches take away its meaning
+    (docs/rules.md §6, §7, §8; the audit of every pair is in docs/reliability.md).
+
+    Raises:
+        ConfigError: the message names both switches, why the one has no effect, and what to do.
+    """
+    if cfg.territory_bonus != "once_per_turn" and cfg.card_trade in ("stars", "no_cards"):
+        why = (
+            "a stars trade brings no +2 territory bonus (docs/rules.md §6)" if cfg.card_trade == "stars" else "there are no cards"
+        )
+        raise ConfigError(
+            f"territory_bonus={cfg.territory_bonus!r} has no effect with card_trade={cfg.card_trade!r}: {why}; "
+            "leave territory_bonus at its default ('once_per_turn') or choose a card_trade of sets"
+        )
+    if cfg.mission_target_taken != "holder_wins" and not cfg.secret_missions:
+        raise ConfigError(
+            f"mission_target_taken={cfg.mission_target_taken!r} has no effect without secret missions "
+            "(docs/rules.md §8); set secret_missions=True or leave mission_target_taken at its default ('holder_wins')"
+        )
+    if cfg.two_player == "none" and cfg.num_players != 2:
+        raise ConfigError(
+            f"two_player='none' is for 2-player games (docs/rules.md §7), got num_players={cfg.num_players}; "
+            "with 3 or more players there is no neutral to leave out: drop two_player"
+        )
+
+
 def rules_files() -> dict[str, Any]:
     """The shipped rules files (``configs/rules/*.yaml`` in the package ``risk_env.configs``):
     name -> resource."""
@@ -263,6 +323,8 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
         ConfigError: an unknown name or missing file, unreadable YAML, or not a mapping.
     """
     shipped = rules_files()
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise ConfigError(f"a rules file is a shipped name or a path, got {type(name_or_path).__name__}")
     key = os.fspath(name_or_path)
     if key in shipped:
         text, where = shipped[key].read_text(encoding="utf-8"), f"rules file {key!r}"
@@ -273,7 +335,13 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
                 f"unknown rules preset {key!r}; presets: {', '.join(PRESETS)}; "
                 f"rules files: {', '.join(shipped) or 'none'}, or the path of a rules .yaml file"
             )
-        text, where = path.read_text(encoding="utf-8"), f"rules file {key}"
+        where = f"rules file {key}"
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except OSError as e:
+            raise ConfigError(f"cannot read {where}: {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{where} is not UTF-8 text (byte {e.start}); save it as UTF-8 YAML") from None
     try:
         import yaml
     except ImportError as e:  # pragma: no cover (pyyaml is a dependency)
@@ -281,7 +349,9 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise ConfigError(f"{where} is not valid YAML: {e}") from None
+        raise ConfigError(f"{where} is not valid YAML: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise ConfigError(f"{where} nests too deeply to be a rules file") from None
     if data is None:
         data = {}
     if not isinstance(data, Mapping):

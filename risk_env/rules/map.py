@@ -15,12 +15,18 @@ a 9-territory test board as ``small.json``) with this shape::
 position on the ``canvas``) are optional: missing symbols are assigned in
 territory order, missing positions are laid out on a circle.
 
-Validation (docs/rules.md §1) rejects, with a :class:`~risk_env.errors.MapError`
-naming the problem: duplicate or empty names, a territory in an unknown
-continent, a continent with no territory, a border naming an unknown
-territory, a self-border, a duplicate border, a graph that is not connected,
-a negative bonus, and fewer than 2 territories. Borders are undirected, so a
-listed border is symmetric by construction; a border listed in both
+Validation (docs/rules.md §1, :func:`map_from_dict`, the one reader of map dicts) rejects,
+with a :class:`~risk_env.errors.MapError` naming the file, the field and what is allowed:
+an unknown key, a value of the wrong type, duplicate or empty names, territory names that
+move text cannot read back (:func:`name_problem`: a separator of the notation ``->``,
+``,`` or ``=``, spaces at an end or doubled, unprintable characters, a wild card's name
+such as ``Wild 1``, two names differing only in case), a territory in an unknown
+continent, a continent with no territory, a border naming an unknown territory, a
+self-border, a duplicate border, a graph that is not connected, a bonus outside
+``0..MAX_BONUS``, too many wild cards or territories, fewer than 2 territories, a
+``canvas`` that is not two positive numbers and an ``xy`` that is not two numbers on the
+canvas. A file that is not UTF-8 or not JSON is refused the same way. Borders are
+undirected, so a listed border is symmetric by construction; a border listed in both
 directions is a duplicate.
 
 >>> m = load_map("classic")
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,7 +52,19 @@ import numpy as np
 
 from ..errors import MapError
 
-__all__ = ["GameMap", "load_map", "map_from_dict", "builtin_maps", "SYMBOLS"]
+__all__ = [
+    "GameMap",
+    "load_map",
+    "map_from_dict",
+    "builtin_maps",
+    "name_problem",
+    "SYMBOLS",
+    "NAME_SEPARATORS",
+    "MAX_TERRITORIES",
+    "MAX_WILD_CARDS",
+    "MAX_BONUS",
+    "MAX_CANVAS",
+]
 
 SYMBOLS = ("infantry", "cavalry", "artillery", "wild")
 """Card symbols; a card's symbol is its index in this tuple (wild = 3)."""
@@ -140,16 +159,18 @@ class GameMap:
         raise ValueError(f"card id {card} out of range 0..{self.num_cards - 1}")
 
     def card_of(self, text: str) -> int:
-        """Card id from its text form (see :meth:`card_name`)."""
+        """Card id from its text form (see :meth:`card_name`): ``Wild <k>`` (case and spacing
+        free) or a territory's name (no territory may be named like a wild card, :func:`name_problem`).
+
+        Raises:
+            ValueError: no such card (the message says what is allowed).
+        """
         s = text.strip()
-        if s.lower().startswith("wild"):
-            try:
-                k = int(s[4:].strip())
-            except ValueError:
-                raise ValueError(
-                    f"bad wild card {text!r}; write 'Wild 1'..'Wild {self.num_cards - self.num_territories}'"
-                ) from None
-            card = self.num_territories + k - 1
+        wild = _WILD_NAME.fullmatch(s)
+        if wild is None and s.lower().startswith("wild") and s not in self._ids:
+            raise ValueError(f"bad wild card {text!r}; write 'Wild 1'..'Wild {self.num_cards - self.num_territories}'")
+        if wild is not None:
+            card = self.num_territories + int(wild.group(1)) - 1
             if not self.num_territories <= card < self.num_cards:
                 raise ValueError(f"no card {text!r}: this map has {self.num_cards - self.num_territories} wild cards")
             return card
@@ -183,6 +204,59 @@ def _ro(a: np.ndarray) -> np.ndarray:
     return a
 
 
+MAX_TERRITORIES = 1000
+"""Most territories a map may have (the tables hold ``T x T`` entries; the classic board has 42)."""
+
+MAX_WILD_CARDS = 100
+"""Most wild cards a map may have."""
+
+MAX_BONUS = 1000
+"""Largest continent bonus (the classic board's largest is 7)."""
+
+MAX_CANVAS = 1_000_000.0
+"""Largest canvas side, in canvas units."""
+
+_KEYS = {
+    "map": ("name", "description", "canvas", "continents", "territories", "borders", "wild_cards"),
+    "continent": ("name", "bonus"),
+    "territory": ("name", "continent", "card", "xy"),
+}
+"""The keys each object of a map file may hold."""
+
+NAME_SEPARATORS = ("->", ",", "=")
+"""Text that separates the parts of a move (``attack A->B dice=3``, ``trade A, B, C bonus=A``),
+so no territory name may contain it (:func:`name_problem`)."""
+
+_WILD_NAME = re.compile(r"wild\s*(\d+)", re.IGNORECASE)
+"""A wild card's text form (``Wild 1``, case and spacing free); no territory may be named so."""
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a territory name, or None if it can.
+
+    A territory name must survive move text and back (:mod:`risk_env.rules.notation`):
+    printable characters, words separated by single spaces with none at either end
+    (move text is read with its spacing normalized), none of the notation's
+    separators :data:`NAME_SEPARATORS`, and not a wild card's name (``Wild 1``).
+
+    >>> name_problem("New Guinea") is None, name_problem("Wild 2")
+    (True, "it is a wild card's name (Wild 1, Wild 2, ...)")
+    """
+    if not name.strip():
+        return "it is empty"
+    if not name.isprintable():
+        bad = next(c for c in name if not c.isprintable())
+        return f"it holds the unprintable character {bad!r} (tabs, line breaks, other control and separator characters)"
+    if " ".join(name.split()) != name:
+        return "it has spaces at an end or two spaces in a row (move text reads names with single spaces between words)"
+    for sep in NAME_SEPARATORS:
+        if sep in name:
+            return f"it holds {sep!r}, a separator of the move notation ({', '.join(map(repr, NAME_SEPARATORS))} are not allowed)"
+    if _WILD_NAME.fullmatch(name):
+        return "it is a wild card's name (Wild 1, Wild 2, ...)"
+    return None
+
+
 def _need(d: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     if key not in d:
         raise MapError(f"{where}: missing key {key!r}")
@@ -192,68 +266,132 @@ def _need(d: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     return v
 
 
-def map_from_dict(data: Mapping[str, Any]) -> GameMap:
+def _only_keys(d: Mapping[str, Any], kind: str, where: str) -> None:
+    allowed = _KEYS[kind]
+    for key in d:
+        if key not in allowed:
+            raise MapError(f"{where}: unknown key {key!r}; a {kind} holds {', '.join(allowed)}")
+
+
+def _number(v: Any) -> bool:
+    """A finite JSON number (int or float, not a bool)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _text(v: Any, what: str, where: str) -> str:
+    """A printable, non-empty name without spaces at its ends (continent and map names)."""
+    if not isinstance(v, str):
+        raise MapError(f"{where}: {what} must be str, got {type(v).__name__}")
+    if not v.strip():
+        raise MapError(f"{where}: {what} is empty")
+    if not v.isprintable() or v != v.strip():
+        raise MapError(f"{where}: {what} {v!r} must be printable text without spaces at its ends")
+    return v
+
+
+def map_from_dict(data: Mapping[str, Any], source: str | None = None) -> GameMap:
     """Validate a map dict (the file format above) and build its tables.
 
+    Every field is checked: the keys (unknown ones are refused), each value's type, names
+    (territory names as :func:`name_problem` says, distinct even ignoring case, since move
+    text reads them case-insensitively), bonuses in ``0..MAX_BONUS``, ``wild_cards`` in
+    ``0..MAX_WILD_CARDS``, at most :data:`MAX_TERRITORIES` territories, ``canvas`` two
+    positive finite numbers up to :data:`MAX_CANVAS`, each ``xy`` two finite numbers on the canvas.
+
+    Args:
+        data: the parsed JSON object.
+        source: where it came from (a file name), named in the error messages.
+
     Raises:
-        MapError: the dict is malformed; the message names the problem.
+        MapError: the dict is malformed; the message names the file (or map), the field,
+            what was wrong and what is allowed.
     """
     if not isinstance(data, Mapping):
-        raise MapError(f"a map must be a JSON object, got {type(data).__name__}")
-    name = _need(data, "name", str, "map")
-    where = f"map {name!r}"
+        raise MapError(f"{source or 'a map'}: a map must be a JSON object, got {type(data).__name__}")
+    head = f"map file {source!r}" if source else "map"
+    name = _text(_need(data, "name", str, head), "'name'", head)
+    where = f"{head} {name!r}" if source else f"map {name!r}"
+    _only_keys(data, "map", where)
     conts = _need(data, "continents", list, where)
     terrs = _need(data, "territories", list, where)
     borders = _need(data, "borders", list, where)
     wilds = data.get("wild_cards", 2)
-    if not isinstance(wilds, int) or isinstance(wilds, bool) or wilds < 0:
-        raise MapError(f"{where}: 'wild_cards' must be an integer >= 0, got {wilds!r}")
+    if not isinstance(wilds, int) or isinstance(wilds, bool) or not 0 <= wilds <= MAX_WILD_CARDS:
+        raise MapError(f"{where}: 'wild_cards' must be an integer from 0 to {MAX_WILD_CARDS}, got {wilds!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise MapError(f"{where}: 'description' must be str, got {type(description).__name__}")
+    canvas = data.get("canvas", [1000, 600])
+    if not isinstance(canvas, list) or len(canvas) != 2 or not all(_number(v) and 0 < v <= MAX_CANVAS for v in canvas):
+        raise MapError(f"{where}: 'canvas' must be [width, height], two numbers above 0 and up to {MAX_CANVAS:g}, got {canvas!r}")
+    width, height = float(canvas[0]), float(canvas[1])
+    if len(terrs) > MAX_TERRITORIES:
+        raise MapError(f"{where}: has {len(terrs)} territories; at most {MAX_TERRITORIES} are allowed")
 
     cont_names: list[str] = []
     bonus: list[int] = []
     for k, c in enumerate(conts):
         if not isinstance(c, Mapping):
-            raise MapError(f"{where}: continent #{k} must be an object")
+            raise MapError(f"{where}: continent #{k} must be an object, got {type(c).__name__}")
         cn = _need(c, "name", str, f"{where} continent #{k}")
-        b = _need(c, "bonus", int, f"{where} continent {cn!r}")
         if not cn.strip():
             raise MapError(f"{where}: continent #{k} has an empty name")
+        _text(cn, "the name", f"{where} continent #{k}")
+        _only_keys(c, "continent", f"{where} continent {cn!r}")
+        b = _need(c, "bonus", int, f"{where} continent {cn!r}")
         if cn in cont_names:
             raise MapError(f"{where}: duplicate continent name {cn!r}")
         if b < 0:
-            raise MapError(f"{where}: continent {cn!r} has a negative bonus {b}")
+            raise MapError(f"{where}: continent {cn!r} has a negative bonus {b}; bonuses are 0..{MAX_BONUS}")
+        if b > MAX_BONUS:
+            raise MapError(f"{where}: continent {cn!r} has a bonus of {b}; bonuses are 0..{MAX_BONUS}")
         cont_names.append(cn)
         bonus.append(b)
 
     names: list[str] = []
+    folded: dict[str, str] = {}
     tcont: list[int] = []
     symbols: list[int] = []
     xy: list[list[float]] = []
     for k, t in enumerate(terrs):
         if not isinstance(t, Mapping):
-            raise MapError(f"{where}: territory #{k} must be an object")
+            raise MapError(f"{where}: territory #{k} must be an object, got {type(t).__name__}")
         tn = _need(t, "name", str, f"{where} territory #{k}")
         if not tn.strip():
             raise MapError(f"{where}: territory #{k} has an empty name")
+        why = name_problem(tn)
+        if why is not None:
+            raise MapError(f"{where}: territory #{k} cannot be named {tn!r}: {why}")
         if tn in names:
             raise MapError(f"{where}: duplicate territory name {tn!r}")
+        if tn.lower() in folded:
+            raise MapError(
+                f"{where}: territory names {folded[tn.lower()]!r} and {tn!r} differ only in case "
+                "(move text reads names case-insensitively)"
+            )
+        _only_keys(t, "territory", f"{where} territory {tn!r}")
         cn = _need(t, "continent", str, f"{where} territory {tn!r}")
         if cn not in cont_names:
             raise MapError(f"{where}: territory {tn!r} is in unknown continent {cn!r} (continents: {', '.join(cont_names)})")
         sym = t.get("card", SYMBOLS[k % 3])
-        if sym not in SYMBOLS[:3]:
+        if not isinstance(sym, str) or sym not in SYMBOLS[:3]:
             raise MapError(f"{where}: territory {tn!r} has card symbol {sym!r}; allowed: infantry, cavalry, artillery")
         pos = t.get("xy")
         if pos is not None and (
             not isinstance(pos, list)
             or len(pos) != 2
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
+            or not all(_number(v) for v in pos)
+            or not (0 <= pos[0] <= width and 0 <= pos[1] <= height)
         ):
-            raise MapError(f"{where}: territory {tn!r} 'xy' must be a list of two numbers")
+            raise MapError(
+                f"{where}: territory {tn!r} 'xy' must be [x, y], two numbers on the canvas "
+                f"(0..{width:g}, 0..{height:g}), got {pos!r}"
+            )
         names.append(tn)
+        folded[tn.lower()] = tn
         tcont.append(cont_names.index(cn))
         symbols.append(SYMBOLS.index(sym))
-        xy.append(list(pos) if pos is not None else [math.nan, math.nan])
+        xy.append([float(v) for v in pos] if pos is not None else [math.nan, math.nan])
     n = len(names)
     if n < 2:
         raise MapError(f"{where}: needs at least 2 territories, has {n}")
@@ -292,12 +430,10 @@ def map_from_dict(data: Mapping[str, Any]) -> GameMap:
         raise MapError(f"{where}: the borders do not connect every territory; unreachable from {names[0]!r}: {', '.join(cut)}")
 
     pts = np.array(xy, dtype=np.float64)
-    canvas = data.get("canvas", [1000, 600])
     if np.isnan(pts).any():
-        w, h = float(canvas[0]), float(canvas[1])
         for i in np.flatnonzero(np.isnan(pts[:, 0])).tolist():
             a = 2 * math.pi * i / n
-            pts[i] = (w / 2 + 0.42 * w * math.cos(a), h / 2 + 0.42 * h * math.sin(a))
+            pts[i] = (width / 2 + 0.42 * width * math.cos(a), height / 2 + 0.42 * height * math.sin(a))
     src, dst = np.nonzero(adj)
     members = np.zeros((len(cont_names), n), dtype=bool)
     members[np.array(tcont), np.arange(n)] = True
@@ -315,9 +451,9 @@ def map_from_dict(data: Mapping[str, Any]) -> GameMap:
         neighbors=tuple(tuple(int(v) for v in np.flatnonzero(adj[i])) for i in range(n)),
         card_symbol=_ro(card_symbol),
         xy=_ro(pts),
-        canvas=(float(canvas[0]), float(canvas[1])),
+        canvas=(width, height),
         borders=tuple(sorted(pairs)),
-        description=str(data.get("description", "")),
+        description=description,
         _ids=ids,
     )
 
@@ -337,17 +473,23 @@ def load_map(name_or_path: str | Path) -> GameMap:
     if isinstance(name_or_path, Path) or s.endswith(".json") or "/" in s or "\\" in s:
         path = Path(s)
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = path.read_bytes()
         except OSError as e:
             raise MapError(f"cannot read map file {s!r}: {e.strerror or e}") from None
-        src = s
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise MapError(f"map file {s!r} is not UTF-8 text (byte {e.start}); save it as UTF-8 JSON") from None
+        source: str | None = s
     else:
         if s not in builtin_maps():
             raise MapError(f"unknown map {s!r}; shipped maps: {', '.join(builtin_maps())} (or give a path to a .json file)")
         text = resources.files("risk_env.rules.maps").joinpath(s + ".json").read_text(encoding="utf-8")
-        src = s
+        source = None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise MapError(f"map file {src!r} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    return map_from_dict(data)
+        raise MapError(f"map file {s!r} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:
+        raise MapError(f"map file {s!r} nests JSON too deeply to be a map") from None
+    return map_from_dict(data, source=source)

@@ -59,44 +59,22 @@ def new_game(game: Game, seed: int | None | np.random.SeedSequence = None) -> Ga
         or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
     ):
         raise ConfigError(f"seed must be None, an integer >= 0 or a numpy SeedSequence, got {seed!r}")
-    s = GameState.__new__(GameState)
-    s.rng = np.random.default_rng(seed)
-    s._rng_shared = False
-    s.dice_buf = []
-    s.dice_pos = 0
-    s.owner = np.full(T, -1, dtype=np.int64)
-    s.armies = np.zeros(T, dtype=np.int32)
-    s.order = [int(x) for x in s.rng.permutation(n)]
-    s.alive = [True] * n
-    s.hands = [[] for _ in range(n)]
+    rng = np.random.default_rng(seed)
+    order = [int(x) for x in rng.permutation(n)]
     start = game.starting_armies
-    s.setup_left = [start] * n + [start if game.neutral >= 0 else 0]
-    s.deck = []
-    s.discard = []
-    s.elim_order = []
-    s.last_roll = []
-    s.phase = Phase.CLAIM
-    s.player = s.order[0]
-    s.turn = 0
-    s.sets_traded = 0
-    s.to_place = 0
-    s.setup_step = 0
-    s.att_src = s.att_dst = -1
-    s.att_dice = 0
-    s.last_dice = 0
-    s.winner = -1
-    s.steps = 0
-    s.bonus_used = s.conquered = s.forced = s.resume_attack = s.trade_down = s.truncated = False
-    s.roll_pending = s.reroll_used = s.six_used = s.blitzing = False
-    s.commander = -1
-    s.received = 0
-    s.missions = []
-    s.eliminated_by = [-1] * n if cfg.secret_missions else []
-    s.capitals = [-1] * n if cfg.capitals else []
-    if cfg.setup == "claim":
-        s.phase = Phase.CLAIM
-        s.player = s.order[0]
-    else:
+    s = GameState(  # the other fields start at their declared defaults (risk_env.rules.state)
+        rng=rng,
+        owner=np.full(T, -1, dtype=np.int64),
+        armies=np.zeros(T, dtype=np.int32),
+        order=order,
+        alive=[True] * n,
+        hands=[[] for _ in range(n)],
+        setup_left=[start] * n + [start if game.neutral >= 0 else 0],
+        player=order[0],
+        eliminated_by=[-1] * n if cfg.secret_missions else [],
+        capitals=[-1] * n if cfg.capitals else [],
+    )
+    if cfg.setup != "claim":  # deal (or draw at random) the territories; a claim game starts claiming
         cycle = claim_cycle(game, s)
         terr = s.rng.permutation(T)
         dealt = terr if game.allied < 0 else terr[: n * game.allied_claims]

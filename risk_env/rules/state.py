@@ -1,19 +1,34 @@
 """The game state: plain data (numpy arrays, lists, ints), cheap to copy,
 comparable, and serializable to a JSON-compatible dict.
 
+:class:`GameState` declares its fields once, as a dataclass whose field metadata
+(:class:`StateField`) says how each field is stored in a dict; :meth:`GameState.to_dict`,
+:meth:`GameState.from_dict`, :meth:`GameState.copy` and ``==`` all follow from that
+declaration (:data:`STATE_FIELDS`), so a new field is one declaration.
+
 The engine (:mod:`risk_env.rules.engine`) reads and writes these fields; users
 should treat a state as read-only and change it only through
 :meth:`Game.apply <risk_env.rules.engine.Game.apply>` or the action codec.
+
+>>> from risk_env.rules.engine import Game
+>>> s = Game(num_players=3, setup="random").new_game(seed=5)
+>>> GameState.from_dict(s.to_dict()) == s, s.copy() == s
+(True, True)
+>>> [f.name for f in STATE_FIELDS if f.written == "allied"]
+['commander', 'received']
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Phase", "GameState"]
+__all__ = ["Phase", "GameState", "StateField", "STATE_FIELDS"]
 
 
 class Phase(IntEnum):
@@ -30,167 +45,150 @@ class Phase(IntEnum):
     CAPITAL = 8
 
 
-_LIST_FIELDS = (
-    "order",
-    "alive",
-    "setup_left",
-    "deck",
-    "discard",
-    "elim_order",
-    "last_roll",
-    "missions",
-    "capitals",
-    "eliminated_by",
-)
-_OPTIONAL_LISTS = ("missions", "capitals", "eliminated_by")  # absent from dicts of earlier versions
-_INT_FIELDS = (
-    "phase",
-    "player",
-    "turn",
-    "sets_traded",
-    "to_place",
-    "setup_step",
-    "att_src",
-    "att_dst",
-    "att_dice",
-    "last_dice",
-    "winner",
-    "dice_pos",
-    "steps",
-)
-_BOOL_FIELDS = ("bonus_used", "conquered", "forced", "resume_attack", "trade_down", "truncated")
-# The expert dice rules' bookkeeping (docs/rules.md §8), and a blitz whose defender chooses its dice
-# (§4.2): written by to_dict only when one is set, so
-# the dicts (and record digests) of games without those rules are unchanged.
-_DICE_RULE_FIELDS = ("roll_pending", "reroll_used", "six_used", "blitzing")
-# The allied army's bookkeeping (docs/rules.md §7), written by to_dict only in games with it
-# (received > 0 from the first turn on), with these defaults when absent.
-_ALLIED_FIELDS = (("commander", -1), ("received", 0))
+@dataclass(frozen=True)
+class StateField:
+    """How one :class:`GameState` field is kept in a state dict.
+
+    Attributes:
+        name: the field's name, also its key in the dict.
+        kind: its type in the state: ``"int64[T]"`` / ``"int32[T]"`` (numpy arrays, one entry
+            per territory; lists of ints in the dict), ``"hands"`` (a list of card-id lists per
+            seat), ``"rng"`` (the ``numpy.random.Generator``; its ``PCG64`` bit-generator state
+            in the dict), ``"dice"`` (the buffer of drawn die faces; written from
+            ``dice_pos`` on), ``"ints"`` / ``"bools"`` (lists), ``"int"`` / ``"bool"``.
+        written: when the key is in the dict: ``"always"``; ``"nonempty"`` (a list left out
+            while empty, and empty when absent); or the name of a group of fields written
+            together once any of them differs from its default (absent: the defaults). The
+            last two keep the dicts, and the digests, of games without a variant as they were
+            before the variant existed.
+        default: the value of a new state (and of an absent key of a group); None for
+            fields a new game always sets.
+        doc: what the field means.
+        known: who may know it (docs/rules.md §2, §8): ``"all"`` (public), ``"own"`` (a
+            per-seat list whose entry only that seat may know: the hands, the missions;
+            everyone may know a hand's size) or ``"nobody"`` (the draw pile's order and
+            everything that decides the dice to come). :mod:`risk_env.rules.knowledge`
+            builds what one seat knows from it.
+    """
+
+    name: str
+    kind: str
+    written: str
+    default: Any
+    doc: str
+    known: str = "all"
 
 
+def _f(kind: str, doc: str, default: Any = None, written: str = "always", known: str = "all") -> Any:
+    """A declared field (see :class:`StateField`); lists and arrays get fresh defaults per state."""
+    meta = {"kind": kind, "written": written, "default": default, "doc": doc, "known": known}
+    if kind in ("int64[T]", "int32[T]"):
+        dtype = np.int64 if kind == "int64[T]" else np.int32
+        return field(default_factory=lambda: np.zeros(0, dtype=dtype), metadata=meta)
+    if kind in ("ints", "bools", "hands", "dice"):
+        return field(default_factory=list, metadata=meta)
+    if kind == "rng":
+        return field(metadata=meta)  # required: every state carries its own seeded generator
+    return field(default=default, metadata=meta)
+
+
+@dataclass(eq=False, repr=False, slots=True, kw_only=True)
 class GameState:
     """One position of a game: the game and nothing else (the action codec's pending
     sub-step is kept apart, in :class:`risk_env.envs.codec.Selection`), so ``==``,
     :meth:`to_dict` and a record's digest all mean the same position.
 
-    Attributes:
-        owner: int64 ``(T,)``: owner seat (0..n-1), ``n`` for the 2-player
-            neutral, -1 for unclaimed (setup only).
-        armies: int32 ``(T,)``.
-        phase: a :class:`Phase` value.
-        player: seat on turn (in setup: whose setup turn).
-        turn: game turns begun (0 during setup).
-        order: turn order, a permutation of the seats.
-        alive: per seat.
-        hands: per seat, a list of card ids.
-        deck: draw pile (top is the end); discard: discard pile.
-        sets_traded: sets traded in the whole game (the shared counter).
-        to_place: reinforcements still to place this phase.
-        setup_left: armies still to place in setup, per seat plus the neutral (last).
-        setup_step: own armies placed in this 2-player setup turn (2 = the neutral's).
-        bonus_used: the +2 territory bonus was taken this turn.
-        conquered: the player on turn conquered a territory this turn.
-        forced: a trade is forced (hand too large) before anything else.
-        resume_attack: the reinforce phase follows an elimination trade-down and returns to attack.
-        trade_down: an elimination's forced trade-down waits for the occupation to finish.
-        roll_pending: the expert dice rules (docs/rules.md §8): a roll is drawn
-            (``last_roll``) and waits for the attacker to re-roll a die, turn one into
-            a six, or let it stand, before the losses are taken.
-        reroll_used: the re-roll of this battle is spent; six_used: the six of this turn is spent.
-        blitzing: under ``defender_dice="choose"``, the pending battle is a blitz: after each
-            roll the defender chooses its dice for the next, until it ends (docs/rules.md §4.2).
-        commander: under ``two_player="allied"`` (docs/rules.md §7), while the allied army
-            acts (its sub-turn: ``player`` is then the allied army's owner id, 2), the seat
-            that decides for it (the opponent of the player whose turn it is); -1 otherwise.
-        received: under ``two_player="allied"``, the armies the player on turn has received
-            this turn (income, set values, +2 bonuses); the allied army gets half, rounded down.
-        att_src, att_dst, att_dice: the pending battle (defend phase) or conquest (occupy).
-        last_dice: attacker dice of the last roll (the occupation minimum).
-        last_roll: ``[attacker faces..., 0, defender faces...]`` of the last roll.
-        winner: winning seat or -1; truncated: ended by the turn limit.
-        elim_order: seats in the order they were eliminated.
-        rng: the game's one seeded generator; dice_buf/dice_pos: dice drawn in batches from it.
-        steps: moves applied so far.
-        missions: per seat, its secret mission (an index into
-            :data:`risk_env.rules.missions.MISSIONS`; hidden from the other
-            players), or empty without ``secret_missions`` (docs/rules.md §8).
-        capitals: per seat, its capital territory (-1 while not chosen), or
-            empty without ``capitals`` (§8).
-        eliminated_by: per seat, the seat that eliminated it (-1 if alive), or
-            empty without ``secret_missions`` (the missions need it).
-
-    These three lists are left out of :meth:`to_dict` while empty, so the
-    dicts (and record digests) of games without those variants stay as they were.
+    Build one with :meth:`Game.new_game <risk_env.rules.engine.Game.new_game>` or
+    :meth:`Game.state_from_dict <risk_env.rules.engine.Game.state_from_dict>`; the
+    constructor takes every field by keyword (``rng`` required, the others default to
+    an empty game) for code that builds positions by hand.
     """
 
-    __slots__ = (
-        ("owner", "armies", "hands", "rng", "dice_buf", "_rng_shared")
-        + _LIST_FIELDS
-        + _INT_FIELDS
-        + _BOOL_FIELDS
-        + _DICE_RULE_FIELDS
-        + tuple(f for f, _ in _ALLIED_FIELDS)
+    owner: np.ndarray = _f(
+        "int64[T]", "owner seat per territory (0..n-1), n for the 2-player neutral or the allied army, -1 unclaimed (setup only)"
     )
-
-    owner: np.ndarray
-    armies: np.ndarray
-    hands: list[list[int]]
-    rng: np.random.Generator
-    dice_buf: list[int]
-    order: list[int]
-    alive: list[bool]
-    setup_left: list[int]
-    _rng_shared: bool
-    deck: list[int]
-    discard: list[int]
-    elim_order: list[int]
-    last_roll: list[int]
-    missions: list[int]
-    capitals: list[int]
-    eliminated_by: list[int]
-    phase: int
-    player: int
-    turn: int
-    sets_traded: int
-    to_place: int
-    setup_step: int
-    att_src: int
-    att_dst: int
-    att_dice: int
-    last_dice: int
-    winner: int
-    dice_pos: int
-    steps: int
-    bonus_used: bool
-    conquered: bool
-    forced: bool
-    resume_attack: bool
-    trade_down: bool
-    truncated: bool
-    roll_pending: bool
-    reroll_used: bool
-    six_used: bool
-    blitzing: bool
-    commander: int
-    received: int
+    armies: np.ndarray = _f("int32[T]", "armies per territory")
+    hands: list[list[int]] = _f("hands", "per seat, its card ids", known="own")
+    rng: np.random.Generator = _f("rng", "the game's one seeded generator (all chance: dice, shuffles, setup)", known="nobody")
+    dice_buf: list[int] = _f("dice", "die faces drawn in batches from rng; the next is at dice_pos", known="nobody")
+    order: list[int] = _f("ints", "turn order, a permutation of the seats")
+    alive: list[bool] = _f("bools", "per seat, whether it is still in the game")
+    setup_left: list[int] = _f("ints", "armies still to place in setup, per seat plus the neutral (last)")
+    deck: list[int] = _f("ints", "the draw pile (top is the end; its size is public)", known="nobody")
+    discard: list[int] = _f("ints", "the discard pile (traded sets, face up)")
+    elim_order: list[int] = _f("ints", "seats in the order they were eliminated")
+    last_roll: list[int] = _f("ints", "[attacker faces..., 0, defender faces...] of the last roll")
+    missions: list[int] = _f(
+        "ints",
+        "per seat, its secret mission (an index into risk_env.rules.missions.MISSIONS; hidden from the other "
+        "players), or empty without secret_missions (docs/rules.md §8)",
+        written="nonempty",
+        known="own",
+    )
+    capitals: list[int] = _f(
+        "ints", "per seat, its capital territory (-1 while not chosen), or empty without capitals (§8)", written="nonempty"
+    )
+    eliminated_by: list[int] = _f(
+        "ints",
+        "per seat, the seat that eliminated it (-1 if alive), or empty without secret_missions (the missions need it)",
+        written="nonempty",
+    )
+    phase: int = _f("int", "a Phase value", Phase.CLAIM)
+    player: int = _f("int", "seat on turn (in setup: whose setup turn)", 0)
+    turn: int = _f("int", "game turns begun (0 during setup)", 0)
+    sets_traded: int = _f("int", "sets traded in the whole game (the shared counter)", 0)
+    to_place: int = _f("int", "reinforcements still to place this phase", 0)
+    setup_step: int = _f("int", "own armies placed in this 2-player setup turn (2 = the neutral's)", 0)
+    att_src: int = _f("int", "source of the pending battle (defend phase) or conquest (occupy), else -1", -1)
+    att_dst: int = _f("int", "target of the pending battle or conquest, else -1", -1)
+    att_dice: int = _f("int", "attacker dice of the pending battle", 0)
+    last_dice: int = _f("int", "attacker dice of the last roll (the occupation minimum)", 0)
+    winner: int = _f("int", "winning seat, or -1", -1)
+    dice_pos: int = _f("int", "index of the next die in dice_buf (0 in a dict)", 0, known="nobody")
+    steps: int = _f("int", "moves applied so far", 0)
+    bonus_used: bool = _f("bool", "the +2 territory bonus was taken this turn", False)
+    conquered: bool = _f("bool", "the player on turn conquered a territory this turn", False)
+    forced: bool = _f("bool", "a trade is forced (hand too large) before anything else", False)
+    resume_attack: bool = _f("bool", "the reinforce phase follows an elimination trade-down and returns to attack", False)
+    trade_down: bool = _f("bool", "an elimination's forced trade-down waits for the occupation to finish", False)
+    truncated: bool = _f("bool", "the game was ended by the turn limit", False)
+    roll_pending: bool = _f(
+        "bool",
+        "the expert dice rules (docs/rules.md §8): a roll is drawn (last_roll) and waits for the attacker to "
+        "re-roll a die, turn one into a six, or let it stand, before the losses are taken",
+        False,
+        "dice_rules",
+    )
+    reroll_used: bool = _f("bool", "the re-roll of this battle is spent (§8)", False, "dice_rules")
+    six_used: bool = _f("bool", "the six of this turn is spent (§8)", False, "dice_rules")
+    blitzing: bool = _f(
+        "bool",
+        'under defender_dice="choose", the pending battle is a blitz: after each roll the defender chooses its '
+        "dice for the next, until it ends (docs/rules.md §4.2)",
+        False,
+        "dice_rules",
+    )
+    commander: int = _f(
+        "int",
+        'under two_player="allied" (docs/rules.md §7), while the allied army acts (player is then its owner id), '
+        "the seat that decides for it (the opponent of the player whose turn it is); -1 otherwise",
+        -1,
+        "allied",
+    )
+    received: int = _f(
+        "int",
+        'under two_player="allied", the armies the player on turn has received this turn (income, set values, '
+        "+2 bonuses); the allied army gets half, rounded down",
+        0,
+        "allied",
+    )
+    _rng_shared: bool = field(default=False, init=False, metadata={"kind": None})
+    """Whether another copy shares ``rng`` (copy-on-write; not part of the position)."""
 
     def copy(self) -> GameState:
         """An independent copy. The generator is shared copy-on-write: each
         side clones it before its next draw, so copies never disturb each other."""
-        c = GameState.__new__(GameState)
-        c.owner = self.owner.copy()
-        c.armies = self.armies.copy()
-        c.hands = [h[:] for h in self.hands]
-        c.rng = self.rng
-        c.dice_buf = self.dice_buf  # never mutated in place
-        self._rng_shared = c._rng_shared = True
-        for f in _LIST_FIELDS:
-            setattr(c, f, getattr(self, f)[:])
-        for f in _INT_FIELDS + _BOOL_FIELDS + _DICE_RULE_FIELDS:
-            setattr(c, f, getattr(self, f))
-        c.commander = self.commander
-        c.received = self.received
-        return c
+        return _copy(self)
 
     def own_rng(self) -> np.random.Generator:
         """The generator, cloned first if another copy shares it."""
@@ -212,31 +210,13 @@ class GameState:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __repr__(self) -> str:
+        return f"GameState(phase={Phase(self.phase).name}, turn={self.turn}, player={self.player}, steps={self.steps})"
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-compatible dict of every field, the generator state included."""
-        d: dict[str, Any] = {
-            "owner": self.owner.tolist(),
-            "armies": self.armies.tolist(),
-            "hands": [h[:] for h in self.hands],
-            "rng": self.rng.bit_generator.state,
-            "dice_buf": self.dice_buf[self.dice_pos :],
-        }
-        for f in _LIST_FIELDS:
-            v = getattr(self, f)
-            if v or f not in _OPTIONAL_LISTS:
-                d[f] = list(v)
-        for f in _INT_FIELDS:
-            d[f] = int(getattr(self, f))
-        for f in _BOOL_FIELDS:
-            d[f] = bool(getattr(self, f))
-        if self.roll_pending or self.reroll_used or self.six_used or self.blitzing:
-            for f in _DICE_RULE_FIELDS:
-                d[f] = bool(getattr(self, f))
-        if self.commander >= 0 or self.received:
-            for f, _ in _ALLIED_FIELDS:
-                d[f] = int(getattr(self, f))
-        d["dice_pos"] = 0
-        return d
+        """JSON-compatible dict of every field, the generator state included (keys and
+        when each is written: :data:`STATE_FIELDS`)."""
+        return _to_dict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
@@ -252,42 +232,154 @@ class GameState:
         Raises:
             KeyError, TypeError, ValueError: a missing or malformed field.
         """
-        s = cls.__new__(cls)
-        s.owner = np.array(d["owner"], dtype=np.int64)
-        s.armies = np.array(d["armies"], dtype=np.int32)
-        s.hands = [[int(c) for c in h] for h in d["hands"]]
-        st = d["rng"]
-        if not isinstance(st, dict) or st.get("bit_generator") != "PCG64":
-            raise ValueError("rng must be a PCG64 bit_generator state dict")
-        g = np.random.Generator(np.random.PCG64(0))
-        g.bit_generator.state = st
-        s.rng = g
-        s._rng_shared = False
-        s.dice_buf = [int(x) for x in d["dice_buf"]]
-        for f in _LIST_FIELDS:
-            if f not in d and f in _OPTIONAL_LISTS:
+        s = _new(cls)
+        for name, written, default, read in _LOAD:
+            if name in d:
+                v = d[name]
+            elif written == "nonempty":
                 v = []
+            elif written in _GROUPS:
+                v = default
             else:
-                v = d[f]
-            if not isinstance(v, list):
-                raise TypeError(f"state field {f!r} must be a list")
-            if f == "alive" and not all(isinstance(x, bool) for x in v):
-                raise TypeError(f"state field 'alive' must be a list of true/false, got {v!r}")
-            setattr(s, f, list(v) if f == "alive" else [int(x) for x in v])
-        for f in _INT_FIELDS:
-            setattr(s, f, int(d[f]))
-        for f in _BOOL_FIELDS:
-            if not isinstance(d[f], bool):
-                raise TypeError(f"state field {f!r} must be true or false, got {d[f]!r}")
-            setattr(s, f, d[f])
-        for f in _DICE_RULE_FIELDS:  # absent: false (written only when one is set)
-            v = d.get(f, False)
-            if not isinstance(v, bool):
-                raise TypeError(f"state field {f!r} must be true or false, got {v!r}")
-            setattr(s, f, v)
-        for f, default in _ALLIED_FIELDS:  # absent: the default (written only in allied-army games)
-            v = d.get(f, default)
-            if not isinstance(v, int) or isinstance(v, bool):
-                raise TypeError(f"state field {f!r} must be an integer, got {v!r}")
-            setattr(s, f, v)
+                raise KeyError(name)
+            setattr(s, name, read(name, v))
+        s._rng_shared = False
         return s
+
+
+def _new(cls: type[GameState]) -> GameState:
+    return object.__new__(cls)
+
+
+# ---------------------------------------------------------------------- the declaration, read
+STATE_FIELDS: tuple[StateField, ...] = tuple(
+    StateField(f.name, f.metadata["kind"], f.metadata["written"], f.metadata["default"], f.metadata["doc"], f.metadata["known"])
+    for f in dataclasses.fields(GameState)
+    if f.metadata.get("kind")
+)
+"""Every field of a position, in the order of its dict."""
+
+_GROUPS: dict[str, tuple[StateField, ...]] = {
+    w: tuple(f for f in STATE_FIELDS if f.written == w)
+    for w in dict.fromkeys(f.written for f in STATE_FIELDS)
+    if w not in ("always", "nonempty")
+}
+
+GameState.__doc__ = (
+    (GameState.__doc__ or "")
+    + "\n    Attributes:\n"
+    + "".join(
+        f"        {f.name}: {f.doc}{'' if f.written in ('always', 'nonempty') else f' (dict group {f.written!r})'}.\n"
+        for f in STATE_FIELDS
+    )
+)
+
+
+# ---------------------------------------------------------------------- copy and to_dict, generated
+# Written out from the declaration once, at import (as dataclasses writes __init__): a copy and a
+# dict are made often (look-ahead, digests), and straight-line code is the fastest Python has.
+_COPY_EXPR = {
+    "int64[T]": "self.{0}.copy()",
+    "int32[T]": "self.{0}.copy()",
+    "hands": "[h[:] for h in self.{0}]",
+    "rng": "self.{0}",  # shared copy-on-write (own_rng)
+    "dice": "self.{0}",  # never mutated in place
+    "ints": "self.{0}[:]",
+    "bools": "self.{0}[:]",
+    "int": "self.{0}",
+    "bool": "self.{0}",
+}
+_DICT_EXPR = {
+    "int64[T]": "self.{0}.tolist()",
+    "int32[T]": "self.{0}.tolist()",
+    "hands": "[h[:] for h in self.{0}]",
+    "rng": "self.{0}.bit_generator.state",
+    "dice": "self.{0}[self.dice_pos :]",
+    "ints": "list(self.{0})",
+    "bools": "list(self.{0})",
+    "int": "int(self.{0})",
+    "bool": "bool(self.{0})",
+}
+
+
+def _generate() -> tuple[Callable[[GameState], GameState], Callable[[GameState], dict[str, Any]]]:
+    ns: dict[str, Any] = {"_new": _new, "GameState": GameState}
+    copy = ["def copy(self):", "    c = _new(GameState)"]
+    copy += [f"    c.{f.name} = {_COPY_EXPR[f.kind].format(f.name)}" for f in STATE_FIELDS]
+    copy += ["    self._rng_shared = c._rng_shared = True", "    return c"]
+    dump = ["def to_dict(self):", "    d = {}"]
+    for group, members in _GROUPS.items():
+        for f in members:
+            ns[f"_default_{f.name}"] = f.default
+        dump.append(f"    {group} = " + " or ".join(f"self.{f.name} != _default_{f.name}" for f in members))
+    for f in STATE_FIELDS:
+        line = f"d[{f.name!r}] = {_DICT_EXPR[f.kind].format(f.name)}"
+        if f.written == "always":
+            dump.append("    " + line)
+        else:
+            dump.append(f"    if {'self.' + f.name if f.written == 'nonempty' else f.written}:")
+            dump.append("        " + line)
+    if any(f.kind == "dice" for f in STATE_FIELDS):
+        dump.append("    d['dice_pos'] = 0  # the buffer is written from dice_pos on")
+    dump.append("    return d")
+    exec("\n".join(copy) + "\n\n" + "\n".join(dump), ns)  # noqa: S102 (source built above from the declaration)
+    return ns["copy"], ns["to_dict"]
+
+
+_copy, _to_dict = _generate()
+
+
+def _read_rng(name: str, v: Any) -> np.random.Generator:
+    if not isinstance(v, dict) or v.get("bit_generator") != "PCG64":
+        raise ValueError("rng must be a PCG64 bit_generator state dict")
+    g = np.random.Generator(np.random.PCG64(0))
+    g.bit_generator.state = v
+    return g
+
+
+def _read_list(name: str, v: Any) -> list[int]:
+    if not isinstance(v, list):
+        raise TypeError(f"state field {name!r} must be a list")
+    return [int(x) for x in v]
+
+
+def _read_bools(name: str, v: Any) -> list[bool]:
+    if not isinstance(v, list):
+        raise TypeError(f"state field {name!r} must be a list")
+    if not all(isinstance(x, bool) for x in v):
+        raise TypeError(f"state field {name!r} must be a list of true/false, got {v!r}")
+    return list(v)
+
+
+def _read_bool(name: str, v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise TypeError(f"state field {name!r} must be true or false, got {v!r}")
+    return v
+
+
+def _read_int(name: str, v: Any) -> int:
+    return int(v)
+
+
+def _read_group_int(name: str, v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise TypeError(f"state field {name!r} must be an integer, got {v!r}")
+    return v
+
+
+_READ: dict[str, Callable[[str, Any], Any]] = {
+    "int64[T]": lambda n, v: np.array(v, dtype=np.int64),
+    "int32[T]": lambda n, v: np.array(v, dtype=np.int32),
+    "hands": lambda n, v: [[int(c) for c in h] for h in v],
+    "rng": _read_rng,
+    "dice": lambda n, v: [int(x) for x in v],
+    "ints": _read_list,
+    "bools": _read_bools,
+    "int": _read_int,
+    "bool": _read_bool,
+}
+# how each field is read: the groups' integers strictly (they were added later, with strict reading)
+_LOAD: tuple[tuple[str, str, Any, Callable[[str, Any], Any]], ...] = tuple(
+    (f.name, f.written, f.default, _read_group_int if (f.kind == "int" and f.written in _GROUPS) else _READ[f.kind])
+    for f in STATE_FIELDS
+)

@@ -2,7 +2,7 @@
 
     risk-env play --players 3 --seat 0               # you against two agents, at the terminal
     risk-env watch --players 4 --turns 30 --gif game.gif --record game.json
-    risk-env replay game.json --strip turns.png
+    risk-env replay game.json --strip turns.png --html game.html
     risk-env evaluate ... | risk-env train ... | risk-env bench ...
 
 ``play`` (:mod:`risk_env.tools.play`) shows each decision of the human as one screen that fits a 120x40
@@ -322,25 +322,29 @@ def watch(
         typer.echo(f"animation written to {gif} ({n} frames)")
 
 
-@app.command(short_help="Replay a game record: a move log, a GIF/MP4, a per-turn PNG strip.")
+@app.command(short_help="Replay a game record: a move log, GIF/MP4, PNG strip or HTML page.")
 def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
     video: str | None = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
     strip: str | None = typer.Option(None, "--strip", help="write a PNG with the board at the end of each turn here"),
+    html: str | None = typer.Option(
+        None, "--html", help="write one self-contained HTML page that replays the game here (step, play, scrub)"
+    ),
     every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
     fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
     upto: int | None = typer.Option(None, "--upto", min=0, help="stop after this many moves"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="do not print the move-by-move log"),
 ) -> None:
-    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip)."""
+    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip, an HTML page)."""
     from ..records.replay import run
 
     _check_numbers(fps=fps)
-    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip")):
+    _check_suffix(html, "--html", (".html", ".htm"))
+    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")):
         _output_path(path, option)
     try:
-        run(record, gif, video, strip, every, fps, upto, log=not quiet)
+        run(record, gif, video, strip, every, fps, upto, log=not quiet, html=html)
     except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
         raise _fail(str(e), 1) from None
 

@@ -41,13 +41,25 @@ Checked at every action id (see :class:`~risk_env.tools.soak_checks.StepChecker`
 * at the end, the rewards collected by each agent are those documented in
   :mod:`risk_env.envs.aec`: +1 for the winner, -1 for each eliminated player (and
   for the survivors of a mission or capitals win), 0 for
-  survivors of a truncated game (``"draw"``) or their rank reward (``"rank"``).
+  survivors of a truncated game (``"draw"``) or their rank reward (``"rank"``);
+* the batched engine (:mod:`risk_env.vector`, when torch is installed): every game whose
+  rules it supports is replayed on it with the same action ids and the same dice and
+  cards, the games of one rule set in one batch, and compared with the reference engine
+  at every id: masks, positions, eliminations, wins and truncations, and for
+  ``--observe-share`` of the games the observations
+  (:class:`~risk_env.tools.soak_vector.VectorLockstep`). ``--vector-share`` (default 0.2)
+  of the games draw their rules from those the batched engine supports (its presets, each
+  random switch among the values its own check accepts), so its variants get their share
+  whatever the mix; ``--no-vector`` leaves it out.
 
 The JSON summary (stdout, and ``--out``) holds ``games``, ``steps`` (action
 ids), ``moves`` (complete moves), ``failures`` (with ``failure_details``),
-``truncated`` (games that hit the turn limit), ``won``, wall time and
-throughput, and counts by player count, preset, map and agents. The exit
-status is 1 if any game failed.
+``truncated`` (games that hit the turn limit), ``won``, ``vector_games`` and
+``vector_steps`` (played on both engines), wall time and throughput, and counts
+by player count, preset, map, agents and engines. With ``--out`` the file is
+rewritten with the summary so far (``"partial": true``) every
+``--checkpoint-every`` seconds, so a long run that is stopped keeps its counts.
+The exit status is 1 if any game failed.
 """
 
 from __future__ import annotations
@@ -65,13 +77,16 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..agents import HEURISTICS as _HEURISTICS
 from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
+from ..errors import MissingExtraError
 from ..rules.config import PRESETS, RulesConfig
 from ..rules.state import Phase
 from .match import play_match
 from .soak_checks import SoakFailure, StepChecker, _state, expected_rewards
+from .soak_vector import VectorLockstep, vector_available, vector_supports
 
 __all__ = [
     "StepChecker",
@@ -115,11 +130,20 @@ def game_spec(
     small_turn_limit: int = 30,
     classic_turn_limit: int = 60,
     variant_share: float = 0.5,
+    vector_share: float = 0.0,
+    vector: bool = False,
 ) -> dict[str, Any]:
     """The settings of soak game ``index`` (a JSON-compatible dict), drawn from ``default_rng([seed, index])``.
 
+    Args:
+        vector_share: the chance that the game's rules are drawn from those the batched
+            engine supports (its presets, and each random switch among its supported values,
+            :func:`~risk_env.tools.soak_vector.vector_supports`), from ``default_rng([seed, index, 1])``.
+        vector: mark the game for the batched engine too when it supports the rules.
+
     Returns:
-        ``{"index", "seed" (game seed), "agent_seed", "preset", "rules" (RulesConfig.to_dict()), "agents" (names per seat)}``.
+        ``{"index", "seed" (game seed), "agent_seed", "preset", "rules" (RulesConfig.to_dict()), "agents" (names per seat),
+        "vector" (played on the batched engine beside the reference one)}``.
         Every preset's switches are kept; with probability ``variant_share``
         each other switch is drawn at random with probability 1/3 (a drawn
         ``two_player="allied"`` is kept only for 2 players, and then without missions
@@ -127,33 +151,18 @@ def game_spec(
         need the classic map: the ``secret_missions`` preset plays there, and a
         drawn ``secret_missions=True`` on the small map is dropped.
     """
-    rng = np.random.default_rng([seed, index])
-    presets = list(PRESETS)
-    preset = presets[int(rng.integers(len(presets)))]
-    base = dict(PRESETS[preset])
-    n = int(base.get("num_players", rng.integers(2, 7)))
-    classic = bool(rng.random() < classic_share)
-    rules: dict[str, Any] = {**base, "num_players": n, "map": "classic" if classic else "small"}
-    rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit if classic else small_turn_limit)
-    if rng.random() < variant_share:
-        for key, choices in _VARIANT_CHOICES.items():
-            if key not in base and rng.random() < 1 / 3:
-                v = choices[int(rng.integers(len(choices)))]
-                rules[key] = v.item() if hasattr(v, "item") else v
-        if rules.get("card_trade") == "no_cards":
-            rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
-    if rules.get("two_player") == "allied":  # the allied army (§7): 2 players, no missions or capitals
-        if n != 2 or base.get("secret_missions") or base.get("capitals"):
-            rules.pop("two_player")
-        else:
-            rules.pop("secret_missions", None)
-            rules.pop("capitals", None)
-    if rules.get("secret_missions") and rules["map"] != "classic":  # the missions need the classic map (§8)
-        if preset == "secret_missions":
-            rules["map"] = "classic"
-            rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit)
-        else:
-            rules["secret_missions"] = False
+    drawn = None
+    if vector_share > 0:
+        vrng = np.random.default_rng([seed, index, 1])
+        if vrng.random() < vector_share:
+            drawn = _vector_style(vrng, classic_share, small_turn_limit, classic_turn_limit, variant_share)
+    if drawn is not None:
+        rng, preset, rules = drawn
+        n = int(rules["num_players"])
+    else:
+        rng = np.random.default_rng([seed, index])
+        preset, rules = _reference_style(rng, classic_share, small_turn_limit, classic_turn_limit, variant_share)
+        n = int(rules["num_players"])
     cfg = RulesConfig.from_dict(rules)
     agents = []
     for _ in range(n):
@@ -168,7 +177,81 @@ def game_spec(
         "preset": preset,
         "rules": cfg.to_dict(),
         "agents": agents,
+        "vector": bool(vector and vector_supports(cfg)),
     }
+
+
+def _reference_style(
+    rng: np.random.Generator, classic_share: float, small_turn_limit: int, classic_turn_limit: int, variant_share: float
+) -> tuple[str, dict[str, Any]]:
+    """A preset and rules drawn over every preset and switch (see :func:`game_spec`)."""
+    presets = list(PRESETS)
+    preset = presets[int(rng.integers(len(presets)))]
+    base = dict(PRESETS[preset])
+    n = int(base.get("num_players", rng.integers(2, 7)))
+    classic = bool(rng.random() < classic_share)
+    rules: dict[str, Any] = {**base, "num_players": n, "map": "classic" if classic else "small"}
+    rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit if classic else small_turn_limit)
+    if rng.random() < variant_share:
+        for key, choices in _VARIANT_CHOICES.items():
+            if key not in base and rng.random() < 1 / 3:
+                v = choices[int(rng.integers(len(choices)))]
+                rules[key] = v.item() if hasattr(v, "item") else v
+        if rules.get("card_trade") == "no_cards":
+            rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
+        if rules.get("card_trade") in ("stars", "no_cards"):
+            rules.pop("territory_bonus", None)  # the +2 bonus needs sets of cards (§6)
+        if n != 2:
+            rules.pop("two_player", None)  # the neutral (or none) is a 2-player choice (§7)
+    if rules.get("two_player") == "allied":  # the allied army (§7): 2 players, no missions or capitals
+        if n != 2 or base.get("secret_missions") or base.get("capitals"):
+            rules.pop("two_player")
+        else:
+            rules.pop("secret_missions", None)
+            rules.pop("capitals", None)
+    if rules.get("secret_missions") and rules["map"] != "classic":  # the missions need the classic map (§8)
+        if preset == "secret_missions":
+            rules["map"] = "classic"
+            rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit)
+        else:
+            rules["secret_missions"] = False
+    if not rules.get("secret_missions"):
+        rules.pop("mission_target_taken", None)  # it only changes a mission (§8)
+    return preset, rules
+
+
+_VECTOR_EXTRA: dict[str, tuple[Any, ...]] = {"starting_armies": (8, 10, 15)}
+"""Switches drawn for the batched engine's games on the small map besides :data:`_VARIANT_CHOICES`
+(fewer armies: more conquests and eliminations in a short game)."""
+
+
+def _vector_style(
+    rng: np.random.Generator, classic_share: float, small_turn_limit: int, classic_turn_limit: int, variant_share: float
+) -> tuple[np.random.Generator, str, dict[str, Any]] | None:
+    """A preset and rules the batched engine supports (its own check decides), each random switch
+    drawn among the values it supports; None when no preset fits the drawn player count."""
+    n = int(rng.integers(2, 7))
+    classic = bool(rng.random() < classic_share)
+    limit = classic_turn_limit if classic else small_turn_limit
+    where = {"num_players": n, "map": "classic" if classic else "small"}
+
+    def rules_of(preset: str) -> dict[str, Any]:
+        base = PRESETS[preset]
+        return {**base, **where, "turn_limit": min(int(base.get("turn_limit", 10**9)), limit)}
+
+    fits = [p for p in PRESETS if PRESETS[p].get("num_players", n) == n and vector_supports(rules_of(p))]
+    if not fits:
+        return None
+    preset = fits[int(rng.integers(len(fits)))]
+    rules = rules_of(preset)
+    if rng.random() < variant_share:
+        choices = dict(_VARIANT_CHOICES, **({} if classic else _VECTOR_EXTRA))
+        for key, values in choices.items():
+            if key not in PRESETS[preset] and rng.random() < 1 / 3:
+                ok = [v for v in values if vector_supports({**rules, key: v})]
+                if ok:
+                    rules[key] = ok[int(rng.integers(len(ok)))]
+    return rng, preset, rules
 
 
 # ---------------------------------------------------------------------------- one game
@@ -205,13 +288,16 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
 
     Returns:
         ``{"index", "steps", "moves", "turns", "truncated", "winner", "failure"}``:
-        ``failure`` is None, or a dict with the error, the step and the spec.
+        ``failure`` is None, or a dict with the error, the step and the spec. A game marked
+        ``"vector"`` also returns its action ids (``"actions"``) and final position
+        (``"final"``, ``GameState.to_dict()``) for the batched engine's replay (:func:`_run_chunk`).
     """
     env = _env_for(spec["rules"])
     agents = [_agent(name, seat) for seat, name in enumerate(spec["agents"])]
     seeds = [int(x) for x in np.random.SeedSequence([spec["agent_seed"]]).generate_state(len(agents))]
     chk = StepChecker(env)
     done = [0]
+    ids: list[int] = []
 
     def before(agent: str, action: int, obs: Any, info: dict[str, Any]) -> None:
         s = _state(env)
@@ -232,6 +318,7 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
 
     def after(agent: str, action: int) -> None:
         chk.after()
+        ids.append(int(action))
         done[0] += 1
 
     try:
@@ -259,7 +346,7 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
         want = expected_rewards(env)
         if any(abs(returns[a] - want[a]) > 1e-9 for a in want):
             raise SoakFailure(f"rewards {returns} differ from the documented {want}")
-        return {
+        out = {
             "index": spec["index"],
             "steps": steps,
             "moves": int(s.steps),
@@ -269,6 +356,10 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             "failure": None,
             **_tally_keys(spec),
         }
+        if spec.get("vector"):
+            out["actions"] = ids
+            out["final"] = s.to_dict()
+        return out
     except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
         s = _state(env)
         tb = traceback.format_exception(type(e), e, e.__traceback__)
@@ -295,6 +386,7 @@ def _tally_keys(spec: dict[str, Any]) -> dict[str, str]:
         "preset": spec["preset"],
         "map": spec["rules"]["map"],
         "agents": "with heuristics" if any(a != "random" for a in spec["agents"]) else "random only",
+        "engines": "reference and batched" if spec.get("vector") else "reference",
     }
 
 
@@ -348,18 +440,55 @@ def continue_digest(env_bytes: bytes, agent_seed: int, max_steps: int = 10**7) -
 
 
 def _run_chunk(args: tuple[list[dict[str, Any]], list[bool], int]) -> list[dict[str, Any]]:
+    """Play a chunk of games; then replay those the batched engine supports on it, the games of
+    one rule set in one batch (:class:`~risk_env.tools.soak_vector.VectorLockstep`)."""
     specs, observe_flags, max_turn_steps = args
-    return [soak_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
+    results = [soak_game(sp, observe=ob, max_turn_steps=max_turn_steps) for sp, ob in zip(specs, observe_flags, strict=False)]
+    groups: dict[str, list[int]] = {}
+    for i, (sp, r) in enumerate(zip(specs, results, strict=True)):
+        if sp.get("vector") and r["failure"] is None:
+            groups.setdefault(json.dumps(sp["rules"], sort_keys=True), []).append(i)
+    if groups:
+        import torch
+
+        torch.set_num_threads(1)  # small batches on the CPU: more threads only spin
+    for members in groups.values():
+        rules = RulesConfig.from_dict(specs[members[0]]["rules"])
+        observe = any(observe_flags[i] for i in members)
+        try:
+            lock = VectorLockstep(rules, observe=observe)
+            problems = lock.run([(specs[i]["seed"], results[i]["actions"]) for i in members])
+            for i, state, problem in zip(members, lock.states, problems, strict=True):
+                if problem is None and state.to_dict() != results[i]["final"]:
+                    problem = "the replayed reference game ended in another position than the env's"
+                if problem is not None:
+                    results[i]["failure"] = _failure(specs[i], f"batched engine: {problem}", "", results[i]["steps"])
+        except Exception as e:  # noqa: BLE001 - an error of the batched engine fails every game of the batch
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-3:]).strip()
+            for i in members:
+                results[i]["failure"] = _failure(specs[i], f"batched engine: {type(e).__name__}: {e}", tb, results[i]["steps"])
+    for r in results:
+        r.pop("actions", None)
+        r.pop("final", None)
+    return results
+
+
+def _failure(spec: dict[str, Any], error: str, where: str, step: int) -> dict[str, Any]:
+    return {"error": error, "where": where, "step": step, "spec": spec}
 
 
 def _chunks(
-    indices: Sequence[int], settings: dict[str, Any], size: int
+    indices: Sequence[int], settings: dict[str, Any], size: int, vector_batch: int = 32, block: int = 8192
 ) -> Iterable[tuple[list[dict[str, Any]], list[bool], int]]:
+    """Worker tasks: ``size`` games each, except that the games the batched engine plays are
+    gathered by rule set (up to ``vector_batch`` a task) so that they replay in one batch; the
+    tasks of each ``block`` of indices come in the order of their first game."""
     share = settings["observe_share"]
-    for i in range(0, len(indices), size):
-        part = indices[i : i + size]
-        specs = [
-            game_spec(
+    for i in range(0, len(indices), block):
+        plain: list[dict[str, Any]] = []
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for k in indices[i : i + block]:
+            sp = game_spec(
                 k,
                 settings["seed"],
                 settings["classic_share"],
@@ -367,11 +496,19 @@ def _chunks(
                 settings["small_turn_limit"],
                 settings["classic_turn_limit"],
                 settings["variant_share"],
+                settings["vector_share"],
+                settings["vector"],
             )
-            for k in part
-        ]
-        observe = [((k * 2654435761) % 1000) < share * 1000 for k in part]
-        yield specs, observe, settings["max_turn_steps"]
+            if sp["vector"]:
+                groups.setdefault(json.dumps(sp["rules"], sort_keys=True), []).append(sp)
+            else:
+                plain.append(sp)
+        tasks = [plain[j : j + size] for j in range(0, len(plain), size)]
+        for members in groups.values():
+            tasks += [members[j : j + vector_batch] for j in range(0, len(members), vector_batch)]
+        for specs in sorted(tasks, key=lambda t: t[0]["index"]):
+            observe = [((sp["index"] * 2654435761) % 1000) < share * 1000 for sp in specs]
+            yield specs, observe, settings["max_turn_steps"]
 
 
 def run_soak(
@@ -390,6 +527,11 @@ def run_soak(
     chunk: int = 8,
     max_details: int = 50,
     max_seconds: float | None = None,
+    vector_share: float = 0.2,
+    vector: bool | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float = 60.0,
+    vector_batch: int = 32,
 ) -> dict[str, Any]:
     """Play games ``start .. start + games - 1`` (see :func:`game_spec`) and summarize them.
 
@@ -397,9 +539,20 @@ def run_soak(
         workers: processes (default: the CPU cores available); 1 plays in this process.
         max_seconds: stop after this much wall time (the summary counts the games finished;
             ``stopped_early`` says so).
+        vector_share: share of games whose rules are drawn from those the batched engine supports.
+        vector: play every game whose rules the batched engine supports on it too, beside the
+            reference engine (:class:`~risk_env.tools.soak_vector.VectorShadow`); None: when torch
+            is installed. Without it ``vector_share`` is 0.
+        checkpoint: write the summary so far (``"partial": true``) to this file every
+            ``checkpoint_every`` seconds, and the final one at the end.
+        vector_batch: most games of one rule set replayed together on the batched engine.
 
     Returns:
         the JSON-compatible summary described in the module docstring.
+
+    Raises:
+        ValueError: a count or share out of range.
+        MissingExtraError: ``vector=True`` without torch.
     """
     if games < 0 or start < 0:
         raise ValueError(f"games and start must be >= 0, got games={games}, start={start}")
@@ -408,9 +561,16 @@ def run_soak(
         ("heuristic_share", heuristic_share),
         ("variant_share", variant_share),
         ("observe_share", observe_share),
+        ("vector_share", vector_share),
     ):
         if not 0.0 <= v <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {v}")
+    if vector is None:
+        vector = vector_available()
+    elif vector:
+        require("torch", "train", "the batched engine in the soak (pass --no-vector to leave it out)")
+    if not vector:
+        vector_share = 0.0
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     workers = max(1, int(workers))
@@ -423,19 +583,52 @@ def run_soak(
         "variant_share": variant_share,
         "observe_share": observe_share,
         "max_turn_steps": max_turn_steps,
+        "vector_share": vector_share,
+        "vector": vector,
     }
     indices = list(range(start, start + games))
-    tasks = _chunks(indices, settings, max(1, chunk))
+    tasks = _chunks(indices, settings, max(1, chunk), vector_batch=max(1, vector_batch))
     stats: Counter = Counter()
     stopped = False
-    by: dict[str, Counter] = {"players": Counter(), "preset": Counter(), "map": Counter(), "agents": Counter()}
+    by: dict[str, Counter] = {k: Counter() for k in ("players", "preset", "map", "agents", "engines")}
+    vector_steps = [0]
     failures: list[dict[str, Any]] = []
     t0 = time.perf_counter()
+    last_checkpoint = [t0]
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=games, unit="game", smoothing=0.05, dynamic_ncols=True)
+
+    def summary(partial: bool) -> dict[str, Any]:
+        wall = time.perf_counter() - t0
+        out = {
+            "games": stats["games"],
+            "steps": stats["steps"],
+            "moves": stats["moves"],
+            "turns": stats["turns"],
+            "failures": stats["failures"],
+            "truncated": stats["truncated"],
+            "won": stats["won"],
+            "vector_games": by["engines"]["reference and batched"],
+            "vector_steps": vector_steps[0],
+            "stopped_early": stopped,
+            "wall_s": round(wall, 2),
+            "games_per_s": round(stats["games"] / wall, 2) if wall > 0 else None,
+            "steps_per_s": round(stats["steps"] / wall, 1) if wall > 0 else None,
+            "workers": workers,
+            "settings": {**settings, "start": start, "heuristics": list(HEURISTICS)},
+            "by_players": dict(sorted(by["players"].items())),
+            "by_preset": dict(by["preset"]),
+            "by_map": dict(by["map"]),
+            "by_agents": dict(by["agents"]),
+            "by_engines": dict(by["engines"]),
+            "failure_details": failures,
+        }
+        if partial:
+            out["partial"] = True
+        return out
 
     def consume(results: list[dict[str, Any]]) -> bool:
         for r in results:
@@ -445,10 +638,12 @@ def run_soak(
             stats["steps"] += r["steps"]
             stats["moves"] += r["moves"]
             stats["turns"] += r["turns"]
+            if r["engines"] != "reference":
+                vector_steps[0] += r["steps"]
             if r["failure"] is not None:
                 stats["failures"] += 1
                 if len(failures) < max_details:
-                    failures.append(r["failure"])
+                    failures.append(_with_repro(r["failure"], settings))
             elif r["truncated"]:
                 stats["truncated"] += 1
             else:
@@ -456,7 +651,11 @@ def run_soak(
         if bar is not None:
             bar.update(len(results))
             bar.set_postfix(failures=stats["failures"], steps=stats["steps"], refresh=False)
-        return max_seconds is not None and time.perf_counter() - t0 > max_seconds
+        now = time.perf_counter()
+        if checkpoint is not None and now - last_checkpoint[0] >= checkpoint_every:
+            _write_json(checkpoint, summary(partial=True))
+            last_checkpoint[0] = now
+        return max_seconds is not None and now - t0 > max_seconds
 
     try:
         if workers == 1:
@@ -476,33 +675,31 @@ def run_soak(
     finally:
         if bar is not None:
             bar.close()
-    wall = time.perf_counter() - t0
-    for f in failures:
-        f["repro"] = (
-            f"python scripts/soak.py --games 1 --start {f['spec']['index']} --seed {seed} --workers 1 "
-            f"--classic-share {classic_share} --heuristic-share {heuristic_share} --variant-share {variant_share} "
-            f"--small-turn-limit {small_turn_limit} --classic-turn-limit {classic_turn_limit}"
-        )
-    return {
-        "games": stats["games"],
-        "steps": stats["steps"],
-        "moves": stats["moves"],
-        "turns": stats["turns"],
-        "failures": stats["failures"],
-        "truncated": stats["truncated"],
-        "won": stats["won"],
-        "stopped_early": stopped,
-        "wall_s": round(wall, 2),
-        "games_per_s": round(stats["games"] / wall, 2) if wall > 0 else None,
-        "steps_per_s": round(stats["steps"] / wall, 1) if wall > 0 else None,
-        "workers": workers,
-        "settings": {**settings, "start": start, "heuristics": list(HEURISTICS)},
-        "by_players": dict(sorted(by["players"].items())),
-        "by_preset": dict(by["preset"]),
-        "by_map": dict(by["map"]),
-        "by_agents": dict(by["agents"]),
-        "failure_details": failures,
-    }
+    out = summary(partial=False)
+    if checkpoint is not None:
+        _write_json(checkpoint, out)
+    return out
+
+
+def _with_repro(failure: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """The failure with the command that plays its game alone (``repro``)."""
+    st = settings
+    failure["repro"] = (
+        f"python scripts/soak.py --games 1 --start {failure['spec']['index']} --seed {st['seed']} --workers 1 "
+        f"--classic-share {st['classic_share']} --heuristic-share {st['heuristic_share']} "
+        f"--variant-share {st['variant_share']} --small-turn-limit {st['small_turn_limit']} "
+        f"--classic-turn-limit {st['classic_turn_limit']} --vector-share {st['vector_share']}"
+        + ("" if st["vector"] else " --no-vector")
+    )
+    return failure
+
+
+def _write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
+    """Write ``data`` to ``path`` through a temporary file, so a reader never sees half a file."""
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -525,9 +722,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-turn-steps", type=int, default=5000, help="most action ids in one player turn")
     ap.add_argument("--chunk", type=int, default=8, help="games per worker task")
     ap.add_argument(
+        "--vector-batch", type=int, default=32, help="most games of one rule set replayed together on the batched engine"
+    )
+    ap.add_argument(
         "--max-seconds", type=float, default=None, help="stop after this much wall time and report the games finished"
     )
+    ap.add_argument(
+        "--vector-share",
+        type=float,
+        default=0.2,
+        help="share of games whose rules are drawn from those the batched engine supports (default 0.2)",
+    )
+    ap.add_argument(
+        "--no-vector",
+        action="store_true",
+        help="leave the batched engine out (by default every game it supports is played on it too, when torch is installed)",
+    )
     ap.add_argument("--out", default=None, help="write the JSON summary to this file")
+    ap.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=60.0,
+        help="with --out: rewrite it with the summary so far every this many seconds (default 60)",
+    )
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     try:
@@ -546,8 +763,13 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             chunk=args.chunk,
             max_seconds=args.max_seconds,
+            vector_share=args.vector_share,
+            vector=False if args.no_vector else None,
+            checkpoint=args.out,
+            checkpoint_every=args.checkpoint_every,
+            vector_batch=args.vector_batch,
         )
-    except ValueError as e:
+    except (ValueError, MissingExtraError) as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
     summary["command"] = "python scripts/soak.py " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -1,0 +1,256 @@
+"""What a picture of a position shows, apart from how it is drawn.
+
+:func:`describe` reads a position and returns a :class:`Picture`: each
+territory's colour and army count, the highlight of the last move (an arrow
+or a ring) or of the pending battle, the codec's pending selection, the
+capitals, and the side panel's texts (turn and phase, who acts, each
+player's territories, armies and cards, who holds each continent, the last
+move and roll, the moves before it). The raster picture
+(:mod:`risk_env.records.draw`) and the SVG picture
+(:mod:`risk_env.records.svg`) both draw a :class:`Picture`, so they show the
+same things. Only public information is shown: card counts, never cards, and
+no mission.
+
+>>> from risk_env import Game
+>>> game = Game(num_players=3, setup="random", map="small")
+>>> pic = describe(game, game.new_game(seed=0))
+>>> pic.title, [row.territories for row in pic.rows]
+('turn 1 · reinforce', [3, 3, 3])
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..envs.codec import Selection
+from ..rules.engine import Game
+from ..rules.moves import Move, MoveKind
+from ..rules.state import GameState, Phase
+from .layout import _ATTACK, _MOVE, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
+
+__all__ = ["Arrow", "PlayerRow", "Picture", "describe", "seat_colors", "seat_labels", "parse_last_move"]
+
+SELECT_COLOR = "#ffc400"
+"""Colour of a ring around a placed territory, and of the pending selection."""
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """An arrow from territory ``src`` to ``dst`` in ``color``, with a ``label`` beside it ('' for none);
+    ``dashed`` for a pending selection (not played yet)."""
+
+    src: int
+    dst: int
+    color: str
+    label: str
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """One seat's line in the panel.
+
+    Attributes:
+        seat: the seat; name: its label; color: its colour.
+        territories, armies: what it holds; cards: its card count as text (``"-"`` without cards).
+        on_turn: it is on turn; out: eliminated; won: the winner.
+    """
+
+    seat: int
+    name: str
+    color: str
+    territories: int
+    armies: int
+    cards: str
+    on_turn: bool
+    out: bool
+    won: bool
+
+
+@dataclass(frozen=True)
+class Picture:
+    """Everything a picture of one position shows (see the module docstring).
+
+    Attributes:
+        owner: per territory, its owner seat (-1 unclaimed); color: its owner's colour.
+        armies: per territory, its armies.
+        arrow: the highlighted arrow, or None; ring: a territory ringed in :data:`SELECT_COLOR`, or -1.
+        selected: territories of the codec's pending selection (a source, or a source and a target).
+        capitals: ``(seat, territory)`` of each chosen capital.
+        title, subtitle: the panel's heading (turn and phase; who acts and what is left to do).
+        rows: a :class:`PlayerRow` per seat (the 2-player neutral or the allied army last).
+        holders: per continent, the seat that holds all of it, or -1.
+        last_move: the last move's text ('' for none); roll: ``"attacker 6 5  ·  defender 4"`` or ''.
+        recent: the moves before it, oldest first.
+        foot: ``"map classic · 4 players · move 265"``.
+    """
+
+    owner: tuple[int, ...]
+    color: tuple[str, ...]
+    armies: tuple[int, ...]
+    arrow: Arrow | None
+    ring: int
+    selected: tuple[int, ...]
+    capitals: tuple[tuple[int, int], ...]
+    title: str
+    subtitle: str
+    rows: tuple[PlayerRow, ...]
+    holders: tuple[int, ...]
+    last_move: str
+    roll: str
+    recent: tuple[str, ...]
+    foot: str
+
+    def last_move_lines(self, width: int = 30, lines: int = 2) -> list[str]:
+        """The last move's text wrapped to ``width`` characters, at most ``lines`` lines (``["-"]`` for none)."""
+        return textwrap.wrap(self.last_move, width)[:lines] if self.last_move else ["-"]
+
+
+def seat_labels(game: Game, player_names: Sequence[str] | None = None, width: int = 10) -> list[str]:
+    """A label per seat, at most ``width`` characters: ``player_names`` (default ``player_0``...), then
+    ``neutral`` for the 2-player neutral or ``allied`` for the allied army (docs/rules.md §7).
+
+    Raises:
+        ValueError: ``player_names`` does not have one name per player seat.
+    """
+    n = game.num_players
+    names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
+    if len(names) != n:
+        raise ValueError(f"player_names needs {n} names (one per player seat), got {len(names)}")
+    extra = ["neutral"] if game.neutral >= 0 else ["allied"] if game.allied >= 0 else []
+    return [str(x)[:width] for x in names] + extra
+
+
+def seat_colors(game: Game) -> list[str]:
+    """A colour per seat (:data:`~risk_env.records.layout.PLAYER_COLORS`; the neutral or allied army grey)."""
+    n = game.num_players
+    extra = 1 if (game.neutral >= 0 or game.allied >= 0) else 0
+    return [PLAYER_COLORS[i % len(PLAYER_COLORS)] for i in range(n)] + [NEUTRAL_COLOR] * extra
+
+
+def parse_last_move(game: Game, s: GameState, last_move: str) -> Move | None:
+    """The last move's text as a :class:`Move` (None for '' or text that does not parse in ``s``)."""
+    if not last_move:
+        return None
+    try:
+        return game.parse_move(s, last_move)
+    except ValueError:
+        return None
+
+
+def _highlight(game: Game, s: GameState, move: Move | None) -> tuple[Arrow | None, int]:
+    """The arrow and the ring for the pending battle of ``s``, else for its last move ``move``."""
+    if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
+        dice = "die" if s.att_dice == 1 else "dice"
+        label = "conquered" if s.phase == Phase.OCCUPY else f"{s.att_dice} {dice}"
+        return Arrow(s.att_src, s.att_dst, _ATTACK, label), -1
+    if move is None:
+        return None, -1
+    k = move.kind
+    if k in (MoveKind.ATTACK, MoveKind.BLITZ):
+        won = s.owner[move.dst] == s.owner[move.src]
+        what = "blitz" if k == MoveKind.BLITZ else f"{move.count} {'die' if move.count == 1 else 'dice'}"
+        return Arrow(move.src, move.dst, _ATTACK, what + (": conquered" if won else "")), -1
+    if k == MoveKind.OCCUPY and s.att_src >= 0:
+        return Arrow(s.att_src, s.att_dst, _ATTACK, f"occupied with {move.count}"), -1
+    if k == MoveKind.FORTIFY:
+        return Arrow(move.src, move.dst, _MOVE, f"moved {move.count}"), -1
+    if k in (MoveKind.PLACE, MoveKind.CLAIM, MoveKind.PLACE_NEUTRAL, MoveKind.CAPITAL):
+        return None, move.src
+    if k == MoveKind.TRADE and move.bonus >= 0:
+        return None, move.bonus
+    return None, -1
+
+
+def _headline(game: Game, s: GameState, names: Sequence[str]) -> tuple[str, str]:
+    phase = Phase(s.phase)
+    if phase == Phase.GAME_OVER:
+        title = f"{names[s.winner]} wins" if s.winner >= 0 else "game over: turn limit"
+        return title, f"after {s.turn} turns, {s.steps} moves"
+    actor = game.current_player(s)
+    stage = "setup" if s.turn == 0 else f"turn {s.turn}"
+    title = f"{stage} · {phase.name.lower().replace('_', ' ')}"
+    extra = ""
+    if phase == Phase.REINFORCE:
+        extra = f" · {s.to_place} to place" + (" · must trade" if s.forced else "")
+    elif phase in (Phase.CLAIM, Phase.SETUP_PLACE):
+        left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
+        extra = f" · {left} left to place"
+    elif phase == Phase.CAPITAL:
+        extra = " · choose a capital (\u2605)"
+    if s.commander >= 0:  # the allied army's sub-turn (docs/rules.md §7)
+        extra += " · for the allied army"
+    return title, f"{names[actor]} to act{extra}"
+
+
+def describe(
+    game: Game,
+    state: GameState,
+    last_move: str = "",
+    recent: Sequence[str] = (),
+    player_names: Sequence[str] | None = None,
+    selection: Selection | None = None,
+) -> Picture:
+    """What a picture of ``state`` shows.
+
+    Args:
+        last_move: text of the last complete move (highlighted if it parses in ``state``; '' for none).
+        recent: texts of earlier moves, oldest first.
+        player_names: a label per player seat (see :func:`seat_labels`).
+        selection: the action codec's pending selection (``env.selection``), shown as a dashed
+            arrow (source and target) or a ring (a source alone); None for none.
+
+    Raises:
+        ValueError: ``player_names`` has the wrong length.
+    """
+    s = state
+    names = seat_labels(game, player_names)
+    colors = seat_colors(game)
+    owner = tuple(int(o) for o in s.owner)
+    arrow, ring = _highlight(game, s, parse_last_move(game, s, last_move))
+    selected: tuple[int, ...] = ()
+    if selection is not None and selection.src >= 0:
+        selected = (selection.src, selection.dst) if selection.dst >= 0 else (selection.src,)
+        if selection.dst >= 0:
+            color = _ATTACK if s.phase == Phase.ATTACK else _MOVE
+            arrow = Arrow(selection.src, selection.dst, color, "", dashed=True)
+    phase = Phase(s.phase)
+    on_turn = s.player if phase != Phase.GAME_OVER else -1
+    setup = phase in (Phase.CLAIM, Phase.SETUP_PLACE)
+    rows = []
+    for seat in range(len(names)):
+        own = s.owner == seat
+        out = seat < game.num_players and not s.alive[seat] and not setup
+        cards = str(len(s.hands[seat])) if seat < game.num_players and game.uses_cards else "-"
+        held, armies = int(own.sum()), int(s.armies[own].sum())
+        rows.append(PlayerRow(seat, names[seat], colors[seat], held, armies, cards, seat == on_turn, out, seat == s.winner))
+    holders = []
+    for c in range(len(game.map.continent_names)):
+        seats = {int(o) for o in s.owner[game.continent_idx[c]]}
+        holders.append(min(seats) if len(seats) == 1 and min(seats) >= 0 else -1)
+    roll = ""
+    if s.last_roll:
+        k = s.last_roll.index(0)
+        att, dfd = " ".join(map(str, s.last_roll[:k])), " ".join(map(str, s.last_roll[k + 1 :]))
+        roll = f"attacker {att}  ·  defender {dfd}"
+    capitals = tuple((p, int(t)) for p, t in enumerate(s.capitals) if t >= 0)
+    title, subtitle = _headline(game, s, names)
+    return Picture(
+        owner=owner,
+        color=tuple(UNCLAIMED_COLOR if o < 0 else colors[o] for o in owner),
+        armies=tuple(int(a) for a in s.armies),
+        arrow=arrow,
+        ring=ring,
+        selected=selected,
+        capitals=capitals,
+        title=title,
+        subtitle=subtitle,
+        rows=tuple(rows),
+        holders=tuple(holders),
+        last_move=last_move,
+        roll=roll,
+        recent=tuple(recent),
+        foot=f"map {game.map.name} · {game.num_players} players · move {s.steps}",
+    )

@@ -13,6 +13,7 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
+from risk_env import RulesConfig
 from risk_env.errors import ConfigError, RiskError
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
@@ -447,3 +448,16 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
         train(_tiny(tmp_path / "bad", **{"ppo.init": str(tmp_path / "nothing.pt")}), progress=False, quiet=True)
     with pytest.raises(ConfigError, match="player_counts"):
         _tiny(tmp_path / "bad", **{"env": {"n_envs": 8, "player_counts": [2, 7]}})
+
+
+def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:
+    from risk_env.vector import VectorGame
+
+    vg = VectorGame(RulesConfig.from_preset("fast", num_players=2), device=DEVICE)
+    edges = vg.graph_tables.edges
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, vg.num_actions - vg.T, hidden=8, rounds=2).to(DEVICE)
+    nodes, glob = torch.rand(5, vg.T, 20, device=DEVICE), torch.rand(5, 73, device=DEVICE)
+    l1, v1 = net(nodes, edges[None].expand(5, -1, -1), glob)
+    l2, v2 = net.forward_dense(nodes, glob, GraphNet.mean_adjacency(edges, vg.T))
+    assert torch.equal(l1, l2) and torch.equal(v1, v2)

@@ -642,7 +642,7 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
         return d, f"territories with fewer than 1 army: {g.map.name_of(3)}"
     if kind == "armies_overflow":
         d["armies"][0] = 2**40
-        return d, "malformed state dict: OverflowError"
+        return d, "'armies' holds 1099511627776, beyond the 1000000000 armies"
     if kind == "card_duplicated":
         d["deck"].append(d["hands"][holder][0])
         return d, "cards not accounted for: draw pile + discards + hands must be each of the 44 cards once"
@@ -679,13 +679,13 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
         return d, "dice faces must be 1..6"
     if kind == "owner_too_short":
         d["owner"] = d["owner"][:-1]
-        return d, "owner and armies must have 42 entries"
+        return d, "'owner' must hold 42 entries (one per territory of map 'classic'), got 41"
     if kind == "armies_too_long":
         d["armies"] = d["armies"] + [1]
-        return d, "owner and armies must have 42 entries"
+        return d, "'armies' must hold 42 entries (one per territory of map 'classic'), got 43"
     if kind == "hands_wrong_count":
         d["hands"] = d["hands"] + [[]]
-        return d, "alive, hands and order must describe 3 players"
+        return d, "'hands' must hold 3 hands (one per player), got 4"
     if kind == "order_not_permutation":
         d["order"] = [0, 0, 1]
         return d, "alive, hands and order must describe 3 players"
@@ -700,22 +700,22 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
         return d, f"player {(p + 1) % 3} is dead but holds some territories"
     if kind == "bad_rng":
         d["rng"] = {"bit_generator": "MT19937", "state": {}}
-        return d, "rng must be a PCG64 bit_generator state dict"
+        return d, "'rng' must be a PCG64 state {'bit_generator': 'PCG64'"
     if kind == "rng_garbage":
         d["rng"] = {"bit_generator": "PCG64", "state": "zzz"}
         return d, "malformed state dict"
     if kind == "field_wrong_type":
         d["deck"] = "12,13"
-        return d, "state field 'deck' must be a list"
+        return d, "'deck' must be a list, got '12,13' (str)"
     if kind == "field_not_a_number":
         d["turn"] = "three"
-        return d, "malformed state dict: ValueError"
+        return d, "'turn' must be an integer, got 'three' (str)"
     if kind == "not_a_dict":
         return [1, 2, 3], "malformed state dict"  # type: ignore[return-value]
     if kind.startswith("missing:"):
         key = kind.partition(":")[2]
         del d[key]
-        return d, f"malformed state dict: KeyError: {key!r}"
+        return d, f"malformed state dict: missing field {key!r}"
     raise KeyError(kind)
 
 
@@ -857,7 +857,8 @@ def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
         load_agent("y/m")
     assert (
         str(e.value) == "unknown agent 'y/m': use one of random, aggressive, continent, balanced, ppo-2p, ppo-4p, "
-        "a path to a MaskablePPO model (.zip) or a graph policy (.pt), or 'module:callable'"
+        "a MaskablePPO model file (path/model.zip), a graph policy file of the device trainer (path/model.pt), "
+        "an RLlib checkpoint folder (risk-env train-rllib's), or 'module:callable'"
     )
 
 

@@ -1,5 +1,7 @@
 """Bad seeds and out-of-range state fields are clear RiskErrors and change nothing."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -46,3 +48,160 @@ def test_out_of_range_state_fields(field, value, message):
     d[field] = value
     with pytest.raises(StateError, match=message):
         g.state_from_dict(d)
+
+
+# ---------------------------------------------------------------- positions the engine can go on from
+
+
+def _midgame(rules: RulesConfig, seed: int = 1, phase: int | None = None):
+    """A position of ``rules`` reached by random play (the first in ``phase`` if given), as a dict."""
+    from risk_env import ActionCodec, Phase
+    from risk_env.envs.codec import Selection
+
+    g = Game(rules)
+    codec = ActionCodec(g)
+    s = g.new_game(seed)
+    sel = Selection()
+    rng = np.random.default_rng(seed)
+    while s.phase != Phase.GAME_OVER and (
+        s.phase != (phase if phase is not None else Phase.ATTACK) or s.turn < 2 or sel != Selection()
+    ):
+        legal = np.flatnonzero(codec.mask(s, sel))
+        w = np.where(legal == codec.end, 0.1, 1.0)
+        codec.step(s, int(rng.choice(legal, p=w / w.sum())), sel)
+    return g, s.to_dict()
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("turn", 3.0, r"'turn' must be an integer, got 3.0 \(float\)"),
+        ("turn", "3", r"'turn' must be an integer, got '3' \(str\)"),
+        ("player", True, r"'player' must be an integer, got the bool True"),
+        ("to_place", None, r"'to_place' must be an integer, got None"),
+        ("alive", [1, 1, 1], r"'alive' must be a list of true/false"),
+        ("forced", 0, r"'forced' must be true or false, got 0"),
+        ("armies", [1.5] * 42, r"'armies' must be a list of integers, holds 1.5 \(float\)"),
+        ("hands", [[], [], [], []], r"'hands' must hold 3 hands"),
+        ("deck", [1, "2"], r"'deck' must be a list of integers, holds '2'"),
+        ("rng", {"bit_generator": "PCG64", "state": {"state": 1.5, "inc": 1}, "has_uint32": 0, "uinteger": 0}, r"'rng' must be"),
+        (
+            "rng",
+            {"bit_generator": "PCG64", "state": {"state": 1, "inc": 1}, "has_uint32": 0, "uinteger": 2**40},
+            r"'rng' must be",
+        ),
+        ("bogus", 1, r"unknown key 'bogus'"),
+    ],
+)
+def test_values_of_the_wrong_kind_are_state_errors(field, value, message):
+    g = Game(RulesConfig(num_players=3))
+    d = g.new_game(1).to_dict()
+    d[field] = value
+    with pytest.raises(StateError, match=message):
+        g.state_from_dict(d)
+
+
+def test_numpy_integers_in_a_state_dict_are_read_as_ints():
+    g = Game(RulesConfig(num_players=3))
+    s = g.new_game(1)
+    d = s.to_dict()
+    d["turn"] = np.int64(d["turn"])
+    d["owner"] = [np.int32(x) for x in d["owner"]]
+    again = g.state_from_dict(d)
+    assert again == s and type(again.turn) is int
+
+
+def test_positions_the_engine_cannot_go_on_from_are_refused():
+    from risk_env import Phase
+
+    rules = RulesConfig(num_players=3, map="small", setup="random", turn_limit=40)
+    g, good = _midgame(rules)
+    cases = []
+
+    def case(message, **changes):
+        d = {**json.loads(json.dumps(good)), **changes}
+        cases.append((d, message))
+
+    seat = good["player"]
+    case("past the turn limit 40", turn=41)
+    case("no legal move in the reinforce phase", phase=int(Phase.REINFORCE), to_place=0, forced=False)
+    case("the defend phase", phase=int(Phase.DEFEND))
+    case("has no winner and is not truncated", winner=seat)
+    case("game over without a winner or a truncation", phase=int(Phase.GAME_OVER))
+    case("has live opponents", phase=int(Phase.GAME_OVER), winner=seat)
+    case("truncated at the turn limit \\(40\\), not at turn", phase=int(Phase.GAME_OVER), truncated=True)
+    case("elim_order .* must list each eliminated seat", elim_order=[seat])
+    case("more than the 1000000000 allowed", to_place=10**9)
+    case("sets_traded=2000000 must be at most 1000000", sets_traded=2 * 10**6)
+    case("att_dice=5 must be in 0..3", att_dice=5)
+    case("trade_down waits for an occupation", trade_down=True)
+    case("resume_attack marks a trade-down", resume_attack=True, phase=int(Phase.FORTIFY))
+    case("setup_left .* must be all 0 once the setup is over", setup_left=[1, 0, 0, 0])
+    for d, message in cases:
+        with pytest.raises(StateError, match=message):
+            g.state_from_dict(d)
+    g.state_from_dict(good)
+
+
+def test_a_dead_seat_and_a_finished_game():
+    from risk_env import Phase
+
+    g, good = _midgame(RulesConfig(num_players=3, map="small", setup="random", starting_armies=6, turn_limit=60))
+    d = json.loads(json.dumps(good))
+    other = next(p for p in range(3) if p != d["player"])
+    d["alive"][other] = False
+    with pytest.raises(StateError, match=f"player {other} is dead but holds some territories"):
+        g.state_from_dict(d)
+    # one player holding everything: the game is over, with that player the winner
+    d = json.loads(json.dumps(good))
+    p = d["player"]
+    d["owner"] = [p] * g.T
+    d["alive"] = [q == p for q in range(3)]
+    d["elim_order"] = [q for q in d["order"] if q != p]
+    d["hands"] = [sorted(c for h in d["hands"] for c in h) if q == p else [] for q in range(3)]
+    with pytest.raises(StateError, match="only 1 player is alive: the game should be over"):
+        g.state_from_dict(d)
+    d["phase"], d["winner"] = int(Phase.GAME_OVER), p
+    assert g.state_from_dict(d).winner == p
+
+
+def test_the_claims_to_come_need_their_setup_armies():
+    """The case the position fuzzer found: a claim-phase position whose player has too few
+    setup armies for its claims to come loads, and fails one claim later."""
+    from risk_env import Phase
+
+    g = Game(RulesConfig(num_players=3, map="small", defender_dice="choose", turn_limit=30))
+    d = g.new_game(0).to_dict()
+    assert d["phase"] == Phase.CLAIM
+    d["setup_left"][d["player"]] = 1  # 9 territories, 3 claims each: 1 army is too few
+    with pytest.raises(StateError, match=r"the 9 claims to come need setup armies \[3, 3, 3, 0\]"):
+        g.state_from_dict(d)
+
+
+def test_missions_and_capitals_that_cannot_be():
+    g = Game(RulesConfig(num_players=3, secret_missions=True))
+    d = g.new_game(2).to_dict()
+    d["missions"][0] = 13  # destroy colour 5: nobody plays it in a 3-player game
+    with pytest.raises(StateError, match="names a colour nobody plays"):
+        g.state_from_dict(d)
+    g = Game(RulesConfig(num_players=3, capitals=True, setup="random"))
+    d = g.new_game(2).to_dict()
+    d["capitals"] = [0, 0, -1]
+    with pytest.raises(StateError, match="two players have the same capital"):
+        g.state_from_dict(d)
+
+
+def test_a_pending_defence_needs_its_rules_and_a_battle():
+    from risk_env import Phase
+
+    rules = RulesConfig(num_players=3, map="small", setup="random", defender_dice="choose", turn_limit=40)
+    g, d = _midgame(rules, phase=Phase.DEFEND)
+    assert d["phase"] == Phase.DEFEND and g.state_from_dict(d).phase == Phase.DEFEND
+    with pytest.raises(StateError, match="the defend phase exists only under defender_dice='choose'"):
+        Game(rules.replace(defender_dice="max")).state_from_dict(d)
+    for changes, message in (
+        ({"att_dice": 0}, r"att_dice=0 must be 1\.\."),
+        ({"att_dst": d["att_src"]}, "is not across a border"),
+    ):
+        with pytest.raises(StateError, match=message):
+            g.state_from_dict({**d, **changes})

@@ -248,3 +248,81 @@ def test_risk_env_replay_fails_on_a_corrupted_action_id(tmp_path, capsys) -> Non
     assert ex.value.code not in (0, None)
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "action 8 (id 69) does not replay" in err and "\n" not in err
+
+
+def _small_record() -> dict:
+    game = Game(num_players=2, map="small", setup="random", two_player="none")
+    rec = GameRecorder(game, seed=3, players=["a", "b"])
+    s = game.new_game(3)
+    for _ in range(3):
+        mv = game.legal_moves(s)[0]
+        game.apply(s, mv)
+        rec.add(mv)
+    return rec.finish(s, "unfinished").to_dict()
+
+
+def _with_map(**changes) -> dict:
+    d = _small_record()
+    m = load_map("small").to_dict()
+    m.update(changes)
+    d["map"] = m
+    return d
+
+
+BROKEN_RECORDS = {
+    "not UTF-8": (lambda: json.dumps(_small_record()).replace('"a"', '"\u00e9"').encode("latin-1"), "byte .* is not UTF-8"),
+    "deeply nested": (
+        lambda: json.dumps({**_small_record(), "meta": {}}).replace("{}", "[" * 50_000 + "]" * 50_000),
+        "nests too deeply",
+    ),
+    "a negative seed": (lambda: {**_small_record(), "seed": -4}, r"'seed' must be an integer >= 0"),
+    "a float seed": (lambda: {**_small_record(), "seed": 3.0}, r"'seed' must be int, got float"),
+    "a bool seed": (lambda: {**_small_record(), "seed": True}, r"'seed' must be int, got bool"),
+    "an unknown field": (lambda: {**_small_record(), "winner": 1}, r"unknown field 'winner'; a risk_env.record/1 record holds"),
+    "players of another count": (lambda: {**_small_record(), "players": ["a"]}, r"names 1 players, its rules have num_players=2"),
+    "a map canvas of the wrong length": (lambda: _with_map(canvas=[600]), r"rules or map are invalid: map 'small': 'canvas'"),
+    "a map canvas of text": (lambda: _with_map(canvas="600x300"), r"'canvas' must be \[width, height\]"),
+    "a territory xy of the wrong type": (
+        lambda: _with_map(
+            territories=[{**t, "xy": "12,5"} if i == 0 else t for i, t in enumerate(load_map("small").to_dict()["territories"])]
+        ),
+        r"'xy' must be \[x, y\]",
+    ),
+    "a map with a territory name move text cannot read": (
+        lambda: json.loads(json.dumps(_with_map()).replace('"Ash"', '"Ash, North"')),
+        r"cannot be named 'Ash, North'.*separator of the move notation",
+    ),
+    "rules switches that mean nothing together": (
+        lambda: {**_small_record(), "rules": {**_small_record()["rules"], "mission_target_taken": "24_territories"}},
+        r"rules or map are invalid: mission_target_taken",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKEN_RECORDS))
+def test_broken_record_files_name_the_file(tmp_path, capsys, kind) -> None:  # type: ignore[no-untyped-def]
+    make, message = BROKEN_RECORDS[kind]
+    content = make()
+    path = tmp_path / "broken.json"
+    path.write_bytes(
+        content if isinstance(content, bytes) else (content if isinstance(content, str) else json.dumps(content)).encode()
+    )
+    with pytest.raises(RecordError, match=message) as info:
+        GameRecord.load(path)
+    assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+    pytest.importorskip("typer")
+    from risk_env.tools.cli import main
+
+    with pytest.raises(SystemExit) as ex:
+        main(["replay", "-q", str(path)])
+    assert ex.value.code not in (0, None)
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_sound_record_still_loads() -> None:
+    d = _small_record()
+    rec = GameRecord.from_json(json.dumps(d).encode("utf-8"))
+    assert rec.validate().players == ["a", "b"] and GameRecord.from_dict(_with_map()).verify().turn == rec.verify().turn
+    with pytest.raises(RecordError, match="JSON text"):
+        GameRecord.from_json(42)  # type: ignore[arg-type]

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from helpers import run_cli
 
 from risk_env import ConfigError
-from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, main, train
+from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, train
 
 SHIPPED = ("default", "2p", "4p", "long")
 
@@ -44,13 +45,86 @@ def test_unknown_keys_and_bad_values_are_named():
         TrainConfig.load("no_such_config")
 
 
-def test_overrides_and_print_config(capsys):
+def test_overrides_and_print_config():
     cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])
     assert cfg.ppo.learning_rate == 1e-4 and cfg.total_timesteps == 2_000_000 and cfg.eval.opponents == ["random"]
-    assert main(["--config", "default", "--set", "seed=3", "--print-config"]) == 0
-    assert yaml.safe_load(capsys.readouterr().out)["seed"] == 3
-    assert main(["--config", "default", "--set", "ppo.bogus=1", "--print-config"]) == 2
-    assert "ppo.bogus: unknown key" in capsys.readouterr().err
+    code, out, _ = run_cli("train", "--config", "default", "--set", "seed=3", "--print-config")
+    assert code == 0 and yaml.safe_load(out)["seed"] == 3
+    code, out, err = run_cli("train", "-c", "default", "-s", "ppo.bogus=1", "--print-config")
+    assert code == 2 and out == "" and err.startswith("error: ") and "ppo.bogus: unknown key" in err
+
+
+BROKEN_CONFIGS = {
+    "empty": (b"", r"the training config is empty; write \{\} for every default"),
+    "a list": (b"- seed\n- 3\n", r"must be a mapping of keys to values, got a list; top-level keys: name, "),
+    "a scalar": (b"42\n", r"must be a mapping of keys to values, got an integer"),
+    "text": (b"just words\n", r"must be a mapping of keys to values, got text"),
+    "a date": (b"seed: 2024-01-01\n", r"seed: datetime.date\(2024, 1, 1\) is a date, which a training config cannot hold"),
+    "binary": (b"name: !!binary aGVsbG8=\n", r"name: b'hello' is binary data"),
+    "a set": (b"eval:\n  opponents: !!set {random: null}\n", r"eval.opponents: .* is a set"),
+    "a key that is not text": (b"ppo:\n  1: 2\n", r"ppo: the key 1 is an integer; keys are text"),
+    "not UTF-8": (b"name: \xe9t\xe9\n", r"not UTF-8 text \(byte 6\)"),
+    "not YAML": (b"ppo: [1, 2\n", r"not valid YAML: "),
+    "python object": (b"seed: !!python/object/apply:os.getpid []\n", r"not valid YAML: "),
+    "too deep": (b"a: " + b"[" * 3000 + b"]" * 3000, r"nests too deeply to be a training config"),
+    "an alias bomb": (
+        b"a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+        + "".join(f"{x}: &{x} [{', '.join(['*' + y] * 10)}]\n" for y, x in zip("abcdef", "bcdefg", strict=True)).encode()
+        + b"h: [*g, *g]\n",
+        r"holds more than 100000 values",
+    ),
+    "a bool for an int": (b"env:\n  n_envs: true\n", r"env.n_envs: Input should be a valid integer, got True"),
+    "text for an int": (b"env:\n  n_envs: '16'\n", r"env.n_envs: Input should be a valid integer, got '16'"),
+    "a number for text": (b"name: 7\n", r"name: Input should be a valid string, got 7"),
+    "infinity": (b"ppo:\n  learning_rate: .inf\n", r"ppo.learning_rate: Input should be a finite number, got inf"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKEN_CONFIGS))
+def test_broken_training_config_files_give_one_line(tmp_path, capsys, kind):
+    content, message = BROKEN_CONFIGS[kind]
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=message) as info:
+        TrainConfig.load(path)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+    code, _, err = run_cli("train", "--config", path, "--print-config")
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_yaml_numbers_and_a_folder(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text("ppo:\n  learning_rate: 1e-4\n  clip_range: 2E-1\nseed: 3\n", encoding="utf-8")
+    cfg = TrainConfig.load(path)  # 1e-4 is a number (YAML 1.2), not the text PyYAML alone would read
+    assert cfg.ppo.learning_rate == 1e-4 and cfg.ppo.clip_range == 0.2 and cfg.seed == 3
+    path.write_text("{}\n", encoding="utf-8")
+    assert TrainConfig.load(path) == load_config(None)
+    with pytest.raises(ConfigError, match="cannot read the training config"):
+        TrainConfig.load(tmp_path)
+    for bad in ([1, 2], "x", None, {("a",): 1}):
+        with pytest.raises(ConfigError, match="config: "):
+            TrainConfig.from_dict(bad)  # type: ignore[arg-type]
+
+
+def test_several_problems_are_named_on_one_line():
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.from_dict({"env": {"n_envs": 0}, "ppo": {"gamma": 2, "bogus": 1}})
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert "env.n_envs: Input should be greater than or equal to 1, got 0" in msg
+    assert "ppo.gamma: Input should be less than or equal to 1, got 2" in msg and "ppo.bogus: unknown key" in msg
+
+
+def test_a_broken_checkpoint_metadata_file_is_a_config_error(tmp_path, capsys):
+    ck = tmp_path / "checkpoints" / "step_10.zip"
+    ck.parent.mkdir()
+    ck.write_bytes(b"not a zip")
+    for content in (b"{not json", b"[1, 2]", b'{"config": 3}', b"\xff\xfe"):
+        ck.with_suffix(".json").write_bytes(content)
+        code, _, err = run_cli("train", "--resume", tmp_path, "--print-config")
+        assert code == 2
+        assert err.startswith(f"error: {ck.with_suffix('.json')}") and err.count("\n") == 1
 
 
 # ---------------------------------------------------------------------- a tiny run
@@ -144,9 +218,9 @@ def test_same_seed_same_weights(tmp_path):
     assert not np.array_equal(pa, pc)
 
 
-def test_cli_resume_bad_path_is_a_clear_error(tmp_path, capsys):
-    assert main(["--resume", str(tmp_path / "nothing"), "--no-progress"]) == 2
-    assert "no checkpoint" in capsys.readouterr().err
+def test_cli_resume_bad_path_is_a_clear_error(tmp_path):
+    code, _, err = run_cli("train", "--resume", tmp_path / "nothing", "--no-progress")
+    assert code == 2 and "no checkpoint" in err and err.count("\n") == 1
 
 
 def test_subprocess_envs_get_the_snapshots(tmp_path):
@@ -163,3 +237,16 @@ def test_subprocess_envs_get_the_snapshots(tmp_path):
         assert [len(p.snapshots) for p in venv.get_attr("opponent_pool")] == [3, 3]
     finally:
         venv.close()
+
+
+def test_the_progress_bar_ends_at_the_steps_the_run_takes(tmp_path, capsys):
+    """SB3 learns in whole rollouts (here 2 envs x 64 steps): 200 steps asked are 256 done, and the
+    bar counts to 256 (SB3's own bar would end at 256/200)."""
+    import re
+
+    res = train(_tiny(tmp_path / "run", total_timesteps=200, **{"eval.final_games": 0}), progress=True)
+    assert res.timesteps == 256
+    out = capsys.readouterr()
+    assert "learning in whole rollouts of 128 steps: the run ends at 256 (total_timesteps 200)" in out.out
+    counts = re.findall(r"training: .*?(\d+)/(\d+)", out.err)
+    assert counts and counts[-1] == ("256", "256") and all(total == "256" for _, total in counts)

@@ -82,6 +82,10 @@ class RecordError(RiskError):
     """A malformed record, or one whose moves do not replay (the message says which move and why)."""
 
 
+_FIELDS = ("format", "rules", "map", "seed", "players", "result", "moves", "actions", "meta")
+"""The fields of a record file (``format``, ``rules``, ``map``, ``seed`` and ``moves`` are required)."""
+
+
 # ---------------------------------------------------------------------- helpers
 @cache
 def _builtin_json(name: str) -> str:
@@ -265,6 +269,11 @@ class GameRecord:
                     f"(it reads {', '.join(map(repr, READABLE_FORMATS))}); replay it with the risk_env release that wrote it"
                 )
             raise RecordError(f"not a game record: the 'format' field is {fmt!r}, a record has {RECORD_FORMAT!r}")
+        unknown = [k for k in d if k not in _FIELDS]
+        if unknown:
+            raise RecordError(
+                f"the record has an unknown field {unknown[0]!r}; a {RECORD_FORMAT} record holds: {', '.join(_FIELDS)}"
+            )
         for key, kinds in (("rules", (dict,)), ("map", (str, dict)), ("seed", (int,)), ("moves", (list,))):
             if key not in d:
                 raise RecordError(f"the record has no {key!r} field")
@@ -272,6 +281,8 @@ class GameRecord:
                 raise RecordError(
                     f"the record's {key!r} must be {' or '.join(k.__name__ for k in kinds)}, got {type(d[key]).__name__}"
                 )
+        if d["seed"] < 0:
+            raise RecordError(f"the record's 'seed' must be an integer >= 0 (the seed of Game.new_game), got {d['seed']}")
         if not all(isinstance(m, str) for m in d["moves"]):
             raise RecordError("the record's 'moves' must be a list of move texts")
         actions = d.get("actions")
@@ -282,6 +293,9 @@ class GameRecord:
         players = d.get("players")
         if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
             raise RecordError("the record's 'players' must be a list of names")
+        seats = d["rules"].get("num_players", RulesConfig.num_players)
+        if players is not None and isinstance(seats, int) and len(players) != seats:
+            raise RecordError(f"the record's 'players' names {len(players)} players, its rules have num_players={seats}")
         result = d.get("result")
         if result is not None and not isinstance(result, dict):
             raise RecordError("the record's 'result' must be an object")
@@ -305,15 +319,24 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameRecord:
-        """Parse a record's JSON text.
+        """Parse a record's JSON text (``bytes`` must be UTF-8).
 
         Raises:
-            RecordError: invalid JSON or not a record.
+            RecordError: not UTF-8, invalid JSON, nested too deeply, or not a record.
         """
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"a game record must be UTF-8 JSON text; byte {e.start} is not UTF-8") from None
+        if not isinstance(text, str):
+            raise RecordError(f"a game record is JSON text (str or bytes), got {type(text).__name__}")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise RecordError(f"a game record must be JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        except RecursionError:
+            raise RecordError("a game record's JSON nests too deeply to be a record") from None
         return cls.from_dict(data)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -335,15 +358,15 @@ class GameRecord:
                 the message names the file.
         """
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            raw = Path(path).read_bytes()
         except OSError as e:
             raise RecordError(f"cannot read record file {os.fspath(path)!r}: {e.strerror or e}") from None
-        rec = cls.from_json(text)
-        if validate:
-            try:
+        try:
+            rec = cls.from_json(raw)
+            if validate:
                 rec.validate()
-            except RecordError as e:
-                raise RecordError(f"{os.fspath(path)}: {e}") from None
+        except RecordError as e:
+            raise RecordError(f"{os.fspath(path)}: {e}") from None
         return rec
 
     # -------------------------------------------------------------- checks

@@ -32,23 +32,39 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
 
-__all__ = ["CONFIG_DIR", "SELF", "TrainConfig", "device_unsupported", "apply_overrides", "load_config", "shipped_configs"]
+__all__ = [
+    "CONFIG_DIR",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "SELF",
+    "TrainConfig",
+    "apply_overrides",
+    "device_unsupported",
+    "env_kwargs",
+    "load_config",
+    "read_yaml",
+    "rules_from",
+    "shipped_configs",
+]
 
 CONFIG_DIR: Traversable = files("risk_env.configs") / "train"
 """The folder of the shipped YAML configs (package data of ``risk_env.configs``)."""
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # strict: a value of another type is refused, not converted ("16" is not 16, true is not 1);
+    # an int is still accepted where a float belongs; numbers are finite
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True, allow_inf_nan=False)
 
 
-def _rules_from(d: Mapping[str, Any]) -> RulesConfig:
+def rules_from(d: Mapping[str, Any]) -> RulesConfig:
+    """The :class:`RulesConfig` of a config's ``rules`` mapping (:func:`risk_env.rules.config.resolve_rules`)."""
     return resolve_rules(rules=d)
 
 
 def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     try:
-        _rules_from(v)
+        rules_from(v)
     except ConfigError as e:
         raise ValueError(str(e)) from None
     return v
@@ -289,11 +305,11 @@ class TrainConfig(_Section):
     # -------------------------------------------------------------- helpers
     @property
     def rules_config(self) -> RulesConfig:
-        return _rules_from(self.rules)
+        return rules_from(self.rules)
 
     @property
     def eval_rules_config(self) -> RulesConfig:
-        return _rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
+        return rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
 
     @property
     def run_dir(self) -> Path:
@@ -301,42 +317,151 @@ class TrainConfig(_Section):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "config") -> TrainConfig:
-        """Validate a dict (e.g. parsed YAML).
+        """Validate a dict (e.g. parsed YAML): a mapping of plain JSON values (text keys; text,
+        numbers, booleans, null, lists and mappings; at most :data:`MAX_DEPTH` levels and
+        :data:`MAX_NODES` values), every key known, every value of its type and range.
 
         Raises:
-            ConfigError: unknown keys or bad values; the message names each offending key.
+            ConfigError: one line naming ``source``, each offending key, what was wrong and what is allowed.
         """
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"{source}: a training config must be a mapping of keys to values, got {type(data).__name__}")
+        _check_plain(data, source)
         try:
             return cls.model_validate(dict(data))
         except ValidationError as e:
-            lines = []
+            parts = []
             for err in e.errors():
-                loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+                loc = ".".join(_key_text(p) for p in err["loc"]) or "(top level)"
                 msg = err["msg"]
                 if err["type"] == "extra_forbidden":
                     msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
-                lines.append(f"  {loc}: {msg}")
-            raise ConfigError(f"{source}: invalid training config:\n" + "\n".join(lines)) from None
+                elif err["type"] != "missing" and not isinstance(err.get("input"), (dict, list)):
+                    msg = f"{msg}, got {err.get('input')!r}"
+                parts.append(f"{loc}: {' '.join(str(msg).split())}")
+            raise ConfigError(f"{source}: invalid training config: " + "; ".join(parts)) from None
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> TrainConfig:
         """Read a YAML file (a path, or a shipped config name such as ``"2p"``) and apply
-        ``key.sub=value`` overrides (values parsed as YAML).
+        ``key.sub=value`` overrides (values read by :func:`~risk_env.rules.config.parse_settings`).
+
+        The file must hold a mapping (``{}`` for every default); numbers follow YAML 1.2, so
+        ``1e-4`` is a number (PyYAML alone would read it as text).
 
         Raises:
-            ConfigError: missing file, bad YAML, unknown keys, bad values.
+            ConfigError: a missing or unreadable file, text that is not UTF-8, not YAML, empty,
+                not a mapping, or holding values JSON cannot (dates, binary, sets, keys that are
+                not text), unknown keys, bad values. The message is one line naming the file.
         """
         p = _find_config(path)
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{p}: not valid YAML: {e}") from None
+        data = read_yaml(p)
+        _check_plain(data, str(p))
         return cls.from_dict(apply_overrides(data, overrides), source=str(p))
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+MAX_DEPTH = 32
+"""Most levels of nesting a training config may have."""
+
+MAX_NODES = 100_000
+"""Most values (keys, items, scalars) a training config may hold (a YAML alias repeats its value)."""
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, reading numbers as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
+
+
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
+
+
+def read_yaml(path: Path | Traversable) -> Any:
+    """The YAML document in ``path`` (UTF-8 text), with YAML 1.2 numbers.
+
+    Raises:
+        ConfigError: the file cannot be read, is not UTF-8, not YAML, nests too deeply, or is empty
+            (one line naming the file).
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the training config: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}); save the training config as UTF-8 YAML") from None
+    try:
+        data = yaml.load(text, Loader=_Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nests too deeply to be a training config (at most {MAX_DEPTH} levels)") from None
+    if data is None:
+        raise ConfigError(f"{path}: the training config is empty; write {{}} for every default, or some keys to change")
+    return data
+
+
+def _key_text(key: Any) -> str:
+    """A key (or list index) as a message shows it: plain when it is a printable word, else quoted."""
+    if isinstance(key, int) or (isinstance(key, str) and key and key.isprintable() and not any(c.isspace() for c in key)):
+        return str(key)
+    return repr(key)
+
+
+def _kind(v: Any) -> str:
+    kinds = {list: "a list", dict: "a mapping", str: "text", bool: "a boolean", int: "an integer", float: "a number"}
+    kinds.update({type(None): "null", bytes: "binary data", set: "a set"})
+    return kinds.get(type(v), f"a {type(v).__name__}")
+
+
+def _check_plain(data: Any, source: str) -> None:
+    """Refuse (naming ``source``) data that is not a mapping of plain JSON-compatible values."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"{source}: a training config must be a mapping of keys to values, got {_kind(data)}; "
+            f"top-level keys: {', '.join(TrainConfig.model_fields)}"
+        )
+    problem = _json_problem(data)
+    if problem:
+        raise ConfigError(f"{source}: {problem}")
+
+
+def _json_problem(data: Any) -> str | None:
+    """Why ``data`` is not plain JSON-compatible values (as YAML may hold dates, binary, sets,
+    keys that are not text, aliases that repeat a value many times), or None."""
+    seen = 0
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        v, where, depth = stack.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            return f"the training config holds more than {MAX_NODES} values"
+        if depth > MAX_DEPTH:
+            return f"{where or '(top level)'}: nests more than {MAX_DEPTH} levels deep"
+        if isinstance(v, Mapping):
+            for k, item in v.items():
+                if not isinstance(k, str):
+                    return f"{where or '(top level)'}: the key {k!r} is {_kind(k)}; keys are text"
+                stack.append((item, f"{where}.{_key_text(k)}" if where else _key_text(k), depth + 1))
+        elif isinstance(v, list):
+            stack.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(v))
+        elif v is not None and not isinstance(v, (str, bool, int, float)):
+            return (
+                f"{where or '(top level)'}: {v!r} is {_kind(v)}, which a training config cannot hold "
+                "(text, numbers, true/false, null, lists and mappings only)"
+            )
+    return None
 
 
 SELF = "self"
@@ -407,6 +532,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
     Raises:
         ConfigError: an override without ``=``.
     """
+    _check_plain(data, "config")
     out = json.loads(json.dumps(dict(data)))
     for key, value in parse_settings(overrides, what="a training config key such as ppo.learning_rate").items():
         item = f"{key}={value}"
@@ -432,3 +558,15 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[
     if path is None:
         return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
     return TrainConfig.load(path, overrides)
+
+
+def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """The :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv` options of ``cfg`` (all but rules and opponents)."""
+    return dict(
+        shaping=cfg.env.shaping,
+        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
+        max_turn_steps=cfg.env.max_turn_steps,
+        invalid_action=cfg.env.invalid_action,
+        observation="graph" if cfg.ppo.policy == "graph" else "flat",
+        turn_feature=cfg.env.turn_feature,
+    )

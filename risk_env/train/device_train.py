@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import TrainResult, _latest_checkpoint, _Run, evaluate_model
+from .run import Run, TrainResult, evaluate_model, latest_checkpoint
 
 __all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
 
@@ -366,7 +366,7 @@ def train(
     ckpt: Path | None = None
     meta: dict[str, Any] = {}
     if resume is not None:
-        ckpt = _latest_checkpoint(Path(resume))
+        ckpt = latest_checkpoint(Path(resume))
         if ckpt.suffix != ".pt":
             raise ConfigError(
                 f"--resume {str(resume)!r}: {ckpt.name} is a MaskablePPO checkpoint; trainer 'device' resumes a .pt "
@@ -381,7 +381,7 @@ def train(
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()
     torch.set_num_threads(cfg.torch_threads or 1)
-    run = _Run(cfg, run_dir, quiet, suffix=".pt")
+    run = Run(cfg, run_dir, quiet, suffix=".pt")
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes

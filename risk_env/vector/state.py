@@ -120,22 +120,25 @@ class BatchState:
     :class:`risk_env.GameState`. All int64 unless said otherwise.
 
     Attributes:
-        owner, armies: ``(B, T)``; owner -1 while unclaimed, ``n`` for the 2-player neutral or
-            the allied army.
-        phase, player, turn, sets_traded, to_place, setup_step, att_src, att_dst, att_dice,
-        last_dice, winner, sel_src, sel_dst, sel_trade, steps: ``(B,)`` (``sel_*``: the codec's
-            pending :class:`~risk_env.envs.codec.Selection`).
-        bonus_used, conquered, forced, resume_attack, trade_down, truncated, blitzing,
-        roll_pending, reroll_used, six_used: bool ``(B,)``.
-        order: ``(B, n)`` turn order; order_pos: ``(B, n)`` each seat's index in it.
-        alive: bool ``(B, n)``. setup_left: ``(B, n + 1)`` (the neutral last).
+        owner: ``(B, T)``; -1 while unclaimed, ``n`` for the 2-player neutral or the allied army.
+        armies: ``(B, T)``.
+        phase: ``(B,)``; as are ``player``, ``turn``, ``sets_traded``, ``to_place``, ``setup_step``,
+            ``att_src``, ``att_dst``, ``att_dice``, ``last_dice``, ``winner``, ``sel_src``,
+            ``sel_dst``, ``sel_trade`` and ``steps`` (``sel_*``: the codec's pending
+            :class:`~risk_env.envs.codec.Selection`).
+        bonus_used: bool ``(B,)``; as are ``conquered``, ``forced``, ``resume_attack``,
+            ``trade_down``, ``truncated``, ``blitzing``, ``roll_pending``, ``reroll_used`` and ``six_used``.
+        order: ``(B, n)`` turn order.
+        order_pos: ``(B, n)`` each seat's index in ``order``.
+        alive: bool ``(B, n)``.
+        setup_left: ``(B, n + 1)`` (the neutral last).
         card_loc: ``(B, NC)``: -1 in the draw pile, -2 discarded, else the holding seat. The draw
             pile is a set: a drawn card is uniform among it, the same distribution as the top card
             of a uniformly shuffled pile (the pile's order is hidden and never observed).
         last_roll: ``(B, 5)`` under the expert dice rules: the last roll's attacker faces (3,
             highest first, 0 where fewer) and defender faces (2); else None.
-        commander, received: ``(B,)`` under ``two_player="allied"`` (docs/rules.md §7); else None.
-        missions, eliminated_by: ``(B, n)`` under ``secret_missions`` (§8); else None.
+        commander: ``(B,)`` under ``two_player="allied"`` (docs/rules.md §7); else None. So is ``received``.
+        missions: ``(B, n)`` under ``secret_missions`` (§8); else None. So is ``eliminated_by``.
         capitals: ``(B, n)`` under ``capitals`` (§8; -1 while not chosen); else None.
     """
 

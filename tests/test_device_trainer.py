@@ -305,15 +305,17 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
     opt = torch.optim.Adam(net.parameters(), lr=3e-3)
     clone = {"epochs": 1, "batch_size": 128, "optimizer": opt, "vf_coef": 0.5}
 
-    def agreement() -> float:  # on fresh teacher games, before fitting them
+    def agreement() -> float:  # on fresh teacher games, before fitting them; decisions with a choice only
         ppo.collect("teacher", count=False)
         entries, _, target = ppo.advantages()
         R, B = ppo._seat.shape
         flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+        mask = flat["action_mask"][entries]
         with torch.no_grad():
             logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
-        best = logits.masked_fill(~flat["action_mask"][entries], float("-inf")).argmax(1)
-        return float((best == flat["teacher"][entries]).float().mean())
+        best = logits.masked_fill(~mask, float("-inf")).argmax(1)
+        choice = mask.sum(1) > 1
+        return float((best == flat["teacher"][entries])[choice].float().mean())
 
     before = agreement()
     for _ in range(20):
@@ -321,7 +323,7 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
         ppo.update(*ppo.advantages(), clone=clone)
     after = agreement()
     assert ppo.num_timesteps == 0  # the warm start's games do not count
-    assert after > before + 0.3 and after > 0.6, (before, after)
+    assert after > before + 0.15 and after > 0.75, (before, after)
 
 
 def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:

@@ -205,3 +205,33 @@ def test_a_pending_defence_needs_its_rules_and_a_battle():
     ):
         with pytest.raises(StateError, match=message):
             g.state_from_dict({**d, **changes})
+
+
+@pytest.mark.parametrize("preset", ["classic", "fast", "tournament", "expert", "duel", "secret_missions", "capitals", "allied"])
+def test_every_position_of_played_games_loads_again(preset):
+    """The checks refuse nothing the engine reaches: every position of games played with a bias
+    towards attacking (conquests, eliminations, wins, trade-downs) saves and loads unchanged."""
+    from risk_env import ActionCodec, Phase
+    from risk_env.envs.codec import Selection
+    from risk_env.rules.config import resolve_rules
+
+    small = preset != "secret_missions"
+    where = {"map": "small", "turn_limit": 40, "starting_armies": 8} if small else {"map": "classic", "turn_limit": 15}
+    for seed in range(3):
+        players = {} if preset in ("duel", "allied") else {"num_players": 3 + seed % 2}
+        g = Game(resolve_rules(preset, **where, **players))
+        codec = ActionCodec(g)
+        s = g.new_game(seed)
+        sel = Selection()
+        rng = np.random.default_rng(seed)
+        seen = 0
+        while True:
+            if sel == Selection():
+                assert g.state_from_dict(s.to_dict()) == s
+                seen += 1
+            if s.phase == Phase.GAME_OVER:
+                break
+            legal = np.flatnonzero(codec.mask(s, sel))
+            w = np.where(legal == codec.end, 0.03, 1.0)
+            codec.step(s, int(rng.choice(legal, p=w / w.sum())), sel)
+        assert seen > 20

@@ -7,10 +7,13 @@ Every agent, learned or scripted, plays through the PettingZoo AEC loop::
     agent.name                                   # a short label for reports
 
 ``observation`` is the env's ``{"observation": float32 (D,), "action_mask": int8 (N,)}``;
-``info`` is the env's info dict for that agent. Scripted agents read
-``info["view"]``, a :class:`~risk_env.envs.view.GameView` of the live game from the
-agent's seat: the AEC env's own info carries it for the agent to act (built on
-first read, see :class:`risk_env.envs.aec.AgentInfo`), so a plain loop works::
+``info`` is the env's info dict for that agent. Scripted agents read ``info["view"]``,
+a :class:`~risk_env.envs.view.GameView`: what the agent's seat may know at this
+decision (its own hand and mission, the public board, the other players' card
+counts) and nothing more. That key is the one channel: the AEC env puts it in the
+info of the agent to act, and :func:`risk_env.tools.match.play_match`, the
+single-agent env (for its opponents) and the command line give it the same way, so
+a plain loop works::
 
     env = risk_env.env(num_players=4)
     env.reset(seed=0)
@@ -20,11 +23,12 @@ first read, see :class:`risk_env.envs.aec.AgentInfo`), so a plain loop works::
         obs, reward, terminated, truncated, info = env.last()
         env.step(None if terminated or truncated else players[agent].act(obs, info))
 
-A copy of the info (``dict(info)``, ``{**info}``) drops the view; then add it back
-with ``{**info, "view": env.unwrapped.view(agent)}``. The single-agent env gives
-its opponents ``info["game"]``, ``info["state"]`` and ``info["seat"]``, from which
-the view is built. Agents whose :attr:`Agent.needs_view` is False (random, SB3
-policies) ignore it.
+An env made with ``views=False`` (for clients that turn info entries into tensors)
+leaves the view out; add it with ``{**info, "view": env.unwrapped.view(agent)}``.
+Agents whose :attr:`Agent.needs_view` is False (random, SB3 policies on flat
+observations) ignore it. (The single-agent env of 0.1.0 gave its opponents
+``info["game"]``, ``info["state"]`` and ``info["seat"]`` instead: :func:`view_from_info`
+still reads them, with a ``DeprecationWarning``.)
 
 Scripted agents (:class:`ScriptedAgent`) choose a complete
 :class:`~risk_env.rules.moves.Move` (``attack Alaska->Kamchatka dice=3``) and
@@ -41,6 +45,7 @@ own ``numpy`` generator, seeded by ``reset(seed)`` (or the constructor).
 from __future__ import annotations
 
 import abc
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -108,17 +113,26 @@ class Agent(abc.ABC):
 
 
 def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> GameView:
-    """``info["view"]``; else a view built from ``info["game"]``, ``info["state"]`` and
-    ``info["seat"]`` (what :class:`risk_env.envs.single_agent.RiskSingleAgentEnv` gives its
-    opponents); else a :class:`RiskError` explaining how to provide it."""
+    """``info["view"]``, or a :class:`RiskError` explaining how to provide it.
+
+    (Deprecated: an info without a view but with ``info["game"]``, ``info["state"]`` and
+    ``info["seat"]``, what the single-agent env of 0.1.0 gave its opponents, gives the view of
+    that seat, with a ``DeprecationWarning``.)
+    """
     view = info.get("view") if info is not None else None
     if view is None and info is not None and all(k in info for k in ("game", "state", "seat")):
+        warnings.warn(
+            "info['game'], info['state'] and info['seat'] are deprecated: agents read info['view'] "
+            "(a risk_env.envs.view.GameView: GameView(game, state, seat))",
+            DeprecationWarning,
+            stacklevel=3,
+        )
         view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"), info.get("selection"))
     if not isinstance(view, GameView):
         raise RiskError(
             f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView): pass the env's own "
-            "info as env.last() returns it (a copy such as dict(info) drops the view), or add "
-            "info = {**info, 'view': GameView.from_env(env, agent)}"
+            "info as env.last() returns it (an env made with views=False leaves it out), or add "
+            "info = {**info, 'view': env.unwrapped.view(agent)}"
         )
     return view
 
@@ -181,13 +195,12 @@ class ScriptedAgent(Agent):
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         view = view_from_info(info, f"agent {self.name!r}")
-        s = view.state
-        key = (s.steps, s.phase, s.player)
+        key = (view.steps, int(view.phase), view.player)
         plan = self._plan if self._plan_key == key else None
         if plan is None:
             plan = self.choose_allied_move(view) if view.commanding_allied else self.choose_move(view)
             self._plan, self._plan_key = plan, key
-        return view.codec.move_to_action(s, plan, view.selection)
+        return view.codec.move_to_action(view.state, plan, view.selection)
 
 
 def allied_move(view: GameView) -> Move:
@@ -243,11 +256,11 @@ class CallableAgent(Agent):
     Args:
         fn: the policy function.
         name: label (default: ``fn.__name__``).
-        needs_view: set True if ``fn`` reads ``info["view"]`` (it gets one either way in
-            :func:`risk_env.tools.match.play_match`).
+        needs_view: False if ``fn`` never reads ``info["view"]`` (drivers that give views only to
+            agents that need them, such as the single-agent env's opponents, then skip it).
     """
 
-    def __init__(self, fn: Callable[..., Any], name: str | None = None, needs_view: bool = False) -> None:
+    def __init__(self, fn: Callable[..., Any], name: str | None = None, needs_view: bool = True) -> None:
         if not callable(fn):
             raise RiskError(f"CallableAgent needs a callable f(observation, info) -> int, got {type(fn).__name__}")
         super().__init__(None)

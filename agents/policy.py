@@ -9,8 +9,8 @@ observation dict. The flat model must have been trained with the same map and
 number of players (the vector's length checks this). A model trained on the
 graph observation (:mod:`risk_env.envs.graph`, a ``Dict`` with ``"nodes"``)
 plays from any env: when the observation it gets is the flat one, the agent
-encodes the graph observation itself from the position in ``info`` (the AEC
-env's ``info["view"]``, or the single-agent env's ``game``/``state``/``seat``).
+encodes the graph observation itself from ``info["view"]`` (what its seat may
+know: the same observation the env would give).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from risk_env.errors import RiskError
 
-from .base import Agent
+from .base import Agent, view_from_info
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 
@@ -32,29 +32,21 @@ __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 def graph_observation(
     name: str, encoders: dict[int, Any], mask: np.ndarray, info: Mapping[str, Any] | None
 ) -> dict[str, np.ndarray]:
-    """The graph observation (:mod:`risk_env.envs.graph`) of the position in ``info`` (the AEC env's
-    ``info["view"]``, or the single-agent env's ``game``/``state``/``seat``), for a policy that reads
-    graph observations but is given the flat one. ``encoders`` caches one encoder per game.
+    """The graph observation (:mod:`risk_env.envs.graph`) of the position in ``info["view"]`` (the
+    seat's player view), for a policy that reads graph observations but is given the flat one.
+    ``encoders`` caches one encoder per game.
 
     Raises:
         RiskError: ``info`` holds no position (the message says what to give the policy ``name``).
     """
-    view = info.get("view") if info is not None else None
-    if view is not None:
-        game, state, seat, sel = view.game, view.state, view.seat, view._selection
-    elif info is not None and "game" in info and "state" in info:
-        game, state, seat, sel = info["game"], info["state"], info["seat"], info.get("selection")
-    else:
-        raise RiskError(
-            f"policy {name!r} reads graph observations: give it an env with observation='graph', "
-            "or an info with the position ('view', or 'game', 'state' and 'seat')"
-        )
+    view = view_from_info(info, f"policy {name!r} (it reads graph observations, or builds them from a view)")
+    game = view.game
     enc = encoders.get(id(game))
     if enc is None or enc.game is not game:
         from risk_env.envs.graph import GraphObservationEncoder
 
         enc = encoders[id(game)] = GraphObservationEncoder(game)
-    return enc.encode(state, seat, sel, mask.astype(np.int8))
+    return enc.encode(view.state, view.seat, view.selection, mask.astype(np.int8))
 
 
 class MaskablePPOAgent(Agent):
@@ -95,6 +87,8 @@ class MaskablePPOAgent(Agent):
 
         self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)
         space: Any = self.model.observation_space
+        # a graph policy played from a flat observation encodes its own, from info["view"]
+        self.needs_view = self._dict_obs and "nodes" in space.spaces
         self._obs_shape = None if self._dict_obs else tuple(space.shape)
         self._graph_encoders: dict[int, Any] = {}
 

@@ -220,7 +220,8 @@ def test_game_view_is_read_only_and_shows_own_hand() -> None:
     assert np.array_equal(v.armies, s.armies) and v.armies.dtype == np.int32
     assert v.income(1) == raw.game.income(s, 1)
     assert np.array_equal(v.mask(), raw.codec.mask(s, raw.selection))
-    assert v.copy_state() is not s and v.copy_state() == s
+    assert v.copy_state() is not v.state and v.copy_state() == v.state  # hidden parts filled in a fixed way
+    assert v.state.hands[0] == s.hands[0] and len(v.state.hands[1]) == 1 and v.state.deck != s.deck
     with pytest.raises(RiskError, match="unknown agent"):
         GameView.from_env(env, "player_9")
     with pytest.raises(RiskError, match="seat must be"):
@@ -231,14 +232,18 @@ def test_scripted_agent_without_view_explains() -> None:
     env = risk_env.raw_env(num_players=2, setup="random")
     env.reset(seed=0)
     obs, *_, info = env.last()
-    # the env's own info carries the view (built on first read), a plain copy of it does not
+    # the env's own info carries the view, a plain dict key (copies keep it)
     assert obs["action_mask"][BalancedAgent(seed=0).act(obs, info)] == 1
+    assert obs["action_mask"][BalancedAgent(seed=0).act(obs, dict(info))] == 1
     with pytest.raises(RiskError, match="info\\['view'\\]"):
-        BalancedAgent(seed=0).act(obs, dict(info))
-    # what risk_env.envs.single_agent gives its opponents (game, state, seat) is enough
+        BalancedAgent(seed=0).act(obs, {"action_mask": info["action_mask"]})
+    # the 0.1.0 protocol (game, state, seat) still works, with a DeprecationWarning
     raw = env.unwrapped
     seat = raw.agent_name_mapping[env.agent_selection]
-    a = BalancedAgent(seed=0).act(obs, {**info, "game": raw.game, "state": raw.game_state, "seat": seat})
+    with pytest.warns(DeprecationWarning, match="info\\['view'\\]"):
+        a = BalancedAgent(seed=0).act(
+            obs, {"action_mask": info["action_mask"], "game": raw.game, "state": raw.game_state, "seat": seat}
+        )
     assert obs["action_mask"][a] == 1
 
 

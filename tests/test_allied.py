@@ -422,7 +422,8 @@ def test_scripted_allied_move_is_sensible():
     assert v.commanding_allied and v.allied == ALLIED
     assert allied_move(v) == Move.place(tid(g, "Siam"), 4)  # next to India's single army
     g.apply(s, Move.place(tid(g, "Siam"), 4))
-    assert allied_move(v) == Move.attack(tid(g, "Siam"), tid(g, "India"), 3)
+    assert allied_move(v) == Move.place(tid(g, "Siam"), 4)  # a view is taken at its decision: it does not follow the game
+    assert allied_move(GameView(g, s, 1)) == Move.attack(tid(g, "Siam"), tid(g, "India"), 3)
     with pytest.raises(risk_env.RiskError, match="the allied army does not act now"):
         allied_move(GameView(g, s, 0))
 

@@ -159,7 +159,7 @@ def test_recipe_torchrl_full_game(num_players):
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
     torch.manual_seed(0)
-    aec = risk_env.env(num_players=num_players, eliminated="stay", turn_limit=120, **SMALL)
+    aec = risk_env.env(num_players=num_players, eliminated="stay", views=False, turn_limit=120, **SMALL)
     env = PettingZooWrapper(aec, use_mask=True, categorical_actions=True, seed=0)
     td = env.rollout(max_steps=100_000, break_when_any_done=True)  # random actions within each acting mask
     assert bool(td["next", "done"][-1]) and not td["next", "done"][:-1].any()
@@ -185,7 +185,7 @@ def test_recipe_tianshou_full_games(num_players):
     recorders: list = []
 
     def make_env() -> PettingZooEnv:
-        aec = risk_env.env(num_players=num_players, eliminated="stay", turn_limit=120, **SMALL)
+        aec = risk_env.env(num_players=num_players, eliminated="stay", views=False, turn_limit=120, **SMALL)
         recorders.append(_finished_games(aec))
         return PettingZooEnv(aec)
 
@@ -217,7 +217,10 @@ def test_torchrl_seeded_once_reproduces_every_later_game():
     def two_games() -> list:
         torch.manual_seed(0)
         env = PettingZooWrapper(
-            risk_env.env(num_players=3, eliminated="stay", turn_limit=6, **SMALL), use_mask=True, categorical_actions=True, seed=3
+            risk_env.env(num_players=3, eliminated="stay", views=False, turn_limit=6, **SMALL),
+            use_mask=True,
+            categorical_actions=True,
+            seed=3,
         )
         out = [
             env.rollout(max_steps=10_000, break_when_any_done=True)["player_0", "observation", "observation"] for _ in range(2)

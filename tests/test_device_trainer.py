@@ -17,24 +17,10 @@ from risk_env.errors import ConfigError, RiskError
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
 from risk_env.train.graph_net import GraphNet, load_policy, save_policy
-from risk_env.train.selfplay import SelfPlayEnv, seat_credit
+from risk_env.vector.learner import LearnerEnv
 
 
-# ---------------------------------------------------------------------------- credit
-def test_seat_credit_runs_each_reward_to_the_seats_next_decision() -> None:
-    # one slot, two seats: seat 0 decides at calls 0, 1, 3; seat 1 at 2, 4; seat 1 is eliminated in call 4
-    seat = torch.tensor([[0], [0], [1], [0], [1]])
-    rewards = torch.zeros(5, 1, 2)
-    rewards[0, 0, 0], rewards[2, 0, 0], rewards[2, 0, 1] = 0.5, 0.25, 0.125
-    rewards[4, 0, 1], rewards[4, 0, 0] = -1.0, 1.0
-    ended = torch.zeros(5, 1, 2, dtype=torch.bool)
-    ended[4, 0, :] = True
-    r, d, nxt = seat_credit(seat, rewards, ended)
-    assert r[:, 0].tolist() == [0.5, 0.25, 0.125, 1.0, -1.0]
-    assert d[:, 0].tolist() == [False, False, False, True, True]
-    assert nxt[:, 0].tolist()[:3] == [1, 3, 4]
-
-
+# ---------------------------------------------------------------------------- advantages
 def _reference(seats: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values: np.ndarray, L: int, g: float, lam: float):
     """Per-seat GAE over consecutive rollouts of ``L`` calls, written out decision by decision.
 
@@ -77,20 +63,13 @@ def _reference(seats: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values
     return out
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_advantages_follow_each_seat_over_rollout_boundaries(players: int) -> None:
-    # the small map and a short turn limit: games end within the rollouts (terminals, truncations, new games)
-    env = SelfPlayEnv(
-        6,
-        device=DEVICE,
-        seed=players,
-        shaping=1.0,
-        shaping_gamma=0.99,
-        preset="fast",
-        map="small",
-        num_players=players,
-        turn_limit=6,
-    )
+@pytest.mark.parametrize(("players", "opponents"), [(2, None), (3, None), (3, "random")])
+def test_advantages_follow_each_seat_over_rollout_boundaries(players: int, opponents: str | None) -> None:
+    # the small map and a short turn limit: games end within the rollouts (terminals, truncations, new games);
+    # self-play (every seat a learner) and one learner seat against batched opponents
+    rules: dict[str, Any] = dict(preset="fast", map="small", num_players=players, turn_limit=6)
+    mode: dict[str, Any] = {"self_play": True} if opponents is None else {"opponents": opponents}
+    env = LearnerEnv(6, device=DEVICE, seed=players, shaping=1.0, shaping_gamma=0.99, **mode, **rules)
     torch.manual_seed(0)
     net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
     L, n, B = 12, players, 6
@@ -121,38 +100,6 @@ def test_advantages_follow_each_seat_over_rollout_boundaries(players: int) -> No
     for key, (a, t) in want.items():
         assert got[key][0] == pytest.approx(a, abs=1e-5) and got[key][1] == pytest.approx(t, abs=1e-5), key
     assert np.concatenate(ended).any(), "no episode ended: the test covers no terminal"
-
-
-def test_self_play_shaping_telescopes_over_an_episode() -> None:
-    # with gamma = 1 a seat's shaping over an episode sums to -shaping * phi at its first decision
-    env = SelfPlayEnv(
-        4, device=DEVICE, seed=3, shaping=0.5, shaping_gamma=1.0, preset="fast", map="small", num_players=3, turn_limit=6
-    )
-    plain = SelfPlayEnv(4, device=DEVICE, seed=3, preset="fast", map="small", num_players=3, turn_limit=6)
-    out, ref = env.reset(), plain.reset()
-    gen = torch.Generator(device=DEVICE).manual_seed(0)
-    first = torch.full((4, 3), float("nan"), dtype=torch.float64)
-    total = torch.zeros(4, 3, dtype=torch.float64)
-    checked = 0
-    T = env.game.T
-    for _ in range(600):
-        s = env.state
-        p = out.current_player
-        phi = ((2 * (s.owner == p[:, None]).sum(1) - ((s.owner >= 0) & (s.owner < 3)).sum(1)).double() / T).cpu()
-        pc = p.cpu()
-        for b in range(4):
-            if torch.isnan(first[b, pc[b]]):
-                first[b, pc[b]] = phi[b]
-        a = torch.multinomial(out.action_mask.float(), 1, generator=gen)[:, 0]
-        out, ref = env.step(a), plain.step(a)
-        total += (out.rewards - ref.rewards).double().cpu()
-        for b, q in out.ended.nonzero().tolist():
-            if not torch.isnan(first[b, q]):
-                assert total[b, q].item() == pytest.approx(-0.5 * first[b, q].item(), abs=1e-5)
-                checked += 1
-            first[b, q] = float("nan")
-            total[b, q] = 0.0
-    assert checked >= 12
 
 
 # ---------------------------------------------------------------------------- runs
@@ -281,9 +228,9 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
     ("sets", "named"),
     [
         (["ppo.policy=mlp"], "ppo.policy"),
-        (["kickstart.enabled=true"], "kickstart.enabled"),
+        (["opponents.self_play.enabled=true"], "opponents.self_play"),
         (["env.max_turn_steps=50"], "env.max_turn_steps"),
-        (["opponents.baselines=[random]"], "opponents.baselines"),
+        (["opponents.baselines=[self, random]"], "opponents.baselines"),
     ],
 )
 def test_device_trainer_names_the_settings_it_lacks(sets: list[str], named: str) -> None:
@@ -305,3 +252,78 @@ def test_a_device_torch_lacks_is_a_clear_error() -> None:
         with pytest.raises(ConfigError, match="no CUDA device"):
             resolve_device("cuda")
     assert resolve_device("auto").type in ("cpu", "cuda")
+
+
+def test_opponent_weights_become_slot_shares() -> None:
+    from risk_env.train.device_train import _slot_entries
+
+    entries = _slot_entries(["random", "aggressive", "random+aggressive"], [1, 2, 1], 8)
+    assert len(entries) == 8
+    assert entries.count("random") == 2 and entries.count("aggressive") == 4 and entries.count(("random", "aggressive")) == 2
+    assert _slot_entries(["random", "aggressive"], [1, 100], 4).count("random") == 1  # a positive weight gets a slot
+
+
+def test_a_run_against_batched_opponents_logs_its_scores(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(tmp_path / "opp", **{"opponents.baselines": ["random", "aggressive"], "eval.every": 0, "eval.final_games": 0})
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256
+    log = (tmp_path / "opp" / "train.log").read_text()
+    assert "vs random, aggressive" in log
+
+
+def test_behaviour_cloning_learns_the_batched_teacher() -> None:
+    from risk_env.vector.agents import AggressivePolicy
+
+    env = LearnerEnv(32, device=DEVICE, seed=5, opponents="random", preset="fast", map="small", num_players=2)
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=32, rounds=2)
+    ppo = DevicePPO(env, net, PPOSettings(n_steps=16), seed=0, teacher=AggressivePolicy(env.game))
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    clone = {"epochs": 1, "batch_size": 128, "optimizer": opt, "vf_coef": 0.5}
+
+    def agreement() -> float:  # on fresh teacher games, before fitting them
+        ppo.collect("teacher", count=False)
+        entries, _, target = ppo.advantages()
+        R, B = ppo._seat.shape
+        flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+        with torch.no_grad():
+            logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
+        best = logits.masked_fill(~flat["action_mask"][entries], float("-inf")).argmax(1)
+        return float((best == flat["teacher"][entries]).float().mean())
+
+    before = agreement()
+    for _ in range(20):
+        ppo.collect("teacher", count=False)
+        ppo.update(*ppo.advantages(), clone=clone)
+    after = agreement()
+    assert ppo.num_timesteps == 0  # the warm start's games do not count
+    assert after > before + 0.3 and after > 0.6, (before, after)
+
+
+def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "ws",
+        **{
+            "opponents.baselines": ["random"],
+            "imitation": {
+                "enabled": True,
+                "teacher": "aggressive",
+                "decisions": 256,
+                "dagger_rounds": 1,
+                "dagger_decisions": 128,
+            },
+            "kickstart": {"enabled": True, "teacher": "aggressive", "kl_coef": 0.5, "anneal_steps": 128},
+            "eval.every": 0,
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps == 256
+    report = json.loads((tmp_path / "ws" / "imitation.json").read_text())
+    assert [p["phase"] for p in report["phases"]] == ["clone", "dagger 1"]
+    log = (tmp_path / "ws" / "train.log").read_text()
+    assert "step_000000000.pt" in log and "agreement with aggressive" in log  # the clone is checkpoint 0

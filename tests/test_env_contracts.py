@@ -283,22 +283,24 @@ def test_scripted_agents_play_a_plain_aec_loop_from_the_env_info(make):
     assert results[0] == results[1] and results[0][0] > 100
 
 
-def test_the_info_view_is_lazy_hidden_from_keys_and_dropped_by_copies():
+def test_the_info_view_is_a_plain_key_of_the_acting_agent_only():
     e = risk_env.env(num_players=3, setup="random")
     e.reset(seed=0)
     agent = e.agent_selection
     info = e.last()[4]
-    assert list(info) == ["action_mask"] and "view" not in info
+    assert type(info) is dict and list(info) == ["action_mask", "view"]
     view = info["view"]
-    assert isinstance(view, GameView) and view is info.get("view") and view.seat == e.unwrapped.agent_name_mapping[agent]
-    assert view.state is e.unwrapped.game_state and view.is_my_decision
+    assert isinstance(view, GameView) and view.seat == e.unwrapped.agent_name_mapping[agent] and view.is_my_decision
     other = next(a for a in e.agents if a != agent)
-    assert e.infos[other].get("view") is None
-    with pytest.raises(KeyError):
-        e.infos[other]["view"]
+    assert list(e.infos[other]) == ["action_mask"]
     for c in (copy.copy(info), copy.deepcopy(info), pickle.loads(pickle.dumps(info))):
-        assert type(c) is dict and list(c) == ["action_mask"] and c.get("view") is None
+        assert type(c) is dict and list(c) == ["action_mask", "view"] and c["view"].hand == view.hand
         np.testing.assert_array_equal(c["action_mask"], info["action_mask"])
+    quiet = risk_env.env(num_players=3, setup="random", views=False)  # for clients that tensorize infos
+    quiet.reset(seed=0)
+    assert list(quiet.last()[4]) == ["action_mask"] and quiet.unwrapped.view(agent).hand == view.hand
+    with pytest.raises(risk_env.ConfigError, match="views"):
+        risk_env.raw_env(views="yes")
 
 
 # ---------------------------------------------------------------- fault 7: eliminated="stay"

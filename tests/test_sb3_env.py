@@ -9,6 +9,7 @@ import pytest
 from helpers import build, make_game, tid
 
 from risk_env import ConfigError, IllegalActionError, Phase
+from risk_env.agents import CallableAgent
 from risk_env.envs.opponents import OpponentPool
 from risk_env.envs.single_agent import ENV_ID, RiskSingleAgentEnv
 
@@ -135,7 +136,8 @@ def test_learner_loss_on_an_opponents_turn_gives_minus_one():
     s = build(g, default_owner=1, owners={"Kamchatka": 0}, armies={"Alaska": 40}, player=0, phase=Phase.FORTIFY)
 
     def killer(obs, info):
-        st, codec, sel = info["state"], info["codec"], info["selection"]
+        view = info["view"]
+        st, codec, sel = view.state, view.codec, view.selection
         m = obs["action_mask"]
         if st.phase == Phase.ATTACK:
             if sel.src < 0:
@@ -225,9 +227,13 @@ def test_turn_step_cap_ends_the_episode_as_a_loss():
 def test_opponents_get_observation_and_view_info():
     seen = []
 
-    def spy(obs, info):
-        seen.append((info["seat"], obs["observation"].shape, info["state"] is not None, info["game"] is not None))
+    def look(obs, info):
+        view = info["view"]  # what that seat may know, as in the AEC env's info
+        assert view.is_my_decision and view.current_player == view.seat
+        seen.append((view.seat, obs["observation"].shape))
         return int(np.flatnonzero(obs["action_mask"])[0])
+
+    spy = CallableAgent(look)  # a function gets a view unless it says needs_view=False
 
     env = RiskSingleAgentEnv(num_players=3, opponents=spy, turn_limit=10, learner_seat=0)
     env.reset(seed=1)

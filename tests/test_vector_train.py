@@ -37,7 +37,7 @@ def test_vector_backend_builds_the_batched_env() -> None:
     [
         (["ppo.policy=graph"], "ppo.policy: mlp"),
         (["opponents.self_play.enabled=true"], "self_play"),
-        (["opponents.baselines=[random,balanced]"], "balanced"),
+        (["opponents.baselines=[random,ppo-2p]"], "ppo-2p"),
         (["env.max_turn_steps=50"], "max_turn_steps"),
     ],
 )

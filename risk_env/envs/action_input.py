@@ -25,6 +25,8 @@ import numpy as np
 
 __all__ = ["as_action_id", "describe_action"]
 
+_NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp})
+
 
 def as_action_id(action: Any, n: int) -> int | None:
     """``action`` as a Python ``int`` in ``0..n-1``, or ``None`` when it is not an action id.
@@ -36,8 +38,10 @@ def as_action_id(action: Any, n: int) -> int | None:
     Returns:
         the id, or ``None`` for a bool, a non-integer, an array that is not 0-d, or a value out of range.
     """
-    if type(action) is int:  # the common case first
+    if type(action) is int:  # the common cases first
         a = action
+    elif type(action) in _NUMPY_INTS:  # np.flatnonzero / rng.choice give these
+        a = int(action)
     elif isinstance(action, (bool, np.bool_)):
         return None
     elif isinstance(action, int):  # an int subclass (IntEnum...)

@@ -40,12 +40,15 @@ Observations
     index is also ``env.graph_encoder.edges``). The mask is
     also in ``infos[agent]["action_mask"]``; it is all zeros for agents not to
     act. For the agent to act, ``infos[agent]["view"]`` is a
-    :class:`~risk_env.envs.view.GameView` built on first read (not listed among
-    the keys; see :class:`AgentInfo`), so scripted agents play from the env's own
-    info: ``load_agent("aggressive").act(obs, info)``. Every array handed out
+    :class:`~risk_env.envs.view.GameView`: what that seat may know at this decision
+    and nothing more (its own hand and mission, the public board, the other
+    players' card counts), so scripted agents play from the env's own info:
+    ``load_agent("aggressive").act(obs, info)``. Clients that turn every info
+    entry into an array or a tensor (TorchRL, Tianshou) pass ``views=False``,
+    which leaves the view out (``env.view(agent)`` still gives one). Every array handed out
     (observation, masks, ``state()``) is a fresh writable array: changing it
     never changes the game (a ``GameView``'s arrays are read-only views of the
-    live game, as documented there). ``state()`` is the full position (float32 vector: the observation
+    game at its decision, as documented there). ``state()`` is the full position (float32 vector: the observation
     of the player on turn, followed by every seat's hand as card counts per
     symbol, then with ``secret_missions`` every player's mission as ``(n, 8 + n)``
     one-hot rows in the observation's seat rotation, the ``mission`` block's code)
@@ -190,68 +193,13 @@ from .observation import ObservationEncoder
 from .view import GameView
 from .wrappers import ClassicWrapper, StrictWrapper
 
-__all__ = ["raw_env", "env", "AgentInfo", "ELIMINATED_MODES"]
+__all__ = ["raw_env", "env", "ELIMINATED_MODES"]
 
 ELIMINATED_MODES = ("remove", "stay")
 """Values of ``raw_env(eliminated=...)`` (see the module docstring, "Eliminated players")."""
 
 # spawn key that separates the stream of game seeds drawn by unseeded resets from the game's own stream
 _RESET_STREAM = 0x5EED
-
-
-class AgentInfo(dict):
-    """The info dict of one agent: ``{"action_mask": int8 (N,)}`` (a fresh, writable array).
-
-    For the agent to act, ``info["view"]`` and ``info.get("view")`` also give a
-    :class:`~risk_env.envs.view.GameView` of the live game from its seat, built on
-    first read (and cached), so scripted agents act from the env's own info:
-    ``load_agent("aggressive").act(obs, info)``. The view is not one of the
-    dict's keys: clients that turn every info entry into an array or a tensor
-    (TorchRL, Tianshou) see only the mask. A copy, deep copy or pickle of the
-    info is a plain ``dict`` without the view (a view reads the live game, so a
-    copy of one would mean nothing).
-    """
-
-    __slots__ = ("_src", "_view")
-    _src: tuple[Game, GameState, int, ActionCodec, Selection] | None
-    _view: GameView | None
-
-    # no __init__ of its own (the env builds one per step): AgentInfo(action_mask=mask), then
-    # _src = (game, state, seat, codec, selection) for the agent to act; unset slots mean "no view"
-
-    def _get_view(self) -> GameView | None:
-        try:
-            return self._view
-        except AttributeError:
-            src = getattr(self, "_src", None)
-            if src is None:
-                return None
-            self._view = view = GameView(*src)
-            return view
-
-    def __missing__(self, key: Any) -> Any:
-        if key == "view":
-            view = self._get_view()
-            if view is not None:
-                return view
-        raise KeyError(key)
-
-    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
-        if key == "view" and not dict.__contains__(self, key):
-            view = self._get_view()
-            return default if view is None else view
-        return dict.get(self, key, default)
-
-    def __reduce__(self) -> Any:
-        return (dict, (dict(self),))
-
-    def __copy__(self) -> dict[str, Any]:
-        return dict(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
-        import copy
-
-        return copy.deepcopy(dict(self), memo)
 
 
 def _make_config(
@@ -278,6 +226,9 @@ class raw_env(AECEnv):
             map-free graph observation of :mod:`risk_env.envs.graph`).
         turn_feature: show ``turn / turn_limit`` in the observation (default: True
             for ``"flat"``, False for ``"graph"``; False writes 0 there).
+        views: put the acting agent's :class:`~risk_env.envs.view.GameView` in its info as
+            ``info["view"]`` (default True); False for clients that turn every info entry
+            into an array or a tensor (TorchRL, Tianshou).
         **config: rule switches of :class:`RulesConfig` (``setup="random"``, ``turn_limit=300``...).
 
     Raises:
@@ -296,10 +247,14 @@ class raw_env(AECEnv):
         eliminated: str = "remove",
         observation: str = "flat",
         turn_feature: bool | None = None,
+        views: bool = True,
         **config: Any,
     ) -> None:
         super().__init__()
         self.observation_mode = check_observation_mode(observation)
+        if not isinstance(views, bool):
+            raise ConfigError(f"views must be True or False, got {views!r}")
+        self.views = views
         modes: list[str] = self.metadata["render_modes"]  # type: ignore[assignment]
         if render_mode is not None and render_mode not in modes:
             raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {modes} or None")
@@ -339,6 +294,7 @@ class raw_env(AECEnv):
         self.game_state: GameState | None = None
         self.selection = Selection()  # the codec's pending sub-step for game_state
         self._mask = self._zero_mask
+        self._mask_seat = -1
         self._last_move: Move | None = None
         self._info_holder: str | None = None
         self._renderer: Any = None
@@ -393,7 +349,7 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         N = self.codec.n
-        self.infos = {a: AgentInfo(action_mask=np.zeros(N, dtype=np.int8)) for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": np.zeros(N, dtype=np.int8)} for a in self.agents}
         self._eliminated_seen = 0
         self._last_move = None
         self._rewards_dirty = False
@@ -405,16 +361,20 @@ class raw_env(AECEnv):
         seat = self.game.current_player(s)
         prev = self._info_holder
         if prev is not None and prev in self.infos:
-            self.infos[prev] = AgentInfo(action_mask=np.zeros(self.codec.n, dtype=np.int8))
+            self.infos[prev] = {"action_mask": np.zeros(self.codec.n, dtype=np.int8)}
         if seat >= 0:
             agent = self.possible_agents[seat]
             self.agent_selection = agent
-            self._mask = self.codec.mask(s, self.selection)
-            info = self.infos[agent] = AgentInfo(action_mask=self._mask.copy())
-            info._src = (self.game, s, seat, self.codec, self.selection)
+            self._mask = mask = self.codec.mask(s, self.selection)
+            self._mask_seat = seat  # the seat _mask is for: the one to act (current_player)
+            if self.views:
+                self.infos[agent] = {"action_mask": mask.copy(), "view": GameView(self.game, s, seat, self.codec, self.selection)}
+            else:
+                self.infos[agent] = {"action_mask": mask.copy()}
             self._info_holder = agent
         else:
             self._mask = self._zero_mask
+            self._mask_seat = -1
             self._info_holder = None
 
     def _live(self, what: str) -> GameState:
@@ -437,7 +397,7 @@ class raw_env(AECEnv):
             seat = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
             seat = self._seat_of(agent)  # raises UnknownAgentError
-        mask = self._mask if (agent == self.agent_selection and self.game.current_player(s) == seat) else self._zero_mask
+        mask = self._mask if (seat == self._mask_seat and agent == self.agent_selection) else self._zero_mask
         flat = self.encoder.encode(s, seat, self.selection)
         if not self.turn_feature:
             flat[self.encoder.layout["turn"][0]] = 0.0
@@ -551,8 +511,8 @@ class raw_env(AECEnv):
             raise IllegalActionError(f"an action id is an integer in 0..{self.codec.n - 1}, got {describe_action(action)}")
         return self.codec.action_to_string(s, a, self.selection)
 
-    def view(self, agent: str) -> Any:
-        """A read-only :class:`~risk_env.envs.view.GameView` of the live game from ``agent``'s seat,
+    def view(self, agent: str) -> GameView:
+        """What ``agent``'s seat may know of the game now, as a :class:`~risk_env.envs.view.GameView`:
         what scripted agents read as ``info["view"]`` (see :mod:`risk_env.agents.base`).
 
         Raises:

@@ -327,6 +327,8 @@ class ActionCodec:
 
     # ------------------------------------------------------------------ step
     def _check_id(self, action: object) -> int:
+        if type(action) is int and 0 <= action < self.n:  # the env's validated ids
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action must be an integer id in 0..{self.n - 1}, got {action!r}")
         a = int(action)

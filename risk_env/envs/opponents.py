@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, RiskError
-from ..rules.state import GameState
-from .codec import Selection
 from .observation import ObservationEncoder
+from .view import GameView
 
 __all__ = ["LazyObservation", "OpponentPool", "preserve_global_rng", "resolve_agent"]
 
@@ -24,15 +23,14 @@ __all__ = ["LazyObservation", "OpponentPool", "preserve_global_rng", "resolve_ag
 class LazyObservation(Mapping):
     """``{"observation", "action_mask"}`` for one seat, encoding the vector only when read.
 
-    Valid only until the game state changes (read it inside ``act``).
+    Built from the seat's :class:`~risk_env.envs.view.GameView` (what it may know at this
+    decision), so the observation object carries nothing the observation itself would not.
     """
 
-    __slots__ = ("_encoder", "_state", "_seat", "_mask", "_obs", "_sel")
+    __slots__ = ("_encoder", "_view", "_mask", "_obs")
 
-    def __init__(
-        self, encoder: ObservationEncoder, state: GameState, seat: int, mask: np.ndarray, sel: Selection | None = None
-    ) -> None:
-        self._encoder, self._state, self._seat, self._mask, self._sel = encoder, state, seat, mask, sel
+    def __init__(self, encoder: ObservationEncoder, view: GameView, mask: np.ndarray) -> None:
+        self._encoder, self._view, self._mask = encoder, view, mask
         self._obs: np.ndarray | None = None
 
     def __getitem__(self, key: str) -> np.ndarray:
@@ -40,7 +38,8 @@ class LazyObservation(Mapping):
             return self._mask
         if key == "observation":
             if self._obs is None:
-                self._obs = self._encoder.encode(self._state, self._seat, self._sel)
+                v = self._view
+                self._obs = self._encoder.encode(v.state, v.seat, v.selection)
             return self._obs
         raise KeyError(key)
 

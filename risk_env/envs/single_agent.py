@@ -25,9 +25,10 @@ Seats and opponents
     means uniform random opponents. Opponents see the same observation as an
     AEC agent would: ``{"observation": float32 (D,), "action_mask": int8
     (N,)}`` from their own seat (encoded lazily, only if read), and ``info``
-    holds ``"action_mask"``, ``"seat"``, ``"game"`` and ``"state"`` (the
-    engine :class:`~risk_env.rules.engine.Game` and the live
-    :class:`~risk_env.rules.state.GameState`: read-only by contract).
+    holds ``"action_mask"`` and, for opponents that read one (``needs_view``, as
+    agents declare it; assumed for objects that do not say), ``"view"``: the
+    :class:`~risk_env.envs.view.GameView` of what that seat may know, as in the
+    AEC env's info.
 
 Spaces
     ``observation_space = Box(0, inf, (D,), float32)``: the learner's flat
@@ -122,6 +123,7 @@ from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
 from .opponents import LazyObservation, OpponentPool, _reseed, resolve_agent
+from .view import GameView
 
 __all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
 
@@ -326,7 +328,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             if start is not None:
                 raise ConfigError("options['state']: the game ends before the learner has a decision")
             raise ConfigError(f"no game reached a decision of the learner (turn_limit={self.rules.turn_limit} is too small)")
-        self._mask = self.codec.mask(self._st, self.selection)
+        self._mask = self.codec.mask(self.game_state, self.selection)
         if self.render_mode == "human":
             self.render()
         return self._observe(), self._info()
@@ -433,21 +435,35 @@ class RiskSingleAgentEnv(gymnasium.Env):
             self._renderer = None
         super().close()
 
-    # ------------------------------------------------------------------ internals
     @property
-    def _st(self) -> GameState:
+    def game_state(self) -> GameState:
+        """The engine state of the game in progress (read it; change it only through ``step``).
+
+        Raises:
+            ResetNeededError: before ``reset()``.
+        """
         if self.state is None:
-            raise RuntimeError("call reset() first")
+            raise ResetNeededError("no game in progress: call reset() first")
         return self.state
 
+    def view(self, seat: int | None = None) -> GameView:
+        """What ``seat`` (default: the learner's) may know of the game now, as the
+        :class:`~risk_env.envs.view.GameView` agents read as ``info["view"]``.
+
+        Raises:
+            ResetNeededError: before ``reset()``; RiskError: ``seat`` is not a player seat.
+        """
+        return GameView(self.game, self.game_state, self.seat if seat is None else seat, self.codec, self.selection)
+
+    # ------------------------------------------------------------------ internals
     def _play(self, seat: int, a: int, mask: np.ndarray | None = None) -> None:
-        move = self.codec.step(self._st, a, self.selection, mask)
+        move = self.codec.step(self.game_state, a, self.selection, mask)
         if move is not None and self.render_mode is not None:
             self.last_move = f"player_{seat}: {self.game.move_to_text(move)}"
 
     def _advance(self) -> None:
         """Let the opponents act until the learner decides or the game (or the learner) is done."""
-        s = self._st
+        s = self.game_state
         g = self.game
         while True:
             who = g.current_player(s)
@@ -455,11 +471,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 if who < 0 or not s.alive[self.seat]:
                     self._done = True
                 return
-            sel = self.selection
-            mask = self.codec.mask(s, sel)
-            obs = LazyObservation(self.encoder, s, who, mask, sel)
-            info = {"action_mask": mask, "seat": who, "game": g, "state": s, "codec": self.codec, "selection": sel}
-            a = self.opponents[who].act(obs, info)
+            mask = self.codec.mask(s, self.selection)
+            opponent = self.opponents[who]
+            view = GameView(g, s, who, self.codec, self.selection)  # what that seat may know, now
+            info: dict[str, Any] = {"action_mask": mask}
+            if getattr(opponent, "needs_view", True):
+                info["view"] = view
+            a = opponent.act(LazyObservation(self.encoder, view, mask), info)
             try:
                 self._play(who, int(a), mask)
             except IllegalActionError as e:
@@ -469,21 +487,21 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
     def _potential(self) -> float:
         """Shaping potential: (own territories - other players' territories) / T."""
-        owner = self._st.owner
+        owner = self.game_state.owner
         own = int(np.count_nonzero(owner == self.seat))
         others = int(np.count_nonzero((owner >= 0) & (owner < self.rules.num_players))) - own
         return (own - others) / self.game.T
 
     def _observe(self) -> Any:
-        flat = self.encoder.encode(self._st, self.seat, self.selection)
+        flat = self.encoder.encode(self.game_state, self.seat, self.selection)
         if not self.turn_feature:
             flat[self.encoder.layout["turn"][0]] = 0.0
         if self.observation_mode == "graph":
-            return self.graph_encoder.from_flat(flat, self._st, self.seat, self._mask)
+            return self.graph_encoder.from_flat(flat, self.game_state, self.seat, self._mask)
         return flat
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self._st.turn)}
+        return {"action_mask": self._mask.copy(), "seat": self.seat, "turn": int(self.game_state.turn)}
 
 
 def _register() -> None:

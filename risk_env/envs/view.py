@@ -1,35 +1,37 @@
-"""A read-only view of a game from one seat, for scripted agents.
+"""What one seat may know of a game, for agents that decide from the position.
 
-Scripted (rule-based) agents decide from the engine's position, not from the
-observation vector. They receive it as a :class:`GameView` in the ``info``
-dict of their :meth:`act <risk_env.agents.base.Agent.act>` call, under the
-key ``"view"``. The agent-driving loop (:func:`risk_env.tools.match.play_match`)
-adds it for every decision; in your own AEC loop add it yourself
-(``env.unwrapped.view(agent)`` is the same as ``GameView.from_env(env, agent)``)::
-
-    from risk_env.envs.view import GameView
+Scripted (rule-based) agents decide from the position, not from the observation
+vector. They receive it as a :class:`GameView`, the value of ``info["view"]``
+in the ``info`` of their :meth:`act <risk_env.agents.base.Agent.act>` call: the one
+channel, filled the same way by the AEC env (``infos[agent]["view"]`` for the agent
+to act, a plain dict key; ``raw_env(views=False)`` leaves it out), by the
+agent-driving loop (:func:`risk_env.tools.match.play_match`), by the single-agent env
+for its opponents and by the command line. In your own loop over a risk_env env the
+info already holds it::
 
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        info = {**info, "view": GameView.from_env(env, agent)}
-        env.step(agents[agent].act(obs, info))
+        env.step(None if term or trunc else agents[agent].act(obs, info))
 
-A view reads the *live* state: it is cheap to build (no copy) and always
-current, and it exposes numpy arrays as read-only views (writing to them
-raises ``ValueError``). It shows what the seat may know: its own hand (card
-ids) and every other seat's number of cards; :attr:`GameView.state` is the
-raw engine state, which also holds hidden information (other hands, the draw
-pile, the generator); the shipped agents do not read hidden information
-through it. Agents must never mutate the state; to look ahead, work on
-:meth:`GameView.copy_state`.
+A view holds exactly what its seat may know at that decision
+(:class:`~risk_env.rules.knowledge.Knowledge`): the public board, its own hand and
+mission, every seat's number of cards and the draw pile's size. It holds no other
+seat's cards or mission, nothing of the draw pile's order and nothing that decides the
+dice to come, and no reference to the live game: it is taken at the decision and does
+not change after it. Its numpy arrays are read-only (writing to them raises
+``ValueError``).
+
+The engine's functions (legal moves, the action codec, the observation encoders) take a
+whole position: :attr:`GameView.state` is one, built from the view alone (the hidden parts
+filled in a fixed way), on which they give exactly what they give on the real position
+for this seat's decision. For look-ahead, :meth:`GameView.sample_state` resamples the
+hidden parts from a generator (the other hands, the draw pile, the other missions, the
+dice), consistently with what the seat knows.
 
 >>> import risk_env
 >>> env = risk_env.raw_env(num_players=3, setup="random")
 >>> env.reset(seed=3)
->>> v = GameView.from_env(env, env.agent_selection)
+>>> v = env.last()[4]["view"]
 >>> v.is_my_decision, v.phase.name, v.to_place == v.income()
 (True, 'REINFORCE', True)
 >>> v.armies[0] = 99
@@ -48,6 +50,7 @@ import numpy as np
 from ..errors import RiskError
 from ..rules.cards import set_value
 from ..rules.engine import Game
+from ..rules.knowledge import Knowledge
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 from .codec import ActionCodec, Selection
@@ -72,22 +75,23 @@ def _ro(a: np.ndarray) -> np.ndarray:
 
 
 class GameView:
-    """One seat's read-only view of a live game.
+    """What one seat may know of a game at one decision (see the module docstring).
 
     Args:
         game: the :class:`~risk_env.rules.engine.Game` (map, rules, tables).
-        state: the live :class:`~risk_env.rules.state.GameState` (not copied).
+        state: the position; the view takes what ``seat`` may know of it now and keeps no
+            reference to it.
         seat: the viewing seat, ``0..num_players-1``.
         codec: the env's :class:`~risk_env.envs.codec.ActionCodec` (if omitted, one per
             :class:`Game` is built on first use and cached).
         selection: the codec's pending sub-step for ``state`` (the env's ``selection``;
-            None: nothing selected).
+            None: nothing selected); copied.
 
     Raises:
         RiskError: ``seat`` is not a player seat.
     """
 
-    __slots__ = ("game", "_state", "seat", "_codec", "_selection")
+    __slots__ = ("game", "seat", "knowledge", "_codec", "_selection", "_state")
 
     def __init__(
         self,
@@ -100,14 +104,16 @@ class GameView:
         if not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
             raise RiskError(f"seat must be a player seat 0..{game.num_players - 1}, got {seat!r}")
         self.game = game
-        self._state = state
         self.seat = int(seat)
+        self.knowledge = Knowledge.of(state, self.seat)
         self._codec = codec
-        self._selection = selection if selection is not None else Selection()
+        self._selection = (-1, -1, -1) if selection is None else selection.as_tuple()
+        self._state: GameState | None = None
 
     @classmethod
     def from_env(cls, env: Any, agent: str) -> GameView:
-        """The view of ``agent`` (e.g. ``"player_2"``) in a (wrapped or raw) risk_env AEC env.
+        """The view of ``agent`` (e.g. ``"player_2"``) in a (wrapped or raw) risk_env AEC env now
+        (the same as ``env.unwrapped.view(agent)``).
 
         Raises:
             RiskError: the env has not been reset, or ``agent`` is not one of its agents.
@@ -121,11 +127,29 @@ class GameView:
             raise RiskError(f"unknown agent {agent!r}; agents are {', '.join(raw.possible_agents)}") from None
         return cls(raw.game, raw.game_state, seat, raw.codec, getattr(raw, "selection", None))
 
-    # ------------------------------------------------------------------ raw access
+    # ------------------------------------------------------------------ whole positions
     @property
     def state(self) -> GameState:
-        """The live engine state. Read it, never write it (see the module docstring)."""
+        """A whole position built from this view alone (the hidden parts filled in a fixed way,
+        :meth:`Knowledge.position <risk_env.rules.knowledge.Knowledge.position>`), for the
+        engine's functions: on it, legal moves, the action mask, the codec and the
+        observations are those of the real position for this seat's decision. Built once;
+        read it, do not change it (:meth:`sample_state` gives positions to play on)."""
+        if self._state is None:
+            self._state = self.knowledge.position(self.game)
         return self._state
+
+    def sample_state(self, rng: np.random.Generator | int | None = None) -> GameState:
+        """A new position for look-ahead, its hidden parts (the other hands, the draw pile, the
+        other players' missions, the generator of the dice to come) resampled from ``rng``
+        consistently with what this seat knows (a seed or ``None`` makes a generator).
+        ``game.apply`` on it is safe."""
+        g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        return self.knowledge.position(self.game, g)
+
+    def copy_state(self) -> GameState:
+        """A new copy of :attr:`state` (the hidden parts filled in a fixed way), to play on."""
+        return self.knowledge.position(self.game)
 
     @property
     def codec(self) -> ActionCodec:
@@ -134,39 +158,35 @@ class GameView:
             self._codec = _codec_for(self.game)
         return self._codec
 
-    def copy_state(self) -> GameState:
-        """An independent copy of the state, for look-ahead (``game.apply`` on it is safe)."""
-        return self._state.copy()
-
     # ------------------------------------------------------------------ board
     @property
     def owner(self) -> np.ndarray:
         """int64 ``(T,)`` read-only: owner seat per territory (``num_players`` = the 2-player neutral or the
         allied army, -1 unclaimed)."""
-        return _ro(self._state.owner)
+        return _ro(self.knowledge.public.owner)
 
     @property
     def armies(self) -> np.ndarray:
         """int32 ``(T,)`` read-only: armies per territory."""
-        return _ro(self._state.armies)
+        return _ro(self.knowledge.public.armies)
 
     @property
     def mine(self) -> np.ndarray:
         """bool ``(T,)``: territories this seat owns."""
-        return self._state.owner == self.seat
+        return self.knowledge.public.owner == self.seat
 
     def territories_of(self, seat: int | None = None) -> np.ndarray:
         """int64 ids of the territories ``seat`` (default: this seat) owns, ascending."""
-        return np.flatnonzero(self._state.owner == (self.seat if seat is None else seat))
+        return np.flatnonzero(self.knowledge.public.owner == (self.seat if seat is None else seat))
 
     def owned_continents(self, seat: int | None = None) -> list[int]:
         """Continent ids that ``seat`` (default: this seat) owns entirely."""
-        owned = self._state.owner == (self.seat if seat is None else seat)
+        owned = self.knowledge.public.owner == (self.seat if seat is None else seat)
         return [c for c, idx in enumerate(self.game.continent_idx) if owned[idx].all()]
 
     def income(self, seat: int | None = None) -> int:
         """Turn-start reinforcements of ``seat`` (default: this seat), cards excluded (docs/rules.md §4.1)."""
-        return self.game.income(self._state, self.seat if seat is None else seat)
+        return self.game.income(self.knowledge.public, self.seat if seat is None else seat)
 
     # ------------------------------------------------------------------ players and cards
     @property
@@ -187,17 +207,17 @@ class GameView:
     def commanding_allied(self) -> bool:
         """True when this seat decides for the allied army now (its sub-turn after the
         opponent's attacks, docs/rules.md §7)."""
-        s = self._state
+        s = self.knowledge.public
         return self.game.allied_acting(s) and s.commander == self.seat and s.phase != Phase.DEFEND
 
     @property
     def alive(self) -> tuple[bool, ...]:
-        return tuple(self._state.alive)
+        return tuple(self.knowledge.public.alive)
 
     @property
     def hand(self) -> tuple[int, ...]:
         """This seat's card ids, ascending (territory cards ``0..T-1``, then wilds)."""
-        return tuple(sorted(self._state.hands[self.seat]))
+        return tuple(sorted(self.knowledge.hand))
 
     @property
     def hand_symbols(self) -> tuple[int, ...]:
@@ -208,11 +228,21 @@ class GameView:
     @property
     def card_counts(self) -> tuple[int, ...]:
         """Number of cards each seat holds (public information)."""
-        return tuple(len(h) for h in self._state.hands)
+        return self.knowledge.card_counts
+
+    @property
+    def deck_size(self) -> int:
+        """Cards left in the draw pile (public information; their order is not)."""
+        return self.knowledge.deck_size
+
+    @property
+    def discard(self) -> tuple[int, ...]:
+        """The discard pile's card ids (the sets traded so far, face up)."""
+        return tuple(self.knowledge.public.discard)
 
     @property
     def sets_traded(self) -> int:
-        return self._state.sets_traded
+        return self.knowledge.public.sets_traded
 
     def next_trade_value(self, comp: int = 3) -> int:
         """Armies the next set traded in the game is worth (composition ``comp`` matters only
@@ -220,75 +250,79 @@ class GameView:
         whose trades are valued by stars (:func:`risk_env.rules.cards.stars_value`) (docs/rules.md §4.1, §6)."""
         if not self.game.trades_sets:
             return 0
-        return set_value(self.game.config.card_trade, self._state.sets_traded, comp)
+        return set_value(self.game.config.card_trade, self.knowledge.public.sets_traded, comp)
 
     # ------------------------------------------------------------------ turn
     @property
     def phase(self) -> Phase:
-        return Phase(self._state.phase)
+        return Phase(self.knowledge.public.phase)
 
     @property
     def player(self) -> int:
         """Seat on turn."""
-        return self._state.player
+        return self.knowledge.public.player
 
     @property
     def current_player(self) -> int:
         """Seat deciding now (the defender in the defend phase), -1 when the game is over."""
-        return self.game.current_player(self._state)
+        return self.game.current_player(self.knowledge.public)
 
     @property
     def is_my_decision(self) -> bool:
-        return self.game.current_player(self._state) == self.seat
+        return self.game.current_player(self.knowledge.public) == self.seat
 
     @property
     def turn(self) -> int:
-        return self._state.turn
+        return self.knowledge.public.turn
+
+    @property
+    def steps(self) -> int:
+        """Moves made in the game so far (a new decision of a new move has a new count)."""
+        return self.knowledge.public.steps
 
     @property
     def to_place(self) -> int:
         """Reinforcements left to place this phase (on-turn seat)."""
-        return self._state.to_place
+        return self.knowledge.public.to_place
 
     @property
     def setup_left(self) -> int:
         """Setup armies this seat still has to place."""
-        return self._state.setup_left[self.seat]
+        return self.knowledge.public.setup_left[self.seat]
 
     @property
     def placing_neutral(self) -> bool:
         """True when the pending setup placement is the neutral's army (2-player setup, docs/rules.md §7)."""
-        s = self._state
+        s = self.knowledge.public
         return s.phase == Phase.SETUP_PLACE and s.setup_step == 2
 
     @property
     def my_mission(self) -> int:
         """The seat's own secret mission (an index into
         :data:`risk_env.rules.missions.MISSIONS`), or -1 without ``secret_missions``
-        (docs/rules.md §8). Other players' missions are hidden and not exposed here."""
-        m = self._state.missions
-        return int(m[self.seat]) if m else -1
+        (docs/rules.md §8). Other players' missions are hidden: a view does not hold them."""
+        return self.knowledge.mission
 
     @property
     def capitals(self) -> tuple[int, ...]:
         """Every player's capital territory by seat (-1 while not chosen); empty without
         ``capitals`` (docs/rules.md §8). Capitals are public."""
-        return tuple(int(t) for t in self._state.capitals)
+        return tuple(int(t) for t in self.knowledge.public.capitals)
 
     @property
     def forced_trade(self) -> bool:
-        return self._state.forced
+        return self.knowledge.public.forced
 
     @property
     def battle(self) -> tuple[int, int]:
         """``(source, target)`` of the pending defence or occupation, ``(-1, -1)`` otherwise."""
-        s = self._state
+        s = self.knowledge.public
         return (s.att_src, s.att_dst) if s.phase in (Phase.DEFEND, Phase.OCCUPY) else (-1, -1)
 
     @property
     def selection(self) -> Selection:
-        """The codec's pending sub-step selection (the live object; read it, never write it)."""
-        return self._selection
+        """The codec's pending sub-step selection at this decision (a new copy at each read)."""
+        return Selection(*self._selection)
 
     def occupy_range(self) -> tuple[int, int]:
         """``(min, max)`` armies that may stand in the conquered territory (occupy phase only).
@@ -296,20 +330,29 @@ class GameView:
         Raises:
             RiskError: not in the occupy phase.
         """
-        if self._state.phase != Phase.OCCUPY:
+        if self.knowledge.public.phase != Phase.OCCUPY:
             raise RiskError(f"occupy_range() needs the occupy phase, not {self.phase.name.lower()}")
-        return self.game.occupy_range(self._state)
+        return self.game.occupy_range(self.knowledge.public)
 
     def legal_moves(self) -> list[Move]:
         """Every legal complete move for the deciding seat (see :meth:`Game.legal_moves`)."""
-        return self.game.legal_moves(self._state)
+        return self.game.legal_moves(self.state)
 
     def is_legal(self, move: Move) -> bool:
-        return self.game.is_legal(self._state, move)
+        return self.game.is_legal(self.state, move)
 
     def mask(self) -> np.ndarray:
         """int8 ``(N,)`` action mask for the next sub-step."""
-        return self.codec.mask(self._state, self._selection)
+        return self.codec.mask(self.state, self.selection)
+
+    def __eq__(self, other: object) -> bool:
+        """Views of games under the same rules, by the same seat knowing the same things, at the
+        same pending selection."""
+        if not isinstance(other, GameView):
+            return NotImplemented
+        return self.game.config == other.game.config and self._selection == other._selection and self.knowledge == other.knowledge
+
+    __hash__ = None  # type: ignore[assignment]
 
     def _repr_svg_(self) -> str:
         """The board as SVG, for Jupyter (public information only: owners, armies, card counts)."""

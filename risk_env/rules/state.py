@@ -64,6 +64,11 @@ class StateField:
         default: the value of a new state (and of an absent key of a group); None for
             fields a new game always sets.
         doc: what the field means.
+        known: who may know it (docs/rules.md §2, §8): ``"all"`` (public), ``"own"`` (a
+            per-seat list whose entry only that seat may know: the hands, the missions;
+            everyone may know a hand's size) or ``"nobody"`` (the draw pile's order and
+            everything that decides the dice to come). :mod:`risk_env.rules.knowledge`
+            builds what one seat knows from it.
     """
 
     name: str
@@ -71,11 +76,12 @@ class StateField:
     written: str
     default: Any
     doc: str
+    known: str = "all"
 
 
-def _f(kind: str, doc: str, default: Any = None, written: str = "always") -> Any:
+def _f(kind: str, doc: str, default: Any = None, written: str = "always", known: str = "all") -> Any:
     """A declared field (see :class:`StateField`); lists and arrays get fresh defaults per state."""
-    meta = {"kind": kind, "written": written, "default": default, "doc": doc}
+    meta = {"kind": kind, "written": written, "default": default, "doc": doc, "known": known}
     if kind in ("int64[T]", "int32[T]"):
         dtype = np.int64 if kind == "int64[T]" else np.int32
         return field(default_factory=lambda: np.zeros(0, dtype=dtype), metadata=meta)
@@ -102,14 +108,14 @@ class GameState:
         "int64[T]", "owner seat per territory (0..n-1), n for the 2-player neutral or the allied army, -1 unclaimed (setup only)"
     )
     armies: np.ndarray = _f("int32[T]", "armies per territory")
-    hands: list[list[int]] = _f("hands", "per seat, its card ids")
-    rng: np.random.Generator = _f("rng", "the game's one seeded generator (all chance: dice, shuffles, setup)")
-    dice_buf: list[int] = _f("dice", "die faces drawn in batches from rng; the next is at dice_pos")
+    hands: list[list[int]] = _f("hands", "per seat, its card ids", known="own")
+    rng: np.random.Generator = _f("rng", "the game's one seeded generator (all chance: dice, shuffles, setup)", known="nobody")
+    dice_buf: list[int] = _f("dice", "die faces drawn in batches from rng; the next is at dice_pos", known="nobody")
     order: list[int] = _f("ints", "turn order, a permutation of the seats")
     alive: list[bool] = _f("bools", "per seat, whether it is still in the game")
     setup_left: list[int] = _f("ints", "armies still to place in setup, per seat plus the neutral (last)")
-    deck: list[int] = _f("ints", "the draw pile (top is the end)")
-    discard: list[int] = _f("ints", "the discard pile")
+    deck: list[int] = _f("ints", "the draw pile (top is the end; its size is public)", known="nobody")
+    discard: list[int] = _f("ints", "the discard pile (traded sets, face up)")
     elim_order: list[int] = _f("ints", "seats in the order they were eliminated")
     last_roll: list[int] = _f("ints", "[attacker faces..., 0, defender faces...] of the last roll")
     missions: list[int] = _f(
@@ -117,6 +123,7 @@ class GameState:
         "per seat, its secret mission (an index into risk_env.rules.missions.MISSIONS; hidden from the other "
         "players), or empty without secret_missions (docs/rules.md §8)",
         written="nonempty",
+        known="own",
     )
     capitals: list[int] = _f(
         "ints", "per seat, its capital territory (-1 while not chosen), or empty without capitals (§8)", written="nonempty"
@@ -137,7 +144,7 @@ class GameState:
     att_dice: int = _f("int", "attacker dice of the pending battle", 0)
     last_dice: int = _f("int", "attacker dice of the last roll (the occupation minimum)", 0)
     winner: int = _f("int", "winning seat, or -1", -1)
-    dice_pos: int = _f("int", "index of the next die in dice_buf (0 in a dict)", 0)
+    dice_pos: int = _f("int", "index of the next die in dice_buf (0 in a dict)", 0, known="nobody")
     steps: int = _f("int", "moves applied so far", 0)
     bonus_used: bool = _f("bool", "the +2 territory bonus was taken this turn", False)
     conquered: bool = _f("bool", "the player on turn conquered a territory this turn", False)
@@ -246,7 +253,7 @@ def _new(cls: type[GameState]) -> GameState:
 
 # ---------------------------------------------------------------------- the declaration, read
 STATE_FIELDS: tuple[StateField, ...] = tuple(
-    StateField(f.name, f.metadata["kind"], f.metadata["written"], f.metadata["default"], f.metadata["doc"])
+    StateField(f.name, f.metadata["kind"], f.metadata["written"], f.metadata["default"], f.metadata["doc"], f.metadata["known"])
     for f in dataclasses.fields(GameState)
     if f.metadata.get("kind")
 )

@@ -5,7 +5,8 @@ soak test, ``scripts/play.py``, recording) calls :func:`play_match`; the
 human game of ``risk-env play``, where a person shares the board with agents,
 moves its agents with :func:`play_move`. Both call an agent the same way
 (:func:`agent_action`): ``agent.act(observation, info) -> action id``, with
-``info["view"]`` (a :class:`~risk_env.envs.view.GameView`) for agents that read it.
+``info["view"]`` (a :class:`~risk_env.envs.view.GameView`: what the agent's seat may
+know at that decision) for agents that read it, as the AEC env's own info has it.
 
 >>> import risk_env
 >>> from risk_env.agents import RandomAgent
@@ -179,10 +180,11 @@ def play_match(
             stalled_by = game.current_player(s)
             break
         agent = table[name]
-        seat = raw.agent_name_mapping[name]
         act_info = dict(info)
-        if _wants_view(agent, views):
-            act_info["view"] = GameView(game, s, seat, raw.codec, raw.selection)
+        if not _wants_view(agent, views):
+            act_info.pop("view", None)
+        elif "view" not in act_info:  # an env made with views=False
+            act_info["view"] = raw.view(name)
         action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
         if before_step is not None:
             before_step(name, action, obs, act_info)

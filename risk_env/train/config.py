@@ -86,7 +86,7 @@ class EnvSection(_Section):
     backend: Literal["reference", "vector"] = Field(
         "reference",
         description="'vector': the batched torch engine (risk_env.vector; flat observation, mlp policy, "
-        "random/aggressive opponents, no self-play); see docs/vector.md",
+        "random and the batched heuristics as opponents, no self-play); see docs/vector.md",
     )
     vector_device: str = Field("cpu", description="torch device of the batched engine (backend: vector)")
 
@@ -112,6 +112,9 @@ class PPOSection(_Section):
     graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
     graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")
     device: str = Field("cpu", description="torch device: cpu, cuda, auto")
+    precision: Literal["float32", "bfloat16"] = Field(
+        "float32", description="trainer device: 'bfloat16' runs the network's matrix products under autocast"
+    )
 
 
 class SelfPlaySection(_Section):
@@ -256,6 +259,8 @@ class TrainConfig(_Section):
     @model_validator(mode="after")
     def _trainer_settings(self) -> TrainConfig:
         if self.trainer == "sb3":
+            if self.ppo.precision != "float32":
+                raise ValueError(f"ppo.precision={self.ppo.precision!r} needs trainer 'device' (sb3 computes in float32)")
             if SELF in self.opponents.baselines:
                 raise ValueError(
                     f"opponents.baselines: {SELF!r} (the learner in an opponent seat) needs trainer 'device'; "
@@ -453,16 +458,15 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         )
     if cfg.env.max_turn_steps is not None:
         bad.append("env.max_turn_steps (the batched engine has no per-turn cap; leave it null)")
-    if cfg.kickstart.enabled:
-        bad.append("kickstart.enabled (use imitation, the behaviour-cloning warm start, or trainer 'sb3')")
-    if cfg.imitation.enabled:
-        bad.append("imitation.enabled (not yet: use trainer 'sb3' for the warm start)")
     if cfg.opponents.self_play.enabled:
         bad.append("opponents.self_play (frozen snapshots; put 'self' in opponents.baselines for self-play)")
     if cfg.opponents.pfsp.enabled:
         bad.append("opponents.pfsp.enabled")
-    if cfg.opponents.baselines != [SELF]:
-        bad.append(f"opponents.baselines={cfg.opponents.baselines!r} (for now only [self]: every seat is the learner)")
+    if SELF in cfg.opponents.baselines and cfg.opponents.baselines != [SELF]:
+        bad.append(
+            f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
+            "or batched baselines)"
+        )
     return bad
 
 

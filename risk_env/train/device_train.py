@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from .config import TrainConfig
 from .run import TrainResult, _latest_checkpoint, _Run, evaluate_model
 
-__all__ = ["DeviceModel", "build_env", "build_network", "resolve_device", "train"]
+__all__ = ["DeviceModel", "build_env", "build_network", "ppo_settings", "resolve_device", "train"]
 
 
 def resolve_device(name: str) -> Any:
@@ -51,18 +51,97 @@ def resolve_device(name: str) -> Any:
     return dev
 
 
-def build_env(cfg: TrainConfig, device: Any) -> Any:
-    """The batched self-play env of ``cfg`` (``env.n_envs`` slots, the training rules, the shaping)."""
-    from .selfplay import SelfPlayEnv
+class ScoredOpponents:
+    """An opponent assignment (:class:`risk_env.vector.learner.FixedOpponents`) that also keeps the
+    learner's scores per line-up (1 won, 0.5 turn limit, 0 lost), for the log and TensorBoard."""
 
-    e = cfg.env
-    return SelfPlayEnv(
-        e.n_envs,
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.policies = inner.policies
+        self.names = inner.names
+        self.scores: dict[str, list[float]] = {}
+
+    def assign(self, slots: Any, learner_seat: Any, num_players: int) -> Any:
+        return self.inner.assign(slots, learner_seat, num_players)
+
+    def record(self, seating: Any, score: Any) -> None:
+        self.inner.record(seating, score)
+        for row, sc in zip(seating.tolist(), score.tolist(), strict=True):
+            names = [self.names[k] for k in row if k >= 0]
+            label = names[0] if len(set(names)) == 1 else "+".join(names)
+            tally = self.scores.setdefault(label, [0.0, 0.0])
+            tally[0] += 1.0
+            tally[1] += float(sc)
+
+    def take(self) -> dict[str, tuple[int, float]]:
+        """``{line-up: (games, mean score)}`` since the last call."""
+        out = {k: (int(g), s / g) for k, (g, s) in self.scores.items() if g}
+        self.scores.clear()
+        return out
+
+
+def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int) -> list[Any]:
+    """One opponent entry per slot (an agent name, or a tuple for an ``a+b+c`` line-up), in the
+    proportions of ``weights`` (largest remainders; every entry of positive weight gets a slot)."""
+    entries = [tuple(b.split("+")) if "+" in b else b for b in baselines]
+    w = list(weights) if weights is not None else [1.0] * len(entries)
+    total = sum(w)
+    exact = [x / total * slots for x in w]
+    counts = [max(1 if x > 0 else 0, int(e)) for x, e in zip(w, exact, strict=True)]
+    rest = sorted(range(len(w)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    k = 0
+    while sum(counts) < slots and rest:
+        counts[rest[k % len(rest)]] += 1
+        k += 1
+    out: list[Any] = []
+    for entry, c in zip(entries, counts, strict=True):
+        out += [entry] * c
+    return out
+
+
+def build_env(cfg: TrainConfig, device: Any) -> Any:
+    """The learner-seat batched env of ``cfg`` (:class:`risk_env.vector.learner.LearnerEnv`): ``env.n_envs``
+    slots under the training rules with the shaping; self-play when ``opponents.baselines`` is ``[self]``,
+    else one learner seat per game against the batched baselines in the proportions of ``opponents.weights``.
+
+    Raises:
+        ConfigError: a baseline with no batched version (the message lists those there are).
+    """
+    from ..vector.learner import LearnerEnv
+    from .config import SELF
+
+    e, o = cfg.env, cfg.opponents
+    common = dict(
         device=device,
         seed=cfg.seed,
         shaping=e.shaping,
         shaping_gamma=e.shaping_gamma if e.shaping_gamma is not None else cfg.ppo.gamma,
         rules=cfg.rules_config,
+    )
+    if o.baselines == [SELF]:
+        return LearnerEnv(e.n_envs, self_play=True, **common)
+    env = LearnerEnv(e.n_envs, opponents=_slot_entries(o.baselines, o.weights, e.n_envs), **common)
+    env.assignment = ScoredOpponents(env.assignment)
+    return env
+
+
+def ppo_settings(cfg: TrainConfig) -> Any:
+    """The :class:`~risk_env.train.device_ppo.PPOSettings` of ``cfg.ppo``."""
+    from .device_ppo import PPOSettings
+
+    p = cfg.ppo
+    return PPOSettings(
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        precision=p.precision,
     )
 
 
@@ -76,6 +155,64 @@ def build_network(cfg: TrainConfig, env: Any) -> Any:
     torch.manual_seed(cfg.seed)
     g = env.game
     return GraphNet(F_SIZE, G_SIZE, g.num_actions - g.T, hidden=cfg.ppo.graph_hidden, rounds=cfg.ppo.graph_rounds)
+
+
+def _teacher(cfg: TrainConfig, env: Any, name: str) -> Any:
+    """The batched policy named ``name`` (a batched heuristic) on ``env``'s engine."""
+    import torch
+
+    from ..vector.agents import make_policy
+
+    gen = torch.Generator(device=env.device)
+    gen.manual_seed(cfg.seed + 104729)
+    return make_policy(name, env.game, gen)
+
+
+def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
+    """Behaviour cloning of ``imitation.teacher`` into ``ppo``'s network before PPO, then DAgger rounds.
+
+    1. The teacher plays the learner seats of the training env for ``imitation.decisions`` decisions;
+       after each rollout the network fits them (``epochs`` passes, minibatches of ``batch_size``, Adam
+       at ``learning_rate``): cross-entropy of the teacher's ids under the masked logits, and
+       ``vf_coef`` x squared error of the value to the GAE targets of those games.
+    2. ``dagger_rounds`` rounds: the network plays (sampling, or its most probable action with
+       ``dagger_deterministic``) ``dagger_decisions`` decisions, the teacher labels them, the network fits.
+
+    The warm start's decisions do not count in the step budget. Returns the per-phase losses and
+    agreements (how often the network's most probable id is the teacher's, on the states just played).
+    """
+    import torch
+
+    im = cfg.imitation
+    teacher_before = ppo.teacher
+    ppo.teacher = _teacher(cfg, ppo.env, im.teacher)
+    opt = torch.optim.Adam(ppo.net.parameters(), lr=im.learning_rate)
+    clone = {"epochs": im.epochs, "batch_size": im.batch_size, "vf_coef": im.vf_coef, "optimizer": opt}
+    per = ppo.env.num_envs * ppo.settings.n_steps
+    report: dict[str, Any] = {"teacher": im.teacher, "phases": []}
+    t0 = time.monotonic()
+    phases = [("clone", "teacher", im.decisions)] + [
+        (f"dagger {k + 1}", "greedy" if im.dagger_deterministic else "policy", im.dagger_decisions)
+        for k in range(im.dagger_rounds)
+    ]
+    for name, actor, decisions in phases:
+        sums: dict[str, float] = {}
+        rollouts = max(1, -(-decisions // per))
+        for _ in range(rollouts):
+            ppo.collect(actor, count=False, label=True)
+            st = ppo.update(*ppo.advantages(), clone=clone)
+            for k, v in st.items():
+                sums[k] = sums.get(k, 0.0) + v
+        st = {k: v / rollouts for k, v in sums.items()}
+        report["phases"].append({"phase": name, "decisions": rollouts * per, **st})
+        log(
+            f"warm start, {name}: {rollouts * per} decisions, cross-entropy {st['bc_loss']:.3f}, "
+            f"agreement with {im.teacher} {st['bc_agreement']:.1%} ({time.monotonic() - t0:.0f} s)"
+        )
+    ppo.drop_held()
+    ppo.teacher = teacher_before
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    return report
 
 
 class _TBLogger:
@@ -146,7 +283,7 @@ def train(
     """
     import torch
 
-    from .device_ppo import DevicePPO, PPOSettings
+    from .device_ppo import DevicePPO
     from .graph_net import load_policy
 
     run_dir = cfg.run_dir
@@ -177,22 +314,15 @@ def train(
         run.next_eval = int(meta.get("next_eval", run.next_eval))
     env = build_env(cfg, device)
     p = cfg.ppo
-    settings = PPOSettings(
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
+    settings = ppo_settings(cfg)
+    ks = cfg.kickstart
+    kick: dict[str, Any] = (
+        {"teacher": _teacher(cfg, env, ks.teacher), "kl_coef": ks.kl_coef, "anneal_steps": ks.anneal_steps} if ks.enabled else {}
     )
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
         net.train()
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
         if "optimizer" in saved:
             ppo.optimizer.load_state_dict(saved["optimizer"])
             for group in ppo.optimizer.param_groups:
@@ -201,16 +331,24 @@ def train(
         if not meta:
             run.align_schedule(ppo.num_timesteps)
     else:
-        ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1)
+        net = build_network(cfg, env)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
     logger = _TBLogger(run_dir / "tb")
     model = DeviceModel(ppo, cfg, logger)
     run.log(
         f"run {cfg.name} -> {run_dir} | trainer device on {device} | {rules.num_players} players, map {rules.map}, "
         f"setup {rules.setup}, turn limit {rules.turn_limit} | {env.num_envs} slots x {p.n_steps} calls per rollout, "
-        f"self-play | {cfg.total_timesteps} steps | seed {cfg.seed}"
+        f"{'self-play' if env.self_play else 'vs ' + ', '.join(env.assignment.names)} | {cfg.total_timesteps} steps | "
+        f"seed {cfg.seed}"
     )
     if ckpt is not None:
         run.log(f"resumed from {ckpt} at step {ppo.num_timesteps}")
+    elif cfg.imitation.enabled:
+        report = warm_start(ppo, cfg, run.log)
+        (run_dir / "imitation.json").write_text(json.dumps(report, indent=1))
+        run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
+        if cfg.eval.every:
+            run.periodic_eval(model, 0)
     bar: Any = None
     if progress and not quiet:
         from tqdm.auto import tqdm
@@ -235,6 +373,10 @@ def train(
             ep.lengths.clear()
             for k, v in stats.items():
                 logger.record(f"train/{k}", v)
+            scores = env.assignment.take() if isinstance(env.assignment, ScoredOpponents) else {}
+            for label, (games, score) in scores.items():
+                logger.record(f"rollout/score/{label}", score)
+                logger.record(f"rollout/games/{label}", games)
             logger.record("time/fps", (t - start_steps) / max(time.monotonic() - t_learn, 1e-9))
             logger.record("time/total_timesteps", t)
             logger.dump(t)

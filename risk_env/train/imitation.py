@@ -198,7 +198,7 @@ def collect_decisions(
             shared = sh
             masks.append(mask)
             actions.append(label)
-            kinds.append(decision_kind(env._st, env.selection))
+            kinds.append(decision_kind(env.game_state, env.selection))
             a = label
             if student is not None:
                 probs = _policy_probs(student, obs, mask)

@@ -405,6 +405,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--timesteps", type=float, default=None, help="override total_timesteps")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
+    ap.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="instead of training, print the learner decisions/s of the device trainer and the sb3 path on this "
+        "config (same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
+    )
     args = ap.parse_args(argv)
     overrides = list(args.set)
     if args.out is not None:
@@ -422,6 +428,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cfg = TrainConfig.from_dict(apply_overrides(saved, overrides), source=str(ck.with_suffix(".json")))
         if args.print_config:
             print(cfg.to_yaml(), end="")
+            return 0
+        if args.benchmark:
+            from .bench import benchmark
+
+            print(benchmark(cfg).table())
             return 0
         result = train(cfg, resume=args.resume, progress=not args.no_progress)
     except ConfigError as e:

@@ -55,9 +55,9 @@ def teacher_action(env: RiskSingleAgentEnv, teacher: Any) -> int:
     """The teacher's action id for the learner's pending decision in ``env`` (an unwrapped
     :class:`RiskSingleAgentEnv` between ``reset``/``step`` calls, episode not over).
 
-    The teacher sees what an opponent in the learner's seat would see (the lazy flat
-    observation and an ``info`` with the game, the live state, the codec and the
-    pending selection) and must not change the state (scripted agents do not).
+    The teacher sees what an opponent in the learner's seat would see: the lazy flat
+    observation and an ``info`` with the action mask and the seat's
+    :class:`~risk_env.envs.view.GameView`.
     When the learner's own earlier sub-steps differ from the teacher's plan, a scripted
     teacher completes the pending selection as close to its plan as it can
     (:meth:`risk_env.envs.codec.ActionCodec.move_to_action`).
@@ -65,18 +65,15 @@ def teacher_action(env: RiskSingleAgentEnv, teacher: Any) -> int:
     Returns:
         an action id, legal under ``env.action_masks()``.
     """
-    s = env._st
+    view = env.view()
     mask = env.action_masks().astype(np.int8)
-    sel = env.selection
-    obs = LazyObservation(env.encoder, s, env.seat, mask, sel)
-    info = {"action_mask": mask, "seat": env.seat, "game": env.game, "state": s, "codec": env.codec, "selection": sel}
-    return int(teacher.act(obs, info))
+    return int(teacher.act(LazyObservation(env.encoder, view, mask), {"action_mask": mask, "view": view}))
 
 
 def episode_score(env: RiskSingleAgentEnv) -> float:
     """The learner's score of a finished episode: 1 won, 0.5 turn limit, 0 lost (eliminated,
     another player won, a stall or an illegal-action penalty)."""
-    s = env._st
+    s = env.game_state
     out = env.game.outcome(s)
     if out.over and out.winner == env.seat:
         return 1.0

@@ -1,21 +1,27 @@
-"""Batched heuristic opponents: baselines of :mod:`risk_env.agents` as torch policies over a
+"""Batched opponents: baselines of :mod:`risk_env.agents` as torch policies over a
 :class:`~risk_env.vector.state.BatchState`.
 
-:class:`AggressivePolicy` plays the ``aggressive`` baseline
-(:class:`risk_env.agents.aggressive.AggressiveAgent`) for every game of a batch at once:
-the same scores, the same complete moves, and the same action ids for each of the
-codec's sub-steps (source, target, then dice or an amount; docs/rules.md §4). The
-scalar agent breaks exact ties between scores with a small random jitter; this one
-breaks them deterministically (the lowest territory, edge or set composition), so the
-two choose the same id wherever the best score is unique; the tests check it on
-thousands of positions of every phase against the scalar agent with its jitter off.
+:class:`AggressivePolicy`, :class:`BalancedPolicy` and :class:`ContinentPolicy` play the
+``aggressive``, ``balanced`` and ``continent`` baselines
+(:mod:`risk_env.agents.aggressive`, :mod:`~risk_env.agents.balanced`,
+:mod:`~risk_env.agents.continent`) for every game of a batch at once: the same scores
+(float64, in the scalar agents' order of operations, the exact battle odds of their
+table), the same complete moves, and the same action ids for each of the codec's
+sub-steps (source, target, then dice or an amount; docs/rules.md §4). Like the scalar
+agents they read only what the seat to act may know (the board, its own cards, the card
+counts). The scalar agents break exact ties between scores with a small random jitter;
+these break them deterministically (the lowest territory, edge, continent or set
+composition), so the two choose the same id wherever the best score is unique; the
+tests check it on thousands of positions of every phase against the scalar agents with
+their jitter off. :class:`RandomPolicy` is the ``random`` baseline. All of them follow
+the :class:`BatchedPolicy` protocol; :func:`make_policy` builds one by name.
 
 >>> import torch
 >>> from risk_env.vector import VectorEnv
->>> from risk_env.vector.agents import AggressivePolicy
+>>> from risk_env.vector.agents import make_policy
 >>> env = VectorEnv(8, seed=0, preset="fast")
 >>> out = env.reset()
->>> policy = AggressivePolicy(env.game)
+>>> policy = make_policy("balanced", env.game)
 >>> ids = policy(env.state, out.action_mask)  # one legal id per game, for the seat to act
 >>> bool(out.action_mask.gather(1, ids[:, None]).all())
 True
@@ -38,17 +44,21 @@ from .state import ATTACK, CLAIM, FORTIFY, OCCUPY, REINFORCE, SETUP_PLACE, Batch
 __all__ = [
     "BATCHED_HEURISTICS",
     "AggressivePolicy",
+    "BalancedPolicy",
     "BatchedPolicy",
+    "ContinentPolicy",
+    "HeuristicPolicy",
     "RandomPolicy",
     "amount_ids",
     "make_policy",
     "random_legal",
 ]
 
-BATCHED_HEURISTICS = ("aggressive",)
-"""Baselines of :mod:`risk_env.agents` that have a batched version here."""
+BATCHED_HEURISTICS = ("aggressive", "balanced", "continent")
+"""Heuristic baselines of :mod:`risk_env.agents` that have a batched version here (``random`` has one too)."""
 
 _NEG = float("-inf")
+_ODDS_MAX = 100  # the scalar heuristics' odds table: 0..100 armies a side
 
 
 @runtime_checkable
@@ -116,28 +126,37 @@ def _argmax0(score: torch.Tensor, ok: torch.Tensor) -> torch.Tensor:
     return torch.where(ok, score, _NEG).argmax(0)
 
 
-class AggressivePolicy:
-    """The ``aggressive`` baseline for a batch (see the module docstring).
+class HeuristicPolicy:
+    """Base of the batched heuristics (the batched :class:`risk_env.agents.heuristic.HeuristicAgent`).
 
-    * Claims territories next to its own in appealing continents; places every army on the
-      frontier territory with the best attack margin (one stack).
-    * Trades a set as soon as it holds one (the most valuable: the +2 bonus on offer, fewest
-      wilds), with the +2 bonus on the most threatened option.
-    * Attacks with the most dice where its rolling armies outnumber the defenders by the
-      largest margin (real players before the 2-player neutral, players near elimination first),
-      while they outnumber them; moves the whole stack into a conquest that borders enemies.
-    * Fortifies its largest idle stack towards the front, else rebalances between frontier
-      territories (the shared heuristic defaults).
+    :meth:`__call__` splits the batch by phase and turns each game's complete move into the id
+    of the codec's next sub-step (source, target, then dice or an amount; docs/rules.md §4);
+    the subclasses override the hooks that make their strategy, each on a sub-batch of ``M``
+    games in one phase, from the seat to act (a :class:`_Sit`):
+
+    * :meth:`claim` (claim phase), :meth:`setup_target` (own setup army),
+      :meth:`neutral_target` (the 2-player neutral's setup army): a territory ``(M,)``;
+    * :meth:`want_trade`: bool ``(M,)``, trade a set now when not forced;
+    * :meth:`place`: ``(territory, armies)`` of the next reinforcement;
+    * :meth:`attack`: ``(go, src, dst)``, whether to roll, with the most dice, from ``src`` at ``dst``;
+    * :meth:`occupy`: armies to stand in the conquered territory (clamped to the allowed range);
+    * :meth:`fortify`: ``(go, src, dst, armies)``.
+
+    The defaults are those of the scalar base class: claims next to own territories in
+    appealing continents, everything on the strongest base, trades at once, no attack,
+    occupation by threat, the largest idle stack towards the front (else a rebalance between
+    frontier territories). Set trades are the scalar agents' :meth:`best_trade` (the +2 bonus on
+    offer, fewest wilds; the bonus on the most threatened option).
 
     Args:
-        game: the batched engine whose positions it plays (classic rules it supports).
+        game: the batched engine whose positions it plays (rules it supports).
 
-    Call ``policy(state, mask)`` with a :class:`BatchState` and its bool action mask
-    ``(B, N)``; it returns int64 ``(B,)`` ids for the seat to act in each game, each legal
-    under ``mask`` (games over get their first legal id, or 0).
+    Call ``policy(state, mask, active=None)`` with a :class:`BatchState` and its bool action
+    mask ``(B, N)``; it returns int64 ``(B,)`` ids for the seat to act in each game, each legal
+    under ``mask`` (games not decided get their first legal id, or 0).
     """
 
-    name = "aggressive"
+    name = "heuristic"
 
     def __init__(self, game: VectorGame) -> None:
         self.game = game
@@ -150,13 +169,27 @@ class AggressivePolicy:
         self.adj_t = torch.as_tensor(adj.T.astype(np.float64), device=dev)  # x @ adj_t = adj @ x per row
         self.e_src = torch.as_tensor(np.array(ref.edge_src, dtype=np.int64), device=dev)
         self.e_dst = torch.as_tensor(np.array(ref.edge_dst, dtype=np.int64), device=dev)
-        cont = np.asarray(m.territory_continent, dtype=np.int64)
-        members = [np.flatnonzero(cont == c) for c in range(len(m.continent_names))]
-        entries = [sum(1 for t in idx if any(cont[u] != c for u in np.flatnonzero(adj[t]))) for c, idx in enumerate(members)]
+        cont = np.array(m.territory_continent, dtype=np.int64)  # (a writable copy)
+        C = len(m.continent_names)
+        members = [np.flatnonzero(cont == c) for c in range(C)]
+        entries = [[t for t in idx if any(cont[u] != c for u in np.flatnonzero(adj[t]))] for c, idx in enumerate(members)]
         bonus = np.asarray(m.continent_bonus, dtype=np.float64)
         size = np.array([len(i) for i in members], dtype=np.float64)
-        appeal = bonus / (size * np.maximum(1, np.array(entries, dtype=np.float64)))
+        appeal = bonus / (size * np.maximum(1, np.array([len(e) for e in entries], dtype=np.float64)))
+        self.C = C
+        self.appeal = torch.as_tensor(appeal, device=dev)
         self.claim_bonus = torch.as_tensor(4.0 * appeal[cont], device=dev)
+        self.cont_of = torch.as_tensor(cont, device=dev)
+        self.cont_bonus = torch.as_tensor(bonus, device=dev)
+        self.cont_size = torch.as_tensor(size.astype(np.int64), device=dev)
+        member = np.zeros((T, C))
+        member[np.arange(T), cont] = 1.0
+        self.member = torch.as_tensor(member, device=dev)  # float64 (T, C)
+        self.member_b = torch.as_tensor(member.T > 0, device=dev)  # bool (C, T)
+        is_entry = np.zeros(T, dtype=bool)
+        for e in entries:
+            is_entry[e] = True
+        self.is_entry = torch.as_tensor(is_entry, device=dev)
         # breadth-first distances reach every territory within the map's diameter
         self.diameter = self._diameter(adj)
         if game.NC:
@@ -164,6 +197,7 @@ class AggressivePolicy:
             self.need_any = (need > 0).double().T.contiguous()  # (4, 13)
             self.wild_cost = 0.5 * need[:, 3].double()
             self.sym_1h = game.tab.card_sym_1h.double()
+            self.set_values = game.tab.set_values
         self._ar_T = torch.arange(T, device=dev)
 
     @staticmethod
@@ -190,12 +224,12 @@ class AggressivePolicy:
         g = self.game
         ids = torch.zeros(s.batch_size, dtype=torch.int64, device=g.device)
         parts: tuple[tuple[int, Callable[[BatchState, torch.Tensor, _Sit], torch.Tensor]], ...] = (
-            (CLAIM, self._claim),
-            (SETUP_PLACE, self._setup),
-            (REINFORCE, self._reinforce),
-            (ATTACK, self._attack),
-            (OCCUPY, self._occupy),
-            (FORTIFY, self._fortify),
+            (CLAIM, self._claim_ids),
+            (SETUP_PLACE, self._setup_ids),
+            (REINFORCE, self._reinforce_ids),
+            (ATTACK, self._attack_ids),
+            (OCCUPY, self._occupy_ids),
+            (FORTIFY, self._fortify_ids),
         )
         for phase, decide in parts:  # each phase on the sub-batch of games in it
             here = s.phase == phase
@@ -207,37 +241,21 @@ class AggressivePolicy:
         legal = mask.gather(1, ids[:, None])[:, 0]
         return torch.where(legal, ids, mask.long().argmax(1))
 
-    def _base(self, sit: _Sit, extra: torch.Tensor) -> torch.Tensor:
-        """strongest_base: the frontier source of the best attack margin (else the first own territory)."""
-        e = sit.edges()
-        ok = e.mine_src & e.enemy_dst
-        margin = e.arm_src + extra[None, :] - 1.0 - e.arm_dst + e.hostile_dst  # (E, M)
-        j = _argmax0(margin, ok)
-        return torch.where(ok.any(0), self.e_src[j], sit.mine.long().argmax(1))
+    # ------------------------------------------------------------------ moves to the codec's ids
+    def _claim_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        return self.claim(s, sit)
 
-    def _claim(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
-        """Next to own territories, in an appealing continent, few enemies around."""
-        score = sit.own_nb() - 0.5 * sit.enemy_adj + self.claim_bonus[None, :]
-        return _argmax(score, s.owner < 0)
-
-    def _setup(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
-        """One army on the strongest base; the neutral's between the opponent and us."""
-        g = self.game
-        own = self._base(sit, torch.ones(s.batch_size, dtype=sit.arm.dtype, device=g.device))
-        if g.neutral < 0:
+    def _setup_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        own = self.setup_target(s, sit)
+        if self.game.neutral < 0:
             return own
-        score = sit.hostile.to(sit.arm.dtype) @ self.adj_t + 0.5 * sit.own_nb()
-        return torch.where(s.setup_step == 2, _argmax(score, s.owner == g.neutral), own)
+        return torch.where(s.setup_step == 2, self.neutral_target(s, sit), own)
 
-    def _reinforce(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
-        """Trade at once, else everything on the strongest base."""
+    def _reinforce_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
         g = self.game
         ss, st = s.sel_src, s.sel_trade
-        place = torch.where(
-            ss >= 0,
-            amount_ids(g, torch.ones_like(s.to_place), s.to_place, s.to_place),
-            self._base(sit, s.to_place.to(sit.arm.dtype)),
-        )
+        t, count = self.place(s, sit)
+        place = torch.where(ss >= 0, amount_ids(g, torch.ones_like(s.to_place), s.to_place, count), t)
         if not g.NC:
             return place
         # a pending trade asks for the +2 bonus territory: the most threatened option (then the frontier)
@@ -253,57 +271,86 @@ class AggressivePolicy:
         trades = mask[:, g.A_TRADE : g.A_TRADE + 13]
         score = 2.0 * has_opt.to(sit.arm.dtype) - self.wild_cost[None, :]
         comp = _argmax(score, trades)
-        out = torch.where(trades.any(1) & (ss < 0), g.A_TRADE + comp, place)
+        # a set is traded when forced, when nothing is left to place, or when the strategy wants it
+        now = s.forced | (s.to_place <= 0) | self.want_trade(s, sit)
+        out = torch.where(trades.any(1) & (ss < 0) & now, g.A_TRADE + comp, place)
         return torch.where(st >= 0, bonus, out)
 
-    def _attack(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
-        """Most dice where the rolling armies outnumber the defenders by the largest margin."""
+    def _attack_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
         g = self.game
-        es, ed = self.e_src, self.e_dst
         ss, sd = s.sel_src, s.sel_dst
-        e = sit.edges()
-        # players close to elimination are worth more: 3 / their territories, per target territory
-        owner = s.owner
-        n_terr = torch.zeros(s.batch_size, g.num_seats + 1, dtype=sit.arm.dtype, device=g.device)
-        n_terr.scatter_add_(1, torch.where(owner >= 0, owner, g.num_seats), torch.ones_like(sit.arm))
-        weak3 = 3.0 * torch.where(sit.hostile, 1.0 / n_terr.gather(1, owner.clamp(min=0)).clamp(min=1.0), 0.0)
-        att = e.arm_src - 1.0  # (E, M) edge-major
-        ok = e.mine_src & (e.arm_src >= 2) & e.enemy_dst & (att > e.arm_dst)
-        ok &= (ss < 0)[None, :] | (es[:, None] == ss[None, :])  # a pending source: its own targets
-        # (a - d) + 0.5 hostile is exact; the one rounding is adding the fraction, as the scalar agent does
-        score = (att - e.arm_dst) + 0.5 * e.hostile_dst + weak3.T.contiguous().index_select(0, ed)
-        j = _argmax0(score, ok)
-        any_ok = ok.any(0)
-        src, dst = es[j], ed[j]
+        go, src, dst = self.attack(s, sit)
         dice = torch.clamp(g._g(s.armies, torch.where(ss >= 0, ss, src)) - 1, max=3)
         roll = g.A_DICE + dice - 1
         again = mask[:, g.A_DICE] & (s.att_src == src) & (s.att_dst == dst)
-        top = torch.where(any_ok, torch.where(again, roll, src), g.A_END)
+        top = torch.where(go, torch.where(again, roll, src), g.A_END)
         return torch.where(ss < 0, top, torch.where(sd < 0, dst, roll))
 
-    def _occupy(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
-        """The whole stack forward if the conquest borders enemies (or the source borders none)."""
+    def _occupy_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
         g = self.game
         lo = g._g(s.armies, s.att_dst)
         hi = lo + g._g(s.armies, s.att_src) - 1
-        fwd = g._g(sit.enemy_adj, s.att_dst) > 0
-        back = g._g(sit.enemy_adj, s.att_src) > 0
-        return amount_ids(g, lo, hi, torch.where(fwd | ~back, hi, lo))
+        want = self.occupy(s, sit, lo, hi)
+        return amount_ids(g, lo, hi, torch.minimum(torch.maximum(want, lo), hi))
 
-    def _fortify(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+    def _fortify_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
+        g = self.game
+        ss, sd = s.sel_src, s.sel_dst
+        moving, src, dst, count = self.fortify(s, sit)
+        # the sub-steps: source, target, then the amount (1 army for a plan that does not match)
+        top = torch.where(moving, src, g.A_END)
+        same = moving & (src == ss) & (dst == sd)
+        src_armies = g._g(s.armies, ss)
+        amount = amount_ids(g, torch.ones_like(src_armies), src_armies - 1, torch.where(same, count, 1))
+        return torch.where(ss < 0, top, torch.where(sd < 0, dst, amount))
+
+    # ------------------------------------------------------------------ hooks (the scalar defaults)
+    def claim(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """Next to own territories, in an appealing continent, few enemies around."""
+        score = sit.own_nb() - 0.5 * sit.enemy_adj + self.claim_bonus[None, :]
+        return _argmax(score, s.owner < 0)
+
+    def setup_target(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """One setup army on the strongest base."""
+        return self.strongest_base(sit, torch.ones(s.batch_size, dtype=sit.arm.dtype, device=self.game.device))
+
+    def neutral_target(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """The neutral's setup army between the opponent and us."""
+        score = sit.hostile.to(sit.arm.dtype) @ self.adj_t + 0.5 * sit.own_nb()
+        return _argmax(score, s.owner == self.game.neutral)
+
+    def want_trade(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """Trade a set now when not forced: yes, at once."""
+        return torch.ones(s.batch_size, dtype=torch.bool, device=self.game.device)
+
+    def place(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor]:
+        """Every army to place on the strongest base."""
+        return self.strongest_base(sit, s.to_place.to(sit.arm.dtype)), s.to_place
+
+    def attack(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Never attack."""
+        zero = torch.zeros(s.batch_size, dtype=torch.int64, device=self.game.device)
+        return zero.bool(), zero, zero
+
+    def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
+        """Split by threat: all forward if the source no longer borders an enemy, the minimum if the
+        conquest borders none, else in proportion to the enemies each faces."""
+        g = self.game
+        a, b = s.att_src, s.att_dst
+        ea_a, ea_b = g._g(sit.enemy_adj, a), g._g(sit.enemy_adj, b)
+        wa = g._g(sit.threat, a) + 1.0
+        wb = g._g(sit.threat, b) + 1.0 + 2.0 * ea_b
+        split = torch.round((hi + 1).to(wa.dtype) * wb / (wa + wb)).long()
+        return torch.where(ea_a <= 0, hi, torch.where(ea_b <= 0, lo, split))
+
+    def fortify(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """The largest idle stack towards the front, else a rebalance between frontier territories."""
         g = self.game
-        T = g.T
         M = s.batch_size
         dev = g.device
         armies, arm = s.armies, sit.arm
         mine, frontier, threat = sit.mine, sit.frontier, sit.threat
-        ss, sd = s.sel_src, s.sel_dst
-        # distance to the nearest enemy territory (0 there; T when none is reachable)
-        dist = torch.where(sit.enemy, 0, T)
-        for k in range(self.diameter):
-            near = ((dist == k).to(arm.dtype) @ self.adj_t) > 0
-            dist = torch.where(near & (dist == T), k + 1, dist)
+        dist = sit.dist()
         # the largest idle stacks (4 at most), each towards a reachable own territory nearer the front
         idle = mine & (armies >= 2) & ~frontier
         key = torch.where(idle, armies, -1)
@@ -341,20 +388,335 @@ class AggressivePolicy:
         src = torch.where(rebalance, rs, src)
         dst = torch.where(rebalance, r_dst, dst)
         count = torch.where(rebalance, r_count, count)
-        moving = found | rebalance
-        # the sub-steps: source, target, then the amount (1 army for a plan that does not match)
-        top = torch.where(moving, src, g.A_END)
-        same = moving & (src == ss) & (dst == sd)
-        src_armies = g._g(armies, ss)
-        amount = amount_ids(g, torch.ones_like(src_armies), src_armies - 1, torch.where(same, count, 1))
-        return torch.where(ss < 0, top, torch.where(sd < 0, dst, amount))
+        return found | rebalance, src, dst, count
+
+    # ------------------------------------------------------------------ shared strategy bits
+    def strongest_base(self, sit: _Sit, extra: torch.Tensor) -> torch.Tensor:
+        """The frontier source of the best attack margin ``armies + extra - 1 - defenders + hostile``
+        (else the first own territory)."""
+        e = sit.edges()
+        ok = e.mine_src & e.enemy_dst
+        margin = e.arm_src + extra[None, :] - 1.0 - e.arm_dst + e.hostile_dst  # (E, M)
+        j = _argmax0(margin, ok)
+        return torch.where(ok.any(0), self.e_src[j], sit.mine.long().argmax(1))
+
+    def held_border_deficits(self, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor]:
+        """bool ``(M, T)`` the entry territories of held continents that face enemies, and float64
+        ``(M, T)`` the armies each lacks to match the hostile armies next to it, plus 2 (may be <= 0)."""
+        held_t = sit.held().gather(1, self.cont_of[None, :].expand(sit.arm.shape[0], -1))
+        return sit.frontier & self.is_entry[None, :] & held_t, sit.threat + 2.0 - sit.arm
+
+    def win_probability(self, attackers: torch.Tensor, defenders: torch.Tensor) -> torch.Tensor:
+        """:func:`risk_env.agents.heuristic.win_probabilities` (exact odds from its 100 x 100 table,
+        larger battles scaled down together) for float64 tensors of any shape."""
+        W = self._odds()
+        big = torch.clamp(torch.maximum(attackers, defenders), min=1.0)
+        f = torch.where(big > _ODDS_MAX, _ODDS_MAX / big, 1.0)
+        ai = torch.clamp(torch.round(attackers * f), 0, _ODDS_MAX).long()
+        di = torch.clamp(torch.round(defenders * f), 0, _ODDS_MAX).long()
+        di = torch.where((defenders > 0) & (di == 0), 1, di)
+        return W[ai, di]
+
+    def _odds(self) -> torch.Tensor:
+        W = getattr(self, "_W", None)
+        if W is None:
+            from ..agents.heuristic import win_probabilities
+
+            i = np.arange(_ODDS_MAX + 1)
+            W = torch.as_tensor(win_probabilities(i[:, None], i[None, :]), device=self.game.device)
+            self._W = W
+        return W
+
+
+class AggressivePolicy(HeuristicPolicy):
+    """The ``aggressive`` baseline for a batch (see the module docstring).
+
+    * Claims territories next to its own in appealing continents; places every army on the
+      frontier territory with the best attack margin (one stack).
+    * Trades a set as soon as it holds one (the most valuable: the +2 bonus on offer, fewest
+      wilds), with the +2 bonus on the most threatened option.
+    * Attacks with the most dice where its rolling armies outnumber the defenders by the
+      largest margin (real players before the 2-player neutral, players near elimination first),
+      while they outnumber them; moves the whole stack into a conquest that borders enemies.
+    * Fortifies its largest idle stack towards the front, else rebalances between frontier
+      territories (the shared heuristic defaults).
+    """
+
+    name = "aggressive"
+
+    def attack(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Most dice where the rolling armies outnumber the defenders by the largest margin."""
+        es, ed = self.e_src, self.e_dst
+        ss = s.sel_src
+        e = sit.edges()
+        # players close to elimination are worth more: 3 / their territories, per target territory
+        owner = s.owner
+        weak3 = 3.0 * torch.where(sit.hostile, 1.0 / sit.territories().gather(1, owner.clamp(min=0)).clamp(min=1.0), 0.0)
+        att = e.arm_src - 1.0  # (E, M) edge-major
+        ok = e.mine_src & (e.arm_src >= 2) & e.enemy_dst & (att > e.arm_dst)
+        ok &= (ss < 0)[None, :] | (es[:, None] == ss[None, :])  # a pending source: its own targets
+        # (a - d) + 0.5 hostile is exact; the one rounding is adding the fraction, as the scalar agent does
+        score = (att - e.arm_dst) + 0.5 * e.hostile_dst + weak3.T.contiguous().index_select(0, ed)
+        j = _argmax0(score, ok)
+        return ok.any(0), es[j], ed[j]
+
+    def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
+        """The whole stack forward if the conquest borders enemies (or the source borders none)."""
+        g = self.game
+        fwd = g._g(sit.enemy_adj, s.att_dst) > 0
+        back = g._g(sit.enemy_adj, s.att_src) > 0
+        return torch.where(fwd | ~back, hi, lo)
+
+
+class BalancedPolicy(HeuristicPolicy):
+    """The ``balanced`` baseline for a batch (:class:`risk_env.agents.balanced.BalancedAgent`).
+
+    * Every attackable enemy territory has a value: 1, plus 1.5 x the bonus of a continent it
+      would complete, plus the bonus of an enemy continent it would break, plus a hunting value
+      for players close to elimination (more when they hold many cards), plus 1.5 while no
+      conquest was made this turn; the 2-player neutral is worth half.
+    * Attacks the target with the best ``p * value`` (``p`` the exact probability that the rolling
+      armies take it) while ``p`` clears a bar falling with the value (0.65 down to 0.4), and once
+      the turn's card is earned only for a value of 2 or more or at ``p >= 0.85``.
+    * Trades when forced, holding 4 or more cards, for a set worth 10 or more, under pressure
+      (the hostile armies facing its frontier outnumber its own there 1.5 to 1), or when a player
+      worth hunting is on the board.
+    * Places half its reinforcements on held-continent entrances short of their threat, the rest
+      where they raise the best ``p * value``; occupies forward unless it guards a held continent.
+    """
+
+    name = "balanced"
+
+    def target_values(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """float64 ``(M, T)``: the value of conquering each territory (enemy territories; the rest is unused)."""
+        g = self.game
+        n = g.n
+        c = self.cont_of[None, :].expand(s.batch_size, -1)
+        mine_c = sit.mine.to(sit.arm.dtype) @ self.member  # (M, C) own territories per continent
+        others_mine = mine_c.gather(1, c) == (self.cont_size[c] - 1).to(sit.arm.dtype)
+        bonus = self.cont_bonus[c]
+        v = torch.ones_like(sit.arm)
+        v = torch.where(others_mine, v + 1.5 * bonus, v)
+        v = torch.where(sit.their_held().gather(1, c), v + bonus, v)
+        owner = s.owner.clamp(min=0)
+        hunt = sit.hunting_values().gather(1, owner)
+        v = torch.where(s.owner < n, v + hunt, v * 0.5)
+        return torch.where(s.conquered[:, None], v, v + 1.5)
+
+    def attack(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The best ``p * value`` above its bar (class docstring)."""
+        es, ed = self.e_src, self.e_dst
+        ss = s.sel_src
+        e = sit.edges()
+        ok = e.mine_src & (e.arm_src >= 2) & e.enemy_dst
+        p = self.win_probability(e.arm_src - 1.0, e.arm_dst)  # (E, M)
+        v = self.target_values(s, sit).T.contiguous().index_select(0, ed)
+        ok &= p >= torch.clamp(0.75 - 0.05 * v, 0.4, 0.65)
+        ok &= ~s.conquered[None, :] | (v >= 2.0) | (p >= 0.85)
+        ok &= (ss < 0)[None, :] | (es[:, None] == ss[None, :])  # a pending source: its own targets
+        j = _argmax0(p * v, ok)
+        return ok.any(0), es[j], ed[j]
+
+    def want_trade(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """With 4+ cards, for a set worth 10+, under pressure at the frontier, or with a player worth hunting."""
+        hand = (s.card_loc == s.player[:, None]).sum(1)
+        value = self.set_values[s.sets_traded.clamp(max=self.set_values.numel() - 1)]
+        front = sit.frontier.to(sit.arm.dtype)
+        pressure = (sit.threat * front).sum(1) > 1.5 * (sit.arm * front).sum(1)
+        hunt = (sit.hunting_values() > 2.0).any(1)
+        return (hand >= 4) | (value >= 10) | pressure | hunt
+
+    def place(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor]:
+        """Half on a held-continent entrance short of its threat, else where ``p * value`` rises most."""
+        n = s.to_place
+        ts, deficit = self.held_border_deficits(sit)
+        short = torch.where(ts, deficit, _NEG)
+        j = short.argmax(1)
+        d_j = short.gather(1, j[:, None])[:, 0]
+        guard = ts.any(1) & (d_j > 0) & (n > 1)
+        count = torch.minimum(torch.clamp(n // 2, min=1), torch.clamp(torch.ceil(d_j), min=1.0).long())
+        t = torch.where(guard, j, self.place_target(s, sit, n))
+        return t, torch.where(guard, count, n)
+
+    def place_target(self, s: BatchState, sit: _Sit, n: torch.Tensor) -> torch.Tensor:
+        """The source whose ``n`` more armies give the best ``p * value`` (plus a small threat term)."""
+        e = sit.edges()
+        ok = e.mine_src & e.enemy_dst
+        nn = n.to(sit.arm.dtype)[None, :]
+        p = self.win_probability(e.arm_src - 1.0 + nn, e.arm_dst)
+        v = self.target_values(s, sit).T.contiguous().index_select(0, self.e_dst)
+        threat_src = sit.threat.T.contiguous().index_select(0, self.e_src)
+        score = p * v + 0.01 * threat_src / (e.arm_src + nn)
+        j = _argmax0(score, ok)
+        return torch.where(ok.any(0), self.e_src[j], sit.mine.long().argmax(1))
+
+    def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
+        """The whole stack forward into a conquest that borders enemies, unless the source guards a held continent."""
+        g = self.game
+        a = s.att_src
+        ca = self.cont_of[a.clamp(min=0)]
+        guard = self.is_entry[a.clamp(min=0)] & sit.held().gather(1, ca[:, None])[:, 0] & (g._g(sit.threat, a) > 0)
+        fwd = (g._g(sit.enemy_adj, s.att_dst) > 0) & ~guard
+        return torch.where(fwd, hi, super().occupy(s, sit, lo, hi))
+
+
+class ContinentPolicy(HeuristicPolicy):
+    """The ``continent`` baseline for a batch (:class:`risk_env.agents.continent.ContinentAgent`).
+
+    * A target continent: the best :meth:`continent_scores` (bonus per territory and entrance,
+      share owned, own armies inside and next to it against the enemies'); claims go there first.
+    * Reinforcements cover the entrances of held continents first (up to their threat plus 2),
+      then go next to the target continent's weakest enemy territory.
+    * Attacks into the target continent at odds of 50 % or more; elsewhere at 80 %, or 60 % to
+      break an enemy continent or to earn the turn's card; never strips a held continent's
+      entrance below its threat.
+    * Occupies leaving an entrance's guard behind, fortifies idle stacks to the most threatened
+      entrance, trades a set at once.
+    """
+
+    name = "continent"
+
+    def __init__(self, game: VectorGame) -> None:
+        super().__init__(game)
+        # appeal x (0.3 + share) ** 2 for each continent and own count, computed as the scalar agent does
+        # (numpy's scalar power, which a tensor's ** 2 does not always reproduce)
+        appeal = self.appeal.cpu().numpy()
+        size = self.cont_size.cpu().numpy()
+        width = int(size.max()) + 1
+        tab = np.zeros((self.C, width))
+        for c in range(self.C):
+            for k in range(int(size[c]) + 1):
+                share = np.mean(np.arange(size[c]) < k)
+                tab[c, k] = appeal[c] * (0.3 + share) ** 2
+        self.share_factor = torch.as_tensor(tab, device=game.device)
+
+    def continent_scores(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """float64 ``(M, C)``: how attractive each continent is to take now (0 for continents held)."""
+        mine_f = sit.mine.to(sit.arm.dtype)
+        k = (mine_f @ self.member).long()  # own territories per continent
+        ours = (sit.arm * mine_f) @ self.member
+        foes = (sit.arm * (1.0 - mine_f)) @ self.member
+        near = (((sit.arm * mine_f) @ self.adj_t) @ self.member) * 0.25
+        factor = self.share_factor.gather(1, k.T.contiguous()).T  # (M, C)
+        score = factor * (ours + near + 1.0) / (foes + 1.0)
+        return torch.where(sit.held(), 0.0, score)
+
+    def target(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """int64 ``(M,)``: the target continent."""
+        return self.continent_scores(s, sit).argmax(1)
+
+    def claim(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """A free territory of the continent it can still hold most of (then next to own territories)."""
+        owner = s.owner
+        free = owner == -1
+        member = self.member
+        left = free.to(sit.arm.dtype) @ member
+        mine = sit.mine.to(sit.arm.dtype) @ member
+        foes = ((owner >= 0) & ~sit.mine).to(sit.arm.dtype) @ member
+        score = torch.where(left > 0, self.appeal[None, :] * (1.0 + mine) / (1.0 + 2.0 * foes), 0.0)
+        per_t = score.gather(1, self.cont_of[None, :].expand(s.batch_size, -1))
+        return _argmax(per_t * 10.0 + 0.2 * sit.own_nb(), free)
+
+    def setup_target(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        ts, deficit = self.held_border_deficits(sit)
+        short = torch.where(ts, deficit, _NEG)
+        j = short.argmax(1)
+        guard = ts.any(1) & (short.gather(1, j[:, None])[:, 0] > 0)
+        return torch.where(guard, j, self.expansion_base(s, sit, torch.ones_like(s.to_place)))
+
+    def place(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor]:
+        n = s.to_place
+        ts, deficit = self.held_border_deficits(sit)
+        short = torch.where(ts, deficit, _NEG)
+        j = short.argmax(1)
+        d_j = short.gather(1, j[:, None])[:, 0]
+        guard = ts.any(1) & (d_j > 0)
+        count = torch.minimum(n, torch.clamp(torch.ceil(d_j), min=1.0).long())
+        t = torch.where(guard, j, self.expansion_base(s, sit, n))
+        return t, torch.where(guard, count, n)
+
+    def expansion_base(self, s: BatchState, sit: _Sit, n: torch.Tensor) -> torch.Tensor:
+        """The own territory next to the target continent's weakest enemy territory (else the
+        frontier territory nearest to it)."""
+        c = self.target(s, sit)
+        in_c = self.cont_of[None, :] == c[:, None]  # (M, T)
+        e = sit.edges()
+        ok = e.mine_src & e.enemy_dst
+        in_c_e = in_c.T.contiguous()
+        into = ok & in_c_e.index_select(0, self.e_dst)
+        nn = n.to(sit.arm.dtype)[None, :]
+        score_in = (e.arm_src + nn - 1.0) - e.arm_dst + 2.0 * in_c_e.index_select(0, self.e_src).to(sit.arm.dtype)
+        closeness = (in_c.to(sit.arm.dtype) @ self.adj_t).T.contiguous().index_select(0, self.e_src)
+        score_near = 3.0 * closeness + 0.1 * e.arm_src - 0.05 * e.arm_dst
+        has_into = into.any(0)
+        j = torch.where(has_into, _argmax0(score_in, into), _argmax0(score_near, ok))
+        return torch.where(ok.any(0), self.e_src[j], sit.mine.long().argmax(1))
+
+    def reserve(self, s: BatchState, sit: _Sit) -> torch.Tensor:
+        """float64 ``(M, T)``: armies to keep besides the one that must stay: the threat of a held continent's entrance."""
+        held_t = sit.held().gather(1, self.cont_of[None, :].expand(s.batch_size, -1))
+        return torch.where(self.is_entry[None, :] & held_t, sit.threat, 0.0)
+
+    def attack(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        es, ed = self.e_src, self.e_dst
+        ss = s.sel_src
+        e = sit.edges()
+        c = self.target(s, sit)
+        reserve = self.reserve(s, sit).T.contiguous().index_select(0, es)
+        avail = e.arm_src - 1.0 - reserve
+        ok = e.mine_src & (e.arm_src >= 2) & e.enemy_dst & (avail >= 1)
+        p = self.win_probability(avail, e.arm_dst)
+        in_target = self.cont_of[ed][:, None] == c[None, :]  # (E, M)
+        breaks = sit.their_held().T.contiguous().index_select(0, self.cont_of[ed])
+        need = torch.where(in_target, 0.5, 0.8)
+        need = torch.where(breaks, torch.clamp(need, max=0.6), need)
+        need = torch.where(s.conquered[None, :], need, torch.clamp(need, max=0.6))
+        ok &= p >= need
+        ok &= (ss < 0)[None, :] | (es[:, None] == ss[None, :])  # a pending source: its own targets
+        score = p + 0.3 * in_target.to(p.dtype) + 0.2 * breaks.to(p.dtype)
+        j = _argmax0(score, ok)
+        return ok.any(0), es[j], ed[j]
+
+    def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
+        keep = self.game._g(self.reserve(s, sit), s.att_src)
+        leave = (hi.to(keep.dtype) + 1.0 - (keep + 1.0)).long()
+        return torch.where(keep > 0, leave, super().occupy(s, sit, lo, hi))
+
+    def fortify(self, s: BatchState, sit: _Sit) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Armies to the held-continent entrance that lacks most, from the donor with most to spare;
+        else the shared default."""
+        ts, deficit = self.held_border_deficits(sit)
+        arm = sit.arm
+        reserve = self.reserve(s, sit)
+        spare = torch.where(sit.frontier, arm - 1.0 - reserve, arm - 1.0)
+        spare = torch.where(sit.frontier & ~self.is_entry[None, :], torch.minimum(spare, arm - 1.0 - sit.threat), spare)
+        spare = torch.trunc(spare)
+        donor = sit.mine & (s.armies >= 2)
+        # (M, a, dst): what donor a can give to dst (its neighbour); the first donor with the most per dst
+        can = donor[:, :, None] & self.adj[None, :, :]
+        gives = torch.where(can, spare[:, :, None], _NEG)
+        give, best = gives.max(1)  # (M, T dst)
+        valid = ts & (give >= 1.0)
+        go = (ts & (deficit > 0)).any(1) & valid.any(1)
+        dst = _argmax(deficit, valid)
+        src = best.gather(1, dst[:, None])[:, 0]
+        g_dst = give.gather(1, dst[:, None])[:, 0]
+        d_dst = deficit.gather(1, dst[:, None])[:, 0]
+        count = torch.minimum(g_dst, torch.clamp(torch.ceil(d_dst), min=1.0) + 2.0).long()
+        moving, f_src, f_dst, f_count = super().fortify(s, sit)
+        return (
+            go | moving,
+            torch.where(go, src, f_src),
+            torch.where(go, dst, f_dst),
+            torch.where(go, count, f_count),
+        )
 
 
 class _Edges:
     """Per-edge facts of a sub-batch, edge-major (``(E, M)``: each row one border, copied whole):
     the source's and target's sides and armies."""
 
-    def __init__(self, policy: AggressivePolicy, sit: _Sit) -> None:
+    def __init__(self, policy: HeuristicPolicy, sit: _Sit) -> None:
         es, ed = policy.e_src, policy.e_dst
         mine, enemy, arm = sit.mine.T.contiguous(), sit.enemy.T.contiguous(), sit.arm.T.contiguous()
         self.mine_src = mine.index_select(0, es)
@@ -368,12 +730,14 @@ class _Sit:
     """The position from the seat to act, per game of a sub-batch (the scalar agents' ``Situation``).
 
     Scores are float64, as the scalar agents compute them (sums of small integers and
-    simple fractions, exact or rounded alike), so both break no tie differently.
+    simple fractions, exact or rounded alike), so both break no tie differently. The
+    parts only some strategies read are computed on first use.
     """
 
-    def __init__(self, policy: AggressivePolicy, s: BatchState) -> None:
+    def __init__(self, policy: HeuristicPolicy, s: BatchState) -> None:
         g = policy.game
         self.policy = policy
+        self.state = s
         owner = s.owner
         self.arm = s.armies.double()
         self.mine = owner == s.player[:, None]
@@ -383,6 +747,7 @@ class _Sit:
         self.enemy_adj = self.enemy.double() @ policy.adj_t  # enemy territories next to each
         self.frontier = self.mine & (self.enemy_adj > 0)
         self._edges: _Edges | None = None
+        self._cache: dict[str, torch.Tensor] = {}
 
     def edges(self) -> _Edges:
         if self._edges is None:
@@ -390,7 +755,81 @@ class _Sit:
         return self._edges
 
     def own_nb(self) -> torch.Tensor:
+        """float64 ``(M, T)``: own territories next to each territory."""
         return self.mine.double() @ self.policy.adj_t
+
+    def territories(self) -> torch.Tensor:
+        """float64 ``(M, seats + 1)``: territories per owner id (players, the neutral), unclaimed last."""
+        t = self._cache.get("territories")
+        if t is None:
+            g = self.policy.game
+            owner = self.state.owner
+            t = torch.zeros(owner.shape[0], g.num_seats + 1, dtype=self.arm.dtype, device=g.device)
+            t.scatter_add_(1, torch.where(owner >= 0, owner, g.num_seats), torch.ones_like(self.arm))
+            self._cache["territories"] = t
+        return t
+
+    def held(self) -> torch.Tensor:
+        """bool ``(M, C)``: the continents the seat owns entirely."""
+        h = self._cache.get("held")
+        if h is None:
+            pol = self.policy
+            h = (self.mine.double() @ pol.member) == pol.cont_size[None, :].double()
+            self._cache["held"] = h
+        return h
+
+    def their_held(self) -> torch.Tensor:
+        """bool ``(M, C)``: the continents another player (not the neutral) owns entirely."""
+        h = self._cache.get("their_held")
+        if h is None:
+            pol = self.policy
+            g = pol.game
+            owner = self.state.owner[:, None, :]  # (M, 1, T)
+            inside = pol.member_b[None, :, :]  # (1, C, T)
+            lo = torch.where(inside, owner, 1 << 30).amin(2)
+            hi = torch.where(inside, owner, -(1 << 30)).amax(2)
+            me = self.state.player[:, None]
+            h = (lo == hi) & (lo >= 0) & (lo != me)
+            if g.neutral >= 0:
+                h &= lo != g.neutral
+            self._cache["their_held"] = h
+        return h
+
+    def hunting_values(self) -> torch.Tensor:
+        """float64 ``(M, seats + 1)``: how much each player is worth hunting (0 for the neutral, the seat itself,
+        and players out): ``max(0, 6 - territories) / 6 x (1 + 0.6 cards) x 4``."""
+        h = self._cache.get("hunt")
+        if h is None:
+            g = self.policy.game
+            s = self.state
+            n = g.n
+            M = s.batch_size
+            terr = self.territories()[:, :n]
+            ar = torch.arange(n, device=g.device)
+            if g.NC:
+                cards = (s.card_loc[:, None, :] == ar[None, :, None]).sum(2).double()
+            else:
+                cards = torch.zeros(M, n, dtype=self.arm.dtype, device=g.device)
+            weak = torch.clamp(6.0 - terr, min=0.0) / 6.0
+            val = weak * (1.0 + 0.6 * cards) * 4.0
+            ok = s.alive & (ar[None, :] != s.player[:, None]) & (terr > 0)
+            h = torch.zeros(M, g.num_seats + 1, dtype=self.arm.dtype, device=g.device)
+            h[:, :n] = torch.where(ok, val, 0.0)
+            self._cache["hunt"] = h
+        return h
+
+    def dist(self) -> torch.Tensor:
+        """int64 ``(M, T)``: the graph distance to the nearest enemy territory (0 there; ``T`` when none is reachable)."""
+        d = self._cache.get("dist")
+        if d is None:
+            pol = self.policy
+            T = pol.game.T
+            d = torch.where(self.enemy, 0, T)
+            for k in range(pol.diameter):
+                near = ((d == k).to(self.arm.dtype) @ pol.adj_t) > 0
+                d = torch.where(near & (d == T), k + 1, d)
+            self._cache["dist"] = d
+        return d
 
 
 def make_policy(name: str, game: VectorGame, generator: torch.Generator | None = None) -> BatchedPolicy:
@@ -405,6 +844,11 @@ def make_policy(name: str, game: VectorGame, generator: torch.Generator | None =
             generator = torch.Generator(device=game.device)
             generator.manual_seed(0)
         return RandomPolicy(generator)
-    if name == "aggressive":
-        return AggressivePolicy(game)
+    policies: dict[str, type[HeuristicPolicy]] = {
+        "aggressive": AggressivePolicy,
+        "balanced": BalancedPolicy,
+        "continent": ContinentPolicy,
+    }
+    if name in policies:
+        return policies[name](game)
     raise ConfigError(f"no batched policy named {name!r}; batched policies: 'random', {', '.join(map(repr, BATCHED_HEURISTICS))}")

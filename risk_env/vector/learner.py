@@ -430,10 +430,14 @@ class LearnerEnv:
             ids = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
             s = self.venv.state
             assert s is not None
-            for k, policy in enumerate(self.policies):
-                rows = waiting & (who == k)
-                if bool(rows.any()):
-                    ids = torch.where(rows, policy(s, out.action_mask, rows), ids)
+            policies = self.policies
+            if len(policies) == 1:
+                ids = policies[0](s, out.action_mask, waiting)
+            else:  # the policies with a seat to play now (one device sync)
+                present = torch.bincount(who[waiting], minlength=len(policies)).tolist()
+                for k in (k for k, c in enumerate(present) if c):
+                    rows = waiting & (who == k)
+                    ids = torch.where(rows, policies[k](s, out.action_mask, rows), ids)
             out = self._play(ids, waiting, seat, acc)
         raise RuntimeError(f"opponents made {self.max_opponent_steps} engine steps without a learner's turn coming")
 

@@ -16,8 +16,8 @@ holds the last observation of a finished episode, as SB3 expects.
 
 The learner sits in seat ``learner_seat`` (default 0); the turn order is drawn
 per game, so it does not always move first. Opponents: ``"random"`` (a
-uniformly random legal id), ``"aggressive"`` (the batched ``aggressive`` baseline,
-:class:`~risk_env.vector.agents.AggressivePolicy`), a callable ``(observation (B, D),
+uniformly random legal id), a batched heuristic (``"aggressive"``, ``"balanced"``,
+``"continent"``: :mod:`risk_env.vector.agents`), a callable ``(observation (B, D),
 mask (B, N)) -> ids (B,)`` run on the whole batch, or a list of those: slot ``i``
 then plays against entry ``i % len(list)`` (a fixed mix of opponents).
 """
@@ -75,7 +75,7 @@ class VectorSB3Env(VecEnv):
         device: the batched engine's device (observations go to SB3 as numpy on the CPU).
         seed: seeds the engine and the random opponent.
         learner_seat: 0..num_players-1.
-        opponent: ``"random"``, ``"aggressive"``, a batched callable, or a list of those
+        opponent: ``"random"``, a batched heuristic's name, a batched callable, or a list of those
             (one per slot, cycling; see the module docstring).
         max_opponent_steps: bound on opponent decisions between two learner decisions
             (a safety net; the turn limit ends every game long before).
@@ -107,7 +107,7 @@ class VectorSB3Env(VecEnv):
             raise ConfigError(f"learner_seat must be a seat number, got {learner_seat!r}")
         entries: list[Any] = [opponent] if isinstance(opponent, str) or callable(opponent) else list(opponent)
         if not entries:
-            raise ConfigError("opponent list is empty; give 'random', 'aggressive', a callable or a list of those")
+            raise ConfigError("opponent list is empty; give 'random', a batched heuristic, a callable or a list of those")
         for e in entries:
             if isinstance(e, str) and e != "random" and e not in BATCHED_HEURISTICS:
                 raise ConfigError(

@@ -1,0 +1,217 @@
+"""Training throughput: the on-device trainer against the SB3 reference path, in one run.
+
+``python -m risk_env.train.bench`` (also ``python scripts/train.py --benchmark``) builds both
+trainers from one training config, with the same network (the graph policy of ``ppo.graph_hidden``
+and ``ppo.graph_rounds``) and the same PPO settings (decisions per update, minibatch size,
+epochs, learning rate, discount, clipping, coefficients), and times them in alternating windows:
+
+* **device**: :class:`~risk_env.train.device_ppo.DevicePPO` on the batched engine
+  (``env.n_envs`` slots x ``ppo.n_steps`` calls per update), every tensor on ``ppo.device``;
+* **sb3**: sb3-contrib ``MaskablePPO`` with :class:`~risk_env.train.graph_policy.GraphPolicy` on the
+  reference envs (``--sb3-envs`` single-agent envs in one process, ``DummyVecEnv``, as the sb3
+  default config), with ``n_steps`` chosen so an update sees the same number of decisions.
+
+A window is ``--updates`` rollouts and their updates; the figure per trainer is the median
+over ``--repeats`` windows of learner decisions per second, and the ratio is device / sb3.
+
+Opponents: each trainer plays the config's opponents; where the device trainer plays itself
+(``opponents.baselines: [self]``, every decision a learner decision), the sb3 path plays
+``--sb3-opponent`` (default ``random``, its cheapest opponent), which favours the sb3 path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from .config import SELF, TrainConfig, load_config
+
+__all__ = ["BenchResult", "benchmark", "main"]
+
+
+@dataclass
+class BenchResult:
+    """Learner decisions per second of each trainer (medians over the windows) and their ratio."""
+
+    device: float
+    sb3: float
+    ratio: float
+    decisions_per_update: int
+    device_windows: list[float] = field(default_factory=list)
+    sb3_windows: list[float] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def table(self) -> str:
+        s = self.settings
+
+        def w(xs: list[float]) -> str:
+            return ", ".join(f"{v:,.0f}" for v in xs)
+
+        lines = [
+            f"training throughput, learner decisions/s (median of {len(self.device_windows)} alternating windows "
+            f"of {s['updates']} updates; {self.decisions_per_update} decisions per update)",
+            f"  network: graph policy d={s['hidden']}, {s['rounds']} rounds; PPO: batch {s['batch_size']}, "
+            f"{s['n_epochs']} epochs; device trainer in {s['precision']}, sb3 in float32; torch threads {s['threads']}",
+            f"  device  ({s['device_desc']}): {self.device:>9,.0f}   windows {w(self.device_windows)}",
+            f"  sb3     ({s['sb3_desc']}): {self.sb3:>9,.0f}   windows {w(self.sb3_windows)}",
+            f"  ratio device / sb3: {self.ratio:.2f}x",
+        ]
+        return "\n".join(lines)
+
+
+def _sb3_config(cfg: TrainConfig, envs: int, opponent: str) -> TrainConfig:
+    per_update = cfg.env.n_envs * cfg.ppo.n_steps
+    if per_update % envs:
+        raise ConfigError(
+            f"--sb3-envs {envs} must divide the device trainer's decisions per update (env.n_envs x ppo.n_steps = {per_update})"
+        )
+    data = cfg.model_dump(mode="json")
+    data["trainer"] = "sb3"
+    data["env"]["n_envs"] = envs
+    data["env"]["vec_env"] = "dummy"
+    data["ppo"]["n_steps"] = per_update // envs
+    data["ppo"]["precision"] = "float32"
+    if data["opponents"]["baselines"] == [SELF]:
+        data["opponents"]["baselines"], data["opponents"]["weights"] = [opponent], None
+    return TrainConfig.from_dict(data, source="sb3 benchmark config")
+
+
+def benchmark(
+    cfg: TrainConfig, updates: int = 2, repeats: int = 3, sb3_envs: int = 16, sb3_opponent: str = "random"
+) -> BenchResult:
+    """Time both trainers on ``cfg`` (module docstring).
+
+    Raises:
+        ConfigError: a config the device trainer refuses, or ``sb3_envs`` not dividing its decisions per update.
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from .device_ppo import DevicePPO
+    from .device_train import build_env, build_network, ppo_settings, resolve_device
+    from .graph_policy import GraphPolicy
+    from .sb3 import build_vec_env
+
+    if cfg.trainer != "device":
+        cfg = TrainConfig.from_dict({**cfg.model_dump(mode="json"), "trainer": "device"}, source="benchmark config")
+    if updates < 1 or repeats < 1:
+        raise ConfigError(f"updates and repeats must be >= 1, got {updates} and {repeats}")
+    threads = cfg.torch_threads or 1
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    p = cfg.ppo
+    device = resolve_device(p.device)
+    settings = ppo_settings(cfg)
+    env = build_env(cfg, device)
+    ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1)
+    scfg = _sb3_config(cfg, sb3_envs, sb3_opponent)
+    venv = build_vec_env(scfg)
+    sp = scfg.ppo
+    model = MaskablePPO(
+        GraphPolicy,
+        venv,
+        learning_rate=sp.learning_rate,
+        n_steps=sp.n_steps,
+        batch_size=sp.batch_size,
+        n_epochs=sp.n_epochs,
+        gamma=sp.gamma,
+        gae_lambda=sp.gae_lambda,
+        clip_range=sp.clip_range,
+        ent_coef=sp.ent_coef,
+        vf_coef=sp.vf_coef,
+        max_grad_norm=sp.max_grad_norm,
+        policy_kwargs={"hidden": sp.graph_hidden, "rounds": sp.graph_rounds},
+        seed=cfg.seed,
+        device=device,
+        verbose=0,
+    )
+    per_update = cfg.env.n_envs * cfg.ppo.n_steps
+
+    def run_device() -> float:
+        t = time.perf_counter()
+        for _ in range(updates):
+            ppo.learn_once()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        return updates * per_update / (time.perf_counter() - t)
+
+    def run_sb3() -> float:
+        t = time.perf_counter()
+        model.learn(updates * per_update, reset_num_timesteps=False)
+        return updates * per_update / (time.perf_counter() - t)
+
+    try:
+        ppo.learn_once()  # warm-up: allocations, first graph of each op
+        model.learn(per_update)
+        dev_w: list[float] = []
+        sb3_w: list[float] = []
+        for _ in range(repeats):
+            dev_w.append(run_device())
+            sb3_w.append(run_sb3())
+    finally:
+        venv.close()
+        torch.set_num_threads(before)
+    d, s = statistics.median(dev_w), statistics.median(sb3_w)
+    opp = cfg.opponents.baselines
+    return BenchResult(
+        device=d,
+        sb3=s,
+        ratio=d / s,
+        decisions_per_update=per_update,
+        device_windows=dev_w,
+        sb3_windows=sb3_w,
+        settings={
+            "updates": updates,
+            "hidden": p.graph_hidden,
+            "rounds": p.graph_rounds,
+            "batch_size": p.batch_size,
+            "n_epochs": p.n_epochs,
+            "threads": threads,
+            "precision": p.precision,
+            "device_desc": f"{cfg.env.n_envs} slots x {cfg.ppo.n_steps} calls on {device}, "
+            + ("self-play" if opp == [SELF] else "vs " + "/".join(opp)),
+            "sb3_desc": f"{sb3_envs} envs x {scfg.ppo.n_steps} steps, vs " + "/".join(scfg.opponents.baselines),
+            "players": cfg.rules_config.num_players,
+        },
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m risk_env.train.bench``: print the throughput of both trainers and their ratio."""
+    ap = argparse.ArgumentParser(
+        prog="python -m risk_env.train.bench",
+        description="Learner decisions per second of the on-device trainer and the SB3 reference path, "
+        "same network and PPO settings, alternating windows (see docs/training.md).",
+    )
+    ap.add_argument("--config", "-c", default=None, help="training config (path or shipped name; default: built-in defaults)")
+    ap.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE", help="override a config key (repeatable)")
+    ap.add_argument("--updates", type=int, default=2, help="rollouts + updates per timed window (default 2)")
+    ap.add_argument("--repeats", type=int, default=3, help="windows per trainer; the median is reported (default 3)")
+    ap.add_argument("--sb3-envs", type=int, default=16, help="single-agent envs of the sb3 path (default 16)")
+    ap.add_argument(
+        "--sb3-opponent", default="random", help="the sb3 path's opponent where the device trainer plays itself (default random)"
+    )
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    try:
+        cfg = load_config(args.config, args.set)
+        res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(res.table())
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(asdict(res), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

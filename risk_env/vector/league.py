@@ -1,0 +1,200 @@
+"""A league of opponents for the learner-seat env: heuristics, past snapshots of the learner and the
+latest learner, drawn per opponent seat whenever a slot starts a new game, optionally by PFSP.
+
+>>> import torch
+>>> from risk_env.vector.learner import LearnerEnv
+>>> from risk_env.vector.league import League
+>>> from risk_env.vector.network import NetworkPolicy
+>>> env = LearnerEnv(16, seed=0, preset="fast", num_players=3, opponents="random")
+>>> league = League(env.game, env.generator, baselines=["random", "aggressive"], p_snapshot=0.5)
+>>> env.assignment = league  # or LearnerEnv(..., opponents=league)
+>>> net = torch.nn.Linear(env.observation_size, env.num_actions)
+>>> league.add_snapshot(NetworkPolicy(env.game, net).frozen("snap-1"))
+2
+>>> out = env.reset()
+
+Draws (the scheme of the SB3 path's :class:`risk_env.envs.opponents.OpponentPool`, per
+opponent seat of each new game, independently, on the env's device):
+
+* with probability ``p_snapshot`` (once there is a snapshot or a latest learner) a learner:
+  the latest learner (:meth:`League.set_latest`, else the newest snapshot) with probability
+  ``p_latest``, otherwise one of the kept snapshots, uniformly or by PFSP priority;
+* otherwise a baseline, with probabilities proportional to ``weights`` (times the PFSP priority).
+
+PFSP (prioritized fictitious self-play, as :mod:`risk_env.train.pfsp` does for the SB3 path):
+give a tracker (``pfsp=PFSPTracker(power, window)``, or anything with its ``record(keys, score)``
+and ``priorities(keys)``); the league then records every finished learner episode (the
+learner's score, 1 won, 0.5 turn limit, 0 lost, against each distinct opponent of that game,
+by name) and draws baselines and older snapshots proportionally to ``weight * (1 - win
+rate) ** power``. The latest learner is never prioritized (it changes under the results).
+
+At most ``max_snapshots`` snapshots are drawn from (when one more is added, the oldest is
+retired, except the very first, kept as an anchor). A retired policy keeps its index (games
+in progress may still use it) and is never drawn again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+import torch
+
+from ..errors import ConfigError
+from .agents import BatchedPolicy, make_policy
+
+__all__ = ["League", "ResultTracker"]
+
+LATEST = "latest"
+"""The name of the latest learner in a league's names and results."""
+
+
+class ResultTracker(Protocol):
+    """What PFSP needs (:class:`risk_env.train.pfsp.PFSPTracker` is one)."""
+
+    def record(self, opponents: Iterable[str], score: float) -> None: ...
+
+    def priorities(self, keys: Iterable[str] | None = None) -> dict[str, float]: ...
+
+
+class League:
+    """Opponents drawn per seat for the new games of a :class:`~risk_env.vector.learner.LearnerEnv` (module docstring).
+
+    Args:
+        game: the env's :class:`~risk_env.vector.VectorGame`.
+        generator: the ``torch.Generator`` the draws (and the random baseline) use, on the engine's device.
+        baselines: baseline names (``"random"`` or a batched heuristic) or :class:`BatchedPolicy` objects; >= 1.
+        weights: their relative weights (default equal).
+        p_snapshot, p_latest: probabilities in [0, 1] (module docstring).
+        max_snapshots: snapshots drawn from (>= 1).
+        pfsp: a result tracker for PFSP, or None (off).
+
+    Raises:
+        ConfigError: no baselines, bad weights or probabilities, or an unknown baseline name.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        generator: torch.Generator,
+        baselines: Sequence[str | BatchedPolicy] = ("random",),
+        weights: Sequence[float] | None = None,
+        p_snapshot: float = 0.5,
+        p_latest: float = 0.5,
+        max_snapshots: int = 10,
+        pfsp: ResultTracker | None = None,
+    ) -> None:
+        if not baselines:
+            raise ConfigError("a league needs at least one baseline opponent")
+        w = [1.0] * len(baselines) if weights is None else [float(x) for x in weights]
+        if len(w) != len(baselines) or min(w) < 0 or sum(w) <= 0:
+            raise ConfigError(f"weights must be {len(baselines)} non-negative numbers, not all zero; got {weights!r}")
+        for label, p in (("p_snapshot", p_snapshot), ("p_latest", p_latest)):
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+                raise ConfigError(f"{label} must be a number in [0, 1], got {p!r}")
+        if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:
+            raise ConfigError(f"max_snapshots must be an integer >= 1, got {max_snapshots!r}")
+        self.game = game
+        self.generator = generator
+        self.policies: list[BatchedPolicy] = []
+        self.names: list[str] = []
+        for b in baselines:
+            pol = make_policy(b, game, generator) if isinstance(b, str) else b
+            self._add(pol, b if isinstance(b, str) else str(getattr(pol, "name", type(pol).__name__)))
+        self.baselines = list(range(len(baselines)))
+        self.weights = [x / sum(w) for x in w]
+        self.p_snapshot = float(p_snapshot)
+        self.p_latest = float(p_latest)
+        self.max_snapshots = max_snapshots
+        self.pfsp = pfsp
+        self.snapshots: list[int] = []
+        """Indices (into ``policies``) of the snapshots drawn from, oldest first."""
+        self.latest: int | None = None
+        self.games = 0
+        """Finished learner episodes recorded."""
+        self._probs: torch.Tensor | None = None
+
+    def _add(self, policy: BatchedPolicy, name: str) -> int:
+        if not callable(policy):
+            raise ConfigError(f"a league opponent must be a batched policy (state, mask, active) -> ids; got {policy!r}")
+        if name in self.names:
+            raise ConfigError(f"the league already has an opponent named {name!r}; give each a new name")
+        self.policies.append(policy)
+        self.names.append(name)
+        self._probs = None
+        return len(self.policies) - 1
+
+    # ------------------------------------------------------------------ the trainer's side
+    def add_snapshot(self, policy: BatchedPolicy, name: str | None = None) -> int:
+        """Add a frozen snapshot of the learner (e.g. :meth:`NetworkPolicy.frozen`); returns its index.
+
+        Raises:
+            ConfigError: not a policy, or a name the league already has.
+        """
+        label = name or str(getattr(policy, "name", f"snapshot-{len(self.snapshots) + 1}"))
+        k = self._add(policy, label)
+        self.snapshots.append(k)
+        while len(self.snapshots) > self.max_snapshots:
+            self.snapshots.pop(1 if self.max_snapshots > 1 else 0)
+        return k
+
+    def set_latest(self, policy: BatchedPolicy) -> int:
+        """The latest learner (a policy over the trainer's live network); replaces the previous one."""
+        if self.latest is not None:
+            self.policies[self.latest] = policy
+            self._probs = None
+            return self.latest
+        self.latest = self._add(policy, LATEST)
+        return self.latest
+
+    def win_rates(self) -> dict[str, float]:
+        """The learner's PFSP win rate against each opponent met (empty without PFSP)."""
+        if self.pfsp is None:
+            return {}
+        rate = getattr(self.pfsp, "win_rate", None)
+        return {k: float(rate(k)) for k in self.names if k != LATEST} if callable(rate) else {}
+
+    def probabilities(self) -> torch.Tensor:
+        """float64 ``(len(policies),)``: the probability that an opponent seat of a new game gets each policy."""
+        if self._probs is not None:
+            return self._probs
+        pri = self.pfsp.priorities([self.names[i] for i in (*self.baselines, *self.snapshots)]) if self.pfsp else {}
+        P = [0.0] * len(self.policies)
+        learners = self.snapshots or ([] if self.latest is None else [self.latest])
+        p_learner = self.p_snapshot if learners else 0.0
+        base = [self.weights[j] * pri.get(self.names[j], 1.0) for j in self.baselines]
+        if sum(base) <= 0:
+            base = list(self.weights)
+        for j, x in zip(self.baselines, base, strict=True):
+            P[j] += (1.0 - p_learner) * x / sum(base)
+        if p_learner:
+            newest = self.latest if self.latest is not None else self.snapshots[-1]
+            older = self.snapshots
+            p_new = self.p_latest if older else 1.0
+            P[newest] += p_learner * p_new
+            if older and p_new < 1.0:
+                ws = [pri.get(self.names[i], 1.0) for i in older]
+                if sum(ws) <= 0:
+                    ws = [1.0] * len(older)
+                for i, x in zip(older, ws, strict=True):
+                    P[i] += p_learner * (1.0 - p_new) * x / sum(ws)
+        self._probs = torch.tensor(P, dtype=torch.float64, device=self.game.device)
+        return self._probs
+
+    # ------------------------------------------------------------------ the env's side
+    def assign(self, slots: torch.Tensor, learner_seat: torch.Tensor, num_players: int) -> torch.Tensor:
+        """int64 ``(k, n)``: a drawn policy index per seat of the new games in ``slots`` (the learner's is ignored)."""
+        k = int(slots.shape[0])
+        return torch.multinomial(self.probabilities(), k * num_players, replacement=True, generator=self.generator).view(
+            k, num_players
+        )
+
+    def record(self, seating: torch.Tensor, score: torch.Tensor) -> None:
+        """Record finished learner episodes (each game's distinct opponents by name, the learner's score)."""
+        self.games += int(seating.shape[0])
+        if self.pfsp is None:
+            return
+        for row, sc in zip(seating.tolist(), score.tolist(), strict=True):
+            keys = {self.names[i] for i in row if i >= 0 and self.names[i] != LATEST}
+            self.pfsp.record(sorted(keys), float(sc))
+        self._probs = None

@@ -1,0 +1,201 @@
+"""The league of batched opponents (risk_env.vector.league) and frozen networks as batched policies
+(risk_env.vector.network)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
+
+from risk_env import ConfigError, RiskError
+from risk_env.train.pfsp import PFSPTracker
+from risk_env.vector import VectorEnv, VectorGame
+from risk_env.vector.agents import AggressivePolicy, RandomPolicy
+from risk_env.vector.league import League
+from risk_env.vector.learner import LearnerEnv
+from risk_env.vector.network import NetworkPolicy, load_maskable_ppo, masked_choice
+
+SMALL = dict(map="small", setup="random", turn_limit=30)
+
+
+def _gen(seed: int) -> torch.Generator:
+    g = torch.Generator(device=DEVICE)
+    g.manual_seed(seed)
+    return g
+
+
+def _game(**kw: object) -> VectorGame:
+    return VectorGame(device=DEVICE, num_players=3, **{**SMALL, **kw})  # type: ignore[arg-type]
+
+
+class _Const:
+    """A policy playing the first legal id (a stand-in for a snapshot)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+        return mask.long().argmax(1)
+
+
+def test_league_probabilities_by_hand() -> None:
+    g = _game()
+    league = League(g, _gen(0), baselines=["random", "aggressive"], weights=[1, 3], p_snapshot=0.5, p_latest=0.5)
+    assert league.probabilities().tolist() == [0.25, 0.75]  # no learner yet: baselines only
+    assert isinstance(league.policies[0], RandomPolicy) and isinstance(league.policies[1], AggressivePolicy)
+    league.add_snapshot(_Const("s1"))
+    league.add_snapshot(_Const("s2"))
+    # baselines 0.5 x (1/4, 3/4); the newest snapshot 0.5 x 0.5, plus 0.5 x 0.5 x 1/2 as one of the two kept
+    assert league.probabilities().tolist() == [0.125, 0.375, 0.125, 0.375]
+    league.set_latest(_Const("live"))
+    assert league.names == ["random", "aggressive", "s1", "s2", "latest"]
+    assert league.probabilities().tolist() == [0.125, 0.375, 0.125, 0.125, 0.25]
+    # a third snapshot with max_snapshots=2 retires the second one (the first is the anchor)
+    small = League(g, _gen(0), baselines=["random"], p_snapshot=1.0, p_latest=0.0, max_snapshots=2)
+    for name in ("a", "b", "c"):
+        small.add_snapshot(_Const(name))
+    assert [small.names[i] for i in small.snapshots] == ["a", "c"]
+    assert small.probabilities().tolist() == [0.0, 0.5, 0.0, 0.5]
+
+
+def test_league_pfsp_priorities() -> None:
+    """With PFSP, baselines and older snapshots are drawn in proportion to weight x (1 - win rate) ** p."""
+    g = _game()
+    tracker = PFSPTracker(power=2.0, window=50)
+    league = League(g, _gen(0), baselines=["random", "aggressive"], p_snapshot=0.5, p_latest=0.0, pfsp=tracker)
+    league.add_snapshot(_Const("s1"))
+    # 8 wins in 8 games against random and s1 together; 2 losses against aggressive
+    rows = torch.tensor([[-1, 0, 2]] * 8 + [[1, -1, 1]] * 2, device=DEVICE)
+    league.record(rows, torch.tensor([1.0] * 8 + [0.0] * 2, device=DEVICE))
+    assert league.games == 10
+    w_random, w_aggr = (8 + 1) / (8 + 2), (0 + 1) / (2 + 2)
+    assert league.win_rates() == pytest.approx({"random": w_random, "aggressive": w_aggr, "s1": w_random})
+    pr, pa = (1 - w_random) ** 2, (1 - w_aggr) ** 2
+    want = [0.5 * pr / (pr + pa), 0.5 * pa / (pr + pa), 0.5]
+    assert league.probabilities().tolist() == pytest.approx(want, abs=1e-12)
+
+
+def test_league_draws_follow_its_probabilities() -> None:
+    g = _game()
+    league = League(g, _gen(3), baselines=["random", "aggressive"], weights=[1, 2], p_snapshot=0.4, p_latest=0.5)
+    league.add_snapshot(_Const("s1"))
+    league.add_snapshot(_Const("s2"))
+    p = league.probabilities().cpu().numpy()
+    k = 20_000
+    rows = league.assign(torch.arange(k, device=DEVICE), torch.zeros(k, dtype=torch.int64, device=DEVICE), 3)
+    assert rows.shape == (k, 3)
+    counts = np.bincount(rows.flatten().cpu().numpy(), minlength=len(p))
+    expected = p * 3 * k
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 18.5  # 3 degrees of freedom: p = 0.0003
+
+
+def test_league_in_the_env_redraws_and_learns_who_is_hard() -> None:
+    """Opponent seats are redrawn at every new game; with PFSP the league draws the aggressive heuristic,
+    which beats a random learner, more often than the random policy."""
+    env = LearnerEnv(64, device=DEVICE, seed=5, num_players=2, **{**SMALL, "turn_limit": 12})  # type: ignore[arg-type]
+    league = League(env.game, env.generator, baselines=["random", "aggressive"], pfsp=PFSPTracker(power=1.0))
+    env.assignment = league
+    out = env.reset()
+    gen = _gen(1)
+    first = env.seating.clone()
+    for _ in range(120):
+        w = out.action_mask.float()
+        w[:, -1] *= 0.05
+        out = env.step(torch.multinomial(w, 1, generator=gen)[:, 0])
+    assert league.games == int(env.games_started.sum()) - 64 > 50
+    opp = env.seating.gather(1, (1 - env.learner_seat)[:, None])[:, 0]
+    assert set(opp.tolist()) <= {0, 1} and not torch.equal(env.seating, first)
+    rates = league.win_rates()
+    assert rates["aggressive"] < rates["random"]
+    p = league.probabilities().tolist()
+    pr, pa = 1 - rates["random"], 1 - rates["aggressive"]
+    assert p[1] > p[0] and p == pytest.approx([pr / (pr + pa), pa / (pr + pa)])
+
+
+def test_league_refuses_bad_settings() -> None:
+    g = _game()
+    for kw, what in [
+        (dict(baselines=[]), "at least one"),
+        (dict(weights=[1, 2]), "weights"),
+        (dict(p_snapshot=1.5), "p_snapshot"),
+        (dict(p_latest=-0.1), "p_latest"),
+        (dict(max_snapshots=0), "max_snapshots"),
+        (dict(baselines=["nobody"]), "nobody"),
+    ]:
+        with pytest.raises(ConfigError, match=what):
+            League(g, _gen(0), **kw)  # type: ignore[arg-type]
+    league = League(g, _gen(0))
+    league.add_snapshot(_Const("a"))
+    with pytest.raises(ConfigError, match="already"):
+        league.add_snapshot(_Const("a"))
+    with pytest.raises(ConfigError, match="batched policy"):
+        league.add_snapshot(3)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- networks
+
+
+def test_masked_choice() -> None:
+    logits = torch.tensor([[0.0, 5.0, 1.0, 2.0], [3.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+    mask = torch.tensor([[True, False, True, True], [False, True, True, True], [False, False, False, False]])
+    assert masked_choice(logits, mask, True, None).tolist() == [3, 3, 0]
+    n = 60_000
+    g = torch.Generator()
+    g.manual_seed(0)
+    ids = masked_choice(logits[:1].expand(n, 4), mask[:1].expand(n, 4), False, g)
+    freq = np.bincount(ids.numpy(), minlength=4) / n
+    want = np.exp([0.0, -np.inf, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    assert freq[1] == 0 and np.abs(freq - want).max() < 0.01
+
+
+def test_network_policy_plays_legal_ids_and_freezes() -> None:
+    env = VectorEnv(32, device=DEVICE, seed=2, num_players=3, **SMALL)
+    out = env.reset()
+    net = torch.nn.Linear(env.observation_size, env.num_actions).to(DEVICE)
+    live = NetworkPolicy(env.game, net, deterministic=True)
+    frozen = live.frozen("snap")
+    assert frozen.name == "snap" and frozen.net is not net
+    assert env.state is not None
+    active = torch.arange(32, device=DEVICE) % 2 == 0
+    ids = live(env.state, out.action_mask, active)
+    assert bool(out.action_mask.gather(1, ids[:, None])[active].all()) and not ids[~active].any()
+    want = torch.where(out.action_mask, net(out.observation), torch.finfo(torch.float32).min).argmax(1)
+    assert torch.equal(ids[active], want[active])
+    with torch.no_grad():
+        net.weight.mul_(-1.0)  # the live policy follows the network, the frozen copy does not
+    assert torch.equal(frozen(env.state, out.action_mask), want)
+    assert not torch.equal(live(env.state, out.action_mask), want)
+    with pytest.raises(ConfigError, match="observation"):
+        NetworkPolicy(env.game, net, observation="pixels")
+
+
+def test_maskable_ppo_checkpoint_as_a_batched_policy(tmp_path: Path) -> None:
+    """A MaskablePPO MlpPolicy checkpoint, loaded as a batched policy, picks MaskablePPO.predict's ids."""
+    from sb3_contrib import MaskablePPO
+
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(8, device=str(DEVICE), seed=0, num_players=2, **SMALL)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(128)
+    model.save(tmp_path / "m.zip")
+    env = VectorEnv(64, device=DEVICE, seed=4, num_players=2, **SMALL)
+    policy = load_maskable_ppo(tmp_path / "m", env.game)
+    out = env.reset()
+    checked = 0
+    for _ in range(40):
+        assert env.state is not None
+        ids = policy(env.state, out.action_mask)
+        want, _ = model.predict(out.observation.cpu().numpy(), action_masks=out.action_mask.cpu().numpy(), deterministic=True)
+        assert ids.cpu().tolist() == want.tolist()
+        checked += 64
+        out = env.step(ids)
+    with pytest.raises(RiskError, match="no saved model"):
+        load_maskable_ppo(tmp_path / "none.zip", env.game)
+    other = VectorGame(device=DEVICE, num_players=3, **SMALL)  # type: ignore[arg-type]
+    with pytest.raises(RiskError, match="another map or number of players"):
+        load_maskable_ppo(tmp_path / "m.zip", other)

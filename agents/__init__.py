@@ -16,7 +16,8 @@ from .continent import ContinentAgent
 from .heuristic import HeuristicAgent
 from .policy import MaskablePPOAgent
 from .random_agent import RandomAgent
-from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, load_agent, pretrained_path
+from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, load_agent, pretrained_path, spec_forms
+from .rllib_policy import RLlibPolicyAgent
 
 __all__ = [
     "Agent",
@@ -29,12 +30,14 @@ __all__ = [
     "ContinentAgent",
     "BalancedAgent",
     "MaskablePPOAgent",
+    "RLlibPolicyAgent",
     "BASELINES",
     "HEURISTICS",
     "PRETRAINED",
     "pretrained_path",
     "load_agent",
     "agent_label",
+    "spec_forms",
     "move_to_action",
     "amount_action",
     "view_from_info",

@@ -32,12 +32,12 @@ __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 def graph_observation(
     name: str, encoders: dict[int, Any], mask: np.ndarray, info: Mapping[str, Any] | None
 ) -> dict[str, np.ndarray]:
-    """The graph observation (:mod:`risk_env.envs.graph`) of the position in ``info["view"]`` (the
-    seat's player view), for a policy that reads graph observations but is given the flat one.
-    ``encoders`` caches one encoder per game.
+    """The graph observation (:mod:`risk_env.envs.graph`) of ``info["view"]`` (what the seat may
+    know: the observation the env would give), for a policy that reads graph observations but
+    is given the flat one. ``encoders`` caches one encoder per game.
 
     Raises:
-        RiskError: ``info`` holds no position (the message says what to give the policy ``name``).
+        RiskError: ``info`` holds no view (the message says what to give the policy ``name``).
     """
     view = view_from_info(info, f"policy {name!r} (it reads graph observations, or builds them from a view)")
     game = view.game
@@ -129,7 +129,7 @@ class GraphNetAgent(Agent):
     file (``.pt``) written by the on-device trainer (:mod:`risk_env.train.device_ppo`).
 
     It plays from the graph observation (``observation="graph"``) or, given the flat one, encodes
-    the graph observation itself from the position in ``info`` (as :class:`MaskablePPOAgent`), on
+    the graph observation itself from ``info["view"]`` (as :class:`MaskablePPOAgent`), on
     any map and for any player count the network's rules allow.
 
     Args:
@@ -144,6 +144,7 @@ class GraphNetAgent(Agent):
     """
 
     name = "graph_net"
+    needs_view = True  # given a flat observation, it encodes the graph one from info["view"]
 
     def __init__(self, policy: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)

@@ -8,6 +8,8 @@ A *spec* is one of
   ``train`` extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
+* a path to an RLlib checkpoint folder written by ``risk-env train-rllib``: ``"runs/rllib"``
+  (:class:`~.rllib_policy.RLlibPolicyAgent`; the ``rllib`` extra);
 * a path to a graph policy file of the on-device trainer: ``"runs/x/model.pt"``
   (:class:`~.policy.GraphNetAgent`, :func:`risk_env.train.graph_net.load_policy`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
@@ -34,8 +36,9 @@ from .balanced import BalancedAgent
 from .base import Agent, AgentLike, CallableAgent
 from .continent import ContinentAgent
 from .random_agent import RandomAgent
+from .rllib_policy import is_rllib_checkpoint
 
-__all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path"]
+__all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path", "spec_forms"]
 
 BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,
@@ -73,8 +76,19 @@ def pretrained_path(name: str) -> Path:
     return Path(__file__).with_name("models") / PRETRAINED[key]
 
 
-def _known() -> str:
-    return ", ".join([*BASELINES, *PRETRAINED])
+def spec_forms() -> str:
+    """Every form an agent spec takes, in one line (for help texts and error messages): the names
+    of :data:`BASELINES` and :data:`PRETRAINED`, then the file and module forms.
+
+    >>> spec_forms().split(", a ")[0]
+    'random, aggressive, continent, balanced, ppo-2p, ppo-4p'
+    """
+    names = ", ".join([*BASELINES, *PRETRAINED])
+    files = (
+        "a MaskablePPO model file (path/model.zip), a graph policy file of the device trainer (path/model.pt), "
+        "an RLlib checkpoint folder (risk-env train-rllib's)"
+    )
+    return f"{names}, {files}, or 'module:callable'"
 
 
 def _is_model_path(spec: str) -> bool:
@@ -119,10 +133,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
     if isinstance(spec, str):
         key = spec.strip()
         if not key:
-            raise RiskError(
-                f"empty agent spec {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip) or a graph policy "
-                "(.pt), or 'module:callable'"
-            )
+            raise RiskError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if key.lower() in PRETRAINED:
@@ -134,6 +145,10 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             from .policy import MaskablePPOAgent
 
             return MaskablePPOAgent(path, name=key.lower())
+        if is_rllib_checkpoint(key):
+            from .rllib_policy import RLlibPolicyAgent
+
+            return RLlibPolicyAgent(key, seed=seed)
         if key.endswith(".pt") or (Path(key).suffix == "" and Path(key + ".pt").is_file()):
             from .policy import GraphNetAgent
 
@@ -154,10 +169,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                     raise RiskError(f"agent spec {spec!r}: module {mod_name!r} has no attribute {attr!r}")
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
-        raise RiskError(
-            f"unknown agent {spec!r}: use one of {_known()}, a path to a MaskablePPO model (.zip) or a graph policy "
-            "(.pt), or 'module:callable'"
-        )
+        raise RiskError(f"unknown agent {spec!r}: use one of {spec_forms()}")
     if callable(spec) or inspect.isclass(spec):
         return _build(spec, seed, getattr(spec, "__name__", type(spec).__name__))
     raise RiskError(f"cannot make an agent from {type(spec).__name__} {spec!r}")

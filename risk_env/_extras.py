@@ -7,13 +7,11 @@
 from __future__ import annotations
 
 import importlib
-import sys
-from collections.abc import Sequence
 from types import ModuleType
 
 from .errors import MissingExtraError
 
-__all__ = ["require", "missing_extra_message", "run_main"]
+__all__ = ["require", "missing_extra_message"]
 
 
 def require(module: str, extra: str, feature: str) -> ModuleType:
@@ -62,23 +60,3 @@ def missing_extra_message(error: ImportError, extra: str, feature: str) -> str |
     if not package or package == "risk_env":
         return None
     return f"{feature} needs {package} (extra '{extra}'): pip install 'risk_env[{extra}]'"
-
-
-def run_main(module: str, extra: str, feature: str, argv: Sequence[str] | None = None) -> int:
-    """Import ``module`` and return ``module.main(argv)`` (0 for None), what the thin scripts in
-    ``scripts/`` do; a missing optional package prints one ``error:`` line naming the extra on
-    stderr and returns 1 instead of a traceback.
-
-    Raises:
-        ImportError: one that is not about an optional package (see :func:`missing_extra_message`).
-    """
-    try:
-        main = importlib.import_module(module).main
-        rc = main(None if argv is None else list(argv))
-    except ImportError as e:
-        message = missing_extra_message(e, extra, feature)
-        if message is None:
-            raise
-        print(f"error: {message}", file=sys.stderr)
-        return 1
-    return int(rc or 0)

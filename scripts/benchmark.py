@@ -1,6 +1,16 @@
-"""Speed benchmark (see risk_env/benchmark.py): python scripts/benchmark.py [--quick] [--json out.json]"""
+"""Speed benchmark next to PettingZoo's classic games.
 
-from risk_env.tools.benchmark import main
+``risk-env bench`` under another name (its options, its help).
+
+    python scripts/benchmark.py --quick
+    python scripts/benchmark.py --json results/bench.json
+
+Run ``python scripts/benchmark.py --help`` for every option.
+"""
+
+import sys
+
+from risk_env.tools.console import main
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:], command="bench", prog_name="python scripts/benchmark.py")

@@ -1,4 +1,6 @@
-"""Evaluate agents against each other (thin wrapper over :func:`risk_env.tools.evaluation.main`).
+"""Evaluate agents against each other: win rates with 95% intervals, ratings.
+
+``risk-env evaluate`` under another name (its options, its help).
 
     python scripts/evaluate.py balanced random --games 100 --rules fast --out results/balanced_vs_random
     python scripts/evaluate.py random aggressive continent balanced --round-robin --games 100 --rules fast
@@ -7,11 +9,9 @@
 Run ``python scripts/evaluate.py --help`` for every option.
 """
 
-from __future__ import annotations
-
 import sys
 
-from risk_env._extras import run_main
+from risk_env.tools.console import main
 
 if __name__ == "__main__":
-    sys.exit(run_main("risk_env.tools.evaluation", "eval", "evaluating agents"))
+    main(sys.argv[1:], command="evaluate", prog_name="python scripts/evaluate.py")

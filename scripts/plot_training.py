@@ -1,17 +1,16 @@
-"""Plot training curves (thin wrapper over :func:`risk_env.train.curves.main`).
+"""Plot training curves: win rates over learner decisions and wall time.
+
+``risk-env plot-training`` under another name (its options, its help).
 
     python scripts/plot_training.py runs/default -o docs/training_curves.png
     python scripts/plot_training.py runs/default runs/2p -o curves.png   # several runs in one figure
 
-Win rate against each evaluated opponent with its 95% interval, over learner decisions
-and over wall time, from each run's evals.jsonl and results.json (docs/training.md).
+Run ``python scripts/plot_training.py --help`` for every option.
 """
-
-from __future__ import annotations
 
 import sys
 
-from risk_env._extras import run_main
+from risk_env.tools.console import main
 
 if __name__ == "__main__":
-    sys.exit(run_main("risk_env.train.curves", "train", "training curves"))
+    main(sys.argv[1:], command="plot-training", prog_name="python scripts/plot_training.py")

@@ -1,5 +1,6 @@
-"""Soak test: many seeded games with every invariant checked at every step
-(thin wrapper over :func:`risk_env.tools.soak.main`).
+"""Soak test: many seeded games with every invariant checked at every step.
+
+``risk-env soak`` under another name (its options, its help).
 
     python scripts/soak.py --games 100000 --out soak.json
     python scripts/soak.py --games 1 --start 4711 --workers 1     # replay one game
@@ -7,11 +8,9 @@
 Run ``python scripts/soak.py --help`` for every option.
 """
 
-from __future__ import annotations
-
 import sys
 
-from risk_env.tools.soak import main
+from risk_env.tools.console import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(sys.argv[1:], command="soak", prog_name="python scripts/soak.py")

@@ -1,18 +1,18 @@
-"""Train a MaskablePPO agent (thin wrapper over :func:`risk_env.train.sb3.main`).
+"""Train a MaskablePPO agent from a YAML config.
+
+``risk-env train`` under another name (its options, its help).
 
     python scripts/train.py                                 # configs/train/default.yaml: 2 players, ~10 min on 2 CPU cores
     python scripts/train.py --config 4p                     # a shipped config by name, or a path
     python scripts/train.py --config long --set env.n_envs=32
     python scripts/train.py --resume runs/default           # continue from the newest checkpoint
 
-Run ``python scripts/train.py --help`` for every option; docs/training.md explains the configs.
+Run ``python scripts/train.py --help`` for every option.
 """
-
-from __future__ import annotations
 
 import sys
 
-from risk_env._extras import run_main
+from risk_env.tools.console import main
 
 if __name__ == "__main__":
-    sys.exit(run_main("risk_env.train.sb3", "train", "training"))
+    main(sys.argv[1:], command="train", prog_name="python scripts/train.py")

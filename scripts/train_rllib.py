@@ -1,18 +1,16 @@
-"""Multi-agent self-play PPO with Ray RLlib (thin wrapper over :func:`risk_env.train.rllib.main`).
+"""Multi-agent self-play PPO with Ray RLlib (the 'rllib' extra).
 
-Needs the ``rllib`` extra: ``pip install -e ".[rllib]"``.
+``risk-env train-rllib`` under another name (its options, its help).
 
     python scripts/train_rllib.py --players 2 --iterations 20                       # local: ray.init()
     python scripts/train_rllib.py --address auto --env-runners 64 --iterations 2000  # on a Ray cluster, unchanged
 
-Run ``python scripts/train_rllib.py --help`` for every option; docs/training.md has the details.
+Run ``python scripts/train_rllib.py --help`` for every option.
 """
-
-from __future__ import annotations
 
 import sys
 
-from risk_env._extras import run_main
+from risk_env.tools.console import main
 
 if __name__ == "__main__":
-    sys.exit(run_main("risk_env.train.rllib", "rllib", "training with RLlib"))
+    main(sys.argv[1:], command="train-rllib", prog_name="python scripts/train_rllib.py")

@@ -507,3 +507,17 @@ def check_random_game(
             m = codec.step(s, int(legal[rng.integers(len(legal))]), sel)
         chk.after(prev, m, s)
     raise AssertionError("game did not end")
+
+
+# ---------------------------------------------------------------- the command line
+def run_cli(*args: str) -> tuple[int, str, str]:
+    """``risk-env ARGS`` through typer's test runner: ``(exit code, stdout, stderr)`` (skips without typer)."""
+    import pytest
+
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    res = CliRunner().invoke(app, [str(a) for a in args], prog_name="risk-env")
+    return res.exit_code, res.stdout, res.stderr

@@ -13,7 +13,7 @@ pytest.importorskip("typer")
 from typer.testing import CliRunner  # noqa: E402
 
 from risk_env.records.record import GameRecord, RecordError  # noqa: E402
-from risk_env.tools.cli import app, main  # noqa: E402
+from risk_env.tools.cli import COMMANDS, app, main  # noqa: E402
 
 runner = CliRunner()
 SMALL2 = ["--players", "2", "--map", "small", "--set", "setup=random", "--set", "two_player=none"]
@@ -31,27 +31,21 @@ def test_help_names_options_in_full_at_80_columns() -> None:
         assert option in out, option
     assert "…" not in out
     top = _help(["--help"])
-    commands = top.split("Commands:")[1].strip().splitlines()
-    assert [c.split()[0] for c in commands] == ["play", "watch", "replay", "evaluate", "train", "bench", "soak"]
-    assert not any(c.endswith("...") or "…" in c for c in commands)  # no description cut short
+    commands = [line.split()[0] for line in top.split("Commands:")[1].splitlines() if line.startswith("  ") and line.split()]
+    assert [c for c in commands if c in COMMANDS] == list(COMMANDS)
     assert all(len(line) <= 80 for line in top.splitlines())
 
 
 def test_usage_lines_name_the_program_risk_env(capsys) -> None:  # type: ignore[no-untyped-def]
-    for cmd in ("evaluate", "bench", "soak", "train"):
-        with pytest.raises(SystemExit) as ex:
-            main([cmd, "--help"])
-        assert ex.value.code in (0, None)
-        out = capsys.readouterr().out
-        assert out.startswith(f"usage: risk-env {cmd} "), (cmd, out[:60])
-    for cmd in ("play", "watch", "replay"):
-        assert _help([cmd, "--help"]).startswith(f"Usage: risk-env {cmd} ")
+    for cmd in COMMANDS:
+        assert _help([cmd, "--help"]).startswith(f"Usage: risk-env {cmd} "), cmd
+        with pytest.raises(SystemExit) as ex:  # through the entry point, -h as well
+            main([cmd, "-h"])
+        assert ex.value.code == 0 and capsys.readouterr().out.startswith(f"Usage: risk-env {cmd} ")
 
 
-def test_evaluate_help_prints_a_plain_percent(capsys) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(SystemExit):
-        main(["evaluate", "--help"])
-    out = " ".join(capsys.readouterr().out.split())
+def test_evaluate_help_prints_a_plain_percent() -> None:
+    out = " ".join(_help(["evaluate", "--help"]).split())
     assert "95% Wilson" in out and "%%" not in out
 
 
@@ -89,13 +83,12 @@ def test_watch_png_where_no_folder_can_be_made_is_one_line(tmp_path) -> None:  #
 
 def test_evaluate_out_to_an_unwritable_path_is_one_line_exit_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("openskill")
-    from risk_env.tools import evaluation
-
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    rc = evaluation.main(["random", "random", "--games", "2", "--workers", "1", "--out", str(blocker / "out")])
+    with pytest.raises(SystemExit) as ex:
+        main(["evaluate", "random", "random", "--games", "2", "--workers", "1", "--out", str(blocker / "out")])
     err = capsys.readouterr().err
-    assert rc == 2 and err.startswith("error: cannot write results to ") and err.count("\n") == 1
+    assert ex.value.code == 2 and err.startswith("error: cannot write results to ") and err.count("\n") == 1
     with pytest.raises(SystemExit) as ex:
         main(["evaluate", "random", "random", "--games", "2", "--workers", "1", "--out", str(blocker)])
     assert ex.value.code == 2 and "cannot write results" in capsys.readouterr().err
@@ -338,48 +331,38 @@ def test_bad_numbers_and_suffixes_are_one_line_before_any_game(tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []  # nothing written, nothing played
 
 
-def test_scripts_play_says_what_it_is_and_bad_input_is_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
-    import runpy
+def test_every_script_is_a_command_under_another_name() -> None:
+    """scripts/*.py run one risk-env command each (thin wrappers: the options and help are the command's)."""
+    import re
+    import subprocess
+    import sys
 
-    play = runpy.run_path(str(ROOT / "scripts" / "play.py"))["main"]
-    with pytest.raises(SystemExit):
-        play(["--help"])
-    out = capsys.readouterr().out
-    assert out.startswith("usage: scripts/play.py") and "Agents against each other" in out and "'risk-env play'" in out
-    for argv, message in (
-        (["--agents", "foo"], "unknown agent 'foo': use one of random, aggressive, continent, balanced"),
-        (["--players", "7"], "num_players must be an integer from 2 to 6, got 7"),
-        (["--games", "0"], "--games must be 1 or more, got 0"),
-        (["--agents", "random,random"], "--agents: give one agent name for every seat or exactly 4 (one per seat), got 2"),
-    ):
-        assert play(argv) == 2
-        err = capsys.readouterr().err
-        assert err.startswith(f"error: {message}") and err.count("\n") == 1
-    assert play(["--players", "2", "--games", "1", "--turn-limit", "3"]) == 0
-    assert "game 0 (seed 0): truncated at the turn limit; turns 3" in capsys.readouterr().out
-
-
-def test_scripts_replay_takes_the_same_options_as_risk_env_replay(capsys) -> None:  # type: ignore[no-untyped-def]
-    import typer.main
-
-    from risk_env.records.replay import main as replay_main
-    from risk_env.records.replay import parser
-
-    command = typer.main.get_command(app).commands["replay"]  # type: ignore[attr-defined]
-    typer_options = {o for p in command.params for o in p.opts if o.startswith("-")}
-    script_options = {o for a in parser()._actions for o in a.option_strings if o not in ("-h", "--help")}
-    assert typer_options == script_options
-    assert parser().prog == "python scripts/replay.py"
-    assert replay_main([str(ROOT / "docs" / "board.json"), "-q"]) == 0 and capsys.readouterr().out == ""
-    assert replay_main([str(ROOT / "docs" / "board.json"), "-q", "--fps", "0"]) == 2
-    assert capsys.readouterr().err == "error: --fps must be more than 0 frames per second, got 0.0\n"
+    seen = {}
+    for path in sorted((ROOT / "scripts").glob("*.py")):
+        text = path.read_text()
+        (command,) = re.findall(r'command="([\w-]+)"', text)
+        assert command in COMMANDS, path.name
+        code = [ln for ln in text.split('"""', 2)[2].splitlines() if ln.strip()]
+        assert len(code) <= 5, f"{path.name} is more than a thin wrapper"
+        seen[path.name] = command
+    assert set(seen.values()) == set(COMMANDS) - {"watch"}  # watch has no script of its own
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "replay.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("Usage: python scripts/replay.py [OPTIONS] ")
+    options = re.compile(r"^  (-[\w-]+(?:, -[\w-]+)*)", re.M)
+    assert options.findall(proc.stdout) == options.findall(_help(["replay", "--help"])) != []
 
 
-def test_risk_env_soak_names_itself_in_its_errors(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_risk_env_soak_names_the_bad_value_in_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SystemExit) as ex:
         main(["soak", "--start", "-1"])
     assert ex.value.code == 2
-    assert capsys.readouterr().err == "risk-env soak: error: games and start must be >= 0, got games=1000, start=-1\n"
+    assert capsys.readouterr().err == "error: games and start must be >= 0, got games=1000, start=-1\n"
 
 
 @pytest.mark.parametrize(
@@ -388,15 +371,13 @@ def test_risk_env_soak_names_itself_in_its_errors(capsys) -> None:  # type: igno
         (["--seconds", "-1"], "--seconds must be more than 0, got -1.0"),
         (["--seconds", "0"], "--seconds must be more than 0, got 0.0"),
         (["--repeats", "0"], "--repeats must be 1 or more, got 0"),
-        (["--batch-sizes", "0", "4"], "--batch-sizes must be 1 or more, got 0"),
+        (["--batch-sizes", "0,4"], "--batch-sizes must be 1 or more, got '0,4'"),
+        (["--batch-sizes", "64,x"], "--batch-sizes must be whole numbers, comma-separated, got '64,x'"),
     ],
 )
-def test_benchmark_refuses_windows_that_measure_nothing(argv, message, capsys) -> None:  # type: ignore[no-untyped-def]
-    from risk_env.tools.benchmark import main as bench_main
-
-    with pytest.raises(SystemExit) as ex:
-        bench_main(argv)
-    assert ex.value.code == 2 and capsys.readouterr().err.endswith(f"risk-env bench: error: {message}\n")
+def test_benchmark_refuses_windows_that_measure_nothing(argv, message) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(app, ["bench", *argv])
+    assert res.exit_code == 2 and res.output == f"error: {message}\n"
 
 
 def test_play_move_log_and_seats_line_keep_to_120_columns() -> None:
@@ -424,4 +405,4 @@ def test_a_two_player_preset_takes_its_own_player_count_and_refuses_another() ->
     # and a contradicting count is one error line, exit 2 (the rules resolution refuses it)
     res = runner.invoke(app, ["watch", "--rules", "duel", "--players", "4", "--turns", "1", "--show", "none"])
     assert res.exit_code == 2
-    assert "preset 'duel' is meant for 2 players, got num_players=4" in res.output
+    assert res.output == "error: --rules duel is for 2 players, got --players 4: omit --players, or choose other --rules\n"

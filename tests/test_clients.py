@@ -232,3 +232,109 @@ def test_torchrl_seeded_once_reproduces_every_later_game():
     assert not torch.equal(a[0][0], a[1][0])  # a new game...
     for x, y in zip(a, b, strict=True):
         assert torch.equal(x, y)  # ...the same in every run
+
+
+# ---------------------------------------------------------------- the batched engine's interfaces
+BATCHED_RULES = dict(map="small", setup="random", num_players=2, turn_limit=30)
+
+
+def test_recipe_batched_gymnasium_vector_env():
+    pytest.importorskip("torch", reason="the batched engine needs the train extra: pip install 'risk_env[train]'")
+    import gymnasium
+    from gymnasium.wrappers.vector import ClipReward, DictInfoToList, RecordEpisodeStatistics
+
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    envs = RecordEpisodeStatistics(GymnasiumVectorEnv(32, seed=0, opponents="aggressive", **BATCHED_RULES))
+    obs, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    returns, lengths = np.zeros(32), np.zeros(32, dtype=int)
+    mine, starting = [], np.zeros(32, dtype=bool)
+    for _ in range(80):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, reward, terminated, truncated, info = envs.step(actions)
+        # next-step autoreset: the step after an episode's end starts the next one (reward 0, not done)
+        assert not reward[starting].any() and not (terminated | truncated)[starting].any()
+        returns[~starting] += reward[~starting]
+        lengths[~starting] += 1
+        starting = terminated | truncated
+        for i in np.flatnonzero(starting):
+            mine.append((returns[i], lengths[i]))
+            returns[i], lengths[i] = 0.0, 0
+    assert isinstance(envs.unwrapped, gymnasium.vector.VectorEnv)
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    assert obs.shape == (32, envs.single_observation_space.shape[0]) and envs.observation_space.contains(obs)
+    assert len(mine) > 5 and list(envs.return_queue) == [r for r, _ in mine][-len(envs.return_queue) :]
+    assert list(envs.length_queue) == [n for _, n in mine][-len(envs.length_queue) :]
+    assert set(envs.return_queue) <= {-1.0, 0.0, 1.0}
+    envs.close()
+    assert envs.unwrapped.closed
+
+    # other vector wrappers, and same-step autoreset (the last observation in info["final_obs"])
+    rules = dict(BATCHED_RULES, turn_limit=8)  # short games (random opponents): truncations
+    envs = DictInfoToList(ClipReward(GymnasiumVectorEnv(16, autoreset_mode="same_step", **rules), -0.5, 0.5))
+    obs, infos = envs.reset(seed=1)
+    finals = 0
+    for _ in range(60):
+        actions = np.array([rng.choice(np.flatnonzero(i["action_mask"])) for i in infos])
+        obs, reward, terminated, truncated, infos = envs.step(actions)
+        assert (np.abs(reward) <= 0.5).all()
+        for i in np.flatnonzero(terminated | truncated):
+            assert infos[i]["final_obs"].shape == obs[i].shape and not np.array_equal(infos[i]["final_obs"], obs[i])
+            finals += 1
+    assert finals > 0
+
+
+def test_recipe_batched_torchrl_env():
+    pytest.importorskip("torchrl", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    import torch
+    from tensordict.nn import TensorDictModule
+    from torchrl.collectors import Collector
+    from torchrl.envs import ActionMask, TransformedEnv
+    from torchrl.envs.utils import check_env_specs
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor
+
+    from risk_env.vector.torchrl_env import TorchRLVectorEnv
+
+    rules = dict(BATCHED_RULES, turn_limit=10)
+    env = TransformedEnv(TorchRLVectorEnv(16, seed=0, opponents="aggressive", **rules), ActionMask())
+    check_env_specs(env, seed=0)
+    D, N = env.observation_spec["observation"].shape[-1], env.action_spec.space.n
+    policy = ProbabilisticActor(
+        TensorDictModule(torch.nn.Linear(D, N), in_keys=["observation"], out_keys=["logits"]),
+        in_keys={"logits": "logits", "mask": "action_mask"},
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+    )
+    collector = Collector(env, policy, frames_per_batch=16 * 32, total_frames=16 * 32 * 2, auto_register_policy_transforms=False)
+    done = 0
+    for batch in collector:  # (16 slots, 32 steps)
+        assert batch.batch_size == (16, 32)
+        assert bool(batch["action_mask"].gather(-1, batch["action"][..., None]).all())  # the masks were respected
+        ended = batch["next", "done"][..., 0]
+        done += int(ended.sum())
+        assert set(batch["next", "reward"][ended].flatten().tolist()) <= {-1.0, 0.0, 1.0}
+        assert not batch["next", "reward"][~ended].any()
+        # an episode goes on from the observation it stopped at; after its end a new game starts
+        cont = ~ended[:, :-1]
+        assert torch.equal(batch["observation"][:, 1:][cont], batch["next", "observation"][:, :-1][cont])
+        started = ended[:, :-1]
+        assert not (batch["observation"][:, 1:][started] == batch["next", "observation"][:, :-1][started]).all(-1).any()
+    collector.shutdown()
+    assert done > 2
+    with pytest.raises(risk_env.ConfigError, match="self-play"):
+        TorchRLVectorEnv(4, self_play=True)
+
+
+def test_recipe_batched_sb3_vec_env():
+    pytest.importorskip("sb3_contrib", reason="needs the train extra: pip install 'risk_env[train]'")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(32, seed=0, opponent=["random", "balanced"], **dict(BATCHED_RULES, turn_limit=8))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=128, n_epochs=1, seed=0)
+    model.learn(total_timesteps=512)
+    mean_reward, _ = evaluate_policy(model, venv, n_eval_episodes=8, warn=False)
+    assert model.num_timesteps >= 512 and -1.0 <= mean_reward <= 1.0

@@ -21,10 +21,13 @@ from risk_env.vector.learner import LearnerEnv
 
 
 # ---------------------------------------------------------------------------- advantages
-def _reference(seats: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values: np.ndarray, L: int, g: float, lam: float):
+def _reference(
+    seats: np.ndarray, valid: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values: np.ndarray, L: int, g: float, lam: float
+):
     """Per-seat GAE over consecutive rollouts of ``L`` calls, written out decision by decision.
 
-    Returns ``{(rollout, call, slot): (advantage, value_target)}`` for every decision, keyed by the
+    ``valid``: the learner's decisions (the others are opponents'). Returns
+    ``{(rollout, call, slot): (advantage, value_target)}`` for every learner decision, keyed by the
     rollout whose update uses it (a decision is used once its successor or its episode's end is seen).
     """
     C, B = seats.shape
@@ -32,7 +35,7 @@ def _reference(seats: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values
     out = {}
     for b in range(B):
         for p in range(n):
-            calls = [c for c in range(C) if seats[c, b] == p]
+            calls = [c for c in range(C) if seats[c, b] == p and valid[c, b]]
             info = []
             for i, c in enumerate(calls):
                 nxt = calls[i + 1] if i + 1 < len(calls) else C
@@ -63,43 +66,60 @@ def _reference(seats: np.ndarray, rewards: np.ndarray, ended: np.ndarray, values
     return out
 
 
-@pytest.mark.parametrize(("players", "opponents"), [(2, None), (3, None), (3, "random")])
+@pytest.mark.parametrize(
+    ("players", "opponents"), [(2, None), (3, None), (3, "random"), (2, "seated:aggressive"), (3, "seated:random")]
+)
 def test_advantages_follow_each_seat_over_rollout_boundaries(players: int, opponents: str | None) -> None:
     # the small map and a short turn limit: games end within the rollouts (terminals, truncations, new games);
-    # self-play (every seat a learner) and one learner seat against batched opponents
+    # self-play (every seat a learner), one learner seat against opponents played inside the env's calls,
+    # and one learner seat against opponents answering in the same calls (a Seating)
+    from risk_env.train.seating import Seating
+    from risk_env.vector.learner import FixedOpponents
+
     rules: dict[str, Any] = dict(preset="fast", map="small", num_players=players, turn_limit=6)
-    mode: dict[str, Any] = {"self_play": True} if opponents is None else {"opponents": opponents}
+    seated = opponents is not None and opponents.startswith("seated:")
+    mode: dict[str, Any] = {"self_play": True} if opponents is None or seated else {"opponents": opponents}
     env = LearnerEnv(6, device=DEVICE, seed=players, shaping=1.0, shaping_gamma=0.99, **mode, **rules)
+    seating = None
+    if seated:
+        assert opponents is not None
+        gen = torch.Generator(device=DEVICE).manual_seed(1)
+        seating = Seating(FixedOpponents(opponents.split(":")[1], env.game, gen), 6, players, env.device)
     torch.manual_seed(0)
     net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
     L, n, B = 12, players, 6
     s = PPOSettings(n_steps=L, gamma=0.99, gae_lambda=0.9)
-    ppo = DevicePPO(env, net, s, seed=0)
-    seats, rewards, ended, values, got = [], [], [], [], {}
+    ppo = DevicePPO(env, net, s, seed=0, seating=seating)
+    seats, valid, rewards, ended, values, got = [], [], [], [], [], {}
     rollouts = 8
     for k in range(rollouts):
         held_before = ppo._held.clone()
         ppo.collect()
         seats.append(ppo._seat[n:].cpu().numpy().copy())
+        valid.append(ppo._valid[n:].cpu().numpy().copy())
         rewards.append(ppo._rewards[n:].cpu().numpy().copy())
         ended.append(ppo._ended[n:].cpu().numpy().copy())
         values.append(ppo.buf["value"][n:].cpu().numpy().copy())
         entries, adv, target = ppo.advantages()
-        all_seats = np.concatenate(seats)
+        all_seats, all_valid = np.concatenate(seats), np.concatenate(valid)
         for e, a, t in zip(entries.tolist(), adv.tolist(), target.tolist(), strict=True):
             row, b = divmod(e, B)
             if row >= n:
                 call = k * L + row - n
+                assert all_valid[call, b]
             else:  # a decision held back: the seat's last decision in that slot before this rollout
                 assert bool(held_before[row, b])
-                call = max(c for c in range(k * L) if all_seats[c, b] == row)
+                call = max(c for c in range(k * L) if all_seats[c, b] == row and all_valid[c, b])
             got[(k, call, b)] = (a, t)
-    want = _reference(np.concatenate(seats), np.concatenate(rewards), np.concatenate(ended), np.concatenate(values), L, 0.99, 0.9)
+    cat = np.concatenate
+    want = _reference(cat(seats), cat(valid), cat(rewards), cat(ended), cat(values), L, 0.99, 0.9)
     want = {key: v for key, v in want.items() if key[0] < rollouts}
     assert set(got) == set(want)
     for key, (a, t) in want.items():
         assert got[key][0] == pytest.approx(a, abs=1e-5) and got[key][1] == pytest.approx(t, abs=1e-5), key
-    assert np.concatenate(ended).any(), "no episode ended: the test covers no terminal"
+    assert cat(ended).any(), "no episode ended: the test covers no terminal"
+    if seated:
+        assert 0.2 < cat(valid).mean() < 0.8  # the learner's decisions, and the opponents'
 
 
 # ---------------------------------------------------------------------------- runs
@@ -268,7 +288,8 @@ def test_a_run_against_batched_opponents_logs_its_scores(tmp_path: Path) -> None
 
     cfg = _tiny(tmp_path / "opp", **{"opponents.baselines": ["random", "aggressive"], "eval.every": 0, "eval.final_games": 0})
     res = train(cfg, progress=False, quiet=True)
-    assert res.timesteps == 256
+    # only the learner seats' decisions count: a rollout of 8 slots x 16 calls holds about half of them
+    assert 256 <= res.timesteps < 256 + 128
     log = (tmp_path / "opp" / "train.log").read_text()
     assert "vs random, aggressive" in log
 
@@ -322,8 +343,81 @@ def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
         },
     )
     res = train(cfg, progress=False, quiet=True)
-    assert res.timesteps == 256
+    assert 256 <= res.timesteps < 256 + 128
     report = json.loads((tmp_path / "ws" / "imitation.json").read_text())
     assert [p["phase"] for p in report["phases"]] == ["clone", "dagger 1"]
     log = (tmp_path / "ws" / "train.log").read_text()
     assert "step_000000000.pt" in log and "agreement with aggressive" in log  # the clone is checkpoint 0
+
+
+def test_a_league_seat_of_the_latest_learner_is_a_learner_seat() -> None:
+    from risk_env.train.graph_opponent import GraphNetPolicy
+    from risk_env.train.seating import Seating
+    from risk_env.vector.league import League
+
+    env = LearnerEnv(16, device=DEVICE, seed=0, self_play=True, preset="fast", num_players=3)
+    gen = torch.Generator(device=DEVICE).manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
+    league = League(env.game, gen, baselines=["random"], p_snapshot=1.0, p_latest=1.0)
+    league.set_latest(GraphNetPolicy(env.game, net))
+    seating = Seating(league, 16, 3, env.device)  # every opponent seat drawn as the latest learner
+    assert bool(seating.learners().all())
+    league.p_snapshot = 0.0
+    league._probs = None
+    seating.new_games(torch.arange(16, device=DEVICE))
+    assert seating.learners().sum(1).tolist() == [1] * 16  # only the main learner seat
+
+
+def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "sp",
+        **{
+            "opponents": {
+                "baselines": ["random", "aggressive"],
+                "self_play": {"enabled": True, "snapshot_every": 128, "p_snapshot": 0.5},
+                "pfsp": {"enabled": True},
+            },
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    snaps = sorted((tmp_path / "sp" / "pool").glob("snap_*.pt"))
+    assert len(snaps) == 2 and all(load_policy(p)[1]["timesteps"] >= 128 for p in snaps)
+    meta = json.loads(sorted((tmp_path / "sp" / "checkpoints").glob("step_*.json"))[-1].read_text())
+    assert meta["snapshots"] == [str(p) for p in snaps]
+    log = (tmp_path / "sp" / "train.log").read_text()
+    assert "joins the league" in log and "pfsp @" in log
+    res2 = train(
+        _tiny(tmp_path / "sp", **{"total_timesteps": 512, "opponents": cfg.opponents.model_dump(), "eval.final_games": 0}),
+        resume=tmp_path / "sp",
+        progress=False,
+        quiet=True,
+    )
+    assert res2.timesteps >= 512 and res.timesteps >= 256
+
+
+def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str]) -> None:
+    from risk_env.train.bench import benchmark, main
+
+    cfg = load_config(
+        None,
+        [
+            "trainer=device",
+            "rules.map=small",
+            "env.n_envs=8",
+            "ppo.n_steps=8",
+            "ppo.batch_size=32",
+            "ppo.n_epochs=1",
+            "ppo.graph_hidden=8",
+            "ppo.graph_rounds=1",
+            "opponents.baselines=[random]",
+        ],
+    )
+    res = benchmark(cfg, updates=1, repeats=2, sb3_envs=4)
+    assert len(res.device_windows) == len(res.sb3_windows) == 2
+    assert res.device > 0 and res.sb3 > 0 and res.ratio == pytest.approx(res.device / res.sb3)
+    assert 8 <= res.decisions_per_update <= 64  # the learner's decisions of 8 slots x 8 calls, to the sb3 path's envs
+    assert "ratio device / sb3" in res.table()
+    assert main(["--set", "env.n_envs=0"]) == 2 and "env.n_envs" in capsys.readouterr().err

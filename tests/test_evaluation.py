@@ -10,13 +10,14 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
+from helpers import run_cli
 
 from risk_env import Game, Phase, RulesConfig
 from risk_env.agents import HEURISTICS, MaskablePPOAgent, load_agent
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.observation import ObservationEncoder
 from risk_env.errors import ConfigError, RiskError
-from risk_env.tools.evaluation import evaluate, main, round_robin, round_robin_table, wilson_interval
+from risk_env.tools.evaluation import evaluate, round_robin, round_robin_table, wilson_interval
 
 Z = NormalDist().inv_cdf(0.975)
 
@@ -154,36 +155,24 @@ def test_outputs_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
         assert r.stats["aggressive"].mu > r.stats["random"].mu
 
 
-def test_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "cli"
-    assert (
-        main(
-            [
-                "continent",
-                "random",
-                "--games",
-                "2",
-                "--rules",
-                "fast",
-                "--turn-limit",
-                "50",
-                "--set",
-                "fortify=connected",
-                "--workers",
-                "1",
-                "--no-progress",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    text = capsys.readouterr().out
-    assert "| continent |" in text and "fortify=connected" in text and (out / "results.json").exists()
+    args = ["continent", "random", "--games", "2", "--rules", "fast", "--turn-limit", "50", "-s", "fortify=connected"]
+    code, text, _ = run_cli("evaluate", *args, "--workers", "1", "--no-progress", "--out", out)
+    assert code == 0
+    assert text.splitlines()[1].split() == ["agent", "games", "win", "rate", "95%", "CI", "draws", "mean", "place", "first"] + [
+        "out",
+        "rating",
+        "(mu",
+        "±",
+        "sigma)",
+    ]
+    assert "fortify=connected" in text and (out / "results.json").exists() and text.endswith(f"results written to {out}\n")
     assert json.loads((out / "results.json").read_text())["rules"]["fortify"] == "connected"
-    assert main(["random", "nobody", "--games", "1", "--no-progress"]) == 2
-    assert "unknown agent" in capsys.readouterr().err
-    assert main(["random", "random", "--games", "1", "--set", "colour=blue", "--no-progress", "--workers", "1"]) == 2
+    code, _, err = run_cli("evaluate", "random", "nobody", "--games", "1", "--no-progress")
+    assert code == 2 and err.startswith("error: unknown agent 'nobody': use one of random, aggressive") and err.count("\n") == 1
+    code, _, err = run_cli("evaluate", "random", "random", "--games", "1", "--set", "colour=blue", "--workers", "1")
+    assert code == 2 and err.startswith("error: ") and "colour" in err
 
 
 def test_round_robin_pairs(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -308,3 +297,94 @@ def test_in_process_evaluation_plays_with_one_torch_thread_and_restores_it():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+# ---------------------------------------------------------------------- from any kind of main program
+_RUN = """import risk_env
+r = risk_env.evaluate(["random", "balanced"], num_games=4, workers=2, progress=False, seed=3,
+                      map="small", setup="random", two_player="none", turn_limit=12)
+print(r.workers, [g.winner for g in r.games])
+"""
+_OWN_AGENT = """import risk_env
+from risk_env.agents import RandomAgent
+
+class Mine(RandomAgent):
+    pass
+
+{call}risk_env.evaluate([Mine(), "random"], num_games=2, workers=2, progress=False, map="small", turn_limit=5)
+{after}"""
+
+
+def _python(tmp_path, code: str, how: str):  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    script = tmp_path / "evaluation_script.py"
+    script.write_text(code)
+    argv = [sys.executable, str(script)] if how == "file" else [sys.executable, "-"]
+    return subprocess.run(argv, input=None if how == "file" else code, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_worker_processes_from_a_script_without_a_main_guard_or_from_stdin(tmp_path, how) -> None:  # type: ignore[no-untyped-def]
+    proc = _python(tmp_path, _RUN, how)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    here = evaluate(
+        ["random", "balanced"],
+        num_games=4,
+        workers=1,
+        progress=False,
+        seed=3,
+        map="small",
+        setup="random",
+        two_player="none",
+        turn_limit=12,
+    )
+    assert proc.stdout == f"2 {[g.winner for g in here.games]}\n"  # the same games as in this process
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_an_agent_defined_in_an_unguarded_main_stops_at_once_in_one_line(tmp_path, how) -> None:  # type: ignore[no-untyped-def]
+    proc = _python(tmp_path, _OWN_AGENT.format(call="", after=""), how)
+    assert proc.returncode == 1 and "BrokenProcessPool" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    if how == "file":
+        assert last.startswith("risk_env.errors.ConfigError: agent Mine(") and "evaluation_script.py" in last
+        assert "is not under 'if __name__ == \"__main__\":': put it there, or pass workers=1" in last
+    else:
+        assert "cannot import (standard input, -c, a notebook): pass workers=1" in last
+    assert len(proc.stderr.splitlines()) < 15  # the user's line and ours, not every worker's traceback
+
+
+def test_an_agent_defined_in_a_guarded_script_reaches_the_workers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code = _OWN_AGENT.format(call='if __name__ == "__main__":\n    r = ', after="    print(r.workers, r.num_games)\n")
+    proc = _python(tmp_path, code, "file")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "2 2\n"
+
+
+def test_a_result_prints_as_a_table_and_its_repr_is_short() -> None:
+    r = evaluate(["aggressive", "random"], num_games=20, workers=1, progress=False, map="small", two_player="none")
+    text = str(r)
+    assert text == r.summary()
+    lines = text.splitlines()
+    assert lines[0].startswith("20 games, 2 players, seed 0, rules ")
+    assert lines[1].split("  ")[0] == "agent" and "95% CI" in lines[1]
+    agg = r.stats["aggressive"]
+    assert lines[2].split() == [
+        "aggressive",
+        "20",
+        f"{agg.win_rate:.1%}",
+        f"[{agg.ci_low:.1%},",
+        f"{agg.ci_high:.1%}]",
+        f"{agg.draw_rate:.1%}",
+        f"{agg.mean_place:.2f}",
+        str(agg.first_out),
+        f"{agg.mu:.1f}",
+        "±",
+        f"{agg.sigma:.1f}",
+    ]
+    assert lines[3].startswith("random ")
+    end = lines[1].index("win rate") + len("win rate")  # numbers align right under their heading
+    assert all(line[end - 1] == "%" and line[end] == " " for line in lines[2:4])
+    assert len(repr(r)) < 250 and repr(r).startswith("EvaluationResult(entrants=['aggressive', 'random'], num_players=2")

@@ -45,7 +45,6 @@ def _small_record(tmp_path):  # type: ignore[no-untyped-def]
 
 def test_replay_gif_without_imageio_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("typer")
-    from risk_env.records.replay import main as replay_main
     from risk_env.tools.cli import main
 
     path = _small_record(tmp_path)
@@ -56,8 +55,9 @@ def test_replay_gif_without_imageio_is_one_line(tmp_path, monkeypatch: pytest.Mo
     err = capsys.readouterr().err
     assert ex.value.code == 1 and not gif.exists()
     assert err == "error: writing an animation needs imageio (extra 'render'): pip install 'risk_env[render]'\n"
-    assert replay_main([str(path), "--gif", str(gif), "--quiet"]) == 1  # the script's entry point too
-    assert capsys.readouterr().err.strip().endswith("pip install 'risk_env[render]'")
+    with pytest.raises(SystemExit) as ex:  # the script's entry point too
+        main([str(path), "--gif", str(gif), "--quiet"], command="replay", prog_name="python scripts/replay.py")
+    assert ex.value.code == 1 and capsys.readouterr().err.strip().endswith("pip install 'risk_env[render]'")
 
 
 def test_bench_without_chess_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -67,8 +67,9 @@ def test_bench_without_chess_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys
     _missing(monkeypatch, "chess")
     with pytest.raises(SystemExit) as ex:
         main(["bench", "--quick"])  # fails before anything is timed
-    assert ex.value.code == "error: the benchmark needs chess (extra 'bench'): pip install 'risk_env[bench]'"
-    assert capsys.readouterr().out == ""
+    out = capsys.readouterr()
+    assert ex.value.code == 1 and out.out == ""
+    assert out.err == "error: the benchmark needs chess (extra 'bench'): pip install 'risk_env[bench]'\n"
 
 
 def test_evaluate_without_tqdm_plays_without_a_bar(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,9 +96,13 @@ def test_evaluate_without_openskill_fails_before_playing(monkeypatch: pytest.Mon
     with pytest.raises(MissingExtraError, match=r"needs openskill \(extra 'eval'\): pip install 'risk_env\[eval\]'"):
         risk_env.evaluate(["random", "random"], num_games=2, workers=1)
     assert played == []
-    assert evaluation.main(["random", "random", "--games", "2", "--workers", "1"]) == 2
+    pytest.importorskip("typer")
+    from risk_env.tools.cli import main
+
+    with pytest.raises(SystemExit) as ex:
+        main(["evaluate", "random", "random", "--games", "2", "--workers", "1"])
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "pip install 'risk_env[eval]'" in err
+    assert ex.value.code == 1 and err.count("\n") == 1 and "pip install 'risk_env[eval]'" in err
 
 
 def test_drawing_without_matplotlib_names_the_render_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,7 +173,7 @@ def test_risk_env_train_print_config_without_pyyaml_names_the_train_extra(monkey
     with pytest.raises(SystemExit) as ex:
         main(["train", "--print-config"])
     assert ex.value.code == 1
-    assert capsys.readouterr().err == "error: 'risk-env train' needs yaml (extra 'train'): pip install 'risk_env[train]'\n"
+    assert capsys.readouterr().err == "error: training needs yaml (extra 'train'): pip install 'risk_env[train]'\n"
 
 
 def test_the_console_script_without_typer_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -8,10 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from risk_env.records.html import replay_page, write_replay_page
 from risk_env.records.record import GameRecord, replay
-from risk_env.records.replay import log_entries, main
+from risk_env.records.replay import log_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,7 +62,7 @@ def test_the_page_is_self_contained(record: GameRecord) -> None:
     assert page.count("<script") == 3 and "riskBoard" in page
 
 
-def test_upto_and_writing(record: GameRecord, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_upto_and_writing(record: GameRecord, tmp_path: Path) -> None:
     page = replay_page(record, upto=50)
     data = _data(page)
     assert len(data["frames"]) == 51 and 'id="result"' not in page and data["moves"] == 50
@@ -70,21 +71,16 @@ def test_upto_and_writing(record: GameRecord, tmp_path: Path, capsys: pytest.Cap
     out = write_replay_page(record, tmp_path / "new" / "r.html", title="my game")
     assert "<title>my game</title>" in out.read_text(encoding="utf-8")
     target = tmp_path / "cli.html"
-    assert main([str(ROOT / "docs" / "board.json"), "-q", "--html", str(target), "--upto", "30"]) == 0
-    assert f"wrote {target} (30 moves; open it in a browser)" in capsys.readouterr().out
+    code, out, _ = run_cli("replay", ROOT / "docs" / "board.json", "-q", "--html", target, "--upto", "30")
+    assert code == 0 and f"wrote {target} (30 moves; open it in a browser)" in out
     assert len(_data(target.read_text(encoding="utf-8"))["frames"]) == 31
 
 
-def test_risk_env_replay_html(record: GameRecord, tmp_path: Path) -> None:
-    pytest.importorskip("typer", reason="the risk-env command needs typer (the cli extra)")
-    from typer.testing import CliRunner
-
-    from risk_env.tools.cli import app
-
-    runner = CliRunner()
+def test_risk_env_replay_html(tmp_path: Path) -> None:
     target = tmp_path / "out" / "game.html"
-    res = runner.invoke(app, ["replay", str(ROOT / "docs" / "board.json"), "-q", "--html", str(target)])
-    assert res.exit_code == 0, res.output
-    assert f"wrote {target} (267 moves" in res.output and len(_data(target.read_text(encoding="utf-8"))["frames"]) == 268
-    res = runner.invoke(app, ["replay", str(ROOT / "docs" / "board.json"), "-q", "--html", str(tmp_path / "game.png")])
-    assert res.exit_code == 2 and "--html" in res.output and "must end in .html or .htm" in res.output
+    code, out, err = run_cli("replay", ROOT / "docs" / "board.json", "-q", "--html", target)
+    assert code == 0, err
+    assert f"wrote {target} (267 moves" in out and len(_data(target.read_text(encoding="utf-8"))["frames"]) == 268
+    code, out, err = run_cli("replay", ROOT / "docs" / "board.json", "-q", "--html", tmp_path / "game.png")
+    assert code == 2 and err == f"error: --html '{tmp_path / 'game.png'}' must end in .html or .htm\n"
+    assert not (tmp_path / "game.png").exists()

@@ -1,11 +1,15 @@
-"""Packaging: the wheel carries the package data (maps, training configs) and a config name
-works from the installed files alone, without a source checkout."""
+"""Packaging: the build prints no warning; the sdist holds every file of a clone (so the tests,
+the docs and CI run from it); the wheel carries the package data (maps, training configs,
+the pretrained agents), the LICENSE and the metadata; a config name works from the installed
+files alone, without a source checkout."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -16,21 +20,70 @@ SHIPPED = ("default", "2p", "4p", "long")
 RULES_FILES = ("stars", "tournament_stars")
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    src = tmp_path_factory.mktemp("src")  # build from a copy: the checkout gets no build/ folder
-    for name in ("pyproject.toml", "README.md", "risk_env", "agents", "configs"):
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(ROOT / name, src / name)
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(src)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+def shipped_files() -> list[str]:
+    """The repository's files as a clean clone holds them: git's tracked and new (not ignored) files."""
+    done = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True
+    )
     if done.returncode != 0:
-        pytest.skip(f"cannot build a wheel here: {done.stderr.strip()[-300:]}")
+        pytest.skip("not a git checkout: the files of a clean clone are unknown")
+    return [f for f in done.stdout.splitlines() if (ROOT / f).is_file()]  # a deleted, not yet staged file is gone
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """``python -m build`` (the sdist, then the wheel from it) on a copy of the clone's files, as
+    .ci/install_check.sh runs it: (sdist, wheel, the build's output)."""
+    out = tmp_path_factory.mktemp("dist")
+    src = tmp_path_factory.mktemp("src")  # build from a copy: the checkout gets no build/ folder
+    for name in shipped_files():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # no "byte-compiling is disabled"
+    cmd = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    if done.returncode != 0:
+        pytest.skip(f"cannot build here: {(done.stdout + done.stderr).strip()[-300:]}")
+    (sdist,) = out.glob("risk_env-*.tar.gz")
     (whl,) = out.glob("risk_env-*.whl")
-    return whl
+    return sdist, whl, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: tuple[Path, Path, str]) -> Path:
+    return dist[1]
+
+
+def test_the_build_prints_no_warning(dist: tuple[Path, Path, str]) -> None:
+    warnings = [line for line in dist[2].splitlines() if "warning" in line.lower()]
+    assert warnings == []  # e.g. a TOML-table license, a data folder missing from the packages
+
+
+def test_the_sdist_holds_every_file_of_the_clone(dist: tuple[Path, Path, str]) -> None:
+    """So the test suite, the docs and the CI scripts run from an unpacked sdist as from a clone."""
+    with tarfile.open(dist[0]) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    missing = sorted(set(shipped_files()) - names)
+    assert missing == []
+    assert {"LICENSE", "docs/board.json", "docs/README.md", "mkdocs.yml", ".ci/run", "tests/conftest.py"} <= names
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+
+
+def test_the_license_and_the_metadata(dist: tuple[Path, Path, str]) -> None:
+    whl = zipfile.ZipFile(dist[1])
+    info = next(n.split("/")[0] for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+    assert whl.read(f"{info}/licenses/LICENSE").decode().startswith("MIT License\n")
+    meta = whl.read(f"{info}/METADATA").decode()
+    head = meta.split("\n\n")[0].splitlines()
+    assert "License-Expression: MIT" in head and "License-File: LICENSE" in head
+    assert "Project-URL: Documentation, https://risk-env.github.io/risk_env/" in head
+    assert "Project-URL: Repository, https://github.com/risk-env/risk_env" in head
+    assert "Author: the risk_env maintainers" in head
+    classifiers = {line.split(": ", 1)[1] for line in head if line.startswith("Classifier: ")}
+    assert {"Programming Language :: Python :: 3.11", "Operating System :: OS Independent", "Typing :: Typed"} <= classifiers
+    with tarfile.open(dist[0]) as tar:
+        pkg_info = tar.extractfile(f"{dist[0].name[: -len('.tar.gz')]}/PKG-INFO")
+        assert pkg_info is not None and "License-Expression: MIT" in pkg_info.read().decode()
 
 
 def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
@@ -44,6 +97,7 @@ def test_the_wheel_holds_the_configs_maps_and_agents(wheel: Path) -> None:
     assert "risk_env/agents/registry.py" in names
     assert "risk_env/py.typed" in names
     assert "risk_env/records/assets/board.js" in names  # the script that updates SVG boards in pages
+    assert {"risk_env/web/static/index.html", "risk_env/web/static/play.js"} <= names  # the page of risk-env serve
 
 
 def test_the_version_is_written_once(wheel: Path) -> None:

@@ -61,7 +61,8 @@ def test_the_board_picture_comes_from_the_readme_command(tmp_path) -> None:  # t
     from risk_env.tools.cli import main
 
     args = _watch_command()
-    assert f"![A game after {args[args.index('--turns') + 1]} turns on the classic map](docs/board.png)" in README
+    turns = args[args.index("--turns") + 1]
+    assert f"![A game after {turns} turns on the classic map](https://risk-env.github.io/risk_env/board.png)" in README
     png, rec = tmp_path / "board.png", tmp_path / "board.json"
     args = [str(png) if a == "docs/board.png" else str(rec) if a == "docs/board.json" else a for a in args]
     assert str(png) in args and str(rec) in args, "the README command writes docs/board.png and docs/board.json"

@@ -89,3 +89,98 @@ def test_one_training_iteration_locally():
         algo.stop()
     finally:
         ray.shutdown()
+
+
+# ---------------------------------------------------------------------- a checkpoint as an agent
+SMALL_RULES = ["--rules", "fast", "-s", "map=small", "-s", "two_player=none", "-s", "turn_limit=20"]
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """A checkpoint written by the real code path, ``risk-env train-rllib``: one iteration of 64 env steps."""
+    import ray
+    from helpers import run_cli
+
+    out = tmp_path_factory.mktemp("rllib") / "ckpt"
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    args = ["train-rllib", "-n", "2", *SMALL_RULES, "--iterations", "1", "--batch", "64", "--minibatch", "32", "--epochs", "1"]
+    code, text, err = run_cli(*args, "-o", out)
+    assert code == 0, err[-3000:]
+    return out, text
+
+
+def test_the_log_says_when_no_episode_has_finished(checkpoint):
+    path, text = checkpoint
+    lines = text.splitlines()
+    assert lines[0].startswith("iter 1: 64 env steps, no episode finished yet, ") and lines[0].endswith(" s")
+    assert "nan" not in text and "?" not in text
+    assert lines[-1] == f"checkpoint: {path.resolve()}"
+
+
+def test_the_checkpoint_says_which_game_it_was_trained_for(checkpoint):
+    import json
+
+    path, _ = checkpoint
+    game = json.loads((path / "risk_env_game.json").read_text())
+    assert game == {"num_players": 2, "rules": {"preset": "fast", "map": "small", "two_player": "none", "turn_limit": 20}}
+
+
+def test_the_policy_plays_only_legal_ids_and_deterministically(checkpoint):
+    import risk_env
+    from risk_env.agents import RLlibPolicyAgent, load_agent
+
+    path, _ = checkpoint
+    agent = load_agent(str(path))
+    assert isinstance(agent, RLlibPolicyAgent) and agent.name == "ckpt" and agent.policy == "shared"
+    env = risk_env.raw_env(num_players=2, preset="fast", map="small", two_player="none", turn_limit=20)
+    env.reset(seed=3)
+    acted = 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agent.act(obs, info)
+        assert obs["action_mask"][a] == 1 and agent.act(obs, info) == a  # legal, and the same again
+        env.step(a)
+        acted += 1
+    assert acted > 20
+    sampler = RLlibPolicyAgent(path, deterministic=False, seed=1)
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    picks = {sampler.act(obs) for _ in range(50)}
+    assert picks <= set(np.flatnonzero(obs["action_mask"]).tolist()) and len(picks) > 1
+
+
+def test_evaluate_and_watch_take_the_checkpoint(checkpoint):
+    from helpers import run_cli
+
+    import risk_env
+
+    path, _ = checkpoint
+    rules = {"preset": "fast", "map": "small", "two_player": "none", "turn_limit": 20}
+    res = risk_env.evaluate([str(path), "random"], num_games=2, workers=1, progress=False, rules=rules)
+    assert res.entrants == ["ckpt", "random"] and sum(res.stats["ckpt"].place_counts) == 2
+    code, text, err = run_cli("evaluate", path, "random", "--games", "2", "--workers", "1", "--no-progress", *SMALL_RULES)
+    assert code == 0, err
+    assert text.splitlines()[2].startswith("ckpt ")
+    code, text, err = run_cli("watch", "-n", "2", *SMALL_RULES, "--agents", f"{path},random", "--show", "none")
+    assert code == 0, err
+    assert text.splitlines()[0] == f"seats: player_0 = {path}, player_1 = random"
+
+
+def test_a_policy_in_a_game_of_other_rules_or_a_bad_folder_is_refused(checkpoint, tmp_path):
+    import risk_env
+    from risk_env.agents import RLlibPolicyAgent, load_agent
+    from risk_env.errors import RiskError
+
+    path, _ = checkpoint
+    with pytest.raises(RiskError, match=r"expects observations of shape \(114,\), the env gives \(321,\): .*trained for"):
+        risk_env.evaluate([str(path), "random"], num_games=1, workers=1, progress=False, rules="fast", num_players=2)
+    with pytest.raises(RiskError, match=r"has no policy 'other'; it has: shared"):
+        RLlibPolicyAgent(path, policy="other")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RiskError, match=r"is not an RLlib checkpoint folder \(no rllib_checkpoint.json in it\)"):
+        RLlibPolicyAgent(tmp_path / "empty")
+    with pytest.raises(RiskError, match=r"is a folder: give the saved model's file"):
+        load_agent(str(tmp_path / "empty"))  # a folder that is no RLlib checkpoint reads as a MaskablePPO path

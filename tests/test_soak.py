@@ -6,11 +6,12 @@ import json
 
 import numpy as np
 import pytest
+from helpers import run_cli
 
 import risk_env
 from risk_env import Phase
 from risk_env.rules.config import PRESETS
-from risk_env.tools.soak import HEURISTICS, expected_rewards, game_spec, main, run_soak, soak_game
+from risk_env.tools.soak import HEURISTICS, expected_rewards, game_spec, run_soak, soak_game
 
 
 def passive_action(env) -> int:
@@ -96,14 +97,14 @@ def test_a_short_soak_in_process_has_no_failures():
     assert sum(summary["by_players"].values()) == 24
 
 
-def test_main_with_a_process_pool_writes_the_json_summary(tmp_path, capsys):
+def test_the_command_with_a_process_pool_writes_the_json_summary(tmp_path):
     out = tmp_path / "soak.json"
-    rc = main(["--games", "6", "--workers", "2", "--no-progress", "--seed", "2", "--out", str(out)])
-    assert rc == 0
+    code, text, _ = run_cli("soak", "--games", "6", "--workers", "2", "--no-progress", "--seed", "2", "--out", out)
+    assert code == 0
     summary = json.loads(out.read_text())
-    assert json.loads(capsys.readouterr().out) == summary
+    assert json.loads(text) == summary
     assert summary["games"] == 6 and summary["failures"] == 0 and summary["workers"] == 2
-    assert summary["command"].startswith("python scripts/soak.py --games 6")
+    assert summary["command"].startswith("risk-env soak --games 6 --start 0 --seed 2 --workers 2")
     for key in ("steps", "moves", "truncated", "won", "wall_s", "games_per_s", "steps_per_s", "by_preset", "settings"):
         assert key in summary
 
@@ -126,14 +127,14 @@ def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
     st = summary["settings"]
     assert "made-up violation" in f["error"]
     assert f["spec"] == game_spec(f["spec"]["index"], seed=4, vector_share=st["vector_share"], vector=st["vector"])
-    assert f["repro"].startswith(f"python scripts/soak.py --games 1 --start {f['spec']['index']} --seed 4 --workers 1")
+    assert f["repro"].startswith(f"risk-env soak --games 1 --start {f['spec']['index']} --seed 4 --workers 1")
     monkeypatch.undo()
     assert soak_game(f["spec"])["failure"] is None  # replaying the reported spec alone (the bug was injected)
 
 
-def test_bad_soak_arguments(capsys):
-    assert main(["--games", "-1", "--no-progress"]) == 2
-    assert "games and start must be >= 0" in capsys.readouterr().err
+def test_bad_soak_arguments():
+    code, _, err = run_cli("soak", "--games", "-1", "--no-progress")
+    assert code == 2 and err == "error: games and start must be >= 0, got games=-1, start=0\n"
     with pytest.raises(ValueError, match=r"classic_share must be in \[0, 1\], got 2"):
         run_soak(1, classic_share=2, progress=False)
 

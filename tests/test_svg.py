@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import build, make_game, tid
 
 import risk_env
 from risk_env import Game
@@ -18,7 +19,6 @@ from risk_env.records.layout import PLAYER_COLORS, UNCLAIMED_COLOR, _hex, _mix, 
 from risk_env.records.record import GameRecord, replay_moves
 from risk_env.records.svg import BoardSvg, Position, board_svg
 from risk_env.rules.state import Phase
-from tests.helpers import build, make_game, tid
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "{http://www.w3.org/2000/svg}"

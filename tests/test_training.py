@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from helpers import run_cli
 
 from risk_env import ConfigError
-from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, main, train
+from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, train
 
 SHIPPED = ("default", "2p", "4p", "long")
 
@@ -44,13 +45,13 @@ def test_unknown_keys_and_bad_values_are_named():
         TrainConfig.load("no_such_config")
 
 
-def test_overrides_and_print_config(capsys):
+def test_overrides_and_print_config():
     cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])
     assert cfg.ppo.learning_rate == 1e-4 and cfg.total_timesteps == 2_000_000 and cfg.eval.opponents == ["random"]
-    assert main(["--config", "default", "--set", "seed=3", "--print-config"]) == 0
-    assert yaml.safe_load(capsys.readouterr().out)["seed"] == 3
-    assert main(["--config", "default", "--set", "ppo.bogus=1", "--print-config"]) == 2
-    assert "ppo.bogus: unknown key" in capsys.readouterr().err
+    code, out, _ = run_cli("train", "--config", "default", "--set", "seed=3", "--print-config")
+    assert code == 0 and yaml.safe_load(out)["seed"] == 3
+    code, out, err = run_cli("train", "-c", "default", "-s", "ppo.bogus=1", "--print-config")
+    assert code == 2 and out == "" and err.startswith("error: ") and "ppo.bogus: unknown key" in err
 
 
 BROKEN_CONFIGS = {
@@ -87,8 +88,8 @@ def test_broken_training_config_files_give_one_line(tmp_path, capsys, kind):
     with pytest.raises(ConfigError, match=message) as info:
         TrainConfig.load(path)
     assert "\n" not in str(info.value) and str(path) in str(info.value)
-    assert main(["--config", str(path), "--print-config"]) == 2
-    err = capsys.readouterr().err
+    code, _, err = run_cli("train", "--config", path, "--print-config")
+    assert code == 2
     assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
 
 
@@ -121,8 +122,8 @@ def test_a_broken_checkpoint_metadata_file_is_a_config_error(tmp_path, capsys):
     ck.write_bytes(b"not a zip")
     for content in (b"{not json", b"[1, 2]", b'{"config": 3}', b"\xff\xfe"):
         ck.with_suffix(".json").write_bytes(content)
-        assert main(["--resume", str(tmp_path), "--print-config"]) == 2
-        err = capsys.readouterr().err
+        code, _, err = run_cli("train", "--resume", tmp_path, "--print-config")
+        assert code == 2
         assert err.startswith(f"error: {ck.with_suffix('.json')}") and err.count("\n") == 1
 
 
@@ -217,9 +218,9 @@ def test_same_seed_same_weights(tmp_path):
     assert not np.array_equal(pa, pc)
 
 
-def test_cli_resume_bad_path_is_a_clear_error(tmp_path, capsys):
-    assert main(["--resume", str(tmp_path / "nothing"), "--no-progress"]) == 2
-    assert "no checkpoint" in capsys.readouterr().err
+def test_cli_resume_bad_path_is_a_clear_error(tmp_path):
+    code, _, err = run_cli("train", "--resume", tmp_path / "nothing", "--no-progress")
+    assert code == 2 and "no checkpoint" in err and err.count("\n") == 1
 
 
 def test_subprocess_envs_get_the_snapshots(tmp_path):
@@ -236,3 +237,16 @@ def test_subprocess_envs_get_the_snapshots(tmp_path):
         assert [len(p.snapshots) for p in venv.get_attr("opponent_pool")] == [3, 3]
     finally:
         venv.close()
+
+
+def test_the_progress_bar_ends_at_the_steps_the_run_takes(tmp_path, capsys):
+    """SB3 learns in whole rollouts (here 2 envs x 64 steps): 200 steps asked are 256 done, and the
+    bar counts to 256 (SB3's own bar would end at 256/200)."""
+    import re
+
+    res = train(_tiny(tmp_path / "run", total_timesteps=200, **{"eval.final_games": 0}), progress=True)
+    assert res.timesteps == 256
+    out = capsys.readouterr()
+    assert "learning in whole rollouts of 128 steps: the run ends at 256 (total_timesteps 200)" in out.out
+    counts = re.findall(r"training: .*?(\d+)/(\d+)", out.err)
+    assert counts and counts[-1] == ("256", "256") and all(total == "256" for _, total in counts)

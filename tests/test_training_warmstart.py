@@ -245,7 +245,9 @@ def _tiny(run: Path, **changes) -> TrainConfig:
 
 
 def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
-    from risk_env.train.curves import load_curves, main
+    from helpers import run_cli
+
+    from risk_env.train.curves import load_curves
     from risk_env.train.sb3 import train
 
     run = tmp_path / "run"
@@ -283,9 +285,10 @@ def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     assert curves["random"].timesteps == [0, 128, 256, 384] and curves["random"].final["games"] == 2
     assert all(s > 0 for s in curves["random"].seconds)
     out = tmp_path / "curves.png"
-    assert main([str(run), "-o", str(out)]) == 0
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main([str(tmp_path / "nothing"), "-o", str(out)]) == 2
+    code, text, _ = run_cli("plot-training", run, "-o", out)
+    assert code == 0 and text == f"wrote {out}\n" and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run_cli("plot-training", tmp_path / "nothing", "-o", out)
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
 
 
 def test_warm_start_kickstart_and_pfsp_runs_are_reproducible(tmp_path):

@@ -3,6 +3,7 @@ distribution agreement with the reference engine, and the SB3 adapter."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -10,9 +11,11 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
-from risk_env import ActionCodec, ConfigError, Game, IllegalActionError, ObservationEncoder, Phase, RulesConfig, odds
+from risk_env import PRESETS, ActionCodec, ConfigError, Game, IllegalActionError, ObservationEncoder, Phase, RulesConfig, odds
 from risk_env.envs.codec import Selection
-from risk_env.vector import BatchState, VectorEnv, VectorGame
+from risk_env.errors import ResetNeededError
+from risk_env.vector import SUPPORTED_RULES, BatchState, VectorEnv, VectorGame
+from risk_env.vector.dice import Draws, blitz, resolve, sample_roll, sorted_faces
 from risk_env.vector.tables import blitz_outcome_index, blitz_table
 
 # ---------------------------------------------------------------- interface
@@ -30,26 +33,39 @@ def test_shapes_match_the_reference_codec_and_encoder() -> None:
     assert (out.action_mask.sum(1) > 0).all()
 
 
-@pytest.mark.parametrize(
-    "rules, what",
-    [
-        ({"fortify": "connected"}, "fortify='connected'"),
-        ({"card_trade": "no_cards"}, "card_trade='no_cards'"),
-        ({"defender_dice": "choose"}, "defender_dice='choose'"),
-        ({"num_players": 2, "two_player": "none"}, "two_player='none'"),
-        ({"preset": "allied"}, "two_player='allied'"),
-        ({"preset": "capitals"}, "capitals=True"),
-        ({"preset": "secret_missions"}, "secret_missions=True"),
-        ({"reroll_with_card": True}, "reroll_with_card=True"),
-        ({"die_to_six": True}, "die_to_six=True"),
-        ({"num_players": 2, "setup": "claim"}, "setup='claim' with the 2-player neutral"),
-        ({"truncation_reward": "rank"}, "truncation_reward='rank'"),
-    ],
-)
-def test_unsupported_rules_are_named(rules: dict, what: str) -> None:
-    with pytest.raises(ConfigError, match="supported") as e:
-        VectorEnv(2, **rules)
-    assert what in str(e.value)
+def test_every_rules_switch_is_supported_or_refused_with_a_reason() -> None:
+    """The allowlist names every RulesConfig switch: a new switch fails here until the batched
+    engine plays it or refuses it with a reason (SUPPORT in risk_env/vector/state.py)."""
+    from risk_env.vector.state import SUPPORT
+
+    switches = {f.name for f in dataclasses.fields(RulesConfig) if not f.name.startswith("_")}
+    assert set(SUPPORT) == switches, f"not in the batched engine's allowlist: {sorted(switches - set(SUPPORT))}"
+    assert set(SUPPORTED_RULES) == switches and all(SUPPORTED_RULES.values())
+
+
+def test_a_switch_missing_from_the_allowlist_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from risk_env.vector import state
+
+    monkeypatch.delitem(state.SUPPORT, "fortify")
+    with pytest.raises(ConfigError, match=r"fortify='adjacent' \(a switch the batched engine does not play yet\)"):
+        VectorEnv(2)
+    monkeypatch.setitem(
+        state.SUPPORT, "fortify", state.Support("'adjacent'", lambda c: "why not" if c.fortify != "adjacent" else None)
+    )
+    VectorEnv(2)
+    with pytest.raises(ConfigError, match=r"fortify='connected' \(why not\).*Use risk_env.env"):
+        VectorEnv(2, fortify="connected")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_runs_batched(preset: str) -> None:
+    rules = RulesConfig.from_preset(preset, turn_limit=3)
+    env = VectorEnv(4, seed=2, rules=rules)
+    out = env.reset()
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(60):
+        out = env.step(_pick(out.action_mask, gen))
+    assert out.action_mask.any(1).all()
 
 
 def test_bad_arguments() -> None:
@@ -73,7 +89,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
         env.step(torch.zeros(3, dtype=torch.int64))
     for name, t in _state(env).fields().items():
         assert torch.equal(t, getattr(before, name)), name
-    with pytest.raises(IllegalActionError, match="reset"):
+    with pytest.raises(ResetNeededError, match="reset"):
         VectorEnv(2).step(torch.zeros(2, dtype=torch.int64))
 
 
@@ -208,7 +224,7 @@ def _blitz_samples(A: int, D: int, games: int, seed: int) -> tuple[np.ndarray, n
     A_t = torch.full((B,), A, dtype=torch.int64, device=DEVICE)
     D_t = torch.full((B,), D, dtype=torch.int64, device=DEVICE)
     yes = torch.ones(B, dtype=torch.bool, device=DEVICE)
-    att_loss, def_loss, last = vg._battle(yes, yes, A_t, D_t, torch.clamp(A_t - 1, max=3), None)
+    att_loss, def_loss, last = blitz(vg, Draws(vg, B, None), yes, A_t, D_t, None)
     return (A - att_loss).cpu().numpy(), (D - def_loss).cpu().numpy(), last.cpu().numpy()
 
 
@@ -244,7 +260,7 @@ def test_single_rolls_have_the_exact_distribution() -> None:
     n = 30_000
     for ad, dd in [(3, 2), (2, 2), (1, 2), (3, 1), (1, 1)]:
         faces = torch.randint(1, 7, (n, 5), generator=vg.generator)
-        al, dl = vg._roll(faces, torch.full((n,), ad), torch.full((n,), dd))
+        al, dl = resolve(*sorted_faces(faces, torch.full((n,), ad), torch.full((n,), dd)))
         exact = {(x, y): p for x, y, p in roll_outcomes()[(ad, dd)]}
         keys = sorted(exact)
         observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)
@@ -256,7 +272,6 @@ def test_sampled_single_rolls_have_the_exact_distribution() -> None:
     """Rolls drawn by the generator take their losses from the cumulative one-roll table."""
     from scipy.stats import chisquare
 
-    from risk_env.vector.dice import sample_roll
     from risk_env.vector.tables import roll_cdf, roll_outcomes
 
     table = roll_cdf()
@@ -270,7 +285,8 @@ def test_sampled_single_rolls_have_the_exact_distribution() -> None:
     for ad, dd in [(3, 2), (2, 2), (1, 2), (3, 1), (1, 1)]:
         k = torch.full((n,), ad, device=DEVICE)
         j = torch.full((n,), dd, device=DEVICE)
-        al, dl = (x.cpu() for x in sample_roll(vg, k, j))
+        u = torch.rand(n, generator=vg.generator, device=DEVICE)
+        al, dl = (x.cpu() for x in sample_roll(vg, u, k, j))
         exact = {(x, y): p for x, y, p in roll_outcomes()[(ad, dd)]}
         keys = sorted(exact)
         observed = np.array([int(((al == x) & (dl == y)).sum()) for x, y in keys], dtype=float)

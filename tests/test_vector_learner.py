@@ -295,3 +295,22 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
     ]:
         with pytest.raises(ConfigError, match=what):
             LearnerEnv(2, device=DEVICE, num_players=2, **kwargs)  # type: ignore[arg-type]
+
+
+def test_inactive_slots_are_left_as_they_are() -> None:
+    env = LearnerEnv(8, device=DEVICE, seed=9, opponents="aggressive", num_players=2, **SMALL)
+    out = env.reset()
+    gen = _gen(8)
+    active = torch.arange(8, device=DEVICE) % 2 == 0
+    assert env.venv.state is not None
+    steps0 = env.venv.state.steps.clone()
+    for _ in range(30):
+        before = {k: v[~active].clone() for k, v in env.venv.state.fields().items()}
+        obs_before, mask_before = out.observation[~active].clone(), out.action_mask[~active].clone()
+        out = env.step(_random_actions(out.action_mask, gen), active=active)
+        assert all(torch.equal(v, getattr(env.venv.state, k)[~active]) for k, v in before.items())
+        assert torch.equal(out.observation[~active], obs_before) and torch.equal(out.action_mask[~active], mask_before)
+        assert not out.reward[~active].any() and not out.autoreset[~active].any()
+    assert bool((env.venv.state.steps > steps0)[active].all())  # the active slots played on
+    with pytest.raises(IllegalActionError, match="active"):
+        env.step(torch.zeros(8, dtype=torch.int64), active=torch.ones(8, device=DEVICE))

@@ -97,6 +97,15 @@ Seeding
     PettingZoo's games), so one seed makes a whole run reproducible; the first
     unseeded reset ever draws the stream from fresh entropy.
 
+Starting from a position
+    ``reset(options={"state": position})`` goes on from a given position (a
+    ``GameState`` or its ``to_dict()``, checked by ``Game.state_from_dict``; a
+    bad one raises :class:`~risk_env.errors.StateError` and changes nothing), for
+    search, curricula and reproducing a bug from a saved position::
+
+        saved = env.unwrapped.game_state.to_dict()     # JSON-ready, generator included
+        env.reset(options={"state": saved})            # the same game again, from here
+
 Rewards
     +1 to the winner (the last player with territories, §4.5) and -1 to each
     other player, given when it is eliminated (collected through ``last()``
@@ -172,6 +181,7 @@ Version history
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium
@@ -179,9 +189,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError, UnknownAgentError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, StateError, UnknownAgentError
 from ..records.ansi import render_ansi
 from ..records.frames import draw_frame
+from ..rules.checks import position_from
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.moves import Move
@@ -322,7 +333,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ core API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game.
+        """Start a new game, or go on from a given position.
 
         Args:
             seed: an integer >= 0 (or a numpy ``SeedSequence``) seeds the game and
@@ -330,31 +341,71 @@ class raw_env(AECEnv):
                 Gymnasium contract: ``reset(seed=s)`` then unseeded resets replay
                 the same games in every process); the first unseeded reset ever
                 seeds the stream from fresh entropy.
+            options: ``{"state": position}`` starts from that position instead of a new
+                game: a :class:`~risk_env.rules.state.GameState` of this env's rules and
+                map, or its :meth:`~risk_env.rules.state.GameState.to_dict` (e.g. read
+                back from JSON). It is checked by :meth:`Game.state_from_dict
+                <risk_env.rules.engine.Game.state_from_dict>` and the env plays on a copy
+                (the caller's object is never changed); the dice come from the position's
+                own generator, so the same position plays out the same way every time. The
+                game goes on between complete moves (no sub-step pending) with the agent
+                that decides in it; players eliminated before the position are not among
+                ``agents`` (with ``eliminated="stay"`` they are, and take their -1 when the
+                game ends). ``seed``, if given, seeds the stream later resets draw games from.
 
         Raises:
-            ConfigError: a bad seed.
+            ConfigError: a bad seed. (Other option keys are ignored with a warning: PettingZoo's
+                ``api_test`` passes one and expects it to be taken.)
+            StateError: a position that is malformed, of other rules or another map, breaks the
+                rules' invariants (docs/rules.md §5), or is over. Nothing changes: the game in
+                progress (if any) and the seed stream stay as they were.
         """
+        options = dict(options or {})
+        start = options.pop("state", None)
+        if options:  # PettingZoo's api_test passes {"options": 1} and expects it to be taken
+            warnings.warn(f"reset() ignores the option(s) {sorted(options)}: the one option is 'state'", stacklevel=2)
+        if start is not None:
+            position = self._position(start)  # checked before anything changes
+            if seed is not None:
+                self.game.new_game(seed)  # validates the seed
         if seed is None:
-            if self._seed_seq is None:
-                self._seed_seq = np.random.SeedSequence()
-            self.game_state = self.game.new_game(self._seed_seq.spawn(1)[0])
+            if start is None:
+                if self._seed_seq is None:
+                    self._seed_seq = np.random.SeedSequence()
+                self.game_state = self.game.new_game(self._seed_seq.spawn(1)[0])
         else:
-            self.game_state = self.game.new_game(seed)  # validates the seed
+            if start is None:
+                self.game_state = self.game.new_game(seed)  # validates the seed
             base = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
             self._seed_seq = np.random.SeedSequence(base.entropy, spawn_key=(*base.spawn_key, _RESET_STREAM))
+        if start is not None:
+            self.game_state = position
+        s: GameState = self.game_state  # type: ignore[assignment]
         self.selection = Selection()
-        self.agents = self.possible_agents[:]
+        out = set(s.elim_order)
+        self.agents = [a for i, a in enumerate(self.possible_agents) if self._stay or i not in out]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         N = self.codec.n
         self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": np.zeros(N, dtype=np.int8)} for a in self.agents}
-        self._eliminated_seen = 0
+        self._eliminated_seen = len(s.elim_order)
         self._last_move = None
         self._rewards_dirty = False
         self._info_holder = None
         self._select()
+
+    def _position(self, start: Any) -> GameState:
+        """A checked copy of a starting position (``reset(options={"state": ...})``).
+
+        Raises:
+            StateError: not a GameState or its dict, malformed, inconsistent with this game, or over.
+        """
+        position = position_from(self.game, start, "options['state']")
+        if position.phase == Phase.GAME_OVER:
+            raise StateError("options['state'] is a finished game (phase game_over): there is nothing left to play")
+        return position
 
     def _select(self) -> None:
         s: GameState = self.game_state  # type: ignore[assignment]  # set by reset()
@@ -461,6 +512,24 @@ class raw_env(AECEnv):
             self._deads_step_first()
         if self.render_mode == "human":
             self.render()
+
+    def is_legal_action(self, action: int) -> bool:
+        """Whether ``action`` (an int in ``0..N-1``) is legal for ``agent_selection`` now, by its mask."""
+        return bool(self._mask[action])
+
+    def end_for_illegal_action(self, agent: str, reward: float) -> None:
+        """End the game because ``agent`` (the one to act) chose an illegal action, as PettingZoo's
+        ``TerminateIllegalWrapper`` does: every agent is terminated and truncated, ``agent`` gets
+        ``reward`` and the others 0; the agents then take their dead steps
+        (:class:`~risk_env.envs.wrappers.ClassicWrapper` calls it)."""
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0)
+        self.rewards[agent] = reward
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self._rewards_dirty = True
 
     @property
     def last_move(self) -> str:
@@ -569,7 +638,9 @@ def env(num_players: int | None = None, render_mode: str | None = None, strict: 
             so illegal actions raise :class:`IllegalActionError` instead of ending the game
             (the env is then PettingZoo's ``OrderEnforcingWrapper``, as
             :class:`risk_env.envs.wrappers.StrictWrapper`).
-        num_players, render_mode, **kwargs: as :class:`raw_env`.
+        num_players: as :class:`raw_env`.
+        render_mode: as :class:`raw_env`.
+        **kwargs: as :class:`raw_env` (rules, ``preset``, ``observation``, ``eliminated``...).
     """
     e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
     if strict:

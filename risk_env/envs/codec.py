@@ -83,9 +83,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IllegalActionError, IllegalMoveError, RiskError
-from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, MAX_STARS, MIN_STARS
+from ..rules.cards import COMPOSITION_NAMES, COMPOSITIONS, MAX_STARS, MIN_STARS, composition_of
 from ..rules.engine import Game
-from ..rules.moves import Move
+from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 from .layout import AMOUNT_LEVELS, ATTACK_DICE, DEFEND_DICE, EXPERT_DIE_IDS, action_layout, amount_of, legal_levels
 
@@ -165,13 +165,89 @@ class ActionCodec:
         self._span_levels = {span: np.array(legal_levels(span, K), dtype=np.int8) for span in range(64)}
         self._span_full = np.ones(K, dtype=np.int8)
 
-    # ------------------------------------------------------------------ text (risk_env.envs.action_text)
+    # ------------------------------------------------------------------ text of action ids (for people: it decides nothing)
     def action_to_string(self, s: GameState, action: int, sel: Selection | None = None) -> str:
-        """What ``action`` means in ``s`` with the pending selection ``sel`` (None: no selection),
-        e.g. ``"attack from Alaska"``, ``"amount 7"`` (:func:`risk_env.envs.action_text.action_to_string`)."""
-        from . import action_text  # built on this module
+        """What ``action`` means in ``s`` with the pending selection ``sel`` (None: no selection).
 
-        return action_text.action_to_string(self, s, action, sel)
+        An id outside ``0..n - 1`` gives ``"invalid action ..."`` rather than an error.
+
+        >>> import risk_env
+        >>> game = risk_env.Game(num_players=3, setup="random")
+        >>> codec = risk_env.ActionCodec(game)
+        >>> codec.action_to_string(game.new_game(0), codec.end)
+        'end'
+        """
+        if sel is None:
+            sel = _NONE
+        g = self.game
+        a = int(action)
+        if not 0 <= a < self.n:
+            return f"invalid action {a} (ids are 0..{self.n - 1})"
+        if a < self.amount:
+            name = g.map.name_of(a)
+            ph = s.phase
+            if ph == Phase.CLAIM:
+                return f"claim {name}"
+            if ph == Phase.CAPITAL:
+                return f"capital {name}"
+            if ph == Phase.SETUP_PLACE:
+                return f"neutral {name}" if s.setup_step == 2 else f"place {name} 1"
+            if ph == Phase.REINFORCE:
+                return f"bonus {name}" if sel.trade >= 0 else f"place on {name}"
+            if ph in (Phase.ATTACK, Phase.FORTIFY):
+                verb = "attack" if ph == Phase.ATTACK else "fortify"
+                if sel.src >= 0:
+                    return f"{verb} {g.map.name_of(sel.src)}->{name}"
+                return f"{verb} from {name}"
+            return f"territory {name}"
+        if a < self.dice:
+            span = self._amount_span(s, sel)
+            level = a - self.amount
+            return f"amount {amount_of(level, *span)}" if span else f"amount level {level}"
+        if a < self.blitz:
+            if s.phase == Phase.DEFEND:
+                return f"defend dice={a - self.dice + 1}"
+            pair = self._battle_text(s, sel)
+            return f"attack {pair} dice={a - self.dice + 1}" if pair else f"roll dice={a - self.dice + 1}"
+        if a == self.blitz:
+            pair = self._battle_text(s, sel)
+            return f"blitz {pair}" if pair else "blitz"
+        mod = self._dice_rule_move(a)
+        if mod is not None:
+            return g.move_to_text(mod)
+        if self.trade >= 0 and self.trade <= a < self.trade_end:
+            if g.stars:
+                return f"trade stars={a - self.trade + MIN_STARS}"
+            return f"trade {COMPOSITION_NAMES[a - self.trade]}"
+        if s.phase == Phase.ATTACK:
+            return "end attack"
+        if s.phase == Phase.FORTIFY:
+            return "end turn"
+        return "end"
+
+    def _battle_text(self, s: GameState, sel: Selection) -> str:
+        """``"Src->Dst"`` of the battle a dice or blitz id would roll, or "" if none is set."""
+        if s.phase != Phase.ATTACK:
+            return ""
+        if sel.dst >= 0:
+            a, b = sel.src, sel.dst
+        elif sel.src < 0 and self.can_continue(s):
+            a, b = s.att_src, s.att_dst
+        else:
+            return ""
+        name = self.game.map.name_of
+        return f"{name(a)}->{name(b)}"
+
+    def _amount_span(self, s: GameState, sel: Selection) -> tuple[int, int] | None:
+        """The army range ``(lo, hi)`` that the amount ids cover now, or None outside an amount sub-step."""
+        ph = s.phase
+        if ph == Phase.REINFORCE and sel.src >= 0:
+            return 1, s.to_place
+        if ph == Phase.OCCUPY:
+            return self.game.occupy_range(s)
+        if ph == Phase.FORTIFY and sel.dst >= 0:
+            return 1, int(s.armies[sel.src]) - 1
+        return None
 
     def _dice_rule_move(self, a: int) -> Move | None:
         """The expert dice rule move of id ``a`` (docs/rules.md §8), or None if ``a`` is not one."""
@@ -512,32 +588,138 @@ class ActionCodec:
         sel.choose(*res)
         return None
 
-    # ------------------------------------------------------------------ moves -> action ids (risk_env.envs.move_ids)
+    # ------------------------------------------------------------------ moves -> action ids (scripted agents play through these)
     def amount_action(self, lo: int, hi: int, desired: int) -> int:
-        """The legal amount id for ``lo..hi`` whose count is closest to ``desired``
-        (:func:`risk_env.envs.move_ids.amount_action`)."""
-        from . import move_ids  # built on this module
+        """The legal amount id for the range ``lo..hi`` whose count is closest to ``desired``
+        (ties go to the smaller count). See :func:`amount_of`.
 
-        return move_ids.amount_action(self, lo, hi, desired)
+        >>> import risk_env
+        >>> codec = risk_env.ActionCodec(risk_env.Game(num_players=3))
+        >>> codec.amount_action(1, 30, 12) - codec.amount, amount_of(3, 1, 30)
+        (3, 11)
+        """
+        desired = min(max(int(desired), lo), hi)
+        best, best_d, prev = 0, None, None
+        for j in range(self.K):
+            c = amount_of(j, lo, hi, self.K)
+            if c == prev:
+                continue  # repeated counts are illegal levels
+            prev = c
+            d = abs(c - desired)
+            if best_d is None or d < best_d:
+                best, best_d = j, d
+        return self.amount + best
 
     def move_to_action(self, s: GameState, move: Move, sel: Selection | None = None) -> int:
-        """The next action id that plays ``move`` in ``s`` from the pending selection ``sel``
-        (:func:`risk_env.envs.move_ids.move_to_action`).
+        """The next action id that plays ``move`` in ``s`` from the pending selection ``sel``.
+
+        Call it once per decision with the same move until the move completes. It handles:
+
+        * a battle to continue: the dice or blitz id at the top of the attack
+          phase when ``move`` attacks the last battle's pair again;
+        * pending selections that do not match ``move`` (the codec has no cancel):
+          the pending decision is completed as close to ``move`` as it can (a
+          mismatched attack source attacks its first target with one die);
+        * amounts (placing, occupying, fortifying): the legal level whose count is
+          closest to ``move.count`` (:func:`amount_action`), so the count played
+          may differ from ``move.count`` when the range is wider than the 10 levels;
+        * trades: the id of ``move``'s set composition; when the codec then asks for
+          the +2 bonus territory, ``move.bonus`` if it is an option
+          (:meth:`ActionCodec.bonus_options`), else the first option. The codec picks the other
+          cards itself, so the traded cards may differ from ``move.cards`` (same
+          composition, same value). Under ``card_trade="stars"`` the id of the trade's star total.
+
+        Returns:
+            an action id that is legal under ``self.mask(s, sel)`` when ``move`` is legal in ``s``.
 
         Raises:
-            RiskError: ``move`` cannot be played in this phase, or the trade's cards are not a set.
+            RiskError: ``move`` cannot be played in this phase (e.g. an attack in the fortify phase),
+                or the trade's cards are not a set.
         """
-        from . import move_ids  # built on this module
-
-        return move_ids.move_to_action(self, s, move, sel)
+        src, dst, trade = (sel.src, sel.dst, sel.trade) if sel is not None else (-1, -1, -1)
+        g = self.game
+        ph = s.phase
+        k = move.kind
+        if (ph == Phase.CLAIM and k == MoveKind.CLAIM) or (ph == Phase.CAPITAL and k == MoveKind.CAPITAL):
+            return int(move.src)
+        if ph == Phase.SETUP_PLACE and k in (MoveKind.PLACE, MoveKind.PLACE_NEUTRAL):
+            return int(move.src)
+        if ph == Phase.REINFORCE and k in (MoveKind.TRADE, MoveKind.PLACE):
+            if trade >= 0:
+                cands = self.bonus_options(s, trade)
+                if k == MoveKind.TRADE and move.bonus in cands:
+                    return int(move.bonus)
+                return int(cands[0])
+            if src >= 0:
+                want = move.count if (k == MoveKind.PLACE and move.src == src) else s.to_place
+                return self.amount_action(1, s.to_place, want)
+            if k == MoveKind.TRADE and g.stars:
+                return self.trade + int(move.count) - MIN_STARS
+            if k == MoveKind.TRADE:
+                comp = composition_of([g.card_symbol[c] for c in move.cards])
+                if comp < 0:
+                    raise RiskError(f"{g.move_to_text(move)!r}: those cards are not a set")
+                return self.trade + comp
+            return int(move.src)
+        if ph == Phase.ATTACK and s.roll_pending and k in (MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL):
+            if k == MoveKind.KEEP_ROLL:
+                return self.keep
+            return (self.reroll if k == MoveKind.REROLL else self.six) + int(move.count) - 1
+        if ph == Phase.ATTACK and k in (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.END_ATTACK):
+            roll = self.blitz if k == MoveKind.BLITZ else self.dice + int(move.count) - 1
+            if k == MoveKind.END_ATTACK:
+                return self.end
+            if src < 0:
+                if (s.att_src, s.att_dst) == (move.src, move.dst) and self.can_continue(s):
+                    return roll  # roll again in the last battle
+                return int(move.src)
+            if src != move.src:  # no cancel: attack from the selected source instead
+                return int(g.attack_targets(s, src)[0]) if dst < 0 else self.dice
+            if dst < 0:
+                return int(move.dst)
+            if dst != move.dst:
+                return self.dice
+            return roll
+        if ph == Phase.DEFEND and k == MoveKind.DEFEND:
+            return self.dice + int(move.count) - 1
+        if ph == Phase.OCCUPY and k == MoveKind.OCCUPY:
+            lo, hi = g.occupy_range(s)
+            return self.amount_action(lo, hi, move.count)
+        if ph == Phase.FORTIFY and k in (MoveKind.FORTIFY, MoveKind.END_TURN):
+            if dst >= 0:  # only an amount is accepted now
+                same = k == MoveKind.FORTIFY and (move.src, move.dst) == (src, dst)
+                return self.amount_action(1, int(s.armies[src]) - 1, move.count if same else 1)
+            if k == MoveKind.END_TURN:
+                return self.end
+            if src < 0:
+                return int(move.src)
+            if src != move.src:  # no cancel: fortify from the selected source instead
+                return int(np.flatnonzero(g.fortify_reach(s, src))[0])
+            return int(move.dst)
+        raise RiskError(f"{g.move_to_text(move)!r} cannot be played in the {Phase(ph).name.lower()} phase")
 
     def move_to_actions(self, s: GameState, move: Move, sel: Selection | None = None) -> list[int]:
-        """Every action id, in order, that plays ``move`` in ``s`` from ``sel``; changes neither
-        (:func:`risk_env.envs.move_ids.move_to_actions`).
+        """Every action id, in order, that plays ``move`` in ``s`` from the selection ``sel``
+        (None: none); neither ``s`` nor ``sel`` changes. The last id completes a move
+        (``move`` itself, up to the amount and card choices :func:`move_to_action` describes).
+
+        >>> import risk_env
+        >>> g = risk_env.Game(num_players=3, setup="random"); s = g.new_game(3)
+        >>> codec = risk_env.ActionCodec(g)
+        >>> t = g.map.id_of("Alaska"); s.owner[t] = s.player; s.to_place = 5
+        >>> ids = codec.move_to_actions(s, risk_env.Move.place(t, 3))
+        >>> ids[0] == t, amount_of(ids[1] - codec.amount, 1, 5)  # the territory, then the amount
+        (True, 3)
 
         Raises:
             RiskError: ``move`` cannot be played in this phase; IllegalActionError: it is not legal here.
         """
-        from . import move_ids  # built on this module
-
-        return move_ids.move_to_actions(self, s, move, sel)
+        work = sel.copy() if sel is not None else Selection()
+        out: list[int] = []
+        while True:
+            a = self.move_to_action(s, move, work)
+            out.append(a)
+            res = self.decode(s, a, work)
+            if isinstance(res, Move):
+                return out
+            work.choose(*res)

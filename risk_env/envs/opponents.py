@@ -17,7 +17,7 @@ from ..errors import ConfigError, RiskError
 from .observation import ObservationEncoder
 from .view import GameView
 
-__all__ = ["LazyObservation", "OpponentPool", "preserve_global_rng", "resolve_agent"]
+__all__ = ["LazyObservation", "OpponentPool", "preserve_global_rng", "reseed", "resolve_agent"]
 
 
 class LazyObservation(Mapping):
@@ -92,7 +92,7 @@ def resolve_agent(spec: Any, seed: int | None = None) -> Any:
         raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from None
 
 
-def _reseed(agent: Any, seed: int) -> None:
+def reseed(agent: Any, seed: int) -> None:
     """Give a stateful agent a fresh per-episode seed, if it accepts one."""
     fn = getattr(agent, "reset", None)
     if callable(fn):
@@ -225,7 +225,7 @@ class OpponentPool:
         if not key.startswith("snap:"):
             # (a sampling snapshot draws from torch's generator, seeded once per process;
             # re-seeding it per episode would re-seed the learner's own sampling too)
-            _reseed(agent, seed)
+            reseed(agent, seed)
         return agent
 
     def sample(self, rng: np.random.Generator, k: int) -> list[Any]:

@@ -115,6 +115,7 @@ from gymnasium import spaces
 from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError
 from ..records.ansi import render_ansi
 from ..records.frames import draw_frame
+from ..rules.checks import position_from
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.state import GameState
@@ -122,7 +123,7 @@ from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
-from .opponents import LazyObservation, OpponentPool, _reseed, resolve_agent
+from .opponents import LazyObservation, OpponentPool, reseed, resolve_agent
 from .view import GameView
 
 __all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -149,8 +150,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
             set it to the learner's discount (module docstring, "Rewards").
         max_turn_steps: the learner's decisions allowed in one turn before the episode
             ends as a stalled loss (``None``: no cap).
-        preset, rules, **config: rules as for :class:`risk_env.envs.aec.raw_env`
-            (default: the ``fast`` preset's random setup when nothing is given).
+        preset: a rules preset or rules file, as for :class:`risk_env.envs.aec.raw_env`
+            (default: the ``fast`` preset's random setup when no rules are given at all).
+        rules: a :class:`~risk_env.rules.config.RulesConfig`, a name or a mapping, as for
+            :class:`risk_env.envs.aec.raw_env`.
+        **config: rule switches on top, as for :class:`risk_env.envs.aec.raw_env`.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (module docstring).
         observation: ``"flat"`` (default) or ``"graph"`` (module docstring, "Spaces").
         turn_feature: show ``turn / turn_limit`` in the observation (default: True for
@@ -282,15 +286,15 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
         Args:
             seed: seeds the env's generator (seat, opponents, game seeds).
-            options: ``{"state": GameState}`` starts from a copy of that position instead
-                of a new game (hand-built positions, curricula); ``{"learner_seat": k}``
-                fixes the seat for this episode.
+            options: ``{"state": position}`` starts from a copy of that position (a
+                :class:`~risk_env.rules.state.GameState` or its ``to_dict()``, checked by
+                :func:`risk_env.rules.checks.position_from`) instead of a new game (hand-built
+                positions, curricula); ``{"learner_seat": k}`` fixes the seat for this episode.
 
         Raises:
             ConfigError: bad options, or no learner decision reachable (a tiny turn limit).
+            StateError: a position that is malformed or breaks the rules (nothing changes).
         """
-        super().reset(seed=seed)
-        rng = self.np_random
         n = self.rules.num_players
         options = dict(options or {})
         start = options.pop("state", None)
@@ -299,8 +303,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise ConfigError(f"unknown reset option(s) {sorted(options)}; allowed: state, learner_seat")
         if seat_opt is not None and not (isinstance(seat_opt, (int, np.integer)) and 0 <= seat_opt < n):
             raise ConfigError(f"learner_seat must be a seat 0..{n - 1}, got {seat_opt!r}")
-        if start is not None and not isinstance(start, GameState):
-            raise ConfigError(f"options['state'] must be a GameState, got {type(start).__name__}")
+        if start is not None:
+            start = position_from(self.game, start, "options['state']")  # a checked copy, before anything changes
+        super().reset(seed=seed)
+        rng = self.np_random
         for _ in range(1 if start is not None else 100):
             if seat_opt is not None:
                 self.seat = int(seat_opt)
@@ -313,7 +319,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 assert self._fixed is not None
                 line_up = [self._fixed[i % len(self._fixed)] for i in range(len(others))]
                 for a in line_up:
-                    _reseed(a, int(rng.integers(2**31)))
+                    reseed(a, int(rng.integers(2**31)))
             self.opponents = dict(zip(others, line_up, strict=False))
             self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
             self.selection = Selection()

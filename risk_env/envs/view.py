@@ -358,7 +358,7 @@ class GameView:
         """The board as SVG, for Jupyter (public information only: owners, armies, card counts)."""
         from ..records.svg import board_svg
 
-        return board_svg(self.game, self.state, selection=self._selection)
+        return board_svg(self.game, self.state, selection=self.selection)
 
     def __repr__(self) -> str:
         return f"GameView(seat={self.seat}, phase={self.phase.name}, turn={self.turn}, player={self.player})"

@@ -59,7 +59,6 @@ class ClassicWrapper(OrderEnforcingWrapper):
     def __init__(self, env: Any, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
         self._illegal_value = float(illegal_reward)
-        self._terminated = False
 
     # Hot attributes read straight from the raw env (no __getattr__ chain).
     def _raw(self, name: str) -> Any:
@@ -73,7 +72,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
     terminations = property(lambda self: self._raw("terminations"))
     truncations = property(lambda self: self._raw("truncations"))
     infos = property(lambda self: self._raw("infos"))
-    _cumulative_rewards = property(lambda self: self.env._cumulative_rewards)
+    _cumulative_rewards = property(lambda self: self.env._cumulative_rewards)  # PettingZoo's AECEnv attribute
 
     @property
     def num_agents(self) -> int:
@@ -84,7 +83,6 @@ class ClassicWrapper(OrderEnforcingWrapper):
         return self.env._repr_svg_()
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._terminated = False
         super().reset(seed=seed, options=options)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -117,7 +115,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             if action is not None:
                 how = "terminated" if raw.terminations[agent] else "truncated"
                 raise IllegalActionError(f"{agent} is {how}: step it with None (PettingZoo's dead step), got {action!r}")
-            raw._was_dead_step(action) if self._terminated else raw.step(action)
+            raw.step(None)  # the dead step (also after an illegal action ended the game)
             return
         n = raw.codec.n
         a = action if (type(action) is int and 0 <= action < n) else as_action_id(action, n)
@@ -127,16 +125,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
                 f"action is not in action space: {agent} must act with an integer id in 0..{n - 1} (a Python int, "
                 f"a numpy integer or a 0-d integer array), got {what}"
             )
-        if not raw._mask[a]:  # a live agent_selection is the seat to act, whose mask _mask is
+        if not raw.is_legal_action(a):
             EnvLogger.warn_on_illegal_move()
-            raw._cumulative_rewards[agent] = 0
-            raw.terminations = dict.fromkeys(raw.agents, True)
-            raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.truncations, 0)
-            raw.rewards[agent] = self._illegal_value
-            raw._accumulate_rewards()
-            raw._deads_step_first()
-            raw._rewards_dirty = True
-            self._terminated = True
+            raw.end_for_illegal_action(agent, self._illegal_value)
             return
         raw.step(a)

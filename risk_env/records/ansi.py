@@ -19,13 +19,15 @@ West (+2)
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Callable, Sequence
 
 from ..rules.engine import Game
 from ..rules.missions import mission_text
 from ..rules.state import GameState, Phase
 
-__all__ = ["render_ansi", "render_compact", "short_names", "seat_name"]
+__all__ = ["render_ansi", "render_compact", "short_names", "seat_name", "distinct_labels"]
 
 _ANSI = ("\x1b[34m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[35m", "\x1b[36m")  # blue red green yellow magenta cyan
 _GREY, _BOLD, _RESET = "\x1b[90m", "\x1b[1m", "\x1b[0m"
@@ -43,6 +45,16 @@ def seat_name(game: Game, seat: int) -> str:
     return f"player_{seat}"
 
 
+def distinct_labels(names: Sequence[str]) -> list[str]:
+    """Seat labels that tell the seats apart: a name only one seat has stays as it is; a name
+    several seats share gets the seat number (``aggressive 1``, ``aggressive 2``).
+
+    >>> distinct_labels(["you", "aggressive", "aggressive", "balanced"])
+    ['you', 'aggressive 1', 'aggressive 2', 'balanced']
+    """
+    return [f"{n} {seat}" if list(names).count(n) > 1 else str(n) for seat, n in enumerate(names)]
+
+
 def render_ansi(
     game: Game,
     s: GameState,
@@ -51,6 +63,7 @@ def render_ansi(
     color: bool = False,
     names: Sequence[str] | None = None,
     viewer: int | None = None,
+    width: int | None = None,
 ) -> str:
     """A compact text board of ``s`` (one string, lines joined by ``\\n``).
 
@@ -58,6 +71,12 @@ def render_ansi(
     ``secret_missions`` only the ``viewer`` seat's own mission is shown (no
     other player's mission is printed while the game goes on; a finished game
     shows the winner's).
+
+    With ``width`` the board is laid out for a terminal that many columns wide: the continents
+    side by side in as many columns as fit (on the classic map two columns, so that at 120
+    columns the board takes at most 39 lines), two seats a line, capitals marked ``#`` and
+    listed in one line, and no line longer than ``width`` (text wrapped at spaces, the last
+    moves cut to those that fit).
 
     Args:
         game: the game ``s`` belongs to.
@@ -67,7 +86,13 @@ def render_ansi(
         color: colour owners with ANSI escape codes.
         names: labels per player seat (default ``player_<seat>``).
         viewer: the seat whose secret mission is shown (None: no mission is shown).
+        width: lay the board out for this many columns (None: one column, lines of any length).
+
+    Raises:
+        ValueError: ``width`` < 60.
     """
+    if width is not None and width < 60:
+        raise ValueError(f"width must be at least 60 characters, got {width}")
     m = game.map
     capital_of = {int(t): p for p, t in enumerate(s.capitals) if t >= 0}
 
@@ -94,24 +119,27 @@ def render_ansi(
             pass
     if s.phase in (Phase.DEFEND, Phase.OCCUPY) and s.att_src >= 0:
         marked |= {s.att_src, s.att_dst}
-    width = max(len(n) for n in m.territory_names)
     wname = max([len(who(p)) for p in range(game.num_seats)] + [7])
-    lines = []
+    name_w = max(len(n) for n in m.territory_names)
+    blocks: list[list[str]] = []
     for ci, cname in enumerate(m.continent_names):
         idx = game.continent_idx[ci]
         holders = {int(o) for o in s.owner[idx]}
         head = f"{cname} (+{int(m.continent_bonus[ci])})"
         if len(holders) == 1 and min(holders) >= 0:
             head += f"  held by {paint(who(min(holders)), min(holders))}"
-        lines.append(head)
+        block = [head]
         for t in map(int, idx):
             o = int(s.owner[t])
             mark = " <" if t in marked else ""
             if t in capital_of:
-                mark += f"  capital of {who(capital_of[t])}"
-            lines.append(f"  {m.territory_names[t]:<{width}}  {paint(f'{who(o):<{wname}}', o)} {int(s.armies[t]):>4}{mark}")
+                mark += " #" if width is not None else f"  capital of {who(capital_of[t])}"
+            block.append(f"  {m.territory_names[t]:<{name_w}}  {paint(f'{who(o):<{wname}}', o)} {int(s.armies[t]):>4}{mark}")
+        blocks.append(block)
+    lines = [ln for b in blocks for ln in b] if width is None else _side_by_side(blocks, width)
     lines.append("")
     setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
+    seat_lines: list[str] = []
     for seat in range(game.num_seats):
         own = s.owner == seat
         tag = ""
@@ -127,7 +155,15 @@ def render_ansi(
         )
         if game.uses_cards and seat < game.num_players:
             line += f"  cards {cards}"
-        lines.append(line + tag)
+        seat_lines.append(line + tag)
+    if width is None:
+        lines += seat_lines
+    else:
+        seat_w = max(_visible(x) for x in seat_lines)
+        per_line = max(1, (width + 2) // (seat_w + 2))
+        for i in range(0, len(seat_lines), per_line):
+            row = seat_lines[i : i + per_line]
+            lines.append("  ".join(x + " " * (seat_w - _visible(x)) for x in row).rstrip())
     ph = Phase(s.phase).name.lower().replace("_", " ")
     stage = "setup" if s.turn == 0 else f"turn {s.turn}"
     status = f"{stage}  phase {ph}  on turn {who(s.player)}"
@@ -155,12 +191,48 @@ def render_ansi(
         lines.append(f"last roll: attacker {s.last_roll[:k]} defender {s.last_roll[k + 1 :]}")
     if s.elim_order:
         lines.append("eliminated: " + ", ".join(who(p) for p in s.elim_order))
-    lines += _variant_lines(game, s, viewer, who)
-    if recent:
-        lines.append("earlier moves: " + " | ".join(list(recent)[-5:]))
+    tail = _variant_lines(game, s, viewer, who)
+    if width is not None and capital_of:
+        tail.append("capitals (#): " + ", ".join(f"{m.name_of(t)} ({who(p)})" for t, p in sorted(capital_of.items())))
+    earlier = list(recent)[-5:]
+    if width is not None:  # the newest moves that fit on one line
+        while earlier and len("earlier moves: " + " | ".join(earlier)) > width:
+            earlier = earlier[1:]
+    if earlier:
+        tail.append("earlier moves: " + " | ".join(earlier))
     if last_move:
-        lines.append(f"last move: {last_move}")
+        tail.append(f"last move: {last_move}")
+    for line in tail:
+        if width is None or _visible(line) <= width:
+            lines.append(line)
+        else:
+            lines += textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
     return "\n".join(lines)
+
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _visible(text: str) -> int:
+    """The length of ``text`` as a terminal shows it (colour codes take no room)."""
+    return len(_ESCAPE.sub("", text))
+
+
+def _side_by_side(blocks: list[list[str]], width: int, gap: int = 3) -> list[str]:
+    """Blocks of lines (continents), in order, in as many columns as fit in ``width``, each column
+    filled top to bottom to about the same height; one column when even two do not fit."""
+    col_w = max(_visible(line) for b in blocks for line in b)
+    sizes = [len(b) for b in blocks]
+    k = max(1, min(len(blocks), (width + gap) // (col_w + gap)))
+    height = max(sizes)
+    while len(_pack(sizes, height)) > k:
+        height += 1
+    out: list[str] = []
+    columns = [[line for g in col for line in blocks[g]] for col in _pack(sizes, height)]
+    for r in range(max(len(c) for c in columns)):
+        cells = [c[r] if r < len(c) else "" for c in columns]
+        out.append((" " * gap).join(x + " " * (col_w - _visible(x)) for x in cells).rstrip())
+    return out
 
 
 def _variant_lines(game: Game, s: GameState, viewer: int | None, who: Callable[[int], str]) -> list[str]:

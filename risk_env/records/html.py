@@ -2,7 +2,7 @@
 game, and controls to step, play and scrub through it.
 
     risk-env replay game.json --html game.html
-    python scripts/replay.py game.json --html game.html
+    risk-env replay game.json --html game.html
 
 The page needs nothing else: its script, style and pictures are inline, so it opens from a file, offline, and
 can be shared as one file. The positions are computed here, by replaying the record

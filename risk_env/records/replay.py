@@ -1,7 +1,7 @@
 """Replaying game records: a readable move-by-move log, an animation (GIF or
 MP4), a per-turn PNG strip and a self-contained HTML page (:mod:`risk_env.records.html`).
 
-    python scripts/replay.py game.json --gif game.gif --strip turns.png --html game.html
+    risk-env replay game.json --gif game.gif --strip turns.png --html game.html
     risk-env replay game.json --video game.mp4 --every move --upto 200
 
 :func:`format_log` turns a :class:`~risk_env.records.record.GameRecord` into lines
@@ -13,7 +13,6 @@ imageio (GIF needs only Pillow; MP4 needs ``imageio-ffmpeg`` or ``av``).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -24,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from ..errors import MissingExtraError
 from ..rules.engine import Game
 from ..rules.missions import mission_complete, mission_text
 from ..rules.moves import MoveKind
@@ -43,7 +41,7 @@ __all__ = [
     "render_video",
     "render_strip",
     "turn_ends",
-    "main",
+    "run",
 ]
 
 
@@ -297,7 +295,7 @@ def render_strip(
     Args:
         columns: thumbnails per row.
         width: width of each thumbnail in pixels.
-        max_turns: at most this many thumbnails (evenly spread turns; the last is always kept).
+        max_turns: at most this many thumbnails (evenly spread turns; the last is always kept), 1 or more.
         upto: stop after this many moves.
 
     Returns the number of thumbnails.
@@ -309,7 +307,7 @@ def render_strip(
     game = record.game()
     ends = list(turn_ends(record, upto))
     if len(ends) > max_turns:
-        keep = np.unique(np.linspace(0, len(ends) - 1, max_turns).round().astype(int))
+        keep = np.unique(np.linspace(len(ends) - 1, 0, max_turns).round().astype(int))  # the last always kept
         ends = [ends[i] for i in keep]
     r = BoardRenderer(game, player_names=record.player_labels())
     thumbs = []
@@ -350,10 +348,16 @@ def run(
     upto: int | None = None,
     log: bool = True,
     out: Any = None,
+    strip_turns: int = 24,
     html: str | None = None,
 ) -> None:
-    """What ``scripts/replay.py`` and ``risk-env replay`` do: print the log, then write the files asked for
-    (``html``: the self-contained HTML replay of :mod:`risk_env.records.html`)."""
+    """What ``risk-env replay`` does: print the log, then write the files asked for (``strip_turns``:
+    the most panels of the strip, see :func:`render_strip`; ``html``: the self-contained HTML replay of
+    :mod:`risk_env.records.html`).
+
+    Raises:
+        RecordError: the record cannot be read or does not replay; MissingExtraError: a writer is missing.
+    """
     out = out or sys.stdout
     if gif or video:  # before any work: a missing writer is told at once
         require("imageio.v3", "render", "writing an animation")
@@ -366,52 +370,13 @@ def run(
             n = render_video(rec, target, every=every, fps=fps, upto=upto)
             print(f"wrote {target} ({n} frames)", file=out)
     if strip:
-        n = render_strip(rec, strip, upto=upto)
-        print(f"wrote {strip} ({n} turns)", file=out)
+        n = render_strip(rec, strip, upto=upto, max_turns=strip_turns)
+        ends = sum(1 for _ in turn_ends(rec, upto))
+        what = "one per turn" if n == ends else f"{n} of the {ends} turn ends, evenly spread, the last one kept"
+        print(f"wrote {strip} ({n} panels: {what})", file=out)
     if html:
         from .html import write_replay_page
 
         write_replay_page(rec, html, upto=upto)
         shown = len(rec.moves) if upto is None else upto
         print(f"wrote {html} ({shown} moves; open it in a browser)", file=out)
-
-
-def parser() -> argparse.ArgumentParser:
-    """The options of ``python scripts/replay.py``: the same as ``risk-env replay``'s."""
-    ap = argparse.ArgumentParser(
-        prog="python scripts/replay.py",
-        description="Replay a game record: print a move-by-move log and draw it to a GIF/MP4 and a per-turn PNG strip "
-        "(the same options as 'risk-env replay').",
-    )
-    ap.add_argument("record", help="a game record (.json) written by risk_env.records.record")
-    ap.add_argument("--gif", help="write an animated GIF here")
-    ap.add_argument("--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)")
-    ap.add_argument("--strip", help="write a PNG with the board at the end of each turn here")
-    ap.add_argument("--html", help="write a self-contained HTML page that replays the game here (step, play, scrub)")
-    ap.add_argument(
-        "--every", choices=("turn", "move"), default="turn", help="one animation frame per turn (default) or per move"
-    )
-    ap.add_argument("--fps", type=float, default=2.0, help="animation frames per second, more than 0 (default 2)")
-    ap.add_argument("--upto", type=int, default=None, help="stop after this many moves (0 or more)")
-    ap.add_argument("--quiet", "-q", action="store_true", help="do not print the move log")
-    return ap
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python scripts/replay.py RECORD [--gif F] [--video F] [--strip F] [-q] ...``; returns an
-    exit code (2 after a one-line error for a bad option value, 1 when the record or a writer fails)."""
-    import math
-
-    args = parser().parse_args(argv)
-    if not (math.isfinite(args.fps) and args.fps > 0):
-        print(f"error: --fps must be more than 0 frames per second, got {args.fps}", file=sys.stderr)
-        return 2
-    if args.upto is not None and args.upto < 0:
-        print(f"error: --upto must be 0 or more moves, got {args.upto}", file=sys.stderr)
-        return 2
-    try:
-        run(args.record, args.gif, args.video, args.strip, args.every, args.fps, args.upto, log=not args.quiet, html=args.html)
-    except (RecordError, ValueError, RuntimeError, MissingExtraError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    return 0

@@ -41,6 +41,7 @@ __all__ = [
     "MAX_ARMIES",
     "MAX_SETS_TRADED",
     "state_from_dict",
+    "position_from",
     "dict_problems",
     "field_problems",
     "invariant_violations",
@@ -80,6 +81,24 @@ def state_from_dict(game: Game, d: dict[str, Any]) -> GameState:
     if problems:
         raise StateError("inconsistent state: " + "; ".join(problems))
     return s
+
+
+def position_from(game: Game, start: Any, what: str = "the position") -> GameState:
+    """A checked copy of a position handed in from outside (an env's ``reset(options={"state": ...})``):
+    a :class:`GameState` or its :meth:`~GameState.to_dict`, rebuilt by :func:`state_from_dict`, so
+    the caller's object is never shared and a position that breaks the rules never gets in.
+
+    Args:
+        what: how the message names the position (``"options['state']"``).
+
+    Raises:
+        StateError: neither a GameState nor a dict, malformed, or inconsistent with ``game``.
+    """
+    if isinstance(start, GameState):
+        start = start.to_dict()
+    elif not isinstance(start, dict):
+        raise StateError(f"{what} must be a GameState or its to_dict(), got {type(start).__name__}")
+    return state_from_dict(game, start)
 
 
 def _is_int(v: Any) -> bool:

@@ -43,6 +43,7 @@ __all__ = [
     "STARTING_ARMIES",
     "resolve_rules",
     "check_preset_players",
+    "preset_player_count",
     "parse_value",
     "parse_settings",
     "rules_files",
@@ -401,6 +402,19 @@ six, §8), ``duel`` (two players without the neutral), ``secret_missions`` (a se
 1975 rules, §7)."""
 
 
+def preset_player_count(preset: str | None) -> int | None:
+    """The player count a preset is made for (``duel`` and ``allied``: 2), or None when it takes any count
+    (every other preset, a rules file, None).
+
+    >>> preset_player_count("duel"), preset_player_count("fast")
+    (2, None)
+    """
+    if preset is None or preset not in PRESETS:
+        return None
+    fixed = PRESETS[preset].get("num_players")
+    return None if fixed is None else int(fixed)
+
+
 def check_preset_players(preset: str | None, num_players: int | None) -> None:
     """Refuse a player count that contradicts a preset made for a fixed count (``duel`` is for 2).
 
@@ -414,10 +428,8 @@ def check_preset_players(preset: str | None, num_players: int | None) -> None:
     ...     print(str(e)[:47])
     preset 'duel' is meant for 2 players, got num_p
     """
-    if preset is None or num_players is None:
-        return
-    fixed = PRESETS.get(preset, {}).get("num_players")
-    if fixed is not None and fixed != num_players:
+    fixed = preset_player_count(preset)
+    if fixed is not None and num_players is not None and fixed != num_players:
         raise ConfigError(
             f"preset {preset!r} is meant for {fixed} players, got num_players={num_players!r}; "
             f"omit num_players (or pass num_players={fixed}), or choose another preset"

@@ -1,7 +1,7 @@
 """Speed benchmark: risk_env next to PettingZoo's own classic games, measured in one run.
 
-    python scripts/benchmark.py                 # full table (a few minutes)
-    python scripts/benchmark.py --quick         # shorter windows, fewer rows
+    risk-env bench                              # full table (a few minutes); scripts/benchmark.py is the same command
+    risk-env bench --quick                      # shorter windows, fewer rows
     risk-env bench --json results/bench.json
 
 Every figure is a median over ``--repeats`` timed windows (``time.perf_counter``),
@@ -30,9 +30,7 @@ Rows:
 
 from __future__ import annotations
 
-import argparse
 import functools
-import json
 import math
 import os
 import platform
@@ -52,12 +50,11 @@ from risk_env._extras import require
 from risk_env.agents import load_agent
 from risk_env.envs.codec import Selection
 from risk_env.envs.single_agent import RiskSingleAgentEnv
-from risk_env.errors import MissingExtraError
 from risk_env.rules.map import map_from_dict
 from risk_env.rules.state import GameState
 from risk_env.tools.match import play_match
 
-__all__ = ["main", "aec_steps_per_second", "engine_decisions_per_second", "generated_map"]
+__all__ = ["run", "format_table", "aec_steps_per_second", "engine_decisions_per_second", "generated_map"]
 
 
 def _median_rate(fn: Callable[[float], tuple[int, float]], seconds: float, repeats: int) -> float:
@@ -403,40 +400,3 @@ def format_table(res: dict[str, Any]) -> str:
                 f"| {r.get('state_bytes_per_game', '')} |"
             )
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(
-        prog="risk-env bench", description="Speed benchmark of risk_env next to PettingZoo's classic games."
-    )
-    ap.add_argument("--quick", action="store_true", help="short windows, classic preset only")
-    ap.add_argument("--seconds", type=float, default=2.0, help="length of one timed window (default 2)")
-    ap.add_argument("--repeats", type=int, default=3, help="windows per figure; the median is reported (default 3)")
-    ap.add_argument("--json", default=None, help="also write the results to this JSON file")
-    ap.add_argument("--no-vector", action="store_true", help="skip the batched engine's rows (risk_env.vector, needs torch)")
-    ap.add_argument(
-        "--batch-sizes", type=int, nargs="+", default=None, help="batch sizes of the batched engine (default 1 64 1024 4096)"
-    )
-    args = ap.parse_args(argv)
-    if not (math.isfinite(args.seconds) and args.seconds > 0):
-        ap.error(f"--seconds must be more than 0, got {args.seconds}")
-    if args.repeats < 1:
-        ap.error(f"--repeats must be 1 or more, got {args.repeats}")
-    if args.batch_sizes and min(args.batch_sizes) < 1:
-        ap.error(f"--batch-sizes must be 1 or more, got {min(args.batch_sizes)}")
-    try:
-        res = run(
-            quick=args.quick,
-            seconds=args.seconds,
-            repeats=args.repeats,
-            vector=not args.no_vector,
-            batch_sizes=tuple(args.batch_sizes) if args.batch_sizes else None,
-        )
-    except MissingExtraError as e:
-        raise SystemExit(f"error: {e}") from None
-    print(format_table(res))
-    if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
-    return res

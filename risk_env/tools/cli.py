@@ -1,9 +1,19 @@
-"""The ``risk-env`` command line.
+"""The ``risk-env`` command line: every command, in one framework (typer).
 
     risk-env play --players 3 --seat 0               # you against two agents, at the terminal
     risk-env watch --players 4 --turns 30 --gif game.gif --record game.json
     risk-env replay game.json --strip turns.png --html game.html
-    risk-env evaluate ... | risk-env train ... | risk-env bench ...
+    risk-env evaluate balanced random --games 200 --rules fast
+    risk-env train --config 4p | risk-env train-rllib | risk-env plot-training runs/default
+    risk-env bench --quick | risk-env soak --games 2000
+    risk-env serve --agents ppo-2p --rules fast -n 2     # you against an agent, in a browser
+
+The scripts in ``scripts/`` are these commands under another name (``python scripts/evaluate.py``
+is ``risk-env evaluate``): :func:`main` with ``command=``.
+
+One meaning per short option, in every command: ``-n`` the number of players, ``-s`` a rules
+(or config) switch ``key=value``, ``-c`` a config, ``-o`` where the output goes, ``-q`` quiet,
+``-h`` help. Agent lists name every shipped agent (:func:`risk_env.agents.spec_forms`).
 
 ``play`` (:mod:`risk_env.tools.play`) shows each decision of the human as one screen that fits a 120x40
 terminal on the classic map: a compact board (continents in columns, one short
@@ -21,16 +31,16 @@ from standard input, so a script or a test can drive it.
 ``watch`` first says which agent holds which seat. Output files (``--png``,
 ``--gif``, ``--record``...) get their folders created; a folder that cannot be
 made, a missing optional package, a broken record end with one ``error:`` line.
-
-``evaluate``, ``train`` and ``bench`` pass their arguments to
-``risk_env.tools.evaluation.main``, ``risk_env.train.sb3.main`` and
-``risk_env.tools.benchmark.main``; ``risk-env train --help`` shows that module's options.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
+import os
 import sys
+import textwrap
+from types import ModuleType
 from typing import Any
 
 from ..errors import MissingExtraError
@@ -43,19 +53,20 @@ except ImportError:
     ) from None
 
 from .._extras import missing_extra_message, require
-from ..agents import load_agent
+from ..agents import load_agent, spec_forms
 from ..errors import RiskError
-from ..records.ansi import seat_name
+from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
-from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules, rules_files
+from ..rules.config import PRESETS, RulesConfig, parse_settings, preset_player_count, resolve_rules, rules_files
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
 from ..rules.state import Phase
+from .match import DEFAULT_MAX_TURN_STEPS
 from .play import play_game
 from .watch import result_line, watch_game
 
-__all__ = ["app", "main", "build_rules"]
+__all__ = ["app", "main", "build_rules", "COMMANDS"]
 
 app = typer.Typer(
     name="risk-env",
@@ -64,10 +75,31 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+COMMANDS = ("play", "serve", "watch", "replay", "evaluate", "train", "train-rllib", "plot-training", "bench", "soak")
+"""The commands, in the order ``risk-env --help`` lists them."""
 
 
 # ---------------------------------------------------------------------- shared helpers
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise (one line, no traceback)."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _check_players(rules: str | None, players: int | None) -> None:
+    """Refuse ``--players`` against rules made for another count, naming the option the user passed.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error).
+    """
+    fixed = preset_player_count(rules)
+    if fixed is not None and players is not None and players != fixed:
+        raise _fail(f"--rules {rules} is for {fixed} players, got --players {players}: omit --players, or choose other --rules")
+
+
 def build_rules(
     players: int | None, preset: str, map_name: str | None, turn_limit: int | None, settings: list[str] | None
 ) -> RulesConfig:
@@ -75,23 +107,32 @@ def build_rules(
     read by :func:`risk_env.rules.config.parse_settings`).
 
     Raises:
+        typer.Exit: (code 2, after a one-line error) ``--players`` against rules made for another count.
         typer.BadParameter: a malformed ``--set`` or a bad rule (the message lists what is allowed).
     """
+    _check_players(preset, players)
     try:
-        overrides = parse_settings(settings)
-        if map_name is not None:
-            overrides["map"] = map_name
-        if turn_limit is not None:
-            overrides["turn_limit"] = turn_limit
-        return resolve_rules(preset, num_players=players, **overrides)
+        return resolve_rules(preset, num_players=players, **_overrides(settings, map_name, turn_limit))
     except RiskError as e:
         raise typer.BadParameter(str(e)) from None
+
+
+def _overrides(settings: list[str] | None, map_name: str | None = None, turn_limit: int | None = None) -> dict[str, Any]:
+    """The rule switches of ``--set``, ``--map`` and ``--turns`` (a malformed ``--set`` raises a RiskError)."""
+    overrides = parse_settings(settings)
+    if map_name is not None:
+        overrides["map"] = map_name
+    if turn_limit is not None:
+        overrides["turn_limit"] = turn_limit
+    return overrides
 
 
 def _load(name: str, seed: int) -> Any:
     """The agent ``name`` names (:func:`risk_env.agents.load_agent`), as a command-line error if unknown."""
     try:
         return load_agent(name, seed=seed)
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
     except RiskError as e:
         raise typer.BadParameter(f"cannot load agent {name!r}: {e}") from None
 
@@ -115,15 +156,7 @@ def _seats_line(game: Game, names: list[str]) -> str:
         parts.append("neutral = no agent (armies only)")
     if game.allied >= 0:
         parts.append("allied = commanded by the opponent of the player on turn")
-    import textwrap
-
     return "\n".join(textwrap.wrap("seats: " + ", ".join(parts), 120, subsequent_indent="       ", break_on_hyphens=False))
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` on stderr and return the Exit to raise (one line, no traceback)."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
 
 
 def _output_path(path: str | None, option: str) -> None:
@@ -134,8 +167,6 @@ def _output_path(path: str | None, option: str) -> None:
     """
     if not path:
         return
-    import os
-
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise _fail(f"{option} {path!r} is a folder; give a file name")
@@ -158,8 +189,6 @@ def _check_numbers(seed: int | None = None, delay: float | None = None, fps: flo
         typer.Exit: (code 2, after a one-line error) a negative seed, a negative or non-finite delay,
             frames per second not above 0 (or not finite).
     """
-    import math
-
     if seed is not None and seed < 0:
         raise _fail(f"--seed must be 0 or more, got {seed}")
     if delay is not None and not (math.isfinite(delay) and delay >= 0):
@@ -168,10 +197,16 @@ def _check_numbers(seed: int | None = None, delay: float | None = None, fps: flo
         raise _fail(f"--fps must be more than 0 frames per second, got {fps}")
 
 
+def _at_least(option: str, value: float | None, low: float, what: str = "") -> None:
+    """Refuse ``value`` below ``low`` (or not finite) in one line naming ``option`` (None passes)."""
+    if value is None:
+        return
+    if not (math.isfinite(value) and value >= low):
+        raise _fail(f"{option} must be {low:g}{what} or more, got {value}")
+
+
 def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
     """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
-    import os
-
     if path and os.path.splitext(path)[1].lower() not in allowed:
         raise _fail(
             f"{option} {path!r} must end in {' or '.join(allowed[:2])}"
@@ -179,7 +214,24 @@ def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> No
         )
 
 
-# ---------------------------------------------------------------------- commands
+def _import(module: str, extra: str, feature: str) -> ModuleType:
+    """Import ``module`` for a command; a missing optional package is one ``error:`` line naming ``extra`` (exit 1).
+
+    Raises:
+        typer.Exit: (code 1) a package of ``extra`` is missing.
+        ImportError: one that is not about an optional package (a fault of this installation).
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        message = missing_extra_message(e, extra, feature)
+        if message is None:
+            raise
+        raise _fail(message, 1) from None
+
+
+# ---------------------------------------------------------------------- options several commands share
+_AGENT_FORMS = spec_forms()
 _PLAYERS = typer.Option(
     None, "--players", "-n", min=2, max=6, help="number of players, 2..6 (default: the preset's count, else 4)"
 )
@@ -189,14 +241,28 @@ _RULES = typer.Option(
     help=f"rules preset ({', '.join(PRESETS)}), shipped rules file ({', '.join(rules_files())}) or path of a rules .yaml file",
 )
 _MAP = typer.Option(None, "--map", help="map: classic, small, or a path to a map .json (default: the preset's)")
-_TURNS = typer.Option(None, "--turns", "--turn-limit", min=1, help="end the game (no winner) after this many player turns")
+_TURNS = typer.Option(None, "--turns", "--turn-limit", help="end a game (no winner) after this many player turns (1 or more)")
 _SET = typer.Option(
-    None, "--set", help="any rules switch as key=value, repeatable (e.g. --set fortify=connected; null for the default)"
+    None,
+    "--set",
+    "-s",
+    metavar="KEY=VALUE",
+    help="any rules switch as key=value, repeatable (e.g. --set fortify=connected; null for the default)",
 )
 _SEED = typer.Option(0, "--seed", help="seed of the game's generator (dice, order, setup); agents get seed+seat")
 _COLOR = typer.Option(None, "--color/--no-color", help="colour owners in the text board (default: when writing to a terminal)")
+_PROGRESS = typer.Option(True, "--progress/--no-progress", help="show a progress bar")
+_WORKERS = typer.Option(None, "--workers", help="processes (default: every CPU core available; 1 = in this process)")
+_EVAL_AGENTS = typer.Argument(
+    ..., metavar="AGENT", show_default=False, help=f"one agent per seat (or the pool with --round-robin): {_AGENT_FORMS}"
+)
+_TRAIN_SET = typer.Option(
+    None, "--set", "-s", metavar="KEY=VALUE", help="override a config key, repeatable, e.g. --set ppo.learning_rate=1e-4"
+)
+_RUNS = typer.Argument(..., metavar="RUN_DIR", help="run directories (e.g. runs/default)")
 
 
+# ---------------------------------------------------------------------- play, watch, replay
 @app.command()
 def play(
     players: int | None = _PLAYERS,
@@ -206,7 +272,10 @@ def play(
     settings: list[str] | None = _SET,
     seat: int = typer.Option(0, "--seat", help="your seat (player_<seat>)"),
     agents: str = typer.Option(
-        "random", "--agents", "--opponent", help="opponent agent name, or one per other seat, comma-separated"
+        "random",
+        "--agents",
+        "--opponent",
+        help=f"opponent agent, or one per other seat, comma-separated: {_AGENT_FORMS}",
     ),
     seed: int = _SEED,
     record: str | None = typer.Option(None, "--record", help="write the game record (JSON) here when the game ends or you leave"),
@@ -220,6 +289,7 @@ def play(
     Moves are read from standard input, so you can pipe them in.
     """
     _check_numbers(seed=seed)
+    _at_least("--turns", turns, 1)
     cfg = build_rules(players, rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
@@ -231,13 +301,70 @@ def play(
     labels = [("human" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
     rec = GameRecorder(game, seed, players=labels) if record else None
     use_color = sys.stdout.isatty() if color is None else color
-    labels_short = [("you" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
-    typer.echo(_seats_line(game, labels_short))
-    s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=labels_short)
-    typer.echo(result_line(game, s, labels_short))
+    short = [("you" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
+    typer.echo(_seats_line(game, short))
+    board_labels = distinct_labels(short)  # three 'aggressive' seats are 'aggressive 1', 'aggressive 2', ... on the board
+    s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=board_labels)
+    typer.echo(result_line(game, s, short))
     if rec is not None and record:
         rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
         typer.echo(f"record written to {record}")
+
+
+@app.command(short_help="Play in a browser against agents: a local web app (the 'web' extra).")
+def serve(
+    players: int | None = _PLAYERS,
+    rules: str = _RULES,
+    map_name: str | None = _MAP,
+    turns: int | None = _TURNS,
+    settings: list[str] | None = _SET,
+    seat: int = typer.Option(0, "--seat", help="your seat (player_<seat>)"),
+    agents: str = typer.Option(
+        "random",
+        "--agents",
+        "--opponent",
+        help=f"opponent agent, or one per other seat, comma-separated: {_AGENT_FORMS}",
+    ),
+    seed: int = _SEED,
+    record: str | None = typer.Option(
+        None, "--record", help="write each game's record (JSON) here when it ends, or when you start another or stop"
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to serve on (default: this machine only)"),
+    port: int = typer.Option(8000, "--port", help="port to serve on, 0..65535 (0: any free port)"),
+    open_browser: bool = typer.Option(True, "--open/--no-open", help="open the page in the default browser"),
+) -> None:
+    """Play in a browser against agents: a local web app shows the board, and you click territories and choices.
+
+    Your choices are the environment's legal actions (its action mask), one decision at a time; the other
+    players' moves are shown one by one, with their dice. 'Download record' on the page (or --record) gives
+    the game's record, which 'risk-env replay' replays. Stop with Ctrl+C.
+    """
+    _check_numbers(seed=seed)
+    _at_least("--turns", turns, 1)
+    if not 0 <= port <= 65535:
+        raise _fail(f"--port must be 0..65535, got {port}")
+    cfg = build_rules(players, rules, map_name, turns, settings)
+    _output_path(record, "--record")
+    if not 0 <= seat < cfg.num_players:
+        raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
+    web = _import("risk_env.web.app", "web", "'risk-env serve'")
+    _import("uvicorn", "web", "'risk-env serve'")
+    from ..web.session import GameSession
+
+    names = _agent_names(agents, cfg.num_players - 1)
+    try:
+        session = GameSession(cfg, seat, names, seed, record)
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    except RiskError as e:
+        raise typer.BadParameter(str(e)) from None
+    typer.echo(_seats_line(session.game, session.labels))
+    try:
+        web.serve(session, host, port, open_browser)
+    except OSError as e:
+        raise _fail(f"cannot serve on {host}:{port}: {e.strerror or e}", 1) from None
+    if record and session.history and session.saved is None:
+        typer.echo(f"record written to {session.save('unfinished')}")
 
 
 @app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
@@ -247,7 +374,9 @@ def watch(
     map_name: str | None = _MAP,
     turns: int | None = _TURNS,
     settings: list[str] | None = _SET,
-    agents: str = typer.Option("random", "--agents", help="agent name for every seat, or one per seat, comma-separated"),
+    agents: str = typer.Option(
+        "random", "--agents", help=f"agent for every seat, or one per seat, comma-separated: {_AGENT_FORMS}"
+    ),
     seed: int = _SEED,
     show: str = typer.Option(
         "turn",
@@ -275,6 +404,7 @@ def watch(
     if png_when not in ("end", "last-attack"):
         raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
     _check_numbers(seed=seed, delay=delay, fps=fps)
+    _at_least("--turns", turns, 1)
     _check_suffix(png, "--png", (".png",))
     _check_suffix(gif, "--gif", _ANIMATIONS)
     cfg = build_rules(players, rules, map_name, turns, settings)
@@ -327,99 +457,366 @@ def replay(
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
     video: str | None = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
-    strip: str | None = typer.Option(None, "--strip", help="write a PNG with the board at the end of each turn here"),
+    strip: str | None = typer.Option(
+        None,
+        "--strip",
+        help="write a PNG contact sheet here: the board at the end of each turn, or of --strip-turns turns evenly "
+        "spread over a longer game (the last turn always kept)",
+    ),
+    strip_turns: int = typer.Option(24, "--strip-turns", help="the most panels of --strip (1 or more)"),
     html: str | None = typer.Option(
         None, "--html", help="write one self-contained HTML page that replays the game here (step, play, scrub)"
     ),
     every: str = typer.Option("turn", "--every", help="animation frames: one per 'turn' or per 'move'"),
     fps: float = typer.Option(2.0, "--fps", help="animation frames per second"),
-    upto: int | None = typer.Option(None, "--upto", min=0, help="stop after this many moves"),
+    upto: int | None = typer.Option(None, "--upto", help="stop after this many moves (0 or more)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="do not print the move-by-move log"),
 ) -> None:
-    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, per-turn PNG strip, an HTML page)."""
+    """Replay a game record: print a move-by-move log and draw it (GIF/MP4, a PNG strip of turn ends, an HTML page)."""
     from ..records.replay import run
 
+    if every not in ("turn", "move"):
+        raise _fail(f"--every must be turn or move, got {every!r}")
     _check_numbers(fps=fps)
+    _at_least("--upto", upto, 0, " moves")
+    _at_least("--strip-turns", strip_turns, 1)
     _check_suffix(html, "--html", (".html", ".htm"))
     for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")):
         _output_path(path, option)
     try:
-        run(record, gif, video, strip, every, fps, upto, log=not quiet, html=html)
+        run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns, html=html)
     except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
         raise _fail(str(e), 1) from None
 
 
-_PASS = {"allow_extra_args": True, "ignore_unknown_options": True}
-
-
-def _delegate(module: str, what: str, ctx: typer.Context, extra: str | None = None) -> None:
-    """Run ``module.main(ctx.args)``; a missing optional package (``extra`` provides it) is one ``error:`` line."""
-    args = list(ctx.args)
+# ---------------------------------------------------------------------- evaluate
+@app.command(short_help="Evaluate agents: win rates with 95% intervals, ratings (the 'eval' extra).")
+def evaluate(
+    agents: list[str] = _EVAL_AGENTS,
+    games: int = typer.Option(
+        100, "--games", help="games (per pair with --round-robin); a multiple of the players balances the seats"
+    ),
+    players: int | None = typer.Option(None, "--players", "-n", help="must equal the number of agents (default: that number)"),
+    rules: str = _RULES,
+    map_name: str | None = _MAP,
+    turns: int | None = _TURNS,
+    settings: list[str] | None = _SET,
+    seed: int = typer.Option(0, "--seed", help="seeds every game and agent; the same seed replays every game"),
+    max_turn_steps: int = typer.Option(
+        DEFAULT_MAX_TURN_STEPS, "--max-turn-steps", help="guard: stop a game whose turn takes more action ids than this"
+    ),
+    workers: int | None = _WORKERS,
+    round_robin: bool = typer.Option(False, "--round-robin", help="play every pair of the agents in 2-player games"),
+    out: str | None = typer.Option(None, "--out", "-o", help="folder for the CSV and JSON files and the win-rate plot"),
+    progress: bool = _PROGRESS,
+) -> None:
+    """Evaluate agents against each other: seats rotated, seeds recorded, win rates with 95% Wilson
+    intervals, game lengths, places and openskill ratings (risk_env.evaluate)."""
+    evaluation = _import("risk_env.tools.evaluation", "eval", "'risk-env evaluate'")
+    _at_least("--games", games, 1)
+    _at_least("--seed", seed, 0)
+    _at_least("--max-turn-steps", max_turn_steps, 1)
+    _at_least("--workers", workers, 1)
+    _at_least("--turns", turns, 1)
+    _check_players(rules, players)
+    if players is not None and not round_robin and players != len(agents):
+        raise _fail(f"--players {players} needs {players} agents (one per seat), got {len(agents)}: {' '.join(agents)}")
+    common = dict(
+        num_games=games, rules=rules, seed=seed, workers=workers, progress=progress, out_dir=out, max_turn_steps=max_turn_steps
+    )
     try:
-        mod = importlib.import_module(module)
-        entry = mod.main
-    except (ImportError, AttributeError) as e:
-        missing = missing_extra_message(e, extra, f"'risk-env {ctx.info_name}'") if extra and isinstance(e, ImportError) else None
-        why = f"{type(e).__name__}: {e}"
-        msg = missing or f"'risk-env {ctx.info_name}' runs {module}.main, which is not available in this installation ({why})."
-        if any(a in ("-h", "--help") for a in args):
-            typer.echo(f"risk-env {ctx.info_name} ARGS...: {what}\n\n{msg}")
-            raise typer.Exit(0) from None
-        typer.echo(f"error: {msg}", err=True)
-        raise typer.Exit(1 if missing else 2) from None
-    rc = entry(args)
-    if isinstance(rc, int) and rc:
-        raise typer.Exit(rc)
+        overrides = _overrides(settings, map_name, turns)
+        if round_robin:
+            if len(agents) < 2:
+                raise _fail("--round-robin needs at least 2 agents")
+            if players not in (None, 2):
+                raise _fail(f"--round-robin plays 2-player games, got --players {players}")
+            pairs = evaluation.round_robin(agents, **common, **overrides)
+            typer.echo(evaluation.round_robin_table(pairs))
+        else:
+            typer.echo(str(evaluation.evaluate(agents, num_players=players, **common, **overrides)))
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    except RiskError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:  # results could not be written after all (disk full, removed folder)
+        raise _fail(f"cannot write results to {out!r}: {e.strerror or e}") from None
+    if out:
+        typer.echo(f"results written to {out}")
 
 
-@app.command(context_settings=_PASS, add_help_option=False, short_help="Evaluate agents: win rates, ratings (the 'eval' extra).")
-def evaluate(ctx: typer.Context) -> None:
-    """Evaluate agents against each other (ratings, win rates).
+# ---------------------------------------------------------------------- training
+@app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
+def train(
+    config: str | None = typer.Option(
+        None, "--config", "-c", help="YAML config path or shipped name (default, 2p, 4p, long, ppo-2p, ppo-4p); default: built-in"
+    ),
+    settings: list[str] | None = _TRAIN_SET,
+    resume: str | None = typer.Option(
+        None, "--resume", help="continue from a checkpoint .zip, or a run directory's newest checkpoint"
+    ),
+    out: str | None = typer.Option(None, "--out", "-o", help="run directory (default runs/<name>)"),
+    seed: int | None = typer.Option(None, "--seed", help="override the config's seed"),
+    timesteps: float | None = typer.Option(None, "--timesteps", help="override total_timesteps (e.g. 2e6)"),
+    progress: bool = _PROGRESS,
+    print_config: bool = typer.Option(False, "--print-config", help="print the resolved config and exit"),
+    benchmark: bool = typer.Option(
+        False,
+        "--benchmark",
+        help="instead of training, print the learner decisions/s of the device trainer and the sb3 path on this config "
+        "(same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
+    ),
+) -> None:
+    """Train an agent from a YAML config (configs/train/*.yaml; docs/training.md): MaskablePPO on vectorized envs,
+    or the on-device trainer (trainer: device); self-play, checkpoints, periodic evaluation, a final evaluation
+    and the command that repeats it."""
+    sb3 = _import("risk_env.train.sb3", "train", "training")
+    overrides = list(settings or [])
+    if out is not None:
+        overrides.append(f"out_dir={out}")
+    if seed is not None:
+        overrides.append(f"seed={seed}")
+    if timesteps is not None:
+        _at_least("--timesteps", timesteps, 1)
+        overrides.append(f"total_timesteps={int(timesteps)}")
+    try:
+        cfg = sb3.run_config(config, overrides, resume)
+        if print_config:
+            typer.echo(cfg.to_yaml(), nl=False)
+            return
+        if benchmark:
+            from ..train.bench import benchmark as measure
 
-    Arguments go to risk_env.tools.evaluation; see 'risk-env evaluate --help'.
-    """
-    _delegate("risk_env.tools.evaluation", "evaluate agents against each other", ctx, extra="eval")
+            typer.echo(measure(cfg).table())
+            return
+        result = sb3.train(cfg, resume=resume, progress=progress)
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    except RiskError as e:
+        raise _fail(str(e)) from None
+    typer.echo(f"model: {result.model_path}  ({result.timesteps} steps, {result.seconds / 60:.1f} min)")
+    for s in result.final_eval.values():
+        typer.echo(f"final {s.line()}")
+    typer.echo(f"evaluate: {sb3.evaluate_command(cfg, result.model_path)}")
 
 
-@app.command(context_settings=_PASS, add_help_option=False, short_help="Train MaskablePPO from a config (the 'train' extra).")
-def train(ctx: typer.Context) -> None:
-    """Train an agent. Arguments go to risk_env.train.sb3; see 'risk-env train --help'."""
-    _delegate("risk_env.train.sb3", "train an agent", ctx, extra="train")
+@app.command("train-rllib", short_help="Multi-agent self-play PPO with Ray RLlib (the 'rllib' extra).")
+def train_rllib(
+    players: int = typer.Option(2, "--players", "-n", min=2, max=6, help="number of players, 2..6"),
+    rules: str = typer.Option("fast", "--rules", help=f"rules preset ({', '.join(PRESETS)}) or rules file"),
+    settings: list[str] | None = _SET,
+    iterations: int = typer.Option(10, "--iterations", help="training iterations"),
+    address: str | None = typer.Option(
+        None, "--address", help="Ray address: omit for a local ray.init(), 'auto' to join a cluster"
+    ),
+    env_runners: int = typer.Option(0, "--env-runners", help="sampling processes (0: in the driver)"),
+    envs_per_runner: int = typer.Option(1, "--envs-per-runner", help="vectorized envs per sampling process"),
+    learners: int = typer.Option(0, "--learners", help="learner processes (0: learn in the driver)"),
+    gpus_per_learner: float = typer.Option(0.0, "--gpus-per-learner", help="GPUs per learner"),
+    batch: int = typer.Option(4000, "--batch", help="env steps per iteration"),
+    minibatch: int = typer.Option(512, "--minibatch", help="minibatch size"),
+    epochs: int = typer.Option(4, "--epochs", help="passes over each batch"),
+    lr: float = typer.Option(3e-4, "--lr", help="learning rate"),
+    seed: int = typer.Option(0, "--seed", help="RLlib's seed"),
+    out: str = typer.Option("runs/rllib", "--out", "-o", help="checkpoint folder"),
+) -> None:
+    """Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack), locally or on a Ray cluster;
+    docs/training.md has the details."""
+    rllib = _import("risk_env.train.rllib", "rllib", "training with RLlib")
+    _at_least("--iterations", iterations, 1)
+    _check_players(rules, players)
+    try:
+        _import("ray.rllib", "rllib", "training with RLlib")
+        config = rllib.build_config(
+            num_players=players,
+            rules={"preset": rules, **parse_settings(settings)},
+            num_env_runners=env_runners,
+            envs_per_runner=envs_per_runner,
+            train_batch_size=batch,
+            minibatch_size=minibatch,
+            num_epochs=epochs,
+            lr=lr,
+            num_learners=learners,
+            num_gpus_per_learner=gpus_per_learner,
+            seed=seed,
+        )
+        path = rllib.train(config, iterations, out, address=address, log=lambda line: typer.echo(line))
+    except RiskError as e:
+        raise _fail(str(e)) from None
+    typer.echo(f"checkpoint: {path}")
 
 
-@app.command(context_settings=_PASS, add_help_option=False, short_help="Measure engine and env speed (the 'bench' extra).")
-def bench(ctx: typer.Context) -> None:
-    """Measure the speed of the engine and the environment.
+@app.command("plot-training", short_help="Plot training curves of runs: win rates over decisions and time.")
+def plot_training(
+    runs: list[str] = _RUNS,
+    out: str = typer.Option("training_curves.png", "--out", "-o", help="image file to write (PNG, SVG, PDF)"),
+    title: str | None = typer.Option(None, "--title", help="figure title"),
+) -> None:
+    """Plot win rate against each evaluated opponent, with its 95% interval, over learner decisions and over wall
+    time, from each run's evals.jsonl and results.json (docs/training.md)."""
+    curves = _import("risk_env.train.curves", "train", "training curves")
+    _output_path(out, "--out")
+    try:
+        require("matplotlib", "train", "training curves")
+        path = curves.plot_runs(runs, out, title)
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    except RiskError as e:
+        raise _fail(str(e)) from None
+    typer.echo(f"wrote {path}")
 
-    Arguments go to risk_env.tools.benchmark; see 'risk-env bench --help'.
-    """
-    _delegate("risk_env.tools.benchmark", "measure engine and environment speed", ctx, extra="bench")
+
+# ---------------------------------------------------------------------- bench, soak
+@app.command(short_help="Measure engine and env speed next to PettingZoo's games (the 'bench' extra).")
+def bench(
+    quick: bool = typer.Option(False, "--quick", help="short windows, classic preset only"),
+    seconds: float = typer.Option(2.0, "--seconds", help="length of one timed window in seconds"),
+    repeats: int = typer.Option(3, "--repeats", help="windows per figure; the median is reported"),
+    json_path: str | None = typer.Option(None, "--json", help="also write the results to this JSON file"),
+    vector: bool = typer.Option(True, "--vector/--no-vector", help="the batched engine's rows (risk_env.vector, needs torch)"),
+    batch_sizes: str | None = typer.Option(
+        None, "--batch-sizes", help="batch sizes of the batched engine, comma-separated (default 1,64,1024,4096)"
+    ),
+) -> None:
+    """Measure the speed of the engine and the environment next to PettingZoo's classic games, in one run
+    (ratios to connect_four measured by the same loop; medians of timed windows)."""
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise _fail(f"--seconds must be more than 0, got {seconds}")
+    _at_least("--repeats", repeats, 1)
+    sizes: tuple[int, ...] | None = None
+    if batch_sizes:
+        try:
+            sizes = tuple(int(x) for x in batch_sizes.split(",") if x.strip())
+        except ValueError:
+            raise _fail(f"--batch-sizes must be whole numbers, comma-separated, got {batch_sizes!r}") from None
+        if not sizes or min(sizes) < 1:
+            raise _fail(f"--batch-sizes must be 1 or more, got {batch_sizes!r}")
+    _output_path(json_path, "--json")
+    benchmark = _import("risk_env.tools.benchmark", "bench", "'risk-env bench'")
+    try:
+        res = benchmark.run(quick=quick, seconds=seconds, repeats=repeats, vector=vector, batch_sizes=sizes)
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    typer.echo(benchmark.format_table(res))
+    if json_path:
+        import json
+
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(res, f, indent=1)
 
 
-@app.command(context_settings=_PASS, add_help_option=False, short_help="Play many games checking the rules' invariants.")
-def soak(ctx: typer.Context) -> None:
-    """Play many games checking the rules' invariants every step.
+@app.command(short_help="Play many seeded games checking the rules' invariants at every step.")
+def soak(
+    games: int = typer.Option(1000, "--games", help="number of games"),
+    start: int = typer.Option(0, "--start", help="index of the first game"),
+    seed: int = typer.Option(0, "--seed", help="master seed; game i is drawn from default_rng([seed, i])"),
+    workers: int | None = _WORKERS,
+    classic_share: float = typer.Option(0.1, "--classic-share", help="share of games on the classic map"),
+    heuristic_share: float = typer.Option(0.3, "--heuristic-share", help="chance a seat is a heuristic agent"),
+    variant_share: float = typer.Option(0.5, "--variant-share", help="share of games with extra random rule switches"),
+    small_turn_limit: int = typer.Option(30, "--small-turn-limit", help="turn limit on the small map"),
+    classic_turn_limit: int = typer.Option(60, "--classic-turn-limit", help="turn limit on the classic map"),
+    observe_share: float = typer.Option(0.1, "--observe-share", help="share of games whose observations are checked"),
+    max_turn_steps: int = typer.Option(5000, "--max-turn-steps", help="most action ids in one player turn"),
+    chunk: int = typer.Option(8, "--chunk", help="games per worker task"),
+    vector_batch: int = typer.Option(
+        32, "--vector-batch", help="most games of one rule set replayed together on the batched engine"
+    ),
+    max_seconds: float | None = typer.Option(None, "--max-seconds", help="stop after this much wall time, report the games done"),
+    vector_share: float = typer.Option(
+        0.2, "--vector-share", help="share of games whose rules are drawn from those the batched engine supports"
+    ),
+    vector: bool = typer.Option(
+        True,
+        "--vector/--no-vector",
+        help="play every game the batched engine supports on it too, when torch is installed (--no-vector: leave it out)",
+    ),
+    out: str | None = typer.Option(None, "--out", "-o", help="write the JSON summary to this file"),
+    checkpoint_every: float = typer.Option(
+        60.0, "--checkpoint-every", help="with --out: rewrite it with the summary so far every this many seconds"
+    ),
+    progress: bool = _PROGRESS,
+) -> None:
+    """Play many seeded games with every invariant of the rules checked at every step (exit status 1 if any
+    game fails; each failure comes with the command that replays it alone)."""
+    from .soak import run_soak
 
-    Arguments go to risk_env.tools.soak; see 'risk-env soak --help'.
-    """
-    _delegate("risk_env.tools.soak", "soak-test the engine and the environment", ctx)
+    _output_path(out, "--out")
+    args: dict[str, Any] = dict(
+        start=start,
+        seed=seed,
+        workers=workers,
+        classic_share=classic_share,
+        heuristic_share=heuristic_share,
+        small_turn_limit=small_turn_limit,
+        classic_turn_limit=classic_turn_limit,
+        variant_share=variant_share,
+        observe_share=observe_share,
+        max_turn_steps=max_turn_steps,
+        chunk=chunk,
+        max_seconds=max_seconds,
+        vector_share=vector_share,
+        vector_batch=vector_batch,
+    )
+    try:
+        summary = run_soak(
+            games,
+            progress=progress,
+            vector=None if vector else False,
+            checkpoint=out,
+            checkpoint_every=checkpoint_every,
+            **args,
+        )
+    except MissingExtraError as e:
+        raise _fail(str(e), 1) from None
+    except (ValueError, RiskError) as e:
+        raise _fail(str(e)) from None
+    given = {"games": games, **{k: v for k, v in args.items() if v is not None}}
+    summary["command"] = (
+        "risk-env soak " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items()) + ("" if vector else " --no-vector")
+    )
+    import json
+
+    text = json.dumps(summary, indent=2)
+    typer.echo(text)
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    if summary["failures"]:
+        raise typer.Exit(1)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``risk-env`` console script.
+# ---------------------------------------------------------------------- entry point
+def main(argv: list[str] | None = None, command: str | None = None, prog_name: str | None = None) -> None:
+    """Entry point of the ``risk-env`` console script, and of ``scripts/*.py`` with ``command``.
+
+    Args:
+        argv: the arguments (default ``sys.argv[1:]``).
+        command: run this command (one of :data:`COMMANDS`) with ``argv`` as its arguments, as the
+            scripts do (``python scripts/evaluate.py ...`` is ``main(argv, command="evaluate")``).
+        prog_name: the program's name in usage lines (default ``risk-env`` or ``risk-env <command>``).
 
     Bad input that surfaces while a command runs (a broken map file, a bad rules
     value) ends with a one-line ``error: ...`` and exit status 2, not a traceback;
     a missing optional package ends with one line naming the extra to install, exit status 1.
+
+    Raises:
+        SystemExit: always, with the command's exit status.
     """
     try:
-        app(args=argv, prog_name="risk-env")
-    except RiskError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise SystemExit(2) from None
+        if command is None:
+            app(args=argv, prog_name=prog_name or "risk-env")
+        else:
+            group: Any = typer.main.get_command(app)
+            group.commands[command].main(
+                args=argv, prog_name=prog_name or f"risk-env {command}", help_option_names=["-h", "--help"]
+            )
     except MissingExtraError as e:
         typer.echo(f"error: {e}", err=True)
         raise SystemExit(1) from None
+    except RiskError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

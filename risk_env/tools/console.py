@@ -14,8 +14,9 @@ from .._extras import missing_extra_message
 __all__ = ["main"]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``risk-env`` (``[project.scripts]``).
+def main(argv: list[str] | None = None, command: str | None = None, prog_name: str | None = None) -> None:
+    """Entry point of ``risk-env`` (``[project.scripts]``) and of the scripts in ``scripts/``, which run
+    one command (``command``, see :func:`risk_env.tools.cli.main`).
 
     Raises:
         SystemExit: the command's exit status; 1 after ``error: ... pip install 'risk_env[cli]'``
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
             raise
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(1) from None
-    cli_main(argv)
+    cli_main(argv, command=command, prog_name=prog_name)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,18 @@
 """Evaluate agents against each other: many seeded games, statistics you can trust.
 
-Python::
+Python (from a script, with or without an ``if __name__ == "__main__":`` guard, from code fed on
+standard input, from a notebook)::
 
-    from risk_env.tools.evaluation import evaluate
-    result = evaluate(["balanced", "random"], num_games=100, rules="fast", seed=0)
-    print(result.table())                       # win rates with 95 % Wilson intervals
+    import risk_env
+    result = risk_env.evaluate(["balanced", "random"], num_games=100, rules="fast", seed=0)
+    print(result)                               # a table: win rates with 95 % Wilson intervals, places, ratings
     result.stats["balanced"].win_rate, result.stats["balanced"].ci
     result.save("results/balanced_vs_random")   # CSV + JSON + plot
 
-Command line (``scripts/evaluate.py`` calls :func:`main`)::
+Command line (``risk-env evaluate``; ``scripts/evaluate.py`` is the same command)::
 
-    python scripts/evaluate.py balanced random --games 100 --rules fast --out results/x
-    python scripts/evaluate.py random aggressive continent balanced --round-robin --games 100 --rules fast
+    risk-env evaluate balanced random --games 100 --rules fast --out results/x
+    risk-env evaluate random aggressive continent balanced --round-robin --games 100 --rules fast
 
 Agents are *specs* (see :func:`risk_env.agents.load_agent`): a baseline name
 (``random``, ``aggressive``, ``continent``, ``balanced``), a saved sb3-contrib
@@ -56,7 +57,10 @@ Design
       conservative ``ordinal = mu - 3 sigma``).
     * Work is spread over a process pool (``spawn`` start method, safe with
       torch) of ``workers`` processes (default: every CPU core available);
-      ``workers=1`` plays in this process. A tqdm bar shows progress.
+      ``workers=1`` plays in this process. A tqdm bar shows progress. The workers do not
+      import the main program again unless an agent object defined there needs it
+      (:mod:`risk_env.tools.workers`), so a script without a main guard works, and so does
+      code fed on standard input.
 
 Outputs of :meth:`EvaluationResult.save` (and ``--out``): ``summary.csv``
 (one row per entrant), ``games.csv`` (one row per game), ``results.json``
@@ -66,10 +70,8 @@ Outputs of :meth:`EvaluationResult.save` (and ``--out``): ``summary.csv``
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import math
-import multiprocessing
 import os
 import sys
 import time
@@ -81,10 +83,11 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from ..errors import ConfigError, MissingExtraError, RiskError
-from ..rules.config import PRESETS, RulesConfig, parse_settings, resolve_rules
+from ..errors import ConfigError
+from ..rules.config import RulesConfig, preset_player_count, resolve_rules
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .stats import EntrantStats, EvaluatedGame, EvaluationResult, round_robin_table, summarize, wilson_interval
+from .workers import worker_context
 
 __all__ = [
     "evaluate",
@@ -95,7 +98,6 @@ __all__ = [
     "EntrantStats",
     "EvaluatedGame",
     "default_workers",
-    "main",
 ]
 
 
@@ -146,12 +148,13 @@ def _one_torch_thread() -> Iterator[None]:
 
 
 def _setup(specs: Sequence[Any], rules: dict[str, Any]) -> tuple[Any, list[Any]]:
-    import risk_env
     from risk_env.agents import load_agent
+
+    from ..envs.aec import raw_env
 
     key = repr((list(map(_spec_text, specs)), sorted(rules.items())))
     if _WORKER.get("key") != key:
-        env = risk_env.raw_env(rules=RulesConfig.from_dict(rules), num_players=rules["num_players"])
+        env = raw_env(rules=RulesConfig.from_dict(rules), num_players=rules["num_players"])
         agents = [load_agent(sp) for sp in specs]
         _WORKER.clear()
         _WORKER.update(key=key, env=env, agents=agents)
@@ -257,6 +260,21 @@ def _progress_bar(total: int, progress: bool) -> Any:
     return tqdm(total=total, desc="games", unit="game", leave=False)
 
 
+def _check_seat_count(rules: Any, n: int) -> None:
+    """Refuse rules made for another player count than the ``n`` agents given (one per seat), in those terms.
+
+    Raises:
+        ConfigError: e.g. ``rules="duel"`` (2 players) with 3 agents.
+    """
+    preset = rules if isinstance(rules, str) else rules.get("preset") if isinstance(rules, Mapping) else None
+    fixed = preset_player_count(preset)
+    if fixed is not None and fixed != n:
+        raise ConfigError(
+            f"rules {preset!r} are for {fixed} players, but {n} agents were given (one per seat): "
+            f"give {fixed} agents, or choose rules for {n} players"
+        )
+
+
 def default_workers() -> int:
     """CPU cores this process may use."""
     try:
@@ -307,6 +325,7 @@ def evaluate(
     specs = list(agents)
     n = len(specs)
     if num_players is None:
+        _check_seat_count(rules, n)
         num_players = n
     if not isinstance(num_players, int) or not 2 <= num_players <= 6:
         raise ConfigError(f"num_players must be 2..6, got {num_players!r}")
@@ -355,8 +374,10 @@ def evaluate(
                     bar.update(len(c))
             _WORKER.clear()
         else:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool:
+            with (
+                worker_context(specs) as ctx,
+                ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool,
+            ):
                 futs = [pool.submit(_play_jobs, specs, labels, rules_d, c, max_turn_steps) for c in chunks]
                 for fut in as_completed(futs):
                     part = fut.result()
@@ -432,84 +453,3 @@ def round_robin(
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         (Path(out_dir) / "round_robin.md").write_text(round_robin_table(out) + "\n")
     return out
-
-
-# ---------------------------------------------------------------------- CLI
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (``scripts/evaluate.py``); returns the exit status."""
-    ap = argparse.ArgumentParser(
-        prog="risk-env evaluate",
-        description="Evaluate risk_env agents: seats rotated, seeds recorded, win rates with 95% Wilson intervals, "
-        "openskill ratings.",
-        epilog="Agents: random, aggressive, continent, balanced, path/to/model.zip (MaskablePPO), module:callable.",
-    )
-    ap.add_argument("agents", nargs="+", help="one agent spec per seat (or the pool with --round-robin)")
-    ap.add_argument("--games", "-n", type=int, default=100, help="games (per pair with --round-robin); default 100")
-    ap.add_argument("--players", type=int, default=None, help="must equal the number of agents (default: that number)")
-    ap.add_argument(
-        "--rules",
-        default=None,
-        help=f"rules preset ({', '.join(PRESETS)}), rules file name or path (default: the docs/rules.md defaults)",
-    )
-    ap.add_argument("--turn-limit", type=int, default=None, help="override the turn limit (truncated games are draws)")
-    ap.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="any RulesConfig switch, repeatable"
-    )
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument(
-        "--max-turn-steps",
-        type=int,
-        default=DEFAULT_MAX_TURN_STEPS,
-        help=f"guard: stop a game whose turn takes more action ids; default {DEFAULT_MAX_TURN_STEPS}",
-    )
-    ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores; 1 = no pool)")
-    ap.add_argument("--round-robin", action="store_true", help="play every pair of the agents in 2-player games")
-    ap.add_argument("--out", default=None, help="folder for CSV, JSON and the plot")
-    ap.add_argument("--no-progress", action="store_true")
-    args = ap.parse_args(argv)
-    try:
-        overrides = parse_settings(args.overrides)
-        if args.turn_limit is not None:
-            overrides["turn_limit"] = args.turn_limit
-        if args.round_robin:
-            if len(args.agents) < 2:
-                raise ConfigError("--round-robin needs at least 2 agents")
-            res = round_robin(
-                args.agents,
-                num_games=args.games,
-                rules=args.rules,
-                seed=args.seed,
-                workers=args.workers,
-                progress=not args.no_progress,
-                out_dir=args.out,
-                max_turn_steps=args.max_turn_steps,
-                **overrides,
-            )
-            print(round_robin_table(res))
-        else:
-            result = evaluate(
-                args.agents,
-                num_games=args.games,
-                num_players=args.players,
-                rules=args.rules,
-                seed=args.seed,
-                workers=args.workers,
-                progress=not args.no_progress,
-                out_dir=args.out,
-                max_turn_steps=args.max_turn_steps,
-                **overrides,
-            )
-            print(result.summary())
-        if args.out:
-            print(f"results written to {args.out}")
-    except (RiskError, MissingExtraError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:  # results could not be written after all (disk full, removed folder)
-        print(f"error: cannot write results to {args.out!r}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -21,6 +21,7 @@ from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
+from ..rules.map import SYMBOLS
 from ..rules.missions import mission_text
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
@@ -138,14 +139,28 @@ _HELP = """Enter one of:
   a number from the list          e.g. 3   (a move listed with a range, like 'place Alaska 1..7', takes the most)
   a number and an amount          e.g. 3 2 (takes 2)
   a move as text                  e.g. place Alaska 2 | attack Alaska->Kamchatka dice=3 | blitz Alaska->Kamchatka
-                                       end attack | occupy 4 | fortify Alaska->Alberta 3 | end turn | trade <card>, <card>, <card>
-                                       capital Alaska (with capitals)
+                                       end attack | occupy 4 | fortify Alaska->Alberta 3 | end turn
+                                       trade <card>, <card>, <card> | capital Alaska (with capitals)
   a number opening a list         e.g. 'from Alaska (5) -> 2' lists the moves from Alaska (and its neighbours);
                                        'trade a set ICA (4 ways)' lists those sets; 0 goes back
   moves (m)   show the board and the moves again   board (b)     the full board, with full names and the last moves
   n <name>    a territory's neighbours             help (?)      this help            quit (q)    leave the game
 On the board each territory shows its owner's seat number (n: the neutral, a: the allied army) and its armies;
-< marks the last move, # a capital. With secret missions your own mission is shown under the board."""
+< marks the last move, # a capital. With secret missions your own mission is shown under the board.
+Cards show their symbol: I infantry, C cavalry, A artillery, W wild; a set is three of a kind or one of each,
+a wild card standing in for any symbol."""
+
+_LETTERS = "".join(symbol[0].upper() for symbol in SYMBOLS)
+"""A card symbol's letter, by symbol index: ``ICAW`` (the letters of the trade sets, ``trade a set ICA``)."""
+
+
+def _hand(game: Game, hand: list[int]) -> str:
+    """``Kamchatka (I), Peru (A), Wild 1`` (a wild card's name already says what it is)."""
+    parts = []
+    for c in sorted(hand):
+        name, letter = game.map.card_name(c), _LETTERS[int(game.map.card_symbol[c])]
+        parts.append(name if letter == "W" else f"{name} ({letter})")
+    return ", ".join(parts) or "none"
 
 
 def _status(game: Game, s: GameState) -> str:
@@ -168,7 +183,7 @@ def _status(game: Game, s: GameState) -> str:
         text += ": choose your capital among your territories (holding every capital wins)"
     if game.uses_cards and not allied:
         hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
-        text += f"; your cards: {', '.join(game.map.card_name(c) for c in sorted(hand)) or 'none'}"
+        text += f"; your cards: {_hand(game, hand)}"
     return text
 
 
@@ -194,7 +209,7 @@ def _trade_groups(game: Game, entries: list[Choice | Group]) -> list[Choice | Gr
     kinds: dict[str, list[Choice]] = {}
     for e in entries:
         if isinstance(e, Choice) and e.moves[0].kind == MoveKind.TRADE:
-            comp = "".join("ICAW"[k] for k in sorted(int(game.map.card_symbol[c]) for c in e.moves[0].cards))
+            comp = "".join(_LETTERS[k] for k in sorted(int(game.map.card_symbol[c]) for c in e.moves[0].cards))
             kinds.setdefault(comp, []).append(e)
     out: list[Choice | Group] = []
     done: set[str] = set()
@@ -369,7 +384,8 @@ def _human_move(
                 _echo(out, _HELP)
                 continue
             if low in ("b", "board"):
-                _echo(out, render_ansi(game, s, last, recent[:-1], color=color, names=names, viewer=human))
+                board = render_ansi(game, s, last, recent[:-1], color=color, names=names, viewer=human, width=SCREEN_WIDTH)
+                _echo(out, board)
                 continue
             if low in ("m", "moves", "l", "list"):
                 break

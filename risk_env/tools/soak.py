@@ -1,9 +1,9 @@
 """Soak test: play very many seeded games and check the rules' invariants at every step.
 
-Command line (``scripts/soak.py`` calls :func:`main`)::
+Command line (``risk-env soak``; ``scripts/soak.py`` is the same command)::
 
-    python scripts/soak.py --games 100000 --out soak.json          # every core
-    python scripts/soak.py --games 1 --start 4711 --workers 1      # replay game 4711 alone
+    risk-env soak --games 100000 --out soak.json          # every core
+    risk-env soak --games 1 --start 4711 --workers 1      # replay game 4711 alone
 
 Each game ``i`` is fully determined by ``(--seed, i)``: the player count (2..6),
 the rules preset (every one of :data:`risk_env.rules.config.PRESETS`), extra rule
@@ -64,11 +64,9 @@ The exit status is 1 if any game failed.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
-import sys
 import time
 import traceback
 from collections import Counter
@@ -81,11 +79,10 @@ from .._extras import require
 from ..agents import HEURISTICS as _HEURISTICS
 from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
-from ..errors import MissingExtraError
 from ..rules.config import PRESETS, RulesConfig
 from ..rules.state import Phase
 from .match import play_match
-from .soak_checks import SoakFailure, StepChecker, _state, expected_rewards
+from .soak_checks import SoakFailure, StepChecker, expected_rewards, live_state
 from .soak_vector import VectorLockstep, vector_available, vector_supports
 
 __all__ = [
@@ -93,7 +90,6 @@ __all__ = [
     "continue_digest",
     "expected_rewards",
     "game_spec",
-    "main",
     "run_soak",
     "soak_game",
     "trajectory_digest",
@@ -300,7 +296,7 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
     ids: list[int] = []
 
     def before(agent: str, action: int, obs: Any, info: dict[str, Any]) -> None:
-        s = _state(env)
+        s = live_state(env)
         seat = env.game.current_player(s)
         if seat < 0 or env.possible_agents[seat] != agent:
             raise SoakFailure(f"the env selected {agent} but the engine says seat {seat} acts")
@@ -334,11 +330,11 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             max_turn_steps=max_turn_steps,
         )
         if result.stalled_by >= 0:
-            s = _state(env)
+            s = live_state(env)
             raise SoakFailure(f"turn {s.turn} of seat {s.player} took more than {max_turn_steps} action ids")
         returns = result.returns
         steps = result.steps
-        s = _state(env)
+        s = live_state(env)
         if s.phase != Phase.GAME_OVER:
             raise SoakFailure("every agent left but the game is not over")
         if s.truncated != (s.turn >= env.rules.turn_limit and s.winner < 0):
@@ -361,7 +357,7 @@ def soak_game(spec: dict[str, Any], observe: bool = False, max_turn_steps: int =
             out["final"] = s.to_dict()
         return out
     except Exception as e:  # noqa: BLE001 - every error is a soak failure, reported with its game
-        s = _state(env)
+        s = live_state(env)
         tb = traceback.format_exception(type(e), e, e.__traceback__)
         return {
             "index": spec["index"],
@@ -393,7 +389,7 @@ def _tally_keys(spec: dict[str, Any]) -> dict[str, str]:
 # ---------------------------------------------------------------------------- determinism helpers
 
 
-def _digest_loop(env: Any, rng: np.random.Generator, h: hashlib._Hash, max_steps: int) -> int:
+def _digest_loop(env: Any, rng: np.random.Generator, h: Any, max_steps: int) -> int:
     n = 0
     for agent in env.agent_iter(max_steps):
         obs, reward, term, trunc, _ = env.last()
@@ -685,7 +681,7 @@ def _with_repro(failure: dict[str, Any], settings: dict[str, Any]) -> dict[str, 
     """The failure with the command that plays its game alone (``repro``)."""
     st = settings
     failure["repro"] = (
-        f"python scripts/soak.py --games 1 --start {failure['spec']['index']} --seed {st['seed']} --workers 1 "
+        f"risk-env soak --games 1 --start {failure['spec']['index']} --seed {st['seed']} --workers 1 "
         f"--classic-share {st['classic_share']} --heuristic-share {st['heuristic_share']} "
         f"--variant-share {st['variant_share']} --small-turn-limit {st['small_turn_limit']} "
         f"--classic-turn-limit {st['classic_turn_limit']} --vector-share {st['vector_share']}"
@@ -700,82 +696,3 @@ def _write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2) + "\n")
     os.replace(tmp, path)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line entry point (see the module docstring). Returns the exit status (1 on any failure)."""
-    ap = argparse.ArgumentParser(
-        prog="risk-env soak",
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    ap.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
-    ap.add_argument("--start", type=int, default=0, help="index of the first game (default 0)")
-    ap.add_argument("--seed", type=int, default=0, help="master seed; game i is drawn from default_rng([seed, i])")
-    ap.add_argument("--workers", type=int, default=None, help="processes (default: every CPU core)")
-    ap.add_argument("--classic-share", type=float, default=0.1, help="share of games on the classic map (default 0.1)")
-    ap.add_argument("--heuristic-share", type=float, default=0.3, help="chance a seat is a heuristic agent (default 0.3)")
-    ap.add_argument("--variant-share", type=float, default=0.5, help="share of games with extra random rule switches")
-    ap.add_argument("--small-turn-limit", type=int, default=30, help="turn limit on the small map (default 30)")
-    ap.add_argument("--classic-turn-limit", type=int, default=60, help="turn limit on the classic map (default 60)")
-    ap.add_argument("--observe-share", type=float, default=0.1, help="share of games whose observations are checked")
-    ap.add_argument("--max-turn-steps", type=int, default=5000, help="most action ids in one player turn")
-    ap.add_argument("--chunk", type=int, default=8, help="games per worker task")
-    ap.add_argument(
-        "--vector-batch", type=int, default=32, help="most games of one rule set replayed together on the batched engine"
-    )
-    ap.add_argument(
-        "--max-seconds", type=float, default=None, help="stop after this much wall time and report the games finished"
-    )
-    ap.add_argument(
-        "--vector-share",
-        type=float,
-        default=0.2,
-        help="share of games whose rules are drawn from those the batched engine supports (default 0.2)",
-    )
-    ap.add_argument(
-        "--no-vector",
-        action="store_true",
-        help="leave the batched engine out (by default every game it supports is played on it too, when torch is installed)",
-    )
-    ap.add_argument("--out", default=None, help="write the JSON summary to this file")
-    ap.add_argument(
-        "--checkpoint-every",
-        type=float,
-        default=60.0,
-        help="with --out: rewrite it with the summary so far every this many seconds (default 60)",
-    )
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = ap.parse_args(argv)
-    try:
-        summary = run_soak(
-            args.games,
-            start=args.start,
-            seed=args.seed,
-            workers=args.workers,
-            classic_share=args.classic_share,
-            heuristic_share=args.heuristic_share,
-            small_turn_limit=args.small_turn_limit,
-            classic_turn_limit=args.classic_turn_limit,
-            variant_share=args.variant_share,
-            observe_share=args.observe_share,
-            max_turn_steps=args.max_turn_steps,
-            progress=not args.no_progress,
-            chunk=args.chunk,
-            max_seconds=args.max_seconds,
-            vector_share=args.vector_share,
-            vector=False if args.no_vector else None,
-            checkpoint=args.out,
-            checkpoint_every=args.checkpoint_every,
-            vector_batch=args.vector_batch,
-        )
-    except (ValueError, MissingExtraError) as e:
-        print(f"{ap.prog}: error: {e}", file=sys.stderr)
-        return 2
-    summary["command"] = "python scripts/soak.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    text = json.dumps(summary, indent=2)
-    print(text)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-    return 1 if summary["failures"] else 0

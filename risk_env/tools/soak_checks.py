@@ -15,10 +15,10 @@ from ..envs.aec import raw_env
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 
-__all__ = ["SoakFailure", "StepChecker", "expected_rewards"]
+__all__ = ["SoakFailure", "StepChecker", "expected_rewards", "live_state"]
 
 
-def _state(env: raw_env) -> GameState:
+def live_state(env: raw_env) -> GameState:
     """The env's game state (the soak only reads it after ``reset``)."""
     return cast(GameState, env.game_state)
 
@@ -36,7 +36,7 @@ def expected_rewards(env: raw_env) -> dict[str, float]:
     mission or the capitals end the game, docs/rules.md §8); at truncation the
     survivors get 0 (``"draw"``) or their rank reward (``"rank"``).
     """
-    returns = env.game.outcome(_state(env)).returns
+    returns = env.game.outcome(live_state(env)).returns
     return {a: returns[seat] for seat, a in enumerate(env.possible_agents)}
 
 
@@ -60,7 +60,7 @@ class StepChecker:
         self.turn_limit = cfg.turn_limit
 
     def before(self, action: int) -> None:
-        s = _state(self.env)
+        s = live_state(self.env)
         self.decoded = self.codec.decode(s, action, self.env.selection)  # raises IllegalActionError for an illegal id
         self.total = int(s.armies.sum())
         self.to_place = int(s.to_place)
@@ -79,7 +79,7 @@ class StepChecker:
                 self.def_dice = min(2, int(s.armies[m.dst]))
 
     def after(self) -> None:
-        s = _state(self.env)
+        s = live_state(self.env)
         m = self.decoded
         if not isinstance(m, Move):
             # a selection (sub-step) may change only the codec's pending selection: with the

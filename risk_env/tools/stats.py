@@ -148,9 +148,10 @@ class EntrantStats:
         return self.ci_low, self.ci_high
 
 
-@dataclass
+@dataclass(repr=False)
 class EvaluationResult:
-    """What :func:`evaluate` returns.
+    """What :func:`evaluate` returns. ``print(result)`` shows :meth:`summary` (a table); the repr is one
+    short line (the entrants and settings, not every game).
 
     Attributes:
         entrants: labels in spec order; specs: the specs as given (text form).
@@ -179,22 +180,55 @@ class EvaluationResult:
     def win_rate(self, entrant: str) -> float:
         return self.stats[entrant].win_rate
 
-    def table(self) -> str:
-        """Markdown table: entrant, win rate [95 % CI], draws, mean place, rating."""
-        rows = [
-            "| agent | games | win rate | 95% CI | draws | mean place | first out | rating (mu ± sigma) |",
-            "|---|---:|---:|---|---:|---:|---:|---|",
-        ]
+    _COLUMNS = ("agent", "games", "win rate", "95% CI", "draws", "mean place", "first out", "rating (mu ± sigma)")
+
+    def _rows(self) -> list[list[str]]:
+        out = []
         for name in self.entrants:
             st = self.stats[name]
-            rows.append(
-                f"| {name} | {st.games} | {st.win_rate:.1%} | [{st.ci_low:.1%}, {st.ci_high:.1%}] | {st.draw_rate:.1%} | "
-                f"{st.mean_place:.2f} | {st.first_out} | {st.mu:.1f} ± {st.sigma:.1f} |"
+            out.append(
+                [
+                    name,
+                    str(st.games),
+                    f"{st.win_rate:.1%}",
+                    f"[{st.ci_low:.1%}, {st.ci_high:.1%}]",
+                    f"{st.draw_rate:.1%}",
+                    f"{st.mean_place:.2f}",
+                    str(st.first_out),
+                    f"{st.mu:.1f} ± {st.sigma:.1f}",
+                ]
             )
-        return "\n".join(rows)
+        return out
+
+    def table(self, markdown: bool = True) -> str:
+        """One row per entrant: games, win rate and its 95 % interval, draws, mean place, first out, rating.
+
+        Args:
+            markdown: a Markdown table (for docs); False: columns aligned with spaces (for a terminal).
+        """
+        rows = self._rows()
+        if markdown:
+            head = f"| {' | '.join(self._COLUMNS)} |\n|---|---:|---:|---|---:|---:|---:|---|"
+            return "\n".join([head] + [f"| {' | '.join(r)} |" for r in rows])
+        cells = [list(self._COLUMNS)] + rows
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self._COLUMNS))]
+        left = (0, 3, 7)  # the agent, the interval and the rating read left to right; numbers align right
+        return "\n".join(
+            "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+            for r in cells
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"EvaluationResult(entrants={self.entrants!r}, num_players={self.num_players}, num_games={self.num_games}, "
+            f"seed={self.seed}, win_rates={{{', '.join(f'{n!r}: {self.stats[n].win_rate:.3f}' for n in self.entrants)}}})"
+        )
 
     def summary(self) -> str:
-        """Human-readable summary (settings line, table, game lengths)."""
+        """Human-readable summary: a settings line, the table aligned for a terminal, game lengths."""
         head = f"{self.num_games} games, {self.num_players} players, seed {self.seed}, rules " + ", ".join(
             f"{k}={v}" for k, v in self.rules.items() if RulesConfig.__dataclass_fields__[k].default != v
         )
@@ -203,7 +237,7 @@ class EvaluationResult:
             f"(won games: {self.decided_mean_turns:.1f} turns); games without a winner: {self.draw_rate:.1%}; "
             f"{self.seconds:.1f} s with {self.workers} worker(s)"
         )
-        return f"{head}\n{self.table()}\n{tail}"
+        return f"{head}\n{self.table(markdown=False)}\n{tail}"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -9,7 +9,9 @@ epochs, learning rate, discount, clipping, coefficients), and times them in alte
   (``env.n_envs`` slots x ``ppo.n_steps`` calls per update), every tensor on ``ppo.device``;
 * **sb3**: sb3-contrib ``MaskablePPO`` with :class:`~risk_env.train.graph_policy.GraphPolicy` on the
   reference envs (``--sb3-envs`` single-agent envs in one process, ``DummyVecEnv``, as the sb3
-  default config), with ``n_steps`` chosen so an update sees the same number of decisions.
+  default config), with ``n_steps`` chosen so an update sees about as many learner decisions as
+  the device trainer's (measured in its warm-up rollout: against opponents only the learner's
+  seats' decisions of the ``env.n_envs x ppo.n_steps`` calls count).
 
 A window is ``--updates`` rollouts and their updates; the figure per trainer is the median
 over ``--repeats`` windows of learner decisions per second, and the ratio is device / sb3.
@@ -66,17 +68,15 @@ class BenchResult:
         return "\n".join(lines)
 
 
-def _sb3_config(cfg: TrainConfig, envs: int, opponent: str) -> TrainConfig:
-    per_update = cfg.env.n_envs * cfg.ppo.n_steps
-    if per_update % envs:
-        raise ConfigError(
-            f"--sb3-envs {envs} must divide the device trainer's decisions per update (env.n_envs x ppo.n_steps = {per_update})"
-        )
+def _sb3_config(cfg: TrainConfig, envs: int, opponent: str, per_update: int) -> TrainConfig:
+    """The sb3 path's config: ``envs`` envs and the ``n_steps`` closest to ``per_update`` decisions per update."""
+    if envs < 1:
+        raise ConfigError(f"--sb3-envs must be >= 1, got {envs}")
     data = cfg.model_dump(mode="json")
     data["trainer"] = "sb3"
     data["env"]["n_envs"] = envs
     data["env"]["vec_env"] = "dummy"
-    data["ppo"]["n_steps"] = per_update // envs
+    data["ppo"]["n_steps"] = max(2, round(per_update / envs))
     data["ppo"]["precision"] = "float32"
     if data["opponents"]["baselines"] == [SELF]:
         data["opponents"]["baselines"], data["opponents"]["weights"] = [opponent], None
@@ -109,9 +109,11 @@ def benchmark(
     p = cfg.ppo
     device = resolve_device(p.device)
     settings = ppo_settings(cfg)
-    env = build_env(cfg, device)
-    ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1)
-    scfg = _sb3_config(cfg, sb3_envs, sb3_opponent)
+    env, seating = build_env(cfg, device)
+    ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1, seating=seating)
+    ppo.learn_once()  # warm-up: allocations, first call of each op; and the learner's decisions per rollout
+    per_update = ppo.num_timesteps
+    scfg = _sb3_config(cfg, sb3_envs, sb3_opponent, per_update)
     venv = build_vec_env(scfg)
     sp = scfg.ppo
     model = MaskablePPO(
@@ -132,23 +134,23 @@ def benchmark(
         device=device,
         verbose=0,
     )
-    per_update = cfg.env.n_envs * cfg.ppo.n_steps
 
     def run_device() -> float:
         t = time.perf_counter()
+        start = ppo.num_timesteps
         for _ in range(updates):
             ppo.learn_once()
         if device.type == "cuda":
             torch.cuda.synchronize(device)
-        return updates * per_update / (time.perf_counter() - t)
+        return (ppo.num_timesteps - start) / (time.perf_counter() - t)
 
     def run_sb3() -> float:
         t = time.perf_counter()
         model.learn(updates * per_update, reset_num_timesteps=False)
         return updates * per_update / (time.perf_counter() - t)
 
+    per_update = scfg.env.n_envs * scfg.ppo.n_steps
     try:
-        ppo.learn_once()  # warm-up: allocations, first graph of each op
         model.learn(per_update)
         dev_w: list[float] = []
         sb3_w: list[float] = []

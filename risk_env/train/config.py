@@ -40,8 +40,10 @@ __all__ = [
     "TrainConfig",
     "apply_overrides",
     "device_unsupported",
+    "env_kwargs",
     "load_config",
     "read_yaml",
+    "rules_from",
     "shipped_configs",
 ]
 
@@ -55,13 +57,14 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True, allow_inf_nan=False)
 
 
-def _rules_from(d: Mapping[str, Any]) -> RulesConfig:
+def rules_from(d: Mapping[str, Any]) -> RulesConfig:
+    """The :class:`RulesConfig` of a config's ``rules`` mapping (:func:`risk_env.rules.config.resolve_rules`)."""
     return resolve_rules(rules=d)
 
 
 def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     try:
-        _rules_from(v)
+        rules_from(v)
     except ConfigError as e:
         raise ValueError(str(e)) from None
     return v
@@ -282,11 +285,11 @@ class TrainConfig(_Section):
     # -------------------------------------------------------------- helpers
     @property
     def rules_config(self) -> RulesConfig:
-        return _rules_from(self.rules)
+        return rules_from(self.rules)
 
     @property
     def eval_rules_config(self) -> RulesConfig:
-        return _rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
+        return rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config
 
     @property
     def run_dir(self) -> Path:
@@ -458,10 +461,14 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         )
     if cfg.env.max_turn_steps is not None:
         bad.append("env.max_turn_steps (the batched engine has no per-turn cap; leave it null)")
-    if cfg.opponents.self_play.enabled:
-        bad.append("opponents.self_play (frozen snapshots; put 'self' in opponents.baselines for self-play)")
-    if cfg.opponents.pfsp.enabled:
-        bad.append("opponents.pfsp.enabled")
+    lineups = [b for b in cfg.opponents.baselines if "+" in b]
+    if lineups and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
+        bad.append(
+            f"opponents.baselines line-ups {lineups} with self_play or pfsp (a league draws each opponent seat: "
+            "give single baselines)"
+        )
+    if cfg.opponents.baselines == [SELF] and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
+        bad.append("opponents.self_play / pfsp with baselines [self] (every seat is the learner already)")
     if SELF in cfg.opponents.baselines and cfg.opponents.baselines != [SELF]:
         bad.append(
             f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
@@ -531,3 +538,15 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[
     if path is None:
         return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
     return TrainConfig.load(path, overrides)
+
+
+def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """The :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv` options of ``cfg`` (all but rules and opponents)."""
+    return dict(
+        shaping=cfg.env.shaping,
+        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
+        max_turn_steps=cfg.env.max_turn_steps,
+        invalid_action=cfg.env.invalid_action,
+        observation="graph" if cfg.ppo.policy == "graph" else "flat",
+        turn_feature=cfg.env.turn_feature,
+    )

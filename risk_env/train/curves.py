@@ -10,9 +10,10 @@ and the final evaluation (more games) to ``<run>/results.json``. :func:`plot_run
 draws, for one or more runs, the win rate against every opponent as a line with
 its 95 % interval as a band and error bars, over learner decisions (left) and over wall time
 (right; the time since the run started, evaluations included), with the final
-evaluation as a point with an error bar. Command line (``scripts/plot_training.py``)::
+evaluation as a point with an error bar. Command line (``risk-env plot-training``; ``scripts/plot_training.py``
+is the same command)::
 
-    python scripts/plot_training.py runs/default runs/2p -o docs/training_curves.png
+    risk-env plot-training runs/default runs/2p -o docs/training_curves.png
 
 Runs resumed from a checkpoint restart their wall clock at 0 on resumption, so the
 wall-time panel of a resumed run is only meaningful per segment.
@@ -20,10 +21,8 @@ wall-time panel of a resumed run is only meaningful per segment.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["Curve", "load_curves", "main", "plot_runs"]
+__all__ = ["Curve", "load_curves", "plot_runs"]
 
 
 @dataclass
@@ -152,23 +151,3 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``scripts/plot_training.py RUN_DIR... -o FILE``: plot training curves (``--help``)."""
-    ap = argparse.ArgumentParser(
-        prog="plot_training",
-        description="Plot win rate vs learner decisions and vs wall time for training runs (reads <run>/evals.jsonl "
-        "and <run>/results.json).",
-    )
-    ap.add_argument("runs", nargs="+", help="run directories (e.g. runs/default)")
-    ap.add_argument("-o", "--out", default="training_curves.png", help="image file to write (default: %(default)s)")
-    ap.add_argument("--title", default=None, help="figure title")
-    args = ap.parse_args(argv)
-    try:
-        path = plot_runs(args.runs, args.out, args.title)
-    except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"wrote {path}")
-    return 0

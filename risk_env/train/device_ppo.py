@@ -41,6 +41,7 @@ from torch import nn
 from ..errors import ConfigError
 from ..vector.learner import LearnerEnv, seat_credit
 from .graph_net import GraphNet, masked_logits
+from .seating import Seating
 from .vector_graph import BatchedGraphEncoder
 
 __all__ = ["PRECISIONS", "DevicePPO", "PPOSettings", "seat_streams"]
@@ -140,6 +141,9 @@ class DevicePPO:
         kl_coef, anneal_steps: kickstarting (Schmitt et al., 2018): the loss adds
             ``c(t) * mean(-log pi(a_teacher | s))`` on the rollout's states, ``c(t) = kl_coef *
             max(0, 1 - t / anneal_steps)`` at ``t`` learner decisions (0: no teacher term).
+        seating: with a self-play ``env``, the learner and opponent seats of each game
+            (:class:`~risk_env.train.seating.Seating`): the network answers the learner seats' decisions
+            and the opponents theirs, in the same calls; only the learner's decisions are trained on.
 
     Attributes:
         num_timesteps: learner decisions played so far (calls x slots).
@@ -157,6 +161,7 @@ class DevicePPO:
         teacher: Any = None,
         kl_coef: float = 0.0,
         anneal_steps: int = 1,
+        seating: Seating | None = None,
     ) -> None:
         from tensordict.nn import TensorDictModule
         from torchrl.modules import MaskedCategorical, ProbabilisticActor
@@ -167,8 +172,11 @@ class DevicePPO:
             raise ConfigError(f"ppo.batch_size must be >= 2, got {s.batch_size}")
         if s.precision not in PRECISIONS:
             raise ConfigError(f"precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}")
+        if seating is not None and not env.self_play:
+            raise ConfigError("a seating needs a self-play LearnerEnv (it plays the opponent seats itself)")
         self.env = env
         self.settings = s
+        self.seating = seating
         self.teacher = teacher
         self.kl_coef = float(kl_coef)
         self.anneal_steps = max(1, int(anneal_steps))
@@ -219,6 +227,7 @@ class DevicePPO:
         }
         self._seat = torch.zeros(R, B, dtype=torch.int64, device=dev)
         self._seat[:n] = torch.arange(n, device=dev)[:, None]
+        self._valid = torch.ones(R, B, dtype=torch.bool, device=dev)  # a learner's decision (rows n..)
         self._rewards = torch.zeros(R, B, n, device=dev)
         self._ended = torch.zeros(R, B, n, dtype=torch.bool, device=dev)
         self._held = torch.zeros(n, B, dtype=torch.bool, device=dev)  # a held-back decision exists
@@ -289,34 +298,60 @@ class DevicePPO:
             label = actor == "teacher" or self.kickstart_coef() > 0
         if label and self.teacher is None:
             raise ConfigError("labelled decisions need a teacher")
+        seating = self.seating
+        played = 0
         for t in range(self.settings.n_steps):
             r = n + t
+            cur = out.current_player
+            state = env.venv.state
+            assert state is not None
             nodes, glob = self.observe(out)
+            mask = out.action_mask
+            lrn = seating.is_learner(cur) if seating is not None else None
             taught = None
             if label:
-                state = env.venv.state
-                assert state is not None and self.teacher is not None
-                taught = self.teacher(state, out.action_mask)
+                assert self.teacher is not None
+                taught = self.teacher(state, mask, lrn)
                 buf["teacher"][r] = taught
             forced = taught if actor == "teacher" else None
-            action, logp, value = self.act(nodes, glob, out.action_mask, greedy=actor == "greedy", forced=forced)
+            greedy = actor == "greedy"
+            if lrn is None:
+                action, logp, value = self.act(nodes, glob, mask, greedy=greedy, forced=forced)
+                played += env.num_envs
+            else:
+                # the network on the learner's rows only, the opponents on theirs
+                assert seating is not None
+                idx = lrn.nonzero()[:, 0]
+                action = torch.zeros_like(cur)
+                logp = torch.zeros(env.num_envs, device=self.device)
+                value = torch.zeros(env.num_envs, device=self.device)
+                if idx.numel():
+                    a, lp, v = self.act(
+                        nodes[idx], glob[idx], mask[idx], greedy=greedy, forced=None if forced is None else forced[idx]
+                    )
+                    action[idx], logp[idx], value[idx] = a, lp, v
+                action = seating.opponent_actions(state, mask, cur, action)
+                self._valid[r] = lrn
+                played += int(idx.numel())
             buf["nodes"][r] = nodes
             buf["globals"][r] = glob
-            buf["action_mask"][r] = out.action_mask
+            buf["action_mask"][r] = mask
             buf["action"][r] = action
             buf["log_prob"][r] = logp
             buf["value"][r] = value
-            self._seat[r] = out.current_player
-            self._ep_len[rows, out.current_player] += 1
-            learners = env.learners.clone()
+            self._seat[r] = cur
+            self._ep_len[rows, cur] += 1 if lrn is None else lrn.long()
+            learners = env.learners.clone() if seating is None else seating.learners()
             out = env.step(action)
             ended = out.seat_terminated | out.seat_truncated
             self._rewards[r] = out.rewards
             self._ended[r] = ended
             self._track_episodes(out.rewards, ended & learners, learners)
+            if seating is not None:
+                seating.finish(out.autoreset, cur, out.seat_terminated, out.seat_truncated)
         self._last = out
         if count:
-            self.num_timesteps += self.settings.n_steps * env.num_envs
+            self.num_timesteps += played
 
     def _track_episodes(self, rewards: torch.Tensor, ended: torch.Tensor, learners: torch.Tensor) -> None:
         """Learner episodes' returns (with the shaping) and lengths (own decisions)."""
@@ -344,7 +379,7 @@ class DevicePPO:
         R = n + s.n_steps
         reward, done, nxt = seat_credit(self._seat, self._rewards, self._ended)
         reward[:n] += torch.where(self._held, self._held_reward, 0.0)
-        valid = torch.ones(R, B, dtype=torch.bool, device=self.device)
+        valid = self._valid.clone()
         valid[:n] = self._held
         held = valid & ~done & (nxt == R)  # no successor yet: the next rollout's first decision of its stream
         key = torch.arange(B, device=self.device)[None, :] * n + self._seat

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import TrainResult, _latest_checkpoint, _Run, evaluate_model
+from .run import Run, TrainResult, evaluate_model, latest_checkpoint
 
 __all__ = ["DeviceModel", "build_env", "build_network", "ppo_settings", "resolve_device", "train"]
 
@@ -51,35 +51,6 @@ def resolve_device(name: str) -> Any:
     return dev
 
 
-class ScoredOpponents:
-    """An opponent assignment (:class:`risk_env.vector.learner.FixedOpponents`) that also keeps the
-    learner's scores per line-up (1 won, 0.5 turn limit, 0 lost), for the log and TensorBoard."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.policies = inner.policies
-        self.names = inner.names
-        self.scores: dict[str, list[float]] = {}
-
-    def assign(self, slots: Any, learner_seat: Any, num_players: int) -> Any:
-        return self.inner.assign(slots, learner_seat, num_players)
-
-    def record(self, seating: Any, score: Any) -> None:
-        self.inner.record(seating, score)
-        for row, sc in zip(seating.tolist(), score.tolist(), strict=True):
-            names = [self.names[k] for k in row if k >= 0]
-            label = names[0] if len(set(names)) == 1 else "+".join(names)
-            tally = self.scores.setdefault(label, [0.0, 0.0])
-            tally[0] += 1.0
-            tally[1] += float(sc)
-
-    def take(self) -> dict[str, tuple[int, float]]:
-        """``{line-up: (games, mean score)}`` since the last call."""
-        out = {k: (int(g), s / g) for k, (g, s) in self.scores.items() if g}
-        self.scores.clear()
-        return out
-
-
 def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int) -> list[Any]:
     """One opponent entry per slot (an agent name, or a tuple for an ``a+b+c`` line-up), in the
     proportions of ``weights`` (largest remainders; every entry of positive weight gets a slot)."""
@@ -99,30 +70,58 @@ def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int)
     return out
 
 
-def build_env(cfg: TrainConfig, device: Any) -> Any:
-    """The learner-seat batched env of ``cfg`` (:class:`risk_env.vector.learner.LearnerEnv`): ``env.n_envs``
-    slots under the training rules with the shaping; self-play when ``opponents.baselines`` is ``[self]``,
-    else one learner seat per game against the batched baselines in the proportions of ``opponents.weights``.
+def build_env(cfg: TrainConfig, device: Any) -> tuple[Any, Any]:
+    """The batched env of ``cfg`` and its seating.
+
+    The env is a self-play :class:`risk_env.vector.learner.LearnerEnv` of ``env.n_envs`` games under the
+    training rules, with the shaping. With ``opponents.baselines: [self]`` every seat is the learner
+    (no seating). Otherwise a :class:`~risk_env.train.seating.Seating` gives each game one learner seat
+    and draws the other seats from a :class:`~risk_env.vector.league.League` of the batched baselines
+    (``weights``), the self-play snapshots and the latest learner (``opponents.self_play``: a seat given
+    the latest learner is a learner seat too) and PFSP (``opponents.pfsp``); line-ups ``a+b+c`` are
+    fixed per slot instead (:class:`~risk_env.vector.learner.FixedOpponents`, in the proportions of ``weights``).
 
     Raises:
         ConfigError: a baseline with no batched version (the message lists those there are).
     """
-    from ..vector.learner import LearnerEnv
+    import torch
+
+    from ..vector.league import League
+    from ..vector.learner import FixedOpponents, LearnerEnv
     from .config import SELF
+    from .pfsp import PFSPTracker
+    from .seating import Seating
 
     e, o = cfg.env, cfg.opponents
-    common = dict(
+    env = LearnerEnv(
+        e.n_envs,
         device=device,
         seed=cfg.seed,
+        self_play=True,
         shaping=e.shaping,
         shaping_gamma=e.shaping_gamma if e.shaping_gamma is not None else cfg.ppo.gamma,
         rules=cfg.rules_config,
     )
     if o.baselines == [SELF]:
-        return LearnerEnv(e.n_envs, self_play=True, **common)
-    env = LearnerEnv(e.n_envs, opponents=_slot_entries(o.baselines, o.weights, e.n_envs), **common)
-    env.assignment = ScoredOpponents(env.assignment)
-    return env
+        return env, None
+    gen = torch.Generator(device=env.device)
+    gen.manual_seed(cfg.seed + 7919)
+    assignment: Any
+    if any("+" in b for b in o.baselines):
+        assignment = FixedOpponents(_slot_entries(o.baselines, o.weights, e.n_envs), env.game, gen)
+    else:
+        sp, pf = o.self_play, o.pfsp
+        assignment = League(
+            env.game,
+            gen,
+            baselines=list(o.baselines),
+            weights=o.weights,
+            p_snapshot=sp.p_snapshot if sp.enabled else 0.0,
+            p_latest=sp.p_latest,
+            max_snapshots=sp.max_snapshots,
+            pfsp=PFSPTracker(pf.power, pf.window) if pf.enabled else None,
+        )
+    return env, Seating(assignment, env.num_envs, env.num_players, env.device)
 
 
 def ppo_settings(cfg: TrainConfig) -> Any:
@@ -215,6 +214,13 @@ def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
     return report
 
 
+def _league(seating: Any) -> Any:
+    """The seating's league (None for self-play or fixed line-ups)."""
+    from ..vector.league import League
+
+    return seating.assignment if seating is not None and isinstance(seating.assignment, League) else None
+
+
 class _TBLogger:
     """SB3's logger calls (``record``, ``dump``) on a TensorBoard ``SummaryWriter``."""
 
@@ -290,7 +296,7 @@ def train(
     ckpt: Path | None = None
     meta: dict[str, Any] = {}
     if resume is not None:
-        ckpt = _latest_checkpoint(Path(resume))
+        ckpt = latest_checkpoint(Path(resume))
         if ckpt.suffix != ".pt":
             raise ConfigError(
                 f"--resume {str(resume)!r}: {ckpt.name} is a MaskablePPO checkpoint; trainer 'device' resumes a .pt"
@@ -304,15 +310,17 @@ def train(
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()
     torch.set_num_threads(cfg.torch_threads or 1)
-    run = _Run(cfg, run_dir, quiet, suffix=".pt")
+    run = Run(cfg, run_dir, quiet, suffix=".pt")
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes
     rules = cfg.rules_config
     if meta:
+        run.snapshots = list(meta.get("snapshots", []))
+        run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
-    env = build_env(cfg, device)
+    env, seating = build_env(cfg, device)
     p = cfg.ppo
     settings = ppo_settings(cfg)
     ks = cfg.kickstart
@@ -322,7 +330,7 @@ def train(
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
         net.train()
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), seating=seating, **kick)
         if "optimizer" in saved:
             ppo.optimizer.load_state_dict(saved["optimizer"])
             for group in ppo.optimizer.param_groups:
@@ -332,13 +340,33 @@ def train(
             run.align_schedule(ppo.num_timesteps)
     else:
         net = build_network(cfg, env)
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), **kick)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), seating=seating, **kick)
+    league = _league(seating)
+    sp = cfg.opponents.self_play
+    if league is not None and sp.enabled:
+        from .graph_opponent import GraphNetPolicy, graph_policy_from_file
+
+        turn = bool(cfg.env.turn_feature)
+        snap_gen = torch.Generator(device=env.device)
+        snap_gen.manual_seed(cfg.seed + 15485863)
+        league.set_latest(GraphNetPolicy(env.game, ppo.net, generator=snap_gen, name="latest", turn_feature=turn))
+        for path in run.snapshots:  # a resumed run's pool
+            league.add_snapshot(graph_policy_from_file(env.game, path, sp.snapshot_deterministic, snap_gen), name=Path(path).stem)
+
+        def add_snapshot(t: int) -> None:
+            path = run_dir / "pool" / f"snap_{t:09d}.pt"
+            model.save(path)
+            run.snapshots.append(str(path))
+            frozen = GraphNetPolicy(env.game, ppo.net, sp.snapshot_deterministic, snap_gen, path.stem, turn).frozen()
+            league.add_snapshot(frozen, name=path.stem)
+            run.log(f"self-play: snapshot {path.name} joins the league")
+
     logger = _TBLogger(run_dir / "tb")
     model = DeviceModel(ppo, cfg, logger)
     run.log(
         f"run {cfg.name} -> {run_dir} | trainer device on {device} | {rules.num_players} players, map {rules.map}, "
         f"setup {rules.setup}, turn limit {rules.turn_limit} | {env.num_envs} slots x {p.n_steps} calls per rollout, "
-        f"{'self-play' if env.self_play else 'vs ' + ', '.join(env.assignment.names)} | {cfg.total_timesteps} steps | "
+        f"{'self-play' if seating is None else 'vs ' + ', '.join(seating.names)} | {cfg.total_timesteps} steps | "
         f"seed {cfg.seed}"
     )
     if ckpt is not None:
@@ -373,7 +401,7 @@ def train(
             ep.lengths.clear()
             for k, v in stats.items():
                 logger.record(f"train/{k}", v)
-            scores = env.assignment.take() if isinstance(env.assignment, ScoredOpponents) else {}
+            scores = seating.take_scores() if seating is not None else {}
             for label, (games, score) in scores.items():
                 logger.record(f"rollout/score/{label}", score)
                 logger.record(f"rollout/games/{label}", games)
@@ -382,6 +410,10 @@ def train(
             logger.dump(t)
             if bar is not None:
                 bar.update(t - before)
+            if league is not None and sp.enabled and t >= run.next_snapshot:
+                while run.next_snapshot <= t:
+                    run.next_snapshot += sp.snapshot_every
+                add_snapshot(t)
             if t >= run.next_checkpoint:
                 while run.next_checkpoint <= t:
                     run.next_checkpoint += cfg.checkpoint.every
@@ -390,6 +422,16 @@ def train(
                 while run.next_eval <= t:
                     run.next_eval += cfg.eval.every
                 run.periodic_eval(model, t)
+                if league is not None and league.pfsp is not None:
+                    rates = league.win_rates()
+                    probs = league.probabilities().tolist()
+                    run.log(
+                        f"pfsp @ {t}: "
+                        + ", ".join(f"{k} scored {v:.0%} -> drawn {probs[league.names.index(k)]:.0%}" for k, v in rates.items())
+                    )
+                    for k, v in rates.items():
+                        logger.record(f"pfsp/win_rate/{k}", v)
+                    logger.dump(t)
             if run.deadline is not None and time.monotonic() > run.deadline:
                 run.stopped_early = True
                 run.log(

@@ -115,7 +115,8 @@ class GraphPolicy(MaskableActorCriticPolicy):
         (any map: ``T`` and ``E`` are read from the tensors)."""
         return self.graph_net(obs["nodes"].float(), obs["edges"], obs["globals"].float())
 
-    def _dist(self, logits: th.Tensor, action_masks: Any) -> MaskableDistribution:
+    def masked_distribution(self, logits: th.Tensor, action_masks: Any) -> MaskableDistribution:
+        """The action distribution of ``logits`` ``(B, N)``, masked by ``action_masks`` (None: unmasked)."""
         dist = self.action_dist.proba_distribution(action_logits=logits)
         if action_masks is not None:
             dist.apply_masking(action_masks)
@@ -125,7 +126,7 @@ class GraphPolicy(MaskableActorCriticPolicy):
         self, obs: Any, deterministic: bool = False, action_masks: np.ndarray | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         logits, values = self.logits_and_value(obs)
-        dist = self._dist(logits, action_masks)
+        dist = self.masked_distribution(logits, action_masks)
         actions = dist.get_actions(deterministic=deterministic)
         return actions, values, dist.log_prob(actions)
 
@@ -133,12 +134,12 @@ class GraphPolicy(MaskableActorCriticPolicy):
         self, obs: Any, actions: th.Tensor, action_masks: th.Tensor | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
         logits, values = self.logits_and_value(obs)
-        dist = self._dist(logits, action_masks)
+        dist = self.masked_distribution(logits, action_masks)
         return values, dist.log_prob(actions), dist.entropy()
 
     def get_distribution(self, obs: Any, action_masks: np.ndarray | None = None) -> MaskableDistribution:  # type: ignore[override]
         logits, _ = self.logits_and_value(obs)
-        return self._dist(logits, action_masks)
+        return self.masked_distribution(logits, action_masks)
 
     def predict_values(self, obs: Any) -> th.Tensor:  # type: ignore[override]
         return self.logits_and_value(obs)[1]

@@ -47,6 +47,7 @@ from torch.nn import functional as F
 from ..envs.opponents import OpponentPool, preserve_global_rng, resolve_agent
 from ..envs.single_agent import RiskSingleAgentEnv
 from ..errors import ConfigError
+from .config import env_kwargs
 from .teacher import DECISION_KINDS, decision_kind, episode_score, teacher_action
 
 __all__ = ["DecisionSet", "agreement", "collect_decisions", "fit", "warm_start"]
@@ -322,7 +323,6 @@ def warm_start(model: Any, cfg: Any, log: Callable[[str], None] = print) -> Warm
     Returns:
         a :class:`WarmStartReport`.
     """
-    from .sb3 import env_kwargs
 
     im = cfg.imitation
     t0 = time.monotonic()

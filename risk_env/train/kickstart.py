@@ -106,7 +106,8 @@ class KickstartPPO(MaskablePPO):
     """``MaskablePPO`` plus the annealed teacher term (module docstring).
 
     Args:
-        *args, **kwargs: ``MaskablePPO``'s.
+        *args: ``MaskablePPO``'s positional arguments (policy, env...).
+        **kwargs: ``MaskablePPO``'s keyword arguments.
         kl_coef: the term's weight at step 0 (>= 0).
         anneal_steps: learner decisions over which the weight falls linearly to 0 (>= 1).
 
@@ -139,7 +140,7 @@ class KickstartPPO(MaskablePPO):
         pol: Any = self.policy
         if hasattr(pol, "logits_and_value"):  # GraphPolicy: one forward pass
             logits, values = pol.logits_and_value(obs)
-            return pol._dist(logits, masks), values
+            return pol.masked_distribution(logits, masks), values
         return pol.get_distribution(obs, action_masks=masks), pol.predict_values(obs)
 
     @staticmethod

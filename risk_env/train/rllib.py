@@ -1,10 +1,14 @@
 """Scale-out training with Ray RLlib (new API stack): multi-agent PPO on the AEC env.
 
-``scripts/train_rllib.py`` calls :func:`main`; it needs the ``rllib`` extra
-(``pip install 'risk_env[rllib]'``)::
+``risk-env train-rllib`` (and ``scripts/train_rllib.py``, the same command) calls :func:`train`;
+it needs the ``rllib`` extra (``pip install 'risk_env[rllib]'``)::
 
-    python scripts/train_rllib.py --players 2 --iterations 50                      # local: ray.init()
-    python scripts/train_rllib.py --address auto --env-runners 64 --iterations 2000   # on a Ray cluster, unchanged code
+    risk-env train-rllib --players 2 --iterations 50                       # local: ray.init()
+    risk-env train-rllib --address auto --env-runners 64 --iterations 2000  # on a Ray cluster, unchanged code
+
+The checkpoint folder it writes (``--out``, default ``runs/rllib``) is an agent spec:
+``load_agent("runs/rllib")``, ``risk-env evaluate runs/rllib random --rules fast``,
+``risk-env watch --rules fast --agents runs/rllib,random`` (:class:`risk_env.agents.RLlibPolicyAgent`).
 
 How it fits together
     * The PettingZoo AEC env (:func:`risk_env.envs.aec`) is wrapped by
@@ -33,8 +37,8 @@ Python::
 
 from __future__ import annotations
 
-import argparse
-import sys
+import json
+import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -45,7 +49,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from ..errors import ConfigError
-from ..rules.config import parse_settings, resolve_rules
+from ..rules.config import resolve_rules
 
 __all__ = [
     "ObservationsKeyWrapper",
@@ -53,7 +57,8 @@ __all__ = [
     "env_creator",
     "policy_mapping_fn",
     "build_config",
-    "main",
+    "train",
+    "iteration_line",
     "ENV_NAME",
     "POLICY_ID",
 ]
@@ -243,13 +248,18 @@ def build_config(
     """A ``PPOConfig`` (new API stack) for multi-agent self-play on the AEC env.
 
     Args:
-        num_players, rules: the game (see :func:`make_rllib_env`; default rules: the ``fast`` preset).
+        num_players: 2..6 (see :func:`make_rllib_env`).
+        rules: rule switches with an optional ``"preset"`` (see :func:`make_rllib_env`; default: the ``fast`` preset).
         num_env_runners: sampling processes (0: sample in the driver).
         envs_per_runner: vectorized envs per runner.
         train_batch_size: env steps per training iteration (per learner).
-        minibatch_size, num_epochs, lr, gamma: PPO settings.
+        minibatch_size: PPO's minibatch size.
+        num_epochs: PPO's passes over each batch.
+        lr: the learning rate.
+        gamma: the discount.
         hidden: hidden layer sizes of the policy and value networks.
-        num_learners, num_gpus_per_learner: learner processes and their GPUs (0: learn in the driver).
+        num_learners: learner processes (0: learn in the driver).
+        num_gpus_per_learner: GPUs per learner.
         seed: RLlib's ``debugging(seed=...)``.
 
     Raises:
@@ -294,72 +304,68 @@ def build_config(
     return config
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``scripts/train_rllib.py``: multi-agent PPO with RLlib, locally or on a Ray cluster."""
-    ap = argparse.ArgumentParser(
-        prog="train_rllib.py", description="Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack)."
-    )
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--preset", default="fast", help="rules preset (default fast)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a RulesConfig switch, e.g. turn_limit=200")
-    ap.add_argument("--iterations", type=int, default=10)
-    ap.add_argument("--address", default=None, help="Ray address: omit for a local ray.init(), 'auto' to join a cluster")
-    ap.add_argument("--env-runners", type=int, default=0, help="sampling processes (0: in the driver)")
-    ap.add_argument("--envs-per-runner", type=int, default=1)
-    ap.add_argument("--learners", type=int, default=0)
-    ap.add_argument("--gpus-per-learner", type=float, default=0)
-    ap.add_argument("--batch", type=int, default=4000, help="env steps per iteration")
-    ap.add_argument("--minibatch", type=int, default=512)
-    ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--lr", type=float, default=3e-4)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="runs/rllib", help="checkpoint folder")
-    args = ap.parse_args(argv)
+def iteration_line(iteration: int, result: Mapping[str, Any], seconds: float) -> str:
+    """One log line for a training iteration's result (``algo.train()``'s dict).
+
+    RLlib reports episode figures only once an episode has finished; before that the line says so
+    instead of printing a made-up mean.
+
+    >>> iteration_line(1, {"env_runners": {"num_env_steps_sampled_lifetime": 4000}}, 2.5)
+    'iter 1: 4,000 env steps, no episode finished yet, 2.5 s'
+    >>> iteration_line(2, {"env_runners": {"num_env_steps_sampled_lifetime": 8000, "num_episodes_lifetime": 3,
+    ...                                     "episode_len_mean": 812.4}}, 2.0)
+    'iter 2: 8,000 env steps, 3 episodes, mean episode length 812, 2.0 s'
+    """
+    er = result.get("env_runners", {}) or {}
+    steps = er.get("num_env_steps_sampled_lifetime")
+    parts = [f"iter {iteration}: " + (f"{int(steps):,} env steps" if steps is not None else "env steps not reported")]
+    episodes = int(er.get("num_episodes_lifetime") or 0)
+    length = er.get("episode_len_mean")
+    if episodes == 0 or length is None or not np.isfinite(length):
+        parts.append("no episode finished yet")
+    else:
+        parts.append(f"{episodes:,} episode{'s' if episodes != 1 else ''}, mean episode length {float(length):.0f}")
+    return ", ".join(parts) + f", {seconds:.1f} s"
+
+
+def train(config: Any, iterations: int, out: str | os.PathLike[str], address: str | None = None, log: Any = print) -> Path:
+    """Build the algorithm of ``config`` (:func:`build_config`), train it ``iterations`` times
+    (one :func:`iteration_line` each through ``log``) and save a checkpoint under ``out``.
+
+    Args:
+        config: a ``PPOConfig`` from :func:`build_config`.
+        iterations: training iterations (>= 1).
+        out: the checkpoint folder (created); it is an agent spec
+            (:class:`risk_env.agents.RLlibPolicyAgent`), with the game it was trained for in
+            ``risk_env_game.json``.
+        address: Ray's address (None: a local ``ray.init()``; ``"auto"``: the cluster this machine belongs to).
+        log: called with each line.
+
+    Returns:
+        the checkpoint folder (absolute).
+
+    Raises:
+        ConfigError: ``iterations`` < 1; ImportError: ray[rllib] is not installed.
+    """
+    if not isinstance(iterations, int) or iterations < 1:
+        raise ConfigError(f"iterations must be 1 or more, got {iterations!r}")
     try:
         import ray
     except ImportError:
-        print(f"error: {_rllib_missing()}", file=sys.stderr)
-        return 2
-    try:
-        rules: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set)}
-        config = build_config(
-            num_players=args.players,
-            rules=rules,
-            num_env_runners=args.env_runners,
-            envs_per_runner=args.envs_per_runner,
-            train_batch_size=args.batch,
-            minibatch_size=args.minibatch,
-            num_epochs=args.epochs,
-            lr=args.lr,
-            num_learners=args.learners,
-            num_gpus_per_learner=args.gpus_per_learner,
-            seed=args.seed,
-        )
-    except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    ray.init(address=args.address, ignore_reinit_error=True)
+        raise _rllib_missing() from None
+    ray.init(address=address, ignore_reinit_error=True)
     try:
         algo = config.build_algo()
-        out = Path(args.out).resolve()
-        for it in range(1, args.iterations + 1):
+        path = Path(out).resolve()
+        for it in range(1, iterations + 1):
             t0 = time.time()
-            res = algo.train()
-            er = res.get("env_runners", {})
-            print(
-                f"iter {it}: {er.get('num_env_steps_sampled_lifetime', '?')} env steps, "
-                f"{er.get('num_episodes_lifetime', '?')} episodes, "
-                f"mean episode length {er.get('episode_len_mean', float('nan')):.0f}, "
-                f"{time.time() - t0:.1f} s",
-                flush=True,
-            )
-        path = algo.save(str(out))
-        print(f"checkpoint: {getattr(path, 'checkpoint', path)}")
+            log(iteration_line(it, algo.train(), time.time() - t0))
+        algo.save(str(path))
         algo.stop()
+        from ..agents.rllib_policy import GAME_FILE
+
+        game = {k: config.env_config[k] for k in ("num_players", "rules")}  # what the policy plays (its observation size)
+        (path / GAME_FILE).write_text(json.dumps(game, indent=1) + "\n")
     finally:
         ray.shutdown()
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    return path

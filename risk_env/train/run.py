@@ -3,7 +3,9 @@ updates, the wall-clock budget and the log (used by :func:`risk_env.train.sb3.tr
 
 :func:`evaluate_model` plays a saved model against opponent specs with
 :func:`risk_env.tools.evaluation.evaluate`; :func:`opponent_lineup` reads ``a+b+c`` line-ups;
-``_Run`` holds a run's schedule and files; ``_callback_class`` is the SB3 callback that drives it.
+:class:`Run` holds a run's schedule and files; :func:`callback_class` is the SB3 callback that drives it;
+:func:`latest_checkpoint` finds where to resume. The SB3 trainer (:mod:`risk_env.train.sb3`) and the
+on-device one (:mod:`risk_env.train.device_train`) share them.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from ..rules.config import RulesConfig
 from .config import TrainConfig
 from .pfsp import PFSPTracker
 
-
 # ---------------------------------------------------------------------------- evaluation
+__all__ = ["EvalSummary", "Run", "TrainResult", "callback_class", "evaluate_model", "latest_checkpoint", "opponent_lineup"]
+
+
 @dataclass
 class EvalSummary:
     """Win rate of the learner against one opponent."""
@@ -106,13 +110,13 @@ def _safe(spec: str) -> str:
 
 
 # ---------------------------------------------------------------------------- callbacks
-def _callback_class() -> type:
+def callback_class() -> type:
     from stable_baselines3.common.callbacks import BaseCallback
 
     class RunCallback(BaseCallback):
         """Checkpoints, self-play snapshots, periodic evaluation, and the wall-clock budget."""
 
-        def __init__(self, run: _Run) -> None:
+        def __init__(self, run: Run) -> None:
             super().__init__(verbose=0)
             self.run = run
 
@@ -147,6 +151,48 @@ def _callback_class() -> type:
     return RunCallback
 
 
+def planned_steps(start: int, total: int, rollout: int) -> int:
+    """The step count a run ends at: SB3 learns in whole rollouts of ``rollout`` steps
+    (``n_steps * n_envs``), so from ``start`` it goes on to the first multiple of a rollout at or
+    past ``total`` (``start`` itself when nothing is left).
+
+    >>> planned_steps(0, 500_000, 2048)   # 245 rollouts of 2,048 steps
+    501760
+    >>> planned_steps(501_760, 500_000, 2048)
+    501760
+    """
+    if start >= total:
+        return start
+    return start + -(-(total - start) // rollout) * rollout
+
+
+def progress_callback_class() -> type:
+    """The SB3 callback class of the training progress bar (tqdm), built on first use so that
+    importing this module needs no SB3. ``ProgressBar(start, end)`` counts environment steps from
+    ``start`` to ``end`` (:func:`planned_steps`), so the bar ends full at the step count the run
+    really ends at, where SB3's own bar, sized by ``total_timesteps``, overshoots (501,760/500,000)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm.auto import tqdm
+
+    class ProgressBar(BaseCallback):
+        def __init__(self, start: int, end: int) -> None:
+            super().__init__(verbose=0)
+            self.start, self.end = start, end
+            self.bar: Any = None
+
+        def _on_training_start(self) -> None:
+            self.bar = tqdm(total=self.end, initial=self.start, desc="training", unit="step", dynamic_ncols=True)
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.num_timesteps - self.bar.n)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    return ProgressBar
+
+
 @dataclass
 class TrainResult:
     """What :func:`train` returns."""
@@ -159,7 +205,7 @@ class TrainResult:
     final_eval: dict[str, EvalSummary] = field(default_factory=dict)
 
 
-class _Run:
+class Run:
     """A run's schedule and files. ``suffix``: the model files' (``.zip`` for SB3, ``.pt`` for the
     on-device trainer's policy files); the model given to the methods has ``save(path)`` and an
     SB3-like ``logger`` (``record``, ``dump``)."""
@@ -285,7 +331,7 @@ class _Run:
             )
 
 
-def _latest_checkpoint(path: Path) -> Path:
+def latest_checkpoint(path: Path) -> Path:
     if path.is_file():
         return path
     for suffix in (".zip", ".pt"):

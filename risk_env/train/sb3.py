@@ -1,12 +1,12 @@
 """Reference training: sb3-contrib ``MaskablePPO`` against baselines and a self-play pool.
 
-Command line (``scripts/train.py`` calls :func:`main`)::
+Command line (``risk-env train``; ``scripts/train.py`` is the same command)::
 
-    python scripts/train.py                                   # the default config (2 players, ~10 min on 2 CPU cores)
-    python scripts/train.py --config configs/train/4p.yaml    # or a name: --config 4p
-    python scripts/train.py --config long --set ppo.learning_rate=1e-4 --set total_timesteps=20e6
-    python scripts/train.py --resume runs/default               # continue from the newest checkpoint
-    python scripts/evaluate.py runs/default/model.zip random --games 200 --rules fast
+    risk-env train                                   # the default config (2 players, ~10 min on 2 CPU cores)
+    risk-env train --config configs/train/4p.yaml    # or a name: --config 4p
+    risk-env train --config long --set ppo.learning_rate=1e-4 --set total_timesteps=20e6
+    risk-env train --resume runs/default             # continue from the newest checkpoint
+    risk-env evaluate runs/default/model.zip random --games 200 --rules fast
 
 Python::
 
@@ -50,7 +50,7 @@ What a run does
       ``<run>/final_eval/<opponent>/`` (CSV, JSON, plot) and ``<run>/results.json``.
 
     ``<run>/model.zip`` (and every checkpoint) is what
-    ``risk_env.agents.load_agent("…/model.zip")`` and ``scripts/evaluate.py`` take,
+    ``risk_env.agents.load_agent("…/model.zip")`` and ``risk-env evaluate`` take,
     with no glue code.
 
 Self-play (``opponents.self_play``)
@@ -83,7 +83,6 @@ Configs
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -94,15 +93,25 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, MissingExtraError
-from .config import CONFIG_DIR, TrainConfig, _rules_from, apply_overrides, load_config
-from .run import TrainResult, _callback_class, _latest_checkpoint, _Run, checkpoint_meta, evaluate_model, opponent_lineup
+from ..errors import MissingExtraError
+from .config import CONFIG_DIR, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
+from .run import (
+    Run,
+    TrainResult,
+    callback_class,
+    checkpoint_meta,
+    evaluate_model,
+    latest_checkpoint,
+    opponent_lineup,
+    planned_steps,
+    progress_callback_class,
+)
 
 __all__ = [
     "TrainConfig",
     "TrainResult",
     "train",
-    "main",
+    "run_config",
     "load_config",
     "evaluate_command",
     "evaluate_model",
@@ -132,21 +141,9 @@ def _make_env(
     from .teacher import TrainingEnvWrapper
 
     pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
-    cfg = _rules_from(rules)
+    cfg = rules_from(rules)
     env = RiskSingleAgentEnv(num_players=cfg.num_players, rules=cfg, opponents=pool, **env_kwargs)
     return Monitor(TrainingEnvWrapper(env, teacher=teacher, seed=teacher_seed))
-
-
-def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
-    """The :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv` options of ``cfg`` (all but rules and opponents)."""
-    return dict(
-        shaping=cfg.env.shaping,
-        shaping_gamma=cfg.env.shaping_gamma if cfg.env.shaping_gamma is not None else cfg.ppo.gamma,
-        max_turn_steps=cfg.env.max_turn_steps,
-        invalid_action=cfg.env.invalid_action,
-        observation="graph" if cfg.ppo.policy == "graph" else "flat",
-        turn_feature=cfg.env.turn_feature,
-    )
 
 
 def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
@@ -232,14 +229,14 @@ def train(
     ckpt: Path | None = None
     meta: dict[str, Any] = {}
     if resume is not None:
-        ckpt = _latest_checkpoint(Path(resume))
+        ckpt = latest_checkpoint(Path(resume))
         meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     torch.set_num_threads(cfg.torch_threads or 1)
-    run = _Run(cfg, run_dir, quiet)
+    run = Run(cfg, run_dir, quiet)
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes
@@ -327,7 +324,7 @@ def train(
             if cfg.eval.every:
                 run.periodic_eval(model, 0)  # the clone's own figures: the first point of the training curve
     remaining = cfg.total_timesteps - model.num_timesteps
-    callback: Any = _callback_class()(run)
+    callback: Any = callback_class()(run)
     if ks.enabled:
         from stable_baselines3.common.callbacks import CallbackList
 
@@ -335,10 +332,21 @@ def train(
 
         callback = CallbackList([TeacherLabelCallback(), callback])
     if remaining > 0:
+        rollout = model.n_steps * model.n_envs
+        end = planned_steps(model.num_timesteps, cfg.total_timesteps, rollout)
+        if end != cfg.total_timesteps:
+            run.log(
+                f"learning in whole rollouts of {rollout:,} steps: the run ends at {end:,} "
+                f"(total_timesteps {cfg.total_timesteps:,})"
+            )
+        if progress and not quiet:
+            from stable_baselines3.common.callbacks import CallbackList
+
+            callback = CallbackList([callback, progress_callback_class()(model.num_timesteps, end)])
         model.learn(
             total_timesteps=remaining,
             callback=callback,
-            progress_bar=progress and not quiet,
+            progress_bar=False,
             reset_num_timesteps=ckpt is None,
             tb_log_name="ppo",
         )
@@ -376,86 +384,35 @@ def train(
     return result
 
 
-# ---------------------------------------------------------------------------- CLI
-def main(argv: Sequence[str] | None = None) -> int:
-    """``scripts/train.py``: train MaskablePPO from a YAML config (``--help`` for the options)."""
-    ap = argparse.ArgumentParser(
-        prog="risk-env train",
-        description="Train a MaskablePPO agent for risk_env (configs: configs/train/*.yaml; see docs/training.md).",
-    )
-    ap.add_argument(
-        "--config",
-        "-c",
-        default=None,
-        help="YAML config path or shipped name (default, 2p, 4p, long); default: built-in defaults",
-    )
-    ap.add_argument(
-        "--set",
-        "-s",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a key, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
-    )
-    ap.add_argument(
-        "--resume", default=None, metavar="PATH", help="continue from a checkpoint .zip or a run directory's newest checkpoint"
-    )
-    ap.add_argument("--out", default=None, help="run directory (default runs/<name>)")
-    ap.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    ap.add_argument("--timesteps", type=float, default=None, help="override total_timesteps")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
-    ap.add_argument(
-        "--benchmark",
-        action="store_true",
-        help="instead of training, print the learner decisions/s of the device trainer and the sb3 path on this "
-        "config (same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
-    )
-    args = ap.parse_args(argv)
-    overrides = list(args.set)
-    if args.out is not None:
-        overrides.append(f"out_dir={args.out}")
-    if args.seed is not None:
-        overrides.append(f"seed={args.seed}")
-    if args.timesteps is not None:
-        overrides.append(f"total_timesteps={int(args.timesteps)}")
-    try:
-        cfg = load_config(args.config, overrides)
-        if args.resume is not None and args.config is None:
-            ck = _latest_checkpoint(Path(args.resume))
-            saved = checkpoint_meta(ck).get("config")
-            if saved is not None:  # resume with the run's own config unless one is given
-                cfg = TrainConfig.from_dict(apply_overrides(saved, overrides), source=str(ck.with_suffix(".json")))
-        if args.print_config:
-            print(cfg.to_yaml(), end="")
-            return 0
-        if args.benchmark:
-            from .bench import benchmark
+# ---------------------------------------------------------------------------- the command line's config
+def run_config(
+    config: str | os.PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
+    resume: str | os.PathLike[str] | None = None,
+) -> TrainConfig:
+    """The config ``risk-env train`` runs: ``config`` (a shipped name, a path, or None for the
+    built-in defaults) with ``overrides`` (``key=value``) applied; when resuming without a
+    ``config``, the resumed run's own config (from its checkpoint's ``.json``) with the overrides.
 
-            print(benchmark(cfg).table())
-            return 0
-        result = train(cfg, resume=args.resume, progress=not args.no_progress)
-    except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"model: {result.model_path}  ({result.timesteps} steps, {result.seconds / 60:.1f} min)")
-    for s in result.final_eval.values():
-        print(f"final {s.line()}")
-    print(f"evaluate: {evaluate_command(cfg, result.model_path)}")
-    return 0
+    Raises:
+        ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``.
+    """
+    cfg = load_config(config, list(overrides))
+    if resume is not None and config is None:
+        ckpt = latest_checkpoint(Path(resume))
+        saved = checkpoint_meta(ckpt).get("config")
+        if saved is not None:  # resume with the run's own config unless one is given
+            cfg = TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=str(ckpt.with_suffix(".json")))
+    return cfg
 
 
 def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200) -> str:
-    """The ``scripts/evaluate.py`` command that evaluates ``model_path`` under ``cfg``'s evaluation rules."""
+    """The ``risk-env evaluate`` command that evaluates ``model_path`` under ``cfg``'s evaluation rules."""
     rules = dict(cfg.eval.rules) if cfg.eval.rules is not None else dict(cfg.rules)
     n = int(rules.pop("num_players", 2))
     preset = rules.pop("preset", None)
-    parts = ["python scripts/evaluate.py", str(model_path)] + [opponent] * (n - 1) + [f"--games {games}"]
+    parts = ["risk-env evaluate", str(model_path)] + [opponent] * (n - 1) + [f"--games {games}"]
     if preset:
         parts.append(f"--rules {preset}")
     parts += [f"--set {k}={v}" for k, v in rules.items()]
     return " ".join(parts)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -8,7 +8,11 @@ as :class:`risk_env.ObservationEncoder`. See ``docs/vector.md``.
 Needs torch (the ``train`` extra).
 """
 
-from .engine import SUPPORTED_RULES, BatchState, Chance, VectorGame
-from .env import VectorEnv, VectorStep
+from .._extras import require
+
+require("torch", "train", "the batched engine (risk_env.vector)")
+
+from .engine import SUPPORTED_RULES, BatchState, Chance, VectorGame  # noqa: E402
+from .env import VectorEnv, VectorStep  # noqa: E402
 
 __all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "VectorEnv", "VectorGame", "VectorStep"]

@@ -1,12 +1,16 @@
-"""Dice of the batched engine: single rolls, attacks and blitzes (docs/rules.md §4.2).
+"""Chance of the batched engine: one step's draws, single rolls, faces, and blitzes
+(docs/rules.md §4.2, §8).
 
-Plain functions of a :class:`~risk_env.vector.engine.VectorGame`, which
-:meth:`VectorGame.step` calls. Faces come from the game's generator, or from an
-injected :class:`~risk_env.vector.state.Chance` (then every blitz is rolled roll
-by roll, in the reference engine's order). Drawn from the generator, a single
-roll takes its losses from the exact one-roll distribution (one uniform per
-game, :func:`sample_roll`), and a blitz draws its end at once from the exact
-blitz distribution (:mod:`risk_env.vector.tables`) when both sides fit in the table.
+:class:`Draws` holds one step's chance for every game: drawn from the game's generator
+(one block of random integers per step, the same for every game whatever it does, so
+that a step computed on the whole batch or on the games that need each part draws the
+same numbers), or injected from a :class:`~risk_env.vector.state.Chance` (the reference
+engine's faces, then every blitz is rolled roll by roll in its order).
+
+Drawn from the generator, a single roll takes its losses from the exact one-roll
+distribution (one uniform per game, :func:`sample_roll`), and a blitz draws its end at once
+from the exact blitz distribution (:mod:`risk_env.vector.tables`) when both sides fit in the
+table; under the expert dice rules a roll that may wait draws its faces.
 """
 
 from __future__ import annotations
@@ -15,139 +19,163 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from ..envs.layout import ATTACK_DICE, DEFEND_DICE
 from .state import Chance
 
 if TYPE_CHECKING:
     from .engine import VectorGame
 
-__all__ = ["battle", "roll", "sample_roll"]
+__all__ = ["Draws", "blitz", "resolve", "sample_roll", "sorted_faces"]
+
+# columns of a step's block of random integers
+_ROLL, _BLITZ, _CARD, _CLAIM, _FACES = 0, 1, 2, 3, 4
+_REROLL = _FACES + ATTACK_DICE + DEFEND_DICE
+_TOP = 1 << 62
+_BITS24 = 1 << 24
 
 
-def _faces(game: VectorGame, B: int, chance: Chance | None, pos: torch.Tensor, m: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """int64 ``(B, 5)`` faces of one roll: injected (advancing ``pos`` by ``k`` where ``m``) or drawn."""
-    if chance is None:
-        return torch.randint(1, 7, (B, 5), generator=game.generator, device=game.device)
-    tape = chance.dice.to(game.device)
-    idx = (pos[:, None] + game._ar5[None, :]).clamp(max=tape.shape[1] - 1)
-    faces = tape.gather(1, idx)
-    pos += torch.where(m, k, 0)
-    return faces
+def columns(game: VectorGame) -> int:
+    """Random integers per game per step: a single roll, a blitz, a card, a neutral claim, and
+    under the expert dice rules the 5 faces of a roll that may wait and a re-rolled face."""
+    return _REROLL + 1 if game.dice_rules else _FACES
 
 
-def roll(game: VectorGame, faces: torch.Tensor, att: torch.Tensor, dfd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Losses ``(attacker, defender)`` of one roll with ``att`` and ``dfd`` dice; faces as the reference
-    draws them (the first ``att`` the attacker's, the next ``dfd`` the defender's)."""
-    ar5 = game._ar5[None, :]
+def _uniform(r: torch.Tensor) -> torch.Tensor:
+    """float32 uniforms in ``[0, 1)`` (24 random bits, as ``torch.rand``) from random int64s."""
+    return torch.bitwise_right_shift(r, 38).to(torch.float32) / _BITS24
+
+
+class Draws:
+    """One step's chance for ``B`` games (see the module docstring).
+
+    Attributes:
+        injected: whether the chance comes from a :class:`Chance` (else from the generator).
+    """
+
+    def __init__(self, game: VectorGame, B: int, chance: Chance | None) -> None:
+        self.game = game
+        self.B = B
+        self.injected = chance is not None
+        dev = game.device
+        if chance is None:
+            self.r = torch.randint(0, _TOP, (B, columns(game)), generator=game.generator, device=dev)
+            self.card = self.claim = None
+        else:
+            self.tape = chance.dice.to(dev)
+            self.pos = torch.zeros(B, dtype=torch.int64, device=dev)
+            self.card = None if chance.card is None else chance.card.to(dev)
+            self.claim = None if chance.claim is None else chance.claim.to(dev)
+
+    def roll_uniform(self) -> torch.Tensor:
+        return _uniform(self.r[:, _ROLL])
+
+    def blitz_uniform(self) -> torch.Tensor:
+        return _uniform(self.r[:, _BLITZ])
+
+    def choice(self, count: torch.Tensor, which: str) -> torch.Tensor:
+        """int64 ``(B,)``: a uniform index in ``0..count-1`` (``count`` >= 1 where it matters)
+        for the card drawn (``"card"``) or the territory the neutral claims (``"claim"``)."""
+        if self.injected:  # (the injected card or claim replaces it; one not injected is the first candidate)
+            return torch.zeros_like(count)
+        col = _CARD if which == "card" else _CLAIM
+        return self.r[:, col] % count.clamp(min=1)
+
+    def faces(self, m: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        """int64 ``(B, 5)`` faces of one roll of ``k`` dice in all (attacker's, then defender's):
+        injected (advancing each game's position by ``k`` where ``m``), or drawn."""
+        if not self.injected:
+            return self.r[:, _FACES:_REROLL] % 6 + 1
+        idx = (self.pos[:, None] + self.game.ar_faces[None, :]).clamp(max=self.tape.shape[1] - 1)
+        faces = self.tape.gather(1, idx)
+        self.pos += torch.where(m, k, 0)
+        return faces
+
+    def reroll_face(self, m: torch.Tensor) -> torch.Tensor:
+        """int64 ``(B,)``: the face of a re-rolled die (docs/rules.md §8)."""
+        if not self.injected:
+            return self.r[:, _REROLL] % 6 + 1
+        return self.faces(m, torch.ones_like(self.pos))[:, 0]
+
+
+def sorted_faces(faces: torch.Tensor, att: torch.Tensor, dfd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The attacker's ``(B, 3)`` and defender's ``(B, 2)`` faces of a roll, each highest first and
+    0 past its count, from faces as the reference draws them (the first ``att`` the attacker's,
+    the next ``dfd`` the defender's)."""
+    ar5 = torch.arange(faces.shape[1], device=faces.device)[None, :]
     is_att = ar5 < att[:, None]
     is_def = (ar5 >= att[:, None]) & (ar5 < (att + dfd)[:, None])
-    ad = torch.where(is_att, faces, 0).sort(1, descending=True).values[:, :2]
-    dd = torch.where(is_def, faces, 0).sort(1, descending=True).values[:, :2]
-    pairs = game._ar2[None, :] < torch.minimum(att, dfd)[:, None]
-    att_wins = (ad > dd) & pairs
+    ad = torch.where(is_att, faces, 0).sort(1, descending=True).values[:, :ATTACK_DICE]
+    dd = torch.where(is_def, faces, 0).sort(1, descending=True).values[:, :DEFEND_DICE]
+    return ad, dd
+
+
+def resolve(ad: torch.Tensor, dd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Losses ``(attacker, defender)`` of sorted faces (0 past each side's count): the highest
+    dice paired, the defender winning ties (docs/rules.md §4.2)."""
+    both = (ad[:, :DEFEND_DICE] > 0) & (dd > 0)
+    att_wins = (ad[:, :DEFEND_DICE] > dd) & both
     def_loss = att_wins.sum(1)
-    att_loss = (pairs & ~att_wins).sum(1)
+    att_loss = (both & ~att_wins).sum(1)
     return att_loss, def_loss
 
 
-def battle(
-    game: VectorGame,
-    m_roll: torch.Tensor,
-    m_blitz: torch.Tensor,
-    A: torch.Tensor,
-    D: torch.Tensor,
-    ndice: torch.Tensor,
-    chance: Chance | None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Total losses and the last roll's attacker dice of each game's attack or blitz."""
-    B = A.shape[0]
-    zero = torch.zeros(B, dtype=torch.int64, device=game.device)
-    if not bool(m_roll.any()):
-        return zero, zero, ndice
-    if chance is None:
-        return _battle_sampled(game, m_roll, m_blitz, A, D, ndice)
-    pos = zero.clone()
-    single = m_roll & ~m_blitz
-    dfd = torch.clamp(D, max=2)
-    faces = _faces(game, B, chance, pos, single, ndice + dfd)
-    al, dl = roll(game, faces, ndice, dfd)
-    att_loss = torch.where(single, al, 0)
-    def_loss = torch.where(single, dl, 0)
-    last = ndice
-    # blitz with injected dice: roll by roll, as the reference engine does
-    a, d = A.clone(), D.clone()
-    active = m_blitz & (a >= 2) & (d >= 1)
-    while bool(active.any()):
-        k = torch.clamp(a - 1, min=1, max=3)
-        j = torch.clamp(d, min=1, max=2)
-        faces = _faces(game, B, chance, pos, active, k + j)
-        al, dl = roll(game, faces, k, j)
-        a -= torch.where(active, al, 0)
-        d -= torch.where(active, dl, 0)
-        last = torch.where(active, k, last)
-        active = active & (a >= 2) & (d >= 1)
-    att_loss = torch.where(m_blitz, A - a, att_loss)
-    def_loss = torch.where(m_blitz, D - d, def_loss)
-    return att_loss, def_loss, last
-
-
-def sample_roll(game: VectorGame, k: torch.Tensor, j: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def sample_roll(game: VectorGame, u: torch.Tensor, k: torch.Tensor, j: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Losses ``(attacker, defender)`` of one roll with ``k`` (1..3) against ``j`` (1..2) dice,
-    drawn from the exact one-roll distribution (:attr:`MapTables.roll_cdf`) with one uniform
-    per game instead of five faces: the same distribution as :func:`roll` of random faces."""
-    u = torch.rand(k.shape[0], generator=game.generator, device=game.device)
+    from uniforms ``u`` ``(B,)`` and the exact one-roll distribution (:attr:`MapTables.roll_cdf`):
+    the same distribution as :func:`resolve` of random faces."""
     att_loss = (game.tab.roll_cdf[3 * k + j] <= u[:, None]).sum(1)
     return att_loss, torch.minimum(k, j) - att_loss
 
 
-def _battle_sampled(
-    game: VectorGame, m_roll: torch.Tensor, m_blitz: torch.Tensor, A: torch.Tensor, D: torch.Tensor, ndice: torch.Tensor
+def blitz(
+    game: VectorGame, draws: Draws, m: torch.Tensor, A: torch.Tensor, D: torch.Tensor, last_roll: torch.Tensor | None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """:func:`battle` with the generator, on the sub-batch of games that roll: one roll for an
-    attack; for a blitz, single rolls while a side exceeds the blitz table, then one draw from it."""
-    gen, dev = game.generator, game.device
-    idx = m_roll.nonzero()[:, 0]
-    a, d, k = A[idx], D[idx], ndice[idx]
-    blitz = m_blitz[idx]
-    al, dl = sample_roll(game, k, torch.clamp(d, max=2))
-    single = ~blitz
-    a2 = torch.where(single, a - al, a)
-    d2 = torch.where(single, d - dl, d)
-    last = k.clone()
-    bi = blitz.nonzero()[:, 0]
-    if bi.numel():
-        cap = game.tab.blitz_cap
-        ba, bd = a[bi], d[bi]
-        blast = last[bi]
-        active = (ba >= 2) & (bd >= 1)
-        while True:  # battles bigger than the table: one roll at a time down to it
-            need = active & ((ba - 1 > cap) | (bd > cap))
-            if not bool(need.any()):
-                break
-            kk = torch.clamp(ba - 1, min=1, max=3)
-            jj = torch.clamp(bd, min=1, max=2)
-            xl, yl = sample_roll(game, kk, jj)
-            ba = ba - torch.where(need, xl, 0)
-            bd = bd - torch.where(need, yl, 0)
-            blast = torch.where(need, kk, blast)
-            active = active & (ba >= 2) & (bd >= 1)
-        rows = game.tab.blitz_cdf[(ba - 1).clamp(0, cap), bd.clamp(0, cap)]  # (b, 3 cap)
-        u = torch.rand(bi.numel(), generator=gen, device=dev) * rows[:, -1]
-        j = (rows <= u[:, None]).sum(1).clamp(max=3 * cap - 1)
-        conq = j < cap
-        left_a = j + 1  # rollers left at a conquest
-        t = torch.div(j - cap, 2, rounding_mode="floor") + 1
-        kk = (j - cap) % 2 + 1
-        ba = torch.where(active, torch.where(conq, left_a + 1, 1), ba)
-        bd = torch.where(active, torch.where(conq, 0, t), bd)
-        blast = torch.where(active, torch.where(conq, torch.clamp(left_a, max=3), kk), blast)
-        a2[bi] = ba
-        d2[bi] = bd
-        last[bi] = blast
-    B = A.shape[0]
-    att_loss = torch.zeros(B, dtype=torch.int64, device=dev)
-    def_loss = torch.zeros(B, dtype=torch.int64, device=dev)
-    out_last = ndice.clone()
-    att_loss[idx] = a - a2
-    def_loss[idx] = d - d2
-    out_last[idx] = last
-    return att_loss, def_loss, out_last
+    """Total losses ``(attacker, defender)`` and the last roll's attacker dice of the blitzes ``m``
+    (``A`` source armies, ``D`` target armies, ``(B,)`` each); other games lose nothing.
+
+    Injected: roll by roll, as the reference engine rolls (``last_roll``, if given, gets the
+    last roll's faces). Drawn: single rolls while a side exceeds the blitz table (one host check
+    per round), then one draw of the end from the table.
+    """
+    if draws.injected:
+        a, d = A.clone(), D.clone()
+        last = torch.zeros_like(A)
+        live = m & (a >= 2) & (d >= 1)
+        while bool(live.any()):  # (a host check per round: injected chance is for tests and replays)
+            k = torch.clamp(a - 1, min=1, max=ATTACK_DICE)
+            j = torch.clamp(d, min=1, max=DEFEND_DICE)
+            ad, dd = sorted_faces(draws.faces(live, k + j), k, j)
+            al, dl = resolve(ad, dd)
+            a = a - torch.where(live, al, 0)
+            d = d - torch.where(live, dl, 0)
+            last = torch.where(live, k, last)
+            if last_roll is not None:
+                last_roll.copy_(torch.where(live[:, None], torch.cat([ad, dd], 1), last_roll))
+            live = live & (a >= 2) & (d >= 1)
+        return torch.where(m, A - a, 0), torch.where(m, D - d, 0), last
+    cap = game.tab.blitz_cap
+    a, d = A, D
+    last = torch.zeros_like(A)
+    live = m & (a >= 2) & (d >= 1)
+    big = live & ((a - 1 > cap) | (d > cap))
+    while bool(big.any()):  # battles bigger than the table: one roll at a time down to it (a host check)
+        kk = torch.clamp(a - 1, min=1, max=ATTACK_DICE)
+        jj = torch.clamp(d, min=1, max=DEFEND_DICE)
+        u = _uniform(torch.randint(0, _TOP, a.shape, generator=game.generator, device=game.device))
+        xl, yl = sample_roll(game, u, kk, jj)
+        a = a - torch.where(big, xl, 0)
+        d = d - torch.where(big, yl, 0)
+        last = torch.where(big, kk, last)
+        live = live & (a >= 2) & (d >= 1)
+        big = live & ((a - 1 > cap) | (d > cap))
+    rows = game.tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (B, 3 cap)
+    u = draws.blitz_uniform() * rows[:, -1]
+    j = (rows <= u[:, None]).sum(1).clamp(max=3 * cap - 1)
+    conq = j < cap
+    left = j + 1  # rollers left at a conquest
+    t = torch.div(j - cap, 2, rounding_mode="floor") + 1
+    kk = (j - cap) % 2 + 1
+    a2 = torch.where(live, torch.where(conq, left + 1, 1), a)
+    d2 = torch.where(live, torch.where(conq, 0, t), d)
+    last = torch.where(live, torch.where(conq, torch.clamp(left, max=ATTACK_DICE), kk), last)
+    return torch.where(m, A - a2, 0), torch.where(m, D - d2, 0), last

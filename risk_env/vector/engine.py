@@ -3,34 +3,46 @@
 :class:`VectorGame` holds the static facts (rules, map tensors, device) and
 :class:`BatchState` the positions. :meth:`VectorGame.step` applies one action
 id per game with the same meaning as :class:`risk_env.ActionCodec` (sub-steps
-included), :meth:`VectorGame.action_mask` and :meth:`VectorGame.observe` give
-the same masks and observations as ``ActionCodec.mask`` and
-``ObservationEncoder.encode``. Every phase is computed for the whole batch
-with masked updates (``torch.where``, scatters): there is no Python loop over
-games or territories; the only loop is over the rolls of a blitz whose
-armies exceed the blitz table (or when dice are injected).
+included), :meth:`VectorGame.action_mask`, :meth:`VectorGame.observe` and
+:meth:`VectorGame.observe_graph` give the same masks and observations as
+``ActionCodec.mask``, ``ObservationEncoder.encode`` and the AEC env's graph
+observation, and :meth:`VectorGame.rewards` the AEC env's rewards. Every
+phase is computed for the whole batch with masked updates (``torch.where``,
+scatters): there is no Python loop over games or territories; the loops are
+over the rolls of a blitz whose armies exceed the blitz table (or when dice
+are injected) and the rounds of a connected fortify's flood fill.
 
-Modules: :mod:`~risk_env.vector.state` (positions, injected chance, the
-supported rules), :mod:`~risk_env.vector.masks` (the action mask),
-:mod:`~risk_env.vector.observe` (the observation), :mod:`~risk_env.vector.dice`
-(rolls and blitzes) and :mod:`~risk_env.vector.tables` (map and blitz tables);
-this one holds :class:`VectorGame`, the setup, the turn flow and the step.
+The action ids, the sub-step protocol and the observation blocks come from
+:mod:`risk_env.envs.layout`, the one description the codec and the encoders
+are built from. Modules: :mod:`~risk_env.vector.state` (positions, injected
+chance, the supported rules), :mod:`~risk_env.vector.masks` (the action
+mask), :mod:`~risk_env.vector.observe` (the observations),
+:mod:`~risk_env.vector.dice` (chance, rolls and blitzes),
+:mod:`~risk_env.vector.outcome` (rewards, missions and capitals) and
+:mod:`~risk_env.vector.tables` (map and blitz tables); this one holds
+:class:`VectorGame`, the setup, the turn flow and the step.
 
-Rules covered (docs/rules.md): the classic rules for 2-6 players (2 players
-with the neutral), ``setup`` ``"claim"`` (3-6 players), ``"deal"`` and
-``"random"``, any ``starting_armies``, ``elimination_trade_at`` and
-``turn_limit``, the escalating card schedule, the +2 bonus once per turn,
-the defender rolling its maximum, adjacent fortification, truncation scored
-as a draw; so the ``classic`` and ``fast`` presets. Anything else raises
-:class:`risk_env.ConfigError` naming what is supported.
+Rules covered (docs/rules.md; :data:`~risk_env.vector.state.SUPPORT` lists
+every switch): every preset (``classic``, ``fast``, ``tournament``,
+``expert``, ``duel``, ``secret_missions``, ``capitals``, ``allied``), that
+is 2-6 players, the 2-player neutral (claiming at random in the rotation),
+a plain duel and the allied army, every setup and card schedule, the +2
+bonus once per turn or per trade, the defender's dice choice (every round
+of a blitz too), connected fortification, the expert dice rules, the rank
+reward at truncation, secret missions and capitals.
 
-Chance: one seeded ``torch.Generator`` per :class:`VectorGame`. Setup,
-dice and reshuffles draw from it. A blitz samples its end at once from the
-exact blitz distribution (:mod:`risk_env.vector.tables`) when both sides fit
-in the table, otherwise rolls one roll at a time until they do. For tests,
-:meth:`VectorGame.step` takes injected dice and drawn cards instead
-(:class:`Chance`), and then rolls every blitz roll by roll, consuming faces
-in the reference engine's order (attacker faces, then defender faces, per roll).
+Chance: one seeded ``torch.Generator`` per :class:`VectorGame`. Setup, dice,
+card draws and the neutral's claims draw from it (:class:`~risk_env.vector.dice.Draws`).
+For tests, :meth:`VectorGame.step` takes injected dice, drawn cards and
+neutral claims instead (:class:`Chance`), and then rolls every blitz roll by
+roll, consuming faces in the reference engine's order (attacker faces, then
+defender faces, per roll).
+
+``static=True`` computes every part of a step on the whole batch, gated by
+masks, instead of skipping the parts no game needs (one host check each) and
+computing rare parts on the games that need them: the same results (the draws
+do not depend on it), no host checks but the one for blitzes beyond the table,
+so that the step can be captured as a CUDA graph (:mod:`risk_env.vector.graphs`).
 """
 
 from __future__ import annotations
@@ -40,20 +52,29 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..envs.layout import ATTACK_DICE, DEFEND_DICE, PHASE_SLOTS, action_layout, observation_layout
+from ..envs.layout import (
+    ATTACK_DICE,
+    DEFEND_DICE,
+    PHASE_SLOTS,
+    action_layout,
+    observation_layout,
+)
 from ..errors import ConfigError
-from ..rules.cards import COMPOSITIONS
+from ..rules.cards import MAX_STARS, MIN_STARS
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
-from .dice import battle as _battle_fn
-from .dice import roll as _roll_fn
-from .masks import action_mask as _action_mask_fn
-from .masks import bonus_options, pick_cards
-from .observe import observe as _observe_fn
+from ..rules.missions import DESTROY_FIRST, MISSIONS, TWENTY_FOUR
+from ..rules.setup import ALLIED_START_ARMIES
+from . import dice, masks, observe, outcome
+from .dice import Draws
+from .masks import bonus_options, pick_cards, pick_stars, take
+from .observe import GraphTables
 from .state import (
     ATTACK,
+    CAPITAL,
     CLAIM,
     DECK,
+    DEFEND,
     DISCARD,
     FORTIFY,
     GAME_OVER,
@@ -64,17 +85,60 @@ from .state import (
     BatchState,
     Chance,
     StepInfo,
+    blank_state,
     check_rules,
+    from_states,
 )
-from .state import blank_state as _blank_fn
-from .state import from_states as _from_states_fn
 from .tables import MapTables
 
-__all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "StepInfo", "VectorGame", "check_rules"]
+__all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "StepInfo", "VectorGame", "available_devices", "check_rules"]
 
 
 def _amount(level: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, K: int) -> torch.Tensor:
+    """:func:`risk_env.envs.layout.amount_of`, batched."""
     return lo + torch.div(2 * level * (hi - lo) + (K - 1), 2 * (K - 1), rounding_mode="floor")
+
+
+def available_devices() -> list[str]:
+    """The torch devices this torch can use here (``"cpu"``, ``"cuda:0"``, ..., ``"mps"``)."""
+    out = ["cpu"]
+    if torch.cuda.is_available():
+        out += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        out.append("mps")
+    return out
+
+
+def resolve_device(device: Any) -> torch.device:
+    """``device`` as a torch device this torch can use.
+
+    Raises:
+        ConfigError: not a device name, or a device that is not available here (the message
+            names the available ones).
+    """
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ConfigError(f"device={device!r} is not a torch device; available here: {', '.join(available_devices())}") from None
+    ok = dev.type == "cpu"
+    if dev.type == "cuda":
+        ok = torch.cuda.is_available() and (dev.index is None or dev.index < torch.cuda.device_count())
+    elif dev.type == "mps":
+        mps = getattr(torch.backends, "mps", None)
+        ok = mps is not None and mps.is_available()
+    elif dev.type != "cpu":
+        try:
+            torch.zeros(1, device=dev)
+            ok = True
+        except (RuntimeError, AssertionError):
+            ok = False
+    if not ok:
+        why = (
+            "" if dev.type != "cuda" or torch.cuda.is_available() else " (this torch has no CUDA device: a CPU build, or no GPU)"
+        )
+        raise ConfigError(f"device={device!r} is not available{why}; available here: {', '.join(available_devices())}")
+    return dev
 
 
 class VectorGame:
@@ -82,89 +146,107 @@ class VectorGame:
 
     Args:
         rules: a :class:`RulesConfig` (keyword overrides applied on top).
-        device: torch device of every tensor.
-        seed: seeds the one ``torch.Generator``.
+        device: torch device of every tensor (one this torch can use).
+        seed: seeds the one ``torch.Generator``; an integer >= 0.
+        static: compute every part of a step on the whole batch (see the module docstring).
+
+    Attributes:
+        actions: the :class:`~risk_env.envs.layout.ActionLayout` (the codec's ids).
+        obs_layout: the :class:`~risk_env.envs.layout.ObservationLayout` (the encoder's blocks).
+        num_actions, obs_size: ``N`` and ``D``.
+        tab: the :class:`~risk_env.vector.tables.MapTables` of the map and rules.
 
     Raises:
-        ConfigError: rules the batched engine does not support (see :data:`SUPPORTED_RULES`).
+        ConfigError: rules the batched engine does not support (see :data:`SUPPORTED_RULES`),
+            a bad seed, or a device that is not available.
     """
 
     def __init__(
-        self, rules: RulesConfig | None = None, device: str | torch.device = "cpu", seed: int = 0, **overrides: Any
+        self,
+        rules: RulesConfig | None = None,
+        device: str | torch.device = "cpu",
+        seed: int = 0,
+        static: bool = False,
+        **overrides: Any,
     ) -> None:
+        if rules is not None and not isinstance(rules, RulesConfig):
+            raise ConfigError(f"rules must be a RulesConfig, got {type(rules).__name__}")
         cfg = rules or RulesConfig()
         if overrides:
             cfg = cfg.replace(**overrides)
         check_rules(cfg)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        if not isinstance(static, bool):
+            raise ConfigError(f"static must be True or False, got {static!r}")
+        self.device = resolve_device(device)
         self.config = cfg
         self.game = Game(cfg)  # the reference game: validates the rules and the map
-        self.device = torch.device(device)
+        self.static = static
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
         g = self.game
-        self.n = cfg.num_players
+        self.n = n = cfg.num_players
         self.neutral = g.neutral
+        self.allied = g.allied
+        self.allied_claims = g.allied_claims
         self.num_seats = g.num_seats
-        self.T = g.T
+        self.T = T = g.T
+        self.dice_rules = g.dice_rules
+        self.stars = g.stars
+        self.trades_sets = g.trades_sets
+        self.connected = cfg.fortify == "connected"
+        self.choose = cfg.defender_dice == "choose"
+        self.variant_wins = cfg.secret_missions or cfg.capitals
         self.tab = MapTables.build(g, self.device)
-        self.NC = self.tab.NC if g.uses_cards else 0
+        self.NC = self.tab.NC
         self.K = self.tab.K
-        T, K = self.T, self.K
         # the action ids and observation blocks of the reference codec and encoder (one description)
         self.actions = action_layout(g)
         self.obs_layout = observation_layout(g)
         self.num_actions = self.actions.n
         self.obs_size = self.obs_layout.size
-        self._obs_off = {b.name: self.obs_layout.start(b.name) for b in self.obs_layout}
-        S = self.n + 1
-        n = self.n
+        self.obs_offsets = {b.name: self.obs_layout.start(b.name) for b in self.obs_layout}
         dev = self.device
-        self._ar_n = torch.arange(n, device=dev)
-        self._ar_T = torch.arange(T, device=dev)
-        self._ar_K = torch.arange(K, device=dev)
-        self._ar_S = torch.arange(S, device=dev)
-        NT = len(COMPOSITIONS)
-        self._ar_13 = torch.arange(NT, device=dev)
-        self._false13 = torch.zeros((1, NT), dtype=torch.bool, device=dev)
-        self._ar3 = torch.arange(ATTACK_DICE, device=dev)
-        self._adj_bf16 = self.tab.adj_f.to(torch.bfloat16)
-        # adjacency rows with an all-False row T (for games not choosing a target)
-        self._adj_x = torch.cat([self.tab.adj, torch.zeros((1, T), dtype=torch.bool, device=dev)])
-        self._ar2 = torch.arange(DEFEND_DICE, device=dev)
-        self._ar5 = torch.arange(ATTACK_DICE + DEFEND_DICE, device=dev)
-        self._ar_NC = torch.arange(max(self.NC, 1), device=dev)
-        # compositions a hand holds, by its symbol counts capped at 3 (base-4 code)
-        self._base4 = torch.tensor([1, 4, 16, 64], device=dev)
-        codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
-        comp = self.tab.comp.cpu().numpy()
-        lut = (comp[None, :, :] <= codes[:, None, :]).all(2)
-        self._comp_lut = torch.as_tensor(np.concatenate([lut, np.zeros((1, NT), dtype=bool)]), device=dev)  # row 256: none
-        self._owner_base = torch.arange(T, device=dev) * S
-        self._ones_cache: dict[int, torch.Tensor] = {}
-        # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed)
-        W = self.num_seats + 1
-        rot_tab = np.full((n, W), S, dtype=np.int64)
+        S = n + 1
+        self.ar_n = torch.arange(n, device=dev)
+        self.ar_T = torch.arange(T, device=dev)
+        self.ar_K = torch.arange(self.K, device=dev)
+        self.ar_S = torch.arange(S, device=dev)
+        self.ar_dice = torch.arange(ATTACK_DICE, device=dev)
+        self.ar_faces = torch.arange(ATTACK_DICE + DEFEND_DICE, device=dev)
+        self.ar_phase = torch.arange(PHASE_SLOTS, device=dev)
+        self.ar_trade = torch.arange(self.tab.comp.shape[0], device=dev)
+        self.ar_stars = torch.arange(MIN_STARS, MAX_STARS + 1, device=dev)
+        self.ar_NC = torch.arange(max(self.NC, 1), device=dev)
+        self.base4 = torch.tensor([1, 4, 16, 64], device=dev)  # a hand's symbol counts (capped at 3) as a table row
+        self.owner_base = torch.arange(T, device=dev) * S
+        # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed; the neutral
+        # and the allied army: slot n)
+        rot_tab = np.full((n, self.num_seats + 1), S, dtype=np.int64)
         for me in range(n):
             for seat in range(n):
                 rot_tab[me, seat + 1] = (seat - me) % n
-            if self.neutral >= 0:
-                rot_tab[me, self.neutral + 1] = n
-        self._rot_tab = torch.as_tensor(rot_tab, device=dev)
+            for other in (self.neutral, self.allied):
+                if other >= 0:
+                    rot_tab[me, other + 1] = n
+        self.rot_tab = torch.as_tensor(rot_tab, device=dev)
+        self.rot_seats = torch.as_tensor(np.array([[(me + k) % n for k in range(n)] for me in range(n)]), device=dev)
         # observation: each territory's continent row in the (continent, slot) counts, continent sizes per column
-        self._cont_col = torch.as_tensor(self.game.map.territory_continent * S, device=dev)
-        self._cont_size_cs = self.tab.cont_size.float().repeat_interleave(S)
+        self.cont_col = torch.as_tensor(g.map.territory_continent * S, device=dev)
+        self.cont_size_cs = self.tab.cont_size.float().repeat_interleave(S)
         sel = self.obs_layout.start("selected")
-        self._sel_col = torch.tensor([[sel, sel + 1]], device=dev)
-        self._rot_seats = torch.as_tensor(np.array([[(me + k) % n for k in range(n)] for me in range(n)]), device=dev)
-        self._ar_8 = torch.arange(PHASE_SLOTS, device=dev)
+        self.sel_col = torch.tensor([[sel, sel + 1]], device=dev)
+        self.destroy_first = DESTROY_FIRST
+        self.mission_target = torch.tensor([m.target for m in MISSIONS], device=dev)
 
         def c(x: float) -> torch.Tensor:
             return torch.tensor(x, dtype=torch.float32, device=dev)
 
-        self._c3, self._c5, self._c10 = c(3.0), c(5.0), c(10.0)
-        self._cT, self._c10T, self._c_limit = c(float(T)), c(10.0 * T), c(float(cfg.turn_limit))
+        self.c3, self.c5, self.c6, self.c10 = c(3.0), c(5.0), c(6.0), c(10.0)
+        self.cT, self.c10T, self.c_limit = c(float(T)), c(10.0 * T), c(float(cfg.turn_limit))
+        self.missions = outcome.MissionTables(self) if cfg.secret_missions else None
+        self.graph_tables = GraphTables(self)
 
     # ------------------------------------------------------------------ action ids (from the layout)
     @property
@@ -192,75 +274,53 @@ class VectorGame:
         """The end id (the last id)."""
         return self.actions.end
 
-    # ------------------------------------------------------------------ creation
-    # (functions of other modules bound as methods: no wrapper call per use)
-    _blank = _blank_fn
-    from_states = _from_states_fn
+    @property
+    def _ar_K(self) -> torch.Tensor:  # (kept for risk_env.vector.agents; use ar_K)
+        return self.ar_K
 
-    def new_games(self, B: int) -> BatchState:
-        """``B`` new games: turn order drawn, setup done up to the first decision (docs/rules.md §3, §7)."""
-        cfg, dev, gen = self.config, self.device, self.generator
-        T, n, L = self.T, self.n, self.num_seats
-        s = self._blank(B)
-        s.order = torch.argsort(torch.rand(B, n, generator=gen, device=dev), dim=1)
-        s.order_pos = torch.argsort(s.order, dim=1)
-        s.alive[:] = True
-        start = int(cfg.starting_armies or 0)
-        s.setup_left[:, :n] = start
-        if self.neutral >= 0:
-            s.setup_left[:, n] = start
-        if self.NC:
-            s.deck_key = torch.rand(B, self.NC, generator=gen, device=dev)
-        if cfg.setup == "claim":
-            s.phase[:] = CLAIM
-            s.player = s.order[:, 0].clone()
-            return s
-        cycle = s.order
-        if self.neutral >= 0:
-            cycle = torch.cat([s.order, torch.full((B, 1), self.neutral, device=dev, dtype=torch.int64)], dim=1)
-        perm = torch.argsort(torch.rand(B, T, generator=gen, device=dev), dim=1)
-        seat_of_k = cycle[:, self._ar_T % L]
-        s.owner.scatter_(1, perm, seat_of_k)
-        s.armies[:] = 1
-        counts = torch.zeros(B, n + 1, dtype=torch.int64, device=dev)
-        counts.scatter_add_(1, torch.where(s.owner == self.neutral, n, s.owner), torch.ones_like(s.owner))
-        s.setup_left -= counts
-        if self.neutral < 0:
-            s.setup_left[:, n] = 0
-        if cfg.setup == "random":
-            left = s.setup_left[:, :L]  # (B, L)
-            most = int(left.max()) if left.numel() else 0
-            if most > 0:
-                seat_ids = torch.arange(L, device=dev)
-                seat_owner = torch.where(s.owner == self.neutral, n, s.owner) if self.neutral >= 0 else s.owner
-                own = (seat_owner[:, None, :] == seat_ids[None, :, None]).float().reshape(B * L, T)
-                picks = torch.multinomial(own, most, replacement=True, generator=gen).reshape(B, L, most)
-                keep = (torch.arange(most, device=dev)[None, None, :] < left[:, :, None]).long()
-                s.armies.scatter_add_(1, picks.reshape(B, L * most), keep.reshape(B, L * most))
-            s.setup_left[:] = 0
-            self._start_game(s, torch.ones(B, dtype=torch.bool, device=dev))
-        else:
-            s.phase[:] = SETUP_PLACE
-            self._next_setup_turn(s, torch.ones(B, dtype=torch.bool, device=dev), first=True)
-        return s
+    _g = staticmethod(take)  # (kept for risk_env.vector.agents; use risk_env.vector.masks.take)
+
+    @property
+    def _obs_off(self) -> dict[str, int]:  # (kept for risk_env.vector.sb3; use obs_offsets)
+        return self.obs_offsets
 
     # ------------------------------------------------------------------ helpers
-    def _ones_NC(self, B: int) -> torch.Tensor:
-        t = self._ones_cache.get(-B)
-        if t is None:
-            t = self._ones_cache[-B] = torch.ones(B, max(self.NC, 1), dtype=torch.int64, device=self.device)
-        return t
+    def any(self, m: torch.Tensor) -> bool:
+        """Whether some game needs a part of the step (always True with ``static``: no host check)."""
+        return True if self.static else bool(m.any())
 
-    def _ones_BT(self, B: int) -> torch.Tensor:
-        t = self._ones_cache.get(B)
-        if t is None:
-            t = self._ones_cache[B] = torch.ones(B, self.T, dtype=torch.int64, device=self.device)
-        return t
+    def _rows(self, m: torch.Tensor) -> torch.Tensor:
+        """The games a rare part is computed for: those of ``m`` (every game with ``static``)."""
+        if self.static:
+            return torch.arange(m.shape[0], device=self.device)
+        return m.nonzero()[:, 0]
 
-    @staticmethod
-    def _g(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-        """``x[b, idx[b]]`` for ``(B, M)`` x and ``(B,)`` idx (idx -1 reads entry 0)."""
-        return x.gather(1, idx.clamp(min=0)[:, None])[:, 0]
+    def current_player(self, s: BatchState) -> torch.Tensor:
+        """int64 ``(B,)``: the seat that decides now (-1 after the game): the defender in the defend
+        phase (for the allied army, the player not attacking), the commander during the allied
+        army's sub-turn, else the player on turn (``Game.current_player``, docs/rules.md §4.2, §7)."""
+        cur = s.player
+        if self.allied >= 0:
+            assert s.commander is not None
+            cur = torch.where(s.player == self.allied, s.commander, cur)
+        if self.choose:
+            d = take(s.owner, s.att_dst)
+            if self.allied >= 0:
+                first_other = torch.where(s.order[:, 0] != s.player, s.order[:, 0], s.order[:, 1])
+                d = torch.where(d == self.allied, first_other, d)
+            cur = torch.where(s.phase == DEFEND, d, cur)
+        return torch.where(s.phase == GAME_OVER, -1, cur)
+
+    def allied_reinforcement(self, s: BatchState) -> torch.Tensor:
+        """int64 ``(B,)``: armies the allied army gets this turn: half of what the player on turn
+        received (rounded down), 0 once it holds no territory (``Game.allied_reinforcement``, §7)."""
+        assert s.received is not None
+        holds = (s.owner == self.allied).any(1)
+        return torch.where(holds, torch.div(s.received, 2, rounding_mode="floor"), 0)
+
+    def hand_symbols(self, s: BatchState, seat: torch.Tensor) -> torch.Tensor:
+        """int64 ``(B, 5)``: :func:`risk_env.vector.observe.hand_symbols` of ``seat``."""
+        return observe.hand_symbols(self, s, seat)
 
     def _hand_count(self, s: BatchState, seat: torch.Tensor) -> torch.Tensor:
         if not self.NC:
@@ -268,34 +328,129 @@ class VectorGame:
         return (s.card_loc == seat[:, None]).sum(1)
 
     def _income(self, owner: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        """Reinforcements at a turn start: max(3, territories // 3) + the continents' bonuses (§4.1)."""
         own = (owner == seat[:, None]).float()
         n_own = own.sum(1).long()
         per_cont = (own @ self.tab.members_f).long()  # (B, C)
         bonus = ((per_cont == self.tab.cont_size) * self.tab.cont_bonus).sum(1)
         return torch.clamp(torch.div(n_own, 3, rounding_mode="floor"), min=3) + bonus
 
+    # ------------------------------------------------------------------ creation
+    def blank(self, B: int) -> BatchState:
+        """``B`` empty positions (:func:`risk_env.vector.state.blank_state`)."""
+        return blank_state(self, B)
+
+    def from_states(self, states: list[Any], selections: list[Any] | None = None) -> BatchState:
+        """Reference positions as a batch (:func:`risk_env.vector.state.from_states`).
+
+        Raises:
+            ConfigError: ``states`` is not a non-empty list of GameState of this game, or
+                ``selections`` does not match it.
+        """
+        return from_states(self, states, selections)
+
+    def new_games(self, B: int) -> BatchState:
+        """``B`` new games: turn order drawn, setup done up to the first decision (docs/rules.md §3, §7, §8).
+
+        Raises:
+            ConfigError: ``B`` is not an integer >= 1.
+        """
+        if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
+            raise ConfigError(f"the number of games must be an integer >= 1, got {B!r}")
+        B = int(B)
+        cfg, dev, gen = self.config, self.device, self.generator
+        T, n = self.T, self.n
+        s = self.blank(B)
+        s.order = torch.argsort(torch.rand(B, n, generator=gen, device=dev), dim=1)
+        s.order_pos = torch.argsort(s.order, dim=1)
+        s.alive[:] = True
+        start = int(cfg.starting_armies or 0)
+        s.setup_left[:, :n] = start
+        if self.neutral >= 0:
+            s.setup_left[:, n] = start
+        every = torch.ones(B, dtype=torch.bool, device=dev)
+        if cfg.setup == "claim":
+            s.phase[:] = CLAIM
+            s.player = s.order[:, 0].clone()
+        else:
+            # deal the territories in claiming order (the neutral last in the cycle); under the
+            # allied army's rules only a third each, the rest to the allied army (§3, §7)
+            cycle = s.order
+            if self.neutral >= 0:
+                cycle = torch.cat([s.order, torch.full((B, 1), self.neutral, device=dev, dtype=torch.int64)], dim=1)
+            L = cycle.shape[1]
+            perm = torch.argsort(torch.rand(B, T, generator=gen, device=dev), dim=1)
+            k = self.ar_T
+            seat_of_k = cycle[:, k % L]
+            armies_k = torch.ones(B, T, dtype=torch.int64, device=dev)
+            if self.allied >= 0:
+                rest = k >= n * self.allied_claims
+                seat_of_k = torch.where(rest[None, :], self.allied, seat_of_k)
+                armies_k = torch.where(rest[None, :], ALLIED_START_ARMIES, armies_k)
+            s.owner.scatter_(1, perm, seat_of_k)
+            s.armies.scatter_(1, perm, armies_k)
+            seat_owner = torch.where(s.owner >= n, n, s.owner)  # the neutral's (and the allied army's) column n
+            counts = torch.zeros(B, n + 1, dtype=torch.int64, device=dev)
+            counts.scatter_add_(1, seat_owner, torch.ones_like(s.owner))
+            if self.allied >= 0:
+                counts[:, n] = 0  # the allied army places no setup armies
+            s.setup_left -= counts
+            if self.neutral < 0:
+                s.setup_left[:, n] = 0
+            if cfg.setup == "random":
+                left = s.setup_left  # (B, n + 1): the seats, then the neutral
+                most = int(left.max()) if left.numel() else 0
+                if most > 0:
+                    col = torch.arange(n + 1, device=dev)
+                    own = (seat_owner[:, None, :] == col[None, :, None]) & (left[:, :, None] > 0)
+                    own = own | ~own.any(2, keepdim=True)  # (rows without armies to place: any territory, unused)
+                    picks = torch.multinomial(own.reshape(B * (n + 1), T).float(), most, replacement=True, generator=gen)
+                    keep = (torch.arange(most, device=dev)[None, None, :] < left[:, :, None]).long()
+                    s.armies.scatter_add_(1, picks.reshape(B, (n + 1) * most), keep.reshape(B, (n + 1) * most))
+                s.setup_left[:] = 0
+                self._start_game(s, every)
+            else:
+                s.phase[:] = SETUP_PLACE
+                self._next_setup_turn(s, every, first=True)
+        if cfg.secret_missions:  # one mission card each; "destroy" yourself or an absent seat: 24 territories (§8)
+            assert s.missions is not None
+            deck = torch.argsort(torch.rand(B, len(MISSIONS), generator=gen, device=dev), dim=1)[:, :n]
+            target = self.mission_target.index_select(0, deck.reshape(-1)).reshape(B, n)
+            bad = (deck >= DESTROY_FIRST) & ((target == self.ar_n[None, :]) | (target >= n))
+            s.missions = torch.where(bad, TWENTY_FOUR, deck)
+        return s
+
+    # ------------------------------------------------------------------ the turn flow
     def _begin_turn(self, s: BatchState, m: torch.Tensor) -> None:
         """Turn start for games ``m``: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
-        if not bool(m.any()):
+        if not self.any(m):
             return
-        s.turn += m.long()
-        s.phase[m] = REINFORCE
-        idx = m.nonzero()[:, 0]  # the few games starting a turn
-        s.to_place[idx] = self._income(s.owner[idx], s.player[idx])
+        s.turn = s.turn + m.long()
+        s.phase = torch.where(m, REINFORCE, s.phase)
+        s.to_place = torch.where(m, self._income(s.owner, s.player), s.to_place)
         keep = ~m
-        s.bonus_used &= keep
-        s.conquered &= keep
-        s.resume_attack &= keep
-        s.trade_down &= keep
+        for name in ("bonus_used", "conquered", "resume_attack", "trade_down", "reroll_used", "six_used"):
+            setattr(s, name, getattr(s, name) & keep)
         s.att_src = torch.where(m, -1, s.att_src)
         s.att_dst = torch.where(m, -1, s.att_dst)
         s.att_dice = torch.where(m, 0, s.att_dice)
-        s.forced &= keep
-        if self.NC:  # a forced trade at 5+ cards, for the games starting a turn
-            s.forced[idx] = (s.card_loc[idx] == s.player[idx, None]).sum(1) >= 5
+        if self.trades_sets:  # a forced trade at 5+ cards
+            s.forced = torch.where(m, self._hand_count(s, s.player) >= 5, s.forced)
+        else:
+            s.forced = s.forced & keep
+        if s.received is not None:
+            s.received = torch.where(m, s.to_place, s.received)  # the allied army's half is counted from it (§7)
 
     def _start_game(self, s: BatchState, m: torch.Tensor) -> None:
+        """After setup: the capital choices in turn order when ``capitals``, then the first turn (§8)."""
         s.turn = torch.where(m, 0, s.turn)
+        if s.capitals is not None:
+            free = s.capitals.gather(1, s.order) < 0  # (B, n) in turn order
+            choose = m & free.any(1)
+            seat = s.order.gather(1, free.long().argmax(1)[:, None])[:, 0]
+            s.phase = torch.where(choose, CAPITAL, s.phase)
+            s.player = torch.where(choose, seat, s.player)
+            m = m & ~choose
         s.player = torch.where(m, s.order[:, 0], s.player)
         self._begin_turn(s, m)
 
@@ -303,10 +458,10 @@ class VectorGame:
         """The next seat in order with setup armies to place (or the neutral's), else start the game."""
         n = self.n
         if isinstance(first, bool):
-            start = torch.zeros_like(s.player) if first else self._g(s.order_pos, s.player) + 1
+            start = torch.zeros_like(s.player) if first else take(s.order_pos, s.player) + 1
         else:
-            start = torch.where(first, 0, self._g(s.order_pos, s.player) + 1)
-        cand = s.order.gather(1, (start[:, None] + self._ar_n[None, :]) % n)  # (B, n)
+            start = torch.where(first, 0, take(s.order_pos, s.player) + 1)
+        cand = s.order.gather(1, (start[:, None] + self.ar_n[None, :]) % n)  # (B, n)
         neutral_left = s.setup_left[:, n] > 0
         own_left = s.setup_left.gather(1, cand) > 0
         ok = own_left | neutral_left[:, None]
@@ -319,11 +474,124 @@ class VectorGame:
         s.phase = torch.where(go, SETUP_PLACE, s.phase)
         self._start_game(s, m & ~has)
 
-    # ------------------------------------------------------------------ masks, observation, dice
-    action_mask = _action_mask_fn
-    observe = _observe_fn
-    _battle = _battle_fn
-    _roll = _roll_fn
+    def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, draws: Draws) -> torch.Tensor:
+        """A card after a conquest, the turn limit, the next player (docs/rules.md §4.4, §4.5)."""
+        n = self.n
+        if self.NC:
+            dm = m & s.conquered
+            if self.any(dm):
+                loc = s.card_loc
+                deck = loc == DECK
+                reshuffle = dm & ~deck.any(1) & (loc == DISCARD).any(1)  # the discards become the draw pile
+                loc = torch.where(reshuffle[:, None] & (loc == DISCARD), DECK, loc)
+                deck = loc == DECK
+                count = deck.sum(1)
+                got = dm & (count > 0)
+                k = draws.choice(count, "card")  # the k-th card of the pile: uniform, as the top of a shuffled pile
+                card = (deck & (deck.long().cumsum(1) == (k + 1)[:, None])).long().argmax(1)
+                if draws.card is not None:
+                    card = torch.where(draws.card >= 0, draws.card, card)
+                cur = loc.gather(1, card[:, None])[:, 0]
+                s.card_loc = loc.scatter(1, card[:, None], torch.where(got, p, cur)[:, None])
+        trunc = m & (s.turn >= self.config.turn_limit)
+        s.truncated = s.truncated | trunc
+        s.phase = torch.where(trunc, GAME_OVER, s.phase)
+        go = m & ~trunc
+        cand = s.order.gather(1, (take(s.order_pos, p)[:, None] + 1 + self.ar_n[None, :]) % n)
+        ok = s.alive.gather(1, cand)
+        nxt = cand.gather(1, ok.long().argmax(1)[:, None])[:, 0]
+        s.player = torch.where(go, nxt, s.player)
+        self._begin_turn(s, go)
+        return trunc
+
+    def _end_attack_allied(self, s: BatchState, m_end: torch.Tensor, p: torch.Tensor) -> None:
+        """The end of an attack phase under the allied army's rules (docs/rules.md §7): after the
+        mover's, the opponent places the allied reinforcement and may attack with it (straight to
+        the fortify when the allied army holds nothing); after the allied army's, the mover fortifies."""
+        assert s.commander is not None and s.received is not None
+        mover = m_end & (p != self.allied)
+        allied_done = m_end & (p == self.allied)
+        holds = (s.owner == self.allied).any(1)
+        start = mover & holds
+        s.phase = torch.where(mover & ~holds, FORTIFY, s.phase)
+        # the commander: the first live seat in turn order other than the mover
+        ok = (s.order != p[:, None]) & s.alive.gather(1, s.order)
+        other = s.order.gather(1, ok.long().argmax(1)[:, None])[:, 0]
+        reinf = torch.div(s.received, 2, rounding_mode="floor")
+        s.commander = torch.where(start, other, s.commander)
+        s.to_place = torch.where(start, reinf, s.to_place)
+        s.player = torch.where(start, self.allied, s.player)
+        straight = start & (reinf == 0) & ~s.forced
+        s.phase = torch.where(start, torch.where(straight, ATTACK, REINFORCE), s.phase)
+        s.resume_attack = s.resume_attack & ~straight
+        # the allied army's attacks are over: the mover (the seat not commanding) fortifies
+        mover_seat = torch.where(s.order[:, 0] != s.commander, s.order[:, 0], s.order[:, 1])
+        s.player = torch.where(allied_done, mover_seat, s.player)
+        s.commander = torch.where(allied_done, -1, s.commander)
+        s.phase = torch.where(allied_done, FORTIFY, s.phase)
+        reset = start | allied_done
+        s.att_src = torch.where(reset, -1, s.att_src)
+        s.att_dst = torch.where(reset, -1, s.att_dst)
+        s.att_dice = torch.where(reset, 0, s.att_dice)
+
+    # ------------------------------------------------------------------ masks, observations, rewards
+    def action_mask(self, s: BatchState, hand: torch.Tensor | None = None) -> torch.Tensor:
+        """bool ``(B, N)``: ``ActionCodec.mask`` of each game for the seat to act
+        (:func:`risk_env.vector.masks.action_mask`; ``hand``: :meth:`hand_symbols` of the player on turn)."""
+        self._check_state(s)
+        return masks.action_mask(self, s, hand)
+
+    def observe(self, s: BatchState, seat: torch.Tensor | None = None, hand: torch.Tensor | None = None) -> torch.Tensor:
+        """float32 ``(B, D)``: ``ObservationEncoder.encode`` of each game for ``seat`` (default: the
+        seat to act) (:func:`risk_env.vector.observe.observe`; ``hand``: :meth:`hand_symbols` of ``seat``).
+
+        Raises:
+            ConfigError: ``seat`` is not an integer ``(B,)`` tensor on this device.
+        """
+        self._check_state(s)
+        if seat is not None:
+            self._check_vector(seat, s.batch_size, "seat", integer=True)
+        return observe.observe(self, s, seat, hand)
+
+    def observe_graph(
+        self,
+        s: BatchState,
+        seat: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+        turn_feature: bool = False,
+        flat: torch.Tensor | None = None,
+    ) -> dict[str, torch.Tensor]:
+        """The AEC env's graph observation of each game (:func:`risk_env.vector.observe.observe_graph`)."""
+        self._check_state(s)
+        if seat is not None:
+            self._check_vector(seat, s.batch_size, "seat", integer=True)
+        return observe.observe_graph(self, s, seat, mask, turn_feature, flat)
+
+    def rewards(self, s: BatchState, info: StepInfo) -> torch.Tensor:
+        """float32 ``(B, n)``: the AEC env's rewards for the step ``info`` reports (after it, before
+        any reset): :func:`risk_env.vector.outcome.rewards`."""
+        return outcome.rewards(self, s, info)
+
+    # ------------------------------------------------------------------ argument checks
+    def _check_state(self, s: Any) -> None:
+        if not isinstance(s, BatchState):
+            raise ConfigError(f"expected a BatchState (from new_games or from_states), got {type(s).__name__}")
+        if s.owner.dim() != 2 or s.owner.shape[1] != self.T or s.owner.device != self.device:
+            raise ConfigError(
+                f"this BatchState does not belong to this game: owner {tuple(s.owner.shape)} on {s.owner.device}, "
+                f"expected (B, {self.T}) on {self.device}"
+            )
+
+    def _check_vector(self, x: Any, B: int, name: str, integer: bool) -> None:
+        ok_dtype = (
+            (lambda d: d not in (torch.bool,) and not d.is_floating_point and not d.is_complex)
+            if integer
+            else (lambda d: d == torch.bool)
+        )
+        if not isinstance(x, torch.Tensor) or x.shape != (B,) or not ok_dtype(x.dtype):
+            what = "an integer" if integer else "a bool"
+            got = f"{type(x).__name__} {tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
+            raise ConfigError(f"{name} must be {what} tensor of shape ({B},), got {got}")
 
     # ------------------------------------------------------------------ step
     def step(
@@ -333,11 +601,29 @@ class VectorGame:
         on each game. Games already over, and games where bool ``active`` is False, are
         left unchanged. The ids must be legal (see :meth:`action_mask`); illegal ids
         give undefined positions (the :class:`~risk_env.vector.VectorEnv` checks them).
+
+        Raises:
+            ConfigError: ``s`` is not a state of this game, or ``action``, ``active`` or ``chance`` has the
+                wrong type or shape (checked before anything changes).
         """
-        tab = self.tab
-        B, T, K = s.batch_size, self.T, self.K
+        self._check_state(s)
+        B = s.batch_size
+        self._check_vector(action, B, "action", integer=True)
+        if active is not None:
+            self._check_vector(active, B, "active", integer=False)
+        if chance is not None:
+            if not isinstance(chance, Chance) or not isinstance(chance.dice, torch.Tensor) or chance.dice.dim() != 2:
+                raise ConfigError("chance must be a Chance with dice an int64 (B, L) tensor")
+            if chance.dice.shape[0] != B:
+                raise ConfigError(f"chance.dice must have one row per game ({B}), got {chance.dice.shape[0]}")
+        draws = Draws(self, B, chance)
+        return self._step(s, action.to(device=self.device, dtype=torch.int64), draws, active)
+
+    def _step(self, s: BatchState, a: torch.Tensor, draws: Draws, active: torch.Tensor | None) -> StepInfo:
+        tab, cfg = self.tab, self.config
+        B, T, K, n = s.batch_size, self.T, self.K, self.n
         dev = self.device
-        a = action.to(device=dev, dtype=torch.int64)
+        A = self.actions
         # every update below is gated by the phase masks: a game read as over is not touched
         ph = s.phase if active is None else torch.where(active.to(dev), s.phase, GAME_OVER)
         p = s.player.clone()
@@ -345,35 +631,42 @@ class VectorGame:
         live = ph != GAME_OVER
         is_terr = a < T
         at = a.clamp(0, T - 1)
-        lvl = a - T
+        lvl = a - A.amount
         is_amt = (lvl >= 0) & (lvl < K)
         lvl = lvl.clamp(0, K - 1)
-        dn = a - self.A_DICE + 1
+        dn = a - A.dice + 1
         is_dice = (dn >= 1) & (dn <= ATTACK_DICE)
-        is_blitz = a == self.A_BLITZ
-        is_end = a == self.A_END
-        if self.NC:
-            comp = (a - self.A_TRADE).clamp(0, self.actions.width("trade") - 1)
-            is_trade = (a >= self.A_TRADE) & (a < self.actions.trade_end)
+        dn = dn.clamp(1, ATTACK_DICE)
+        is_blitz = a == A.blitz
+        is_end = a == A.end
+        zeros_b = torch.zeros(B, dtype=torch.bool, device=dev)
+        if A.trade >= 0:
+            comp = (a - A.trade).clamp(0, A.width("trade") - 1)
+            is_trade = (a >= A.trade) & (a < A.trade_end)
         else:
             comp = torch.zeros_like(a)
-            is_trade = torch.zeros_like(is_terr)
+            is_trade = zeros_b
         P_CLAIM, P_SETUP, P_REINF = ph == CLAIM, ph == SETUP_PLACE, ph == REINFORCE
         P_ATT, P_OCC, P_FORT = ph == ATTACK, ph == OCCUPY, ph == FORTIFY
+        pending = zeros_b
+        if self.dice_rules:
+            pending = P_ATT & s.roll_pending
+            P_ATT = P_ATT & ~pending  # the attack phase's ordinary decisions
         no_src = ss < 0
-        src_a = self._g(s.armies, ss)
+        src_a = take(s.armies, ss)
 
         # ---- sub-steps (pending selections)
         trade_opts = torch.zeros(B, dtype=torch.int64, device=dev)
         first_opt = torch.full((B,), -1, dtype=torch.int64, device=dev)
-        # (branches that no game takes are skipped: one device sync each, far cheaper than the work)
-        if self.NC:
-            ti = (P_REINF & is_trade & (st < 0)).nonzero()[:, 0]  # trade ids: how many bonus options
-            if ti.numel():
+        if self.trades_sets:
+            tm = P_REINF & is_trade & (st < 0)  # trade ids: how many +2 bonus options
+            if self.any(tm):
+                ti = self._rows(tm)
                 opts = bonus_options(self, s, comp, ti)
                 n_opts = opts.sum(1)
-                trade_opts[ti] = n_opts
-                first_opt[ti] = torch.where(n_opts > 0, opts.long().argmax(1), -1)
+                first = torch.where(n_opts > 0, opts.long().argmax(1), -1)
+                trade_opts[ti] = torch.where(tm[ti], n_opts, 0)
+                first_opt[ti] = torch.where(tm[ti], first, -1)
         r_free = P_REINF & no_src & (st < 0)
         sel_src_new = (r_free & is_terr & (s.to_place > 1)) | ((P_ATT | P_FORT) & no_src & is_terr)
         sel_trade_new = r_free & is_trade & (trade_opts > 1)
@@ -388,6 +681,7 @@ class VectorGame:
         m_endatt = P_ATT & is_end
         m_roll = P_ATT & (is_dice | is_blitz)
         m_blitz = m_roll & is_blitz
+        m_attack = m_roll & ~is_blitz
         m_occ = P_OCC
         m_fort = P_FORT & ((~no_src & (sd < 0) & is_terr & (src_a == 2)) | ((sd >= 0) & is_amt))
         m_end_turn = (P_FORT & is_end) | m_fort
@@ -397,135 +691,260 @@ class VectorGame:
         s.sel_src = torch.where(complete, -1, torch.where(sel_src_new, at, s.sel_src))
         s.sel_dst = torch.where(complete, -1, torch.where(sel_dst_new, at, s.sel_dst))
         s.sel_trade = torch.where(complete, -1, torch.where(sel_trade_new, comp, s.sel_trade))
-        s.steps += complete.long()
+        s.steps = s.steps + complete.long()
 
         # ---- army deltas: at most two territories per game
-        i1 = torch.zeros(B, dtype=torch.int64, device=dev)
-        d1 = torch.zeros(B, dtype=torch.int64, device=dev)
-        i2 = torch.zeros(B, dtype=torch.int64, device=dev)
-        d2 = torch.zeros(B, dtype=torch.int64, device=dev)
         one_place = m_claim | P_SETUP
-        i1 = torch.where(one_place, at, i1)
-        d1 = torch.where(one_place, 1, d1)
+        i1 = torch.where(one_place, at, 0)
+        d1 = one_place.long()
         place_t = torch.where(no_src, at, ss)
         place_n = torch.where(no_src, 1, _amount(lvl, torch.ones_like(lvl), s.to_place, K))
         i1 = torch.where(m_place, place_t, i1)
         d1 = torch.where(m_place, place_n, d1)
-        # reinforce placement
-        s.to_place -= torch.where(m_place, place_n, 0)
-        # trade
-        if self.NC and bool(m_trade.any()):
-            t_comp = torch.where(st >= 0, st, comp)
-            t_bonus = torch.where(st >= 0, at, first_opt)
-            mi = m_trade.nonzero()[:, 0]
-            cards = pick_cards(self, s, t_comp, t_bonus, mi)
+        i2 = torch.zeros(B, dtype=torch.int64, device=dev)
+        d2 = torch.zeros(B, dtype=torch.int64, device=dev)
+        s.to_place = s.to_place - torch.where(m_place, place_n, 0)
+        # ---- trades (docs/rules.md §4.1, §6)
+        if self.NC and self.any(m_trade):
+            mi = self._rows(m_trade)
+            if self.stars:
+                cards = pick_stars(self, s, comp + MIN_STARS, mi)
+                value = tab.stars_values[comp]
+                t_bonus = torch.full_like(comp, -1)
+            else:
+                t_comp = torch.where(st >= 0, st, comp)
+                t_bonus = torch.where(st >= 0, at, first_opt)
+                cards = pick_cards(self, s, t_comp, t_bonus, mi)
+                if cfg.card_trade == "fixed_by_symbol":
+                    value = tab.comp_values[t_comp]
+                else:
+                    value = tab.set_values[s.sets_traded.clamp(max=tab.set_values.numel() - 1)]
+            cards &= m_trade[mi][:, None]
             s.card_loc[mi] = torch.where(cards, DISCARD, s.card_loc[mi])
-            value = tab.set_values[s.sets_traded.clamp(max=tab.set_values.numel() - 1)]
-            s.sets_traded += m_trade.long()
-            s.to_place += torch.where(m_trade, value, 0)
+            s.sets_traded = s.sets_traded + m_trade.long()
+            s.to_place = s.to_place + torch.where(m_trade, value, 0)
             has_bonus = m_trade & (t_bonus >= 0)
             i2 = torch.where(has_bonus, t_bonus.clamp(min=0), i2)
             d2 = torch.where(has_bonus, 2, d2)
-            s.bonus_used |= has_bonus
-            s.forced &= ~(m_trade & (self._hand_count(s, p) <= 4))
+            s.bonus_used = s.bonus_used | has_bonus
+            if s.received is not None:
+                s.received = s.received + torch.where(m_trade, value + 2 * has_bonus.long(), 0)
+            s.forced = s.forced & ~(m_trade & (self._hand_count(s, p) <= 4))
         # end of the reinforce phase
         to_att = (m_place | m_trade) & (s.to_place == 0) & ~s.forced
         s.phase = torch.where(to_att, ATTACK, s.phase)
-        s.resume_attack &= ~to_att
-        s.phase = torch.where(m_endatt, FORTIFY, s.phase)
+        s.resume_attack = s.resume_attack & ~to_att
+        if self.allied >= 0:
+            if self.any(m_endatt):
+                self._end_attack_allied(s, m_endatt, p)
+        else:
+            s.phase = torch.where(m_endatt, FORTIFY, s.phase)
 
-        # ---- battle
+        # ---- battles (docs/rules.md §4.2, §8)
         r_src = torch.where(~no_src, ss, s.att_src).clamp(min=0)
         r_dst = torch.where(~no_src, sd, s.att_dst).clamp(min=0)
-        A = self._g(s.armies, r_src)
-        D = self._g(s.armies, r_dst)
-        ndice = torch.where(is_blitz, torch.clamp(A - 1, max=ATTACK_DICE), dn.clamp(1, ATTACK_DICE))
-        att_loss, def_loss, last = self._battle(m_roll, m_blitz, A, D, ndice, chance)
-        A2 = A - att_loss
-        conq = m_roll & (D - def_loss == 0)
-        # an attack records its battle; a blitz only a conquest (the reference engine's _conquer)
-        sets_battle = (m_roll & ~m_blitz) | conq
-        s.att_src = torch.where(sets_battle, r_src, s.att_src)
-        s.att_dst = torch.where(sets_battle, r_dst, s.att_dst)
-        s.att_dice = torch.where(m_roll & ~m_blitz, ndice, s.att_dice)
-        s.last_dice = torch.where(m_roll, last, s.last_dice)
-        mv = torch.where(conq, last, 0)
-        i1 = torch.where(m_roll, r_src, i1)
-        d1 = torch.where(m_roll, -att_loss - mv, d1)
-        i2 = torch.where(m_roll, r_dst, i2)
-        d2 = torch.where(m_roll, -def_loss + mv, d2)
-        # occupy
-        occ_lo = self._g(s.armies, s.att_dst)
-        occ_hi = occ_lo + self._g(s.armies, s.att_src) - 1
+        A_ = take(s.armies, r_src)
+        D_ = take(s.armies, r_dst)
+        if self.dice_rules:  # a new battle, and every blitz, brings the re-roll back (§8)
+            new_battle = m_attack & ((r_src != s.att_src) | (r_dst != s.att_dst))
+            s.reroll_used = s.reroll_used & ~(new_battle | m_blitz)
+        ndice = torch.where(is_blitz, torch.clamp(A_ - 1, max=ATTACK_DICE), dn)
+        s.att_src = torch.where(m_attack, r_src, s.att_src)
+        s.att_dst = torch.where(m_attack, r_dst, s.att_dst)
+        s.att_dice = torch.where(m_attack, ndice, s.att_dice)
+        m_defend = zeros_b
+        to_def = zeros_b
+        blitzing_defend = zeros_b
+        if self.choose:  # the defender decides its dice, every round of a blitz too (§4.2)
+            m_defend = ph == DEFEND
+            to_def = m_roll & (take(s.owner, r_dst) != self.neutral)
+            blitz_def = m_blitz & to_def
+            s.att_src = torch.where(blitz_def, r_src, s.att_src)
+            s.att_dst = torch.where(blitz_def, r_dst, s.att_dst)
+            s.att_dice = torch.where(blitz_def, ndice, s.att_dice)
+            blitzing_defend = m_defend & s.blitzing
+            s.blitzing = s.blitzing | blitz_def
+            s.phase = torch.where(to_def, DEFEND, torch.where(m_defend, ATTACK, s.phase))
+        single = (m_attack & ~to_def) | m_defend
+        k = s.att_dice
+        j = torch.where(m_defend, dn.clamp(max=DEFEND_DICE), torch.clamp(D_, max=DEFEND_DICE))
+        wait = zeros_b
+        if self.dice_rules:  # the roll waits for a re-roll or a six (the allied army's rolls stand, §7)
+            wait = single & ~blitzing_defend
+            if self.allied >= 0:
+                wait &= p != self.allied
+        direct = single & ~wait
+        faces_needed = draws.injected or self.dice_rules
+        al = torch.zeros(B, dtype=torch.int64, device=dev)
+        dl = torch.zeros(B, dtype=torch.int64, device=dev)
+        if self.any(single):
+            if faces_needed:
+                ad, dd = dice.sorted_faces(draws.faces(single, k + j), k, j)
+                if s.last_roll is not None:
+                    s.last_roll = torch.where(single[:, None], torch.cat([ad, dd], 1), s.last_roll)
+            if draws.injected:
+                al, dl = dice.resolve(ad, dd)
+            else:
+                al, dl = dice.sample_roll(self, draws.roll_uniform(), k, j)
+        s.last_dice = torch.where(single, k, s.last_dice)
+        att_loss = torch.where(direct, al, 0)
+        def_loss = torch.where(direct, dl, 0)
+        used = torch.where(direct, k, 0)  # attacker dice of the roll that settles (a conquest moves them in)
+        settle = zeros_b
+        if self.dice_rules:
+            assert s.last_roll is not None
+            s.roll_pending = s.roll_pending | wait
+            m_reroll = pending & (a >= A.reroll) & (a < A.reroll + ATTACK_DICE) if A.reroll >= 0 else zeros_b
+            m_six = pending & (a >= A.six) & (a < A.six + ATTACK_DICE) if A.six >= 0 else zeros_b
+            m_keep = pending & (a == A.keep)
+            change = m_reroll | m_six
+            if self.any(change):
+                col = torch.where(m_reroll, a - A.reroll, a - A.six).clamp(0, ATTACK_DICE - 1)
+                face = torch.where(m_reroll, draws.reroll_face(m_reroll), 6)
+                att_faces = s.last_roll[:, :ATTACK_DICE]
+                hit = change[:, None] & (self.ar_dice[None, :] == col[:, None])
+                att_faces = torch.where(hit, face[:, None], att_faces).sort(1, descending=True).values
+                s.last_roll = torch.cat([att_faces, s.last_roll[:, ATTACK_DICE:]], 1)
+                s.reroll_used = s.reroll_used | m_reroll
+                s.six_used = s.six_used | m_six
+            opt_reroll, opt_six = masks.expert_options(self, s, s.roll_pending)
+            settle = ((wait | change) & ~(opt_reroll | opt_six)) | m_keep
+            if self.any(settle):
+                sl, sdl = dice.resolve(s.last_roll[:, :ATTACK_DICE], s.last_roll[:, ATTACK_DICE:])
+                att_loss = torch.where(settle, sl, att_loss)
+                def_loss = torch.where(settle, sdl, def_loss)
+                used = torch.where(settle, s.att_dice, used)
+            s.roll_pending = s.roll_pending & ~settle
+        blitz_now = m_blitz & ~to_def
+        if self.any(blitz_now):
+            bl, bdl, blast = dice.blitz(self, draws, blitz_now, A_, D_, s.last_roll)
+            att_loss = torch.where(blitz_now, bl, att_loss)
+            def_loss = torch.where(blitz_now, bdl, def_loss)
+            used = torch.where(blitz_now, blast, used)
+            s.last_dice = torch.where(blitz_now, blast, s.last_dice)
+        resolved = direct | settle | blitz_now
+        conq = resolved & (D_ - def_loss == 0)
+        # an attack records its battle; a blitz only a conquest (the reference engine's conquer)
+        s.att_src = torch.where(conq, r_src, s.att_src)
+        s.att_dst = torch.where(conq, r_dst, s.att_dst)
+        mv = torch.where(conq, used, 0)
+        A2 = A_ - att_loss  # source armies after the losses, before moving in
+        i1 = torch.where(resolved, r_src, i1)
+        d1 = torch.where(resolved, -att_loss - mv, d1)
+        i2 = torch.where(resolved, r_dst, i2)
+        d2 = torch.where(resolved, -def_loss + mv, d2)
+        # occupy (§4.2)
+        occ_lo = take(s.armies, s.att_dst)
+        occ_hi = occ_lo + take(s.armies, s.att_src) - 1
         extra = _amount(lvl, occ_lo, occ_hi, K) - occ_lo
         i1 = torch.where(m_occ, s.att_src.clamp(min=0), i1)
         d1 = torch.where(m_occ, -extra, d1)
         i2 = torch.where(m_occ, s.att_dst.clamp(min=0), i2)
         d2 = torch.where(m_occ, extra, d2)
-        # fortify
+        # fortify (§4.3)
         f_dst = torch.where(sd >= 0, sd, at)
         f_n = torch.where(sd >= 0, _amount(lvl, torch.ones_like(lvl), src_a - 1, K), 1)
         i1 = torch.where(m_fort, ss.clamp(min=0), i1)
         d1 = torch.where(m_fort, -f_n, d1)
         i2 = torch.where(m_fort, f_dst.clamp(min=0), i2)
         d2 = torch.where(m_fort, f_n, d2)
-        s.armies.scatter_add_(1, torch.stack([i1, i2], 1), torch.stack([d1, d2], 1))
+        s.armies = s.armies.scatter_add(1, torch.stack([i1, i2], 1), torch.stack([d1, d2], 1))
+        if self.variant_wins and s.capitals is not None:  # a capital choice (§8)
+            m_cap = ph == CAPITAL
+            s.capitals = torch.where(m_cap[:, None] & (self.ar_n[None, :] == p[:, None]), at[:, None], s.capitals)
 
         # owners: claims and conquests
         new_own = m_claim | conq
         own_t = torch.where(m_claim, at, r_dst)
-        loser = self._g(s.owner, r_dst)
-        s.owner.scatter_(1, own_t[:, None], torch.where(new_own, p, self._g(s.owner, own_t))[:, None])
+        loser = take(s.owner, r_dst)
+        s.owner = s.owner.scatter(1, own_t[:, None], torch.where(new_own, p, take(s.owner, own_t))[:, None])
 
-        # conquest: elimination, cards, the win (docs/rules.md §4.2, §4.5)
-        s.conquered |= conq
-        s.trade_down &= ~conq
-        eliminated_now = torch.zeros_like(conq)
-        ci = (conq & (loser != self.neutral)).nonzero()[:, 0]  # conquests: was that the loser's last territory?
-        if ci.numel():
-            eliminated_now[ci] = ~(s.owner[ci] == loser[ci, None]).any(1)
-        if bool(eliminated_now.any()):
-            elim = eliminated_now[:, None] & (self._ar_n[None, :] == loser[:, None])
-            s.alive &= ~elim
-            if self.NC:
-                s.card_loc = torch.where(eliminated_now[:, None] & (s.card_loc == loser[:, None]), p[:, None], s.card_loc)
-                s.trade_down |= eliminated_now & (self._hand_count(s, p) >= self.config.elimination_trade_at)
-            won = eliminated_now & (s.alive.sum(1) == 1)
-            s.winner = torch.where(won, p, s.winner)
-        else:
-            elim = torch.zeros_like(s.alive)
-            won = eliminated_now
+        # conquest: elimination, cards, the win (docs/rules.md §4.2, §4.5, §7)
+        by_player = conq if self.allied < 0 else conq & (p != self.allied)
+        s.conquered = s.conquered | by_player
+        s.trade_down = s.trade_down & ~conq
+        elim = torch.zeros_like(s.alive)
+        won = zeros_b
+        if self.any(conq):
+            gone = conq & (loser < n) & ~(s.owner == loser[:, None]).any(1)
+            if self.any(gone):
+                elim = gone[:, None] & (self.ar_n[None, :] == loser[:, None])
+                s.alive = s.alive & ~elim
+                if s.eliminated_by is not None:
+                    s.eliminated_by = torch.where(elim, p[:, None], s.eliminated_by)
+                if self.NC:
+                    to = p if self.allied < 0 else torch.where(p == self.allied, DISCARD, p)  # the allied army takes none
+                    s.card_loc = torch.where(gone[:, None] & (s.card_loc == loser[:, None]), to[:, None], s.card_loc)
+                    if self.trades_sets:
+                        s.trade_down = s.trade_down | (by_player & gone & (self._hand_count(s, p) >= cfg.elimination_trade_at))
+                won = gone & (s.alive.sum(1) == 1)
+                s.winner = torch.where(won, s.alive.long().argmax(1), s.winner)  # the last player standing
         conq_go = conq & ~won
         to_occ = conq_go & (A2 - mv > 1)
         after_occ = (conq_go & ~to_occ) | m_occ
+        if self.choose:  # the next round of a blitz the defender decides, unless it is over (§4.2)
+            again = blitzing_defend & ~conq & (A2 >= 2)
+            s.blitzing = s.blitzing & ~(blitzing_defend & ~again)
+            s.att_dice = torch.where(again, torch.clamp(A2 - 1, max=ATTACK_DICE), s.att_dice)
+            s.phase = torch.where(again, DEFEND, s.phase)
         s.phase = torch.where(won, GAME_OVER, torch.where(to_occ, OCCUPY, s.phase))
         td = after_occ & s.trade_down
         s.phase = torch.where(after_occ, torch.where(td, REINFORCE, ATTACK), s.phase)
-        s.trade_down &= ~td
-        s.forced |= td
-        s.resume_attack |= td
+        s.trade_down = s.trade_down & ~td
+        s.forced = s.forced | td
+        s.resume_attack = s.resume_attack | td
         s.to_place = torch.where(td, 0, s.to_place)
 
-        # ---- setup flow
-        if self.config.setup != "random" and bool((m_claim | P_SETUP).any()):
-            self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p)
+        # ---- setup flow (docs/rules.md §3, §7, §8)
+        if cfg.setup != "random" and self.any(m_claim | P_SETUP):
+            self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p, draws)
+        if s.capitals is not None:
+            m_cap = ph == CAPITAL
+            if self.any(m_cap):
+                self._start_game(s, m_cap)
 
-        # ---- turn end (docs/rules.md §4.4, §4.5)
-        if bool(m_end_turn.any()):
-            trunc = self._end_turn(s, m_end_turn, p, chance)
-        else:
-            trunc = torch.zeros_like(m_end_turn)
+        # ---- turn end (docs/rules.md §4.4, §4.5); a fortify may complete a mission first (§8)
+        if self.variant_wins and self.any(m_fort):
+            won = won | outcome.variant_win(self, s, m_fort & (s.turn >= 1))
+            m_end_turn = m_end_turn & (s.phase != GAME_OVER)
+        trunc = zeros_b
+        if self.any(m_end_turn):
+            trunc = self._end_turn(s, m_end_turn, p, draws)
+        if self.variant_wins:
+            check = complete & (s.turn >= 1) & (s.phase != GAME_OVER)
+            if self.any(check):
+                won = won | outcome.variant_win(self, s, check)
         return StepInfo(eliminated=elim, won=won, truncated=trunc)
 
     def _setup_flow(
-        self, s: BatchState, m_claim: torch.Tensor, m_own: torch.Tensor, m_neu: torch.Tensor, p: torch.Tensor
+        self, s: BatchState, m_claim: torch.Tensor, m_own: torch.Tensor, m_neu: torch.Tensor, p: torch.Tensor, draws: Draws
     ) -> None:
         n = self.n
         setup_seat = torch.where(m_neu, n, p)
-        s.setup_left.scatter_add_(1, setup_seat[:, None], -(m_claim | m_own | m_neu).long()[:, None])
-        # claims: the next seat in order, or the setup placement when the map is claimed
+        s.setup_left = s.setup_left.scatter_add(1, setup_seat[:, None], -(m_claim | m_own | m_neu).long()[:, None])
+        if self.allied >= 0:  # each player has claimed its share: the rest is the allied army's (§7)
+            share = m_claim & ((s.owner >= 0).sum(1) == n * self.allied_claims)
+            rest = share[:, None] & (s.owner < 0)
+            s.owner = torch.where(rest, self.allied, s.owner)
+            s.armies = torch.where(rest, ALLIED_START_ARMIES, s.armies)
+        # claims: the next seat in the cycle (the turn order, then the neutral), or the setup placement
+        pos = take(s.order_pos, p)
+        nxt = s.order.gather(1, ((pos + 1) % n)[:, None])[:, 0]
         all_claimed = ~(s.owner < 0).any(1)
-        nxt = s.order.gather(1, ((self._g(s.order_pos, p) + 1) % n)[:, None])[:, 0]
+        if self.neutral >= 0:  # the neutral claims at random in its turn of the rotation (§7)
+            nc = m_claim & ~all_claimed & (pos == n - 1)
+            if self.any(nc):
+                free = s.owner < 0
+                k = draws.choice(free.sum(1), "claim")
+                t = (free & (free.long().cumsum(1) == (k + 1)[:, None])).long().argmax(1)
+                if draws.claim is not None:
+                    t = torch.where(draws.claim >= 0, draws.claim, t)
+                claim = nc[:, None] & (self.ar_T[None, :] == t[:, None])
+                s.owner = torch.where(claim, self.neutral, s.owner)
+                s.armies = torch.where(claim, 1, s.armies)
+                s.setup_left[:, n] -= nc.long()
+                nxt = torch.where(nc, s.order[:, 0], nxt)
+                all_claimed = ~(s.owner < 0).any(1)
         s.player = torch.where(m_claim & ~all_claimed, nxt, s.player)
         start_place = m_claim & all_claimed
         s.phase = torch.where(start_place, SETUP_PLACE, s.phase)
@@ -536,44 +955,10 @@ class VectorGame:
             nxt_turn = nxt_turn | m_own
         else:
             step2 = s.setup_step + 1
-            own_left = self._g(s.setup_left, p) > 0
+            own_left = take(s.setup_left, p) > 0
             stay = m_own & (step2 < 2) & own_left
             neu = m_own & ~stay & (s.setup_left[:, n] > 0)
             # (the reference engine leaves the incremented step behind when the game starts)
             s.setup_step = torch.where(neu, 2, torch.where(m_own, step2, s.setup_step))
             nxt_turn = nxt_turn | (m_own & ~stay & ~neu)
         self._next_setup_turn(s, nxt_turn, first=start_place)
-
-    def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, chance: Chance | None) -> torch.Tensor:
-        n = self.n
-        di = (m & s.conquered).nonzero()[:, 0] if self.NC else m.new_zeros(0, dtype=torch.int64)
-        if di.numel():  # a card for a conquest this turn, in those games only
-            loc, key = s.card_loc[di], s.deck_key[di]
-            deck = loc == DECK
-            discard = loc == DISCARD
-            reshuffle = ~deck.any(1) & discard.any(1)
-            if bool(reshuffle.any()):
-                fresh = torch.rand(key.shape, generator=self.generator, device=self.device)
-                moved = reshuffle[:, None] & discard
-                loc = torch.where(moved, DECK, loc)
-                key = torch.where(moved, fresh, key)
-                deck = loc == DECK
-            top = torch.where(deck, key, -1.0).argmax(1)
-            if chance is not None and chance.card is not None:
-                inj = chance.card.to(self.device)[di]
-                top = torch.where(inj >= 0, inj, top)
-            got = deck.any(1)
-            cur = loc.gather(1, top[:, None])[:, 0]
-            loc.scatter_(1, top[:, None], torch.where(got, p[di], cur)[:, None])
-            s.card_loc[di] = loc
-            s.deck_key[di] = key
-        trunc = m & (s.turn >= self.config.turn_limit)
-        s.truncated |= trunc
-        s.phase = torch.where(trunc, GAME_OVER, s.phase)
-        go = m & ~trunc
-        cand = s.order.gather(1, (self._g(s.order_pos, p)[:, None] + 1 + self._ar_n[None, :]) % n)
-        ok = s.alive.gather(1, cand)
-        nxt = cand.gather(1, ok.long().argmax(1)[:, None])[:, 0]
-        s.player = torch.where(go, nxt, s.player)
-        self._begin_turn(s, go)
-        return trunc

@@ -31,36 +31,46 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ..errors import ConfigError, IllegalActionError
-from ..rules.config import RulesConfig
+from ..errors import ConfigError, IllegalActionError, ResetNeededError
+from ..rules.config import RulesConfig, resolve_rules
+from ..rules.state import Phase
 from .engine import BatchState, VectorGame
-from .observe import hand_symbols
 
 __all__ = ["VectorEnv", "VectorStep"]
+
+
+Observation = Any
+"""A batch of observations: a float32 ``(B, D)`` tensor (``observation="flat"``) or the graph dict
+(``observation="graph"``: ``nodes (B, T, F)``, ``edges (B, 2, E)``, ``globals (B, G)``, ``action_mask (B, N)``).
+(Typed ``Any``: code written for one mode indexes it directly.)"""
+
+OBSERVATION_MODES = ("flat", "graph")
+"""Values of :class:`VectorEnv`'s ``observation=`` option (as the AEC env's)."""
 
 
 class VectorStep(NamedTuple):
     """One batched transition (``B`` slots, ``D`` observation size, ``N`` actions, ``n`` players).
 
     Attributes:
-        observation: float32 ``(B, D)`` for ``current_player``.
+        observation: the observations for ``current_player``: float32 ``(B, D)``, or with
+            ``observation="graph"`` the graph dict (see :data:`Observation`).
         action_mask: bool ``(B, N)``.
         current_player: int64 ``(B,)`` the seat to act.
         rewards: float32 ``(B, n)`` this step's rewards per seat.
         terminated: bool ``(B,)`` the game was won in this step.
         truncated: bool ``(B,)`` the turn limit ended the game in this step.
         autoreset: bool ``(B,)`` the slot now holds a new game (``terminated | truncated``).
-        final_observation: float32 ``(B, D)`` or None (see the module docstring).
+        final_observation: an :data:`Observation` or None (see the module docstring).
     """
 
-    observation: torch.Tensor
+    observation: Observation
     action_mask: torch.Tensor
     current_player: torch.Tensor
     rewards: torch.Tensor
     terminated: torch.Tensor
     truncated: torch.Tensor
     autoreset: torch.Tensor
-    final_observation: torch.Tensor | None = None
+    final_observation: Observation | None = None
 
 
 class VectorEnv:
@@ -68,17 +78,24 @@ class VectorEnv:
 
     Args:
         num_envs: batch size ``B`` (>= 1).
-        device: a torch device (``"cpu"``, ``"cuda"``, ...).
-        seed: seeds the env's one ``torch.Generator`` (setup, dice, reshuffles).
-        preset: a rules preset name (``"classic"``, ``"fast"``).
-        rules: a :class:`RulesConfig` (alternative to ``preset`` and keywords).
+        device: a torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...) that this torch can use.
+        seed: seeds the env's one ``torch.Generator`` (setup, dice, reshuffles); an integer >= 0.
+        preset: a rules preset name (``"classic"``, ``"fast"``, ...) or rules file
+            (:func:`risk_env.rules.config.resolve_rules`).
+        rules: a :class:`RulesConfig` (alternative to ``preset``; keywords apply on top).
         check_actions: raise :class:`IllegalActionError` on an illegal id (one mask
-            lookup and a device sync per step); False skips the check.
+            lookup and a device sync per step); False skips the check (ids must then be legal).
         final_observation: also return the last observation of finished games.
+        observation: ``"flat"`` (default: float32 ``(B, D)``, as :class:`risk_env.ObservationEncoder`)
+            or ``"graph"`` (the graph dict, as the AEC env's ``observation="graph"``).
+        turn_feature: show ``turn / turn_limit`` in the observation (default True for
+            ``"flat"``, False for ``"graph"``, as the AEC env; False writes 0 there).
         **overrides: rule switches (``num_players=3``, ``turn_limit=300``...).
 
     Raises:
-        ConfigError: bad arguments, or rules the batched engine does not support.
+        ConfigError: bad arguments (the message says what is allowed), a device this torch
+            cannot use (naming the ones it can), or rules the batched engine does not support
+            (:data:`risk_env.vector.SUPPORTED_RULES`, with the reason).
     """
 
     def __init__(
@@ -90,30 +107,40 @@ class VectorEnv:
         rules: RulesConfig | None = None,
         check_actions: bool = True,
         final_observation: bool = False,
+        observation: str = "flat",
+        turn_feature: bool | None = None,
         **overrides: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ConfigError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if rules is not None and preset is not None:
-            raise ConfigError("give either rules= or preset=, not both")
-        if preset is not None:
-            cfg = RulesConfig.from_preset(preset, **overrides)
-        elif rules is not None:
-            cfg = rules.replace(**overrides) if overrides else rules
-        else:
-            cfg = RulesConfig.from_dict(overrides)
+        for name, value in (("check_actions", check_actions), ("final_observation", final_observation)):
+            if not isinstance(value, bool):
+                raise ConfigError(f"{name} must be True or False, got {value!r}")
+        if observation not in OBSERVATION_MODES:
+            raise ConfigError(f"observation={observation!r} is not supported; choose one of: {', '.join(OBSERVATION_MODES)}")
+        if turn_feature is not None and not isinstance(turn_feature, bool):
+            raise ConfigError(f"turn_feature must be True, False or None, got {turn_feature!r}")
+        if rules is not None and not isinstance(rules, RulesConfig):
+            raise ConfigError(f"rules must be a RulesConfig (or use preset= and keywords), got {type(rules).__name__}")
+        cfg = resolve_rules(preset, rules, **overrides)
         self.game = VectorGame(cfg, device=device, seed=seed)
         self.rules = cfg
         self.num_envs = num_envs
         self.num_players = cfg.num_players
         self.num_actions = self.game.num_actions
         self.observation_size = self.game.obs_size
+        self.observation_mode = observation
+        self.turn_feature = (observation == "flat") if turn_feature is None else turn_feature
         self.device = self.game.device
+        # the seat to act is the player on turn (so the mask and the observation share its hand's
+        # counts) unless a defender or the allied army's commander may decide
+        self._same_hand = not (self.game.choose or self.game.allied >= 0)
         self.check_actions = check_actions
         self.keep_final = final_observation
         self.state: BatchState | None = None
         self._mask: torch.Tensor | None = None
-        self._obs: torch.Tensor | None = None
+        self._flat: torch.Tensor | None = None
+        self._obs: Observation | None = None
         # a step with at most this share of the slots active runs on those slots only (0: never)
         self.compact_share = 0.25
         # new games for auto-reset come from a pool generated in batches (fewer small calls)
@@ -121,11 +148,68 @@ class VectorEnv:
         self._pool_pos = 0
         self._pool_size = max(8, min(256, num_envs // 4))
 
+    # ------------------------------------------------------------------ argument checks
+    def _live(self, what: str) -> BatchState:
+        if self.state is None or self._mask is None:
+            raise ResetNeededError(f"no games in progress: call reset() before {what}()")
+        return self.state
+
+    def _slot_mask(self, x: Any, name: str) -> torch.Tensor:
+        """A bool ``(B,)`` argument on the env's device (ConfigError otherwise)."""
+        t = _as_tensor(x, name)
+        if t.shape != (self.num_envs,) or t.dtype != torch.bool:
+            raise ConfigError(f"{name} must be a bool tensor of shape ({self.num_envs},), got {_describe(t)}")
+        return t.to(self.device)
+
+    def _seats(self, x: Any, name: str) -> torch.Tensor:
+        """An int64 ``(B,)`` tensor of seats ``0..n-1`` on the env's device (ConfigError otherwise)."""
+        t = _as_tensor(x, name)
+        if t.shape != (self.num_envs,) or t.dtype not in _INT_DTYPES:
+            raise ConfigError(f"{name} must be an integer tensor of shape ({self.num_envs},), got {_describe(t)}")
+        t = t.to(device=self.device, dtype=torch.int64)
+        bad = (t < 0) | (t >= self.num_players)
+        if bool(bad.any()):
+            b = int(bad.nonzero()[0, 0])
+            raise ConfigError(f"{name}[{b}] = {int(t[b])} is not a seat; seats are 0..{self.num_players - 1}")
+        return t
+
+    def _actions(self, x: Any, active: torch.Tensor | None) -> torch.Tensor:
+        """The action ids as int64 ``(B,)`` (IllegalActionError for anything else, or with
+        ``check_actions`` an id the mask forbids in an active slot)."""
+        try:
+            a = torch.as_tensor(x, device=self.device)
+        except (TypeError, ValueError, RuntimeError) as e:
+            raise IllegalActionError(f"actions must be an integer tensor of shape ({self.num_envs},), got {x!r}: {e}") from None
+        if a.shape != (self.num_envs,) or a.dtype not in _INT_DTYPES:
+            raise IllegalActionError(f"actions must be an integer tensor of shape ({self.num_envs},), got {_describe(a)}")
+        a = a.long()
+        if self.check_actions:
+            assert self._mask is not None and self.state is not None  # (checked by _live)
+            bad = (a < 0) | (a >= self.num_actions)
+            ok = self._mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0] & ~bad
+            if active is not None:
+                ok = ok | ~active
+            if not bool(ok.all()):
+                b = int((~ok).nonzero()[0, 0])
+                legal = self._mask[b].nonzero()[:, 0].tolist()
+                phase = Phase(int(self.state.phase[b])).name.lower()
+                what = f"out of range (ids are 0..{self.num_actions - 1})" if bool(bad[b]) else "illegal"
+                seat = int(self.game.current_player(self.state)[b])
+                raise IllegalActionError(
+                    f"action {int(a[b])} is {what} in slot {b} (phase {phase}, seat {seat}); legal ids there: {legal}"
+                )
+        return a
+
+    # ------------------------------------------------------------------ the interface
     def reset(self, seed: int | None = None) -> VectorStep:
-        """New games in every slot (``seed`` re-seeds the generator first)."""
+        """New games in every slot (``seed``, an integer >= 0, re-seeds the generator first).
+
+        Raises:
+            ConfigError: a bad seed; nothing changes then.
+        """
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-                raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+                raise ConfigError(f"seed must be an integer >= 0 or None, got {seed!r}")
             self.game.generator.manual_seed(seed)
         self.state = self.game.new_games(self.num_envs)
         self._pool = None
@@ -133,97 +217,83 @@ class VectorEnv:
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, zeros, None)
 
-    def step(
-        self, actions: torch.Tensor, active: torch.Tensor | None = None, final_seat: torch.Tensor | None = None
-    ) -> VectorStep:
+    def step(self, actions: Any, active: Any = None, final_seat: Any = None) -> VectorStep:
         """Apply one action id per slot (int ``(B,)``, any device) and auto-reset finished games.
 
         Args:
-            actions: the ids, one per slot.
+            actions: the ids, one per slot (for the seat ``current_player`` names there).
             active: optional bool ``(B,)``; slots where it is False are left as they are
                 (their action is ignored, their rewards are 0).
-            final_seat: optional int64 ``(B,)``; ``final_observation`` is then given, from these seats.
+            final_seat: optional int64 ``(B,)`` seats; ``final_observation`` is then given, from these seats.
 
         Raises:
-            IllegalActionError: before ``reset()``, a wrong shape or dtype, or (with
-                ``check_actions``) an id the mask forbids in an active slot; nothing is changed then.
+            ResetNeededError: before ``reset()``.
+            IllegalActionError: actions of a wrong shape or dtype, or (with ``check_actions``)
+                an id the mask forbids in an active slot.
+            ConfigError: ``active`` or ``final_seat`` of a wrong shape, dtype or value.
+            Nothing is changed when one of these is raised.
         """
-        if self.state is None or self._mask is None:
-            raise IllegalActionError("no games in progress: call reset() before step()")
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (self.num_envs,) or a.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
-            raise IllegalActionError(
-                f"actions must be an integer tensor of shape ({self.num_envs},), got {tuple(a.shape)} {a.dtype}"
-            )
-        a = a.long()
-        if self.check_actions:
-            bad = (a < 0) | (a >= self.num_actions)
-            ok = self._mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0] & ~bad
-            if active is not None:
-                ok = ok | ~active.to(self.device)
-            if not bool(ok.all()):
-                b = int((~ok).nonzero()[0, 0])
-                legal = self._mask[b].nonzero()[:, 0].tolist()
-                raise IllegalActionError(
-                    f"action {int(a[b])} is illegal in slot {b} (phase {int(self.state.phase[b])}, "
-                    f"seat {int(self.state.player[b])}); legal ids there: {legal}"
-                )
+        s = self._live("step")
+        act = None if active is None else self._slot_mask(active, "active")
+        seats = None if final_seat is None else self._seats(final_seat, "final_seat")
+        a = self._actions(actions, act)
         g = self.game
-        s = self.state
-        if active is not None and self._obs is not None:
-            act = active.to(self.device)
+        if act is not None and self._obs is not None:
             idx = act.nonzero()[:, 0]
             if 0 < idx.numel() <= self.compact_share * self.num_envs:
-                return self._step_rows(idx, a, final_seat)
-        info = g.step(s, a, active=active)
-        rewards = info.eliminated.float().neg()
-        wi = info.won.nonzero()[:, 0]
-        if wi.numel():
-            rewards[wi, s.winner[wi]] = 1.0
+                return self._step_rows(idx, a, seats)
+        info = g.step(s, a, active=act)
+        rewards = g.rewards(s, info)
         done = info.won | info.truncated
-        final = g.observe(s, final_seat.to(self.device)) if final_seat is not None else g.observe(s) if self.keep_final else None
+        final = self._final(s, seats)
         if bool(done.any()):
             idx = done.nonzero()[:, 0]
             s.put(idx, self._fresh(int(idx.numel())))
         return self._output(rewards, info.won, info.truncated, done, final)
+
+    def _final(self, s: BatchState, seats: torch.Tensor | None) -> Observation | None:
+        """The observation from ``seats`` (or the last movers) before auto-reset, if asked for."""
+        if seats is None and not self.keep_final:
+            return None
+        return self._observe(s, seats if seats is not None else s.player, None)
 
     def _step_rows(self, idx: torch.Tensor, a: torch.Tensor, final_seat: torch.Tensor | None) -> VectorStep:
         """:meth:`step` of the few active slots ``idx`` only: their games are gathered into a small
         batch, stepped (auto-reset included), observed and put back; the other slots' outputs are
         the previous step's. (Same rules and outputs; the generator's draws come in another order.)"""
         g, s = self.game, self.state
-        assert s is not None and self._obs is not None and self._mask is not None
+        assert s is not None and self._obs is not None and self._mask is not None and self._flat is not None
         B, dev = self.num_envs, self.device
-        sub = BatchState(**{k: v[idx] for k, v in s.fields().items()})
+        sub = s.rows(idx)
         info = g.step(sub, a[idx])
-        rew = info.eliminated.float().neg()
-        wi = info.won.nonzero()[:, 0]
-        if wi.numel():
-            rew[wi, sub.winner[wi]] = 1.0
+        rew = g.rewards(sub, info)
         done = info.won | info.truncated
         final = None
         if final_seat is not None or self.keep_final:
-            final = torch.zeros(B, self.observation_size, device=dev)
-            final[idx] = g.observe(sub, final_seat.to(dev)[idx]) if final_seat is not None else g.observe(sub)
+            fin_sub = self._observe(sub, final_seat[idx] if final_seat is not None else sub.player, None)
+            final = _scatter_rows(_zeros_like_obs(fin_sub, B), idx, fin_sub)
         if bool(done.any()):
             di = done.nonzero()[:, 0]
             sub.put(di, self._fresh(int(di.numel())))
         s.put(idx, sub)
-        hand = hand_symbols(g, sub, sub.player) if g.NC else None
-        obs = self._obs.clone()
-        obs[idx] = g.observe(sub, hand=hand)
+        hand = g.hand_symbols(sub, sub.player) if g.NC else None
+        mask_sub = g.action_mask(sub, hand)
+        flat_sub = g.observe(sub, hand=hand if self._same_hand else None)
         mask = self._mask.clone()
-        mask[idx] = g.action_mask(sub, hand)
-        self._obs, self._mask = obs, mask
+        mask[idx] = mask_sub
+        flat = self._flat.clone()
+        flat[idx] = flat_sub
+        self._mask, self._flat = mask, flat
+        self._obs = _scatter_rows(self._obs, idx, self._present(sub, flat_sub, mask_sub))
         rewards = torch.zeros(B, self.num_players, device=dev)
         rewards[idx] = rew
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         won, trunc, reset = zeros.clone(), zeros.clone(), zeros.clone()
         won[idx], trunc[idx], reset[idx] = info.won, info.truncated, done
         return VectorStep(
-            observation=obs,
+            observation=self._obs,
             action_mask=mask,
-            current_player=s.player.clone(),
+            current_player=g.current_player(s),
             rewards=rewards,
             terminated=won,
             truncated=trunc,
@@ -231,15 +301,18 @@ class VectorEnv:
             final_observation=final,
         )
 
-    def reset_slots(self, slots: torch.Tensor) -> VectorStep:
+    def reset_slots(self, slots: Any) -> VectorStep:
         """Start new games in the slots where bool ``slots`` ``(B,)`` is True (others unchanged);
-        the returned step has zero rewards and ``autoreset`` equal to ``slots``."""
-        if self.state is None:
-            raise IllegalActionError("no games in progress: call reset() first")
-        m = slots.to(self.device)
+        the returned step has zero rewards and ``autoreset`` equal to ``slots``.
+
+        Raises:
+            ResetNeededError: before ``reset()``; ConfigError: ``slots`` is not a bool ``(B,)`` tensor.
+        """
+        s = self._live("reset_slots")
+        m = self._slot_mask(slots, "slots")
         if bool(m.any()):
             idx = m.nonzero()[:, 0]
-            self.state.put(idx, self._fresh(int(idx.numel())))
+            s.put(idx, self._fresh(int(idx.numel())))
         B, dev = self.num_envs, self.device
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, m.clone(), None)
@@ -254,11 +327,38 @@ class VectorEnv:
         self._pool_pos += k
         return BatchState(**{name: t[lo : lo + k] for name, t in pool.fields().items()})
 
-    def observe(self, seat: torch.Tensor) -> torch.Tensor:
-        """float32 ``(B, D)``: each slot's observation from ``seat`` (int64 ``(B,)``), as ``ObservationEncoder.encode``."""
-        if self.state is None:
-            raise IllegalActionError("no games in progress: call reset() first")
-        return self.game.observe(self.state, seat.to(self.device))
+    def observe(self, seat: Any) -> Observation:
+        """Each slot's observation from ``seat`` (int ``(B,)`` seats), as the AEC env's
+        ``observe`` (for the graph observation: the mask and its ``legal`` features are the
+        seat's own where it acts now, zeros elsewhere).
+
+        Raises:
+            ResetNeededError: before ``reset()``; ConfigError: ``seat`` is not an integer ``(B,)``
+                tensor of seats.
+        """
+        s = self._live("observe")
+        seats = self._seats(seat, "seat")
+        assert self._mask is not None
+        mask = torch.where((seats == self.game.current_player(s))[:, None], self._mask, False)
+        return self._observe(s, seats, mask)
+
+    def _observe(self, s: BatchState, seats: torch.Tensor, mask: torch.Tensor | None) -> Observation:
+        flat = self.game.observe(s, seats)
+        if not self.turn_feature:
+            flat[:, self.game.obs_layout.start("turn")] = 0.0
+        if self.observation_mode == "flat":
+            return flat
+        return self.game.observe_graph(s, seats, mask, turn_feature=self.turn_feature, flat=flat)
+
+    def _present(self, s: BatchState, flat: torch.Tensor, mask: torch.Tensor) -> Observation:
+        """The observation handed out for the seat to act, from its flat observation and mask."""
+        if self.observation_mode == "flat":
+            if self.turn_feature:
+                return flat
+            out = flat.clone()
+            out[:, self.game.obs_layout.start("turn")] = 0.0
+            return out
+        return self.game.observe_graph(s, self.game.current_player(s), mask, turn_feature=self.turn_feature, flat=flat)
 
     def _output(
         self,
@@ -266,17 +366,19 @@ class VectorEnv:
         terminated: torch.Tensor,
         truncated: torch.Tensor,
         autoreset: torch.Tensor,
-        final: torch.Tensor | None,
+        final: Observation | None,
     ) -> VectorStep:
         s = self.state
         assert s is not None
-        hand = hand_symbols(self.game, s, s.player) if self.game.NC else None
-        self._mask = self.game.action_mask(s, hand)
-        self._obs = self.game.observe(s, hand=hand)
+        g = self.game
+        hand = g.hand_symbols(s, s.player) if g.NC else None
+        self._mask = g.action_mask(s, hand)
+        self._flat = g.observe(s, hand=hand if self._same_hand else None)
+        self._obs = self._present(s, self._flat, self._mask)
         return VectorStep(
             observation=self._obs,
             action_mask=self._mask,
-            current_player=s.player.clone(),
+            current_player=g.current_player(s),
             rewards=rewards,
             terminated=terminated,
             truncated=truncated,
@@ -289,3 +391,42 @@ class VectorEnv:
         if self.state is None:
             return self.game.new_games(1).nbytes()
         return self.state.nbytes() // self.num_envs
+
+
+_INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+
+
+def _as_tensor(x: Any, name: str) -> torch.Tensor:
+    try:
+        return torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise ConfigError(f"{name} must be a tensor, got {x!r}: {e}") from None
+
+
+def _describe(t: torch.Tensor) -> str:
+    return f"shape {tuple(t.shape)} dtype {str(t.dtype).replace('torch.', '')}"
+
+
+def _zeros_like_obs(obs: Observation, B: int) -> Observation:
+    if isinstance(obs, torch.Tensor):
+        return obs.new_zeros((B, *obs.shape[1:]))
+    return {k: (v.new_zeros((B, *v.shape[1:])) if k != "edges" else v[:1].expand(B, -1, -1)) for k, v in obs.items()}
+
+
+def _scatter_rows(full: Observation, idx: torch.Tensor, rows: Observation) -> Observation:
+    """A copy of ``full`` with rows ``idx`` replaced by ``rows`` (the shared edge index kept)."""
+    if isinstance(full, torch.Tensor):
+        assert isinstance(rows, torch.Tensor)
+        out = full.clone()
+        out[idx] = rows
+        return out
+    assert isinstance(rows, dict)
+    res = {}
+    for k, v in full.items():
+        if k == "edges":
+            res[k] = v
+        else:
+            c = v.clone()
+            c[idx] = rows[k]
+            res[k] = c
+    return res

@@ -280,6 +280,8 @@ class LearnerEnv:
         """float64 ``(B, n)``: each learner seat's shaping potential at its last decision (with shaping)."""
         self._decided = torch.zeros(B, n, dtype=torch.bool, device=dev)  # the seat decided in this episode
         self._out: VectorStep | None = None
+        self.last: LearnerStep | None = None
+        """The output of the last :meth:`reset` or :meth:`step` (None before the first reset)."""
         self._turn_col = self.game._obs_off["turn"]
 
     # ------------------------------------------------------------------ seats
@@ -338,13 +340,18 @@ class LearnerEnv:
         out = self._advance(out, acc)
         return self._finish(out, acc, torch.zeros(B, dtype=torch.int64, device=dev), first=True)
 
-    def step(self, actions: torch.Tensor) -> LearnerStep:
+    def step(self, actions: torch.Tensor, active: torch.Tensor | None = None) -> LearnerStep:
         """Apply one action id per slot for ``current_player`` (int ``(B,)``, any device), then play the
         opponents until a learner is to act in every slot.
 
+        Args:
+            actions: the ids, one per slot.
+            active: optional bool ``(B,)``: slots where it is False are left as they are (their id is
+                ignored; their outputs are zeros and the same observation and mask as before).
+
         Raises:
-            IllegalActionError: before :meth:`reset`, a wrong shape or dtype, or an id the mask forbids
-                (nothing is changed then).
+            IllegalActionError: before :meth:`reset`, a wrong shape or dtype, or an id the mask forbids in an
+                active slot (nothing is changed then).
         """
         if self._out is None:
             raise IllegalActionError("no games in progress: call reset() before step()")
@@ -353,9 +360,17 @@ class LearnerEnv:
         a = torch.as_tensor(actions, device=self.device)
         if a.shape != (B,) or a.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
             raise IllegalActionError(f"actions must be an integer tensor of shape ({B},), got {tuple(a.shape)} {a.dtype}")
+        act = None
+        if active is not None:
+            act = torch.as_tensor(active, device=self.device)
+            if act.shape != (B,) or act.dtype != torch.bool:
+                raise IllegalActionError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
         a = a.long()
         ok = (a >= 0) & (a < self.num_actions)
         ok &= prev.action_mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0]
+        if act is not None:
+            ok |= ~act
+            a = torch.where(act, a, 0)
         if not bool(ok.all()):
             b = int((~ok).nonzero()[0, 0])
             legal = prev.action_mask[b].nonzero()[:, 0].tolist()
@@ -363,11 +378,12 @@ class LearnerEnv:
                 f"action {int(a[b])} is illegal in slot {b} (seat {int(prev.current_player[b])}); legal ids there: {legal}"
             )
         actor = prev.current_player
-        self._decided.scatter_(1, actor[:, None], True)
+        acting = self._ar_n[None, :] == actor[:, None]
+        self._decided |= acting if act is None else acting & act[:, None]
         acc = self._acc()
-        out = self._play(a, None, actor, acc)
+        out = self._play(a, act, actor, acc)
         out = self._advance(out, acc, actor)
-        return self._finish(out, acc, actor)
+        return self._finish(out, acc, actor, active=act)
 
     def _acc(self) -> _Acc:
         size = self.observation_size if self.keep_final else 0
@@ -441,13 +457,17 @@ class LearnerEnv:
             out = self._play(ids, waiting, seat, acc)
         raise RuntimeError(f"opponents made {self.max_opponent_steps} engine steps without a learner's turn coming")
 
-    def _finish(self, out: VectorStep, acc: _Acc, actor: torch.Tensor, first: bool = False) -> LearnerStep:
+    def _finish(
+        self, out: VectorStep, acc: _Acc, actor: torch.Tensor, first: bool = False, active: torch.Tensor | None = None
+    ) -> LearnerStep:
         cur = out.current_player
         if self.shaping:
             # at each learner seat's decision (and its episode's end): shaping * (gamma * phi' - phi)
             phi = self._potential()
             ended = (acc.term | acc.trunc) & acc.learners  # the learner seats of the game each episode was in
             deciding = self.learners & (self._ar_n[None, :] == cur[:, None])
+            if active is not None:  # slots left as they were: no new decision
+                deciding &= active[:, None]
             due = (deciding & self._decided) | (ended & acc.decided)  # a seat out before deciding gets none
             if not first:
                 gain = self.shaping * (self.shaping_gamma * torch.where(ended, 0.0, phi) - self.potential)
@@ -459,7 +479,7 @@ class LearnerEnv:
         if acc.final is not None:
             ended_actor = (acc.term | acc.trunc).gather(1, col)[:, 0]
             final = self._obs(torch.where(ended_actor[:, None], acc.final, 0.0))
-        return LearnerStep(
+        self.last = LearnerStep(
             observation=self._obs(out.observation),
             action_mask=out.action_mask,
             current_player=cur,
@@ -472,6 +492,7 @@ class LearnerEnv:
             autoreset=acc.reset,
             final_observation=final,
         )
+        return self.last
 
     def observe(self, seat: torch.Tensor) -> torch.Tensor:
         """float32 ``(B, D)``: each slot's observation from ``seat`` (int64 ``(B,)``), as the outputs give them."""

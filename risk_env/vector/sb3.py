@@ -79,10 +79,11 @@ class VectorSB3Env(VecEnv):
             (one per slot, cycling; see the module docstring).
         max_opponent_steps: bound on opponent decisions between two learner decisions
             (a safety net; the turn limit ends every game long before).
-        shaping, shaping_gamma: potential-based territory shaping, as
+        shaping: the coefficient of the potential-based territory shaping, as
             :class:`risk_env.envs.single_agent.RiskSingleAgentEnv` (``shaping * (gamma * phi' - phi)``
             per learner step, ``phi = (own - other players' territories) / T``, ``phi' = 0`` at the
             episode's end); 0 turns it off.
+        shaping_gamma: the ``gamma`` of that term.
         turn_feature: show turn / turn limit in the observation (False zeroes that entry).
         **rules: ``preset=`` / ``rules=`` / rule switches, as :class:`VectorEnv`.
 

@@ -119,41 +119,58 @@ def blitz_table(cap: int = BLITZ_CAP) -> np.ndarray:
 
 @dataclass(frozen=True)
 class MapTables:
-    """Tensors of one map and rule set on one device.
+    """Tensors of one map and rule set on one device (read-only; built once per
+    :class:`~risk_env.vector.engine.VectorGame`).
 
-    Attributes (``T`` territories, ``C`` continents, ``NC`` cards, ``K`` amount levels):
-        adj: bool ``(T, T)``; adj_f: float32 ``(T, T)``.
+    Attributes (``T`` territories, ``C`` continents, ``NC`` cards, ``K`` amount levels, ``n`` players):
+        T, C, NC, K, n: sizes (``NC`` is 0 without cards).
+        adj: bool ``(T, T)``; adj_f: float32 ``(T, T)``; adj_bf16: bfloat16 ``(T, T)`` (neighbour counts
+            are exact in bfloat16 up to 256); adj_x: bool ``(T + 1, T)``, ``adj`` with an all-False row ``T``.
+        edge_src, edge_dst: int64 ``(E,)`` every border in both directions.
         members_f: float32 ``(T, C)`` continent membership; cont_size: int64 ``(C,)``;
-        cont_bonus: int64 ``(C,)``; cont_share: float32 ``(T, C)`` membership / continent size.
-        card_sym: int64 ``(NC,)``; card_sym_1h: float32 ``(NC, 4)``; card_terr_ok: bool ``(NC,)`` (shows a territory).
-        comp: int64 ``(13, 4)`` set compositions (symbol counts).
+        cont_bonus: int64 ``(C,)``; territory_continent: int64 ``(T,)``.
+        card_sym: int64 ``(NC,)``; card_sym_1h: float32 ``(NC, 4)``; card_stars: int64 ``(NC,)`` (§6).
+        comp: int64 ``(13, 4)`` set compositions (symbol counts); comp_lut: bool ``(257, 13)``: the sets
+            a hand holds by its symbol counts capped at 3 (row ``sum(count_k * 4**k)``; row 256: none).
         span_levels: bool ``(K + 1, K)``: legal amount levels for spans ``-1..K-1`` (row ``span + 1``;
             :func:`risk_env.envs.layout.legal_levels`); spans >= K - 1 allow all.
-        set_values: int64 ``(L,)`` escalating set values by sets traded before.
+        set_values: int64 ``(L,)`` the next set's value by sets traded before (the escalating
+            schedules; the last entry repeats for more); comp_values: int64 ``(13,)`` a set's value
+            by composition (``fixed_by_symbol``); stars_values: int64 ``(9,)`` a stars trade's value
+            by its star total 2..10 (§4.1, §6).
         tv_obs: float32 ``(401,)`` the observation's next-set value / 20.
         blitz_cdf: float32 ``(cap + 1, cap + 1, 3 cap)`` cumulative blitz table.
         roll_cdf: float32 ``(12, 3)``: row ``3 k + j`` (``k`` attacker dice 1..3, ``j`` defender
             dice 1..2) holds ``P(attacker loses <= o)`` for ``o = 0, 1, 2``; entries at and past
             the most it can lose (``min(k, j)``) are 2.0, so a uniform ``u`` in ``[0, 1)`` gives
             the loss ``o = #{entries <= u}`` (see :func:`roll_cdf`).
+        blitz_cap: the blitz table's cap.
     """
 
     T: int
     C: int
     NC: int
     K: int
+    n: int
     adj: torch.Tensor
     adj_f: torch.Tensor
+    adj_bf16: torch.Tensor
+    adj_x: torch.Tensor
+    edge_src: torch.Tensor
+    edge_dst: torch.Tensor
     members_f: torch.Tensor
     cont_size: torch.Tensor
     cont_bonus: torch.Tensor
-    cont_share: torch.Tensor
+    territory_continent: torch.Tensor
     card_sym: torch.Tensor
     card_sym_1h: torch.Tensor
-    card_terr_ok: torch.Tensor
+    card_stars: torch.Tensor
     comp: torch.Tensor
+    comp_lut: torch.Tensor
     span_levels: torch.Tensor
     set_values: torch.Tensor
+    comp_values: torch.Tensor
+    stars_values: torch.Tensor
     tv_obs: torch.Tensor
     blitz_cdf: torch.Tensor
     roll_cdf: torch.Tensor
@@ -162,19 +179,32 @@ class MapTables:
     @classmethod
     def build(cls, game: Game, device: torch.device, blitz_cap: int = BLITZ_CAP) -> MapTables:
         m = game.map
+        cfg = game.config
         T = m.num_territories
-        NC = m.num_cards
+        NC = m.num_cards if game.uses_cards else 0
         K = AMOUNT_LEVELS
         members = m.continent_members.T.astype(np.float32)  # (T, C)
         sizes = m.continent_members.sum(axis=1)
         spans = np.zeros((K + 1, K), dtype=bool)
         for span in range(K):
             spans[span + 1] = legal_levels(span, K)
-        uses_cards = game.uses_cards  # (the batched engine supports the escalating schedule only)
-        set_values = np.array([escalating_value(k) for k in range(1000)] if uses_cards else [0], dtype=np.int64)
-        tv = [escalating_value(k) / 20.0 for k in range(401)] if uses_cards else [0.0] * 401
-        sym = np.asarray(m.card_symbol, dtype=np.int64)
+        schedule = cfg.card_trade
+        escalates = game.trades_sets and schedule != "fixed_by_symbol"
+        set_values = np.array([cards.set_value(schedule, k, 0) for k in range(1000)] if escalates else [0], dtype=np.int64)
+        comp_values = np.array(
+            [cards.set_value(schedule, 0, c) if schedule == "fixed_by_symbol" else 0 for c in range(len(COMPOSITIONS))],
+            dtype=np.int64,
+        )
+        stars_values = np.array([cards.stars_value(k) for k in range(cards.MIN_STARS, cards.MAX_STARS + 1)], dtype=np.int64)
+        # the observation's trade value: the escalating schedules only (the encoder's table, docs/rules.md §4.1)
+        tv = [cards.set_value(schedule, k, 0) / 20.0 for k in range(401)] if escalates else [0.0] * 401
+        sym = np.asarray(m.card_symbol, dtype=np.int64)[: max(NC, 1)] if NC else np.zeros(1, dtype=np.int64)
         cdf = np.cumsum(blitz_table(blitz_cap), axis=-1).astype(np.float32)
+        codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])
+        comp = np.array(COMPOSITIONS, dtype=np.int64)
+        lut = (comp[None, :, :] <= codes[:, None, :]).all(2)
+        lut = np.concatenate([lut, np.zeros((1, len(COMPOSITIONS)), dtype=bool)])  # row 256: none
+        adj = np.asarray(m.adjacency, dtype=bool)
 
         def t(x: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
             return torch.as_tensor(np.array(x)).to(device=device, dtype=dtype)
@@ -184,18 +214,26 @@ class MapTables:
             C=len(m.continent_names),
             NC=NC,
             K=K,
-            adj=t(m.adjacency, torch.bool),
-            adj_f=t(m.adjacency.astype(np.float32), torch.float32),
+            n=game.num_players,
+            adj=t(adj, torch.bool),
+            adj_f=t(adj.astype(np.float32), torch.float32),
+            adj_bf16=t(adj.astype(np.float32), torch.bfloat16),
+            adj_x=t(np.concatenate([adj, np.zeros((1, T), dtype=bool)]), torch.bool),
+            edge_src=t(np.asarray(m.edge_src, dtype=np.int64), torch.int64),
+            edge_dst=t(np.asarray(m.edge_dst, dtype=np.int64), torch.int64),
             members_f=t(members, torch.float32),
             cont_size=t(sizes, torch.int64),
             cont_bonus=t(m.continent_bonus, torch.int64),
-            cont_share=t(members / sizes[None, :], torch.float32),
+            territory_continent=t(np.asarray(m.territory_continent, dtype=np.int64), torch.int64),
             card_sym=t(sym, torch.int64),
             card_sym_1h=t(np.eye(4, dtype=np.float32)[sym], torch.float32),
-            card_terr_ok=t(np.arange(NC) < T, torch.bool),
-            comp=t(np.array(COMPOSITIONS, dtype=np.int64), torch.int64),
+            card_stars=t(np.array(cards.SYMBOL_STARS, dtype=np.int64)[sym], torch.int64),
+            comp=t(comp, torch.int64),
+            comp_lut=t(lut, torch.bool),
             span_levels=t(spans, torch.bool),
             set_values=t(set_values, torch.int64),
+            comp_values=t(comp_values, torch.int64),
+            stars_values=t(stars_values, torch.int64),
             tv_obs=t(np.array(tv, dtype=np.float32), torch.float32),
             blitz_cdf=t(cdf, torch.float32),
             roll_cdf=t(roll_cdf(), torch.float32),

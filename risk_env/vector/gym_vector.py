@@ -1,0 +1,169 @@
+"""A ``gymnasium.vector.VectorEnv`` over the learner-seat batched env.
+
+>>> import numpy as np
+>>> from risk_env.vector.gym_vector import GymnasiumVectorEnv
+>>> envs = GymnasiumVectorEnv(4, seed=0, opponents="aggressive", preset="fast", num_players=2)
+>>> obs, info = envs.reset(seed=0)
+>>> obs.shape, info["action_mask"].shape, envs.single_action_space
+((4, 321), (4, 70), Discrete(70))
+>>> actions = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
+>>> obs, reward, terminated, truncated, info = envs.step(actions)
+>>> envs.close()
+
+Gymnasium's vector API on :class:`~risk_env.vector.learner.LearnerEnv`: each slot is one
+sub-environment whose agent is the learner seat (the opponents play inside ``step``), so
+every ``step`` is one learner decision per slot. Spaces: ``single_observation_space =
+Box(0, inf, (D,), float32)`` (the flat :class:`risk_env.ObservationEncoder` vector, as the
+single-agent env), ``single_action_space = Discrete(N)``, and their batched forms
+(``Box`` ``(B, D)``, ``MultiDiscrete([N] * B)``). Observations, rewards and flags are
+numpy arrays (for tensors on the device use the learner env itself or the TorchRL env); the legal
+ids are ``info["action_mask"]`` (int8 ``(B, N)``, with Gymnasium's ``info["_action_mask"]``)
+and :meth:`GymnasiumVectorEnv.action_masks` (bool). An id the mask forbids raises
+:class:`risk_env.IllegalActionError`.
+
+Episodes and rewards are the learner's (+1 win, -1 eliminated or another player won,
+0 at the turn limit, which is a truncation; shaping if asked). ``metadata["autoreset_mode"]``
+says how finished episodes restart (https://farama.org/Vector-Autoreset-Mode):
+
+* ``"next_step"`` (default, Gymnasium's own): the step that ends an episode returns its
+  last observation (its mask all ones); the next ``step`` ignores that slot's action and
+  returns the new episode's first observation with reward 0.
+* ``"same_step"``: the step that ends an episode already returns the new episode's first
+  observation; the last one is in ``info["final_obs"]`` (an object array, None where no
+  episode ended, with ``info["_final_obs"]``), as ``SyncVectorEnv`` gives it. (Gymnasium
+  1.2's ``RecordEpisodeStatistics`` counts every episode as next-step: under same-step an
+  episode that follows another in its slot is counted one step short.)
+
+Self-play is not offered here (a Gymnasium sub-environment has one agent); use
+:class:`~risk_env.vector.learner.LearnerEnv` directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from ..errors import ConfigError
+from .learner import LearnerEnv, LearnerStep
+
+__all__ = ["GymnasiumVectorEnv"]
+
+_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+
+
+class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` learner-seat games as a Gymnasium vector env (module docstring).
+
+    Args:
+        num_envs: sub-environments (slots).
+        device: the batched engine's torch device (outputs cross to numpy on the CPU).
+        seed: seeds the engine (``reset(seed=...)`` re-seeds it).
+        autoreset_mode: ``"next_step"`` or ``"same_step"`` (or the ``AutoresetMode`` member).
+        **kwargs: :class:`~risk_env.vector.learner.LearnerEnv`'s other arguments (``opponents``,
+            ``learner_seat``, ``shaping``, ``turn_feature``, ``preset``, rule switches, ...).
+
+    Raises:
+        ConfigError: an unknown autoreset mode, ``self_play``, or a bad LearnerEnv argument.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        device: str | torch.device = "cpu",
+        seed: int = 0,
+        autoreset_mode: str | AutoresetMode = "next_step",
+        **kwargs: Any,
+    ) -> None:
+        mode = _MODES.get(autoreset_mode, None) if isinstance(autoreset_mode, str) else autoreset_mode
+        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+            raise ConfigError(f"autoreset_mode must be one of {list(_MODES)}, got {autoreset_mode!r}")
+        if kwargs.get("self_play"):
+            raise ConfigError("a Gymnasium vector env has one agent per sub-environment: use LearnerEnv for self-play")
+        kwargs.pop("final_observation", None)
+        self.learner_env = LearnerEnv(num_envs, device=device, seed=seed, final_observation=True, **kwargs)
+        env = self.learner_env
+        self.num_envs = num_envs
+        self.metadata = {"autoreset_mode": mode}
+        self.render_mode = None
+        self.single_observation_space = spaces.Box(0.0, np.inf, (env.observation_size,), np.float32)
+        self.single_action_space = spaces.Discrete(env.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._pending = np.zeros(num_envs, dtype=bool)  # next_step: slots whose next step starts the new episode
+        self._mask: np.ndarray | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """New games in every slot, up to the learner's first decision (``seed`` re-seeds the engine)."""
+        super().reset(seed=seed)
+        out = self.learner_env.reset(seed=seed)
+        self._pending[:] = False
+        mask = out.action_mask.cpu().numpy()
+        self._mask = mask
+        return out.observation.cpu().numpy(), self._info(mask)
+
+    def _info(self, mask: np.ndarray) -> dict[str, Any]:
+        return {"action_mask": mask.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner decision per slot (``actions``: ``B`` ids, any integer array).
+
+        Raises:
+            ConfigError: before :meth:`reset`; IllegalActionError: a wrong shape or an id the mask forbids.
+        """
+        if self._mask is None:
+            raise ConfigError("call reset() before step()")
+        env = self.learner_env
+        a = torch.as_tensor(np.asarray(actions), device=env.device)
+        next_step = self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        waiting = self._pending.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
+        active = torch.as_tensor(~waiting, device=env.device) if waiting.any() else None
+        if a.dim() == 1 and a.shape[0] == self.num_envs and active is not None:
+            a = torch.where(active, a, 0)  # (the action of a slot starting its new episode is ignored)
+        out: LearnerStep = env.step(a, active=active)
+        obs = out.observation.cpu().numpy()
+        mask = out.action_mask.cpu().numpy()
+        reward = out.reward.cpu().numpy().astype(np.float32)
+        terminated = out.terminated.cpu().numpy()
+        truncated = out.truncated.cpu().numpy()
+        done = terminated | truncated
+        info: dict[str, Any]
+        if next_step:
+            self._pending = done.copy()
+            if done.any():
+                assert out.final_observation is not None
+                final = out.final_observation.cpu().numpy()
+                obs = np.where(done[:, None], final, obs)
+                mask = np.where(done[:, None], True, mask)  # the last observation's mask: any id (it is ignored)
+            info = self._info(mask)
+        else:
+            info = self._info(mask)
+            if done.any():
+                assert out.final_observation is not None
+                final = out.final_observation.cpu().numpy()
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                for i in np.flatnonzero(done):
+                    final_obs[i] = final[i]
+                info["final_obs"] = final_obs
+                info["_final_obs"] = done.copy()
+        self._mask = mask
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """bool ``(B, N)``: the legal ids of the observations last returned.
+
+        Raises:
+            ConfigError: before :meth:`reset`.
+        """
+        if self._mask is None:
+            raise ConfigError("call reset() before action_masks()")
+        return self._mask.astype(bool)
+
+    def close(self, **kwargs: Any) -> None:
+        """Nothing to release (the games live in tensors); marks the env closed."""
+        self.closed = True

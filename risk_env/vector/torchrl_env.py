@@ -1,0 +1,129 @@
+"""A TorchRL ``EnvBase`` over the learner-seat batched env: ``batch_size=[B]``, specs, the action mask.
+
+>>> from torchrl.envs import ActionMask, TransformedEnv
+>>> from torchrl.envs.utils import check_env_specs
+>>> from risk_env.vector.torchrl_env import TorchRLVectorEnv
+>>> env = TransformedEnv(TorchRLVectorEnv(4, seed=0, preset="fast", num_players=2), ActionMask())
+>>> check_env_specs(env, seed=0)
+>>> td = env.rollout(5)
+>>> td["observation"].shape, td["action_mask"].shape, td["next", "reward"].shape
+(torch.Size([4, 5, 321]), torch.Size([4, 5, 70]), torch.Size([4, 5, 1]))
+
+Each batch element is one slot of :class:`~risk_env.vector.learner.LearnerEnv`: the learner
+seat's decisions, the opponents played inside ``step``. Keys and specs (``B`` slots, ``D``
+observation size, ``N`` actions), all on the env's device:
+
+==========================  ======================================  =========================================
+key                         spec                                    content
+==========================  ======================================  =========================================
+``"observation"``           ``Unbounded((B, D))`` float32           the flat :class:`risk_env.ObservationEncoder` vector
+``"action_mask"``           ``Binary((B, N))`` bool                 the legal ids (TorchRL's ``ActionMask`` transform
+                                                                    and masked categorical policies read this key)
+``"action"``                ``Categorical(N, (B,))`` int64          one id per slot
+``"reward"``                ``Unbounded((B, 1))`` float32           the learner's reward (+1 win, -1 lost, 0 at the turn limit)
+``"done"``, ``"terminated"``,  ``Categorical(2, (B, 1))`` bool      the learner's episode ended / by a win or its
+``"truncated"``                                                     elimination / at the turn limit
+==========================  ======================================  =========================================
+
+Wrap it in ``TransformedEnv(env, ActionMask())`` so that random actions (``rollout`` without a
+policy, ``check_env_specs``, ``RandomPolicy``) respect the mask; an id the mask forbids raises
+:class:`risk_env.IllegalActionError`. Auto-reset: the step that ends an episode returns its last
+observation under ``"next"`` (as TorchRL expects); the slot already holds a new game, whose first
+observation the following partial ``reset`` (the ``"_reset"`` entry TorchRL's collectors and
+``step_and_maybe_reset`` send) returns without playing anything. Seeding: ``set_seed(s)`` seeds
+the engine for the next full reset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from tensordict import TensorDict, TensorDictBase
+from torchrl.data import Binary, Categorical, Composite, Unbounded
+from torchrl.envs import EnvBase
+
+from ..errors import ConfigError
+from .learner import LearnerEnv, LearnerStep
+
+__all__ = ["TorchRLVectorEnv"]
+
+
+class TorchRLVectorEnv(EnvBase):
+    """``num_envs`` learner-seat games as a TorchRL environment with ``batch_size=[num_envs]`` (module docstring).
+
+    Args:
+        num_envs: slots ``B``.
+        device: the torch device of the engine and of every tensor.
+        seed: the engine's seed until :meth:`set_seed` gives another.
+        **kwargs: :class:`~risk_env.vector.learner.LearnerEnv`'s other arguments (``opponents``,
+            ``learner_seat``, ``shaping``, ``turn_feature``, ``preset``, rule switches, ...).
+
+    Raises:
+        ConfigError: ``self_play`` (one agent per batch element), or a bad LearnerEnv argument.
+    """
+
+    def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **kwargs: Any) -> None:
+        if kwargs.get("self_play"):
+            raise ConfigError("a TorchRL env of this kind has one agent per batch element: use LearnerEnv for self-play")
+        kwargs.pop("final_observation", None)
+        learner = LearnerEnv(num_envs, device=device, seed=seed, final_observation=True, **kwargs)
+        super().__init__(device=learner.device, batch_size=torch.Size([num_envs]))
+        self.learner_env = learner
+        B, D, N = num_envs, learner.observation_size, learner.num_actions
+        dev = learner.device
+        self.observation_spec = Composite(
+            observation=Unbounded(shape=(B, D), dtype=torch.float32, device=dev),
+            action_mask=Binary(n=N, shape=(B, N), dtype=torch.bool, device=dev),
+            shape=(B,),
+            device=dev,
+        )
+        self.action_spec = Categorical(n=N, shape=(B,), dtype=torch.int64, device=dev)
+        self.reward_spec = Unbounded(shape=(B, 1), dtype=torch.float32, device=dev)
+        flag = Categorical(n=2, shape=(B, 1), dtype=torch.bool, device=dev)
+        self.done_spec = Composite(done=flag.clone(), terminated=flag.clone(), truncated=flag.clone(), shape=(B,), device=dev)
+        self._seed: int | None = int(seed)
+        self._started = False
+
+    def _observation(self, obs: torch.Tensor, mask: torch.Tensor) -> TensorDict:
+        return TensorDict({"observation": obs, "action_mask": mask}, batch_size=self.batch_size, device=self.device)
+
+    def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
+        env = self.learner_env
+        partial = tensordict is not None and "_reset" in tensordict.keys()
+        if partial and self._started and env.last is not None:
+            # finished slots already hold their new game: its first observation, nothing played
+            out = env.last
+            td = self._observation(out.observation, out.action_mask)
+        else:
+            out = env.reset(seed=self._seed)
+            self._seed = None
+            self._started = True
+            td = self._observation(out.observation, out.action_mask)
+        zeros = torch.zeros(self.batch_size[0], 1, dtype=torch.bool, device=self.device)
+        td.set("done", zeros)
+        td.set("terminated", zeros.clone())
+        td.set("truncated", zeros.clone())
+        return td
+
+    def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
+        out: LearnerStep = self.learner_env.step(tensordict.get("action"))
+        done = (out.terminated | out.truncated)[:, None]
+        obs, mask = out.observation, out.action_mask
+        if bool(done.any()):
+            assert out.final_observation is not None
+            # the finished episode's last observation; its mask allows any id (no decision follows it)
+            obs = torch.where(done, out.final_observation, obs)
+            mask = mask | done
+        td = self._observation(obs, mask)
+        td.set("reward", out.reward[:, None])
+        td.set("done", done)
+        td.set("terminated", out.terminated[:, None])
+        td.set("truncated", out.truncated[:, None])
+        return td
+
+    def _set_seed(self, seed: int | None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        self._seed = seed
+        self._started = False

@@ -1,0 +1,381 @@
+"""One game between a person and agents, as the web app plays it: :class:`GameSession`.
+
+The session drives the AEC environment (``risk_env.raw_env``, strict) through a
+:class:`~risk_env.records.recorder.Recorder`, exactly as any client does: the
+person's decision is an action id that the env's action mask allows (a
+territory to click, or a choice such as a number of dice, an amount, a trade,
+``end attack``), the agents act through :func:`risk_env.tools.match.agent_action`
+with the env's own info, and the rules are the env's. The browser is told
+which ids are legal and what each means (:meth:`ActionCodec.action_to_string
+<risk_env.envs.codec.ActionCodec.action_to_string>`); it decides nothing.
+
+Everything the page shows comes from :meth:`GameSession.view`: the board's
+frame (:meth:`BoardSvg.frame <risk_env.records.svg.BoardSvg.frame>`, with the
+pending selection), the moves made since the person's last decision (each with
+its dice and what it did, :func:`risk_env.records.replay.describe_step`, and the
+board after it), the person's own cards and mission (never another seat's),
+and the decision asked for. The game is recorded in the record format
+(:class:`~risk_env.records.record.GameRecord`, replayable by ``risk-env replay``).
+
+>>> from risk_env.rules.config import resolve_rules
+>>> session = GameSession(resolve_rules("classic", num_players=2, map="small", setup="random", turn_limit=4), seat=0,
+...                       agents=["random"], seed=3)
+>>> view = session.view()
+>>> view["decision"]["prompt"].startswith("Place")
+True
+>>> session.act(view["decision"]["territories"][0]["action"])["seat"]
+0
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..agents import agent_label, load_agent
+from ..envs.aec import raw_env
+from ..errors import ConfigError, IllegalActionError, RiskError
+from ..records.ansi import distinct_labels, seat_name
+from ..records.record import GameRecord, ReplayStep, game_result
+from ..records.recorder import Recorder
+from ..records.replay import describe_step
+from ..records.svg import BoardSvg
+from ..rules.config import RulesConfig
+from ..rules.missions import mission_text
+from ..rules.moves import MoveKind
+from ..rules.state import GameState, Phase
+from ..tools.match import DEFAULT_MAX_TURN_STEPS, agent_action
+
+__all__ = ["GameSession", "SYMBOL_NAMES"]
+
+SYMBOL_NAMES = ("infantry", "cavalry", "artillery", "wild")
+"""Card symbols by number (docs/rules.md §6)."""
+
+_ROLLS = (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND, MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL)
+
+
+class GameSession:
+    """A person at ``seat`` against agents, one game at a time (a new game with :meth:`new_game`).
+
+    Args:
+        rules: the rules (:func:`risk_env.rules.config.resolve_rules`).
+        seat: the person's seat, ``0..num_players-1``.
+        agents: an agent spec per other seat, in seat order (one spec alone serves every other seat): names
+            for :func:`risk_env.agents.load_agent` (``"balanced"``, ``"ppo-2p"``, a model path, ``module:attr``)
+            or agent objects.
+        seed: the first game's seed (the agents get ``seed * 1000 + seat``); each new game without a seed
+            takes the next one.
+        record: write each game's record here when it ends (and when a new game replaces an unfinished one).
+        max_agent_steps: the most action ids the agents may take between two decisions of the person.
+
+    Raises:
+        ConfigError: a bad seat, the wrong number of agents, a negative seed.
+        RiskError: an agent spec that does not load (the message says why).
+    """
+
+    def __init__(
+        self,
+        rules: RulesConfig,
+        seat: int = 0,
+        agents: Sequence[Any] = ("random",),
+        seed: int = 0,
+        record: str | os.PathLike[str] | None = None,
+        max_agent_steps: int = 100 * DEFAULT_MAX_TURN_STEPS,
+    ) -> None:
+        n = rules.num_players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise ConfigError(f"the person's seat must be 0..{n - 1} (one of the {n} players), got {seat!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        specs = list(agents)
+        others = [p for p in range(n) if p != seat]
+        if len(specs) == 1:
+            specs = specs * len(others)
+        if len(specs) != len(others):
+            raise ConfigError(f"give one agent for every other seat ({len(others)}) or one for all, got {len(specs)}")
+        self.rules = rules
+        self.seat = int(seat)
+        self.agents = {p: load_agent(spec, seed=int(seed) * 1000 + p) for p, spec in zip(others, specs, strict=True)}
+        agent_names = [agent_label(specs[others.index(p)]) if p != seat else "human" for p in range(n)]
+        self.labels = distinct_labels(["you" if p == seat else agent_names[p] for p in range(n)])
+        """A label per seat as the page shows it (``you``; ``balanced 1``, ``balanced 2`` where a name repeats)."""
+        self.env = Recorder(raw_env(rules=rules), players=agent_names)
+        self.raw = self.env.unwrapped
+        self.game = self.raw.game
+        self.board = BoardSvg(self.game, self.labels)
+        self.record_path = Path(record) if record is not None else None
+        self.max_agent_steps = int(max_agent_steps)
+        self.lock = threading.Lock()
+        self.seed = int(seed)
+        self.saved: Path | None = None
+        self._new(self.seed)
+
+    # ------------------------------------------------------------------ games
+    def _new(self, seed: int) -> None:
+        self.seed = int(seed)
+        self.env.reset(seed=self.seed)
+        for p, agent in self.agents.items():
+            reset = getattr(agent, "reset", None)
+            if reset is not None:
+                reset(self.seed * 1000 + p)
+        self.history: list[dict[str, Any]] = []  # every move so far, as the page lists them
+        self.saved = None
+        self._events: list[dict[str, Any]] = []
+        self._advance()
+
+    def new_game(self, seed: int | None = None) -> dict[str, Any]:
+        """Start the next game (``seed``: its seed; default: the last seed + 1); an unfinished game's record is
+        written first (when a record path was given). Returns :meth:`view`.
+
+        Raises:
+            ConfigError: a negative seed.
+        """
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        if not self.over and self.record_path is not None and self.history:
+            self.save("unfinished")
+        self._new(self.seed + 1 if seed is None else seed)
+        return self.view()
+
+    @property
+    def state(self) -> GameState:
+        """The live position (read-only by convention)."""
+        return self.raw.game_state
+
+    @property
+    def over(self) -> bool:
+        """The game has ended (a win or the turn limit)."""
+        return self.state.phase == Phase.GAME_OVER
+
+    def record(self) -> GameRecord:
+        """The game's record so far (a finished game's result, or ``"unfinished"``)."""
+        rec = self.env.record
+        if rec is None:  # pragma: no cover - the constructor resets the env, which starts a record
+            raise RiskError("no game has been started")
+        if rec.result is None:
+            copy = GameRecord.from_dict(rec.to_dict())
+            copy.result = game_result(self.game, self.state, "unfinished")
+            return copy
+        return rec
+
+    def save(self, ended: str | None = None, path: str | os.PathLike[str] | None = None) -> Path:
+        """Write the record to ``path`` (default: the session's record path).
+
+        Raises:
+            ConfigError: no path was given and the session has none.
+        """
+        target = Path(path) if path is not None else self.record_path
+        if target is None:
+            raise ConfigError("no record path: start the app with --record FILE, or download the record instead")
+        rec = self.record()
+        if ended is not None and rec.result is not None and rec.result.get("ended") != ended and not self.over:
+            rec.result["ended"] = ended
+        self.saved = rec.save(target)
+        return self.saved
+
+    # ------------------------------------------------------------------ moves
+    def _step(self, action: int) -> None:
+        """Step the env with ``action`` for the seat to act; note the move it completes, if any."""
+        s = self.state
+        before = s.copy()
+        seat = self.game.current_player(s)
+        moves = s.steps
+        self.env.step(action)
+        if self.state.steps != moves:
+            move_text = self.raw.last_move
+            move = self.game.parse_move(before, move_text)
+            step = ReplayStep(self.state.steps, seat, move_text, move, before, self.state.copy())
+            self._note(step)
+
+    def _note(self, step: ReplayStep) -> None:
+        a = step.state
+        dice = None
+        waiting = step.move.kind in (MoveKind.ATTACK, MoveKind.BLITZ) and a.phase == Phase.DEFEND  # the defender rolls next
+        if step.move.kind in _ROLLS and a.last_roll and not waiting:
+            z = a.last_roll.index(0)
+            dice = {"attacker": list(a.last_roll[:z]), "defender": list(a.last_roll[z + 1 :])}
+        names = [self.labels[p] for p in range(self.game.num_players)]
+        event = {
+            "k": step.index,
+            "seat": step.seat,
+            "who": self._who(step.seat),
+            "text": step.text,
+            "note": describe_step(self.game, step, names),
+            "dice": dice,
+            "frame": self.board.frame(a, step.text),
+        }
+        self.history.append({k: v for k, v in event.items() if k != "frame"})
+        self._events.append(event)
+
+    def _who(self, seat: int) -> str:
+        return self.labels[seat] if 0 <= seat < len(self.labels) else seat_name(self.game, seat)
+
+    def _advance(self) -> None:
+        """Let the agents act (and dead agents take their dead step) until the person decides or the game ends."""
+        env = self.env
+        steps = 0
+        while env.agents:
+            agent = env.agent_selection
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = self.raw.agent_name_mapping[agent]
+            if seat == self.seat:
+                return
+            if steps >= self.max_agent_steps:
+                raise RiskError(f"the agents took {steps} actions without the game reaching your decision; it was stopped")
+            who = self.agents[seat]
+            try:
+                action = agent_action(who, obs, info)
+                self._step(action)
+            except IllegalActionError as e:
+                raise RiskError(
+                    f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)}) chose an illegal action: {e}"
+                ) from None
+            steps += 1
+        if self.over and self.record_path is not None and self.saved is None:
+            self.save()
+
+    def act(self, action: Any) -> dict[str, Any]:
+        """Play the person's action id, then let the agents act; returns :meth:`view` (with the moves made since).
+
+        Raises:
+            IllegalActionError: the game is over, it is not the person's decision, or the id is not legal now
+                (the message lists the legal ones); nothing changes.
+        """
+        if self.over:
+            raise IllegalActionError("the game is over: start a new game")
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"an action is an integer id in 0..{self.raw.codec.n - 1}, got {action!r}")
+        if self.game.current_player(self.state) != self.seat:
+            raise IllegalActionError("it is not your decision")
+        self._step(int(action))  # the env's mask decides; an illegal id raises and changes nothing
+        self._advance()
+        return self.view()
+
+    # ------------------------------------------------------------------ what the page shows
+    def decision(self) -> dict[str, Any] | None:
+        """The person's decision now (None when the agents act or the game is over): ``prompt``, ``territories``
+        (``{"t", "action", "label"}`` for each legal territory id: a click on the board) and ``buttons``
+        (``{"action", "label"}`` for each other legal id)."""
+        s = self.state
+        if s.phase == Phase.GAME_OVER or self.game.current_player(s) != self.seat:
+            return None
+        codec, sel = self.raw.codec, self.raw.selection
+        mask = codec.mask(s, sel)
+        territories, buttons = [], []
+        for aid in np.flatnonzero(mask):
+            a = int(aid)
+            label = codec.action_to_string(s, a, sel)
+            if a < codec.amount:
+                territories.append({"t": a - codec.territory, "action": a, "label": label})
+            else:
+                buttons.append({"action": a, "label": _button_label(label)})
+        return {"prompt": _prompt(self, s), "territories": territories, "buttons": buttons}
+
+    def hand(self) -> list[dict[str, Any]]:
+        """The person's own cards: ``{"card", "name", "symbol"}``."""
+        g = self.game
+        if not g.uses_cards:
+            return []
+        return [
+            {"card": int(c), "name": g.map.card_name(c), "symbol": SYMBOL_NAMES[int(g.card_symbol[c])]}
+            for c in sorted(self.state.hands[self.seat])
+        ]
+
+    def view(self, board: bool = False) -> dict[str, Any]:
+        """What the page shows now, as JSON-compatible data (the moves since the last call are handed out once).
+
+        Keys: ``seat``, ``players`` (labels), ``colors``, ``seed``, ``frame`` (the board now, with the pending
+        selection), ``events`` (the moves since the last view: ``k``, ``seat``, ``who``, ``text``, ``note``,
+        ``dice``, ``frame``), ``decision``, ``hand``, ``mission`` (the person's own, or None), ``over``,
+        ``result``, ``moves``, ``record`` (the path written, or None); with ``board``, ``svg`` (the board's picture).
+        """
+        s = self.state
+        events, self._events = self._events, []
+        out: dict[str, Any] = {
+            "seat": self.seat,
+            "players": list(self.labels),
+            "colors": self.board.colors[: self.game.num_players],
+            "seed": self.seed,
+            "map": self.game.map.name,
+            "frame": self.board.frame(s, self.raw.last_move, selection=self.raw.selection),
+            "events": events,
+            "decision": self.decision(),
+            "hand": self.hand(),
+            "mission": mission_text(s.missions[self.seat]) if s.missions else None,
+            "over": self.over,
+            "result": _result(self, s),
+            "moves": int(s.steps),
+            "record": str(self.saved) if self.saved is not None else None,
+        }
+        if board:
+            out["svg"] = self.board.svg(s, self.raw.last_move, selection=self.raw.selection)
+            out["history"] = list(self.history)
+        return out
+
+
+def _button_label(label: str) -> str:
+    """A choice's text for a button: ``"amount 7"`` reads ``7``; the rest as the codec says it."""
+    return label.removeprefix("amount ")
+
+
+def _result(session: GameSession, s: GameState) -> str:
+    if s.phase != Phase.GAME_OVER:
+        return ""
+    if s.winner == session.seat:
+        return f"You win after {s.turn} turns!"
+    if s.winner >= 0:
+        return f"{session._who(s.winner)} ({seat_name(session.game, s.winner)}) wins after {s.turn} turns."
+    return f"The turn limit ends the game after {s.turn} turns: no winner."
+
+
+def _prompt(session: GameSession, s: GameState) -> str:
+    """What the person is asked to do, in words."""
+    g, sel = session.game, session.raw.selection
+    name = g.map.name_of
+    ph = s.phase
+    if ph == Phase.CLAIM:
+        return "Claim a territory: click an unclaimed one."
+    if ph == Phase.SETUP_PLACE:
+        if s.setup_step == 2:
+            return "Place an army for the neutral: click one of its territories."
+        return f"Place an army on one of your territories ({s.setup_left[s.player]} left)."
+    if ph == Phase.CAPITAL:
+        return "Choose your capital: click one of your territories."
+    if ph == Phase.REINFORCE:
+        if sel.trade >= 0:
+            return "Choose the territory that gets the +2 bonus of this trade."
+        if sel.src >= 0:
+            return f"How many armies on {name(sel.src)}?"
+        what = "Trade a set of cards first (you must). " if s.forced else ""
+        return (
+            what + f"Place {s.to_place} armies: click one of your territories" + (", or trade cards." if g.can_trade(s) else ".")
+        )
+    if ph == Phase.ATTACK:
+        if s.roll_pending:
+            return "Your roll waits: re-roll a die, turn one into a six, or keep it."
+        if sel.dst >= 0:
+            return f"Attack {name(sel.dst)} from {name(sel.src)}: how many dice (or blitz)?"
+        if sel.src >= 0:
+            return f"Attack from {name(sel.src)}: click the territory to attack."
+        more = " Roll again in the last battle, or pick another." if session.raw.codec.can_continue(s) else ""
+        return "Attack: click one of your territories to attack from, or end the attack." + more
+    if ph == Phase.DEFEND:
+        return f"{name(s.att_dst)} is attacked from {name(s.att_src)} with {s.att_dice} dice: defend with how many?"
+    if ph == Phase.OCCUPY:
+        lo, hi = g.occupy_range(s)
+        return f"You conquered {name(s.att_dst)}: move in how many armies ({lo}..{hi})?"
+    if ph == Phase.FORTIFY:
+        if sel.dst >= 0:
+            return f"Move how many armies from {name(sel.src)} to {name(sel.dst)}?"
+        if sel.src >= 0:
+            return f"Fortify from {name(sel.src)}: click where the armies go."
+        return "Fortify: click a territory to move armies from, or end your turn."
+    return ""

@@ -1,0 +1,173 @@
+"""Frictions new users met in the command line (issue 21), each with its small input: one meaning
+per short option, agent lists that name the shipped agents, advice in the terms the user used,
+play's screens (distinct seat labels, card symbols, help and the full board within 120x40),
+and what ``replay --strip`` draws."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("typer")
+
+import typer.main  # noqa: E402
+from helpers import run_cli  # noqa: E402
+
+from risk_env.agents import BASELINES, PRETRAINED  # noqa: E402
+from risk_env.tools.cli import COMMANDS, app  # noqa: E402
+
+WIDE = {"COLUMNS": "400"}  # help texts on one line each, to search them
+
+
+def _help(*args: str) -> str:
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(app, [*args, "--help"], env=WIDE, prog_name="risk-env")
+    assert res.exit_code == 0, res.output
+    return " ".join(res.output.split())
+
+
+def test_every_short_option_means_one_thing_in_every_command() -> None:
+    group = typer.main.get_command(app)
+    meaning: dict[str, set[str]] = {}
+    for name in COMMANDS:
+        for param in group.commands[name].params:  # type: ignore[attr-defined]
+            longs = [o for o in param.opts if o.startswith("--")]
+            for short in (o for o in param.opts + param.secondary_opts if re.fullmatch(r"-\w", o)):
+                meaning.setdefault(short, set()).add(longs[0])
+    assert {k: v for k, v in meaning.items() if len(v) > 1} == {}
+    assert meaning["-n"] == {"--players"}  # it meant --games in evaluate
+    assert meaning["-s"] == {"--set"} and meaning["-o"] == {"--out"}
+    assert "--games" not in {o for v in meaning.values() for o in v}
+
+
+@pytest.mark.parametrize("command", ["play", "watch", "evaluate"])
+def test_agent_lists_name_every_shipped_agent(command: str) -> None:
+    text = _help(command)
+    for name in [*BASELINES, *PRETRAINED]:  # from the registry: a new agent shows up by itself
+        assert re.search(rf"\b{re.escape(name)}\b", text), (command, name)
+    assert "ppo-2p" in text and "ppo-4p" in text and "module:callable" in text
+
+
+def test_a_preset_for_two_with_three_agents_is_explained_in_agents() -> None:
+    code, out, err = run_cli("evaluate", "random", "balanced", "aggressive", "--rules", "duel")
+    assert code == 2 and out == ""
+    assert err == (
+        "error: rules 'duel' are for 2 players, but 3 agents were given (one per seat): give 2 agents, "
+        "or choose rules for 3 players\n"
+    )
+    assert "num_players" not in err  # the user never passed it
+
+
+def test_the_same_mistake_from_python_is_explained_in_agents_too() -> None:
+    import risk_env
+    from risk_env.errors import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        risk_env.evaluate(["random", "balanced", "aggressive"], rules="duel", num_games=3, workers=1)
+    assert str(e.value).startswith("rules 'duel' are for 2 players, but 3 agents were given (one per seat)")
+    with pytest.raises(ConfigError, match=r"^rules 'allied' are for 2 players, but 4 agents"):
+        risk_env.evaluate(["random"] * 4, rules={"preset": "allied"}, num_games=4, workers=1)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["evaluate", "random", "random", "random", "--players", "3", "--rules", "duel"],
+            "--rules duel is for 2 players, got --players 3: omit --players, or choose other --rules",
+        ),
+        (["evaluate", "random", "random", "--players", "3"], "--players 3 needs 3 agents (one per seat), got 2: random random"),
+        (["evaluate", "random", "random", "--games", "0"], "--games must be 1 or more, got 0"),
+        (["evaluate", "random", "random", "--workers", "0"], "--workers must be 1 or more, got 0"),
+        (
+            ["play", "--rules", "allied", "-n", "3"],
+            "--rules allied is for 2 players, got --players 3: omit --players, or choose other --rules",
+        ),
+        (["replay", "docs/board.json", "--upto", "-1"], "--upto must be 0 moves or more, got -1"),
+        (["watch", "--turns", "0"], "--turns must be 1 or more, got 0"),
+    ],
+)
+def test_bad_arguments_are_one_line_naming_the_option(args: list[str], message: str) -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code, out, err = run_cli(*[str(root / a) if a.endswith(".json") else a for a in args])
+    assert (code, out, err) == (2, "", f"error: {message}\n")
+
+
+# ---------------------------------------------------------------------- play
+def _play(*args: str, moves: list[str]) -> str:
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(app, ["play", *args, "--no-color"], input="\n".join(moves) + "\n")
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_three_aggressive_opponents_get_distinct_labels_on_the_boards() -> None:
+    out = _play("--players", "4", "--agents", "aggressive", "--turns", "1", "--seed", "0", moves=["b", "q"])
+    assert out.splitlines()[0] == "seats: player_0 = you, player_1 = aggressive, player_2 = aggressive, player_3 = aggressive"
+    compact = out.split("player_0> ")[0]  # the first screen: the compact board names each seat once
+    for seat in (1, 2, 3):
+        assert re.search(rf"[ >]{seat} aggressive {seat} +\d+ terr", compact), seat
+    full = out.split("player_0> ")[1]  # 'b': owners by label, and no label is shared
+    owners = set(re.findall(r"\b(you|aggressive \d)\b", full))
+    assert owners == {"you", "aggressive 1", "aggressive 2", "aggressive 3"}
+
+
+def test_the_full_board_fits_120x40_on_the_classic_map() -> None:
+    out = _play("--players", "6", "--agents", "balanced", "--turns", "2", "--seed", "1", moves=["b", "q"])
+    full = out.split("player_0> ")[1].split("leaving the game")[0].rstrip("\n").splitlines()
+    assert full[0].startswith("North America (+5)") and "Africa (+3)" in full[0]  # continents side by side
+    assert len(full) + 1 <= 40 and max(map(len, full)) <= 120
+    assert sum("Kamchatka" in line for line in full) == 1  # every territory once, with its full name
+
+
+def test_the_hand_shows_each_cards_symbol() -> None:
+    from risk_env import Game, RulesConfig
+    from risk_env.rules.state import Phase
+    from risk_env.tools.play import human_screen
+
+    game = Game(RulesConfig(num_players=2))
+    s = game.new_game(seed=0)
+    s.owner[:] = [i % 3 for i in range(42)]
+    s.armies[:] = 2
+    s.phase, s.player, s.turn, s.to_place = Phase.REINFORCE, 0, 4, 3
+    s.hands[0] = [0, 1, 2, 42]  # the classic deck: Alaska infantry, Northwest Territory cavalry, Greenland artillery
+    lines, _ = human_screen(game, s, 0)
+    status = " ".join(line.strip() for line in lines if line.startswith(("player_0, ", "  ")))
+    assert "your cards: Alaska (I), Northwest Territory (C), Greenland (A), Wild 1." in status
+
+
+def test_help_lines_keep_to_120_columns_and_break_at_spaces() -> None:
+    from risk_env.tools.play import _HELP
+
+    out = _play("--players", "2", "--map", "small", "--turns", "1", moves=["help", "q"])
+    shown = out.split("Enter one of:")[1].split("player_0> ")[0].splitlines()
+    assert shown[1:] == _HELP.splitlines()[1:]  # as written: nothing cut at the screen's edge
+    assert max(len(line) for line in _HELP.splitlines()) <= 120
+    assert "I infantry, C cavalry, A artillery, W wild" in _HELP
+
+
+# ---------------------------------------------------------------------- replay --strip
+def test_replay_help_and_output_say_what_the_strip_shows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    text = _help("replay")
+    assert "the board at the end of each turn, or of --strip-turns turns evenly spread over a longer game" in text
+    record, strip = tmp_path / "g.json", tmp_path / "s.png"
+    code, _, _ = run_cli("watch", "-n", "2", "--map", "small", "--turns", "40", "--show", "none", "--record", record)
+    assert code == 0
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip)
+    assert code == 0 and out == f"wrote {strip} (24 panels: 24 of the 41 turn ends, evenly spread, the last one kept)\n"
+    one = Image.open(strip)
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "6")
+    assert code == 0 and "(6 panels: 6 of the 41 turn ends" in out
+    six = Image.open(strip)
+    gap = 6  # 4 columns of thumbnails: 6 rows against 2 (render_strip's layout)
+    assert one.width == six.width and one.height - 7 * gap == 3 * (six.height - 3 * gap)
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "50")
+    assert code == 0 and out.endswith("(41 panels: one per turn)\n")

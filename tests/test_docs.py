@@ -1,0 +1,145 @@
+"""The documentation site: its pages' snippets run as written, every page is in the navigation,
+the README's links work wherever the README is shown (absolute, to pages that exist), the project
+URLs agree everywhere, and the docstrings' reST habits are rewritten for Markdown.
+(``mkdocs build --strict`` itself runs in .ci/run.)"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SITE = "https://risk-env.github.io/risk_env/"
+REPO = "https://github.com/risk-env/risk_env"
+
+
+def _snippets(page: Path) -> dict[str, str]:
+    text = page.read_text(encoding="utf-8")
+    return dict(re.findall(r"<!-- snippet: ([\w-]+) -->\s*```python\n(.*?)```", text, re.S))
+
+
+def _run(code: str, name: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, name, "exec"), {"__name__": "__docs__"})
+    return out.getvalue()
+
+
+def test_the_getting_started_snippets_run_and_print_what_they_say() -> None:
+    pytest.importorskip("openskill")
+    snippets = _snippets(DOCS / "getting-started.md")
+    assert set(snippets) == {"first-game", "agents", "evaluate", "position"}
+    assert re.fullmatch(r"\d+ turns; winner: (player_[0-2]|none)\n", _run(snippets["first-game"], "first-game"))
+    assert re.fullmatch(r"winner: [0-2]\n", _run(snippets["agents"], "agents"))
+    out = _run(snippets["evaluate"], "evaluate").splitlines()
+    assert out[0].startswith("20 games, 2 players, seed 0, rules ") and out[1].startswith("agent ")
+    assert re.fullmatch(r"[01]\.\d+ \(.*\)", out[-1])
+    assert _run(snippets["position"], "position") == "True\n"
+
+
+def test_the_home_page_example_runs() -> None:
+    text = (DOCS / "README.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert _run(code, "docs/README.md") == ""
+
+
+def _nav_pages(nav: list) -> list[str]:  # type: ignore[type-arg]
+    out: list[str] = []
+    for item in nav:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        out += _nav_pages(value) if isinstance(value, list) else [value]
+    return out
+
+
+def test_every_page_is_in_the_navigation_and_every_nav_entry_is_a_page() -> None:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    nav = _nav_pages(config["nav"])
+    pages = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md") if "_hooks" not in p.parts)
+    assert sorted(nav) == pages
+    assert config["site_url"] == SITE and config["repo_url"] == REPO
+
+
+def test_the_readme_links_work_anywhere() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert [t for t in links if not t.startswith(("https://", "http://", "#"))] == []  # no docs/x.md, no docs/board.png
+    own = [t for t in links if t.startswith(SITE)]
+    assert len(own) >= 8 and f"{SITE}board.png" in own
+    for target in own:
+        path = target[len(SITE) :].split("#")[0]
+        if path in ("", "index.html"):
+            assert (DOCS / "README.md").exists()
+        elif path.endswith("/"):
+            assert (DOCS / f"{path.rstrip('/')}.md").exists() or (DOCS / path / "index.md").exists(), target
+        else:
+            assert (DOCS / path).exists(), target
+    for target in (t for t in links if t.startswith(f"{REPO}/blob/main/")):
+        assert (ROOT / target[len(f"{REPO}/blob/main/") :].split("#")[0]).exists(), target
+    assert SITE in readme.split("\n## ")[0]  # the site is named before the first section
+
+
+def test_the_project_urls_name_the_repository_and_the_site() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    urls = project["urls"]
+    assert urls["Documentation"] == SITE and urls["Homepage"] == urls["Repository"] == REPO
+    assert all(u.startswith((REPO, SITE)) for u in urls.values())
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert "docs" in project["optional-dependencies"] and "docs" in project["optional-dependencies"]["all"][0]
+
+
+def _hooks_module():  # type: ignore[no-untyped-def]
+    pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("docstring_hooks", DOCS / "_hooks" / "docstrings.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_docstrings_lose_their_rest_habits_for_markdown() -> None:
+    md = _hooks_module().markdown_docstring
+    text = (
+        "Reads :class:`~risk_env.rules.state.GameState`, :meth:`Game.outcome <risk_env.rules.engine.Game.outcome>`.\n"
+        "\n"
+        "Python::\n"
+        "\n"
+        "    x = 1\n"
+        "\n"
+        "Design\n"
+        "    * one\n"
+        "      more\n"
+        "\n"
+        ">>> [round(x, 1) for x in (0.25, 0.75)]\n"
+        "[0.2, 0.8]\n"
+        "\n"
+        "Args:\n"
+        "    a: the first.\n"
+    )
+    assert md(text).splitlines() == [
+        "Reads `GameState`, `Game.outcome`.",
+        "",
+        "Python:",
+        "",
+        "    x = 1",
+        "",
+        "**Design**",
+        "",
+        "* one",
+        "  more",
+        "",
+        "```pycon",
+        ">>> [round(x, 1) for x in (0.25, 0.75)]",
+        "[0.2, 0.8]",
+        "```",
+        "",
+        "Args:",
+        "    a: the first.",
+    ]

@@ -1,0 +1,213 @@
+"""The web app's game (risk_env.web.session) and its JSON API (risk_env.web.app) without a browser: the
+person's choices are exactly the env's legal ids, illegal input changes nothing, the other seats' cards stay
+hidden, and a game played through the API is a record that replays. In a real browser: tests/test_browser.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import give_cards, run_cli
+
+from risk_env.errors import ConfigError, IllegalActionError, RiskError
+from risk_env.records.record import GameRecord
+from risk_env.rules.config import resolve_rules
+from risk_env.rules.missions import mission_text
+from risk_env.web.session import SYMBOL_NAMES, GameSession
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def small(num_players: int = 2, **rules: object):  # type: ignore[no-untyped-def]
+    return resolve_rules("classic", num_players=num_players, map="small", setup="random", turn_limit=8, **rules)
+
+
+def _choices(view: dict) -> list[int]:
+    d = view["decision"]
+    return sorted([c["action"] for c in d["territories"]] + [c["action"] for c in d["buttons"]])
+
+
+def test_the_choices_are_the_env_mask() -> None:
+    session = GameSession(small(3), seat=1, agents=["random", "aggressive"], seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        view = session.view()
+        if view["over"]:
+            break
+        raw = session.raw
+        assert raw.agent_selection == "player_1"
+        mask = raw.observe("player_1")["action_mask"]
+        assert _choices(view) == [int(a) for a in np.flatnonzero(mask)]
+        for c in view["decision"]["territories"]:
+            assert c["t"] == c["action"] and c["label"] == raw.action_to_string("player_1", c["action"])
+        session.act(int(rng.choice(_choices(view))))
+
+
+def test_illegal_input_is_refused_and_changes_nothing() -> None:
+    session = GameSession(small(2), seat=0, agents=["random"], seed=2)
+    view = session.view()
+    legal = set(_choices(view))
+    bad = next(a for a in range(session.raw.codec.n) if a not in legal)
+    before = session.state.copy(), session.raw.selection.copy(), len(session.record().actions or [])
+    for action in (bad, -1, session.raw.codec.n, True, 2.0, "3"):
+        with pytest.raises(IllegalActionError):
+            session.act(action)
+    assert (session.state, session.raw.selection, len(session.record().actions or [])) == before
+    with pytest.raises(ConfigError, match="seat must be 0..1"):
+        GameSession(small(2), seat=2)
+    with pytest.raises(ConfigError, match="one agent for every other seat"):
+        GameSession(small(4), seat=0, agents=["random", "random"])
+    with pytest.raises(RiskError, match="unknown agent 'nobody'"):
+        GameSession(small(2), agents=["nobody"])
+    with pytest.raises(ConfigError, match="seed"):
+        GameSession(small(2), seed=-1)
+
+
+def test_the_person_sees_only_their_own_cards_and_mission() -> None:
+    rules = resolve_rules("classic", num_players=3, setup="random", turn_limit=3, secret_missions=True)
+    session = GameSession(rules, seat=0, agents=["balanced"], seed=11)
+    s = session.state
+    give_cards(s, 0, [0, 13, 43])  # Alaska, a card of South America's or Europe's, a wild card
+    give_cards(s, 1, [5, 6])
+    view = session.view()
+    names = [session.game.map.card_name(c) for c in (0, 13, 43)]
+    assert [c["name"] for c in view["hand"]] == names and view["hand"][2]["symbol"] == "wild"
+    assert [c["symbol"] for c in view["hand"][:2]] == [SYMBOL_NAMES[session.game.card_symbol[c]] for c in (0, 13)]
+    # the others' cards are counts on the board's panel, nothing more
+    assert [r["cards"] for r in view["frame"]["rows"]] == [str(len(h)) for h in s.hands]
+    assert view["mission"] == mission_text(s.missions[0])
+    text = json.dumps({k: v for k, v in view.items() if k != "mission"})
+    for seat in (1, 2):  # no other seat's mission anywhere in what the page gets
+        if mission_text(s.missions[seat]) != view["mission"]:
+            assert mission_text(s.missions[seat]) not in text
+
+
+def test_a_whole_game_through_the_session_is_a_record(tmp_path: Path) -> None:
+    path = tmp_path / "games" / "g.json"
+    session = GameSession(small(2), seat=0, agents=["aggressive"], seed=4, record=path)
+    rng = np.random.default_rng(4)
+    view = session.view()
+    shown = list(view["events"])
+    while not view["over"]:
+        view = session.act(int(rng.choice(_choices(view))))  # what the page gets: the moves since, the board now
+        shown += view["events"]
+        assert view["frame"]["owner"] == [int(o) for o in session.state.owner]
+        assert view["frame"]["armies"] == [int(a) for a in session.state.armies]
+    assert session.view()["events"] == []  # each move is handed out once
+    assert view["over"] and view["decision"] is None and view["result"] and view["record"] == str(path)
+    rec = GameRecord.load(path)  # validates: every move and action id replays
+    assert rec.final_state() == session.state and rec.players == ["human", "aggressive"]
+    assert [e["text"] for e in shown] == rec.moves and [e["k"] for e in shown] == list(range(1, len(rec.moves) + 1))
+    rolls = [e for e in shown if e["text"].startswith(("attack", "blitz"))]
+    assert rolls and all(e["dice"] and 1 <= len(e["dice"]["attacker"]) <= 3 for e in rolls)
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        session.act(_choices({"decision": {"territories": [], "buttons": [{"action": 0}]}})[0])
+    # the next game: the next seed, a history of its own moves only
+    nxt = session.new_game()
+    assert nxt["seed"] == 5 and not nxt["over"] and nxt["moves"] == session.state.steps == len(session.history)
+    assert [e["k"] for e in session.history] == list(range(1, len(session.history) + 1))
+
+
+# ---------------------------------------------------------------------- the JSON API
+@pytest.fixture()
+def client(tmp_path: Path):  # type: ignore[no-untyped-def]
+    pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
+    pytest.importorskip("httpx2", reason="FastAPI's test client needs httpx2 (the dev extra)")
+    from fastapi.testclient import TestClient
+
+    from risk_env.web.app import create_app
+
+    session = GameSession(small(2), seat=0, agents=["random"], seed=3, record=tmp_path / "rec.json")
+    with TestClient(create_app(session)) as c:
+        c.session = session  # type: ignore[attr-defined]
+        yield c
+
+
+def test_the_api(client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/")
+    assert page.status_code == 200 and '<section id="board"' in page.text and "/static/play.js" in page.text
+    for name, kind in (("board.js", "javascript"), ("play.js", "javascript"), ("play.css", "css")):
+        r = client.get(f"/static/{name}")
+        assert r.status_code == 200 and kind in r.headers["content-type"]
+    assert client.get("/static/nothing.js").status_code == 404
+    game = client.get("/api/game").json()
+    assert game["svg"].startswith("<svg") and game["decision"]["prompt"]
+    legal = _choices(game)
+    bad = next(a for a in range(client.session.raw.codec.n) if a not in legal)
+    r = client.post("/api/act", json={"action": bad})
+    assert r.status_code == 409 and "is illegal" in r.json()["detail"] and "Legal ids" in r.json()["detail"]
+    for body in ({"action": "3"}, {"action": True}, {"action": 1.5}, {}, {"move": 1}):
+        assert client.post("/api/act", json=body).status_code == 422, body
+    r = client.post("/api/act", json={"action": legal[0]})
+    assert r.status_code == 200 and r.json()["moves"] >= 0
+    rec = client.get("/api/record")
+    assert rec.status_code == 200 and "attachment" in rec.headers["content-disposition"]
+    assert GameRecord.from_dict(rec.json()).seed == 3
+    saved = client.post("/api/save").json()["path"]
+    assert GameRecord.load(saved).result["ended"] == "unfinished"
+    new = client.post("/api/new", json={"seed": 9}).json()
+    assert new["seed"] == 9 and [e["k"] for e in new["history"]] == list(range(1, new["moves"] + 1))
+    assert client.post("/api/new", json={"seed": -2}).status_code == 409
+    assert client.post("/api/new").status_code == 200  # no body: the next seed
+
+
+# ---------------------------------------------------------------------- risk-env serve
+def test_serve_refuses_bad_options_before_serving(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
+    cases = [
+        (["--port", "70000"], "error: --port must be 0..65535, got 70000\n"),
+        (["--seed", "-1"], "error: --seed must be 0 or more, got -1\n"),
+        (["--turns", "0"], "error: --turns must be 1 or more, got 0\n"),
+    ]
+    for args, message in cases:
+        code, out, err = run_cli("serve", "--no-open", *args)
+        assert (code, out, err) == (2, "", message), args
+    code, _, err = run_cli("serve", "--no-open", "-n", "2", "--seat", "2")
+    assert code == 2 and "--seat must be from 0 to 1" in err
+    code, _, err = run_cli("serve", "--no-open", "-n", "2", "--agents", "nobody")
+    assert code == 2 and "unknown agent 'nobody'" in err
+    code, _, err = run_cli("serve", "--no-open", "-n", "3", "--agents", "random,random,random")
+    assert code == 2 and "exactly 2 (one per seat)" in err
+
+
+def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
+    pytest.importorskip("uvicorn", reason="the web app needs uvicorn (the web extra)")
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    record = tmp_path / "served.json"
+    args = ["--port", "0", "--no-open", "-n", "2", "--map", "small", "--turns", "6", "--agents", "balanced"]
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "serve.py"), *args, "--record", str(record), "--seed", "8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        seats = proc.stdout.readline()  # type: ignore[union-attr]
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert seats.startswith("seats: player_0 = you, player_1 = balanced"), seats
+        assert line.startswith("risk_env: playing at http://127.0.0.1:"), line
+        url = line.split()[3]
+        game = json.loads(urllib.request.urlopen(url + "api/game", timeout=30).read())
+        assert game["seed"] == 8 and game["players"] == ["you", "balanced"] and game["decision"]["prompt"]
+        action = _choices(game)[0]
+        req = urllib.request.Request(
+            url + "api/act", data=json.dumps({"action": action}).encode(), headers={"Content-Type": "application/json"}
+        )
+        after = json.loads(urllib.request.urlopen(req, timeout=30).read())
+        assert after["moves"] >= game["moves"]
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert "<title>Risk: play against agents</title>" in page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert f"record written to {record}" in out
+    rec = GameRecord.load(record)
+    assert rec.result["ended"] == "unfinished" and rec.seed == 8 and rec.actions and action in rec.actions

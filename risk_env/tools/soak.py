@@ -233,18 +233,23 @@ def _vector_style(
 
     def rules_of(preset: str) -> dict[str, Any]:
         base = PRESETS[preset]
+        if base.get("secret_missions"):  # the missions need the classic map (§8)
+            return {**base, "num_players": n, "map": "classic", "turn_limit": classic_turn_limit}
         return {**base, **where, "turn_limit": min(int(base.get("turn_limit", 10**9)), limit)}
 
-    fits = [p for p in PRESETS if PRESETS[p].get("num_players", n) == n and vector_supports(rules_of(p))]
+    def playable(rules: dict[str, Any]) -> bool:
+        return vector_supports(rules) and not (rules.get("secret_missions") and rules["map"] != "classic")
+
+    fits = [p for p in PRESETS if PRESETS[p].get("num_players", n) == n and playable(rules_of(p))]
     if not fits:
         return None
     preset = fits[int(rng.integers(len(fits)))]
     rules = rules_of(preset)
     if rng.random() < variant_share:
-        choices = dict(_VARIANT_CHOICES, **({} if classic else _VECTOR_EXTRA))
+        choices = dict(_VARIANT_CHOICES, **({} if rules["map"] == "classic" else _VECTOR_EXTRA))
         for key, values in choices.items():
             if key not in PRESETS[preset] and rng.random() < 1 / 3:
-                ok = [v for v in values if vector_supports({**rules, key: v})]
+                ok = [v for v in values if playable({**rules, key: v})]
                 if ok:
                     rules[key] = ok[int(rng.integers(len(ok)))]
     return rng, preset, rules

@@ -742,6 +742,9 @@ def soak(
     vector_batch: int = typer.Option(
         32, "--vector-batch", help="most games of one rule set replayed together on the batched engine"
     ),
+    family: int = typer.Option(
+        1, "--family", help="consecutive games sharing their rules, so that they replay on the batched engine in one batch"
+    ),
     max_seconds: float | None = typer.Option(None, "--max-seconds", help="stop after this much wall time, report the games done"),
     vector_share: float = typer.Option(
         0.2, "--vector-share", help="share of games whose rules are drawn from those the batched engine supports"
@@ -777,6 +780,7 @@ def soak(
         max_seconds=max_seconds,
         vector_share=vector_share,
         vector_batch=vector_batch,
+        family=family,
     )
     try:
         summary = run_soak(

@@ -102,8 +102,10 @@ class Capitals(Variant):
             out.append("capitals are chosen before the first turn (turn 0)")
         if s.turn >= 1 and -1 in s.capitals:
             out.append("a capital is still to be chosen after the first turn began")
-        if s.phase == Phase.CAPITAL and s.capitals[s.player] != -1:
+        if s.phase == Phase.CAPITAL and (not 0 <= s.player < n or s.capitals[s.player] != -1):
             out.append("the capital phase needs a player on turn without a capital")
+        if s.phase == Phase.CAPITAL and any(c >= 0 and s.owner[c] != q for q, c in enumerate(s.capitals)):
+            out.append(f"capitals {s.capitals}: before the first turn each chosen capital is held by the player who chose it")
         return out
 
     # ------------------------------------------------------------------ action ids and observations

@@ -370,14 +370,23 @@ def _pending_problems(game: Game, s: GameState) -> list[str]:
             return ["a neutral setup placement (setup_step=2) needs the neutral with armies left to place"]
         if s.setup_step != 2 and s.setup_left[p] < 1:
             return [f"player {p} places a setup army with none left (setup_left {s.setup_left})"]
-    if ph in (Phase.DEFEND, Phase.OCCUPY):
-        a, b = s.att_src, s.att_dst
+    a, b = s.att_src, s.att_dst
+    if a >= 0 and ph in (Phase.CLAIM, Phase.SETUP_PLACE, Phase.CAPITAL):
+        return [f"att_src={a} and att_dst={b}: no battle is fought before the first turn (both -1)"]
+    if a >= 0 and b >= 0:  # the pending or the last battle of this turn (a conquest's pair included)
         if not game.adjacency[a, b]:
             return [f"the pending battle {a}->{b} is not across a border"]
         if owner[a] != p:
             return [f"the pending battle's source {a} is not held by the player on turn {p}"]
+    hand = len(s.hands[p]) if p < game.num_players else 0
+    if s.forced and (ph != Phase.REINFORCE or not game.trades_sets or hand < 5):
+        return [f"a forced trade (forced) needs the reinforce phase, sets of cards and 5+ cards in hand (has {hand})"]
+    if s.trade_down and (ph != Phase.OCCUPY or not game.trades_sets or hand < game.config.elimination_trade_at):
+        return [
+            "a trade-down after an elimination (trade_down) waits for the occupation, with at least "
+            f"elimination_trade_at={game.config.elimination_trade_at} cards in hand (has {hand})"
+        ]
     if ph == Phase.DEFEND:
-        a, b = s.att_src, s.att_dst
         d = int(owner[b])
         if game.config.defender_dice != "choose":
             return ["the defend phase exists only under defender_dice='choose'"]
@@ -385,11 +394,8 @@ def _pending_problems(game: Game, s: GameState) -> list[str]:
             return [f"the pending battle's target {b} is held by {d}, who cannot defend it by choice"]
         if not 1 <= s.att_dice <= min(3, int(armies[a]) - 1):
             return [f"att_dice={s.att_dice} must be 1..{min(3, int(armies[a]) - 1)} (armies on the source - 1, at most 3)"]
-    if ph == Phase.OCCUPY:
-        if owner[s.att_dst] != p or armies[s.att_src] < 2:
-            return ["an occupation needs the conquered target held by the player on turn and 2+ armies on the source"]
-    elif s.trade_down:
-        return ["trade_down waits for an occupation: only in the occupy phase"]
+    if ph == Phase.OCCUPY and (owner[b] != p or armies[a] < 2):
+        return ["an occupation needs the conquered target held by the player on turn and 2+ armies on the source"]
     if s.resume_attack and ph != Phase.REINFORCE:
         return ["resume_attack marks a trade-down in the reinforce phase"]
     return []

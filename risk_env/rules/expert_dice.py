@@ -161,6 +161,13 @@ class ExpertDice(Variant):
                 "a pending roll (roll_pending) needs the attack phase, a battle, and its roll: "
                 "att_dice attacker faces, a 0, then 1 or 2 defender faces (faces 1..6)"
             ]
+        a, b = s.att_src, s.att_dst
+        defending = len(roll) - att - 1
+        if s.owner[b] == s.player or s.armies[a] <= att or s.armies[b] < defending:
+            return [
+                f"the pending roll of {att} against {defending} dice needs an enemy target with {defending}+ "
+                f"armies and {att + 1}+ armies on the source"
+            ]
         return []
 
     # ------------------------------------------------------------------ action ids and observations

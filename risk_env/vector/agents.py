@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from ..errors import ConfigError
+from ..rules.config import RulesConfig
 from .engine import VectorGame
 from .masks import bonus_options, take
 from .state import ATTACK, CLAIM, FORTIFY, OCCUPY, REINFORCE, SETUP_PLACE, BatchState
@@ -49,13 +50,46 @@ __all__ = [
     "ContinentPolicy",
     "HeuristicPolicy",
     "RandomPolicy",
+    "HEURISTIC_RULES",
     "amount_ids",
+    "check_heuristic_rules",
     "make_policy",
     "random_legal",
 ]
 
 BATCHED_HEURISTICS = ("aggressive", "balanced", "continent")
 """Heuristic baselines of :mod:`risk_env.agents` that have a batched version here (``random`` has one too)."""
+
+HEURISTIC_RULES: dict[str, tuple[object, ...]] = {
+    "card_trade": ("escalating",),
+    "territory_bonus": ("once_per_turn",),
+    "defender_dice": ("max",),
+    "fortify": ("adjacent",),
+    "two_player": ("neutral",),
+    "reroll_with_card": (False,),
+    "die_to_six": (False,),
+    "secret_missions": (False,),
+    "capitals": (False,),
+}
+"""The rule switches the batched heuristics play, and their values (any value of the others: players,
+map, setup, starting armies, elimination trades, turn limit, truncation reward): the classic rules,
+so the ``classic`` and ``fast`` presets. The scalar agents play every variant; these refuse the rest."""
+
+
+def check_heuristic_rules(rules: RulesConfig) -> None:
+    """Raise :class:`ConfigError` unless the batched heuristics play ``rules`` (:data:`HEURISTIC_RULES`)."""
+    bad = [
+        f"{k}={getattr(rules, k)!r}"
+        for k, ok in HEURISTIC_RULES.items()
+        if getattr(rules, k) not in ok and not (k == "two_player" and rules.num_players > 2)  # (2 players only)
+    ]
+    if bad:
+        allowed = "; ".join(f"{k}: {', '.join(map(repr, v))}" for k, v in HEURISTIC_RULES.items())
+        raise ConfigError(
+            f"the batched heuristics do not play {', '.join(bad)}; they play the classic rules ({allowed}), "
+            "so the classic and fast presets; use the scalar agents (risk_env.agents) for the other variants"
+        )
+
 
 _NEG = float("-inf")
 _ODDS_MAX = 100  # the scalar heuristics' odds table: 0..100 armies a side
@@ -159,6 +193,7 @@ class HeuristicPolicy:
     name = "heuristic"
 
     def __init__(self, game: VectorGame) -> None:
+        check_heuristic_rules(game.config)
         self.game = game
         ref = game.game
         m = ref.map

@@ -185,7 +185,7 @@ def _hand_sym_counts(game: VectorGame, s: BatchState) -> torch.Tensor:
 
 def stars_options(game: VectorGame, s: BatchState, hand: torch.Tensor | None = None) -> torch.Tensor:
     """bool ``(B, 9)``: star totals 2..10 the hand of the player on turn can make exactly
-    (``card_trade="stars"``, docs/rules.md §6; as ``Game.stars_cards``: as many 2-star cards as
+    (``card_trade="stars"``, docs/rules.md §6; as ``StarsTrades.stars_cards``: as many 2-star cards as
     fit, then 1-star cards)."""
     if hand is None:
         hand = _hand_sym_counts(game, s)

@@ -163,7 +163,7 @@ def blitz(
         return torch.where(m, A - a, 0), torch.where(m, D - d, 0), last
     cap = game.tab.blitz_cap
     B = A.shape[0]
-    rows = game._rows(m)  # the blitzing games (every game with static)
+    rows = game.rows_of(m)  # the blitzing games (every game with static)
     a, d, live = A[rows], D[rows], m[rows] & (A[rows] >= 2) & (D[rows] >= 1)
     last = torch.zeros_like(a)
     big = live & ((a - 1 > cap) | (d > cap))

@@ -297,7 +297,7 @@ class VectorGame:
         """Whether some game needs a part of the step (always True with ``static``: no host check)."""
         return True if self.static else bool(m.any())
 
-    def _rows(self, m: torch.Tensor) -> torch.Tensor:
+    def rows_of(self, m: torch.Tensor) -> torch.Tensor:
         """The games a rare part is computed for: those of ``m`` (every game with ``static``)."""
         if self.static:
             return torch.arange(m.shape[0], device=self.device)
@@ -435,7 +435,7 @@ class VectorGame:
             return
         s.turn = s.turn + m.long()
         s.phase = torch.where(m, REINFORCE, s.phase)
-        rows = self._rows(m)  # the few games starting a turn (every game with static)
+        rows = self.rows_of(m)  # the few games starting a turn (every game with static)
         income = self._income(s.owner[rows], s.player[rows])
         s.to_place = s.to_place.index_copy(0, rows, torch.where(m[rows], income, s.to_place[rows]))
         keep = ~m
@@ -491,7 +491,7 @@ class VectorGame:
         if self.NC:
             dm = m & s.conquered
             if self.any(dm):
-                rows = self._rows(dm)  # the games drawing a card (every game with static)
+                rows = self.rows_of(dm)  # the games drawing a card (every game with static)
                 loc = s.card_loc[rows]
                 dmr = dm[rows]
                 deck = loc == DECK
@@ -675,7 +675,7 @@ class VectorGame:
         asks_trade = sel == 3
         if self.trades_sets:
             if self.any(asks_trade):  # trade ids: how many +2 bonus options
-                ti = self._rows(asks_trade)
+                ti = self.rows_of(asks_trade)
                 opts = bonus_options(self, s, comp, ti)
                 n_opts = opts.sum(1)
                 first = torch.where(n_opts > 0, opts.long().argmax(1), -1)
@@ -725,7 +725,7 @@ class VectorGame:
         s.to_place = s.to_place - torch.where(m_place, place_n, 0)
         # ---- trades (docs/rules.md §4.1, §6)
         if self.NC and self.any(m_trade):
-            mi = self._rows(m_trade)
+            mi = self.rows_of(m_trade)
             if self.stars:
                 cards = pick_stars(self, s, comp + MIN_STARS, mi)
                 value = tab.stars_values[comp]
@@ -885,7 +885,7 @@ class VectorGame:
         elim = torch.zeros_like(s.alive)
         won = zeros_b
         if self.any(conq):
-            rows = self._rows(conq)  # was that the loser's last territory? (the conquering games only)
+            rows = self.rows_of(conq)  # was that the loser's last territory? (the conquering games only)
             left = (s.owner[rows] == loser[rows, None]).any(1)
             gone = conq & (loser < n) & ~torch.ones_like(conq).index_copy(0, rows, left)
             if self.any(gone):

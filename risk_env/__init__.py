@@ -5,7 +5,10 @@ environment, ``risk_env.raw_env`` the bare one; :class:`Game` is the rules
 engine underneath. See the README and :mod:`risk_env.envs.aec`.
 """
 
+from typing import Any
+
 from . import _compat
+from .envs import opponents as _opponents
 from .envs.aec import env, raw_env
 from .envs.codec import ActionCodec
 from .envs.observation import ObservationEncoder
@@ -81,7 +84,21 @@ def _register() -> None:
         pass
 
 
+def _load_agent(spec: Any, seed: int | None = None) -> Any:
+    # the agent registry, imported on first use (the envs themselves never import the agents)
+    from .agents import load_agent
+
+    return load_agent(spec, seed=seed)
+
+
+def _load_snapshot(path: str, deterministic: bool = False) -> Any:
+    from .agents import MaskablePPOAgent
+
+    return MaskablePPOAgent(path, deterministic=deterministic)
+
+
 _register()
+_opponents.set_agent_resolver(_load_agent, _load_snapshot)
 _compat.install()  # the 0.1.0 module paths, with a DeprecationWarning (risk_env._compat.MOVED)
 
 

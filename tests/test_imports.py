@@ -13,6 +13,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import risk_env
@@ -236,3 +237,59 @@ def test_no_module_reads_another_modules_privates() -> None:
         "from risk_env.rules.engine import _hidden",
         "x.obj._secret",
     ]
+
+
+LAYERS = {
+    "risk_env.rules": {"risk_env.rules", "risk_env.errors"},
+    "risk_env.envs": {"risk_env.envs", "risk_env.rules", "risk_env.records", "risk_env.errors"},
+}
+"""What each layer may import: the rules engine nothing but itself (and the errors); the envs
+no agents, training or tools (opponents come from a resolver the caller gives)."""
+
+
+def test_the_rules_and_the_envs_import_no_layer_above() -> None:
+    graph = {name: _imported(name, path) for name, path in MODULES.items()}
+    found = {
+        name: sorted(d for d in deps if not any(d == ok or d.startswith(ok + ".") for ok in allowed))
+        for layer, allowed in LAYERS.items()
+        for name, deps in graph.items()
+        if name == layer or name.startswith(layer + ".")
+    }
+    assert {n: v for n, v in found.items() if v} == {}
+
+
+def test_the_envs_build_opponents_through_the_resolver_they_are_given() -> None:
+    from risk_env.envs.opponents import OpponentPool, agent_resolver, resolve_agent, set_agent_resolver
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    class Named:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def act(self, observation, info) -> int:
+            return int(info["action_mask"].nonzero()[0][0])
+
+    built: list[tuple[str, int | None]] = []
+
+    def resolve(spec, seed):
+        built.append((spec, seed))
+        return Named(spec)
+
+    assert resolve_agent("mine", seed=3, resolve=resolve).name == "mine"
+    env = RiskSingleAgentEnv(num_players=3, opponents=["a", "b"], resolve=resolve)
+    env.reset(seed=0)
+    assert sorted(o.name for o in env.opponents.values()) == ["a", "b"]
+    pool = OpponentPool(["p"], p_snapshot=1.0, resolve=resolve, load_snapshot=lambda path, det: Named(f"snap {path}"))
+    pool.add("s.zip")
+    assert {o.name for o in pool.sample(np.random.default_rng(0), 8)} == {"snap s.zip"}
+    assert ("mine", 3) in built and ("a", None) in built
+    # the package's default is the agent registry; without a resolver a spec names nothing
+    saved = agent_resolver()
+    assert saved[0] is not None and saved[1] is not None
+    assert type(resolve_agent("random")).__module__.startswith("risk_env.agents")
+    try:
+        set_agent_resolver(None)
+        with pytest.raises(risk_env.ConfigError, match="no agent resolver"):
+            resolve_agent("random")
+    finally:
+        set_agent_resolver(*saved)

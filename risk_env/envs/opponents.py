@@ -1,6 +1,14 @@
 """Opponents embedded in the single-agent env (:mod:`risk_env.envs.single_agent`): agent specs
-resolved through :func:`risk_env.agents.load_agent`, the pool of baselines and frozen snapshots
-that self-play samples from, and the lazy observation opponents receive.
+resolved by a resolver the caller gives, the pool of baselines and frozen snapshots that
+self-play samples from, and the lazy observation opponents receive.
+
+The envs do not import the agents: an agent spec that is not an agent already (a baseline
+name, a model path...) is built by a *resolver*, ``resolve(spec, seed) -> agent``, and a
+snapshot path by a *snapshot loader*, ``load_snapshot(path, deterministic) -> agent``. Each
+function here takes them as arguments; when none is given, the defaults set by
+:func:`set_agent_resolver` apply (``import risk_env`` sets them to
+:func:`risk_env.agents.load_agent` and :class:`risk_env.agents.MaskablePPOAgent`, imported
+when first used).
 """
 
 from __future__ import annotations
@@ -8,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +25,40 @@ from ..errors import ConfigError, RiskError
 from .observation import ObservationEncoder
 from .view import GameView
 
-__all__ = ["LazyObservation", "OpponentPool", "preserve_global_rng", "reseed", "resolve_agent"]
+__all__ = [
+    "AgentResolver",
+    "LazyObservation",
+    "OpponentPool",
+    "SnapshotLoader",
+    "agent_resolver",
+    "preserve_global_rng",
+    "reseed",
+    "resolve_agent",
+    "set_agent_resolver",
+]
+
+AgentResolver = Callable[[Any, "int | None"], Any]
+"""``resolve(spec, seed) -> agent``: builds the agent a spec names (raises on an unknown one)."""
+
+SnapshotLoader = Callable[[str, bool], Any]
+"""``load_snapshot(path, deterministic) -> agent``: the frozen learner a snapshot file holds."""
+
+_defaults: dict[str, Any] = {"resolve": None, "load_snapshot": None}
+
+
+def set_agent_resolver(resolve: AgentResolver | None, load_snapshot: SnapshotLoader | None = None) -> None:
+    """Set the resolver and snapshot loader used where none is given (``None`` clears one).
+
+    ``import risk_env`` sets the package's own (the agent registry, imported when first used);
+    an application with agents of its own may set others.
+    """
+    _defaults["resolve"] = resolve
+    _defaults["load_snapshot"] = load_snapshot
+
+
+def agent_resolver() -> tuple[AgentResolver | None, SnapshotLoader | None]:
+    """The default resolver and snapshot loader (:func:`set_agent_resolver`)."""
+    return _defaults["resolve"], _defaults["load_snapshot"]
 
 
 class LazyObservation(Mapping):
@@ -70,24 +111,27 @@ def preserve_global_rng() -> Iterator[None]:
             sys.modules["torch"].set_rng_state(th_state)
 
 
-def resolve_agent(spec: Any, seed: int | None = None) -> Any:
+def resolve_agent(spec: Any, seed: int | None = None, resolve: AgentResolver | None = None) -> Any:
     """An object with ``act(observation, info) -> int`` from ``spec``.
 
     Args:
         spec: an agent (has ``act``, returned as is), a callable ``f(observation, info)``,
             or a string: a baseline name (``"random"``, ``"balanced"``...), a saved
-            MaskablePPO ``.zip`` or ``"module:attr"`` (see :func:`risk_env.agents.load_agent`).
+            MaskablePPO ``.zip`` or ``"module:attr"`` (what the package's resolver,
+            :func:`risk_env.agents.load_agent`, accepts).
         seed: seeds an agent built from a spec.
+        resolve: builds an agent from a spec that is not one (default: :func:`agent_resolver`'s).
 
     Raises:
-        ConfigError: a spec that names no agent.
+        ConfigError: a spec that names no agent, or no resolver to build one.
     """
     if hasattr(spec, "act"):
         return spec
-    from ..agents import load_agent
-
+    resolve = resolve or _defaults["resolve"]
+    if resolve is None:
+        raise ConfigError(f"cannot build an opponent from {spec!r}: no agent resolver (see set_agent_resolver)")
     try:
-        return load_agent(spec, seed=seed)
+        return resolve(spec, seed)
     except (RiskError, FileNotFoundError) as e:
         raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from None
 
@@ -135,6 +179,8 @@ class OpponentPool:
         snapshots: snapshot paths to start with (e.g. when resuming).
         snapshot_deterministic: snapshot opponents take their most probable action
             (True) or sample from their policy (False, the default: more varied games).
+        resolve: builds the baselines given as specs (default: :func:`agent_resolver`'s).
+        load_snapshot: loads a snapshot (default: :func:`agent_resolver`'s).
 
     Raises:
         ConfigError: empty baselines, bad probabilities or weights.
@@ -149,6 +195,8 @@ class OpponentPool:
         max_snapshots: int = 10,
         snapshots: Sequence[str] = (),
         snapshot_deterministic: bool = False,
+        resolve: AgentResolver | None = None,
+        load_snapshot: SnapshotLoader | None = None,
     ) -> None:
         if not baselines:
             raise ConfigError("an opponent pool needs at least one baseline opponent")
@@ -166,6 +214,8 @@ class OpponentPool:
         self.p_latest = float(p_latest)
         self.max_snapshots = int(max_snapshots)
         self.snapshot_deterministic = bool(snapshot_deterministic)
+        self.resolve = resolve
+        self.load_snapshot = load_snapshot
         self.snapshots: list[str] = []
         self.priorities: dict[str, float] = {}
         self.last_drawn: list[str] = []
@@ -215,12 +265,13 @@ class OpponentPool:
         agent = self._cache.get(key)
         if agent is None:
             if key.startswith("snap:"):
-                from ..agents import MaskablePPOAgent
-
+                load = self.load_snapshot or _defaults["load_snapshot"]
+                if load is None:
+                    raise ConfigError(f"cannot load the snapshot {spec!r}: no snapshot loader (see set_agent_resolver)")
                 with preserve_global_rng():
-                    agent = MaskablePPOAgent(spec, deterministic=self.snapshot_deterministic)
+                    agent = load(spec, self.snapshot_deterministic)
             else:
-                agent = resolve_agent(spec, seed=seed)
+                agent = resolve_agent(spec, seed=seed, resolve=self.resolve)
             self._cache[key] = agent
         if not key.startswith("snap:"):
             # (a sampling snapshot draws from torch's generator, seeded once per process;

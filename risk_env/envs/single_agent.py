@@ -18,8 +18,8 @@ Seats and opponents
     *opponents*: anything with ``act(observation, info) -> int`` (the agent
     interface of :mod:`risk_env.agents`), a plain callable with that
     signature, a spec string (``"random"``, a baseline name, or a path to a
-    saved MaskablePPO ``.zip``; resolved by ``risk_env.agents.load_agent``
-    when that exists), a list of those (one per opponent seat, at most ``num_players - 1``; a shorter
+    saved MaskablePPO ``.zip``; built by the env's ``resolve``, by default
+    ``risk_env.agents.load_agent``), a list of those (one per opponent seat, at most ``num_players - 1``; a shorter
     list is cycled over the seats), or an
     :class:`OpponentPool` that draws a fresh line-up every episode. ``None``
     means uniform random opponents. Opponents see the same observation as an
@@ -123,7 +123,7 @@ from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
-from .opponents import LazyObservation, OpponentPool, reseed, resolve_agent
+from .opponents import AgentResolver, LazyObservation, OpponentPool, reseed, resolve_agent
 from .view import GameView
 
 __all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -160,6 +160,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
         turn_feature: show ``turn / turn_limit`` in the observation (default: True for
             ``"flat"``, False for ``"graph"``; False writes 0 there, so a policy cannot
             read the turn limit it was trained under).
+        resolve: builds opponents given as specs, ``resolve(spec, seed) -> agent``
+            (default: :func:`risk_env.envs.opponents.agent_resolver`'s, the agent registry).
 
     Raises:
         ConfigError: a bad option or rule, a player count that contradicts the preset.
@@ -182,9 +184,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
         observation: str = "flat",
         turn_feature: bool | None = None,
         shaping_gamma: float = 1.0,
+        resolve: AgentResolver | None = None,
         **config: Any,
     ) -> None:
         super().__init__()
+        self.resolve = resolve
         check_observation_mode(observation)
         if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
@@ -252,7 +256,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         if isinstance(opponents, OpponentPool):
             self._pool = opponents
         elif opponents is None:
-            self._pool = OpponentPool(("random",), p_snapshot=0.0)
+            self._pool = OpponentPool(("random",), p_snapshot=0.0, resolve=self.resolve)
         else:
             specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
             if not specs:
@@ -263,7 +267,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
                     f"{len(specs)} opponents for {seats} opponent seat{'s' if seats > 1 else ''} "
                     f"({self.rules.num_players} players): give at most {seats} (a shorter list is cycled over the seats)"
                 )
-            self._fixed = [resolve_agent(sp) for sp in specs]
+            self._fixed = [resolve_agent(sp, resolve=self.resolve) for sp in specs]
 
     def add_snapshot(self, path: str) -> None:
         """Add a frozen snapshot to the opponent pool (used by self-play training through ``env_method``).

@@ -255,7 +255,7 @@ def _vector_games(k: int = 4):
 
     settings = {
         "seed": 0, "classic_share": 0.0, "heuristic_share": 0.3, "small_turn_limit": 20, "classic_turn_limit": 20,
-        "variant_share": 0.0, "vector_share": 1.0, "vector": True, "observe_share": 0.0, "max_turn_steps": 5000,
+        "variant_share": 0.0, "vector_share": 1.0, "vector": True, "observe_share": 0.0, "max_turn_steps": 5000, "family": 1,
     }  # fmt: skip
     for specs, _, _ in _chunks(list(range(400)), settings, 8):
         if len(specs) >= k:

@@ -549,7 +549,10 @@ def evaluate(
 @app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
-        None, "--config", "-c", help="YAML config path or shipped name (default, 2p, 4p, long, ppo-2p, ppo-4p); default: built-in"
+        None,
+        "--config",
+        "-c",
+        help="YAML config path or shipped name (default, 2p, 4p, long, ppo-2p, ppo-4p); default: the shipped default",
     ),
     settings: list[str] | None = _TRAIN_SET,
     resume: str | None = typer.Option(

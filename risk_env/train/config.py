@@ -554,7 +554,9 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
 
 
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
-    """:meth:`TrainConfig.load`, or the built-in defaults (= ``configs/train/default.yaml``) when ``path`` is None."""
+    """:meth:`TrainConfig.load`, or the schema's defaults (every key at its :class:`TrainConfig` default: the sb3
+    trainer's reference settings) when ``path`` is None. The main job (``risk-env train`` without ``--config``)
+    is the shipped ``default`` config (:func:`risk_env.train.sb3.run_config`)."""
     if path is None:
         return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
     return TrainConfig.load(path, overrides)

@@ -509,6 +509,14 @@ def evaluate(
     round_robin: bool = typer.Option(False, "--round-robin", help="play every pair of the agents in 2-player games"),
     out: str | None = typer.Option(None, "--out", "-o", help="folder for the CSV and JSON files and the win-rate plot"),
     progress: bool = _PROGRESS,
+    backend: str = typer.Option(
+        "reference",
+        "--backend",
+        help="'reference' (the AEC env, game by game) or 'vector' (the batched engine, games in lockstep; "
+        "batched heuristics, random and learned networks only)",
+    ),
+    device: str = typer.Option("cpu", "--device", help="--backend vector: the torch device"),
+    batch_size: int | None = typer.Option(None, "--batch-size", help="--backend vector: games at once (default up to 4096)"),
 ) -> None:
     """Evaluate agents against each other: seats rotated, seeds recorded, win rates with 95% Wilson
     intervals, game lengths, places and openskill ratings (risk_env.evaluate)."""
@@ -521,9 +529,13 @@ def evaluate(
     _check_players(rules, players)
     if players is not None and not round_robin and players != len(agents):
         raise _fail(f"--players {players} needs {players} agents (one per seat), got {len(agents)}: {' '.join(agents)}")
+    _at_least("--batch-size", batch_size, 1)
+    if backend not in ("reference", "vector"):
+        raise _fail(f"--backend must be 'reference' or 'vector', got {backend!r}")
     common = dict(
         num_games=games, rules=rules, seed=seed, workers=workers, progress=progress, out_dir=out, max_turn_steps=max_turn_steps
     )
+    common.update(backend=backend, device=device, batch_size=batch_size)
     try:
         overrides = _overrides(settings, map_name, turns)
         if round_robin:
@@ -546,13 +558,21 @@ def evaluate(
 
 
 # ---------------------------------------------------------------------- training
+def _train_configs() -> list[str]:
+    """The names of the shipped training configs (``configs/train/*.yaml``, read without the train extra)."""
+    from importlib.resources import files
+
+    folder = files("risk_env.configs") / "train"
+    return sorted(x.name[: -len(".yaml")] for x in folder.iterdir() if x.name.endswith(".yaml"))
+
+
 @app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
         None,
         "--config",
         "-c",
-        help="YAML config path or shipped name (default, 2p, 4p, long, ppo-2p, ppo-4p); default: the shipped default",
+        help=f"YAML config path or shipped name ({', '.join(_train_configs())}); default: the shipped default",
     ),
     settings: list[str] | None = _TRAIN_SET,
     resume: str | None = typer.Option(

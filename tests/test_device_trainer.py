@@ -463,3 +463,11 @@ def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:
     l1, v1 = net(nodes, edges[None].expand(5, -1, -1), glob)
     l2, v2 = net.forward_dense(nodes, glob, GraphNet.mean_adjacency(edges, vg.T))
     assert torch.equal(l1, l2) and torch.equal(v1, v2)
+
+
+def test_the_evaluations_can_run_on_the_batched_engine(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(tmp_path / "vec", **{"eval.backend": "vector", "eval.opponents": ["random", "aggressive"], "eval.every": 0})
+    res = train(cfg, progress=False, quiet=True)
+    assert set(res.final_eval) == {"random", "aggressive"} and all(s.games == 2 for s in res.final_eval.values())

@@ -219,6 +219,11 @@ class EvalSection(_Section):
         description="rules of evaluation games (null: the training rules)",
     )
     workers: int | None = Field(None, ge=1, description="evaluation processes (default: every core)")
+    backend: Literal["reference", "vector"] = Field(
+        "reference",
+        description="'reference': game by game in worker processes; 'vector': the games in lockstep on the batched "
+        "engine with the batched heuristics (risk_env.evaluate's backend)",
+    )
     seed: int = Field(12345, ge=0)
 
     @field_validator("rules")

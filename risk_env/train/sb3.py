@@ -363,7 +363,14 @@ def train(
     if ev.final_games > 0 and ev.opponents:
         t0 = time.monotonic()
         result.final_eval = evaluate_model(
-            model_path, ev.opponents, ev.final_games, cfg.eval_rules_config, ev.seed, ev.workers, out_dir=run_dir / "final_eval"
+            model_path,
+            ev.opponents,
+            ev.final_games,
+            cfg.eval_rules_config,
+            ev.seed,
+            ev.workers,
+            out_dir=run_dir / "final_eval",
+            backend=ev.backend,
         )
         for s in result.final_eval.values():
             run.log(f"final: {s.line()}")

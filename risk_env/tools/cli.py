@@ -569,7 +569,10 @@ def _train_configs() -> list[str]:
 @app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
-        None, "--config", "-c", help=f"YAML config path or shipped name ({', '.join(_train_configs())}); default: built-in"
+        None,
+        "--config",
+        "-c",
+        help=f"YAML config path or shipped name ({', '.join(_train_configs())}); default: the shipped default",
     ),
     settings: list[str] | None = _TRAIN_SET,
     resume: str | None = typer.Option(

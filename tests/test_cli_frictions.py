@@ -171,3 +171,42 @@ def test_replay_help_and_output_say_what_the_strip_shows(tmp_path) -> None:  # t
     assert one.width == six.width and one.height - 7 * gap == 3 * (six.height - 3 * gap)
     code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "50")
     assert code == 0 and out.endswith("(41 panels: one per turn)\n")
+
+
+# ---------------------------------------------------------------------- outputs that cannot be written
+@pytest.mark.parametrize(
+    "command,option",
+    [
+        (["replay", "docs/board.json", "-q"], "--html"),
+        (["replay", "docs/board.json", "-q"], "--strip"),
+        (["watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none"], "--record"),
+        (["watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none"], "--png"),
+        (["play", "-n", "2", "--map", "small", "--turns", "2"], "--record"),
+        (["serve", "--no-open", "-n", "2", "--map", "small"], "--record"),
+    ],
+)
+def test_an_output_file_that_cannot_be_written_is_refused_before_anything_runs(tmp_path, command, option) -> None:  # type: ignore[no-untyped-def]
+    """A file name too long for the file system (what root, who may write anywhere, still cannot write): one line
+    before the game is played or the record read, not a traceback after it (a person's game lost)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    suffix = {"--html": ".html", "--strip": ".png", "--png": ".png"}.get(option, ".json")
+    target = tmp_path / ("x" * 300 + suffix)
+    args = [str(root / a) if a.endswith(".json") else a for a in command]
+    code, out, err = run_cli(*args, option, target)
+    assert (code, out) == (2, "") and err == f"error: {option} {str(target)!r}: cannot write the file: File name too long\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_that_fails_after_the_game_is_one_line(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from risk_env.records.record import GameRecord
+
+    def full(self, path):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(GameRecord, "save", full)
+    target = tmp_path / "g.json"
+    code, out, err = run_cli("watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none", "--record", target)
+    assert code == 1 and out.startswith("seats: ")
+    assert err == f"error: --record {str(target)!r}: cannot write the file: No space left on device\n"

@@ -160,10 +160,12 @@ def _seats_line(game: Game, names: list[str]) -> str:
 
 
 def _output_path(path: str | None, option: str) -> None:
-    """Make sure ``path``'s folder exists (created if missing), before any game is played.
+    """Make sure ``path`` can be written (its folder created if missing), before any game is played: the file is
+    opened for appending, as the write will open it, and a file that was not there is removed again.
 
     Raises:
-        typer.Exit: (code 2, after a one-line error) the folder cannot be created, or ``path`` is a folder.
+        typer.Exit: (code 2, after a one-line error) the folder cannot be created, ``path`` is a folder, or the
+            file cannot be written there (a name too long, no permission, a read-only file system).
     """
     if not path:
         return
@@ -174,8 +176,26 @@ def _output_path(path: str | None, option: str) -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
         raise _fail(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
-    if not os.access(folder, os.W_OK):
-        raise _fail(f"{option} {path!r}: the folder {folder!r} is not writable")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}") from None
+    if not existed:
+        os.remove(path)
+
+
+def _written(option: str, path: str, write: Any) -> Any:
+    """``write()``, with a failure to write ``path`` (the disk full, the folder removed meanwhile) as one line.
+
+    Raises:
+        typer.Exit: (code 1, after a one-line error) ``write`` raised an OSError.
+    """
+    try:
+        return write()
+    except OSError as e:
+        raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}", 1) from None
 
 
 _ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
@@ -307,7 +327,8 @@ def play(
     s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=board_labels)
     typer.echo(result_line(game, s, short))
     if rec is not None and record:
-        rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
+        done = rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished")
+        _written("--record", record, lambda: done.save(record))
         typer.echo(f"record written to {record}")
 
 
@@ -364,7 +385,7 @@ def serve(
     except OSError as e:
         raise _fail(f"cannot serve on {host}:{port}: {e.strerror or e}", 1) from None
     if record and session.history and session.saved is None:
-        typer.echo(f"record written to {session.save('unfinished')}")
+        typer.echo(f"record written to {_written('--record', record, lambda: session.save('unfinished'))}")
 
 
 @app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
@@ -433,20 +454,20 @@ def watch(
     s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
     typer.echo(result_line(game, s, names))
     if record and result is not None:
-        result.save(record)
+        _written("--record", record, lambda: result.save(record))
         typer.echo(f"record written to {record}")
     if png:
         from ..records.draw import BoardRenderer
 
         state, last, recent = snap.get("at", (s, history[-1] if history else "", history[-15:-1]))
         labels = names if len(set(names)) == len(names) else None  # agent names only when they tell the seats apart
-        BoardRenderer(game, player_names=labels).save_png(state, png, last, recent)
+        _written("--png", png, lambda: BoardRenderer(game, player_names=labels).save_png(state, png, last, recent))
         typer.echo(f"picture written to {png}")
     if gif and result is not None:
         from ..records.replay import render_video
 
         try:
-            n = render_video(result, gif, every=every, fps=fps)
+            n = _written("--gif", gif, lambda: render_video(result, gif, every=every, fps=fps))
         except (RuntimeError, MissingExtraError) as e:
             raise _fail(str(e), 1) from None
         typer.echo(f"animation written to {gif} ({n} frames)")
@@ -485,6 +506,8 @@ def replay(
         _output_path(path, option)
     try:
         run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns, html=html)
+    except OSError as e:  # an output that could not be written after all (the record's own read errors are RiskErrors)
+        raise _fail(f"cannot write {e.filename!r}: {e.strerror or e}", 1) from None
     except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
         raise _fail(str(e), 1) from None
 

@@ -210,3 +210,28 @@ def test_a_write_that_fails_after_the_game_is_one_line(tmp_path, monkeypatch) ->
     code, out, err = run_cli("watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none", "--record", target)
     assert code == 1 and out.startswith("seats: ")
     assert err == f"error: --record {str(target)!r}: cannot write the file: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["train-rllib", "--batch", "0"], "--batch must be 1 or more, got 0"),
+        (["train-rllib", "--batch", "64", "--minibatch", "128"], "--minibatch must be at most --batch (64 env steps), got 128"),
+        (["train-rllib", "--minibatch", "0"], "--minibatch must be 1 or more, got 0"),
+        (["train-rllib", "--epochs", "0"], "--epochs must be 1 or more, got 0"),
+        (["train-rllib", "--lr", "-1"], "--lr must be more than 0, got -1.0"),
+        (["train-rllib", "--env-runners", "-1"], "--env-runners must be 0 or more, got -1"),
+        (["train-rllib", "--envs-per-runner", "0"], "--envs-per-runner must be 1 or more, got 0"),
+        (["train-rllib", "--learners", "-2"], "--learners must be 0 or more, got -2"),
+        (["train-rllib", "--gpus-per-learner", "-1"], "--gpus-per-learner must be 0 or more, got -1.0"),
+        (["soak", "--games", "0"], "--games must be 1 or more, got 0"),
+        (["soak", "--workers", "0"], "--workers must be 1 or more, got 0"),
+        (["soak", "--chunk", "0"], "--chunk must be 1 or more, got 0"),
+        (["soak", "--vector-batch", "0"], "--vector-batch must be 1 or more, got 0"),
+        (["soak", "--max-seconds", "-1"], "--max-seconds must be more than 0 seconds, got -1.0"),
+    ],
+)
+def test_training_and_soak_numbers_are_checked_before_anything_starts(args: list[str], message: str) -> None:
+    """They reached RLlib (a traceback, a crash of its workers, or a run of 10 env steps for --batch 0) or the
+    soak (--workers 0 ran on one core)."""
+    assert run_cli(*args) == (2, "", f"error: {message}\n")

@@ -653,9 +653,24 @@ def train_rllib(
 ) -> None:
     """Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack), locally or on a Ray cluster;
     docs/training.md has the details."""
-    rllib = _import("risk_env.train.rllib", "rllib", "training with RLlib")
     _at_least("--iterations", iterations, 1)
+    for option, value, low in (
+        ("--env-runners", env_runners, 0),
+        ("--envs-per-runner", envs_per_runner, 1),
+        ("--learners", learners, 0),
+        ("--gpus-per-learner", gpus_per_learner, 0),
+        ("--batch", batch, 1),
+        ("--minibatch", minibatch, 1),
+        ("--epochs", epochs, 1),
+        ("--seed", seed, 0),
+    ):
+        _at_least(option, value, low)
+    if minibatch > batch:
+        raise _fail(f"--minibatch must be at most --batch ({batch} env steps), got {minibatch}")
+    if not (math.isfinite(lr) and lr > 0):
+        raise _fail(f"--lr must be more than 0, got {lr}")
     _check_players(rules, players)
+    rllib = _import("risk_env.train.rllib", "rllib", "training with RLlib")
     try:
         _import("ray.rllib", "rllib", "training with RLlib")
         config = rllib.build_config(
@@ -772,6 +787,21 @@ def soak(
     game fails; each failure comes with the command that replays it alone)."""
     from .soak import run_soak
 
+    for option, value, low in (
+        ("--games", games, 1),
+        ("--start", start, 0),
+        ("--seed", seed, 0),
+        ("--workers", workers, 1),
+        ("--small-turn-limit", small_turn_limit, 1),
+        ("--classic-turn-limit", classic_turn_limit, 1),
+        ("--max-turn-steps", max_turn_steps, 1),
+        ("--chunk", chunk, 1),
+        ("--vector-batch", vector_batch, 1),
+    ):
+        _at_least(option, value, low)
+    for option, seconds in (("--max-seconds", max_seconds), ("--checkpoint-every", checkpoint_every)):
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise _fail(f"{option} must be more than 0 seconds, got {seconds}")
     _output_path(out, "--out")
     args: dict[str, Any] = dict(
         start=start,

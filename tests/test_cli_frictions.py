@@ -235,3 +235,22 @@ def test_training_and_soak_numbers_are_checked_before_anything_starts(args: list
     """They reached RLlib (a traceback, a crash of its workers, or a run of 10 env steps for --batch 0) or the
     soak (--workers 0 ran on one core)."""
     assert run_cli(*args) == (2, "", f"error: {message}\n")
+
+
+def test_one_agent_is_explained_in_agents(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import risk_env
+    from risk_env.errors import ConfigError
+
+    code, out, err = run_cli("evaluate", "random", "--games", "2")
+    assert (code, out) == (2, "") and err == (
+        "error: give 2 to 6 agents, one per seat, got 1 (random): repeat a spec to seat it several times, "
+        "e.g. ['balanced', 'random']\n"
+    )  # it said "num_players must be 2..6, got 1", an argument the user never passed
+    with pytest.raises(ConfigError, match=r"^give 2 to 6 agents, one per seat, got 7 \(random, random"):
+        risk_env.evaluate(["random"] * 7, num_games=1, workers=1)
+
+
+def test_a_missing_map_file_is_refused_before_the_progress_bar() -> None:
+    code, out, err = run_cli("evaluate", "random", "random", "--games", "2", "--map", "no/such/map.json")
+    assert (code, out) == (2, "") and err.startswith("error: cannot read map file 'no/such/map.json': ")
+    assert "games:" not in err and err.count("\n") == 1  # no bar drawn and left behind

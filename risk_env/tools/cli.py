@@ -348,7 +348,10 @@ def serve(
     ),
     seed: int = _SEED,
     record: str | None = typer.Option(
-        None, "--record", help="write each game's record (JSON) here when it ends, or when you start another or stop"
+        None,
+        "--record",
+        help="write each game's record (JSON) when it ends, or when you start another or stop: the first game's here, "
+        "the next ones' beside it numbered (game.json, game_2.json, ...)",
     ),
     host: str = typer.Option("127.0.0.1", "--host", help="address to serve on (default: this machine only)"),
     port: int = typer.Option(8000, "--port", help="port to serve on, 0..65535 (0: any free port)"),

@@ -158,19 +158,20 @@ def test_replay_help_and_output_say_what_the_strip_shows(tmp_path) -> None:  # t
 
     text = _help("replay")
     assert "the board at the end of each turn, or of --strip-turns turns evenly spread over a longer game" in text
+    assert "the most panels of --strip (1 or more) [default: 24]" in text
     record, strip = tmp_path / "g.json", tmp_path / "s.png"
-    code, _, _ = run_cli("watch", "-n", "2", "--map", "small", "--turns", "40", "--show", "none", "--record", record)
+    code, _, _ = run_cli("watch", "-n", "2", "--map", "small", "--turns", "8", "--show", "none", "--record", record)
     assert code == 0
-    code, out, _ = run_cli("replay", record, "-q", "--strip", strip)
-    assert code == 0 and out == f"wrote {strip} (24 panels: 24 of the 41 turn ends, evenly spread, the last one kept)\n"
-    one = Image.open(strip)
-    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "6")
-    assert code == 0 and "(6 panels: 6 of the 41 turn ends" in out
-    six = Image.open(strip)
-    gap = 6  # 4 columns of thumbnails: 6 rows against 2 (render_strip's layout)
-    assert one.width == six.width and one.height - 7 * gap == 3 * (six.height - 3 * gap)
-    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "50")
-    assert code == 0 and out.endswith("(41 panels: one per turn)\n")
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "4")
+    assert code == 0 and out == f"wrote {strip} (4 panels: 4 of the 9 turn ends, evenly spread, the last one kept)\n"
+    four = Image.open(strip)
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "8")
+    assert code == 0 and "(8 panels: 8 of the 9 turn ends" in out
+    eight = Image.open(strip)
+    gap = 6  # 4 columns of thumbnails: 2 rows against 1 (render_strip's layout)
+    assert four.width == eight.width and eight.height - 3 * gap == 2 * (four.height - 2 * gap)
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip)  # the default, 24, is more than the turns
+    assert code == 0 and out.endswith("(9 panels: one per turn)\n")
 
 
 # ---------------------------------------------------------------------- outputs that cannot be written

@@ -13,6 +13,7 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
+from risk_env import RulesConfig
 from risk_env.errors import ConfigError, RiskError
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
@@ -304,15 +305,17 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
     opt = torch.optim.Adam(net.parameters(), lr=3e-3)
     clone = {"epochs": 1, "batch_size": 128, "optimizer": opt, "vf_coef": 0.5}
 
-    def agreement() -> float:  # on fresh teacher games, before fitting them
+    def agreement() -> float:  # on fresh teacher games, before fitting them; decisions with a choice only
         ppo.collect("teacher", count=False)
         entries, _, target = ppo.advantages()
         R, B = ppo._seat.shape
         flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+        mask = flat["action_mask"][entries]
         with torch.no_grad():
             logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
-        best = logits.masked_fill(~flat["action_mask"][entries], float("-inf")).argmax(1)
-        return float((best == flat["teacher"][entries]).float().mean())
+        best = logits.masked_fill(~mask, float("-inf")).argmax(1)
+        choice = mask.sum(1) > 1
+        return float((best == flat["teacher"][entries])[choice].float().mean())
 
     before = agreement()
     for _ in range(20):
@@ -320,7 +323,7 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
         ppo.update(*ppo.advantages(), clone=clone)
     after = agreement()
     assert ppo.num_timesteps == 0  # the warm start's games do not count
-    assert after > before + 0.3 and after > 0.6, (before, after)
+    assert after > before + 0.15 and after > 0.75, (before, after)
 
 
 def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
@@ -421,3 +424,42 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
     assert 8 <= res.decisions_per_update <= 64  # the learner's decisions of 8 slots x 8 calls, to the sb3 path's envs
     assert "ratio device / sb3" in res.table()
     assert main(["--set", "env.n_envs=0"]) == 2 and "env.n_envs" in capsys.readouterr().err
+
+
+def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "mix",
+        **{
+            "rules": {"preset": "fast", "num_players": 3, "map": "small", "turn_limit": 16},
+            "env": {"n_envs": 8, "player_counts": [2, 3]},
+            "opponents.baselines": ["random", "aggressive"],
+            "ppo.init": "ppo-2p",
+            "eval.every": 0,
+            "eval.final_games": 0,
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    assert res.timesteps >= 256
+    net, meta = load_policy(res.model_path)
+    assert meta["player_counts"] == [2, 3] and net.sizes["hidden"] == 64  # ppo-2p's network, trained on
+    log = (tmp_path / "mix" / "train.log").read_text()
+    assert "2/3 players" in log and "starts from ppo-2p" in log
+    with pytest.raises(ConfigError, match="ppo.init"):
+        train(_tiny(tmp_path / "bad", **{"ppo.init": str(tmp_path / "nothing.pt")}), progress=False, quiet=True)
+    with pytest.raises(ConfigError, match="player_counts"):
+        _tiny(tmp_path / "bad", **{"env": {"n_envs": 8, "player_counts": [2, 7]}})
+
+
+def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:
+    from risk_env.vector import VectorGame
+
+    vg = VectorGame(RulesConfig.from_preset("fast", num_players=2), device=DEVICE)
+    edges = vg.graph_tables.edges
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, vg.num_actions - vg.T, hidden=8, rounds=2).to(DEVICE)
+    nodes, glob = torch.rand(5, vg.T, 20, device=DEVICE), torch.rand(5, 73, device=DEVICE)
+    l1, v1 = net(nodes, edges[None].expand(5, -1, -1), glob)
+    l2, v2 = net.forward_dense(nodes, glob, GraphNet.mean_adjacency(edges, vg.T))
+    assert torch.equal(l1, l2) and torch.equal(v1, v2)

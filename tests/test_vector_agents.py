@@ -170,6 +170,25 @@ def test_policy_plays_whole_games(name: str) -> None:
         make_policy("cautious", env.game)
 
 
+@pytest.mark.parametrize(
+    "rules, what",
+    [
+        (RulesConfig(fortify="connected"), "fortify='connected'"),
+        (RulesConfig(defender_dice="choose"), "defender_dice='choose'"),
+        (RulesConfig(card_trade="fixed_by_symbol"), "card_trade='fixed_by_symbol'"),
+        (RulesConfig.from_preset("capitals"), "capitals=True"),
+        (RulesConfig(num_players=2, two_player="none"), "two_player='none'"),
+    ],
+)
+def test_batched_heuristics_refuse_the_variants_they_do_not_play(rules: RulesConfig, what: str) -> None:
+    game = VectorGame(rules, device=DEVICE)
+    for name in BATCHED:
+        with pytest.raises(ConfigError, match="classic rules") as e:
+            make_policy(name, game)
+        assert what in str(e.value)
+    make_policy("random", game)  # the random policy plays every rule
+
+
 def test_sb3_adapter_with_a_mix_of_embedded_opponents() -> None:
     """Even slots against the random opponent, odd slots against the batched aggressive one:
     the aggressive opponent wins more often against a random learner."""
@@ -205,7 +224,7 @@ def test_sb3_adapter_shaping_telescopes_and_turn_feature() -> None:
     plain = VectorSB3Env(8, **kw)
     shaped = VectorSB3Env(8, shaping=0.5, shaping_gamma=1.0, turn_feature=False, **kw)
     o1, o2 = np.asarray(plain.reset()), np.asarray(shaped.reset())
-    turn = plain.venv.game._obs_off["turn"]
+    turn = plain.venv.game.obs_offsets["turn"]
     assert np.array_equal(np.delete(o1, turn, 1), np.delete(o2, turn, 1)) and not o2[:, turn].any()
     phi0 = shaped.learner_env.potential[:, 0].cpu().numpy().copy()
     total = np.zeros(8)

@@ -10,7 +10,7 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
-from risk_env import ConfigError, RiskError
+from risk_env import ConfigError, RiskError, RulesConfig
 from risk_env.train.pfsp import PFSPTracker
 from risk_env.vector import VectorEnv, VectorGame
 from risk_env.vector.agents import AggressivePolicy, RandomPolicy
@@ -199,3 +199,43 @@ def test_maskable_ppo_checkpoint_as_a_batched_policy(tmp_path: Path) -> None:
     other = VectorGame(device=DEVICE, num_players=3, **SMALL)  # type: ignore[arg-type]
     with pytest.raises(RiskError, match="another map or number of players"):
         load_maskable_ppo(tmp_path / "m.zip", other)
+
+
+def test_shipped_graph_policy_as_a_batched_policy() -> None:
+    """The shipped ppo-2p (a MaskablePPO graph policy) as a batched policy picks the scalar agent's ids, fed the
+    same graph observations; it refuses rules its network does not fit."""
+    from risk_env.agents import load_agent, pretrained_path
+
+    env = VectorEnv(32, device=DEVICE, seed=3, preset="fast", num_players=2)
+    policy = load_maskable_ppo(pretrained_path("ppo-2p"), env.game)
+    assert policy.observation == "graph" and policy.name == "ppo-2p" and not policy.turn_feature
+    agent = load_agent("ppo-2p")
+    other = AggressivePolicy(env.game)
+    out = env.reset()
+    checked = 0
+    for step in range(25):
+        assert env.state is not None
+        ids = policy(env.state, out.action_mask)
+        g = env.game.observe_graph(env.state, mask=out.action_mask)
+        for b in range(32):
+            assert agent.act({k: v[b].cpu().numpy() for k, v in g.items()}) == int(ids[b])
+            checked += 1
+        out = env.step(torch.where(torch.arange(32, device=DEVICE) % 2 == step % 2, ids, other(env.state, out.action_mask)))
+    assert checked == 800
+    expert = VectorGame(RulesConfig.from_preset("expert", num_players=2), device=DEVICE)
+    with pytest.raises(RiskError, match="does not fit"):
+        load_maskable_ppo(pretrained_path("ppo-2p"), expert)
+
+
+def test_learner_env_with_the_graph_observation() -> None:
+    """The learner env in graph mode gives the graph dict of the learner seat, as the plain env observes it."""
+    env = LearnerEnv(8, device=DEVICE, seed=1, opponents="aggressive", observation="graph", num_players=2, **SMALL)
+    out = env.reset()
+    gen = _gen(3)
+    for _ in range(20):
+        obs = out.observation
+        assert set(obs) == {"nodes", "edges", "globals", "action_mask"}
+        want = env.venv.observe(env.learner_seat)
+        assert all(torch.equal(obs[k], want[k]) for k in obs)
+        assert torch.equal(obs["action_mask"].bool(), out.action_mask)
+        out = env.step(masked_choice(torch.zeros(out.action_mask.shape, device=DEVICE), out.action_mask, False, gen))

@@ -12,7 +12,7 @@ from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture a
 
 from risk_env import ConfigError, IllegalActionError
 from risk_env.vector import VectorEnv
-from risk_env.vector.agents import RandomPolicy
+from risk_env.vector.agents import AggressivePolicy, RandomPolicy
 from risk_env.vector.learner import FixedOpponents, LearnerEnv, seat_credit
 
 SMALL: dict[str, Any] = dict(map="small", setup="random", turn_limit=30)
@@ -83,17 +83,21 @@ def test_episodes_of_one_learner_add_up() -> None:
             assert bool((seating == -1).sum(1).eq(1).all())
             scores.extend(score.tolist())
 
-    rules = dict(SMALL, turn_limit=12)  # short games: some reach the turn limit
+    rules = dict(SMALL, turn_limit=16)  # short games: some reach the turn limit
     env = LearnerEnv(128, device=DEVICE, seed=2, num_players=3, final_observation=True, **rules)
-    env.assignment = Told(["aggressive", "random"], env.game, env.generator)
+    env.assignment = Told(["random", "aggressive"], env.game, env.generator)
     out = env.reset()
     gen = _gen(1)
+    strong = AggressivePolicy(env.game)  # the learner's moves in the even slots (against random opponents)
+    even = torch.arange(128, device=DEVICE) % 2 == 0
     total = torch.zeros(128, device=DEVICE)
     episodes = {"won": 0, "lost": 0, "truncated": 0, "out early": 0}
-    terr = env.game._obs_off["territories"]
-    for _ in range(60):
+    terr = env.game.obs_offsets["territories"]
+    for _ in range(90):
         seat = env.learner_seat.clone()
-        out = env.step(_random_actions(out.action_mask, gen))
+        assert env.venv.state is not None
+        a = torch.where(even, strong(env.venv.state, out.action_mask), _random_actions(out.action_mask, gen))
+        out = env.step(a)
         total += out.reward
         assert bool((out.reward == out.rewards.gather(1, seat[:, None])[:, 0]).all())
         done = out.terminated | out.truncated

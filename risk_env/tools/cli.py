@@ -535,6 +535,14 @@ def evaluate(
     round_robin: bool = typer.Option(False, "--round-robin", help="play every pair of the agents in 2-player games"),
     out: str | None = typer.Option(None, "--out", "-o", help="folder for the CSV and JSON files and the win-rate plot"),
     progress: bool = _PROGRESS,
+    backend: str = typer.Option(
+        "reference",
+        "--backend",
+        help="'reference' (the AEC env, game by game) or 'vector' (the batched engine, games in lockstep; "
+        "batched heuristics, random and learned networks only)",
+    ),
+    device: str = typer.Option("cpu", "--device", help="--backend vector: the torch device"),
+    batch_size: int | None = typer.Option(None, "--batch-size", help="--backend vector: games at once (default up to 4096)"),
 ) -> None:
     """Evaluate agents against each other: seats rotated, seeds recorded, win rates with 95% Wilson
     intervals, game lengths, places and openskill ratings (risk_env.evaluate)."""
@@ -547,9 +555,13 @@ def evaluate(
     _check_players(rules, players)
     if players is not None and not round_robin and players != len(agents):
         raise _fail(f"--players {players} needs {players} agents (one per seat), got {len(agents)}: {' '.join(agents)}")
+    _at_least("--batch-size", batch_size, 1)
+    if backend not in ("reference", "vector"):
+        raise _fail(f"--backend must be 'reference' or 'vector', got {backend!r}")
     common = dict(
         num_games=games, rules=rules, seed=seed, workers=workers, progress=progress, out_dir=out, max_turn_steps=max_turn_steps
     )
+    common.update(backend=backend, device=device, batch_size=batch_size)
     try:
         overrides = _overrides(settings, map_name, turns)
         if round_robin:
@@ -771,6 +783,9 @@ def soak(
     vector_batch: int = typer.Option(
         32, "--vector-batch", help="most games of one rule set replayed together on the batched engine"
     ),
+    family: int = typer.Option(
+        1, "--family", help="consecutive games sharing their rules, so that they replay on the batched engine in one batch"
+    ),
     max_seconds: float | None = typer.Option(None, "--max-seconds", help="stop after this much wall time, report the games done"),
     vector_share: float = typer.Option(
         0.2, "--vector-share", help="share of games whose rules are drawn from those the batched engine supports"
@@ -821,6 +836,7 @@ def soak(
         max_seconds=max_seconds,
         vector_share=vector_share,
         vector_batch=vector_batch,
+        family=family,
     )
     try:
         summary = run_soak(

@@ -294,6 +294,9 @@ def evaluate(
     progress: bool = True,
     out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
+    backend: str = "reference",
+    device: str = "cpu",
+    batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> EvaluationResult:
     """Play ``num_games`` games between ``agents`` (one per seat, seats rotated) and summarize.
@@ -311,6 +314,12 @@ def evaluate(
         out_dir: if given, :meth:`EvaluationResult.save` there.
         max_turn_steps: per-turn cap on action ids (see :func:`risk_env.tools.match.play_match`); a game that hits it
             is stopped, a loss for the seat deciding then and a draw for the other survivors.
+        backend: ``"reference"`` (the AEC env, game by game in worker processes) or ``"vector"``: the batched
+            engine, ``batch_size`` games in lockstep on ``device``, entrants as batched policies (the batched
+            heuristics, ``random``, learned networks; :mod:`risk_env.tools.vector_evaluation`). Same schedule and
+            statistics; ``workers`` is unused there.
+        device: the vector backend's torch device.
+        batch_size: the vector backend's games at once (default ``min(num_games, 4096)``).
         **rule_overrides: rule switches applied on top (``turn_limit=200``, ``fortify="connected"``).
 
     Returns:
@@ -347,12 +356,16 @@ def evaluate(
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    if backend not in ("reference", "vector"):
+        raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
     cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
     Game(cfg)  # reads the map (a file named by map=...): a bad one is refused here, before the progress bar
     require("openskill", "eval", "risk_env.evaluate (ratings)")  # before any game is played
     if out_dir is not None:
         require("matplotlib", "eval", "the win-rate plot")
         _check_out_dir(out_dir)
+    if backend == "vector":
+        return _evaluate_vector(specs, num_games, cfg, int(seed), device, batch_size, progress, max_turn_steps, out_dir)
     rules_d = cfg.to_dict()
     labels = _labels(specs)
     spec_texts = [_spec_text(sp) for sp in specs]
@@ -420,6 +433,30 @@ def evaluate(
     return result
 
 
+def _evaluate_vector(
+    specs: list[Any],
+    num_games: int,
+    cfg: RulesConfig,
+    seed: int,
+    device: str,
+    batch_size: int | None,
+    progress: bool,
+    max_turn_steps: int,
+    out_dir: str | os.PathLike[str] | None,
+) -> EvaluationResult:
+    """:func:`evaluate` with ``backend="vector"`` (the entrants labelled as the reference backend labels them)."""
+    require("torch", "train", "risk_env.evaluate(backend='vector')")
+    from .vector_evaluation import evaluate_batched
+
+    with _one_torch_thread() if str(device) == "cpu" else contextlib.nullcontext():
+        result = evaluate_batched(
+            specs, num_games, cfg, seed, device, batch_size, progress, max_turn_steps, labels=_labels(specs)
+        )
+    if out_dir is not None:
+        result.save(out_dir)
+    return result
+
+
 def round_robin(
     agents: Sequence[Any],
     num_games: int = 100,
@@ -429,12 +466,16 @@ def round_robin(
     progress: bool = True,
     out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
+    backend: str = "reference",
+    device: str = "cpu",
+    batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:
     """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``.
 
-    Each pair uses the same ``seed``. With ``out_dir``, each pair is saved under
-    ``out_dir/<a>_vs_<b>/`` and the matrix as ``out_dir/round_robin.md``.
+    Each pair uses the same ``seed`` (and ``backend``, ``device``, ``batch_size``, as :func:`evaluate`).
+    With ``out_dir``, each pair is saved under ``out_dir/<a>_vs_<b>/`` and the matrix as
+    ``out_dir/round_robin.md``.
     """
     from risk_env.agents import agent_label
 
@@ -454,6 +495,9 @@ def round_robin(
                 progress=progress,
                 out_dir=sub,
                 max_turn_steps=max_turn_steps,
+                backend=backend,
+                device=device,
+                batch_size=batch_size,
                 **rule_overrides,
             )
             out[(res.entrants[0], res.entrants[1])] = res

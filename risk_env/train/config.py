@@ -92,6 +92,19 @@ class EnvSection(_Section):
         "random and the batched heuristics as opponents, no self-play); see docs/vector.md",
     )
     vector_device: str = Field("cpu", description="torch device of the batched engine (backend: vector)")
+    player_counts: list[int] | None = Field(
+        None,
+        min_length=1,
+        description="trainer device: train one network on games of each of these player counts in turn "
+        "(n_envs slots each; null: rules.num_players)",
+    )
+
+    @field_validator("player_counts")
+    @classmethod
+    def _counts(cls, v: list[int] | None) -> list[int] | None:
+        if v is not None and (any(k < 2 or k > 6 for k in v) or len(set(v)) != len(v)):
+            raise ValueError(f"player_counts must be distinct player counts from 2 to 6, got {v}")
+        return v
 
 
 class PPOSection(_Section):
@@ -115,6 +128,11 @@ class PPOSection(_Section):
     graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
     graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")
     device: str = Field("cpu", description="torch device: cpu, cuda, auto")
+    init: str | None = Field(
+        None,
+        description="trainer device: start from this network (a policy file .pt, a MaskablePPO graph checkpoint "
+        ".zip, or a pretrained name such as ppo-2p) instead of fresh weights; the step count starts at 0",
+    )
     precision: Literal["float32", "bfloat16"] = Field(
         "float32", description="trainer device: 'bfloat16' runs the network's matrix products under autocast"
     )
@@ -264,6 +282,8 @@ class TrainConfig(_Section):
         if self.trainer == "sb3":
             if self.ppo.precision != "float32":
                 raise ValueError(f"ppo.precision={self.ppo.precision!r} needs trainer 'device' (sb3 computes in float32)")
+            if self.ppo.init is not None or self.env.player_counts is not None:
+                raise ValueError("ppo.init and env.player_counts need trainer 'device' (sb3: --resume a model to start from it)")
             if SELF in self.opponents.baselines:
                 raise ValueError(
                     f"opponents.baselines: {SELF!r} (the learner in an opponent seat) needs trainer 'device'; "

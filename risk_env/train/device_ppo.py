@@ -4,7 +4,7 @@
 batched env :class:`risk_env.vector.learner.LearnerEnv`: against batched opponents (one learner
 seat per game, the opponents' turns played inside each call) or in self-play (every seat is the
 learner). Everything lives on the env's device: the rollout's graph observations
-(:class:`~risk_env.train.vector_graph.BatchedGraphEncoder`), the masked action sampling,
+(:meth:`risk_env.vector.VectorGame.observe_graph`), the masked action sampling,
 the advantages, the minibatches and the updates; nothing goes through numpy.
 
 The pieces that are not Risk-specific are TorchRL's: the loss is
@@ -42,7 +42,6 @@ from ..errors import ConfigError
 from ..vector.learner import LearnerEnv, seat_credit
 from .graph_net import GraphNet, masked_logits
 from .seating import Seating
-from .vector_graph import BatchedGraphEncoder
 
 __all__ = ["PRECISIONS", "DevicePPO", "PPOSettings", "seat_streams"]
 
@@ -181,11 +180,13 @@ class DevicePPO:
         self.kl_coef = float(kl_coef)
         self.anneal_steps = max(1, int(anneal_steps))
         self.device = env.device
-        self.encoder = BatchedGraphEncoder(env.game, turn_feature=turn_feature)
-        enc = self.encoder
-        net.check_fits(enc.T, enc.F, enc.G, env.game.num_actions)
+        self.turn_feature = bool(turn_feature)
+        gt = env.game.graph_tables
+        T, F, G, N = env.game.T, gt.F, gt.G, env.game.num_actions
+        net.check_fits(T, F, G, N)
         self.net = net.to(self.device)
-        self.model = _ActorCritic(self.net, enc.adjacency, s.precision)
+        self.adjacency = GraphNet.mean_adjacency(gt.edges, T)
+        self.model = _ActorCritic(self.net, self.adjacency, s.precision)
         module = TensorDictModule(self.model, in_keys=["nodes", "globals"], out_keys=["logits", "value_pred"])
         self.actor = ProbabilisticActor(
             module,
@@ -213,7 +214,6 @@ class DevicePPO:
         self.episodes = _Episodes()
         B, n, L = env.num_envs, env.num_players, s.n_steps
         R = n + L
-        T, F, G, N = enc.T, enc.F, enc.G, env.game.num_actions
         dev = self.device
         # rows 0..n-1: each seat's decision held back from the previous rollout; rows n..: this rollout's calls
         self.buf = {
@@ -243,7 +243,8 @@ class DevicePPO:
         state = self.env.venv.state
         if state is None:
             raise ConfigError("the env has no games in progress: reset it first")
-        return self.encoder.encode(state, out.observation, out.action_mask, out.current_player)
+        g = self.env.game.observe_graph(state, out.current_player, out.action_mask, self.turn_feature, out.observation)
+        return g["nodes"], g["globals"]
 
     @torch.inference_mode()
     def act(

@@ -22,6 +22,7 @@ import json
 import os
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from ..errors import ConfigError
 from .config import TrainConfig
 from .run import Run, TrainResult, evaluate_model, latest_checkpoint
 
-__all__ = ["DeviceModel", "build_env", "build_network", "ppo_settings", "resolve_device", "train"]
+__all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
 
 
 def resolve_device(name: str) -> Any:
@@ -214,6 +215,22 @@ def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
     return report
 
 
+def _log_pfsp(lane: Lane, t: int, run: Any, logger: Any, prefix: str) -> None:
+    """The league's PFSP win rates and draw probabilities, in the log and TensorBoard."""
+    league = lane.league
+    if league is None or league.pfsp is None:
+        return
+    rates = league.win_rates()
+    probs = league.probabilities().tolist()
+    run.log(
+        f"{prefix}pfsp @ {t}: "
+        + ", ".join(f"{k} scored {v:.0%} -> drawn {probs[league.names.index(k)]:.0%}" for k, v in rates.items())
+    )
+    for k, v in rates.items():
+        logger.record(f"pfsp/win_rate/{prefix.strip()}{'/' if prefix else ''}{k}", v)
+    logger.dump(t)
+
+
 def _league(seating: Any) -> Any:
     """The seating's league (None for self-play or fixed line-ups)."""
     from ..vector.league import League
@@ -247,35 +264,88 @@ class _TBLogger:
 
 
 class DeviceModel:
-    """What the run's books see of the trainer: ``num_timesteps``, ``save(path)`` (a policy file with
-    the optimizer's state, for ``--resume``) and the TensorBoard ``logger``."""
+    """What the run's books see of the trainer: ``num_timesteps`` (all lanes'), ``save(path)`` (a policy file
+    with the optimizer's state, for ``--resume``) and the TensorBoard ``logger``."""
 
-    def __init__(self, ppo: Any, cfg: TrainConfig, logger: _TBLogger) -> None:
-        self.ppo = ppo
+    def __init__(self, lanes: list[Lane], cfg: TrainConfig, logger: _TBLogger) -> None:
+        self.lanes = lanes
         self.cfg = cfg
         self.logger = self._logger = logger
 
     @property
     def num_timesteps(self) -> int:
-        return int(self.ppo.num_timesteps)
+        return int(sum(lane.ppo.num_timesteps for lane in self.lanes))
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         from .graph_net import save_policy
 
+        first = self.lanes[0].ppo
         return save_policy(
             path,
-            self.ppo.net,
+            first.net,
             timesteps=self.num_timesteps,
             rules=self.cfg.rules_config.to_dict(),
+            player_counts=[lane.players for lane in self.lanes],
             config=self.cfg.model_dump(mode="json"),
-            optimizer=self.ppo.optimizer.state_dict(),
+            optimizer=first.optimizer.state_dict(),
         )
+
+
+@dataclass
+class Lane:
+    """One player count's games in a run: its env, seating, league and trainer (all lanes share one network
+    and one optimizer)."""
+
+    players: int
+    env: Any
+    seating: Any
+    ppo: Any
+    league: Any = None
+    snapshot_policy: Any = None  # builds a frozen graph policy of the live network for this lane's league
+
+
+def init_network(spec: str, device: Any) -> Any:
+    """The network ``ppo.init`` names: a policy file (``.pt``), a MaskablePPO graph checkpoint (``.zip``) or a
+    pretrained agent's name (:data:`risk_env.agents.registry.PRETRAINED`).
+
+    Raises:
+        ConfigError: nothing loadable under that name.
+    """
+    from ..errors import RiskError
+    from .graph_net import graph_net_from_sb3, load_policy
+
+    path = Path(spec)
+    try:
+        if not path.exists():
+            from ..agents.registry import PRETRAINED, pretrained_path
+
+            if spec.strip().lower() not in PRETRAINED:
+                raise ConfigError(f"ppo.init={spec!r}: no such file, nor a pretrained agent ({', '.join(PRETRAINED)})")
+            path = pretrained_path(spec)
+        if path.suffix == ".zip":
+            return graph_net_from_sb3(path, device=device)
+        return load_policy(path, device=device)[0]
+    except RiskError as e:
+        if isinstance(e, ConfigError):
+            raise
+        raise ConfigError(f"ppo.init={spec!r}: {e}") from None
+
+
+def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
+    if players == cfg.rules_config.num_players:
+        return cfg
+    data = cfg.model_dump(mode="json")
+    data["rules"] = {**data["rules"], "num_players": players}
+    return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 
 def train(
     cfg: TrainConfig, resume: str | os.PathLike[str] | None = None, progress: bool = True, quiet: bool = False
 ) -> TrainResult:
     """Run the training described by ``cfg`` with ``trainer: device`` (module docstring).
+
+    With ``env.player_counts`` one network trains on each player count in turn: a lane of ``env.n_envs``
+    games per count, one rollout and update of each lane after the other, the step count their sum.
 
     Args:
         cfg: the config.
@@ -299,7 +369,8 @@ def train(
         ckpt = latest_checkpoint(Path(resume))
         if ckpt.suffix != ".pt":
             raise ConfigError(
-                f"--resume {str(resume)!r}: {ckpt.name} is a MaskablePPO checkpoint; trainer 'device' resumes a .pt"
+                f"--resume {str(resume)!r}: {ckpt.name} is a MaskablePPO checkpoint; trainer 'device' resumes a .pt "
+                "(ppo.init starts from a .zip's network)"
             )
         mp = ckpt.with_suffix(".json")
         meta = json.loads(mp.read_text()) if mp.exists() else {}
@@ -320,78 +391,111 @@ def train(
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
-    env, seating = build_env(cfg, device)
     p = cfg.ppo
     settings = ppo_settings(cfg)
-    ks = cfg.kickstart
-    kick: dict[str, Any] = (
-        {"teacher": _teacher(cfg, env, ks.teacher), "kl_coef": ks.kl_coef, "anneal_steps": ks.anneal_steps} if ks.enabled else {}
-    )
+    saved: dict[str, Any] = {}
+    net: Any = None
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
-        net.train()
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), seating=seating, **kick)
-        if "optimizer" in saved:
-            ppo.optimizer.load_state_dict(saved["optimizer"])
-            for group in ppo.optimizer.param_groups:
-                group["lr"] = p.learning_rate  # the config's settings apply from here on
-        ppo.num_timesteps = int(saved.get("timesteps", 0))
-        if not meta:
-            run.align_schedule(ppo.num_timesteps)
-    else:
-        net = build_network(cfg, env)
-        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1, turn_feature=bool(cfg.env.turn_feature), seating=seating, **kick)
-    league = _league(seating)
-    sp = cfg.opponents.self_play
-    if league is not None and sp.enabled:
-        from .graph_opponent import GraphNetPolicy, graph_policy_from_file
-
+    elif p.init is not None:
+        net = init_network(p.init, device)
+    counts = cfg.env.player_counts or [rules.num_players]
+    lanes: list[Lane] = []
+    for k, players in enumerate(counts):
+        lcfg = _lane_config(cfg, players)
+        env, seating = build_env(lcfg, device)
+        if net is None:
+            net = build_network(cfg, env)
+        ks = cfg.kickstart
+        kick: dict[str, Any] = (
+            {"teacher": _teacher(lcfg, env, ks.teacher), "kl_coef": ks.kl_coef, "anneal_steps": ks.anneal_steps}
+            if ks.enabled
+            else {}
+        )
         turn = bool(cfg.env.turn_feature)
-        snap_gen = torch.Generator(device=env.device)
-        snap_gen.manual_seed(cfg.seed + 15485863)
-        league.set_latest(GraphNetPolicy(env.game, ppo.net, generator=snap_gen, name="latest", turn_feature=turn))
-        for path in run.snapshots:  # a resumed run's pool
-            league.add_snapshot(graph_policy_from_file(env.game, path, sp.snapshot_deterministic, snap_gen), name=Path(path).stem)
+        ppo = DevicePPO(env, net, settings, seed=cfg.seed + 1 + 1000 * k, turn_feature=turn, seating=seating, **kick)
+        if lanes:
+            ppo.optimizer = lanes[0].ppo.optimizer  # one network, one optimizer
+        lanes.append(Lane(players, env, seating, ppo, _league(seating)))
+    net.train()
+    first = lanes[0].ppo
+    if ckpt is not None:
+        if "optimizer" in saved:
+            first.optimizer.load_state_dict(saved["optimizer"])
+            for group in first.optimizer.param_groups:
+                group["lr"] = p.learning_rate  # the config's settings apply from here on
+        first.num_timesteps = int(saved.get("timesteps", 0))
+        if not meta:
+            run.align_schedule(first.num_timesteps)
 
-        def add_snapshot(t: int) -> None:
-            path = run_dir / "pool" / f"snap_{t:09d}.pt"
-            model.save(path)
-            run.snapshots.append(str(path))
-            frozen = GraphNetPolicy(env.game, ppo.net, sp.snapshot_deterministic, snap_gen, path.stem, turn).frozen()
-            league.add_snapshot(frozen, name=path.stem)
-            run.log(f"self-play: snapshot {path.name} joins the league")
+    def steps() -> int:
+        return sum(lane.ppo.num_timesteps for lane in lanes)
 
     logger = _TBLogger(run_dir / "tb")
-    model = DeviceModel(ppo, cfg, logger)
+    model = DeviceModel(lanes, cfg, logger)
+    sp = cfg.opponents.self_play
+    if sp.enabled:
+        from .graph_opponent import GraphNetPolicy, graph_policy_from_file
+
+        snap_gen = torch.Generator(device=device)
+        snap_gen.manual_seed(cfg.seed + 15485863)
+        for lane in lanes:
+            if lane.league is None:
+                continue
+            g = lane.env.game
+            lane.league.set_latest(GraphNetPolicy(g, net, generator=snap_gen, name="latest", turn_feature=turn))
+            for path in run.snapshots:  # a resumed run's pool
+                lane.league.add_snapshot(
+                    graph_policy_from_file(g, path, sp.snapshot_deterministic, snap_gen), name=Path(path).stem
+                )
+            lane.snapshot_policy = GraphNetPolicy(g, net, sp.snapshot_deterministic, snap_gen, "snapshot", turn)
+
+    def add_snapshot(t: int) -> None:
+        path = run_dir / "pool" / f"snap_{t:09d}.pt"
+        model.save(path)
+        run.snapshots.append(str(path))
+        for lane in lanes:
+            if lane.league is not None and lane.snapshot_policy is not None:
+                lane.league.add_snapshot(lane.snapshot_policy.frozen(path.stem), name=path.stem)
+        run.log(f"self-play: snapshot {path.name} joins the league")
+
+    opp = lanes[0].seating
     run.log(
-        f"run {cfg.name} -> {run_dir} | trainer device on {device} | {rules.num_players} players, map {rules.map}, "
-        f"setup {rules.setup}, turn limit {rules.turn_limit} | {env.num_envs} slots x {p.n_steps} calls per rollout, "
-        f"{'self-play' if seating is None else 'vs ' + ', '.join(seating.names)} | {cfg.total_timesteps} steps | "
-        f"seed {cfg.seed}"
+        f"run {cfg.name} -> {run_dir} | trainer device on {device} | "
+        f"{'/'.join(str(c) for c in counts)} players, map {rules.map}, setup {rules.setup}, turn limit {rules.turn_limit} | "
+        f"{'+'.join(str(lane.env.num_envs) for lane in lanes)} slots x {p.n_steps} calls per rollout, "
+        f"{'self-play' if opp is None else 'vs ' + ', '.join(opp.names)} | {cfg.total_timesteps} steps | seed {cfg.seed}"
     )
     if ckpt is not None:
-        run.log(f"resumed from {ckpt} at step {ppo.num_timesteps}")
-    elif cfg.imitation.enabled:
-        report = warm_start(ppo, cfg, run.log)
-        (run_dir / "imitation.json").write_text(json.dumps(report, indent=1))
-        run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
-        if cfg.eval.every:
-            run.periodic_eval(model, 0)
+        run.log(f"resumed from {ckpt} at step {steps()}")
+    else:
+        if p.init is not None:
+            run.log(f"the network starts from {p.init} ({net.sizes['hidden']} wide, {net.sizes['rounds']} rounds)")
+        if cfg.imitation.enabled:
+            reports = [warm_start(lane.ppo, _lane_config(cfg, lane.players), run.log) for lane in lanes]
+            (run_dir / "imitation.json").write_text(json.dumps(reports[0] if len(reports) == 1 else reports, indent=1))
+            run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
+            if cfg.eval.every:
+                run.periodic_eval(model, 0)
     bar: Any = None
     if progress and not quiet:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.total_timesteps, initial=ppo.num_timesteps, unit="steps", dynamic_ncols=True)
+        bar = tqdm(total=cfg.total_timesteps, initial=steps(), unit="steps", dynamic_ncols=True)
     returns: deque[float] = deque(maxlen=100)
     lengths: deque[int] = deque(maxlen=100)
     t_learn = time.monotonic()
-    start_steps = ppo.num_timesteps
+    start_steps = steps()
+    multi = len(lanes) > 1
+    k = 0
     try:
-        while ppo.num_timesteps < cfg.total_timesteps:
-            before = ppo.num_timesteps
-            stats = ppo.learn_once()
-            t = ppo.num_timesteps
-            ep = ppo.episodes
+        while steps() < cfg.total_timesteps:
+            before = steps()
+            lane = lanes[k % len(lanes)]
+            k += 1
+            stats = lane.ppo.learn_once()
+            t = steps()
+            ep = lane.ppo.episodes
             returns.extend(ep.returns)
             lengths.extend(ep.lengths)
             if returns:
@@ -399,18 +503,19 @@ def train(
                 logger.record("rollout/ep_len_mean", sum(lengths) / len(lengths))
             ep.returns.clear()
             ep.lengths.clear()
-            for k, v in stats.items():
-                logger.record(f"train/{k}", v)
-            scores = seating.take_scores() if seating is not None else {}
+            for key, v in stats.items():
+                logger.record(f"train/{key}", v)
+            scores = lane.seating.take_scores() if lane.seating is not None else {}
             for label, (games, score) in scores.items():
-                logger.record(f"rollout/score/{label}", score)
-                logger.record(f"rollout/games/{label}", games)
+                name = f"{lane.players}p/{label}" if multi else label
+                logger.record(f"rollout/score/{name}", score)
+                logger.record(f"rollout/games/{name}", games)
             logger.record("time/fps", (t - start_steps) / max(time.monotonic() - t_learn, 1e-9))
             logger.record("time/total_timesteps", t)
             logger.dump(t)
             if bar is not None:
                 bar.update(t - before)
-            if league is not None and sp.enabled and t >= run.next_snapshot:
+            if sp.enabled and t >= run.next_snapshot:
                 while run.next_snapshot <= t:
                     run.next_snapshot += sp.snapshot_every
                 add_snapshot(t)
@@ -422,16 +527,8 @@ def train(
                 while run.next_eval <= t:
                     run.next_eval += cfg.eval.every
                 run.periodic_eval(model, t)
-                if league is not None and league.pfsp is not None:
-                    rates = league.win_rates()
-                    probs = league.probabilities().tolist()
-                    run.log(
-                        f"pfsp @ {t}: "
-                        + ", ".join(f"{k} scored {v:.0%} -> drawn {probs[league.names.index(k)]:.0%}" for k, v in rates.items())
-                    )
-                    for k, v in rates.items():
-                        logger.record(f"pfsp/win_rate/{k}", v)
-                    logger.dump(t)
+                for ln in lanes:
+                    _log_pfsp(ln, t, run, logger, f"{ln.players}p " if multi else "")
             if run.deadline is not None and time.monotonic() > run.deadline:
                 run.stopped_early = True
                 run.log(
@@ -445,10 +542,11 @@ def train(
     learn_s = time.monotonic() - t_start
     model_path = run_dir / "model.pt"
     model.save(model_path)
-    run.save_checkpoint(model, ppo.num_timesteps)
-    rate = (ppo.num_timesteps - start_steps) / max(time.monotonic() - t_learn, 1e-9)
-    run.log(f"trained {ppo.num_timesteps} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
-    result = TrainResult(run_dir, model_path, ppo.num_timesteps, learn_s, run.stopped_early)
+    total = steps()
+    run.save_checkpoint(model, total)
+    rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
+    run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
+    result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early)
     ev = cfg.eval
     if ev.final_games > 0 and ev.opponents:
         t0 = time.monotonic()
@@ -463,9 +561,11 @@ def train(
         "name": cfg.name,
         "trainer": "device",
         "device": str(device),
+        "player_counts": counts,
         "model": str(model_path),
         "timesteps": result.timesteps,
         "learn_seconds": round(learn_s, 1),
+        "learner_decisions_per_second": round(rate, 1),
         "total_seconds": round(result.seconds, 1),
         "stopped_early": result.stopped_early,
         "eval_rules": cfg.eval_rules_config.to_dict(),

@@ -2,7 +2,7 @@
 
 :class:`GraphNetPolicy` plays the seat to act in the games it is asked about
 (:class:`risk_env.vector.agents.BatchedPolicy`): it encodes their graph observations
-(:class:`~risk_env.train.vector_graph.BatchedGraphEncoder`), runs the network without gradients and
+(:meth:`risk_env.vector.VectorGame.observe_graph`), runs the network without gradients and
 takes the most probable legal id or samples one from the masked softmax, as
 :class:`risk_env.vector.network.NetworkPolicy` does for flat-observation networks. The on-device
 trainer's self-play snapshots, and any policy file (:func:`graph_policy_from_file`), play in a
@@ -30,7 +30,6 @@ import torch
 from ..vector.network import masked_choice
 from ..vector.state import BatchState
 from .graph_net import GraphNet, load_policy
-from .vector_graph import BatchedGraphEncoder
 
 __all__ = ["GraphNetPolicy", "graph_policy_from_file"]
 
@@ -61,9 +60,9 @@ class GraphNetPolicy:
     ) -> None:
         self.game = game
         self.net = net
-        self.encoder = BatchedGraphEncoder(game, turn_feature=turn_feature)
-        enc = self.encoder
-        net.check_fits(enc.T, enc.F, enc.G, game.num_actions)
+        gt = game.graph_tables
+        net.check_fits(game.T, gt.F, gt.G, game.num_actions)
+        self.adjacency = GraphNet.mean_adjacency(gt.edges, game.T)
         self.deterministic = bool(deterministic)
         if generator is None:
             generator = torch.Generator(device=game.device)
@@ -85,10 +84,9 @@ class GraphNetPolicy:
         sub = state if active is None else BatchState(**{k: v[idx] for k, v in state.fields().items()})
         m = mask[idx]
         seat = sub.player
-        flat = self.game.observe(sub, seat)
-        nodes, glob = self.encoder.encode(sub, flat, m, seat)
+        g = self.game.observe_graph(sub, seat, m, self.turn_feature)
         with torch.inference_mode():
-            logits, _ = self.net.forward_dense(nodes, glob, self.encoder.adjacency)
+            logits, _ = self.net.forward_dense(g["nodes"], g["globals"], self.adjacency)
         ids[idx] = masked_choice(logits, m, self.deterministic, self.generator)
         return ids
 

@@ -37,8 +37,9 @@ import numpy as np
 import torch
 
 from ..errors import ConfigError
+from ..rules.config import RulesConfig
 from .engine import VectorGame
-from .masks import bonus_options
+from .masks import bonus_options, take
 from .state import ATTACK, CLAIM, FORTIFY, OCCUPY, REINFORCE, SETUP_PLACE, BatchState
 
 __all__ = [
@@ -49,13 +50,46 @@ __all__ = [
     "ContinentPolicy",
     "HeuristicPolicy",
     "RandomPolicy",
+    "HEURISTIC_RULES",
     "amount_ids",
+    "check_heuristic_rules",
     "make_policy",
     "random_legal",
 ]
 
 BATCHED_HEURISTICS = ("aggressive", "balanced", "continent")
 """Heuristic baselines of :mod:`risk_env.agents` that have a batched version here (``random`` has one too)."""
+
+HEURISTIC_RULES: dict[str, tuple[object, ...]] = {
+    "card_trade": ("escalating",),
+    "territory_bonus": ("once_per_turn",),
+    "defender_dice": ("max",),
+    "fortify": ("adjacent",),
+    "two_player": ("neutral",),
+    "reroll_with_card": (False,),
+    "die_to_six": (False,),
+    "secret_missions": (False,),
+    "capitals": (False,),
+}
+"""The rule switches the batched heuristics play, and their values (any value of the others: players,
+map, setup, starting armies, elimination trades, turn limit, truncation reward): the classic rules,
+so the ``classic`` and ``fast`` presets. The scalar agents play every variant; these refuse the rest."""
+
+
+def check_heuristic_rules(rules: RulesConfig) -> None:
+    """Raise :class:`ConfigError` unless the batched heuristics play ``rules`` (:data:`HEURISTIC_RULES`)."""
+    bad = [
+        f"{k}={getattr(rules, k)!r}"
+        for k, ok in HEURISTIC_RULES.items()
+        if getattr(rules, k) not in ok and not (k == "two_player" and rules.num_players > 2)  # (2 players only)
+    ]
+    if bad:
+        allowed = "; ".join(f"{k}: {', '.join(map(repr, v))}" for k, v in HEURISTIC_RULES.items())
+        raise ConfigError(
+            f"the batched heuristics do not play {', '.join(bad)}; they play the classic rules ({allowed}), "
+            "so the classic and fast presets; use the scalar agents (risk_env.agents) for the other variants"
+        )
+
 
 _NEG = float("-inf")
 _ODDS_MAX = 100  # the scalar heuristics' odds table: 0..100 armies a side
@@ -106,7 +140,7 @@ def amount_ids(game: VectorGame, lo: torch.Tensor, hi: torch.Tensor, desired: to
     (ties to the smaller count), as :meth:`risk_env.ActionCodec.amount_action`: levels
     repeating the previous level's count are skipped (they are illegal)."""
     K = game.K
-    j = game._ar_K[None, :]
+    j = game.ar_K[None, :]
     span = (hi - lo)[:, None]
     counts = lo[:, None] + torch.div(2 * j * span + (K - 1), 2 * (K - 1), rounding_mode="floor")  # (B, K)
     legal = torch.ones_like(counts, dtype=torch.bool)
@@ -159,6 +193,7 @@ class HeuristicPolicy:
     name = "heuristic"
 
     def __init__(self, game: VectorGame) -> None:
+        check_heuristic_rules(game.config)
         self.game = game
         ref = game.game
         m = ref.map
@@ -280,7 +315,7 @@ class HeuristicPolicy:
         g = self.game
         ss, sd = s.sel_src, s.sel_dst
         go, src, dst = self.attack(s, sit)
-        dice = torch.clamp(g._g(s.armies, torch.where(ss >= 0, ss, src)) - 1, max=3)
+        dice = torch.clamp(take(s.armies, torch.where(ss >= 0, ss, src)) - 1, max=3)
         roll = g.A_DICE + dice - 1
         again = mask[:, g.A_DICE] & (s.att_src == src) & (s.att_dst == dst)
         top = torch.where(go, torch.where(again, roll, src), g.A_END)
@@ -288,8 +323,8 @@ class HeuristicPolicy:
 
     def _occupy_ids(self, s: BatchState, mask: torch.Tensor, sit: _Sit) -> torch.Tensor:
         g = self.game
-        lo = g._g(s.armies, s.att_dst)
-        hi = lo + g._g(s.armies, s.att_src) - 1
+        lo = take(s.armies, s.att_dst)
+        hi = lo + take(s.armies, s.att_src) - 1
         want = self.occupy(s, sit, lo, hi)
         return amount_ids(g, lo, hi, torch.minimum(torch.maximum(want, lo), hi))
 
@@ -300,7 +335,7 @@ class HeuristicPolicy:
         # the sub-steps: source, target, then the amount (1 army for a plan that does not match)
         top = torch.where(moving, src, g.A_END)
         same = moving & (src == ss) & (dst == sd)
-        src_armies = g._g(s.armies, ss)
+        src_armies = take(s.armies, ss)
         amount = amount_ids(g, torch.ones_like(src_armies), src_armies - 1, torch.where(same, count, 1))
         return torch.where(ss < 0, top, torch.where(sd < 0, dst, amount))
 
@@ -335,11 +370,10 @@ class HeuristicPolicy:
     def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
         """Split by threat: all forward if the source no longer borders an enemy, the minimum if the
         conquest borders none, else in proportion to the enemies each faces."""
-        g = self.game
         a, b = s.att_src, s.att_dst
-        ea_a, ea_b = g._g(sit.enemy_adj, a), g._g(sit.enemy_adj, b)
-        wa = g._g(sit.threat, a) + 1.0
-        wb = g._g(sit.threat, b) + 1.0 + 2.0 * ea_b
+        ea_a, ea_b = take(sit.enemy_adj, a), take(sit.enemy_adj, b)
+        wa = take(sit.threat, a) + 1.0
+        wb = take(sit.threat, b) + 1.0 + 2.0 * ea_b
         split = torch.round((hi + 1).to(wa.dtype) * wb / (wa + wb)).long()
         return torch.where(ea_a <= 0, hi, torch.where(ea_b <= 0, lo, split))
 
@@ -364,11 +398,11 @@ class HeuristicPolicy:
             ok_t = key.gather(1, t[:, None])[:, 0] >= 0
             d_t = dist.gather(1, t[:, None])
             closer = self.adj.index_select(0, t) & mine & (dist < d_t)
-            take = ~found & ok_t & closer.any(1)
-            src = torch.where(take, t, src)
-            dst = torch.where(take, _argmax(score, closer), dst)
-            found |= take
-        count = g._g(armies, src) - 1
+            pick = ~found & ok_t & closer.any(1)
+            src = torch.where(pick, t, src)
+            dst = torch.where(pick, _argmax(score, closer), dst)
+            found |= pick
+        count = take(armies, src) - 1
         # else rebalance between frontier territories: from the largest surplus over its threat
         # to a reachable frontier territory short of its threat, when that moves more than 2
         give = torch.minimum(arm - 1.0, torch.floor((arm - threat) / 2.0))
@@ -462,9 +496,8 @@ class AggressivePolicy(HeuristicPolicy):
 
     def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
         """The whole stack forward if the conquest borders enemies (or the source borders none)."""
-        g = self.game
-        fwd = g._g(sit.enemy_adj, s.att_dst) > 0
-        back = g._g(sit.enemy_adj, s.att_src) > 0
+        fwd = take(sit.enemy_adj, s.att_dst) > 0
+        back = take(sit.enemy_adj, s.att_src) > 0
         return torch.where(fwd | ~back, hi, lo)
 
 
@@ -552,11 +585,10 @@ class BalancedPolicy(HeuristicPolicy):
 
     def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
         """The whole stack forward into a conquest that borders enemies, unless the source guards a held continent."""
-        g = self.game
         a = s.att_src
         ca = self.cont_of[a.clamp(min=0)]
-        guard = self.is_entry[a.clamp(min=0)] & sit.held().gather(1, ca[:, None])[:, 0] & (g._g(sit.threat, a) > 0)
-        fwd = (g._g(sit.enemy_adj, s.att_dst) > 0) & ~guard
+        guard = self.is_entry[a.clamp(min=0)] & sit.held().gather(1, ca[:, None])[:, 0] & (take(sit.threat, a) > 0)
+        fwd = (take(sit.enemy_adj, s.att_dst) > 0) & ~guard
         return torch.where(fwd, hi, super().occupy(s, sit, lo, hi))
 
 
@@ -678,7 +710,7 @@ class ContinentPolicy(HeuristicPolicy):
         return ok.any(0), es[j], ed[j]
 
     def occupy(self, s: BatchState, sit: _Sit, lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
-        keep = self.game._g(self.reserve(s, sit), s.att_src)
+        keep = take(self.reserve(s, sit), s.att_src)
         leave = (hi.to(keep.dtype) + 1.0 - (keep + 1.0)).long()
         return torch.where(keep > 0, leave, super().occupy(s, sit, lo, hi))
 

@@ -69,7 +69,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             ``learner_seat``, ``shaping``, ``turn_feature``, ``preset``, rule switches, ...).
 
     Raises:
-        ConfigError: an unknown autoreset mode, ``self_play``, or a bad LearnerEnv argument.
+        ConfigError: an unknown autoreset mode, ``self_play``, the graph observation, or a bad LearnerEnv argument.
     """
 
     def __init__(
@@ -85,6 +85,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             raise ConfigError(f"autoreset_mode must be one of {list(_MODES)}, got {autoreset_mode!r}")
         if kwargs.get("self_play"):
             raise ConfigError("a Gymnasium vector env has one agent per sub-environment: use LearnerEnv for self-play")
+        if kwargs.get("observation", "flat") != "flat":
+            raise ConfigError("a Gymnasium vector env gives the flat observation; use LearnerEnv for observation='graph'")
         kwargs.pop("final_observation", None)
         self.learner_env = LearnerEnv(num_envs, device=device, seed=seed, final_observation=True, **kwargs)
         env = self.learner_env

@@ -65,7 +65,8 @@ class League:
         generator: the ``torch.Generator`` the draws (and the random baseline) use, on the engine's device.
         baselines: baseline names (``"random"`` or a batched heuristic) or :class:`BatchedPolicy` objects; >= 1.
         weights: their relative weights (default equal).
-        p_snapshot, p_latest: probabilities in [0, 1] (module docstring).
+        p_snapshot: the probability of a learner opponent (once there is one), in [0, 1] (module docstring).
+        p_latest: the probability that a learner opponent is the latest learner (else a kept snapshot), in [0, 1].
         max_snapshots: snapshots drawn from (>= 1).
         pfsp: a result tracker for PFSP, or None (off).
 

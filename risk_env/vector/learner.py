@@ -64,19 +64,21 @@ import torch
 
 from ..errors import ConfigError, IllegalActionError
 from .agents import BatchedPolicy, make_policy
-from .env import VectorEnv, VectorStep
+from .env import OBSERVATION_MODES, Observation, VectorEnv, VectorStep
 
 __all__ = ["FixedOpponents", "LearnerEnv", "LearnerStep", "OpponentAssignment", "seat_credit"]
 
-OBSERVATIONS = ("flat",)
-"""Observation kinds of :class:`LearnerEnv` (``"flat"``: :class:`risk_env.ObservationEncoder` vectors)."""
+OBSERVATIONS = OBSERVATION_MODES
+"""Observation kinds of :class:`LearnerEnv`, as :class:`~risk_env.vector.VectorEnv`'s: ``"flat"``
+(:class:`risk_env.ObservationEncoder` vectors) and ``"graph"`` (the AEC env's graph observation)."""
 
 
 class LearnerStep(NamedTuple):
     """One call of :meth:`LearnerEnv.step` (``B`` slots, ``D`` observation size, ``N`` actions, ``n`` players).
 
     Attributes:
-        observation: float32 ``(B, D)``: the observation of ``current_player``.
+        observation: the observation of ``current_player``: float32 ``(B, D)``, or with ``observation="graph"``
+            the graph dict (``nodes (B, T, F)``, ``edges (B, 2, E)``, ``globals (B, G)``, ``action_mask (B, N)``).
         action_mask: bool ``(B, N)``: its legal ids.
         current_player: int64 ``(B,)``: the learner seat to decide now in each slot.
         reward: float32 ``(B,)``: the reward, in this call, of the seat that decided in it (with
@@ -86,11 +88,11 @@ class LearnerStep(NamedTuple):
         rewards: float32 ``(B, n)``: every seat's rewards in this call (learner seats' shaping included).
         seat_terminated, seat_truncated: bool ``(B, n)``: the seats whose episode ended in this call.
         autoreset: bool ``(B,)``: the slot started a new game in this call (the observation is the new game's).
-        final_observation: float32 ``(B, D)`` or None: the last observation of the episode that ended for the
-            seat that decided (zeros where it did not end); given with ``final_observation=True``.
+        final_observation: an observation like ``observation``, or None: the last observation of the episode
+            that ended for the seat that decided (zeros where it did not end); given with ``final_observation=True``.
     """
 
-    observation: torch.Tensor
+    observation: Observation
     action_mask: torch.Tensor
     current_player: torch.Tensor
     reward: torch.Tensor
@@ -100,7 +102,7 @@ class LearnerStep(NamedTuple):
     seat_terminated: torch.Tensor
     seat_truncated: torch.Tensor
     autoreset: torch.Tensor
-    final_observation: torch.Tensor | None = None
+    final_observation: Observation | None = None
 
 
 class OpponentAssignment(Protocol):
@@ -201,9 +203,11 @@ class LearnerEnv:
             :class:`~risk_env.vector.league.League`. Ignored with ``self_play``.
         self_play: every seat is a learner seat.
         learner_seat: None rotates the learner seat over slots and games; an int fixes it.
-        observation: ``"flat"`` (:data:`OBSERVATIONS`).
-        shaping, shaping_gamma: the potential-based territory shaping (module docstring; 0 turns it off).
-        turn_feature: False zeroes the observation's turn entry (``turn / turn_limit``).
+        observation: ``"flat"`` or ``"graph"`` (:data:`OBSERVATIONS`).
+        shaping: the weight of the potential-based territory shaping (module docstring; 0 turns it off).
+        shaping_gamma: its discount ``gamma``, in (0, 1] (the learner's).
+        turn_feature: show ``turn / turn_limit`` in the observation (default: True for ``"flat"``, False for
+            ``"graph"``, as the AEC env; False writes 0 there).
         final_observation: fill :attr:`LearnerStep.final_observation`.
         max_opponent_steps: bound on engine steps of opponents within one call (a guard; the turn limit
             ends every game long before).
@@ -224,7 +228,7 @@ class LearnerEnv:
         observation: str = "flat",
         shaping: float = 0.0,
         shaping_gamma: float = 1.0,
-        turn_feature: bool = True,
+        turn_feature: bool | None = None,
         final_observation: bool = False,
         max_opponent_steps: int = 100_000,
         **rules: Any,
@@ -237,7 +241,9 @@ class LearnerEnv:
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
         if isinstance(max_opponent_steps, bool) or not isinstance(max_opponent_steps, int) or max_opponent_steps < 1:
             raise ConfigError(f"max_opponent_steps must be an integer >= 1, got {max_opponent_steps!r}")
-        self.venv = VectorEnv(num_envs, device=device, seed=seed, check_actions=False, **rules)
+        self.venv = VectorEnv(
+            num_envs, device=device, seed=seed, check_actions=False, observation=observation, turn_feature=turn_feature, **rules
+        )
         self.game = self.venv.game
         self.rules = self.venv.rules
         self.num_envs = num_envs
@@ -254,7 +260,7 @@ class LearnerEnv:
         self.self_play = bool(self_play)
         self.shaping = float(shaping)
         self.shaping_gamma = float(shaping_gamma)
-        self.turn_feature = bool(turn_feature)
+        self.turn_feature = self.venv.turn_feature
         self.keep_final = bool(final_observation)
         self.max_opponent_steps = max_opponent_steps
         self.generator = torch.Generator(device=self.device)
@@ -282,7 +288,6 @@ class LearnerEnv:
         self._out: VectorStep | None = None
         self.last: LearnerStep | None = None
         """The output of the last :meth:`reset` or :meth:`step` (None before the first reset)."""
-        self._turn_col = self.game._obs_off["turn"]
 
     # ------------------------------------------------------------------ seats
     @property
@@ -314,13 +319,6 @@ class LearnerEnv:
         own = (s.owner[:, None, :] == self._ar_n[None, :, None]).sum(2)  # (B, n)
         players = ((s.owner >= 0) & (s.owner < n)).sum(1, keepdim=True)
         return (2 * own - players).double() / self.game.T
-
-    def _obs(self, obs: torch.Tensor) -> torch.Tensor:
-        if self.turn_feature:
-            return obs
-        obs = obs.clone()
-        obs[:, self._turn_col] = 0.0
-        return obs
 
     # ------------------------------------------------------------------ reset and step
     def reset(self, seed: int | None = None) -> LearnerStep:
@@ -386,8 +384,7 @@ class LearnerEnv:
         return self._finish(out, acc, actor, active=act)
 
     def _acc(self) -> _Acc:
-        size = self.observation_size if self.keep_final else 0
-        return _Acc(self.num_envs, self.num_players, self.device, size, self.learners, self._decided)
+        return _Acc(self.num_envs, self.num_players, self.device, self.keep_final, self.learners, self._decided)
 
     def _play(self, ids: torch.Tensor, active: torch.Tensor | None, final_seat: torch.Tensor, acc: _Acc) -> VectorStep:
         """One engine step in the slots ``active`` (None: all); rewards and episode ends go into ``acc``."""
@@ -402,8 +399,8 @@ class LearnerEnv:
         acc.term |= live[:, None] & (r != 0)  # +1 the winner, -1 the eliminated
         acc.trunc |= (live & out.truncated)[:, None] & alive_before
         game_over = live & out.autoreset
-        if acc.final is not None and out.final_observation is not None:
-            acc.final[game_over] = out.final_observation[game_over]
+        if acc.keep_final and out.final_observation is not None:
+            acc.put_final(game_over, out.final_observation)
         acc.closed |= game_over
         acc.reset |= out.autoreset
         new = out.autoreset
@@ -411,8 +408,8 @@ class LearnerEnv:
             # every learner seat out while the game goes on: a new game at once
             dead = live & ~out.autoreset & ~(s.alive & self.learners).any(1)
             if bool(dead.any()):
-                if acc.final is not None:
-                    acc.final[dead] = venv.observe(final_seat)[dead]
+                if acc.keep_final:
+                    acc.put_final(dead, venv.observe(final_seat))
                 acc.closed |= dead
                 acc.reset |= dead
                 out = venv.reset_slots(dead)
@@ -476,11 +473,11 @@ class LearnerEnv:
         col = actor[:, None]
         self._out = out
         final = None
-        if acc.final is not None:
+        if acc.keep_final:
             ended_actor = (acc.term | acc.trunc).gather(1, col)[:, 0]
-            final = self._obs(torch.where(ended_actor[:, None], acc.final, 0.0))
+            final = _where(ended_actor, acc.final, out.observation, zeros=True)
         self.last = LearnerStep(
-            observation=self._obs(out.observation),
+            observation=out.observation,
             action_mask=out.action_mask,
             current_player=cur,
             reward=acc.rewards.gather(1, col)[:, 0],
@@ -494,16 +491,17 @@ class LearnerEnv:
         )
         return self.last
 
-    def observe(self, seat: torch.Tensor) -> torch.Tensor:
-        """float32 ``(B, D)``: each slot's observation from ``seat`` (int64 ``(B,)``), as the outputs give them."""
-        return self._obs(self.venv.observe(seat))
+    def observe(self, seat: torch.Tensor) -> Observation:
+        """Each slot's observation from ``seat`` (int64 ``(B,)``), as the outputs give them."""
+        return self.venv.observe(seat)
 
 
 class _Acc:
-    """What one call collects: rewards and episode ends per seat, the slots whose episode closed."""
+    """What one call collects: rewards and episode ends per seat, the slots whose episode closed, and the
+    last observations of the episodes that ended."""
 
     def __init__(
-        self, B: int, n: int, device: torch.device, obs_size: int, learners: torch.Tensor, decided: torch.Tensor
+        self, B: int, n: int, device: torch.device, keep_final: bool, learners: torch.Tensor, decided: torch.Tensor
     ) -> None:
         self.learners = learners.clone()  # the learner seats when the call began (a slot's episode closes once)
         self.decided = decided.clone()  # the seats that decided in their episode when the call began
@@ -512,7 +510,34 @@ class _Acc:
         self.trunc = torch.zeros(B, n, dtype=torch.bool, device=device)
         self.closed = torch.zeros(B, dtype=torch.bool, device=device)
         self.reset = torch.zeros(B, dtype=torch.bool, device=device)
-        self.final = torch.zeros(B, obs_size, device=device) if obs_size else None
+        self.keep_final = keep_final
+        self.final: Observation | None = None
+
+    def put_final(self, where: torch.Tensor, obs: Observation) -> None:
+        """Keep ``obs`` of the slots ``where`` (bool ``(B,)``) as their last observation."""
+        if self.final is None:
+            self.final = _zeros_like(obs)
+        self.final = _where(where, obs, self.final)
+
+
+def _zeros_like(obs: Observation) -> Observation:
+    if isinstance(obs, dict):
+        return {k: torch.zeros(v.shape, dtype=v.dtype, device=v.device) for k, v in obs.items()}
+    return torch.zeros_like(obs)
+
+
+def _where(m: torch.Tensor, a: Observation | None, b: Observation, zeros: bool = False) -> Observation:
+    """``a`` in the slots of bool ``m`` ``(B,)``, else ``b`` (else zeros with ``zeros``), per tensor of an
+    observation (a tensor or the graph dict); a missing ``a`` reads as zeros."""
+    if isinstance(b, dict):
+        out = {}
+        for k, v in b.items():
+            x = a[k] if a is not None else torch.zeros_like(v)
+            mm = m.view(-1, *([1] * (v.dim() - 1)))
+            out[k] = torch.where(mm, x, torch.zeros_like(v) if zeros else v)
+        return out
+    x = a if a is not None else torch.zeros_like(b)
+    return torch.where(m.view(-1, *([1] * (b.dim() - 1))), x, torch.zeros_like(b) if zeros else b)
 
 
 def seat_credit(

@@ -14,7 +14,10 @@ True
 A :class:`NetworkPolicy` plays the seat to act in each game it is asked about (a
 :class:`~risk_env.vector.agents.BatchedPolicy`): it builds those games' observations from
 that seat (the flat :class:`risk_env.ObservationEncoder` vectors, via
-:meth:`~risk_env.vector.VectorGame.observe`), runs the network without gradients, sets
+:meth:`~risk_env.vector.VectorGame.observe`, or the graph observation, via
+:meth:`~risk_env.vector.VectorGame.observe_graph`, bit for bit the AEC env's, fed as
+``net(nodes, edges, globals)`` as :class:`risk_env.train.graph_net.GraphNet` takes it),
+runs the network without gradients, sets
 the logits of illegal ids to the most negative float (as sb3-contrib's masked
 distribution does) and takes the most probable legal id (``deterministic=True``) or
 samples one from the masked softmax with its own generator. The network's parameters
@@ -22,8 +25,9 @@ are read at each call, so a policy over the live network of a trainer follows it
 updates (the league's *latest learner*), and one over a copy stays frozen
 (:meth:`NetworkPolicy.frozen`).
 
-:func:`load_maskable_ppo` turns a sb3-contrib ``MaskablePPO`` checkpoint trained on the flat
-observation (``MlpPolicy``) into such a policy.
+:func:`load_maskable_ppo` turns a sb3-contrib ``MaskablePPO`` checkpoint into such a policy:
+an ``MlpPolicy`` on the flat observation, or the territory-graph policy
+(:class:`risk_env.train.graph_policy.GraphPolicy`, as the shipped ``ppo-2p`` and ``ppo-4p``).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from .state import BatchState
 
 __all__ = ["NETWORK_OBSERVATIONS", "NetworkPolicy", "load_maskable_ppo", "masked_choice"]
 
-NETWORK_OBSERVATIONS = ("flat",)
+NETWORK_OBSERVATIONS = ("flat", "graph")
 """What a :class:`NetworkPolicy` can feed its network."""
 
 
@@ -65,11 +69,13 @@ class NetworkPolicy:
         game: the :class:`~risk_env.vector.VectorGame` whose positions it plays.
         net: a module (or callable) mapping the observations to logits ``(M, N)``, or to a tuple whose first
             entry is the logits (an actor-critic's ``(logits, value)``).
-        observation: what it is fed (:data:`NETWORK_OBSERVATIONS`): ``"flat"``, float32 ``(M, D)``.
+        observation: what it is fed (:data:`NETWORK_OBSERVATIONS`): ``"flat"``, ``net(obs)`` with float32
+            ``(M, D)``; ``"graph"``, ``net(nodes (M, T, F), edges (M, 2, E), globals (M, G))``.
         deterministic: the most probable legal id (else a sample).
         generator: the sampling ``torch.Generator`` (default: a new one on the engine's device, seeded 0).
         name: its label (in a league's names and results).
-        turn_feature: False zeroes the observation's turn entry (for networks trained without it).
+        turn_feature: show ``turn / turn_limit`` in the observation (default True for ``"flat"``, False for
+            ``"graph"``, as the AEC env; False writes 0 there).
 
     Raises:
         ConfigError: an unknown ``observation``.
@@ -83,7 +89,7 @@ class NetworkPolicy:
         deterministic: bool = False,
         generator: torch.Generator | None = None,
         name: str = "network",
-        turn_feature: bool = True,
+        turn_feature: bool | None = None,
     ) -> None:
         if observation not in NETWORK_OBSERVATIONS:
             raise ConfigError(f"a network policy reads one of {list(NETWORK_OBSERVATIONS)}, got observation={observation!r}")
@@ -96,8 +102,8 @@ class NetworkPolicy:
             generator.manual_seed(0)
         self.generator = generator
         self.name = name
-        self.turn_feature = bool(turn_feature)
-        self._turn_col = game._obs_off["turn"]
+        self.turn_feature = (observation == "flat") if turn_feature is None else bool(turn_feature)
+        self._turn_col = game.obs_offsets["turn"]
 
     def frozen(self, name: str | None = None) -> NetworkPolicy:
         """A copy over a deep copy of the network (in eval mode): later training of the original does not move it."""
@@ -114,17 +120,20 @@ class NetworkPolicy:
             self.turn_feature,
         )
 
-    def inputs(self, state: BatchState) -> tuple[torch.Tensor, ...]:
-        """The network's inputs for every game of ``state``, from the seat to act."""
+    def inputs(self, state: BatchState, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """The network's inputs for every game of ``state``, from the seat to act (``mask``: its bool action mask)."""
         obs = self.game.observe(state)
         if not self.turn_feature:
             obs[:, self._turn_col] = 0.0
-        return (obs,)
+        if self.observation == "flat":
+            return (obs,)
+        g = self.game.observe_graph(state, mask=mask, turn_feature=self.turn_feature, flat=obs)
+        return g["nodes"], g["edges"], g["globals"]
 
-    def logits(self, state: BatchState) -> torch.Tensor:
+    def logits(self, state: BatchState, mask: torch.Tensor) -> torch.Tensor:
         """float ``(B, N)``: the network's raw logits for every game of ``state`` (no gradients)."""
         with torch.no_grad():
-            out = self.net(*self.inputs(state))
+            out = self.net(*self.inputs(state, mask))
         return out[0] if isinstance(out, tuple) else out
 
     def __call__(self, state: BatchState, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
@@ -133,20 +142,21 @@ class NetworkPolicy:
         if idx.numel() == 0:
             return ids
         sub = state if active is None else BatchState(**{k: v[idx] for k, v in state.fields().items()})
-        ids[idx] = masked_choice(self.logits(sub), mask[idx], self.deterministic, self.generator)
+        m = mask[idx]
+        ids[idx] = masked_choice(self.logits(sub, m), m, self.deterministic, self.generator)
         return ids
 
 
 def load_maskable_ppo(
     path: str | os.PathLike[str], game: Any, deterministic: bool = True, generator: torch.Generator | None = None
 ) -> NetworkPolicy:
-    """A sb3-contrib ``MaskablePPO`` checkpoint (``MlpPolicy`` on the flat observation) as a batched policy.
-
-    The policy's actor (features, the actor part of its MLP, the action head) runs on the engine's device.
+    """A sb3-contrib ``MaskablePPO`` checkpoint as a batched policy (its actor on the engine's device): an
+    ``MlpPolicy`` on the flat observation, or the territory-graph :class:`~risk_env.train.graph_policy.GraphPolicy`
+    (any map and player count its features fit; turn feature off, as the scalar agent plays it).
 
     Raises:
-        RiskError: no such file, sb3-contrib missing, or a checkpoint on another observation (a graph policy)
-            or for another map or player count (the observation size differs).
+        RiskError: no such file, sb3-contrib missing, or a checkpoint that does not fit these rules (a flat
+            policy for another map or player count, a graph policy whose feature or action blocks differ).
     """
     p = Path(path)
     if not p.is_file() and p.with_name(p.name + ".zip").is_file():
@@ -161,19 +171,32 @@ def load_maskable_ppo(
 
     with preserve_global_rng():
         model = MaskablePPO.load(str(p), device=game.device)
-    policy = model.policy
-    shape = getattr(model.observation_space, "shape", None)
+    policy: Any = model.policy
+    policy.set_training_mode(False)
+    space = model.observation_space
+    keys = getattr(space, "spaces", None)
+    if keys is not None and "nodes" in keys:
+        probe = game.new_games(1)
+        mask = game.action_mask(probe)
+        one = game.observe_graph(probe, mask=mask)
+        sample = {k: v[0].cpu().numpy() for k, v in one.items()}
+        try:
+            policy.check_fits(sample)  # (a ConfigError naming the sizes that differ)
+        except RiskError as e:
+            raise RiskError(f"{p.name} does not fit these rules: {e}") from None
+        net = policy.graph_net
+        return NetworkPolicy(game, net, "graph", deterministic, generator, name=p.stem)
+    shape = getattr(space, "shape", None)
     if shape is None or len(shape) != 1:
         raise RiskError(
-            f"{p.name} reads the {type(model.observation_space).__name__} observation; a batched network policy "
-            "takes a MaskablePPO MlpPolicy on the flat observation"
+            f"{p.name} reads a {type(space).__name__} observation; a batched network policy takes a MaskablePPO "
+            "MlpPolicy on the flat observation or the graph policy"
         )
     if int(shape[0]) != game.obs_size:
         raise RiskError(
             f"{p.name} reads observations of size {shape[0]}, these rules give {game.obs_size}: "
             "it was trained for another map or number of players"
         )
-    policy.set_training_mode(False)
 
     def actor(obs: torch.Tensor) -> torch.Tensor:
         features: Any = policy.extract_features(obs, policy.pi_features_extractor)  # one tensor: an MlpPolicy's

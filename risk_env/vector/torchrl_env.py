@@ -60,12 +60,14 @@ class TorchRLVectorEnv(EnvBase):
             ``learner_seat``, ``shaping``, ``turn_feature``, ``preset``, rule switches, ...).
 
     Raises:
-        ConfigError: ``self_play`` (one agent per batch element), or a bad LearnerEnv argument.
+        ConfigError: ``self_play`` (one agent per batch element), the graph observation, or a bad LearnerEnv argument.
     """
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **kwargs: Any) -> None:
         if kwargs.get("self_play"):
             raise ConfigError("a TorchRL env of this kind has one agent per batch element: use LearnerEnv for self-play")
+        if kwargs.get("observation", "flat") != "flat":
+            raise ConfigError("this TorchRL env gives the flat observation; use LearnerEnv for observation='graph'")
         kwargs.pop("final_observation", None)
         learner = LearnerEnv(num_envs, device=device, seed=seed, final_observation=True, **kwargs)
         super().__init__(device=learner.device, batch_size=torch.Size([num_envs]))

@@ -255,3 +255,13 @@ def test_a_missing_map_file_is_refused_before_the_progress_bar() -> None:
     code, out, err = run_cli("evaluate", "random", "random", "--games", "2", "--map", "no/such/map.json")
     assert (code, out) == (2, "") and err.startswith("error: cannot read map file 'no/such/map.json': ")
     assert "games:" not in err and err.count("\n") == 1  # no bar drawn and left behind
+
+
+def test_a_broken_record_is_bad_input_like_any_other(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Exit status 2, as for every other bad argument (it was 1, the status of a missing optional package)."""
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "risk_env.record/1", "rules": {}, "map": "small", "seed": 0, "moves": ["fly away"]}')
+    code, out, err = run_cli("replay", broken, "-q")
+    assert (code, out) == (2, "") and err.startswith(f"error: {broken}: move 1 ('fly away') does not replay")
+    code, out, err = run_cli("replay", tmp_path / "missing.json")
+    assert (code, out) == (2, "") and err.startswith("error: cannot read record file ")

@@ -511,7 +511,9 @@ def replay(
         run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns, html=html)
     except OSError as e:  # an output that could not be written after all (the record's own read errors are RiskErrors)
         raise _fail(f"cannot write {e.filename!r}: {e.strerror or e}", 1) from None
-    except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
+    except (RiskError, ValueError) as e:  # a record that is broken or does not replay, a bad --upto: bad input
+        raise _fail(str(e)) from None
+    except (RuntimeError, MissingExtraError) as e:  # no video writer, a missing optional package
         raise _fail(str(e), 1) from None
 
 

@@ -153,6 +153,7 @@ def test_watch_writes_record_png_and_gif(tmp_path) -> None:  # type: ignore[no-u
     assert img.size == (1300, 500)
     anim = Image.open(gif)
     assert anim.n_frames == 6  # the start, the 4 turn ends, the final position
+    assert anim.size == (1300, 500)  # the picture's own size: the text as readable as the PNG's (it was 780 x 300)
     res = runner.invoke(app, ["watch", "--show", "sometimes"])
     assert res.exit_code != 0 and "--show must be" in res.output
 

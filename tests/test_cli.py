@@ -183,7 +183,7 @@ def test_replay_prints_a_log_and_draws_a_strip(tmp_path) -> None:  # type: ignor
     assert len(moves) == 40 and all(rec.moves[i] in moves[i] for i in range(40))
     assert strip.exists() and "wrote" in res.output
     res = runner.invoke(app, ["replay", str(tmp_path / "missing.json")])
-    assert res.exit_code == 1 and "cannot read record file" in res.output
+    assert res.exit_code == 2 and "cannot read record file" in res.output
     with pytest.raises(SystemExit) as ex:  # one command alone, as scripts/replay.py runs it
         main([str(rec_path), "--quiet"], command="replay")
     assert ex.value.code == 0

@@ -134,7 +134,7 @@ def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
 
 def test_bad_soak_arguments():
     code, _, err = run_cli("soak", "--games", "-1", "--no-progress")
-    assert code == 2 and err == "error: games and start must be >= 0, got games=-1, start=0\n"
+    assert code == 2 and err == "error: --games must be 1 or more, got -1\n"
     with pytest.raises(ValueError, match=r"classic_share must be in \[0, 1\], got 2"):
         run_soak(1, classic_share=2, progress=False)
 

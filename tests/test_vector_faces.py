@@ -114,3 +114,46 @@ def test_gymnasium_disabled_autoreset_waits_for_a_reset_mask() -> None:
             obs, info = envs.reset(options={"reset_mask": done})
     assert ended > 8 and refused > 0
     assert list(envs.length_queue) == mine[-len(envs.length_queue) :]
+
+
+def test_sb3_face_takes_batched_policies_and_learner_env_opponents() -> None:
+    """VectorSB3Env: a batched policy object as `opponent` plays (before: an AttributeError mid-game, as it was
+    called with observations); `opponents=` is LearnerEnv's (tuples per seat), as docs/clients.md says of every
+    face; what the face does not offer, and bad actions, are refused with the library's errors."""
+    pytest.importorskip("stable_baselines3", reason="needs the train extra: pip install 'risk_env[train]'")
+    from risk_env import ConfigError, IllegalActionError, ResetNeededError
+    from risk_env.vector import VectorGame
+    from risk_env.vector.agents import AggressivePolicy
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    rules = dict(SMALL, num_players=3, turn_limit=12)
+    game = VectorGame(device=DEVICE, **rules)  # a policy object for these rules
+    rng = np.random.default_rng(2)
+    for kwargs in (dict(opponent=AggressivePolicy(game)), dict(opponents=[("aggressive", "random")], learner_seat=None)):
+        venv = VectorSB3Env(8, device=str(DEVICE), seed=3, **kwargs, **rules)  # type: ignore[arg-type]
+        with pytest.raises(ResetNeededError):
+            venv.action_masks()
+        venv.reset()
+        ended = 0
+        for _ in range(80):
+            _, _, done, _ = venv.step(_legal(venv.action_masks(), rng))
+            ended += int(done.sum())
+        assert ended > 0
+    names = venv.learner_env.assignment.names  # type: ignore[union-attr]
+    assert names == ["aggressive", "random"]
+    seat, seating = venv.learner_env.learner_seat, venv.learner_env.seating
+    for b in range(8):  # the tuple names the opponent seats in turn from the learner
+        assert [int(seating[b, (int(seat[b]) + k) % 3]) for k in (1, 2)] == [0, 1]
+    with pytest.raises(IllegalActionError, match="integer"):
+        venv.step(np.full(8, 0.7))
+    with pytest.raises(IllegalActionError, match="illegal"):
+        venv.step(np.full(8, venv.venv.num_actions + 3))
+    for kwargs, what in [
+        (dict(opponent="random", opponents="random"), "not both"),
+        (dict(opponent=3), "opponent must be"),
+        (dict(self_play=True), "self-play"),
+        (dict(final_observation=True), "terminal_observation"),
+        (dict(observation="graph"), "flat observation"),
+    ]:
+        with pytest.raises(ConfigError, match=what):
+            VectorSB3Env(2, **kwargs, **rules)  # type: ignore[arg-type]

@@ -354,15 +354,15 @@ def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
 
 
 def test_a_league_seat_of_the_latest_learner_is_a_learner_seat() -> None:
-    from risk_env.train.graph_opponent import GraphNetPolicy
     from risk_env.train.seating import Seating
     from risk_env.vector.league import League
+    from risk_env.vector.network import NetworkPolicy
 
     env = LearnerEnv(16, device=DEVICE, seed=0, self_play=True, preset="fast", num_players=3)
     gen = torch.Generator(device=DEVICE).manual_seed(0)
     net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
     league = League(env.game, gen, baselines=["random"], p_snapshot=1.0, p_latest=1.0)
-    league.set_latest(GraphNetPolicy(env.game, net))
+    league.set_latest(NetworkPolicy(env.game, net, "graph"))
     seating = Seating(league, 16, 3, env.device)  # every opponent seat drawn as the latest learner
     assert bool(seating.learners().all())
     league.p_snapshot = 0.0
@@ -463,3 +463,11 @@ def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:
     l1, v1 = net(nodes, edges[None].expand(5, -1, -1), glob)
     l2, v2 = net.forward_dense(nodes, glob, GraphNet.mean_adjacency(edges, vg.T))
     assert torch.equal(l1, l2) and torch.equal(v1, v2)
+
+
+def test_the_evaluations_can_run_on_the_batched_engine(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(tmp_path / "vec", **{"eval.backend": "vector", "eval.opponents": ["random", "aggressive"], "eval.every": 0})
+    res = train(cfg, progress=False, quiet=True)
+    assert set(res.final_eval) == {"random", "aggressive"} and all(s.games == 2 for s in res.final_eval.values())

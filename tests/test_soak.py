@@ -134,7 +134,7 @@ def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
 
 def test_bad_soak_arguments():
     code, _, err = run_cli("soak", "--games", "-1", "--no-progress")
-    assert code == 2 and err == "error: games and start must be >= 0, got games=-1, start=0\n"
+    assert code == 2 and err == "error: --games must be 1 or more, got -1\n"
     with pytest.raises(ValueError, match=r"classic_share must be in \[0, 1\], got 2"):
         run_soak(1, classic_share=2, progress=False)
 
@@ -255,7 +255,7 @@ def _vector_games(k: int = 4):
 
     settings = {
         "seed": 0, "classic_share": 0.0, "heuristic_share": 0.3, "small_turn_limit": 20, "classic_turn_limit": 20,
-        "variant_share": 0.0, "vector_share": 1.0, "vector": True, "observe_share": 0.0, "max_turn_steps": 5000,
+        "variant_share": 0.0, "vector_share": 1.0, "vector": True, "observe_share": 0.0, "max_turn_steps": 5000, "family": 1,
     }  # fmt: skip
     for specs, _, _ in _chunks(list(range(400)), settings, 8):
         if len(specs) >= k:

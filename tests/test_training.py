@@ -18,8 +18,13 @@ SHIPPED = ("default", "2p", "4p", "long")
 
 
 # ---------------------------------------------------------------------- configs
-def test_default_yaml_equals_the_built_in_defaults():
-    assert TrainConfig.load(CONFIG_DIR / "default.yaml") == load_config(None)
+def test_the_main_job_runs_the_shipped_default_config():
+    from risk_env.train.sb3 import run_config
+
+    assert run_config(None) == TrainConfig.load(CONFIG_DIR / "default.yaml") == load_config("default")
+    assert run_config(None).trainer == "device" and load_config(None).trainer == "sb3"  # the schema's defaults
+    code, out, _ = run_cli("train", "--print-config")
+    assert code == 0 and yaml.safe_load(out)["trainer"] == "device"
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -35,7 +35,7 @@ import numpy as np
 from .._extras import require
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
-from ..errors import ConfigError
+from ..errors import ConfigError, MapError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
@@ -66,7 +66,8 @@ def vector_supports(rules: RulesConfig | dict[str, Any]) -> bool:
     try:
         cfg = rules if isinstance(rules, RulesConfig) else RulesConfig.from_dict(rules)
         check_rules(cfg)
-    except ConfigError:
+        Game(cfg)  # rules valid on their map too (secret missions need the classic continents, §8)
+    except (ConfigError, MapError):
         return False
     return True
 

@@ -16,6 +16,7 @@ epochs, learning rate, discount, clipping, coefficients), and times them in alte
 A window is ``--updates`` rollouts and their updates; the figure per trainer is the median
 over ``--repeats`` windows of learner decisions per second, and the ratio is device / sb3.
 
+Both run plain PPO (no warm start, no teacher term: ``imitation`` and ``kickstart`` are ignored).
 Opponents: each trainer plays the config's opponents; where the device trainer plays itself
 (``opponents.baselines: [self]``, every decision a learner decision), the sb3 path plays
 ``--sb3-opponent`` (default ``random``, its cheapest opponent), which favours the sb3 path.
@@ -78,6 +79,9 @@ def _sb3_config(cfg: TrainConfig, envs: int, opponent: str, per_update: int) -> 
     data["env"]["vec_env"] = "dummy"
     data["ppo"]["n_steps"] = max(2, round(per_update / envs))
     data["ppo"]["precision"] = "float32"
+    data["ppo"]["init"] = None
+    data["env"]["player_counts"] = None
+    data["kickstart"]["enabled"] = data["imitation"]["enabled"] = False  # plain PPO on both sides
     if data["opponents"]["baselines"] == [SELF]:
         data["opponents"]["baselines"], data["opponents"]["weights"] = [opponent], None
     return TrainConfig.from_dict(data, source="sb3 benchmark config")
@@ -192,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Learner decisions per second of the on-device trainer and the SB3 reference path, "
         "same network and PPO settings, alternating windows (see docs/training.md).",
     )
-    ap.add_argument("--config", "-c", default=None, help="training config (path or shipped name; default: built-in defaults)")
+    ap.add_argument("--config", "-c", default=None, help="training config (path or shipped name; default: the shipped default)")
     ap.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE", help="override a config key (repeatable)")
     ap.add_argument("--updates", type=int, default=2, help="rollouts + updates per timed window (default 2)")
     ap.add_argument("--repeats", type=int, default=3, help="windows per trainer; the median is reported (default 3)")
@@ -203,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     try:
-        cfg = load_config(args.config, args.set)
+        cfg = load_config(args.config or "default", args.set)
         res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -219,6 +219,11 @@ class EvalSection(_Section):
         description="rules of evaluation games (null: the training rules)",
     )
     workers: int | None = Field(None, ge=1, description="evaluation processes (default: every core)")
+    backend: Literal["reference", "vector"] = Field(
+        "reference",
+        description="'reference': game by game in worker processes; 'vector': the games in lockstep on the batched "
+        "engine with the batched heuristics (risk_env.evaluate's backend)",
+    )
     seed: int = Field(12345, ge=0)
 
     @field_validator("rules")
@@ -554,7 +559,9 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
 
 
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
-    """:meth:`TrainConfig.load`, or the built-in defaults (= ``configs/train/default.yaml``) when ``path`` is None."""
+    """:meth:`TrainConfig.load`, or the schema's defaults (every key at its :class:`TrainConfig` default: the sb3
+    trainer's reference settings) when ``path`` is None. The main job (``risk-env train`` without ``--config``)
+    is the shipped ``default`` config (:func:`risk_env.train.sb3.run_config`)."""
     if path is None:
         return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
     return TrainConfig.load(path, overrides)

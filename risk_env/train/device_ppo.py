@@ -443,7 +443,7 @@ class DevicePPO:
         R, B = self._seat.shape
         flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in self.buf.items()}
         K = int(entries.numel())
-        sums: dict[str, float] = {}
+        sums: dict[str, Any] = {}  # device tensors, read once at the end (no synchronisation per minibatch)
         count = 0
         for _ in range(s.n_epochs):
             perm = torch.randperm(K, generator=self.generator, device=self.device)
@@ -474,9 +474,9 @@ class DevicePPO:
                     taught = flat["teacher"][e]
                     ce = nn.functional.cross_entropy(masked_logits(logits, td["action_mask"]), taught)
                     loss = loss + coef * ce
-                    sums["kickstart_loss"] = sums.get("kickstart_loss", 0.0) + float(ce.detach())
+                    sums["kickstart_loss"] = sums.get("kickstart_loss", 0.0) + ce.detach()
                     agree = (logits.detach().masked_fill(~td["action_mask"], float("-inf")).argmax(1) == taught).float().mean()
-                    sums["kickstart_agreement"] = sums.get("kickstart_agreement", 0.0) + float(agree)
+                    sums["kickstart_agreement"] = sums.get("kickstart_agreement", 0.0) + agree
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), s.max_grad_norm)
@@ -490,9 +490,9 @@ class DevicePPO:
                     ("explained_variance", out["explained_variance"]),
                     ("loss", loss),
                 ):
-                    sums[name] = sums.get(name, 0.0) + float(v.detach())
+                    sums[name] = sums.get(name, 0.0) + v.detach()
                 count += 1
-        stats = {k: v / max(count, 1) for k, v in sums.items()}
+        stats = {k: float(v) / max(count, 1) for k, v in sums.items()}
         stats["learning_rate"] = s.learning_rate
         stats["n_updates"] = float(count)
         if self.teacher is not None and self.kl_coef > 0:
@@ -506,7 +506,7 @@ class DevicePPO:
         R, B = self._seat.shape
         flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in self.buf.items()}
         K = int(entries.numel())
-        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0, "bc_agreement": 0.0}
+        sums: dict[str, Any] = {"bc_loss": 0.0, "bc_value_loss": 0.0, "bc_agreement": 0.0}
         count = 0
         for _ in range(epochs):
             perm = torch.randperm(K, generator=self.generator, device=self.device)
@@ -523,13 +523,11 @@ class DevicePPO:
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), self.settings.max_grad_norm)
                 optimizer.step()
-                sums["bc_loss"] += float(ce.detach())
-                sums["bc_value_loss"] += float(vl.detach())
-                sums["bc_agreement"] += float(
-                    (logits.detach().masked_fill(~mask, float("-inf")).argmax(1) == taught).float().mean()
-                )
+                sums["bc_loss"] += ce.detach()
+                sums["bc_value_loss"] += vl.detach()
+                sums["bc_agreement"] += (logits.detach().masked_fill(~mask, float("-inf")).argmax(1) == taught).float().mean()
                 count += 1
-        return {k: v / max(count, 1) for k, v in sums.items()}
+        return {k: float(v) / max(count, 1) for k, v in sums.items()}
 
     def drop_held(self) -> None:
         """Forget the decisions held back for the next rollout (after a phase played by another actor,

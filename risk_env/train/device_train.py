@@ -435,7 +435,8 @@ def train(
     model = DeviceModel(lanes, cfg, logger)
     sp = cfg.opponents.self_play
     if sp.enabled:
-        from .graph_opponent import GraphNetPolicy, graph_policy_from_file
+        from ..vector.network import NetworkPolicy
+        from .graph_net import load_policy as load_snapshot
 
         snap_gen = torch.Generator(device=device)
         snap_gen.manual_seed(cfg.seed + 15485863)
@@ -443,12 +444,13 @@ def train(
             if lane.league is None:
                 continue
             g = lane.env.game
-            lane.league.set_latest(GraphNetPolicy(g, net, generator=snap_gen, name="latest", turn_feature=turn))
+            # the latest learner's seats are learner seats (the seating plays them); the policy names it
+            lane.league.set_latest(NetworkPolicy(g, net, "graph", False, snap_gen, "latest", turn))
             for path in run.snapshots:  # a resumed run's pool
-                lane.league.add_snapshot(
-                    graph_policy_from_file(g, path, sp.snapshot_deterministic, snap_gen), name=Path(path).stem
-                )
-            lane.snapshot_policy = GraphNetPolicy(g, net, sp.snapshot_deterministic, snap_gen, "snapshot", turn)
+                snap, _ = load_snapshot(path, device=device)
+                policy = NetworkPolicy(g, snap, "graph", sp.snapshot_deterministic, snap_gen, Path(path).stem, turn)
+                lane.league.add_snapshot(policy, name=Path(path).stem)
+            lane.snapshot_policy = NetworkPolicy(g, net, "graph", sp.snapshot_deterministic, snap_gen, "snapshot", turn)
 
     def add_snapshot(t: int) -> None:
         path = run_dir / "pool" / f"snap_{t:09d}.pt"
@@ -551,7 +553,14 @@ def train(
     if ev.final_games > 0 and ev.opponents:
         t0 = time.monotonic()
         result.final_eval = evaluate_model(
-            model_path, ev.opponents, ev.final_games, cfg.eval_rules_config, ev.seed, ev.workers, out_dir=run_dir / "final_eval"
+            model_path,
+            ev.opponents,
+            ev.final_games,
+            cfg.eval_rules_config,
+            ev.seed,
+            ev.workers,
+            out_dir=run_dir / "final_eval",
+            backend=ev.backend,
         )
         for s in result.final_eval.values():
             run.log(f"final: {s.line()}")

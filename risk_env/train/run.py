@@ -57,10 +57,11 @@ def evaluate_model(
     seed: int,
     workers: int | None = None,
     out_dir: Path | None = None,
+    backend: str = "reference",
 ) -> dict[str, EvalSummary]:
     """Evaluate a saved policy against each opponent (filling every other seat, or a line-up
-    ``"a+b+c"``, see :func:`opponent_lineup`) with :func:`risk_env.tools.evaluation.evaluate`.
-    Returns opponent spec -> :class:`EvalSummary`.
+    ``"a+b+c"``, see :func:`opponent_lineup`) with :func:`risk_env.tools.evaluation.evaluate`
+    (``backend``: ``"reference"`` or ``"vector"``). Returns opponent spec -> :class:`EvalSummary`.
 
     Raises:
         ConfigError: a line-up whose length is not ``num_players - 1``.
@@ -78,6 +79,7 @@ def evaluate_model(
             workers=workers,
             progress=False,
             out_dir=(out_dir / _safe(opp)) if out_dir is not None else None,
+            backend=backend,
         )
         st = res.stats[res.entrants[0]]
         out[opp] = EvalSummary(
@@ -297,7 +299,9 @@ class Run:
 
         try:
             with preserve_global_rng():  # loading the model for the evaluation re-seeds the global generators
-                res = evaluate_model(path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers)
+                res = evaluate_model(
+                    path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers, backend=ev.backend
+                )
         except Exception as e:  # an evaluation failure must not kill a long run
             self.log(f"evaluation at step {t} failed: {type(e).__name__}: {e}")
             return

@@ -363,7 +363,14 @@ def train(
     if ev.final_games > 0 and ev.opponents:
         t0 = time.monotonic()
         result.final_eval = evaluate_model(
-            model_path, ev.opponents, ev.final_games, cfg.eval_rules_config, ev.seed, ev.workers, out_dir=run_dir / "final_eval"
+            model_path,
+            ev.opponents,
+            ev.final_games,
+            cfg.eval_rules_config,
+            ev.seed,
+            ev.workers,
+            out_dir=run_dir / "final_eval",
+            backend=ev.backend,
         )
         for s in result.final_eval.values():
             run.log(f"final: {s.line()}")
@@ -390,14 +397,14 @@ def run_config(
     overrides: Sequence[str] = (),
     resume: str | os.PathLike[str] | None = None,
 ) -> TrainConfig:
-    """The config ``risk-env train`` runs: ``config`` (a shipped name, a path, or None for the
-    built-in defaults) with ``overrides`` (``key=value``) applied; when resuming without a
-    ``config``, the resumed run's own config (from its checkpoint's ``.json``) with the overrides.
+    """The config ``risk-env train`` runs: ``config`` (a shipped name, a path, or None for the main
+    job, the shipped ``default`` config) with ``overrides`` (``key=value``) applied; when resuming
+    without a ``config``, the resumed run's own config (from its checkpoint's ``.json``) with the overrides.
 
     Raises:
         ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``.
     """
-    cfg = load_config(config, list(overrides))
+    cfg = load_config("default" if config is None else config, list(overrides))
     if resume is not None and config is None:
         ckpt = latest_checkpoint(Path(resume))
         saved = checkpoint_meta(ckpt).get("config")

@@ -256,12 +256,13 @@ class VectorEnv:
                 (their action is ignored, their rewards are 0).
             final_seat: optional int64 ``(B,)`` seats; ``final_observation`` is then given, from these seats.
 
+        Nothing is changed when one of the errors below is raised.
+
         Raises:
             ResetNeededError: before ``reset()``.
             IllegalActionError: actions of a wrong shape or dtype, or (with ``check_actions``)
                 an id the mask forbids in an active slot.
             ConfigError: ``active`` or ``final_seat`` of a wrong shape, dtype or value.
-            Nothing is changed when one of these is raised.
         """
         s = self._live("step")
         act = None if active is None else self._slot_mask(active, "active")

@@ -243,5 +243,9 @@ def test_a_capital_choice_by_a_seat_that_does_not_play():
     d = g.new_game(2).to_dict()
     assert d["phase"] == 8  # the capital choice
     for player in (7, -1):
-        with pytest.raises(StateError, match="the capital phase needs capitals=True and a player on turn without a capital"):
+        with pytest.raises(StateError, match="the capital phase needs a player on turn without a capital"):
             g.state_from_dict({**d, "player": player})
+    # without capitals the phase itself is refused (the capitals variant owns it)
+    plain = Game(RulesConfig(num_players=3, setup="random"))
+    with pytest.raises(StateError, match="these rules have no capital phase"):
+        plain.state_from_dict({**plain.new_game(2).to_dict(), "phase": 8})

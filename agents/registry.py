@@ -15,7 +15,9 @@ A *spec* is one of
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
   ``seed=``), an agent object, a factory returning one, or a plain function
   ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
-* an agent object (returned as is) or a callable (wrapped).
+* an agent object (returned as is), an object with ``act(observation, info) -> int`` and
+  perhaps ``name`` and ``reset(seed)`` (wrapped; the class needs not derive from
+  :class:`~.base.Agent`), or a callable (wrapped).
 
 String specs are what :func:`risk_env.tools.evaluation.evaluate` sends to its worker
 processes; objects must be picklable to cross them.
@@ -98,6 +100,26 @@ def _is_model_path(spec: str) -> bool:
     return spec.endswith(".zip") or p.exists() or (p.name != "" and p.with_name(p.name + ".zip").exists())
 
 
+class _ActingObject(CallableAgent):
+    """An object with ``act(observation, info)`` (its ``name`` and ``reset(seed)`` when it has them) as an agent."""
+
+    def __init__(self, obj: Any) -> None:
+        name = getattr(obj, "name", None)
+        super().__init__(obj.act, name=name if isinstance(name, str) else type(obj).__name__)
+        self.needs_view = bool(getattr(obj, "needs_view", True))
+        self.obj = obj
+
+    def reset(self, seed: int | None = None) -> None:
+        Agent.reset(self, seed)
+        reset = getattr(self.obj, "reset", None)
+        if callable(reset):
+            reset(seed)
+
+
+def _acts(obj: Any) -> bool:
+    return not inspect.isclass(obj) and callable(getattr(obj, "act", None))
+
+
 def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
     agent: Any
     if inspect.isclass(obj):
@@ -106,11 +128,17 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
             agent = cls(seed=seed)
         except TypeError:
             agent = cls()
-        if not isinstance(agent, AgentLike) and callable(agent):
+        if isinstance(agent, AgentLike):
+            return agent
+        if _acts(agent):
+            return _ActingObject(agent)
+        if callable(agent):
             return CallableAgent(agent, name=label)
-        return agent
+        raise RiskError(f"{label!r} built a {type(agent).__name__}, which has no act(observation, info) method")
     if isinstance(obj, AgentLike):
         return obj
+    if _acts(obj):
+        return _ActingObject(obj)
     if callable(obj):
         return CallableAgent(obj, name=label)
     raise RiskError(f"{label!r} is a {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int")
@@ -170,9 +198,14 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
         raise RiskError(f"unknown agent {spec!r}: use one of {spec_forms()}")
+    if _acts(spec):
+        return _ActingObject(spec)
     if callable(spec) or inspect.isclass(spec):
         return _build(spec, seed, getattr(spec, "__name__", type(spec).__name__))
-    raise RiskError(f"cannot make an agent from {type(spec).__name__} {spec!r}")
+    raise RiskError(
+        f"cannot make an agent from {type(spec).__name__} {spec!r}: give a spec ({spec_forms()}), "
+        "an object with act(observation, info) -> int, or a function f(observation, info) -> int"
+    )
 
 
 def agent_label(spec: Any) -> str:

@@ -159,3 +159,37 @@ def test_the_single_agent_env_takes_the_same_positions_and_refuses_the_same_bad_
     with pytest.raises(StateError, match="^inconsistent state"):
         env.reset(seed=7, options={"state": broken})
     assert same_position(env.state, s) and env.np_random.bit_generator.state == draws  # nothing changed
+
+
+def test_a_game_recorded_from_a_position_replays(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The Recorder over ``reset(options={"state": ...})`` wrote the moves with a drawn seed: a record whose first
+    move did not replay. The record now starts from the position."""
+    from helpers import run_cli
+
+    from risk_env.records.record import GameRecord
+    from risk_env.records.recorder import Recorder
+
+    env = risk_env.raw_env(num_players=2, preset="fast", map="small")
+    env.reset(seed=3)
+    _between_moves(env, 4)
+    position = env.game_state.copy()
+    rec_env = Recorder(risk_env.raw_env(num_players=2, preset="fast", map="small"))
+    rec_env.reset(options={"state": position})
+    _random_play(rec_env, 300, 5)
+    record = rec_env.finish("unfinished") if rec_env.agents else rec_env.records[-1]
+    path = record.save(tmp_path / "from_position.json")
+    loaded = GameRecord.load(path)  # load checks that every move and action id replays to the recorded result
+    assert loaded.start_state == position.to_dict() and same_position(loaded.initial_state(), position)
+    assert same_position(loaded.final_state(), rec_env.unwrapped.game_state)
+    code, out, err = run_cli("replay", path, "-q", "--html", tmp_path / "page.html")
+    assert code == 0, err
+    assert GameRecord.from_dict({**loaded.to_dict(), "start_state": None}).start_state is None  # an ordinary record
+
+
+def test_options_that_are_not_a_mapping_are_refused() -> None:
+    env = risk_env.raw_env(num_players=2)
+    env.reset(seed=1)
+    before = env.game_state.copy()
+    with pytest.raises(ConfigError, match=r"^reset\(\) options must be a dict such as \{'state': position\}, got list"):
+        env.reset(options=["state"])  # type: ignore[arg-type]
+    assert same_position(env.game_state, before)

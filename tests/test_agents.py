@@ -407,6 +407,36 @@ def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[
         CallableAgent(3)  # type: ignore[arg-type]
 
 
+def test_an_object_with_act_is_an_agent() -> None:
+    """The class a user writes first need not derive from Agent: act, and name and reset when it has them."""
+
+    class First:
+        def act(self, observation, info):  # type: ignore[no-untyped-def]
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    class Named(First):
+        name = "named"
+        needs_view = False
+
+        def __init__(self) -> None:
+            self.seeds: list[int | None] = []
+
+        def reset(self, seed=None):  # type: ignore[no-untyped-def]
+            self.seeds.append(seed)
+
+    first = load_agent(First())
+    assert first.name == "First" == agent_label(First())
+    named = Named()
+    agent = load_agent(named)
+    agent.reset(7)
+    assert agent.name == "named" and not agent.needs_view and named.seeds == [7]
+    env = risk_env.raw_env(num_players=2, map="small", setup="random", turn_limit=3)
+    r = play_match(env, [first, agent], seed=0)
+    assert r.turns >= 1
+    with pytest.raises(RiskError, match=r"^cannot make an agent from int 3: give a spec \(random, .*an object with act"):
+        load_agent(3)
+
+
 # ---------------------------------------------------------------------- pretrained agents
 def test_pretrained_agents_ship_load_and_play_any_player_count():
     pytest.importorskip("sb3_contrib")

@@ -153,6 +153,7 @@ def test_watch_writes_record_png_and_gif(tmp_path) -> None:  # type: ignore[no-u
     assert img.size == (1300, 500)
     anim = Image.open(gif)
     assert anim.n_frames == 6  # the start, the 4 turn ends, the final position
+    assert anim.size == (1300, 500)  # the picture's own size: the text as readable as the PNG's (it was 780 x 300)
     res = runner.invoke(app, ["watch", "--show", "sometimes"])
     assert res.exit_code != 0 and "--show must be" in res.output
 
@@ -182,7 +183,7 @@ def test_replay_prints_a_log_and_draws_a_strip(tmp_path) -> None:  # type: ignor
     assert len(moves) == 40 and all(rec.moves[i] in moves[i] for i in range(40))
     assert strip.exists() and "wrote" in res.output
     res = runner.invoke(app, ["replay", str(tmp_path / "missing.json")])
-    assert res.exit_code == 1 and "cannot read record file" in res.output
+    assert res.exit_code == 2 and "cannot read record file" in res.output
     with pytest.raises(SystemExit) as ex:  # one command alone, as scripts/replay.py runs it
         main([str(rec_path), "--quiet"], command="replay")
     assert ex.value.code == 0

@@ -158,16 +158,110 @@ def test_replay_help_and_output_say_what_the_strip_shows(tmp_path) -> None:  # t
 
     text = _help("replay")
     assert "the board at the end of each turn, or of --strip-turns turns evenly spread over a longer game" in text
+    assert "the most panels of --strip (1 or more) [default: 24]" in text
     record, strip = tmp_path / "g.json", tmp_path / "s.png"
-    code, _, _ = run_cli("watch", "-n", "2", "--map", "small", "--turns", "40", "--show", "none", "--record", record)
+    code, _, _ = run_cli("watch", "-n", "2", "--map", "small", "--turns", "8", "--show", "none", "--record", record)
     assert code == 0
-    code, out, _ = run_cli("replay", record, "-q", "--strip", strip)
-    assert code == 0 and out == f"wrote {strip} (24 panels: 24 of the 41 turn ends, evenly spread, the last one kept)\n"
-    one = Image.open(strip)
-    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "6")
-    assert code == 0 and "(6 panels: 6 of the 41 turn ends" in out
-    six = Image.open(strip)
-    gap = 6  # 4 columns of thumbnails: 6 rows against 2 (render_strip's layout)
-    assert one.width == six.width and one.height - 7 * gap == 3 * (six.height - 3 * gap)
-    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "50")
-    assert code == 0 and out.endswith("(41 panels: one per turn)\n")
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "4")
+    assert code == 0 and out == f"wrote {strip} (4 panels: 4 of the 9 turn ends, evenly spread, the last one kept)\n"
+    four = Image.open(strip)
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip, "--strip-turns", "8")
+    assert code == 0 and "(8 panels: 8 of the 9 turn ends" in out
+    eight = Image.open(strip)
+    gap = 6  # 4 columns of thumbnails: 2 rows against 1 (render_strip's layout)
+    assert four.width == eight.width and eight.height - 3 * gap == 2 * (four.height - 2 * gap)
+    code, out, _ = run_cli("replay", record, "-q", "--strip", strip)  # the default, 24, is more than the turns
+    assert code == 0 and out.endswith("(9 panels: one per turn)\n")
+
+
+# ---------------------------------------------------------------------- outputs that cannot be written
+@pytest.mark.parametrize(
+    "command,option",
+    [
+        (["replay", "docs/board.json", "-q"], "--html"),
+        (["replay", "docs/board.json", "-q"], "--strip"),
+        (["watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none"], "--record"),
+        (["watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none"], "--png"),
+        (["play", "-n", "2", "--map", "small", "--turns", "2"], "--record"),
+        (["serve", "--no-open", "-n", "2", "--map", "small"], "--record"),
+    ],
+)
+def test_an_output_file_that_cannot_be_written_is_refused_before_anything_runs(tmp_path, command, option) -> None:  # type: ignore[no-untyped-def]
+    """A file name too long for the file system (what root, who may write anywhere, still cannot write): one line
+    before the game is played or the record read, not a traceback after it (a person's game lost)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    suffix = {"--html": ".html", "--strip": ".png", "--png": ".png"}.get(option, ".json")
+    target = tmp_path / ("x" * 300 + suffix)
+    args = [str(root / a) if a.endswith(".json") else a for a in command]
+    code, out, err = run_cli(*args, option, target)
+    assert (code, out) == (2, "") and err == f"error: {option} {str(target)!r}: cannot write the file: File name too long\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_that_fails_after_the_game_is_one_line(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from risk_env.records.record import GameRecord
+
+    def full(self, path):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(GameRecord, "save", full)
+    target = tmp_path / "g.json"
+    code, out, err = run_cli("watch", "-n", "2", "--map", "small", "--turns", "2", "--show", "none", "--record", target)
+    assert code == 1 and out.startswith("seats: ")
+    assert err == f"error: --record {str(target)!r}: cannot write the file: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["train-rllib", "--batch", "0"], "--batch must be 1 or more, got 0"),
+        (["train-rllib", "--batch", "64", "--minibatch", "128"], "--minibatch must be at most --batch (64 env steps), got 128"),
+        (["train-rllib", "--minibatch", "0"], "--minibatch must be 1 or more, got 0"),
+        (["train-rllib", "--epochs", "0"], "--epochs must be 1 or more, got 0"),
+        (["train-rllib", "--lr", "-1"], "--lr must be more than 0, got -1.0"),
+        (["train-rllib", "--env-runners", "-1"], "--env-runners must be 0 or more, got -1"),
+        (["train-rllib", "--envs-per-runner", "0"], "--envs-per-runner must be 1 or more, got 0"),
+        (["train-rllib", "--learners", "-2"], "--learners must be 0 or more, got -2"),
+        (["train-rllib", "--gpus-per-learner", "-1"], "--gpus-per-learner must be 0 or more, got -1.0"),
+        (["soak", "--games", "0"], "--games must be 1 or more, got 0"),
+        (["soak", "--workers", "0"], "--workers must be 1 or more, got 0"),
+        (["soak", "--chunk", "0"], "--chunk must be 1 or more, got 0"),
+        (["soak", "--vector-batch", "0"], "--vector-batch must be 1 or more, got 0"),
+        (["soak", "--max-seconds", "-1"], "--max-seconds must be more than 0 seconds, got -1.0"),
+    ],
+)
+def test_training_and_soak_numbers_are_checked_before_anything_starts(args: list[str], message: str) -> None:
+    """They reached RLlib (a traceback, a crash of its workers, or a run of 10 env steps for --batch 0) or the
+    soak (--workers 0 ran on one core)."""
+    assert run_cli(*args) == (2, "", f"error: {message}\n")
+
+
+def test_one_agent_is_explained_in_agents(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import risk_env
+    from risk_env.errors import ConfigError
+
+    code, out, err = run_cli("evaluate", "random", "--games", "2")
+    assert (code, out) == (2, "") and err == (
+        "error: give 2 to 6 agents, one per seat, got 1 (random): repeat a spec to seat it several times, "
+        "e.g. ['balanced', 'random']\n"
+    )  # it said "num_players must be 2..6, got 1", an argument the user never passed
+    with pytest.raises(ConfigError, match=r"^give 2 to 6 agents, one per seat, got 7 \(random, random"):
+        risk_env.evaluate(["random"] * 7, num_games=1, workers=1)
+
+
+def test_a_missing_map_file_is_refused_before_the_progress_bar() -> None:
+    code, out, err = run_cli("evaluate", "random", "random", "--games", "2", "--map", "no/such/map.json")
+    assert (code, out) == (2, "") and err.startswith("error: cannot read map file 'no/such/map.json': ")
+    assert "games:" not in err and err.count("\n") == 1  # no bar drawn and left behind
+
+
+def test_a_broken_record_is_bad_input_like_any_other(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Exit status 2, as for every other bad argument (it was 1, the status of a missing optional package)."""
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "risk_env.record/1", "rules": {}, "map": "small", "seed": 0, "moves": ["fly away"]}')
+    code, out, err = run_cli("replay", broken, "-q")
+    assert (code, out) == (2, "") and err.startswith(f"error: {broken}: move 1 ('fly away') does not replay")
+    code, out, err = run_cli("replay", tmp_path / "missing.json")
+    assert (code, out) == (2, "") and err.startswith("error: cannot read record file ")

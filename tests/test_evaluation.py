@@ -356,11 +356,27 @@ def test_an_agent_defined_in_an_unguarded_main_stops_at_once_in_one_line(tmp_pat
     assert len(proc.stderr.splitlines()) < 15  # the user's line and ours, not every worker's traceback
 
 
+_PLAIN_AGENT = """import numpy as np
+import risk_env
+from risk_env.agents import RandomAgent
+
+class Mine(RandomAgent):
+    pass
+
+class First:  # what a user writes first: a class with act and nothing else
+    def act(self, observation, info):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+if __name__ == "__main__":
+    r = risk_env.evaluate([First(), Mine()], num_games=2, workers=2, progress=False, map="small", turn_limit=5)
+    print(r.workers, r.num_games, r.entrants)
+"""
+
+
 def test_an_agent_defined_in_a_guarded_script_reaches_the_workers(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    code = _OWN_AGENT.format(call='if __name__ == "__main__":\n    r = ', after="    print(r.workers, r.num_games)\n")
-    proc = _python(tmp_path, code, "file")
+    proc = _python(tmp_path, _PLAIN_AGENT, "file")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout == "2 2\n"
+    assert proc.stdout == "2 2 ['First', 'random']\n"  # First was refused: "cannot make an agent from First <...>"
 
 
 def test_a_result_prints_as_a_table_and_its_repr_is_short() -> None:

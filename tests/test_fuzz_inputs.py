@@ -181,7 +181,8 @@ def _saved(i: int) -> tuple[Game, list[dict]]:
         rng = np.random.default_rng(i)
         saved = []
         while s.phase != Phase.GAME_OVER:
-            if sel == Selection() and rng.random() < 0.15:
+            rare = s.phase in (Phase.CAPITAL, Phase.DEFEND, Phase.OCCUPY) or s.roll_pending or s.forced or s.commander >= 0
+            if sel == Selection() and (rare or rng.random() < 0.1):
                 saved.append(s.to_dict())
             legal = np.flatnonzero(codec.mask(s, sel))
             w = np.where(legal == codec.end, 0.05, 1.0)
@@ -386,3 +387,63 @@ def test_values_json_cannot_hold_are_refused_everywhere(value):
         game.state_from_dict({**game.new_game(0).to_dict(), "turn": value})
     with pytest.raises(RecordError):
         GameRecord.from_dict({**_record(), "seed": value})
+
+
+def _one_value_changes(base: dict):
+    """Every dict that differs from ``base`` in one value: each integer moved by -2..+2 and set to
+    small values, each flag flipped, list entries moved by one, a card passed to the next hand."""
+    from risk_env.rules.state import STATE_FIELDS
+
+    for f in STATE_FIELDS:
+        if f.name not in base:
+            continue
+        v = base[f.name]
+        cands: list = []
+        if f.kind == "int":
+            cands = sorted({v - 2, v - 1, v + 1, v + 2, -1, 0, 1, 2, 3, 7, 8} - {v})
+        elif f.kind == "bool":
+            cands = [not v]
+        elif f.kind in ("ints", "int64[T]", "int32[T]", "dice") and v:
+            for j in range(0, len(v), max(1, len(v) // 4)):
+                cands += [v[:j] + [v[j] + dv] + v[j + 1 :] for dv in (-1, 1, 2)]
+            cands += [v[:-1], v[::-1]]
+        elif f.kind == "bools":
+            cands = [v[:j] + [not v[j]] + v[j + 1 :] for j in range(len(v))]
+        elif f.kind == "hands":
+            for j, h in enumerate(v):
+                if h:
+                    w = [list(x) for x in v]
+                    w[(j + 1) % len(w)].append(w[j].pop())
+                    cands.append(w)
+        for c in cands:
+            yield f.name, {**base, f.name: c}
+
+
+@pytest.mark.parametrize("rules", range(len(POSITION_RULES)))
+def test_every_one_value_change_is_refused_or_goes_on(rules):
+    """Systematic, beside the random search: a saved position with any one value changed (every
+    field, small steps) is refused, or 8 random steps from it keep the invariants and the mask and
+    every position on the way loads again. CI takes every 12th saved position;
+    ``RISK_ENV_SLOW_TESTS=1`` takes them all."""
+    game, saved = _saved(rules)
+    stride = 1 if os.environ.get("RISK_ENV_SLOW_TESTS") else 12
+    codec = ActionCodec(game)
+    accepted = 0
+    for base in saved[::stride]:
+        for name, d in _one_value_changes(base):
+            try:
+                s = game.state_from_dict(d)
+            except StateError:
+                continue
+            accepted += 1
+            sel = Selection()
+            rng = np.random.default_rng(accepted)
+            for _ in range(8):
+                if s.phase == Phase.GAME_OVER:
+                    break
+                legal = np.flatnonzero(codec.mask(s, sel))
+                assert len(legal) > 0, (name, d[name])
+                if codec.step(s, int(rng.choice(legal)), sel) is not None:
+                    assert game.invariant_violations(s) == [], (name, d[name])
+                    assert game.state_from_dict(s.to_dict()) == s, (name, d[name])
+    assert accepted > 0

@@ -69,7 +69,6 @@ PENDING_PRIVATES = {
     "risk_env.vector.learner",
     "risk_env.vector.masks",
     "risk_env.vector.observe",
-    "risk_env.train.vector_graph",
     "risk_env.vector.network",
     # the board pictures share the layout module's drawing constants (in rework with the SVG board)
     "risk_env.records.draw",

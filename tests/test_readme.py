@@ -105,6 +105,15 @@ def test_the_extras_tables_name_every_extra() -> None:
         assert extras <= rows, f"{name}'s extras table lacks {sorted(extras - rows)}"
 
 
+def test_the_core_row_names_every_core_dependency() -> None:
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    names = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in deps}
+    (row,) = [line for line in README.splitlines() if line.startswith("|") and "| (core) |" in line]
+    assert {x.strip() for x in row.rstrip(" |").rsplit("|", 1)[1].split(",")} == names  # pyyaml was left out
+
+
 def test_the_docs_index_lists_every_page() -> None:
     index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"\]\(([\w.-]+\.md)\)", index))

@@ -68,9 +68,19 @@ def test_masking_module_never_picks_an_illegal_action():
     assert (logits[mask == 0] < -1e30).all()
 
 
-def test_one_training_iteration_locally():
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray for the module's tests (starting one takes about 10 s): the training iteration below, then
+    ``risk-env train-rllib`` of the checkpoint fixture, which joins it and shuts it down when it is done."""
     import ray
 
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    yield ray
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def test_one_training_iteration_locally(local_ray):
     cfg = build_config(
         num_players=2,
         rules={"preset": "fast", "turn_limit": 20},
@@ -79,16 +89,14 @@ def test_one_training_iteration_locally():
         num_epochs=1,
         hidden=(32,),
     )
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    algo = cfg.build_algo()
     try:
-        algo = cfg.build_algo()
         res = algo.train()
         assert res["training_iteration"] == 1
         assert res["env_runners"]["num_env_steps_sampled_lifetime"] >= 256
         assert "shared" in res["learners"] and np.isfinite(res["learners"]["shared"]["total_loss"])
-        algo.stop()
     finally:
-        ray.shutdown()
+        algo.stop()
 
 
 # ---------------------------------------------------------------------- a checkpoint as an agent
@@ -96,13 +104,11 @@ SMALL_RULES = ["--rules", "fast", "-s", "map=small", "-s", "two_player=none", "-
 
 
 @pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
+def checkpoint(tmp_path_factory, local_ray):
     """A checkpoint written by the real code path, ``risk-env train-rllib``: one iteration of 64 env steps."""
-    import ray
     from helpers import run_cli
 
     out = tmp_path_factory.mktemp("rllib") / "ckpt"
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     args = ["train-rllib", "-n", "2", *SMALL_RULES, "--iterations", "1", "--batch", "64", "--minibatch", "32", "--epochs", "1"]
     code, text, err = run_cli(*args, "-o", out)
     assert code == 0, err[-3000:]

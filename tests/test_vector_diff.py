@@ -347,3 +347,39 @@ def test_differential_many_games(players: int) -> None:
     rules = RulesConfig(num_players=players, map="small", starting_armies=10, turn_limit=80)
     stats = run_differential(rules, 256, 2500, seed=1000 + players, check_positions=False)
     assert stats["games_done"] >= 500, stats
+
+
+@pytest.mark.parametrize("taken", ["24_territories", "holder_wins"])
+def test_a_destroy_mission_whose_target_someone_else_eliminates(taken: str) -> None:
+    """Hand-built: seat 0 holds "destroy seat 1" and seat 2 eliminates seat 1. Under "24_territories" seat 0's
+    mission becomes "hold 24 territories" and the game goes on; under "holder_wins" seat 0 wins at once
+    (docs/rules.md §8). The batched engine's step equals the reference engine's, reward included."""
+    from helpers import build, tid
+
+    from risk_env.rules.missions import DESTROY_FIRST, TWENTY_FOUR
+
+    rules = RulesConfig(num_players=3, secret_missions=True, mission_target_taken=taken)
+    ref = Game(rules)
+    codec = ActionCodec(ref)
+    s = build(ref, owners={"Alaska": 1, "Kamchatka": 2, "Siberia": 0}, default_owner=2, armies={"Kamchatka": 9}, player=2)
+    s.eliminated_by = [-1, -1, -1]
+    s.missions = [DESTROY_FIRST + 1, TWENTY_FOUR, DESTROY_FIRST + 0]
+    assert ref.invariant_violations(s) == []
+    src, dst = tid(ref, "Kamchatka"), tid(ref, "Alaska")
+    vg = VectorGame(rules, device=DEVICE)
+    sel = Selection()
+    vs = vg.from_states([s], [sel])
+    for a, faces in ((src, []), (dst, []), (codec.dice + 2, [6, 6, 6, 1])):  # Kamchatka attacks Alaska: 3 sixes
+        s.dice_buf, s.dice_pos = faces + [1] * 10, 0
+        codec.step(s, a, sel)
+        dice = torch.tensor([(faces + [1] * 5)[:5]], dtype=torch.int64, device=DEVICE)
+        info = vg.step(vs, torch.tensor([a], device=DEVICE), Chance(dice=dice))
+    want = vg.from_states([s], [sel])
+    for name, t in want.fields().items():
+        assert torch.equal(getattr(vs, name), t), name
+    assert not s.alive[1] and s.eliminated_by[1] == 2
+    if taken == "24_territories":
+        assert s.missions[0] == TWENTY_FOUR and s.phase != Phase.GAME_OVER and not bool(info.won[0])
+    else:
+        assert s.winner == 0 and s.phase == Phase.GAME_OVER and bool(info.won[0])
+        assert vg.rewards(vs, info).tolist() == [[1.0, -1.0, -1.0]]  # the holder wins; seat 2, alive, loses

@@ -390,3 +390,130 @@ def test_maskable_ppo_trains_on_the_batched_env() -> None:
     obs = np.asarray(venv.reset())
     actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
     assert venv.action_masks()[np.arange(8), actions].all()
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        RulesConfig.from_preset("fast", num_players=4),
+        RulesConfig.from_preset("tournament", map="small", turn_limit=40),
+        RulesConfig.from_preset("expert", map="small", num_players=3, defender_dice="choose", turn_limit=40),
+        RulesConfig.from_preset("allied", map="small", turn_limit=40),
+        RulesConfig.from_preset("capitals", map="small", num_players=3, truncation_reward="rank", turn_limit=10),
+        RulesConfig(num_players=2, map="small", setup="claim", card_trade="stars", turn_limit=40),
+        RulesConfig.from_preset("secret_missions", num_players=3, setup="random", turn_limit=20),
+    ],
+    ids=["fast", "tournament", "expert-choose", "allied", "capitals-rank", "neutral-claim-stars", "missions"],
+)
+def test_static_steps_give_the_same_games(rules: RulesConfig) -> None:
+    """static=True (every part of a step on the whole batch, no host checks but the blitz table's) plays
+    exactly the games of the default step: same draws, outputs and positions at every step."""
+    envs = [VectorEnv(24, seed=7, rules=rules, static=static, final_observation=True) for static in (False, True)]
+    outs = [e.reset() for e in envs]
+    gen = torch.Generator().manual_seed(2)
+    for t in range(250):
+        a, b = outs
+        for name in a._fields:
+            x, y = getattr(a, name), getattr(b, name)
+            assert (x is None and y is None) or torch.equal(x, y), (t, name)
+        for name, v in _state(envs[0]).fields().items():
+            assert torch.equal(v, getattr(_state(envs[1]), name)), (t, name)
+        ids = _pick(a.action_mask, gen)
+        outs = [e.step(ids) for e in envs]
+
+
+def test_the_graph_runner_plays_the_default_step() -> None:
+    """The bodies the CUDA graphs record (risk_env.vector.graphs), played on the CPU as the graphs play
+    them (no host checks; a blitz beyond the blitz table is played again without them), give the
+    default step's games, outputs and positions, through auto-resets."""
+    from risk_env.vector.graphs import GraphRunner
+
+    rules = RulesConfig.from_preset("fast", num_players=3, map="small", turn_limit=30)
+    plain = VectorEnv(16, seed=5, rules=rules, static=True)
+    graphed = VectorEnv(16, seed=5, rules=rules, static=True)
+    out = plain.reset()
+    graphed.reset()
+    s = _state(graphed)
+    runner = GraphRunner(graphed.game, s, graphed.presented, capture=False)
+    gen = torch.Generator().manual_seed(4)
+    for t in range(300):
+        if t % 50 == 10:  # stacks beyond the blitz table everywhere, for the way back
+            for env in (plain, graphed):
+                _state(env).armies[:] = 150
+            out = plain.reset_slots(torch.zeros(16, dtype=torch.bool))
+        ids = _pick(out.action_mask, gen)
+        out = plain.step(ids)
+        res = runner.step(ids)
+        done = res["won"] | res["truncated"]
+        assert torch.equal(res["rewards"], out.rewards) and torch.equal(done, out.autoreset), t
+        if bool(done.any()):
+            idx = done.nonzero()[:, 0]
+            s.put(idx, graphed._fresh(int(idx.numel())))
+        shown = runner.present()
+        assert torch.equal(shown["mask"], out.action_mask) and torch.equal(shown["obs"], out.observation), t
+        assert torch.equal(shown["seat"], out.current_player), t
+        for name, v in _state(plain).fields().items():
+            assert torch.equal(v, getattr(s, name)), (t, name)
+    assert runner.replayed > 0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_graphs_give_the_same_games() -> None:
+    """On a GPU: VectorEnv(cuda_graph=True) replays recorded graphs and plays the static step's games."""
+    rules = RulesConfig.from_preset("fast", num_players=4)
+    envs = [VectorEnv(256, device="cuda", seed=3, rules=rules, static=True, cuda_graph=g) for g in (False, True)]
+    outs = [e.reset() for e in envs]
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    for t in range(400):
+        for name in ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "autoreset"):
+            assert torch.equal(getattr(outs[0], name), getattr(outs[1], name)), (t, name)
+        ids = torch.where(outs[0].action_mask, torch.rand(outs[0].action_mask.shape, generator=gen, device="cuda"), -1.0).argmax(
+            1
+        )
+        outs = [e.step(ids) for e in envs]
+
+
+def test_a_drawn_card_is_uniform_among_the_draw_pile() -> None:
+    """The draw pile is kept as a set: the card drawn after a conquest is uniform among it, as the top
+    card of a uniformly shuffled pile (docs/rules.md §4.4). A reshuffled discard pile likewise."""
+    from scipy.stats import chisquare
+
+    vg = VectorGame(RulesConfig(num_players=3, map="small", setup="random"), seed=13, device=DEVICE)
+    N = 22_000
+    s = vg.new_games(N)
+    held = torch.tensor([0, 3], device=DEVICE)  # two cards already held by seat 0: 9 left in the pile
+    s.card_loc[:, held] = 0
+    s.phase[:] = Phase.FORTIFY
+    s.conquered[:] = True
+    vg.step(s, torch.full((N,), vg.A_END, device=DEVICE))
+    p = s.order[:, 0]  # (the first player was on turn)
+    got = (s.card_loc == p[:, None]) & ~torch.isin(torch.arange(vg.NC, device=DEVICE), held)[None, :]
+    assert bool((got.sum(1) == 1).all())
+    counts = got.sum(0).cpu().numpy()[np.setdiff1d(np.arange(vg.NC), held.cpu().numpy())]
+    assert chisquare(counts).pvalue > 1e-3
+    # an empty pile: the discards are shuffled back and drawn from, uniformly
+    s = vg.new_games(N)
+    s.card_loc[:] = -2
+    s.card_loc[:, held] = 1
+    s.phase[:] = Phase.FORTIFY
+    s.conquered[:] = True
+    vg.step(s, torch.full((N,), vg.A_END, device=DEVICE))
+    p = s.order[:, 0]
+    drawn = (s.card_loc == p[:, None]) & ~torch.isin(torch.arange(vg.NC, device=DEVICE), held)[None, :]
+    assert bool((drawn.sum(1) == 1).all()) and bool(((s.card_loc == -1).sum(1) == vg.NC - 3).all())
+    counts = drawn.sum(0).cpu().numpy()[np.setdiff1d(np.arange(vg.NC), held.cpu().numpy())]
+    assert chisquare(counts).pvalue > 1e-3
+
+
+def test_the_neutral_claims_uniformly_among_the_free_territories() -> None:
+    from scipy.stats import chisquare
+
+    vg = VectorGame(RulesConfig(num_players=2, map="small", setup="claim"), seed=17, device=DEVICE)
+    N = 14_000
+    s = vg.new_games(N)
+    vg.step(s, torch.zeros(N, dtype=torch.int64, device=DEVICE))  # the first seat claims territory 0
+    vg.step(s, torch.ones(N, dtype=torch.int64, device=DEVICE))  # the second territory 1, then the neutral
+    neutral = s.owner == vg.neutral
+    assert bool((neutral.sum(1) == 1).all()) and not bool(neutral[:, :2].any())
+    assert bool((s.player == s.order[:, 0]).all()) and bool((s.setup_left[:, 2] == s.setup_left[:, 0]).all())
+    assert chisquare(neutral.sum(0)[2:].cpu().numpy()).pvalue > 1e-3

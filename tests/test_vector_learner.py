@@ -10,7 +10,7 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
-from risk_env import ConfigError, IllegalActionError
+from risk_env import ConfigError, IllegalActionError, ResetNeededError
 from risk_env.vector import VectorEnv
 from risk_env.vector.agents import AggressivePolicy, RandomPolicy
 from risk_env.vector.learner import FixedOpponents, LearnerEnv, seat_credit
@@ -272,8 +272,10 @@ def test_self_play_shaping_telescopes_per_seat() -> None:
 
 def test_bad_input_is_refused_and_changes_nothing() -> None:
     env = LearnerEnv(4, device=DEVICE, seed=0, opponents="random", num_players=2, **SMALL)
-    with pytest.raises(IllegalActionError, match="reset"):
+    with pytest.raises(ResetNeededError, match="reset"):
         env.step(torch.zeros(4, dtype=torch.int64))
+    with pytest.raises(ResetNeededError, match="reset"):
+        env.reset_slots(torch.ones(4, dtype=torch.bool, device=DEVICE))
     out = env.reset()
     assert env.venv.state is not None
     before = env.venv.state.clone()
@@ -284,6 +286,10 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
         env.step(torch.zeros(3, dtype=torch.int64))
     with pytest.raises(IllegalActionError, match="shape"):
         env.step(torch.zeros(4))
+    with pytest.raises(ConfigError, match="active"):
+        env.step(out.action_mask.long().argmax(1), active=torch.ones(4, device=DEVICE))
+    with pytest.raises(ConfigError, match="slots"):
+        env.reset_slots(torch.ones(3, dtype=torch.bool, device=DEVICE))
     after = env.venv.state
     assert all(torch.equal(v, getattr(after, k)) for k, v in before.fields().items())
     for kwargs, what in [
@@ -296,6 +302,8 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
         (dict(shaping=-1.0), "shaping"),
         (dict(shaping_gamma=0.0), "shaping_gamma"),
         (dict(max_opponent_steps=0), "max_opponent_steps"),
+        (dict(self_play="yes"), "self_play must be True or False"),
+        (dict(final_observation="no"), "final_observation must be True or False"),
     ]:
         with pytest.raises(ConfigError, match=what):
             LearnerEnv(2, device=DEVICE, num_players=2, **kwargs)  # type: ignore[arg-type]
@@ -316,5 +324,79 @@ def test_inactive_slots_are_left_as_they_are() -> None:
         assert torch.equal(out.observation[~active], obs_before) and torch.equal(out.action_mask[~active], mask_before)
         assert not out.reward[~active].any() and not out.autoreset[~active].any()
     assert bool((env.venv.state.steps > steps0)[active].all())  # the active slots played on
-    with pytest.raises(IllegalActionError, match="active"):
+    with pytest.raises(ConfigError, match="active"):
         env.step(torch.zeros(8, dtype=torch.int64), active=torch.ones(8, device=DEVICE))
+
+
+def test_a_truncation_with_rank_rewards_is_still_a_truncation() -> None:
+    """Under truncation_reward="rank" the turn limit truncates the learner's episode, as under "draw" (and in the
+    AEC env): the same games (the rewards do not change the play) end the same episodes the same way; only the
+    truncations' rewards differ, and the opponent assignment scores them 0.5 (the turn limit), not a win or loss."""
+    scores: dict[str, list[float]] = {"draw": [], "rank": []}
+
+    def told(key: str) -> type[FixedOpponents]:
+        class Told(FixedOpponents):
+            def record(self, seating: torch.Tensor, score: torch.Tensor) -> None:
+                scores[key].extend(score.tolist())
+
+        return Told
+
+    rules: dict[str, Any] = dict(SMALL, num_players=3, turn_limit=4)  # short games: most end at the turn limit
+    envs = {}
+    for key in scores:
+        env = LearnerEnv(64, device=DEVICE, seed=5, truncation_reward=key, **rules)
+        env.assignment = told(key)("random", env.game, env.generator)
+        envs[key] = env
+    outs = {k: e.reset() for k, e in envs.items()}
+    gen = _gen(7)
+    rank_scored = 0
+    for _ in range(120):
+        a = _random_actions(outs["draw"].action_mask, gen)
+        outs = {k: e.step(a) for k, e in envs.items()}
+        d, r = outs["draw"], outs["rank"]
+        assert torch.equal(d.observation, r.observation)
+        assert torch.equal(d.terminated, r.terminated) and torch.equal(d.truncated, r.truncated)
+        assert torch.equal(d.seat_terminated, r.seat_terminated) and torch.equal(d.seat_truncated, r.seat_truncated)
+        assert torch.equal(d.reward[d.terminated], r.reward[r.terminated]) and not d.reward[d.truncated].any()
+        rank_scored += int((r.reward[r.truncated] != 0).sum())
+    assert rank_scored > 20
+    assert len(scores["draw"]) > 40 and scores["rank"] == scores["draw"]
+
+
+def test_reset_slots_starts_new_games_there_alone() -> None:
+    """reset_slots: new games, advanced to their learner's first decision, in the chosen slots; the others keep
+    their games, observations and masks; the dropped episodes bring no reward and are not reported."""
+    told: list[int] = []
+
+    class Told(FixedOpponents):
+        def record(self, seating: torch.Tensor, score: torch.Tensor) -> None:
+            told.append(int(seating.shape[0]))
+
+    env = LearnerEnv(8, device=DEVICE, seed=6, num_players=3, final_observation=True, **SMALL)
+    env.assignment = Told("aggressive", env.game, env.generator)
+    out = env.reset()
+    gen = _gen(9)
+    for _ in range(40):
+        out = env.step(_random_actions(out.action_mask, gen))
+    told.clear()
+    s = env.venv.state
+    assert s is not None
+    chosen = torch.tensor([True, False, True, False, False, False, False, True], device=DEVICE)
+    keep = {k: v[~chosen].clone() for k, v in s.fields().items()}
+    owners = s.owner[chosen].clone()
+    obs, mask = out.observation[~chosen].clone(), out.action_mask[~chosen].clone()
+    started = env.games_started.clone()
+    new = env.reset_slots(chosen)
+    assert new is env.last and torch.equal(new.autoreset, chosen)
+    assert not new.reward.any() and not new.rewards.any() and not (new.terminated | new.truncated).any()
+    assert all(torch.equal(v, getattr(s, k)[~chosen]) for k, v in keep.items())
+    assert torch.equal(new.observation[~chosen], obs) and torch.equal(new.action_mask[~chosen], mask)
+    assert torch.equal(env.games_started, started + chosen.long())
+    assert bool((new.current_player == env.learner_seat).all())  # a learner decides in every slot
+    assert bool((s.turn[chosen] <= 3).all())  # new games, in their first round (turns count each player's)
+    assert bool((s.owner[chosen] != owners).any(1).all())
+    assert told == []
+    ref = env.venv.observe(env.learner_seat)  # the outputs are the new games' learner observations
+    assert isinstance(ref, torch.Tensor) and torch.equal(new.observation, ref)
+    for _ in range(20):  # and they play on
+        new = env.step(_random_actions(new.action_mask, gen))

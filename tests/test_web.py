@@ -110,6 +110,47 @@ def test_a_whole_game_through_the_session_is_a_record(tmp_path: Path) -> None:
     assert [e["k"] for e in session.history] == list(range(1, len(session.history) + 1))
 
 
+def test_the_prompt_offers_a_trade_only_when_one_is_legal() -> None:
+    session = GameSession(small(2), seat=0, agents=["random"], seed=2)
+    s = session.state
+    assert s.phase.name == "REINFORCE" and s.hands[0] == []
+    prompt = session.decision()["prompt"]  # type: ignore[index]
+    assert prompt == f"Place {s.to_place} armies: click one of your territories."  # it said ", or trade cards."
+    give_cards(s, 0, [0, 1, 2])  # a set of the three symbols on the small map's deck
+    d = session.decision()
+    assert any(b["label"].startswith("trade") for b in d["buttons"])  # type: ignore[index]
+    assert d["prompt"] == f"Place {s.to_place} armies: click one of your territories, or trade cards."  # type: ignore[index]
+
+
+def test_the_moves_speak_of_the_person_in_the_third_person() -> None:
+    rules = resolve_rules("classic", num_players=2, map="small", setup="random", turn_limit=30, two_player="none")
+    session = GameSession(rules, seat=0, agents=["aggressive"], seed=0)
+    rng = np.random.default_rng(0)
+    view = session.view()
+    while not view["over"]:
+        view = session.act(int(rng.choice(_choices(view))))
+    assert session.history[-1]["note"].endswith("player_0 (you) is eliminated; aggressive wins")  # was "you is eliminated"
+    assert session.history[-1]["who"] == "aggressive"
+
+
+def test_each_game_of_a_session_has_its_own_record_file(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    session = GameSession(small(2), seat=0, agents=["aggressive"], seed=4, record=path)
+    rng = np.random.default_rng(4)
+    view = session.view()
+    while not view["over"]:
+        view = session.act(int(rng.choice(_choices(view))))
+    assert view["record"] == str(path)
+    first = GameRecord.load(path)
+    session.new_game()
+    session.act(_choices(session.view())[0])
+    session.new_game(seed=9)  # the unfinished second game is written, beside the first
+    second = GameRecord.load(tmp_path / "game_2.json")
+    assert GameRecord.load(path) == first and first.result["ended"] != "unfinished"  # the first game is still there
+    assert second.seed == 5 and second.result["ended"] == "unfinished"
+    assert session.save() == tmp_path / "game_3.json" and GameRecord.load(tmp_path / "game_3.json").seed == 9
+
+
 # ---------------------------------------------------------------------- the JSON API
 @pytest.fixture()
 def client(tmp_path: Path):  # type: ignore[no-untyped-def]

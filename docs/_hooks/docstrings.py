@@ -1,7 +1,7 @@
 """Griffe extension for the API reference: the docstrings' reStructuredText habits as Markdown.
 
 The docstrings are Google style (sections ``Args:``, ``Returns:``, ``Raises:``), which
-mkdocstrings reads as such; their prose keeps three reST habits that Markdown would garble:
+mkdocstrings reads as such; their prose keeps reST and numpydoc habits that Markdown or the Google parser would garble:
 
 * doctest examples (``>>>`` lines and their output) become ``pycon`` code blocks (Markdown would
   run them into a paragraph and read ``[1, 2]`` as a link);
@@ -11,7 +11,9 @@ mkdocstrings reads as such; their prose keeps three reST habits that Markdown wo
 * definition lists (a term line, then its text indented under it, as in ``Design`` or
   ``Agents and turns``) become a bold term and a paragraph (Markdown would make the indented
   text a code block). Google sections are left as they are;
-* a literal block's ``::`` marker becomes ``:`` (its indented block is already code in Markdown).
+* a literal block's ``::`` marker becomes ``:`` (its indented block is already code in Markdown);
+* parameters described together (``kl_coef, anneal_steps: kickstarting ...`` under ``Args:``) become
+  one entry per name with the shared text (the Google parser reads the pair as one unknown name).
 
 Used by mkdocs.yml (``extensions`` of the python handler); nothing in the package needs it.
 """
@@ -57,6 +59,10 @@ _SECTIONS = {
 }
 
 
+_PARAMETER_SECTIONS = {"args", "arguments", "params", "parameters", "keyword args", "keyword arguments", "other parameters"}
+_GROUPED = re.compile(r"^([*\w]+(?:\s*,\s*[*\w]+)+)(\s*\([^)]*\))?:(\s.*)?$")
+
+
 def _role(match: re.Match[str]) -> str:
     text = match.group(1).strip()
     if "<" in text and text.endswith(">"):  # :meth:`Title <target>`
@@ -86,6 +92,42 @@ def _doctests(lines: list[str]) -> list[str]:
             continue
         out.append(line)
         i += 1
+    return out
+
+
+def _grouped_parameters(lines: list[str]) -> list[str]:
+    """``a, b: text`` items of a parameter section as ``a: text`` and ``b: text`` (continuation lines with each)."""
+    out: list[str] = []
+    section: int | None = None  # the indent of the parameter section's heading, while inside one
+    item: int | None = None  # the indent of its items
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        text, pad = line.strip(), _indent(line)
+        if text and section is not None and pad <= section:
+            section = item = None
+        if text.endswith(":") and text[:-1].lower() in _PARAMETER_SECTIONS:
+            section, item = pad, None
+            out.append(line)
+            i += 1
+            continue
+        if section is not None and text and item is None:
+            item = pad
+        grouped = _GROUPED.match(text) if section is not None and text and pad == item else None
+        if grouped is None:
+            out.append(line)
+            i += 1
+            continue
+        body = [lines[i + 1 + k] for k in range(len(lines) - i - 1)]
+        more = 0
+        while more < len(body) and (not body[more].strip() or _indent(body[more]) > pad):
+            more += 1
+        while more and not body[more - 1].strip():  # trailing blank lines stay after the items
+            more -= 1
+        for name in (n.strip() for n in grouped.group(1).split(",")):
+            out.append(f"{' ' * pad}{name}{grouped.group(2) or ''}:{grouped.group(3) or ''}")
+            out.extend(body[:more])
+        i += 1 + more
     return out
 
 
@@ -130,7 +172,7 @@ def markdown_docstring(text: str) -> str:
     >>> markdown_docstring(":class:`~risk_env.rules.state.GameState` and :func:`risk_env.evaluate`")
     '`GameState` and `risk_env.evaluate`'
     """
-    lines = _definitions(_doctests(_ROLE.sub(_role, text).splitlines()))
+    lines = _definitions(_doctests(_grouped_parameters(_ROLE.sub(_role, text).splitlines())))
     out = []
     for line in lines:
         if line.strip() == "::":

@@ -182,6 +182,7 @@ Version history
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -354,12 +355,14 @@ class raw_env(AECEnv):
                 game ends). ``seed``, if given, seeds the stream later resets draw games from.
 
         Raises:
-            ConfigError: a bad seed. (Other option keys are ignored with a warning: PettingZoo's
-                ``api_test`` passes one and expects it to be taken.)
+            ConfigError: a bad seed, or ``options`` that is not a mapping. (Other option keys are
+                ignored with a warning: PettingZoo's ``api_test`` passes one and expects it to be taken.)
             StateError: a position that is malformed, of other rules or another map, breaks the
                 rules' invariants (docs/rules.md §5), or is over. Nothing changes: the game in
                 progress (if any) and the seed stream stay as they were.
         """
+        if options is not None and not isinstance(options, Mapping):
+            raise ConfigError(f"reset() options must be a dict such as {{'state': position}}, got {type(options).__name__}")
         options = dict(options or {})
         start = options.pop("state", None)
         if options:  # PettingZoo's api_test passes {"options": 1} and expects it to be taken

@@ -77,6 +77,7 @@ __all__ = [
     "action_layout",
     "amount_of",
     "decision",
+    "decision_table",
     "legal_levels",
     "layout_parts",
     "observation_layout",
@@ -496,13 +497,16 @@ class Use:
     Attributes:
         meaning: for people (``"attack source"``).
         selects: the selection an id records when it does not complete a move (``"src"``,
-            ``"dst"``, ``"trade"``), or ``""`` when it always completes one. Which ids complete
-            a move anyway (a forced count is skipped: the last army to place, a fortify
-            from 2 armies, a trade with at most one bonus option) is the codec's to say.
+            ``"dst"``, ``"trade"``), or ``""`` when it always completes one.
+        move: the :class:`~risk_env.rules.moves.MoveKind` name of the move an id completes
+            (when it does not select, or when the count it would choose is forced: the last
+            army to place, a fortify from 2 armies, a trade with at most one bonus option);
+            ``""`` for ids that only select.
     """
 
     meaning: str
     selects: str = ""
+    move: str = ""
 
 
 @dataclass(frozen=True)
@@ -525,82 +529,115 @@ class Decision:
 
 
 PROTOCOL: tuple[Decision, ...] = (
-    Decision("claim", Phase.CLAIM, "", {"territory": Use("claim an unclaimed territory")}),
+    Decision("claim", Phase.CLAIM, "", {"territory": Use("claim an unclaimed territory", move="CLAIM")}),
     Decision(
         "setup_place",
         Phase.SETUP_PLACE,
         "",
-        {"territory": Use("place one setup army (on the neutral's territory when the neutral places)")},
+        {"territory": Use("place one setup army (on the neutral's territory when the neutral places)", move="PLACE")},
     ),
-    Decision("capital", Phase.CAPITAL, "", {"territory": Use("choose an own territory as the capital")}),
+    Decision("capital", Phase.CAPITAL, "", {"territory": Use("choose an own territory as the capital", move="CAPITAL")}),
     Decision(
         "reinforce",
         Phase.REINFORCE,
         "",
         {
-            "territory": Use("where to place reinforcements (then an amount)", selects="src"),
-            "trade": Use("trade a set (then its +2 bonus territory when several are on offer)", selects="trade"),
+            "territory": Use("where to place reinforcements (then an amount)", selects="src", move="PLACE"),
+            "trade": Use("trade a set (then its +2 bonus territory when several are on offer)", selects="trade", move="TRADE"),
         },
     ),
-    Decision("reinforce_amount", Phase.REINFORCE, "src", {"amount": Use("armies to place on the selected territory")}),
-    Decision("trade_bonus", Phase.REINFORCE, "trade", {"territory": Use("the +2 bonus territory of the pending trade")}),
+    Decision(
+        "reinforce_amount", Phase.REINFORCE, "src", {"amount": Use("armies to place on the selected territory", move="PLACE")}
+    ),
+    Decision(
+        "trade_bonus", Phase.REINFORCE, "trade", {"territory": Use("the +2 bonus territory of the pending trade", move="TRADE")}
+    ),
     Decision(
         "attack",
         Phase.ATTACK,
         "",
         {
             "territory": Use("attack source (then a target)", selects="src"),
-            "dice": Use("roll again in the last battle with 1, 2, 3 dice"),
-            "blitz": Use("blitz again in the last battle"),
-            "end": Use("end the attack phase"),
+            "dice": Use("roll again in the last battle with 1, 2, 3 dice", move="ATTACK"),
+            "blitz": Use("blitz again in the last battle", move="BLITZ"),
+            "end": Use("end the attack phase", move="END_ATTACK"),
         },
     ),
     Decision(
         "attack_target",
         Phase.ATTACK,
         "src",
-        {"territory": Use("attack target", selects="dst"), "end": Use("end the attack phase")},
+        {"territory": Use("attack target", selects="dst"), "end": Use("end the attack phase", move="END_ATTACK")},
     ),
     Decision(
         "attack_roll",
         Phase.ATTACK,
         "src+dst",
-        {"dice": Use("attack with 1, 2, 3 dice"), "blitz": Use("blitz"), "end": Use("end the attack phase")},
+        {
+            "dice": Use("attack with 1, 2, 3 dice", move="ATTACK"),
+            "blitz": Use("blitz", move="BLITZ"),
+            "end": Use("end the attack phase", move="END_ATTACK"),
+        },
     ),
     Decision(
         "expert_dice",
         Phase.ATTACK,
         "roll",
         {
-            "reroll": Use("re-roll the j-th highest attack die"),
-            "six": Use("turn the j-th highest attack die into a six"),
-            "keep": Use("let the roll stand"),
+            "reroll": Use("re-roll the j-th highest attack die", move="REROLL"),
+            "six": Use("turn the j-th highest attack die into a six", move="SIX"),
+            "keep": Use("let the roll stand", move="KEEP_ROLL"),
         },
     ),
-    Decision("defend", Phase.DEFEND, "", {"dice": Use("defend with 1, 2 dice")}),
-    Decision("occupy", Phase.OCCUPY, "", {"amount": Use("armies standing in the conquered territory")}),
+    Decision("defend", Phase.DEFEND, "", {"dice": Use("defend with 1, 2 dice", move="DEFEND")}),
+    Decision("occupy", Phase.OCCUPY, "", {"amount": Use("armies standing in the conquered territory", move="OCCUPY")}),
     Decision(
         "fortify",
         Phase.FORTIFY,
         "",
-        {"territory": Use("fortify source (then a destination)", selects="src"), "end": Use("end the turn")},
+        {"territory": Use("fortify source (then a destination)", selects="src"), "end": Use("end the turn", move="END_TURN")},
     ),
     Decision(
         "fortify_destination",
         Phase.FORTIFY,
         "src",
-        {"territory": Use("fortify destination (then an amount)", selects="dst"), "end": Use("end the turn")},
+        {
+            "territory": Use("fortify destination (then an amount)", selects="dst", move="FORTIFY"),
+            "end": Use("end the turn", move="END_TURN"),
+        },
     ),
     Decision(
         "fortify_amount",
         Phase.FORTIFY,
         "src+dst",
-        {"amount": Use("armies to move"), "end": Use("end the turn")},
+        {"amount": Use("armies to move", move="FORTIFY"), "end": Use("end the turn", move="END_TURN")},
     ),
 )
 """Every decision of the sub-step protocol (see :class:`Decision`); :func:`decision` finds one."""
 
 _BY_KEY = {(int(d.phase), d.selection): d for d in PROTOCOL}
+SELECTIONS = ("", "src", "src+dst", "trade", "roll")
+"""The values of :attr:`Decision.selection`, in the order of :func:`decision_table`'s rows."""
+
+
+def decision_table(actions: ActionLayout) -> tuple[list[list[str]], list[list[str]]]:
+    """The protocol as two tables over (decision row, action block): the selection an id
+    records and the move it completes (``""`` where none; see :class:`Use`). Row
+    ``phase * len(SELECTIONS) + SELECTIONS.index(selection)``; columns in the order of
+    ``actions.blocks``. The batched engine reads a step's meaning from them."""
+    rows = (max(int(p) for p in Phase) + 1) * len(SELECTIONS)
+    names = actions.names()
+    selects = [[""] * len(names) for _ in range(rows)]
+    moves = [[""] * len(names) for _ in range(rows)]
+    for d in PROTOCOL:
+        r = int(d.phase) * len(SELECTIONS) + SELECTIONS.index(d.selection)
+        for block, use in d.blocks.items():
+            if block in names:
+                selects[r][names.index(block)] = use.selects
+                moves[r][names.index(block)] = use.move
+    return selects, moves
+
+
 _GAME_OVER = Decision("game_over", Phase.GAME_OVER, "", {})
 
 

@@ -2,12 +2,12 @@
 game, and controls to step, play and scrub through it.
 
     risk-env replay game.json --html game.html
-    risk-env replay game.json --html game.html
+    python scripts/replay.py game.json --html game.html --upto 300
 
 The page needs nothing else: its script, style and pictures are inline, so it opens from a file, offline, and
 can be shared as one file. The positions are computed here, by replaying the record
 (:func:`~risk_env.records.replay.log_entries`); the page holds one frame per position
-(:meth:`BoardSvg.frame <risk_env.records.svg.BoardSvg.frame>`, about 1 KB each on the classic map) and its
+(:meth:`BoardSvg.frame <risk_env.records.svg.BoardSvg.frame>`, about 1.5 KB each on the classic map) and its
 script only shows them (:data:`~risk_env.records.svg.BOARD_JS`).
 
 Controls: the buttons (first, back, play/pause, forward, last), the slider, a click on a move in the list,

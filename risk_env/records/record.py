@@ -82,7 +82,7 @@ class RecordError(RiskError):
     """A malformed record, or one whose moves do not replay (the message says which move and why)."""
 
 
-_FIELDS = ("format", "rules", "map", "seed", "players", "result", "moves", "actions", "meta")
+_FIELDS = ("format", "rules", "map", "seed", "start_state", "players", "result", "moves", "actions", "meta")
 """The fields of a record file (``format``, ``rules``, ``map``, ``seed`` and ``moves`` are required)."""
 
 
@@ -147,6 +147,9 @@ class GameRecord:
         players: a label per player seat (e.g. agent names), or None.
         result: :func:`game_result` of the final state, or None while the game runs.
         meta: free-form JSON-compatible notes.
+        start_state: the position the game began from (:meth:`GameState.to_dict
+            <risk_env.rules.state.GameState.to_dict>`) when it was not ``Game.new_game(seed)``: a game
+            played on from a position (``env.reset(options={"state": ...})``); None otherwise.
     """
 
     rules: dict[str, Any]
@@ -157,6 +160,7 @@ class GameRecord:
     players: list[str] | None = None
     result: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    start_state: dict[str, Any] | None = None
 
     # -------------------------------------------------------------- building
     @classmethod
@@ -199,8 +203,19 @@ class GameRecord:
             raise RecordError(f"the record's rules or map are invalid: {e}") from None
 
     def initial_state(self, game: Game | None = None) -> GameState:
-        """The position before the first move."""
-        return (game or self.game()).new_game(self.seed)
+        """The position before the first move: :attr:`start_state` when the game began from a position, else
+        ``Game.new_game(seed)`` (a new copy at each call).
+
+        Raises:
+            RecordError: the record's start position is not a valid position of its rules and map.
+        """
+        game = game or self.game()
+        if self.start_state is None:
+            return game.new_game(self.seed)
+        try:
+            return game.state_from_dict(self.start_state)
+        except RiskError as e:
+            raise RecordError(f"the record's 'start_state' is not a position of its game: {e}") from None
 
     def player_labels(self) -> list[str] | None:
         """The record's player labels for pictures: :attr:`players` when there is one per seat and they tell the
@@ -242,6 +257,7 @@ class GameRecord:
             "rules": dict(self.rules),
             "map": self.map,
             "seed": self.seed,
+            **({"start_state": self.start_state} if self.start_state is not None else {}),
             "players": self.players,
             "result": self.result,
             "moves": list(self.moves),
@@ -302,6 +318,9 @@ class GameRecord:
         meta = d.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError("the record's 'meta' must be an object")
+        start_state = d.get("start_state")
+        if start_state is not None and not isinstance(start_state, dict):
+            raise RecordError("the record's 'start_state' must be a position (GameState.to_dict()), an object")
         return cls(
             rules=d["rules"],
             map=d["map"],
@@ -311,6 +330,7 @@ class GameRecord:
             players=players,
             result=result,
             meta=meta,
+            start_state=start_state,
         )
 
     def to_json(self, indent: int | None = None) -> str:

@@ -82,6 +82,8 @@ class Recorder(BaseWrapper):
 
     ``reset(seed=None)`` draws a seed (from fresh entropy) so the game can
     still be replayed; the seed in use is :attr:`record` ``.seed``. A game
+    played on from a position (``reset(options={"state": ...})``) is recorded
+    from there: the record's ``start_state`` holds the position. A game
     ended by ``TerminateIllegalWrapper`` is recorded with
     ``result["ended"] == "illegal action by <agent>"``.
 
@@ -118,6 +120,8 @@ class Recorder(BaseWrapper):
         self.env.reset(seed=seed, options=options)
         raw = self.env.unwrapped
         self.record = GameRecord.start(raw.game, seed, self.players, actions=True, meta=self.meta)
+        if options and options.get("state") is not None:  # a game played on from a position: the record starts there
+            self.record.start_state = raw.game_state.to_dict()
         self._open = True
 
     def step(self, action: Any) -> None:

@@ -281,7 +281,7 @@ def invariant_violations(game: Game, s: GameState) -> list[str]:
         out.append(f"capitals must hold {n if cfg.capitals else 0} entries (capitals={cfg.capitals})")
     elif cfg.capitals and s.turn >= 1 and -1 in s.capitals:
         out.append("a capital is still to be chosen after the first turn began")
-    if s.phase == Phase.CAPITAL and (not cfg.capitals or s.capitals[s.player] != -1):
+    if s.phase == Phase.CAPITAL and (not cfg.capitals or not 0 <= s.player < len(s.capitals) or s.capitals[s.player] != -1):
         out.append("the capital phase needs capitals=True and a player on turn without a capital")
     setup = s.phase in (Phase.CLAIM, Phase.SETUP_PLACE)
     unclaimed = s.owner == -1
@@ -340,6 +340,8 @@ def continuation_problems(game: Game, s: GameState) -> list[str]:
         out.append(f"eliminated_by {s.eliminated_by} must name, for each eliminated seat, another seat (-1 for the living)")
     if (setup or s.phase == Phase.CAPITAL) and (s.turn != 0 or dead or s.winner != -1 or any(s.hands) or s.discard):
         out.append("during setup nobody is eliminated or holds cards, and turn is 0")
+    if s.phase == Phase.CAPITAL and any(c >= 0 and s.owner[c] != q for q, c in enumerate(s.capitals)):
+        out.append(f"capitals {s.capitals}: before the first turn each chosen capital is held by the player who chose it")
     if not setup and any(s.setup_left):
         out.append(f"setup_left {s.setup_left} must be all 0 once the setup is over")
     if game.neutral < 0 and s.setup_left[-1]:
@@ -412,14 +414,30 @@ def _pending_problems(game: Game, s: GameState) -> list[str]:
             return ["a neutral setup placement (setup_step=2) needs the neutral with armies left to place"]
         if s.setup_step != 2 and s.setup_left[p] < 1:
             return [f"player {p} places a setup army with none left (setup_left {s.setup_left})"]
-    if ph in (Phase.DEFEND, Phase.OCCUPY):
-        a, b = s.att_src, s.att_dst
+    a, b = s.att_src, s.att_dst
+    if a >= 0 and ph in (Phase.CLAIM, Phase.SETUP_PLACE, Phase.CAPITAL):
+        return [f"att_src={a} and att_dst={b}: no battle is fought before the first turn (both -1)"]
+    if a >= 0 and b >= 0:  # the pending or the last battle of this turn (a conquest's pair included)
         if not game.adjacency[a, b]:
             return [f"the pending battle {a}->{b} is not across a border"]
         if owner[a] != p:
             return [f"the pending battle's source {a} is not held by the player on turn {p}"]
+    if s.roll_pending:
+        defending = len(s.last_roll) - s.att_dice - 1
+        if owner[b] == p or armies[a] <= s.att_dice or armies[b] < defending:
+            return [
+                f"the pending roll of {s.att_dice} against {defending} dice needs an enemy target with {defending}+ "
+                f"armies and {s.att_dice + 1}+ armies on the source"
+            ]
+    hand = len(s.hands[p]) if p < game.num_players else 0
+    if s.forced and (ph != Phase.REINFORCE or not game.trades_sets or hand < 5):
+        return [f"a forced trade (forced) needs the reinforce phase, sets of cards and 5+ cards in hand (has {hand})"]
+    if s.trade_down and (ph != Phase.OCCUPY or not game.trades_sets or hand < game.config.elimination_trade_at):
+        return [
+            "a trade-down after an elimination (trade_down) waits for the occupation, with at least "
+            f"elimination_trade_at={game.config.elimination_trade_at} cards in hand (has {hand})"
+        ]
     if ph == Phase.DEFEND:
-        a, b = s.att_src, s.att_dst
         d = int(owner[b])
         if game.config.defender_dice != "choose":
             return ["the defend phase exists only under defender_dice='choose'"]
@@ -427,11 +445,8 @@ def _pending_problems(game: Game, s: GameState) -> list[str]:
             return [f"the pending battle's target {b} is held by {d}, who cannot defend it by choice"]
         if not 1 <= s.att_dice <= min(3, int(armies[a]) - 1):
             return [f"att_dice={s.att_dice} must be 1..{min(3, int(armies[a]) - 1)} (armies on the source - 1, at most 3)"]
-    if ph == Phase.OCCUPY:
-        if owner[s.att_dst] != p or armies[s.att_src] < 2:
-            return ["an occupation needs the conquered target held by the player on turn and 2+ armies on the source"]
-    elif s.trade_down:
-        return ["trade_down waits for an occupation: only in the occupy phase"]
+    if ph == Phase.OCCUPY and (owner[b] != p or armies[a] < 2):
+        return ["an occupation needs the conquered target held by the player on turn and 2+ armies on the source"]
     if s.resume_attack and ph != Phase.REINFORCE:
         return ["resume_attack marks a trade-down in the reinforce phase"]
     return []

@@ -160,10 +160,12 @@ def _seats_line(game: Game, names: list[str]) -> str:
 
 
 def _output_path(path: str | None, option: str) -> None:
-    """Make sure ``path``'s folder exists (created if missing), before any game is played.
+    """Make sure ``path`` can be written (its folder created if missing), before any game is played: the file is
+    opened for appending, as the write will open it, and a file that was not there is removed again.
 
     Raises:
-        typer.Exit: (code 2, after a one-line error) the folder cannot be created, or ``path`` is a folder.
+        typer.Exit: (code 2, after a one-line error) the folder cannot be created, ``path`` is a folder, or the
+            file cannot be written there (a name too long, no permission, a read-only file system).
     """
     if not path:
         return
@@ -174,8 +176,26 @@ def _output_path(path: str | None, option: str) -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
         raise _fail(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
-    if not os.access(folder, os.W_OK):
-        raise _fail(f"{option} {path!r}: the folder {folder!r} is not writable")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}") from None
+    if not existed:
+        os.remove(path)
+
+
+def _written(option: str, path: str, write: Any) -> Any:
+    """``write()``, with a failure to write ``path`` (the disk full, the folder removed meanwhile) as one line.
+
+    Raises:
+        typer.Exit: (code 1, after a one-line error) ``write`` raised an OSError.
+    """
+    try:
+        return write()
+    except OSError as e:
+        raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}", 1) from None
 
 
 _ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
@@ -307,7 +327,8 @@ def play(
     s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=board_labels)
     typer.echo(result_line(game, s, short))
     if rec is not None and record:
-        rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished").save(record)
+        done = rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished")
+        _written("--record", record, lambda: done.save(record))
         typer.echo(f"record written to {record}")
 
 
@@ -327,7 +348,10 @@ def serve(
     ),
     seed: int = _SEED,
     record: str | None = typer.Option(
-        None, "--record", help="write each game's record (JSON) here when it ends, or when you start another or stop"
+        None,
+        "--record",
+        help="write each game's record (JSON) when it ends, or when you start another or stop: the first game's here, "
+        "the next ones' beside it numbered (game.json, game_2.json, ...)",
     ),
     host: str = typer.Option("127.0.0.1", "--host", help="address to serve on (default: this machine only)"),
     port: int = typer.Option(8000, "--port", help="port to serve on, 0..65535 (0: any free port)"),
@@ -364,7 +388,7 @@ def serve(
     except OSError as e:
         raise _fail(f"cannot serve on {host}:{port}: {e.strerror or e}", 1) from None
     if record and session.history and session.saved is None:
-        typer.echo(f"record written to {session.save('unfinished')}")
+        typer.echo(f"record written to {_written('--record', record, lambda: session.save('unfinished'))}")
 
 
 @app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
@@ -433,20 +457,20 @@ def watch(
     s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
     typer.echo(result_line(game, s, names))
     if record and result is not None:
-        result.save(record)
+        _written("--record", record, lambda: result.save(record))
         typer.echo(f"record written to {record}")
     if png:
         from ..records.draw import BoardRenderer
 
         state, last, recent = snap.get("at", (s, history[-1] if history else "", history[-15:-1]))
         labels = names if len(set(names)) == len(names) else None  # agent names only when they tell the seats apart
-        BoardRenderer(game, player_names=labels).save_png(state, png, last, recent)
+        _written("--png", png, lambda: BoardRenderer(game, player_names=labels).save_png(state, png, last, recent))
         typer.echo(f"picture written to {png}")
     if gif and result is not None:
         from ..records.replay import render_video
 
         try:
-            n = render_video(result, gif, every=every, fps=fps)
+            n = _written("--gif", gif, lambda: render_video(result, gif, every=every, fps=fps))
         except (RuntimeError, MissingExtraError) as e:
             raise _fail(str(e), 1) from None
         typer.echo(f"animation written to {gif} ({n} frames)")
@@ -485,7 +509,11 @@ def replay(
         _output_path(path, option)
     try:
         run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns, html=html)
-    except (RiskError, ValueError, RuntimeError, MissingExtraError) as e:
+    except OSError as e:  # an output that could not be written after all (the record's own read errors are RiskErrors)
+        raise _fail(f"cannot write {e.filename!r}: {e.strerror or e}", 1) from None
+    except (RiskError, ValueError) as e:  # a record that is broken or does not replay, a bad --upto: bad input
+        raise _fail(str(e)) from None
+    except (RuntimeError, MissingExtraError) as e:  # no video writer, a missing optional package
         raise _fail(str(e), 1) from None
 
 
@@ -645,9 +673,24 @@ def train_rllib(
 ) -> None:
     """Multi-agent self-play PPO for risk_env with Ray RLlib (new API stack), locally or on a Ray cluster;
     docs/training.md has the details."""
-    rllib = _import("risk_env.train.rllib", "rllib", "training with RLlib")
     _at_least("--iterations", iterations, 1)
+    for option, value, low in (
+        ("--env-runners", env_runners, 0),
+        ("--envs-per-runner", envs_per_runner, 1),
+        ("--learners", learners, 0),
+        ("--gpus-per-learner", gpus_per_learner, 0),
+        ("--batch", batch, 1),
+        ("--minibatch", minibatch, 1),
+        ("--epochs", epochs, 1),
+        ("--seed", seed, 0),
+    ):
+        _at_least(option, value, low)
+    if minibatch > batch:
+        raise _fail(f"--minibatch must be at most --batch ({batch} env steps), got {minibatch}")
+    if not (math.isfinite(lr) and lr > 0):
+        raise _fail(f"--lr must be more than 0, got {lr}")
     _check_players(rules, players)
+    rllib = _import("risk_env.train.rllib", "rllib", "training with RLlib")
     try:
         _import("ray.rllib", "rllib", "training with RLlib")
         config = rllib.build_config(
@@ -745,6 +788,9 @@ def soak(
     vector_batch: int = typer.Option(
         32, "--vector-batch", help="most games of one rule set replayed together on the batched engine"
     ),
+    family: int = typer.Option(
+        1, "--family", help="consecutive games sharing their rules, so that they replay on the batched engine in one batch"
+    ),
     max_seconds: float | None = typer.Option(None, "--max-seconds", help="stop after this much wall time, report the games done"),
     vector_share: float = typer.Option(
         0.2, "--vector-share", help="share of games whose rules are drawn from those the batched engine supports"
@@ -764,6 +810,21 @@ def soak(
     game fails; each failure comes with the command that replays it alone)."""
     from .soak import run_soak
 
+    for option, value, low in (
+        ("--games", games, 1),
+        ("--start", start, 0),
+        ("--seed", seed, 0),
+        ("--workers", workers, 1),
+        ("--small-turn-limit", small_turn_limit, 1),
+        ("--classic-turn-limit", classic_turn_limit, 1),
+        ("--max-turn-steps", max_turn_steps, 1),
+        ("--chunk", chunk, 1),
+        ("--vector-batch", vector_batch, 1),
+    ):
+        _at_least(option, value, low)
+    for option, seconds in (("--max-seconds", max_seconds), ("--checkpoint-every", checkpoint_every)):
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise _fail(f"{option} must be more than 0 seconds, got {seconds}")
     _output_path(out, "--out")
     args: dict[str, Any] = dict(
         start=start,
@@ -780,6 +841,7 @@ def soak(
         max_seconds=max_seconds,
         vector_share=vector_share,
         vector_batch=vector_batch,
+        family=family,
     )
     try:
         summary = run_soak(

@@ -85,6 +85,7 @@ import numpy as np
 from .._extras import require
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, preset_player_count, resolve_rules
+from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .stats import EntrantStats, EvaluatedGame, EvaluationResult, round_robin_table, summarize, wilson_interval
 from .workers import worker_context
@@ -334,6 +335,12 @@ def evaluate(
     specs = list(agents)
     n = len(specs)
     if num_players is None:
+        if not 2 <= n <= 6:
+            given = ", ".join(_spec_text(sp) for sp in specs) or "none"
+            raise ConfigError(
+                f"give 2 to 6 agents, one per seat, got {n} ({given}): repeat a spec to seat it several times, "
+                "e.g. ['balanced', 'random']"
+            )
         _check_seat_count(rules, n)
         num_players = n
     if not isinstance(num_players, int) or not 2 <= num_players <= 6:
@@ -352,6 +359,7 @@ def evaluate(
     if backend not in ("reference", "vector"):
         raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
     cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
+    Game(cfg)  # reads the map (a file named by map=...): a bad one is refused here, before the progress bar
     require("openskill", "eval", "risk_env.evaluate (ratings)")  # before any game is played
     if out_dir is not None:
         require("matplotlib", "eval", "the win-rate plot")

@@ -35,7 +35,7 @@ import numpy as np
 from .._extras import require
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
-from ..errors import ConfigError
+from ..errors import ConfigError, MapError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
@@ -66,7 +66,8 @@ def vector_supports(rules: RulesConfig | dict[str, Any]) -> bool:
     try:
         cfg = rules if isinstance(rules, RulesConfig) else RulesConfig.from_dict(rules)
         check_rules(cfg)
-    except ConfigError:
+        Game(cfg)  # rules valid on their map too (secret missions need the classic continents, §8)
+    except (ConfigError, MapError):
         return False
     return True
 
@@ -155,6 +156,7 @@ class VectorLockstep:
                 obs = vg.observe(vs, seat=torch.tensor(seats)).cpu().numpy()
             actions = np.zeros(B, dtype=np.int64)
             cards = np.full(B, -1, dtype=np.int64)
+            claims = np.full(B, -1, dtype=np.int64)  # the territory the 2-player neutral claims at random
             tapes: list[list[int]] = [[] for _ in range(B)]
             before: dict[int, tuple[int, bool]] = {}
             for b in live:
@@ -174,14 +176,19 @@ class VectorLockstep:
                         )
                         continue
                 p = s.player
-                hand = set(s.hands[p])
+                hand = set(s.hands[p]) if p < ref.num_players else set()  # (the allied army holds no cards)
                 before[b] = (len(s.elim_order), s.phase == Phase.GAME_OVER)
                 ref.tape = tapes[b]
+                neutral = set(np.flatnonzero(s.owner == ref.neutral).tolist()) if ref.neutral >= 0 else set()
                 move = codec.step(s, a, sel)
                 if isinstance(move, Move) and move.kind in (MoveKind.FORTIFY, MoveKind.END_TURN):
-                    new = set(s.hands[p]) - hand
+                    new = set(s.hands[p]) - hand if p < ref.num_players else set()
                     if new:
                         cards[b] = new.pop()
+                if isinstance(move, Move) and move.kind == MoveKind.CLAIM and ref.neutral >= 0:
+                    claimed = set(np.flatnonzero(s.owner == ref.neutral).tolist()) - neutral
+                    if claimed:
+                        claims[b] = claimed.pop()
                 actions[b] = a
             stepped = list(before)
             if not stepped:
@@ -195,7 +202,7 @@ class VectorLockstep:
             info = vg.step(
                 vs,
                 torch.as_tensor(actions),
-                Chance(dice=torch.as_tensor(dice), card=torch.as_tensor(cards)),
+                Chance(dice=torch.as_tensor(dice), card=torch.as_tensor(cards), claim=torch.as_tensor(claims)),
                 active=torch.as_tensor(active),
             )
             eliminated = info.eliminated.cpu().numpy()
@@ -223,6 +230,8 @@ class VectorLockstep:
         games = [b for b in games if fail[b] is None]
         if not games:
             return
+        from ..vector.state import last_roll_row
+
         fields = vs.fields()
         scalars = [name for name, t in fields.items() if t.dim() == 1]
         got = np.stack([fields[name].cpu().numpy().astype(np.int64) for name in scalars], axis=1)  # (B, F)
@@ -250,6 +259,11 @@ class VectorLockstep:
                             f"{where}: card {k} is at {int(v[b][k])}, the reference's at {int(want_loc[k])} "
                             "(-1: the draw pile, -2: the discards, else a seat)"
                         )
+                        break
+                    continue
+                if name == "last_roll":  # (the expert dice rules' faces: 3 attacker, 2 defender, 0 where fewer)
+                    if s.last_roll and v[b].tolist() != last_roll_row(s):
+                        fail[b] = f"{where}: last roll {v[b].tolist()}, the reference's {s.last_roll}"
                         break
                     continue
                 want_arr = getattr(s, name, None)

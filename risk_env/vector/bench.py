@@ -1,4 +1,5 @@
-"""Random-play throughput of the batched engine next to the reference engine, in one run.
+"""Random-play throughput of the batched engine next to the reference engine, in one run
+(``python -m risk_env.vector.bench --help``).
 
 ``bench_vector(...)`` returns one row per engine and batch size; the
 reference row plays single games with ``Game`` + ``ActionCodec`` (mask, a
@@ -14,6 +15,10 @@ auto-reset on).
 
 from __future__ import annotations
 
+import argparse
+import json
+import statistics
+import sys
 import time
 from typing import Any
 
@@ -22,6 +27,7 @@ import torch
 
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
+from ..errors import ConfigError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.state import Phase
@@ -30,7 +36,11 @@ from .env import VectorEnv
 __all__ = ["bench_vector", "format_rows"]
 
 
-def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> dict[str, Any]:
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool, clock: str = "wall") -> dict[str, Any]:
+    now = _CLOCKS[clock]
     game = Game(cfg)
     codec = ActionCodec(game)
     enc = ObservationEncoder(game)
@@ -39,7 +49,7 @@ def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> di
     sel = Selection()
     games = 0
     decisions = 0
-    t0 = time.perf_counter()
+    t0 = now()
     end = t0 + seconds
     while True:
         for _ in range(200):
@@ -52,14 +62,24 @@ def _reference(cfg: RulesConfig, seconds: float, seed: int, observe: bool) -> di
             if s.phase == Phase.GAME_OVER:
                 games += 1
                 s = game.new_game(seed + games)
-        if time.perf_counter() >= end:
+        if now() >= end:
             break
-    dt = time.perf_counter() - t0
+    dt = now() - t0
     return {"engine": "reference", "batch": 1, "decisions_per_s": decisions / dt, "decisions": decisions, "seconds": dt}
 
 
-def _vector(cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str) -> dict[str, Any]:
-    env = VectorEnv(batch, device=device, seed=seed, rules=cfg, check_actions=False)
+def _vector(
+    cfg: RulesConfig,
+    batch: int,
+    seconds: float,
+    seed: int,
+    device: str,
+    static: bool = False,
+    cuda_graph: bool = False,
+    clock: str = "wall",
+) -> dict[str, Any]:
+    now = _CLOCKS[clock]
+    env = VectorEnv(batch, device=device, seed=seed, rules=cfg, check_actions=False, static=static, cuda_graph=cuda_graph)
     gen = torch.Generator(device=env.device)
     gen.manual_seed(seed + 1)
     out = env.reset()
@@ -77,22 +97,24 @@ def _vector(cfg: RulesConfig, batch: int, seconds: float, seed: int, device: str
     sync = env.device.type == "cuda"
     if sync:
         torch.cuda.synchronize(env.device)
-    t0 = time.perf_counter()
+    t0 = now()
     end = t0 + seconds
     while True:
         for _ in range(10):
             out = env.step(pick(out.action_mask))
             steps += 1
         done += int(out.autoreset.sum())
-        if time.perf_counter() >= end:
+        if now() >= end:
             break
     if sync:
         torch.cuda.synchronize(env.device)
-    dt = time.perf_counter() - t0
+    dt = now() - t0
     return {
         "engine": "vector",
         "batch": batch,
         "device": str(env.device),
+        "static": static,
+        "cuda_graph": cuda_graph,
         "decisions_per_s": steps * batch / dt,
         "decisions": steps * batch,
         "seconds": dt,
@@ -110,60 +132,163 @@ def bench_vector(
     seed: int = 0,
     reference: bool = True,
     threads: int | None = 1,
+    repeats: int = 1,
+    static: bool = False,
+    cuda_graph: bool = False,
+    clock: str = "wall",
     **rules: Any,
 ) -> list[dict[str, Any]]:
     """Random-play decisions/s of the reference engine and of ``VectorEnv`` at each batch size.
 
+    With ``repeats > 1`` the runs alternate (the reference engine, then every batch size, then
+    again) and each row gives the median of its runs (``runs`` lists them all): on a shared,
+    noisy machine a ratio is only meaningful within one run, and a median of alternating runs
+    is what the figures in docs/vector.md are.
+
     Args:
         batch_sizes: ``VectorEnv`` batch sizes to time.
-        seconds: time per batch size; reference_seconds: time for the reference engine.
+        seconds: time per batch size and run; reference_seconds: time for the reference engine per run.
         device: torch device of the batched engine.
         preset, rules: the rules (default the ``fast`` preset, 4 players).
         reference: also time the reference engine (with masks and observations, as the batched engine gives).
         threads: torch intra-op threads while timing (restored after); None keeps the current setting.
             One thread is fastest on a small, busy CPU.
+        repeats: alternating runs per row (the rows report medians).
+        static: time ``VectorEnv(static=True)`` (every part of a step on the whole batch).
+        cuda_graph: time ``VectorEnv(cuda_graph=True)`` (steps replayed as CUDA graphs; a CUDA device).
+        clock: ``"wall"`` (elapsed time) or ``"cpu"`` (this process's CPU time: on a CPU shared with
+            other jobs it counts the work done, not the time spent waiting for a core; with one
+            thread both engines are measured alike). A CUDA device is always timed on the wall clock.
 
     Returns:
-        rows of ``engine``, ``batch``, ``decisions_per_s``, ``decisions``, ``seconds``;
-        batched rows also ``device``, ``state_bytes_per_game`` (the game state tensors),
-        ``step_bytes_per_game`` (one step's observation, mask and outputs) and
-        ``ratio`` (to the reference row of the same run).
+        rows of ``engine``, ``batch``, ``decisions_per_s`` (the median), ``runs`` (each run's
+        decisions/s), ``decisions``, ``seconds``; batched rows also ``device``,
+        ``state_bytes_per_game`` (the game state tensors), ``step_bytes_per_game`` (one step's
+        observation, mask and outputs), ``ratio`` (the median of each run's ratio to the reference
+        row of the same run) and ``ratios``.
+
+    Raises:
+        ConfigError: bad rules, a device that is not available, ``repeats`` < 1.
     """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ConfigError(f"repeats must be an integer >= 1, got {repeats!r}")
+    if clock not in _CLOCKS:
+        raise ConfigError(f"clock={clock!r} is not allowed; choose one of: {', '.join(_CLOCKS)}")
+    vclock = "wall" if str(device).startswith("cuda") else clock
     cfg = RulesConfig.from_preset(preset, **rules)
-    rows: list[dict[str, Any]] = []
-    ref = None
+    runs: dict[int, list[dict[str, Any]]] = {b: [] for b in batch_sizes}
+    refs: list[dict[str, Any]] = []
     before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        if reference:
-            ref = _reference(cfg, reference_seconds, seed, observe=True)
-            rows.append(ref)
-        for b in batch_sizes:
-            row = _vector(cfg, b, seconds, seed, device)
-            row["threads"] = torch.get_num_threads()
-            if ref is not None:
-                row["ratio"] = row["decisions_per_s"] / ref["decisions_per_s"]
-            rows.append(row)
+        for r in range(repeats):
+            if reference:
+                refs.append(_reference(cfg, reference_seconds, seed + r, observe=True, clock=clock))
+                refs[-1]["clock"] = clock
+            for b in batch_sizes:
+                row = _vector(cfg, b, seconds, seed + r, device, static, cuda_graph, vclock)
+                row["clock"] = vclock
+                row["threads"] = torch.get_num_threads()
+                if reference:
+                    row["ratio"] = row["decisions_per_s"] / refs[-1]["decisions_per_s"]
+                runs[b].append(row)
     finally:
         torch.set_num_threads(before)
+    rows: list[dict[str, Any]] = []
+    if refs:
+        rows.append(_median_row(refs))
+    for b in batch_sizes:
+        rows.append(_median_row(runs[b]))
     return rows
 
 
+def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median decisions/s, with every run's figures and the median ratio."""
+    order = sorted(runs, key=lambda r: r["decisions_per_s"])
+    row = dict(order[(len(order) - 1) // 2]) if len(order) % 2 else dict(order[len(order) // 2 - 1])
+    row["decisions_per_s"] = statistics.median(r["decisions_per_s"] for r in runs)
+    row["runs"] = [r["decisions_per_s"] for r in runs]
+    if "ratio" in runs[0]:
+        row["ratios"] = [r["ratio"] for r in runs]
+        row["ratio"] = statistics.median(row["ratios"])
+    return row
+
+
 def format_rows(rows: list[dict[str, Any]]) -> str:
-    """A plain-text table of :func:`bench_vector` rows."""
-    lines = [f"{'engine':<10} {'device':<7} {'batch':>6} {'decisions/s':>13} {'x ref':>7} {'state B/game':>13}"]
+    """A plain-text table of :func:`bench_vector` rows (medians, and each run when there are several)."""
+    lines = [f"{'engine':<10} {'device':<7} {'batch':>6} {'decisions/s':>13} {'x ref':>7} {'state B/game':>13}  runs"]
     for r in rows:
         ratio = f"{r['ratio']:.1f}" if "ratio" in r else "1.0" if r["engine"] == "reference" else "-"
         mem = str(r.get("state_bytes_per_game", "-"))
+        each = ""
+        if len(r.get("runs", ())) > 1:
+            each = ", ".join(f"{x:,.0f}" for x in r["runs"])
+            if "ratios" in r:
+                each += " (x " + ", ".join(f"{x:.1f}" for x in r["ratios"]) + ")"
         lines.append(
-            f"{r['engine']:<10} {r.get('device', 'cpu'):<7} {r['batch']:>6} {r['decisions_per_s']:>13,.0f} {ratio:>7} {mem:>13}"
+            f"{r['engine']:<10} {r.get('device', 'cpu'):<7} {r['batch']:>6} {r['decisions_per_s']:>13,.0f} {ratio:>7} "
+            f"{mem:>13}  {each}"
         )
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # python -m risk_env.vector.bench [batch ...]
-    import sys
+def main(argv: list[str] | None = None) -> int:
+    """``python -m risk_env.vector.bench``: the benchmark from the command line (``--help``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m risk_env.vector.bench",
+        description=(
+            "Random-play throughput of the batched engine (risk_env.vector.VectorEnv: masks and observations "
+            "every step, a uniformly random legal id per slot, auto-reset) next to the reference engine "
+            "(Game + ActionCodec + ObservationEncoder, one game at a time) in the same run; the median of "
+            "alternating runs per batch size, and its ratio to the reference engine."
+        ),
+    )
+    parser.add_argument("batch", nargs="*", type=int, default=[1024, 4096], help="batch sizes (default: 1024 4096)")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs per row; rows show medians (default: 3)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per batch size and run (default: 3)")
+    parser.add_argument("--reference-seconds", type=float, default=3.0, help="seconds of the reference engine per run")
+    parser.add_argument("--device", default="cpu", help="torch device of the batched engine (default: cpu)")
+    parser.add_argument("--preset", default="fast", help="rules preset (default: fast)")
+    parser.add_argument("--players", type=int, default=None, help="number of players (default: the preset's, else 4)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads while timing; 0 keeps torch's setting (default: 1)")
+    parser.add_argument("--static", action="store_true", help="time VectorEnv(static=True): every part on the whole batch")
+    parser.add_argument(
+        "--cuda-graph", action="store_true", help="time VectorEnv(cuda_graph=True): steps replayed as CUDA graphs"
+    )
+    parser.add_argument(
+        "--clock",
+        choices=sorted(_CLOCKS),
+        default="wall",
+        help="wall: elapsed time (default); cpu: this process's CPU time (a CPU shared with other jobs)",
+    )
+    parser.add_argument("--no-reference", action="store_true", help="skip the reference engine")
+    parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    args = parser.parse_args(argv)
+    rules = {} if args.players is None else {"num_players": args.players}
+    try:
+        rows = bench_vector(
+            tuple(args.batch),
+            seconds=args.seconds,
+            reference_seconds=args.reference_seconds,
+            device=args.device,
+            preset=args.preset,
+            reference=not args.no_reference,
+            threads=args.threads or None,
+            repeats=args.repeats,
+            static=args.static,
+            cuda_graph=args.cuda_graph,
+            clock=args.clock,
+            **rules,
+        )
+    except RiskError as e:
+        parser.exit(2, f"error: {e}\n")
+    print(format_rows(rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
+    return 0
 
-    sizes = tuple(int(x) for x in sys.argv[1:]) or (1, 64, 1024, 4096)
-    print(format_rows(bench_vector(sizes)))
+
+if __name__ == "__main__":  # python -m risk_env.vector.bench [batch ...] [--repeats 3] ...
+    sys.exit(main())

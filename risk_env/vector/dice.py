@@ -52,13 +52,15 @@ class Draws:
         injected: whether the chance comes from a :class:`Chance` (else from the generator).
     """
 
-    def __init__(self, game: VectorGame, B: int, chance: Chance | None) -> None:
+    def __init__(self, game: VectorGame, B: int, chance: Chance | None, draw: bool = True) -> None:
         self.game = game
         self.B = B
         self.injected = chance is not None
         dev = game.device
         if chance is None:
-            self.r = torch.randint(0, _TOP, (B, columns(game)), generator=game.generator, device=dev)
+            self.r = torch.empty(B, columns(game), dtype=torch.int64, device=dev)
+            if draw:  # (False: the block is drawn later, by redraw)
+                self.redraw()
             self.card = self.claim = None
         else:
             self.tape = chance.dice.to(dev)
@@ -66,19 +68,25 @@ class Draws:
             self.card = None if chance.card is None else chance.card.to(dev)
             self.claim = None if chance.claim is None else chance.claim.to(dev)
 
+    def redraw(self) -> None:
+        """Draw this step's block again from the generator, into the same tensor (for a step whose
+        tensors stay in place, as in a CUDA graph)."""
+        self.r.random_(0, _TOP, generator=self.game.generator)
+
     def roll_uniform(self) -> torch.Tensor:
         return _uniform(self.r[:, _ROLL])
 
     def blitz_uniform(self) -> torch.Tensor:
         return _uniform(self.r[:, _BLITZ])
 
-    def choice(self, count: torch.Tensor, which: str) -> torch.Tensor:
-        """int64 ``(B,)``: a uniform index in ``0..count-1`` (``count`` >= 1 where it matters)
-        for the card drawn (``"card"``) or the territory the neutral claims (``"claim"``)."""
+    def choice(self, count: torch.Tensor, which: str, rows: torch.Tensor | None) -> torch.Tensor:
+        """int64: a uniform index in ``0..count-1`` (``count`` >= 1 where it matters) for the card
+        drawn (``"card"``) or the territory the neutral claims (``"claim"``), for the games ``rows``
+        (``count`` has one entry per row; None: every game)."""
         if self.injected:  # (the injected card or claim replaces it; one not injected is the first candidate)
             return torch.zeros_like(count)
-        col = _CARD if which == "card" else _CLAIM
-        return self.r[:, col] % count.clamp(min=1)
+        r = self.r[:, _CARD if which == "card" else _CLAIM]
+        return (r if rows is None else r[rows]) % count.clamp(min=1)
 
     def faces(self, m: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """int64 ``(B, 5)`` faces of one roll of ``k`` dice in all (attacker's, then defender's):
@@ -154,23 +162,27 @@ def blitz(
             live = live & (a >= 2) & (d >= 1)
         return torch.where(m, A - a, 0), torch.where(m, D - d, 0), last
     cap = game.tab.blitz_cap
-    a, d = A, D
-    last = torch.zeros_like(A)
-    live = m & (a >= 2) & (d >= 1)
+    B = A.shape[0]
+    rows = game._rows(m)  # the blitzing games (every game with static)
+    a, d, live = A[rows], D[rows], m[rows] & (A[rows] >= 2) & (D[rows] >= 1)
+    last = torch.zeros_like(a)
     big = live & ((a - 1 > cap) | (d > cap))
-    while bool(big.any()):  # battles bigger than the table: one roll at a time down to it (a host check)
+    if game.capturing:  # (a CUDA graph cannot check on the host: it records that a battle exceeds the table)
+        game.beyond_table |= big.any()
+        big = big & False
+    while not game.capturing and bool(big.any()):  # battles bigger than the table: one roll at a time (a host check)
         kk = torch.clamp(a - 1, min=1, max=ATTACK_DICE)
         jj = torch.clamp(d, min=1, max=DEFEND_DICE)
-        u = _uniform(torch.randint(0, _TOP, a.shape, generator=game.generator, device=game.device))
+        u = _uniform(torch.randint(0, _TOP, (B,), generator=game.generator, device=game.device))[rows]
         xl, yl = sample_roll(game, u, kk, jj)
         a = a - torch.where(big, xl, 0)
         d = d - torch.where(big, yl, 0)
         last = torch.where(big, kk, last)
         live = live & (a >= 2) & (d >= 1)
         big = live & ((a - 1 > cap) | (d > cap))
-    rows = game.tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (B, 3 cap)
-    u = draws.blitz_uniform() * rows[:, -1]
-    j = (rows <= u[:, None]).sum(1).clamp(max=3 * cap - 1)
+    cdf = game.tab.blitz_cdf[(a - 1).clamp(0, cap), d.clamp(0, cap)]  # (M, 3 cap), nondecreasing
+    u = draws.blitz_uniform()[rows] * cdf[:, -1]
+    j = torch.searchsorted(cdf, u[:, None], right=True)[:, 0].clamp(max=3 * cap - 1)  # entries <= u
     conq = j < cap
     left = j + 1  # rollers left at a conquest
     t = torch.div(j - cap, 2, rounding_mode="floor") + 1
@@ -178,4 +190,7 @@ def blitz(
     a2 = torch.where(live, torch.where(conq, left + 1, 1), a)
     d2 = torch.where(live, torch.where(conq, 0, t), d)
     last = torch.where(live, torch.where(conq, torch.clamp(left, max=ATTACK_DICE), kk), last)
-    return torch.where(m, A - a2, 0), torch.where(m, D - d2, 0), last
+    zero = torch.zeros_like(A)
+    att_loss = zero.index_copy(0, rows, torch.where(m[rows], A[rows] - a2, 0))
+    def_loss = zero.index_copy(0, rows, torch.where(m[rows], D[rows] - d2, 0))
+    return att_loss, def_loss, zero.index_copy(0, rows, last)

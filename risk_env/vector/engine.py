@@ -56,7 +56,9 @@ from ..envs.layout import (
     ATTACK_DICE,
     DEFEND_DICE,
     PHASE_SLOTS,
+    SELECTIONS,
     action_layout,
+    decision_table,
     observation_layout,
 )
 from ..errors import ConfigError
@@ -64,6 +66,7 @@ from ..rules.cards import MAX_STARS, MIN_STARS
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.missions import DESTROY_FIRST, MISSIONS, TWENTY_FOUR
+from ..rules.moves import MoveKind
 from ..rules.setup import ALLIED_START_ARMIES
 from . import dice, masks, observe, outcome
 from .dice import Draws
@@ -183,6 +186,10 @@ class VectorGame:
         self.config = cfg
         self.game = Game(cfg)  # the reference game: validates the rules and the map
         self.static = static
+        # while a CUDA graph records a step (risk_env.vector.graphs): no host checks; a blitz beyond the
+        # table sets beyond_table instead, and the step is then run again without the graph
+        self.capturing = False
+        self.beyond_table = torch.zeros((), dtype=torch.bool, device=self.device)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
         g = self.game
@@ -208,6 +215,15 @@ class VectorGame:
         self.obs_size = self.obs_layout.size
         self.obs_offsets = {b.name: self.obs_layout.start(b.name) for b in self.obs_layout}
         dev = self.device
+        # the sub-step protocol as flat tables over (decision, block): what a step means
+        selects, moves = decision_table(self.actions)
+        blocks = self.actions.blocks
+        self.n_blocks = len(blocks)
+        self.n_selections = len(SELECTIONS)
+        self.block_of = torch.tensor([i for i, b in enumerate(blocks) for _ in range(b.size)], dtype=torch.int64, device=dev)
+        sel_code = {"": 0, "src": 1, "dst": 2, "trade": 3}
+        self.select_tab = torch.tensor([sel_code[x] for row in selects for x in row], dtype=torch.int64, device=dev)
+        self.move_tab = torch.tensor([MoveKind[x] if x else -1 for row in moves for x in row], dtype=torch.int64, device=dev)
         S = n + 1
         self.ar_n = torch.arange(n, device=dev)
         self.ar_T = torch.arange(T, device=dev)
@@ -219,6 +235,8 @@ class VectorGame:
         self.ar_trade = torch.arange(self.tab.comp.shape[0], device=dev)
         self.ar_stars = torch.arange(MIN_STARS, MAX_STARS + 1, device=dev)
         self.ar_NC = torch.arange(max(self.NC, 1), device=dev)
+        self.ones_NC = torch.ones(1, max(self.NC, 1), dtype=torch.int64, device=dev)  # (expanded: scatter sources)
+        self.ones_T = torch.ones(1, T, dtype=torch.int64, device=dev)
         self.base4 = torch.tensor([1, 4, 16, 64], device=dev)  # a hand's symbol counts (capped at 3) as a table row
         self.owner_base = torch.arange(T, device=dev) * S
         # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed; the neutral
@@ -427,7 +445,9 @@ class VectorGame:
             return
         s.turn = s.turn + m.long()
         s.phase = torch.where(m, REINFORCE, s.phase)
-        s.to_place = torch.where(m, self._income(s.owner, s.player), s.to_place)
+        rows = self._rows(m)  # the few games starting a turn (every game with static)
+        income = self._income(s.owner[rows], s.player[rows])
+        s.to_place = s.to_place.index_copy(0, rows, torch.where(m[rows], income, s.to_place[rows]))
         keep = ~m
         for name in ("bonus_used", "conquered", "resume_attack", "trade_down", "reroll_used", "six_used"):
             setattr(s, name, getattr(s, name) & keep)
@@ -435,7 +455,8 @@ class VectorGame:
         s.att_dst = torch.where(m, -1, s.att_dst)
         s.att_dice = torch.where(m, 0, s.att_dice)
         if self.trades_sets:  # a forced trade at 5+ cards
-            s.forced = torch.where(m, self._hand_count(s, s.player) >= 5, s.forced)
+            held = (s.card_loc[rows] == s.player[rows, None]).sum(1) >= 5
+            s.forced = s.forced.index_copy(0, rows, torch.where(m[rows], held, s.forced[rows]))
         else:
             s.forced = s.forced & keep
         if s.received is not None:
@@ -480,19 +501,21 @@ class VectorGame:
         if self.NC:
             dm = m & s.conquered
             if self.any(dm):
-                loc = s.card_loc
+                rows = self._rows(dm)  # the games drawing a card (every game with static)
+                loc = s.card_loc[rows]
+                dmr = dm[rows]
                 deck = loc == DECK
-                reshuffle = dm & ~deck.any(1) & (loc == DISCARD).any(1)  # the discards become the draw pile
+                reshuffle = dmr & ~deck.any(1) & (loc == DISCARD).any(1)  # the discards become the draw pile
                 loc = torch.where(reshuffle[:, None] & (loc == DISCARD), DECK, loc)
                 deck = loc == DECK
                 count = deck.sum(1)
-                got = dm & (count > 0)
-                k = draws.choice(count, "card")  # the k-th card of the pile: uniform, as the top of a shuffled pile
+                got = dmr & (count > 0)
+                k = draws.choice(count, "card", rows)  # the k-th card of the pile: uniform, as the top of a shuffled pile
                 card = (deck & (deck.long().cumsum(1) == (k + 1)[:, None])).long().argmax(1)
                 if draws.card is not None:
-                    card = torch.where(draws.card >= 0, draws.card, card)
+                    card = torch.where(draws.card[rows] >= 0, draws.card[rows], card)
                 cur = loc.gather(1, card[:, None])[:, 0]
-                s.card_loc = loc.scatter(1, card[:, None], torch.where(got, p, cur)[:, None])
+                s.card_loc[rows] = loc.scatter(1, card[:, None], torch.where(got, p[rows], cur)[:, None])
         trunc = m & (s.turn >= self.config.turn_limit)
         s.truncated = s.truncated | trunc
         s.phase = torch.where(trunc, GAME_OVER, s.phase)
@@ -619,6 +642,18 @@ class VectorGame:
         draws = Draws(self, B, chance)
         return self._step(s, action.to(device=self.device, dtype=torch.int64), draws, active)
 
+    def draws(self, B: int, draw: bool = True) -> Draws:
+        """One step's chance for ``B`` games drawn from the generator (what :meth:`step` draws
+        without injected chance; ``draw=False``: not drawn yet, see ``Draws.redraw``);
+        :meth:`step_drawn` plays a step with it."""
+        return Draws(self, B, None, draw=draw)
+
+    def step_drawn(self, s: BatchState, action: torch.Tensor, draws: Draws, active: torch.Tensor | None = None) -> StepInfo:
+        """:meth:`step` with its chance drawn already (:meth:`draws`), for callers that keep the
+        tensors of a step in place (the CUDA graphs of :mod:`risk_env.vector.graphs`); ``action``
+        must be int64 ``(B,)`` and ``active`` bool ``(B,)`` (or None) on this device. No argument checks."""
+        return self._step(s, action, draws, active)
+
     def _step(self, s: BatchState, a: torch.Tensor, draws: Draws, active: torch.Tensor | None) -> StepInfo:
         tab, cfg = self.tab, self.config
         B, T, K, n = s.batch_size, self.T, self.K, self.n
@@ -628,64 +663,58 @@ class VectorGame:
         ph = s.phase if active is None else torch.where(active.to(dev), s.phase, GAME_OVER)
         p = s.player.clone()
         ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
-        live = ph != GAME_OVER
-        is_terr = a < T
         at = a.clamp(0, T - 1)
-        lvl = a - A.amount
-        is_amt = (lvl >= 0) & (lvl < K)
-        lvl = lvl.clamp(0, K - 1)
-        dn = a - A.dice + 1
-        is_dice = (dn >= 1) & (dn <= ATTACK_DICE)
-        dn = dn.clamp(1, ATTACK_DICE)
-        is_blitz = a == A.blitz
-        is_end = a == A.end
+        lvl = (a - A.amount).clamp(0, K - 1)
+        dn = (a - A.dice + 1).clamp(1, ATTACK_DICE)
         zeros_b = torch.zeros(B, dtype=torch.bool, device=dev)
-        if A.trade >= 0:
-            comp = (a - A.trade).clamp(0, A.width("trade") - 1)
-            is_trade = (a >= A.trade) & (a < A.trade_end)
-        else:
-            comp = torch.zeros_like(a)
-            is_trade = zeros_b
-        P_CLAIM, P_SETUP, P_REINF = ph == CLAIM, ph == SETUP_PLACE, ph == REINFORCE
-        P_ATT, P_OCC, P_FORT = ph == ATTACK, ph == OCCUPY, ph == FORTIFY
-        pending = zeros_b
-        if self.dice_rules:
-            pending = P_ATT & s.roll_pending
-            P_ATT = P_ATT & ~pending  # the attack phase's ordinary decisions
+        comp = (a - A.trade).clamp(0, A.width("trade") - 1) if A.trade >= 0 else torch.zeros_like(a)
         no_src = ss < 0
         src_a = take(s.armies, ss)
-
-        # ---- sub-steps (pending selections)
+        # ---- what the id means here: the sub-step protocol's table (risk_env.envs.layout.PROTOCOL),
+        # row = the decision (phase, pending selection), column = the id's block
+        kind = (ss >= 0).long() + (sd >= 0).long() + 3 * (st >= 0).long()
+        if self.dice_rules:
+            kind = kind + 4 * s.roll_pending.long()
+        code = (ph * self.n_selections + kind) * self.n_blocks + self.block_of.index_select(0, a.clamp(0, A.n - 1))
+        sel = self.select_tab.index_select(0, code)  # 0 none, 1 a source, 2 a target, 3 a trade's bonus to ask
+        mv = self.move_tab.index_select(0, code)  # the MoveKind it completes, -1 none
+        P_REINF, P_FORT = ph == REINFORCE, ph == FORTIFY
+        # ---- sub-steps (pending selections), unless the count they would ask for is forced
         trade_opts = torch.zeros(B, dtype=torch.int64, device=dev)
         first_opt = torch.full((B,), -1, dtype=torch.int64, device=dev)
+        asks_trade = sel == 3
         if self.trades_sets:
-            tm = P_REINF & is_trade & (st < 0)  # trade ids: how many +2 bonus options
-            if self.any(tm):
-                ti = self._rows(tm)
+            if self.any(asks_trade):  # trade ids: how many +2 bonus options
+                ti = self._rows(asks_trade)
                 opts = bonus_options(self, s, comp, ti)
                 n_opts = opts.sum(1)
                 first = torch.where(n_opts > 0, opts.long().argmax(1), -1)
-                trade_opts[ti] = torch.where(tm[ti], n_opts, 0)
-                first_opt[ti] = torch.where(tm[ti], first, -1)
-        r_free = P_REINF & no_src & (st < 0)
-        sel_src_new = (r_free & is_terr & (s.to_place > 1)) | ((P_ATT | P_FORT) & no_src & is_terr)
-        sel_trade_new = r_free & is_trade & (trade_opts > 1)
-        sel_dst_new = (P_ATT & ~no_src & (sd < 0) & is_terr) | (P_FORT & ~no_src & (sd < 0) & is_terr & (src_a != 2))
-        substep = sel_src_new | sel_trade_new | sel_dst_new
+                trade_opts[ti] = torch.where(asks_trade[ti], n_opts, 0)
+                first_opt[ti] = torch.where(asks_trade[ti], first, -1)
+        forced = (
+            (asks_trade & (trade_opts <= 1))  # at most one +2 bonus option: the trade completes
+            | ((sel == 1) & P_REINF & (s.to_place == 1))  # the last army to place
+            | ((sel == 2) & P_FORT & (src_a == 2))  # a fortify from 2 armies moves 1
+        )
+        sel = torch.where(forced, 0, sel)
+        substep = sel > 0
+        sel_src_new, sel_dst_new, sel_trade_new = sel == 1, sel == 2, sel == 3
+        done = torch.where(substep, -1, mv)
         # ---- complete moves
-        m_claim = P_CLAIM
+        m_claim = done == MoveKind.CLAIM
+        P_SETUP = (done == MoveKind.PLACE) & (ph == SETUP_PLACE)
         m_setup_own = P_SETUP & (s.setup_step < 2)
         m_setup_neu = P_SETUP & (s.setup_step == 2)
-        m_place = P_REINF & (st < 0) & ((~no_src & is_amt) | (no_src & is_terr & (s.to_place == 1)))
-        m_trade = P_REINF & (((st >= 0) & is_terr) | (r_free & is_trade & (trade_opts <= 1)))
-        m_endatt = P_ATT & is_end
-        m_roll = P_ATT & (is_dice | is_blitz)
-        m_blitz = m_roll & is_blitz
-        m_attack = m_roll & ~is_blitz
-        m_occ = P_OCC
-        m_fort = P_FORT & ((~no_src & (sd < 0) & is_terr & (src_a == 2)) | ((sd >= 0) & is_amt))
-        m_end_turn = (P_FORT & is_end) | m_fort
-        complete = live & ~substep
+        m_place = (done == MoveKind.PLACE) & P_REINF
+        m_trade = done == MoveKind.TRADE
+        m_endatt = done == MoveKind.END_ATTACK
+        m_attack = done == MoveKind.ATTACK
+        m_blitz = done == MoveKind.BLITZ
+        m_roll = m_attack | m_blitz
+        m_occ = done == MoveKind.OCCUPY
+        m_fort = done == MoveKind.FORTIFY
+        m_end_turn = (done == MoveKind.END_TURN) | m_fort
+        complete = done >= 0
 
         # selections
         s.sel_src = torch.where(complete, -1, torch.where(sel_src_new, at, s.sel_src))
@@ -748,7 +777,7 @@ class VectorGame:
         if self.dice_rules:  # a new battle, and every blitz, brings the re-roll back (§8)
             new_battle = m_attack & ((r_src != s.att_src) | (r_dst != s.att_dst))
             s.reroll_used = s.reroll_used & ~(new_battle | m_blitz)
-        ndice = torch.where(is_blitz, torch.clamp(A_ - 1, max=ATTACK_DICE), dn)
+        ndice = torch.where(m_blitz, torch.clamp(A_ - 1, max=ATTACK_DICE), dn)
         s.att_src = torch.where(m_attack, r_src, s.att_src)
         s.att_dst = torch.where(m_attack, r_dst, s.att_dst)
         s.att_dice = torch.where(m_attack, ndice, s.att_dice)
@@ -756,7 +785,7 @@ class VectorGame:
         to_def = zeros_b
         blitzing_defend = zeros_b
         if self.choose:  # the defender decides its dice, every round of a blitz too (§4.2)
-            m_defend = ph == DEFEND
+            m_defend = done == MoveKind.DEFEND
             to_def = m_roll & (take(s.owner, r_dst) != self.neutral)
             blitz_def = m_blitz & to_def
             s.att_src = torch.where(blitz_def, r_src, s.att_src)
@@ -794,9 +823,9 @@ class VectorGame:
         if self.dice_rules:
             assert s.last_roll is not None
             s.roll_pending = s.roll_pending | wait
-            m_reroll = pending & (a >= A.reroll) & (a < A.reroll + ATTACK_DICE) if A.reroll >= 0 else zeros_b
-            m_six = pending & (a >= A.six) & (a < A.six + ATTACK_DICE) if A.six >= 0 else zeros_b
-            m_keep = pending & (a == A.keep)
+            m_reroll = done == MoveKind.REROLL
+            m_six = done == MoveKind.SIX
+            m_keep = done == MoveKind.KEEP_ROLL
             change = m_reroll | m_six
             if self.any(change):
                 col = torch.where(m_reroll, a - A.reroll, a - A.six).clamp(0, ATTACK_DICE - 1)
@@ -850,7 +879,7 @@ class VectorGame:
         d2 = torch.where(m_fort, f_n, d2)
         s.armies = s.armies.scatter_add(1, torch.stack([i1, i2], 1), torch.stack([d1, d2], 1))
         if self.variant_wins and s.capitals is not None:  # a capital choice (§8)
-            m_cap = ph == CAPITAL
+            m_cap = done == MoveKind.CAPITAL
             s.capitals = torch.where(m_cap[:, None] & (self.ar_n[None, :] == p[:, None]), at[:, None], s.capitals)
 
         # owners: claims and conquests
@@ -866,7 +895,9 @@ class VectorGame:
         elim = torch.zeros_like(s.alive)
         won = zeros_b
         if self.any(conq):
-            gone = conq & (loser < n) & ~(s.owner == loser[:, None]).any(1)
+            rows = self._rows(conq)  # was that the loser's last territory? (the conquering games only)
+            left = (s.owner[rows] == loser[rows, None]).any(1)
+            gone = conq & (loser < n) & ~torch.ones_like(conq).index_copy(0, rows, left)
             if self.any(gone):
                 elim = gone[:, None] & (self.ar_n[None, :] == loser[:, None])
                 s.alive = s.alive & ~elim
@@ -899,7 +930,7 @@ class VectorGame:
         if cfg.setup != "random" and self.any(m_claim | P_SETUP):
             self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p, draws)
         if s.capitals is not None:
-            m_cap = ph == CAPITAL
+            m_cap = done == MoveKind.CAPITAL
             if self.any(m_cap):
                 self._start_game(s, m_cap)
 
@@ -935,7 +966,7 @@ class VectorGame:
             nc = m_claim & ~all_claimed & (pos == n - 1)
             if self.any(nc):
                 free = s.owner < 0
-                k = draws.choice(free.sum(1), "claim")
+                k = draws.choice(free.sum(1), "claim", None)
                 t = (free & (free.long().cumsum(1) == (k + 1)[:, None])).long().argmax(1)
                 if draws.claim is not None:
                     t = torch.where(draws.claim >= 0, draws.claim, t)

@@ -35,6 +35,7 @@ from ..errors import ConfigError, IllegalActionError, ResetNeededError
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.state import Phase
 from .engine import BatchState, VectorGame
+from .graphs import GraphRunner
 
 __all__ = ["VectorEnv", "VectorStep"]
 
@@ -90,6 +91,11 @@ class VectorEnv:
             or ``"graph"`` (the graph dict, as the AEC env's ``observation="graph"``).
         turn_feature: show ``turn / turn_limit`` in the observation (default True for
             ``"flat"``, False for ``"graph"``, as the AEC env; False writes 0 there).
+        static: compute every part of a step on the whole batch, without host checks (the same
+            results; see :class:`~risk_env.vector.engine.VectorGame`).
+        cuda_graph: replay each step and its observation as CUDA graphs recorded at the first
+            ``reset()`` (the static step, so the same results; :mod:`risk_env.vector.graphs`); needs a
+            CUDA device.
         **overrides: rule switches (``num_players=3``, ``turn_limit=300``...).
 
     Raises:
@@ -109,11 +115,18 @@ class VectorEnv:
         final_observation: bool = False,
         observation: str = "flat",
         turn_feature: bool | None = None,
+        static: bool = False,
+        cuda_graph: bool = False,
         **overrides: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ConfigError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        for name, value in (("check_actions", check_actions), ("final_observation", final_observation)):
+        for name, value in (
+            ("check_actions", check_actions),
+            ("final_observation", final_observation),
+            ("static", static),
+            ("cuda_graph", cuda_graph),
+        ):
             if not isinstance(value, bool):
                 raise ConfigError(f"{name} must be True or False, got {value!r}")
         if observation not in OBSERVATION_MODES:
@@ -123,7 +136,14 @@ class VectorEnv:
         if rules is not None and not isinstance(rules, RulesConfig):
             raise ConfigError(f"rules must be a RulesConfig (or use preset= and keywords), got {type(rules).__name__}")
         cfg = resolve_rules(preset, rules, **overrides)
-        self.game = VectorGame(cfg, device=device, seed=seed)
+        self.game = VectorGame(cfg, device=device, seed=seed, static=static or cuda_graph)
+        self.cuda_graph = cuda_graph
+        self._capture = True  # (False: the runner plays its bodies without recording; the CPU tests)
+        if cuda_graph and self.game.device.type != "cuda":
+            raise ConfigError(
+                f"cuda_graph=True needs a CUDA device, got device={device!r}; static=True runs the same step without graphs"
+            )
+        self._runner: GraphRunner | None = None
         self.rules = cfg
         self.num_envs = num_envs
         self.num_players = cfg.num_players
@@ -141,8 +161,9 @@ class VectorEnv:
         self._mask: torch.Tensor | None = None
         self._flat: torch.Tensor | None = None
         self._obs: Observation | None = None
-        # a step with at most this share of the slots active runs on those slots only (0: never)
-        self.compact_share = 0.25
+        # a step with at most this share of the slots active runs on those slots only (0: never;
+        # never with static, whose shapes stay those of the whole batch)
+        self.compact_share = 0.0 if (static or cuda_graph) else 0.25
         # new games for auto-reset come from a pool generated in batches (fewer small calls)
         self._pool: BatchState | None = None
         self._pool_pos = 0
@@ -156,16 +177,18 @@ class VectorEnv:
 
     def _slot_mask(self, x: Any, name: str) -> torch.Tensor:
         """A bool ``(B,)`` argument on the env's device (ConfigError otherwise)."""
-        t = _as_tensor(x, name)
+        want = f"{name} must be a bool tensor of shape ({self.num_envs},)"
+        t = _as_tensor(x, want)
         if t.shape != (self.num_envs,) or t.dtype != torch.bool:
-            raise ConfigError(f"{name} must be a bool tensor of shape ({self.num_envs},), got {_describe(t)}")
+            raise ConfigError(f"{want}, got {_describe(t)}")
         return t.to(self.device)
 
     def _seats(self, x: Any, name: str) -> torch.Tensor:
         """An int64 ``(B,)`` tensor of seats ``0..n-1`` on the env's device (ConfigError otherwise)."""
-        t = _as_tensor(x, name)
+        want = f"{name} must be an integer tensor of shape ({self.num_envs},) of seats 0..{self.num_players - 1}"
+        t = _as_tensor(x, want)
         if t.shape != (self.num_envs,) or t.dtype not in _INT_DTYPES:
-            raise ConfigError(f"{name} must be an integer tensor of shape ({self.num_envs},), got {_describe(t)}")
+            raise ConfigError(f"{want}, got {_describe(t)}")
         t = t.to(device=self.device, dtype=torch.int64)
         bad = (t < 0) | (t >= self.num_players)
         if bool(bad.any()):
@@ -211,7 +234,14 @@ class VectorEnv:
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ConfigError(f"seed must be an integer >= 0 or None, got {seed!r}")
             self.game.generator.manual_seed(seed)
-        self.state = self.game.new_games(self.num_envs)
+        fresh = self.game.new_games(self.num_envs)
+        if self.cuda_graph and self._runner is not None:  # the recorded graphs keep reading the same tensors
+            assert self.state is not None
+            self.state.put(torch.arange(self.num_envs, device=self.device), fresh)
+        else:
+            self.state = fresh
+            if self.cuda_graph:
+                self._runner = GraphRunner(self.game, self.state, self.presented, capture=self._capture)
         self._pool = None
         B, dev = self.num_envs, self.device
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
@@ -226,12 +256,13 @@ class VectorEnv:
                 (their action is ignored, their rewards are 0).
             final_seat: optional int64 ``(B,)`` seats; ``final_observation`` is then given, from these seats.
 
+        Nothing is changed when one of the errors below is raised.
+
         Raises:
             ResetNeededError: before ``reset()``.
             IllegalActionError: actions of a wrong shape or dtype, or (with ``check_actions``)
                 an id the mask forbids in an active slot.
             ConfigError: ``active`` or ``final_seat`` of a wrong shape, dtype or value.
-            Nothing is changed when one of these is raised.
         """
         s = self._live("step")
         act = None if active is None else self._slot_mask(active, "active")
@@ -242,20 +273,33 @@ class VectorEnv:
             idx = act.nonzero()[:, 0]
             if 0 < idx.numel() <= self.compact_share * self.num_envs:
                 return self._step_rows(idx, a, seats)
-        info = g.step(s, a, active=act)
-        rewards = g.rewards(s, info)
-        done = info.won | info.truncated
+        if seats is None and self.keep_final:
+            seats = self._mover(s)
+        if self._runner is not None:  # the step replayed as a CUDA graph (risk_env.vector.graphs)
+            out = self._runner.step(a, act)
+            rewards, won, truncated = out["rewards"].clone(), out["won"].clone(), out["truncated"].clone()
+        else:
+            info = g.step(s, a, active=act)
+            rewards, won, truncated = g.rewards(s, info), info.won, info.truncated
+        done = won | truncated
         final = self._final(s, seats)
         if bool(done.any()):
             idx = done.nonzero()[:, 0]
             s.put(idx, self._fresh(int(idx.numel())))
-        return self._output(rewards, info.won, info.truncated, done, final)
+        return self._output(rewards, won, truncated, done, final)
+
+    def _mover(self, s: BatchState) -> torch.Tensor:
+        """The seat of the side that moves now: the player on turn, or during the allied army's sub-turn
+        the seat commanding it (§7); the default seat of ``final_observation``."""
+        if s.commander is None:
+            return s.player.clone()
+        return torch.where(s.player == self.game.allied, s.commander, s.player)
 
     def _final(self, s: BatchState, seats: torch.Tensor | None) -> Observation | None:
-        """The observation from ``seats`` (or the last movers) before auto-reset, if asked for."""
-        if seats is None and not self.keep_final:
+        """The observation from ``seats`` (the movers of the step, by default) before auto-reset, if asked for."""
+        if seats is None:
             return None
-        return self._observe(s, seats if seats is not None else s.player, None)
+        return self._observe(s, seats, None)
 
     def _step_rows(self, idx: torch.Tensor, a: torch.Tensor, final_seat: torch.Tensor | None) -> VectorStep:
         """:meth:`step` of the few active slots ``idx`` only: their games are gathered into a small
@@ -265,12 +309,13 @@ class VectorEnv:
         assert s is not None and self._obs is not None and self._mask is not None and self._flat is not None
         B, dev = self.num_envs, self.device
         sub = s.rows(idx)
+        mover = self._mover(sub)
         info = g.step(sub, a[idx])
         rew = g.rewards(sub, info)
         done = info.won | info.truncated
         final = None
         if final_seat is not None or self.keep_final:
-            fin_sub = self._observe(sub, final_seat[idx] if final_seat is not None else sub.player, None)
+            fin_sub = self._observe(sub, final_seat[idx] if final_seat is not None else mover, None)
             final = _scatter_rows(_zeros_like_obs(fin_sub, B), idx, fin_sub)
         if bool(done.any()):
             di = done.nonzero()[:, 0]
@@ -370,21 +415,27 @@ class VectorEnv:
     ) -> VectorStep:
         s = self.state
         assert s is not None
-        g = self.game
-        hand = g.hand_symbols(s, s.player) if g.NC else None
-        self._mask = g.action_mask(s, hand)
-        self._flat = g.observe(s, hand=hand if self._same_hand else None)
-        self._obs = self._present(s, self._flat, self._mask)
+        shown = self.presented(s) if self._runner is None else _cloned(self._runner.present())
+        self._mask, self._flat, self._obs = shown["mask"], shown["flat"], shown["obs"]
         return VectorStep(
             observation=self._obs,
             action_mask=self._mask,
-            current_player=g.current_player(s),
+            current_player=shown["seat"],
             rewards=rewards,
             terminated=terminated,
             truncated=truncated,
             autoreset=autoreset,
             final_observation=final,
         )
+
+    def presented(self, s: BatchState) -> dict[str, Any]:
+        """What a step hands out for the seats to act in ``s``: ``mask`` (bool ``(B, N)``), ``flat``
+        (the flat observation), ``obs`` (the observation in the env's mode) and ``seat`` (``(B,)``)."""
+        g = self.game
+        hand = g.hand_symbols(s, s.player) if g.NC else None
+        mask = g.action_mask(s, hand)
+        flat = g.observe(s, hand=hand if self._same_hand else None)
+        return {"mask": mask, "flat": flat, "obs": self._present(s, flat, mask), "seat": g.current_player(s)}
 
     def memory_per_game(self) -> int:
         """Bytes of game state per slot (the state tensors only, not observations or masks)."""
@@ -396,15 +447,29 @@ class VectorEnv:
 _INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
 
-def _as_tensor(x: Any, name: str) -> torch.Tensor:
+def _as_tensor(x: Any, want: str) -> torch.Tensor:
+    """``x`` as a tensor; ConfigError ``want`` (what was expected) naming ``x`` otherwise."""
+    if x is None:
+        raise ConfigError(f"{want}, got None")
     try:
         return torch.as_tensor(x)
-    except (TypeError, ValueError, RuntimeError) as e:
-        raise ConfigError(f"{name} must be a tensor, got {x!r}: {e}") from None
+    except (TypeError, ValueError, RuntimeError):
+        raise ConfigError(f"{want}, got {type(x).__name__} {x!r}") from None
 
 
 def _describe(t: torch.Tensor) -> str:
     return f"shape {tuple(t.shape)} dtype {str(t.dtype).replace('torch.', '')}"
+
+
+def _cloned(shown: dict[str, Any]) -> dict[str, Any]:
+    """Copies of a graph runner's outputs (the graphs write into the same tensors at every replay)."""
+    out: dict[str, Any] = {}
+    for k, v in shown.items():
+        if isinstance(v, torch.Tensor):
+            out[k] = v.clone()
+        else:
+            out[k] = {j: (x[:1].expand_as(x) if j == "edges" else x.clone()) for j, x in v.items()}
+    return out
 
 
 def _zeros_like_obs(obs: Observation, B: int) -> Observation:

@@ -33,6 +33,15 @@ says how finished episodes restart (https://farama.org/Vector-Autoreset-Mode):
   episode ended, with ``info["_final_obs"]``), as ``SyncVectorEnv`` gives it. (Gymnasium
   1.2's ``RecordEpisodeStatistics`` counts every episode as next-step: under same-step an
   episode that follows another in its slot is counted one step short.)
+* ``"disabled"``: as next-step, but a finished slot waits for ``reset(options={"reset_mask":
+  mask})``; stepping it before raises :class:`risk_env.ResetNeededError`.
+
+Partial resets: ``reset(options={"reset_mask": mask})`` (a bool numpy array ``(B,)``, Gymnasium's
+option) starts new episodes in those slots alone and returns every slot's observation (the others
+unchanged). A slot whose episode goes on gets a new game (the episode is dropped:
+:meth:`~risk_env.vector.learner.LearnerEnv.reset_slots`); one whose episode has ended already holds
+its next game, whose first observation is returned. ``seed`` re-seeds the whole batch, so it is
+refused with a mask.
 
 Self-play is not offered here (a Gymnasium sub-environment has one agent); use
 :class:`~risk_env.vector.learner.LearnerEnv` directly.
@@ -49,12 +58,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ResetNeededError
 from .learner import LearnerEnv, LearnerStep
 
 __all__ = ["GymnasiumVectorEnv"]
 
-_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP, "disabled": AutoresetMode.DISABLED}
 
 
 class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
@@ -64,12 +73,13 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: sub-environments (slots).
         device: the batched engine's torch device (outputs cross to numpy on the CPU).
         seed: seeds the engine (``reset(seed=...)`` re-seeds it).
-        autoreset_mode: ``"next_step"`` or ``"same_step"`` (or the ``AutoresetMode`` member).
+        autoreset_mode: ``"next_step"``, ``"same_step"`` or ``"disabled"`` (or the ``AutoresetMode`` member).
         **kwargs: :class:`~risk_env.vector.learner.LearnerEnv`'s other arguments (``opponents``,
             ``learner_seat``, ``shaping``, ``turn_feature``, ``preset``, rule switches, ...).
 
     Raises:
-        ConfigError: an unknown autoreset mode, ``self_play``, the graph observation, or a bad LearnerEnv argument.
+        ConfigError: an unknown autoreset mode, ``self_play``, the graph observation, ``final_observation`` (this
+            env gives the last observation as its autoreset mode says), or a bad LearnerEnv argument.
     """
 
     def __init__(
@@ -81,13 +91,17 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         **kwargs: Any,
     ) -> None:
         mode = _MODES.get(autoreset_mode, None) if isinstance(autoreset_mode, str) else autoreset_mode
-        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        if mode not in tuple(_MODES.values()):
             raise ConfigError(f"autoreset_mode must be one of {list(_MODES)}, got {autoreset_mode!r}")
         if kwargs.get("self_play"):
             raise ConfigError("a Gymnasium vector env has one agent per sub-environment: use LearnerEnv for self-play")
         if kwargs.get("observation", "flat") != "flat":
             raise ConfigError("a Gymnasium vector env gives the flat observation; use LearnerEnv for observation='graph'")
-        kwargs.pop("final_observation", None)
+        if "final_observation" in kwargs:
+            raise ConfigError(
+                "a Gymnasium vector env gives the last observation as its autoreset_mode says "
+                "(next-step: in the step's observation; same-step: info['final_obs']): drop final_observation"
+            )
         self.learner_env = LearnerEnv(num_envs, device=device, seed=seed, final_observation=True, **kwargs)
         env = self.learner_env
         self.num_envs = num_envs
@@ -97,17 +111,55 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(env.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._pending = np.zeros(num_envs, dtype=bool)  # next_step: slots whose next step starts the new episode
+        # next_step / disabled: slots whose episode ended in the last step (the next step, or a reset, starts the next)
+        self._pending = np.zeros(num_envs, dtype=bool)
         self._mask: np.ndarray | None = None
+        self._obs: np.ndarray | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """New games in every slot, up to the learner's first decision (``seed`` re-seeds the engine)."""
+        """New games in every slot, up to the learner's first decision (``seed`` re-seeds the engine), or with
+        ``options={"reset_mask": mask}`` in the slots of that bool array ``(B,)`` alone (module docstring).
+
+        Raises:
+            ConfigError: an option other than ``reset_mask``, a mask that is not a bool array ``(B,)`` with a True,
+                or a seed with a mask. ResetNeededError: a mask before the first full reset.
+        """
+        opts = dict(options or {})
+        reset_mask = opts.pop("reset_mask", None)
+        if opts:
+            raise ConfigError(f"unknown reset option(s) {sorted(opts)}; this env takes options={{'reset_mask': mask}}")
+        if reset_mask is not None:
+            return self._reset_some(reset_mask, seed)
         super().reset(seed=seed)
         out = self.learner_env.reset(seed=seed)
         self._pending[:] = False
         mask = out.action_mask.cpu().numpy()
         self._mask = mask
-        return out.observation.cpu().numpy(), self._info(mask)
+        self._obs = out.observation.cpu().numpy()
+        return self._obs.copy(), self._info(mask)
+
+    def _reset_some(self, reset_mask: Any, seed: int | None) -> tuple[np.ndarray, dict[str, Any]]:
+        B = self.num_envs
+        m = np.asarray(reset_mask)
+        if m.shape != (B,) or m.dtype != np.bool_ or not m.any():
+            raise ConfigError(
+                f"options['reset_mask'] must be a bool numpy array of shape ({B},) with at least one True, "
+                f"got {m.dtype} {m.shape}"
+            )
+        if seed is not None:
+            raise ConfigError("a seed re-seeds every slot: give it to a full reset (without reset_mask)")
+        if self._mask is None or self._obs is None:
+            raise ResetNeededError("no games in progress: call reset() (without reset_mask) first")
+        env = self.learner_env
+        fresh = m & ~self._pending  # episodes that go on: new games now (a finished one's next game is there)
+        if fresh.any():
+            env.reset_slots(torch.as_tensor(fresh, device=env.device))
+        out = env.last
+        assert out is not None
+        self._obs = np.where(m[:, None], out.observation.cpu().numpy(), self._obs)
+        self._mask = np.where(m[:, None], out.action_mask.cpu().numpy(), self._mask)
+        self._pending &= ~m
+        return self._obs.copy(), self._info(self._mask)
 
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
         return {"action_mask": mask.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
@@ -116,14 +168,21 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         """One learner decision per slot (``actions``: ``B`` ids, any integer array).
 
         Raises:
-            ConfigError: before :meth:`reset`; IllegalActionError: a wrong shape or an id the mask forbids.
+            ResetNeededError: before :meth:`reset`, or (``autoreset_mode="disabled"``) a finished slot not reset yet.
+            IllegalActionError: a wrong shape or an id the mask forbids.
         """
         if self._mask is None:
-            raise ConfigError("call reset() before step()")
+            raise ResetNeededError("no games in progress: call reset() before step()")
         env = self.learner_env
         a = torch.as_tensor(np.asarray(actions), device=env.device)
-        next_step = self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
-        waiting = self._pending.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
+        mode = self.metadata["autoreset_mode"]
+        if mode == AutoresetMode.DISABLED and self._pending.any():
+            raise ResetNeededError(
+                f"the episodes of slots {np.flatnonzero(self._pending).tolist()} have ended: "
+                "reset them (reset(options={'reset_mask': mask})) before the next step"
+            )
+        next_step = mode != AutoresetMode.SAME_STEP  # next-step and disabled return the last observation itself
+        waiting = self._pending.copy() if mode == AutoresetMode.NEXT_STEP else np.zeros(self.num_envs, dtype=bool)
         active = torch.as_tensor(~waiting, device=env.device) if waiting.any() else None
         if a.dim() == 1 and a.shape[0] == self.num_envs and active is not None:
             a = torch.where(active, a, 0)  # (the action of a slot starting its new episode is ignored)
@@ -154,16 +213,17 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
                 info["final_obs"] = final_obs
                 info["_final_obs"] = done.copy()
         self._mask = mask
-        return obs, reward, terminated, truncated, info
+        self._obs = obs
+        return obs.copy(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """bool ``(B, N)``: the legal ids of the observations last returned.
 
         Raises:
-            ConfigError: before :meth:`reset`.
+            ResetNeededError: before :meth:`reset`.
         """
         if self._mask is None:
-            raise ConfigError("call reset() before action_masks()")
+            raise ResetNeededError("no games in progress: call reset() before action_masks()")
         return self._mask.astype(bool)
 
     def close(self, **kwargs: Any) -> None:

@@ -29,11 +29,14 @@ opponents' turns are advanced in batch (each engine step on the slots still wait
 :meth:`risk_env.vector.VectorEnv.step`) until a learner is to act in every slot.
 
 Episodes. A learner seat's episode ends when it wins, is eliminated (reward -1), or the game
-hits the turn limit (truncation, reward 0: the ``"draw"`` rule), as in the AEC env. A slot
+hits the turn limit (a truncation, whatever its reward: 0 under the ``"draw"`` rule, the
+seat's rank reward under ``truncation_reward="rank"``), as in the AEC env. A slot
 whose learner seats are all eliminated while the game goes on starts a new game at once.
 Finished games are replaced at once (auto-reset, as :class:`~risk_env.vector.VectorEnv`):
 the returned ``observation`` is then the new game's, and ``final_observation`` (with
 ``final_observation=True``) holds the last observation of the finished episode.
+:meth:`LearnerEnv.reset_slots` starts new games in some slots on request (a client's partial
+reset), dropping the episodes in progress there.
 
 Rewards. ``rewards`` ``(B, n)`` are every seat's rewards in the call (the learners' actions
 and every opponent move after them, up to the next learner decision), and ``seat_terminated``
@@ -62,7 +65,7 @@ from typing import Any, NamedTuple, Protocol
 
 import torch
 
-from ..errors import ConfigError, IllegalActionError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError
 from .agents import BatchedPolicy, make_policy
 from .env import OBSERVATION_MODES, Observation, VectorEnv, VectorStep
 
@@ -241,6 +244,9 @@ class LearnerEnv:
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
         if isinstance(max_opponent_steps, bool) or not isinstance(max_opponent_steps, int) or max_opponent_steps < 1:
             raise ConfigError(f"max_opponent_steps must be an integer >= 1, got {max_opponent_steps!r}")
+        for label, flag in (("self_play", self_play), ("final_observation", final_observation)):
+            if not isinstance(flag, bool):
+                raise ConfigError(f"{label} must be True or False, got {flag!r}")
         self.venv = VectorEnv(
             num_envs, device=device, seed=seed, check_actions=False, observation=observation, turn_feature=turn_feature, **rules
         )
@@ -348,11 +354,11 @@ class LearnerEnv:
                 ignored; their outputs are zeros and the same observation and mask as before).
 
         Raises:
-            IllegalActionError: before :meth:`reset`, a wrong shape or dtype, or an id the mask forbids in an
-                active slot (nothing is changed then).
+            ResetNeededError: before :meth:`reset`. IllegalActionError: a wrong shape or dtype, or an id the mask
+                forbids in an active slot. ConfigError: ``active`` is not a bool ``(B,)`` tensor. Nothing is changed then.
         """
         if self._out is None:
-            raise IllegalActionError("no games in progress: call reset() before step()")
+            raise ResetNeededError("no games in progress: call reset() before step()")
         prev = self._out
         B = self.num_envs
         a = torch.as_tensor(actions, device=self.device)
@@ -362,7 +368,7 @@ class LearnerEnv:
         if active is not None:
             act = torch.as_tensor(active, device=self.device)
             if act.shape != (B,) or act.dtype != torch.bool:
-                raise IllegalActionError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
+                raise ConfigError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
         a = a.long()
         ok = (a >= 0) & (a < self.num_actions)
         ok &= prev.action_mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0]
@@ -383,6 +389,43 @@ class LearnerEnv:
         out = self._advance(out, acc, actor)
         return self._finish(out, acc, actor, active=act)
 
+    def reset_slots(self, slots: torch.Tensor) -> LearnerStep:
+        """New games in the slots where bool ``slots`` ``(B,)`` is True, advanced to their learner's first
+        decision; the other slots are left as they are (their learner is still to decide).
+
+        The learner episodes in progress in those slots are dropped, not ended: no reward, no termination or
+        truncation, and nothing reported to the opponent assignment (a league's results). This is the partial
+        reset of the ecosystem's vector APIs (TorchRL's ``"_reset"``, Gymnasium's ``options={"reset_mask": ...}``),
+        for example after a time limit of the client's own.
+
+        Returns:
+            the :class:`LearnerStep` now (also :attr:`last`): the new games' first learner observations in
+            ``slots``, ``autoreset`` equal to ``slots``, zero rewards.
+
+        Raises:
+            ResetNeededError: before :meth:`reset`. ConfigError: ``slots`` is not a bool ``(B,)`` tensor.
+        """
+        if self._out is None:
+            raise ResetNeededError("no games in progress: call reset() before reset_slots()")
+        B = self.num_envs
+        m = torch.as_tensor(slots, device=self.device)
+        if m.shape != (B,) or m.dtype != torch.bool:
+            raise ConfigError(f"slots must be a bool tensor of shape ({B},), got {tuple(m.shape)} {m.dtype}")
+        prev = self._out
+        out = self.venv.reset_slots(m)
+        idx = m.nonzero()[:, 0]
+        if idx.numel():
+            self._seat_new_games(idx)
+            self._decided[idx] = False
+        acc = self._acc()
+        acc.reset |= m
+        out = self._advance(out, acc)
+        # (a new game that ends before its learner's first decision is no episode of that learner)
+        acc.rewards.zero_()
+        acc.term.zero_()
+        acc.trunc.zero_()
+        return self._finish(out, acc, prev.current_player, first=True)
+
     def _acc(self) -> _Acc:
         return _Acc(self.num_envs, self.num_players, self.device, self.keep_final, self.learners, self._decided)
 
@@ -396,8 +439,10 @@ class LearnerEnv:
         live = ~acc.closed if active is None else active & ~acc.closed  # slots whose episodes still count
         r = out.rewards
         acc.rewards += torch.where(live[:, None], r, 0.0)
-        acc.term |= live[:, None] & (r != 0)  # +1 the winner, -1 the eliminated
-        acc.trunc |= (live & out.truncated)[:, None] & alive_before
+        # +1 the winner, -1 the eliminated; the turn limit truncates, whatever its rewards (the "rank" ones)
+        cut = (live & out.truncated)[:, None]
+        acc.term |= live[:, None] & (r != 0) & ~cut
+        acc.trunc |= cut & alive_before
         game_over = live & out.autoreset
         if acc.keep_final and out.final_observation is not None:
             acc.put_final(game_over, out.final_observation)
@@ -428,7 +473,7 @@ class LearnerEnv:
         seat = self.learner_seat[idx]
         r = acc.rewards[idx].gather(1, seat[:, None])[:, 0]
         trunc = acc.trunc[idx].gather(1, seat[:, None])[:, 0]
-        score = torch.where(r > 0, 1.0, torch.where(trunc, 0.5, 0.0))
+        score = torch.where(trunc, 0.5, torch.where(r > 0, 1.0, 0.0))  # (a truncation's rank reward is no win)
         self.assignment.record(self.seating[idx], score)
 
     def _advance(self, out: VectorStep, acc: _Acc, final_seat: torch.Tensor | None = None) -> VectorStep:

@@ -74,12 +74,12 @@ def rewards(game: VectorGame, s: BatchState, info: StepInfo) -> torch.Tensor:
     live player (a mission or the capitals end the game with survivors, §8); at a truncation each
     live player's rank reward under ``truncation_reward="rank"``, else 0 (the draw) (§4.5)."""
     r = -info.eliminated.float()
-    if bool(info.won.any()):
+    if game.any(info.won):
         seat = game.ar_n[None, :]
         win = info.won[:, None] & (seat == s.winner[:, None])
         lose = info.won[:, None] & s.alive & (seat != s.winner[:, None])
         r = torch.where(win, 1.0, torch.where(lose, -1.0, r))
-    if game.config.truncation_reward == "rank" and bool(info.truncated.any()):
+    if game.config.truncation_reward == "rank" and game.any(info.truncated):
         r = torch.where(info.truncated[:, None], rank_rewards(game, s, info.truncated).float(), r)
     return r
 

@@ -14,12 +14,16 @@ learner's reward is the AEC env's (+1 win, -1 eliminated, 0 at a truncation,
 ``TimeLimit.truncated`` set in ``infos``); ``infos[i]["terminal_observation"]``
 holds the last observation of a finished episode, as SB3 expects.
 
-The learner sits in seat ``learner_seat`` (default 0); the turn order is drawn
-per game, so it does not always move first. Opponents: ``"random"`` (a
-uniformly random legal id), a batched heuristic (``"aggressive"``, ``"balanced"``,
-``"continent"``: :mod:`risk_env.vector.agents`), a callable ``(observation (B, D),
-mask (B, N)) -> ids (B,)`` run on the whole batch, or a list of those: slot ``i``
-then plays against entry ``i % len(list)`` (a fixed mix of opponents).
+The learner sits in seat ``learner_seat`` (default 0; None rotates it as
+:class:`~risk_env.vector.learner.LearnerEnv` does); the turn order is drawn per game, so it
+does not always move first. Opponents, ``opponent=``: ``"random"`` (a uniformly random legal
+id), a batched heuristic (``"aggressive"``, ``"balanced"``, ``"continent"``:
+:mod:`risk_env.vector.agents`), a batched policy object of :mod:`risk_env.vector` (a heuristic,
+:class:`~risk_env.vector.network.NetworkPolicy`, ...), a callable ``(observation (B, D), mask (B,
+N)) -> ids (B,)`` run on the whole batch, or a list of those: slot ``i`` then plays against entry
+``i % len(list)`` (a fixed mix of opponents). Or ``opponents=``, exactly as
+:class:`~risk_env.vector.learner.LearnerEnv` takes it (a league, tuples per opponent seat, any
+:class:`~risk_env.vector.agents.BatchedPolicy`), as the Gymnasium and TorchRL faces do.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from ..errors import ConfigError, IllegalActionError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError
 
 if TYPE_CHECKING:
     from ..train.config import TrainConfig
-from .agents import BATCHED_HEURISTICS, RandomPolicy, random_legal
+from .agents import BATCHED_HEURISTICS, HeuristicPolicy, RandomPolicy, random_legal
 from .learner import FixedOpponents, LearnerEnv, LearnerStep
+from .network import NetworkPolicy
 from .state import BatchState
 
 __all__ = ["ObservationPolicy", "VectorSB3Env", "build_train_env", "random_legal", "random_opponent"]
@@ -74,9 +79,11 @@ class VectorSB3Env(VecEnv):
         num_envs: slots.
         device: the batched engine's device (observations go to SB3 as numpy on the CPU).
         seed: seeds the engine and the random opponent.
-        learner_seat: 0..num_players-1.
-        opponent: ``"random"``, a batched heuristic's name, a batched callable, or a list of those
-            (one per slot, cycling; see the module docstring).
+        learner_seat: 0..num_players-1, or None (rotated over slots and games).
+        opponent: ``"random"``, a batched heuristic's name, a batched policy object, a callable
+            ``(observation, mask) -> ids``, or a list of those (one per slot, cycling; see the module docstring).
+        opponents: instead of ``opponent``, :class:`~risk_env.vector.learner.LearnerEnv`'s ``opponents``
+            (a league, a list with tuples per opponent seat, batched policies).
         max_opponent_steps: bound on opponent decisions between two learner decisions
             (a safety net; the turn limit ends every game long before).
         shaping: the coefficient of the potential-based territory shaping, as
@@ -88,7 +95,9 @@ class VectorSB3Env(VecEnv):
         **rules: ``preset=`` / ``rules=`` / rule switches, as :class:`VectorEnv`.
 
     Raises:
-        ConfigError: a bad seat, opponent or shaping, or unsupported rules.
+        ConfigError: a bad seat, opponent or shaping, both ``opponent`` and ``opponents``, what this face does not
+            offer (``self_play``, the graph observation, ``final_observation``: SB3 gets the last observation in
+            ``infos``), or unsupported rules.
     """
 
     def __init__(
@@ -96,32 +105,34 @@ class VectorSB3Env(VecEnv):
         num_envs: int,
         device: str = "cpu",
         seed: int = 0,
-        learner_seat: int = 0,
-        opponent: str | Opponent | Sequence[str | Opponent] = "random",
+        learner_seat: int | None = 0,
+        opponent: str | Opponent | Sequence[str | Opponent] | None = None,
         max_opponent_steps: int = 100_000,
         shaping: float = 0.0,
         shaping_gamma: float = 1.0,
         turn_feature: bool = True,
+        opponents: Any = None,
         **rules: Any,
     ) -> None:
-        if isinstance(learner_seat, bool) or not isinstance(learner_seat, int):
-            raise ConfigError(f"learner_seat must be a seat number, got {learner_seat!r}")
-        entries: list[Any] = [opponent] if isinstance(opponent, str) or callable(opponent) else list(opponent)
-        if not entries:
-            raise ConfigError("opponent list is empty; give 'random', a batched heuristic, a callable or a list of those")
-        for e in entries:
-            if isinstance(e, str) and e != "random" and e not in BATCHED_HEURISTICS:
-                raise ConfigError(
-                    f"opponent must be 'random', one of the batched heuristics {sorted(BATCHED_HEURISTICS)}, "
-                    f"a callable (obs, mask) -> ids, or a list of those; got {e!r}"
-                )
-            if not isinstance(e, str) and not callable(e):
-                raise ConfigError(f"opponent must be a name, a callable (obs, mask) -> ids, or a list of those; got {e!r}")
+        if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, int)):
+            raise ConfigError(f"learner_seat must be a seat number or None (rotate), got {learner_seat!r}")
+        for key, why in (
+            ("self_play", "SB3 trains one agent per slot: use LearnerEnv for self-play"),
+            ("observation", "this SB3 VecEnv gives the flat observation: use LearnerEnv for observation='graph'"),
+            ("final_observation", "SB3 gets an episode's last observation in infos['terminal_observation']"),
+        ):
+            if key in rules:
+                raise ConfigError(f"{key} is not an argument of VectorSB3Env ({why})")
+        if opponent is not None and opponents is not None:
+            raise ConfigError("give either opponent or opponents (LearnerEnv's form), not both")
+        specs: Any = None
+        if opponents is None:
+            specs = _opponent_entries("random" if opponent is None else opponent)
         self.learner_env = LearnerEnv(
             num_envs,
             device=device,
             seed=seed,
-            opponents="random",
+            opponents=opponents if opponents is not None else "random",
             learner_seat=learner_seat,
             shaping=shaping,
             shaping_gamma=shaping_gamma,
@@ -131,15 +142,14 @@ class VectorSB3Env(VecEnv):
             **rules,
         )
         env = self.learner_env
-        # callables see the flat observations: each distinct one wrapped once
-        wrapped: dict[int, ObservationPolicy] = {}
-        specs: list[Any] = []
-        for e in entries:
-            if isinstance(e, str):
-                specs.append(e)
-            else:
-                specs.append(wrapped.setdefault(id(e), ObservationPolicy(e, env.game)))
-        env.assignment = FixedOpponents(specs, env.game, env.generator)
+        if specs is not None:
+            # callables see the flat observations: each distinct one wrapped once
+            wrapped: dict[int, ObservationPolicy] = {}
+            entries = [
+                e if isinstance(e, str) or _is_batched(e) else wrapped.setdefault(id(e), ObservationPolicy(e, env.game))
+                for e in specs
+            ]
+            env.assignment = FixedOpponents(entries, env.game, env.generator)
         self.venv = env.venv
         self.learner = learner_seat
         self.shaping = env.shaping
@@ -159,17 +169,28 @@ class VectorSB3Env(VecEnv):
         return self._out.observation.cpu().numpy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = torch.as_tensor(np.asarray(actions), dtype=torch.int64, device=self.venv.device).reshape(-1)
+        """Keep the learner's ids (an integer array ``(B,)``, or ``(B, 1)``) for :meth:`step_wait`.
+
+        Raises:
+            IllegalActionError: not an integer array (a float id is refused, not truncated).
+        """
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu":
+            raise IllegalActionError(f"actions must be integer ids, got an array of {a.dtype}")
+        self._actions = torch.as_tensor(a, dtype=torch.int64, device=self.venv.device).reshape(-1)
 
     def step_wait(self) -> VecEnvStepReturn:
+        """One learner decision per slot (SB3's ``(obs, rewards, dones, infos)``).
+
+        Raises:
+            ResetNeededError: before :meth:`reset` or without :meth:`step_async`; IllegalActionError: a wrong
+                number of ids or an id the mask forbids (nothing is changed then).
+        """
         if self._out is None or self._actions is None:
-            raise ConfigError("call reset() and step_async() before step_wait()")
-        try:
-            out = self.learner_env.step(self._actions)
-        except IllegalActionError as e:
-            raise ConfigError(f"the learner's action is not legal: {e}") from None
+            raise ResetNeededError("call reset() and step_async() before step_wait()")
+        actions, self._actions = self._actions, None
+        out = self.learner_env.step(actions)
         self._out = out
-        self._actions = None
         done = out.terminated | out.truncated
         obs = out.observation.cpu().numpy()
         done_np = done.cpu().numpy()
@@ -186,7 +207,7 @@ class VectorSB3Env(VecEnv):
     def action_masks(self) -> np.ndarray:
         """bool ``(num_envs, N)``: the learner's legal ids in every slot."""
         if self._out is None:
-            raise ConfigError("call reset() before action_masks()")
+            raise ResetNeededError("no games in progress: call reset() before action_masks()")
         return self._out.action_mask.cpu().numpy()
 
     def close(self) -> None:
@@ -215,6 +236,36 @@ class VectorSB3Env(VecEnv):
         if isinstance(indices, int):
             return [indices]
         return list(indices)
+
+
+def _is_batched(obj: Any) -> bool:
+    """A batched policy of this package (``(state, mask, active) -> ids``), not an ``(obs, mask)`` callable."""
+    return isinstance(obj, (HeuristicPolicy, RandomPolicy, NetworkPolicy, ObservationPolicy))
+
+
+def _opponent_entries(opponent: Any) -> list[Any]:
+    """The ``opponent`` argument as a checked list of entries (names, batched policies, ``(obs, mask)`` callables)."""
+    if isinstance(opponent, str) or callable(opponent):
+        entries: list[Any] = [opponent]
+    elif isinstance(opponent, Sequence):
+        entries = list(opponent)
+    else:
+        raise ConfigError(
+            f"opponent must be a name, a batched policy, a callable (obs, mask) -> ids, or a list of those; got {opponent!r}"
+        )
+    if not entries:
+        raise ConfigError("opponent list is empty; give 'random', a batched heuristic, a callable or a list of those")
+    for e in entries:
+        if isinstance(e, str) and e != "random" and e not in BATCHED_HEURISTICS:
+            raise ConfigError(
+                f"opponent must be 'random', one of the batched heuristics {sorted(BATCHED_HEURISTICS)}, "
+                f"a batched policy, a callable (obs, mask) -> ids, or a list of those; got {e!r}"
+            )
+        if not isinstance(e, str) and not callable(e):
+            raise ConfigError(
+                f"opponent must be a name, a batched policy, a callable (obs, mask) -> ids, or a list of those; got {e!r}"
+            )
+    return entries
 
 
 def build_train_env(cfg: TrainConfig) -> VecEnv:

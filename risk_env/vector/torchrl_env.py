@@ -30,8 +30,10 @@ policy, ``check_env_specs``, ``RandomPolicy``) respect the mask; an id the mask 
 :class:`risk_env.IllegalActionError`. Auto-reset: the step that ends an episode returns its last
 observation under ``"next"`` (as TorchRL expects); the slot already holds a new game, whose first
 observation the following partial ``reset`` (the ``"_reset"`` entry TorchRL's collectors and
-``step_and_maybe_reset`` send) returns without playing anything. Seeding: ``set_seed(s)`` seeds
-the engine for the next full reset.
+``step_and_maybe_reset`` send) returns without playing anything. A partial reset of a slot whose
+episode goes on (a client's own time limit, such as TorchRL's ``StepCounter(max_steps=...)``)
+starts a new game there (:meth:`~risk_env.vector.learner.LearnerEnv.reset_slots`; the episode is
+dropped). Seeding: ``set_seed(s)`` seeds the engine for the next full reset.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ class TorchRLVectorEnv(EnvBase):
             ``learner_seat``, ``shaping``, ``turn_feature``, ``preset``, rule switches, ...).
 
     Raises:
-        ConfigError: ``self_play`` (one agent per batch element), the graph observation, or a bad LearnerEnv argument.
+        ConfigError: ``self_play`` (one agent per batch element), the graph observation, ``final_observation`` (the
+            last observation is under ``"next"``), or a bad LearnerEnv argument.
     """
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **kwargs: Any) -> None:
@@ -68,7 +71,8 @@ class TorchRLVectorEnv(EnvBase):
             raise ConfigError("a TorchRL env of this kind has one agent per batch element: use LearnerEnv for self-play")
         if kwargs.get("observation", "flat") != "flat":
             raise ConfigError("this TorchRL env gives the flat observation; use LearnerEnv for observation='graph'")
-        kwargs.pop("final_observation", None)
+        if "final_observation" in kwargs:
+            raise ConfigError("this TorchRL env gives an episode's last observation under 'next': drop final_observation")
         learner = LearnerEnv(num_envs, device=device, seed=seed, final_observation=True, **kwargs)
         super().__init__(device=learner.device, batch_size=torch.Size([num_envs]))
         self.learner_env = learner
@@ -86,6 +90,7 @@ class TorchRLVectorEnv(EnvBase):
         self.done_spec = Composite(done=flag.clone(), terminated=flag.clone(), truncated=flag.clone(), shape=(B,), device=dev)
         self._seed: int | None = int(seed)
         self._started = False
+        self._ended = torch.zeros(num_envs, dtype=torch.bool, device=dev)  # episode ended in the last step: a new game waits
 
     def _observation(self, obs: torch.Tensor, mask: torch.Tensor) -> TensorDict:
         return TensorDict({"observation": obs, "action_mask": mask}, batch_size=self.batch_size, device=self.device)
@@ -94,14 +99,22 @@ class TorchRLVectorEnv(EnvBase):
         env = self.learner_env
         partial = tensordict is not None and "_reset" in tensordict.keys()
         if partial and self._started and env.last is not None:
-            # finished slots already hold their new game: its first observation, nothing played
+            assert tensordict is not None
+            want = tensordict.get("_reset").reshape(self.batch_size[0]).to(device=self.device, dtype=torch.bool)
+            # finished slots already hold their new game: its first observation, nothing played; a slot whose
+            # episode goes on gets a new game now
+            fresh = want & ~self._ended
+            if bool(fresh.any()):
+                env.reset_slots(fresh)
+            self._ended &= ~want
             out = env.last
-            td = self._observation(out.observation, out.action_mask)
+            assert out is not None
         else:
             out = env.reset(seed=self._seed)
             self._seed = None
             self._started = True
-            td = self._observation(out.observation, out.action_mask)
+            self._ended.zero_()
+        td = self._observation(out.observation, out.action_mask)
         zeros = torch.zeros(self.batch_size[0], 1, dtype=torch.bool, device=self.device)
         td.set("done", zeros)
         td.set("terminated", zeros.clone())
@@ -111,6 +124,7 @@ class TorchRLVectorEnv(EnvBase):
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         out: LearnerStep = self.learner_env.step(tensordict.get("action"))
         done = (out.terminated | out.truncated)[:, None]
+        self._ended = done[:, 0].clone()
         obs, mask = out.observation, out.action_mask
         if bool(done.any()):
             assert out.final_observation is not None

@@ -70,7 +70,9 @@ class GameSession:
             or agent objects.
         seed: the first game's seed (the agents get ``seed * 1000 + seat``); each new game without a seed
             takes the next one.
-        record: write each game's record here when it ends (and when a new game replaces an unfinished one).
+        record: write each game's record when it ends (and when a new game replaces an unfinished one): the first
+            game's to this path, the next ones' beside it with their number (``game.json``, ``game_2.json``,
+            ``game_3.json``...), so that no game's record replaces another's.
         max_agent_steps: the most action ids the agents may take between two decisions of the person.
 
     Raises:
@@ -113,11 +115,14 @@ class GameSession:
         self.lock = threading.Lock()
         self.seed = int(seed)
         self.saved: Path | None = None
+        self.games = 0
+        """Games started so far (the one being played is number ``games``)."""
         self._new(self.seed)
 
     # ------------------------------------------------------------------ games
     def _new(self, seed: int) -> None:
         self.seed = int(seed)
+        self.games += 1
         self.env.reset(seed=self.seed)
         for p, agent in self.agents.items():
             reset = getattr(agent, "reset", None)
@@ -163,13 +168,22 @@ class GameSession:
             return copy
         return rec
 
+    @property
+    def record_target(self) -> Path | None:
+        """Where this game's record is written: the record path for the first game, ``<stem>_<n><suffix>`` beside
+        it for game ``n`` after it (None without a record path)."""
+        p = self.record_path
+        if p is None or self.games <= 1:
+            return p
+        return p.with_name(f"{p.stem}_{self.games}{p.suffix}")
+
     def save(self, ended: str | None = None, path: str | os.PathLike[str] | None = None) -> Path:
-        """Write the record to ``path`` (default: the session's record path).
+        """Write the record to ``path`` (default: :attr:`record_target`, this game's file beside the record path).
 
         Raises:
             ConfigError: no path was given and the session has none.
         """
-        target = Path(path) if path is not None else self.record_path
+        target = Path(path) if path is not None else self.record_target
         if target is None:
             raise ConfigError("no record path: start the app with --record FILE, or download the record instead")
         rec = self.record()
@@ -199,7 +213,8 @@ class GameSession:
         if step.move.kind in _ROLLS and a.last_roll and not waiting:
             z = a.last_roll.index(0)
             dice = {"attacker": list(a.last_roll[:z]), "defender": list(a.last_roll[z + 1 :])}
-        names = [self.labels[p] for p in range(self.game.num_players)]
+        # the notes speak of the person in the third person ("player_0 (you) is eliminated", not "you is")
+        names = [f"{seat_name(self.game, p)} (you)" if p == self.seat else self.labels[p] for p in range(self.game.num_players)]
         event = {
             "k": step.index,
             "seat": step.seat,
@@ -277,7 +292,8 @@ class GameSession:
                 territories.append({"t": a - codec.territory, "action": a, "label": label})
             else:
                 buttons.append({"action": a, "label": _button_label(label)})
-        return {"prompt": _prompt(self, s), "territories": territories, "buttons": buttons}
+        can_trade = codec.trade >= 0 and bool(mask[codec.trade : codec.trade_end].any())
+        return {"prompt": _prompt(self, s, can_trade), "territories": territories, "buttons": buttons}
 
     def hand(self) -> list[dict[str, Any]]:
         """The person's own cards: ``{"card", "name", "symbol"}``."""
@@ -336,8 +352,8 @@ def _result(session: GameSession, s: GameState) -> str:
     return f"The turn limit ends the game after {s.turn} turns: no winner."
 
 
-def _prompt(session: GameSession, s: GameState) -> str:
-    """What the person is asked to do, in words."""
+def _prompt(session: GameSession, s: GameState, can_trade: bool = False) -> str:
+    """What the person is asked to do, in words (``can_trade``: a trade is among the legal choices now)."""
     g, sel = session.game, session.raw.selection
     name = g.map.name_of
     ph = s.phase
@@ -355,9 +371,7 @@ def _prompt(session: GameSession, s: GameState) -> str:
         if sel.src >= 0:
             return f"How many armies on {name(sel.src)}?"
         what = "Trade a set of cards first (you must). " if s.forced else ""
-        return (
-            what + f"Place {s.to_place} armies: click one of your territories" + (", or trade cards." if g.can_trade(s) else ".")
-        )
+        return what + f"Place {s.to_place} armies: click one of your territories" + (", or trade cards." if can_trade else ".")
     if ph == Phase.ATTACK:
         if s.roll_pending:
             return "Your roll waits: re-roll a die, turn one into a six, or keep it."

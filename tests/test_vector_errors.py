@@ -1,0 +1,236 @@
+"""Clear failures of the batched engine: a missing torch names the extra, a device that is not
+available is named with the ones that are, and every argument of VectorEnv's and VectorGame's
+entry points is checked before anything changes, with the AEC env's error types."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+import torch
+from vector_support import one_torch_thread  # noqa: F401 (the fixture applies to this module)
+
+from risk_env import ConfigError, IllegalActionError, RulesConfig
+from risk_env.errors import MissingExtraError, ResetNeededError
+from risk_env.vector import BatchState, Chance, VectorEnv, VectorGame
+
+
+def test_a_missing_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m == "risk_env.vector" or m.startswith("risk_env.vector.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(MissingExtraError) as e:
+        from risk_env.vector import VectorEnv  # noqa: F401
+    assert str(e.value) == "the batched engine (risk_env.vector) needs torch (extra 'train'): pip install 'risk_env[train]'"
+    assert e.value.extra == "train" and "\n" not in str(e.value)
+    with pytest.raises(MissingExtraError, match="extra 'train'"):
+        import risk_env.vector.engine  # noqa: F401
+
+
+def test_a_device_that_is_not_available_is_named_with_the_available_ones() -> None:
+    for device in ("cuda", "cuda:3", "mps"):
+        if device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.device_count() > 3:
+            continue
+        if device == "mps" and torch.backends.mps.is_available():
+            continue
+        with pytest.raises(ConfigError, match=rf"device='{device}' is not available.*available here: cpu"):
+            VectorEnv(2, device=device)
+    with pytest.raises(ConfigError, match="device='gpu' is not a torch device; available here: cpu"):
+        VectorGame(device="gpu")
+    assert VectorEnv(2, device=torch.device("cpu")).device.type == "cpu"
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"num_envs": 0}, "num_envs must be an integer >= 1"),
+        ({"num_envs": 2.0}, "num_envs must be an integer >= 1"),
+        ({"num_envs": 2, "seed": -1}, "seed must be an integer >= 0"),
+        ({"num_envs": 2, "seed": "7"}, "seed must be an integer >= 0"),
+        ({"num_envs": 2, "check_actions": 1}, "check_actions must be True or False"),
+        ({"num_envs": 2, "final_observation": "yes"}, "final_observation must be True or False"),
+        ({"num_envs": 2, "observation": "image"}, "observation='image' is not supported; choose one of: flat, graph"),
+        ({"num_envs": 2, "turn_feature": 0}, "turn_feature must be True, False or None"),
+        ({"num_envs": 2, "rules": {"num_players": 3}}, "rules must be a RulesConfig"),
+        ({"num_envs": 2, "preset": "nope"}, "unknown rules preset 'nope'"),
+        ({"num_envs": 2, "bogus": 1}, "unknown rules option"),
+        ({"num_envs": 2, "preset": "fast", "rules": RulesConfig()}, "either rules= or preset="),
+        ({"num_envs": 2, "static": "yes"}, "static must be True or False"),
+        ({"num_envs": 2, "cuda_graph": True}, "cuda_graph=True needs a CUDA device, got device='cpu'"),
+    ],
+)
+def test_constructor_arguments(kwargs: dict, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        VectorEnv(**kwargs)
+
+
+def _env() -> VectorEnv:
+    env = VectorEnv(4, seed=3, map="small", num_players=3, setup="random")
+    env.reset()
+    return env
+
+
+def _legal(env: VectorEnv) -> torch.Tensor:
+    """The first legal id of each slot (from the mask the env reports)."""
+    assert env.state is not None
+    return env.game.action_mask(env.state).float().argmax(1)
+
+
+def _snapshot(env: VectorEnv) -> dict[str, torch.Tensor]:
+    assert env.state is not None
+    gen = env.game.generator.get_state()
+    return {**{k: v.clone() for k, v in env.state.fields().items()}, "_generator": gen}
+
+
+def _unchanged(env: VectorEnv, before: dict[str, torch.Tensor]) -> None:
+    assert env.state is not None
+    for k, v in env.state.fields().items():
+        assert torch.equal(v, before[k]), k
+    assert torch.equal(env.game.generator.get_state(), before["_generator"])
+
+
+def test_before_reset_every_call_asks_for_reset() -> None:
+    env = VectorEnv(2)
+    for call in (
+        lambda: env.step(torch.zeros(2, dtype=torch.int64)),
+        lambda: env.reset_slots(torch.ones(2, dtype=torch.bool)),
+        lambda: env.observe(torch.zeros(2, dtype=torch.int64)),
+    ):
+        with pytest.raises(ResetNeededError, match=r"call reset\(\) before"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "actions, match",
+    [
+        (torch.zeros(3, dtype=torch.int64), r"shape \(4,\), got shape \(3,\)"),
+        (torch.zeros(4, 1, dtype=torch.int64), r"shape \(4,\), got shape \(4, 1\)"),
+        (torch.zeros(4), "integer tensor of shape"),
+        (torch.zeros(4, dtype=torch.bool), "integer tensor of shape"),
+        (["a", "b", "c", "d"], "integer tensor of shape"),
+        (torch.full((4,), 10_000), r"out of range \(ids are 0\.\.36\)"),
+        (torch.full((4,), -1), "out of range"),
+    ],
+)
+def test_bad_actions_raise_illegal_action_error_and_change_nothing(actions, match: str) -> None:
+    env = _env()
+    before = _snapshot(env)
+    with pytest.raises(IllegalActionError, match=match):
+        env.step(actions)
+    _unchanged(env, before)
+
+
+def test_an_illegal_id_names_the_slot_phase_seat_and_legal_ids() -> None:
+    env = _env()
+    assert env.state is not None
+    bad = env.game.action_mask(env.state).float().argmin(1)
+    before = _snapshot(env)
+    with pytest.raises(
+        IllegalActionError, match=r"action \d+ is illegal in slot 0 \(phase reinforce, seat \d\); legal ids there: \["
+    ):
+        env.step(bad)
+    _unchanged(env, before)
+    env.step(_legal(env).numpy())  # numpy ids are accepted
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"active": torch.ones(3, dtype=torch.bool)}, r"active must be a bool tensor of shape \(4,\)"),
+        ({"active": torch.ones(4, dtype=torch.int64)}, "active must be a bool tensor"),
+        ({"active": "all"}, "active must be a bool tensor"),
+        ({"final_seat": torch.zeros(4)}, "final_seat must be an integer tensor"),
+        ({"final_seat": torch.full((4,), 3)}, r"final_seat\[0\] = 3 is not a seat; seats are 0\.\.2"),
+        ({"final_seat": torch.zeros(5, dtype=torch.int64)}, r"shape \(4,\)"),
+    ],
+)
+def test_bad_step_arguments_raise_config_error_and_change_nothing(kwargs: dict, match: str) -> None:
+    env = _env()
+    legal = _legal(env)
+    before = _snapshot(env)
+    with pytest.raises(ConfigError, match=match):
+        env.step(legal, **kwargs)
+    _unchanged(env, before)
+
+
+@pytest.mark.parametrize(
+    "slots, match",
+    [
+        (torch.ones(3, dtype=torch.bool), r"slots must be a bool tensor of shape \(4,\)"),
+        (torch.ones(4, dtype=torch.int64), "slots must be a bool tensor"),
+        (None, "slots must be a bool tensor"),
+    ],
+)
+def test_bad_reset_slots_arguments(slots, match: str) -> None:
+    env = _env()
+    before = _snapshot(env)
+    with pytest.raises(ConfigError, match=match):
+        env.reset_slots(slots)
+    _unchanged(env, before)
+
+
+@pytest.mark.parametrize(
+    "seat, match",
+    [
+        (torch.zeros(4), "seat must be an integer tensor"),
+        (torch.full((4,), 7), r"seat\[0\] = 7 is not a seat"),
+        (torch.full((4,), -1), "is not a seat"),
+        (0, r"shape \(4,\)"),
+    ],
+)
+def test_bad_observe_arguments(seat, match: str) -> None:
+    env = _env()
+    before = _snapshot(env)
+    with pytest.raises(ConfigError, match=match):
+        env.observe(seat)
+    _unchanged(env, before)
+
+
+def test_bad_reset_seed_changes_nothing() -> None:
+    env = _env()
+    before = _snapshot(env)
+    for seed in (-1, 1.5, "3", True):
+        with pytest.raises(ConfigError, match="seed must be an integer >= 0 or None"):
+            env.reset(seed=seed)  # type: ignore[arg-type]
+    _unchanged(env, before)
+
+
+def test_vector_game_entry_points() -> None:
+    vg = VectorGame(RulesConfig(num_players=3, map="small", setup="random"))
+    for B in (0, -2, 1.0, True):
+        with pytest.raises(ConfigError, match="number of games must be an integer >= 1"):
+            vg.new_games(B)  # type: ignore[arg-type]
+    s = vg.new_games(3)
+    before = s.clone()
+    legal = vg.action_mask(s).float().argmax(1)
+    with pytest.raises(ConfigError, match="expected a BatchState"):
+        vg.step({"owner": s.owner}, legal)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"action must be an integer tensor of shape \(3,\)"):
+        vg.step(s, legal[:2])
+    with pytest.raises(ConfigError, match="action must be an integer tensor"):
+        vg.step(s, legal.float())
+    with pytest.raises(ConfigError, match=r"active must be a bool tensor of shape \(3,\)"):
+        vg.step(s, legal, active=torch.ones(3, dtype=torch.int64))
+    with pytest.raises(ConfigError, match="chance must be a Chance"):
+        vg.step(s, legal, chance=torch.ones(3, 5))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="one row per game"):
+        vg.step(s, legal, chance=Chance(dice=torch.ones(2, 5, dtype=torch.int64)))
+    with pytest.raises(ConfigError, match="seat must be an integer tensor"):
+        vg.observe(s, torch.zeros(2, dtype=torch.int64))
+    other = VectorGame(RulesConfig(num_players=3, setup="random")).new_games(3)  # the classic map: 42 territories
+    with pytest.raises(ConfigError, match="does not belong to this game"):
+        vg.action_mask(other)
+    for name, t in s.fields().items():
+        assert torch.equal(t, getattr(before, name)), name
+    with pytest.raises(ConfigError, match="non-empty list of GameState"):
+        vg.from_states([])
+    ref = vg.game
+    states = [ref.new_game(1), ref.new_game(2)]
+    with pytest.raises(ConfigError, match="one Selection per state"):
+        vg.from_states(states, [])
+    big = VectorGame(RulesConfig(num_players=4, map="small", setup="random"))
+    with pytest.raises(ConfigError, match="does not fit this game"):
+        big.from_states(states)
+    assert isinstance(vg.from_states(states), BatchState)
+    assert np.array_equal(vg.from_states(states).owner.numpy(), np.stack([x.owner for x in states]))

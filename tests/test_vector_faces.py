@@ -1,0 +1,159 @@
+"""The ecosystem faces of the learner-seat env beyond their recipes (tests/test_clients.py): partial resets,
+refusals, the opponents they take."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
+
+SMALL: dict[str, Any] = dict(map="small", setup="random", num_players=2, turn_limit=30)
+
+
+def test_torchrl_partial_reset_of_a_running_episode_starts_a_new_game() -> None:
+    """TorchRL's StepCounter truncates episodes of its own; the collector's partial reset of those slots must start
+    new games there (before: the old game went on), while slots whose game ended keep the game already waiting."""
+    pytest.importorskip("torchrl", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    from torchrl.envs import ActionMask, Compose, StepCounter, TransformedEnv
+
+    from risk_env.vector.torchrl_env import TorchRLVectorEnv
+
+    base = TorchRLVectorEnv(8, device=DEVICE, seed=0, opponents="aggressive", **SMALL)
+    env = TransformedEnv(base, Compose(ActionMask(), StepCounter(max_steps=3)))
+    learner = base.learner_env
+    td = env.reset()
+    cut = 0
+    for _ in range(7):
+        started = learner.games_started.clone()
+        td, td_next = env.step_and_maybe_reset(env.rand_action(td))
+        done = td["next", "done"][:, 0]
+        cut += int((td["next", "step_count"][:, 0] == 3).sum())
+        # a new game in every slot that reported done, and only there
+        assert torch.equal(learner.games_started - started, done.long())
+        assert bool((td_next["step_count"][done] == 0).all())
+        assert torch.equal(td_next["observation"], learner.last.observation)  # type: ignore[union-attr]
+        td = td_next
+    assert cut >= 8  # StepCounter cut every slot at least once
+
+
+def _legal(info_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in info_mask])
+
+
+def test_gymnasium_reset_mask_resets_those_slots_alone() -> None:
+    """reset(options={"reset_mask": mask}) (Gymnasium's partial reset; before, every slot was reset): new games in
+    the masked slots, the others untouched; a finished slot's waiting game is kept. Bad options are refused."""
+    from risk_env import ConfigError, ResetNeededError
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    envs = GymnasiumVectorEnv(6, seed=1, opponents="aggressive", **SMALL)
+    with pytest.raises(ResetNeededError):
+        envs.step(np.zeros(6, dtype=np.int64))
+    with pytest.raises(ResetNeededError):
+        envs.reset(options={"reset_mask": np.ones(6, dtype=bool)})
+    obs, info = envs.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        obs, _r, _te, _tr, info = envs.step(_legal(info["action_mask"], rng))
+    learner = envs.learner_env
+    started = learner.games_started.clone()
+    m = np.array([True, False, True, False, False, False])
+    state_before = {k: v.clone() for k, v in learner.venv.state.fields().items()}  # type: ignore[union-attr]
+    new_obs, new_info = envs.reset(options={"reset_mask": m})
+    assert (learner.games_started - started).tolist() == m.astype(int).tolist()
+    assert np.array_equal(new_obs[~m], obs[~m]) and np.array_equal(new_info["action_mask"][~m], info["action_mask"][~m])
+    assert not np.array_equal(new_obs[m], obs[m])
+    s = learner.venv.state
+    kept = ~torch.as_tensor(m, device=DEVICE)
+    assert s is not None and all(torch.equal(v[kept], getattr(s, k)[kept]) for k, v in state_before.items())
+    assert np.array_equal(new_obs, learner.last.observation.cpu().numpy())  # type: ignore[union-attr]
+    for options, what in [
+        ({"reset_mask": np.ones(5, dtype=bool)}, "reset_mask"),
+        ({"reset_mask": np.zeros(6, dtype=bool)}, "reset_mask"),
+        ({"reset_mask": np.ones(6, dtype=int)}, "reset_mask"),
+        ({"state": 3}, "unknown reset option"),
+    ]:
+        with pytest.raises(ConfigError, match=what):
+            envs.reset(options=options)
+    with pytest.raises(ConfigError, match="seed"):
+        envs.reset(seed=3, options={"reset_mask": m})
+    with pytest.raises(ConfigError, match="final_observation"):
+        GymnasiumVectorEnv(2, final_observation=True, **SMALL)
+
+
+def test_gymnasium_disabled_autoreset_waits_for_a_reset_mask() -> None:
+    """autoreset_mode="disabled": a finished slot returns its last observation and waits for a masked reset; stepping
+    it first is refused; RecordEpisodeStatistics counts the episodes."""
+    import gymnasium
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    from risk_env import ResetNeededError
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    envs = RecordEpisodeStatistics(GymnasiumVectorEnv(8, seed=2, autoreset_mode="disabled", **dict(SMALL, turn_limit=3)))
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.DISABLED
+    obs, info = envs.reset(seed=2)
+    rng = np.random.default_rng(1)
+    ended = refused = 0
+    lengths = np.zeros(8, dtype=int)
+    mine: list[int] = []
+    for _ in range(120):
+        obs, reward, terminated, truncated, info = envs.step(_legal(info["action_mask"], rng))
+        lengths += 1
+        done = terminated | truncated
+        if done.any():
+            ended += int(done.sum())
+            mine += lengths[done].tolist()
+            lengths[done] = 0
+            with pytest.raises(ResetNeededError, match="have ended"):
+                envs.step(_legal(info["action_mask"], rng))
+            refused += 1
+            obs, info = envs.reset(options={"reset_mask": done})
+    assert ended > 8 and refused > 0
+    assert list(envs.length_queue) == mine[-len(envs.length_queue) :]
+
+
+def test_sb3_face_takes_batched_policies_and_learner_env_opponents() -> None:
+    """VectorSB3Env: a batched policy object as `opponent` plays (before: an AttributeError mid-game, as it was
+    called with observations); `opponents=` is LearnerEnv's (tuples per seat), as docs/clients.md says of every
+    face; what the face does not offer, and bad actions, are refused with the library's errors."""
+    pytest.importorskip("stable_baselines3", reason="needs the train extra: pip install 'risk_env[train]'")
+    from risk_env import ConfigError, IllegalActionError, ResetNeededError
+    from risk_env.vector import VectorGame
+    from risk_env.vector.agents import AggressivePolicy
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    rules = dict(SMALL, num_players=3, turn_limit=12)
+    game = VectorGame(device=DEVICE, **rules)  # a policy object for these rules
+    rng = np.random.default_rng(2)
+    for kwargs in (dict(opponent=AggressivePolicy(game)), dict(opponents=[("aggressive", "random")], learner_seat=None)):
+        venv = VectorSB3Env(8, device=str(DEVICE), seed=3, **kwargs, **rules)  # type: ignore[arg-type]
+        with pytest.raises(ResetNeededError):
+            venv.action_masks()
+        venv.reset()
+        ended = 0
+        for _ in range(80):
+            _, _, done, _ = venv.step(_legal(venv.action_masks(), rng))
+            ended += int(done.sum())
+        assert ended > 0
+    names = venv.learner_env.assignment.names  # type: ignore[union-attr]
+    assert names == ["aggressive", "random"]
+    seat, seating = venv.learner_env.learner_seat, venv.learner_env.seating
+    for b in range(8):  # the tuple names the opponent seats in turn from the learner
+        assert [int(seating[b, (int(seat[b]) + k) % 3]) for k in (1, 2)] == [0, 1]
+    with pytest.raises(IllegalActionError, match="integer"):
+        venv.step(np.full(8, 0.7))
+    with pytest.raises(IllegalActionError, match="illegal"):
+        venv.step(np.full(8, venv.venv.num_actions + 3))
+    for kwargs, what in [
+        (dict(opponent="random", opponents="random"), "not both"),
+        (dict(opponent=3), "opponent must be"),
+        (dict(self_play=True), "self-play"),
+        (dict(final_observation=True), "terminal_observation"),
+        (dict(observation="graph"), "flat observation"),
+    ]:
+        with pytest.raises(ConfigError, match=what):
+            VectorSB3Env(2, **kwargs, **rules)  # type: ignore[arg-type]

@@ -594,7 +594,7 @@ def _train_configs() -> list[str]:
     return sorted(x.name[: -len(".yaml")] for x in folder.iterdir() if x.name.endswith(".yaml"))
 
 
-@app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
+@app.command(short_help="Train from a YAML config: the device PPO trainer or MaskablePPO (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
         None,

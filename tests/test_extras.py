@@ -153,9 +153,10 @@ def test_missing_extra_message_tells_an_optional_package_from_a_fault() -> None:
 @pytest.mark.parametrize(
     ("config", "package"),
     [
-        ("default", "torchrl"),  # trainer: device (TorchRL's PPO loss and GAE)
-        ("default", "tensordict"),
-        ("2p", "sb3_contrib"),  # trainer: sb3 (MaskablePPO)
+        ("default", "sb3_contrib"),  # trainer: sb3 (MaskablePPO), the main job
+        ("device", "torchrl"),  # trainer: device (TorchRL's PPO loss and GAE)
+        ("device", "tensordict"),
+        ("2p", "sb3_contrib"),
     ],
 )
 def test_risk_env_train_without_its_trainers_package_is_one_line(  # type: ignore[no-untyped-def]

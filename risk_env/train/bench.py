@@ -1,9 +1,10 @@
 """Training throughput: the on-device trainer against the SB3 reference path, in one run.
 
 ``python -m risk_env.train.bench`` (also ``python scripts/train.py --benchmark``) builds both
-trainers from one training config, with the same network (the graph policy of ``ppo.graph_hidden``
-and ``ppo.graph_rounds``) and the same PPO settings (decisions per update, minibatch size,
-epochs, learning rate, discount, clipping, coefficients), and times them in alternating windows:
+trainers from one training config (default: the shipped ``device`` config), with the same network
+(the graph policy of ``ppo.graph_hidden`` and ``ppo.graph_rounds``) and the same PPO settings
+(decisions per update, minibatch size, epochs, learning rate, discount, clipping, coefficients),
+and times them in alternating windows:
 
 * **device**: :class:`~risk_env.train.device_ppo.DevicePPO` on the batched engine
   (``env.n_envs`` slots x ``ppo.n_steps`` calls per update), every tensor on ``ppo.device``;
@@ -225,7 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Learner decisions per second of the on-device trainer and the SB3 reference path, "
         "same network and PPO settings, alternating windows (see docs/training.md).",
     )
-    ap.add_argument("--config", "-c", default=None, help="training config (path or shipped name; default: the shipped default)")
+    ap.add_argument(
+        "--config", "-c", default="device", help="training config (path or shipped name; default: device, the on-device recipe)"
+    )
     ap.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE", help="override a config key (repeatable)")
     ap.add_argument("--updates", type=int, default=2, help="rollouts + updates per timed window (default 2)")
     ap.add_argument("--repeats", type=int, default=3, help="windows per trainer; the median is reported (default 3)")
@@ -239,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     try:
-        cfg = load_config(args.config or "default", args.set)
+        cfg = load_config(args.config, args.set)
         res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

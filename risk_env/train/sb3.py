@@ -2,7 +2,8 @@
 
 Command line (``risk-env train``; ``scripts/train.py`` is the same command)::
 
-    risk-env train                                   # the default config (trainer: device, 2 players)
+    risk-env train                                   # the default config (this trainer, warm start + kickstarting, 2 players)
+    risk-env train --config device                   # the on-device trainer's recipe (risk_env.train.device_train)
     risk-env train --config configs/train/4p.yaml    # or a name: --config 4p
     risk-env train --config long --set ppo.learning_rate=1e-4 --set total_timesteps=20e6
     risk-env train --resume runs/default             # continue from the newest checkpoint

@@ -76,6 +76,7 @@ check "the page of risk-env serve ships in the wheel" "$V/python" -c \
     "import importlib.resources as r; assert all((r.files('risk_env.web') / 'static' / f).is_file() for f in ('index.html', 'play.js', 'play.css'))"
 check "the pretrained agents ship in the wheel" "$V/python" -c "from risk_env.agents import PRETRAINED, load_agent; [load_agent(n) for n in PRETRAINED]"
 check "risk-env train --config 4p (a shipped config, by name)" "$V/risk-env" train --config 4p --print-config
+check "risk-env train --config device (the on-device recipe, by name)" "$V/risk-env" train --config device --print-config
 
 echo "== the core alone (no extras)"
 python3 -m venv "$WORK/core"

@@ -1,8 +1,9 @@
-"""Train a MaskablePPO agent from a YAML config.
+"""Train an agent from a YAML config (the on-device PPO trainer or MaskablePPO).
 
 ``risk-env train`` under another name (its options, its help).
 
-    python scripts/train.py                                 # configs/train/default.yaml: 2 players, ~10 min on 2 CPU cores
+    python scripts/train.py                                 # configs/train/default.yaml (MaskablePPO + warm start, 2 players)
+    python scripts/train.py --config device                 # the on-device trainer's recipe (experimental)
     python scripts/train.py --config 4p                     # a shipped config by name, or a path
     python scripts/train.py --config long --set env.n_envs=32
     python scripts/train.py --resume runs/default           # continue from the newest checkpoint

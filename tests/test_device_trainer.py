@@ -404,26 +404,28 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
 def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str]) -> None:
     from risk_env.train.bench import benchmark, main
 
-    cfg = load_config(
-        None,
-        [
-            "trainer=device",
-            "rules.map=small",
-            "env.n_envs=8",
-            "ppo.n_steps=8",
-            "ppo.batch_size=32",
-            "ppo.n_epochs=1",
-            "ppo.graph_hidden=8",
-            "ppo.graph_rounds=1",
-            "opponents.baselines=[random]",
-        ],
-    )
+    sets = [
+        "trainer=device",
+        "rules.map=small",
+        "env.n_envs=8",
+        "ppo.n_steps=8",
+        "ppo.batch_size=32",
+        "ppo.n_epochs=1",
+        "ppo.graph_hidden=8",
+        "ppo.graph_rounds=1",
+        "opponents.baselines=[random]",
+    ]
+    cfg = load_config(None, sets)
     res = benchmark(cfg, updates=1, repeats=2, sb3_envs=4)
     assert len(res.device_windows) == len(res.sb3_windows) == 2
     assert res.device > 0 and res.sb3 > 0 and res.ratio == pytest.approx(res.device / res.sb3)
     assert 8 <= res.decisions_per_update <= 64  # the learner's decisions of 8 slots x 8 calls, to the sb3 path's envs
     assert "ratio device / sb3" in res.table()
     assert main(["--set", "env.n_envs=0"]) == 2 and "env.n_envs" in capsys.readouterr().err
+    # self-play on both sides: every device decision is a learner's; sb3 plays a frozen snapshot of the network
+    selfplay = load_config(None, [*sets[:-1], "opponents.baselines=[self]"])
+    res = benchmark(selfplay, updates=1, repeats=1, sb3_envs=4, sb3_opponent="self")
+    assert res.decisions_per_update == 64 and "frozen snapshot" in res.table()
 
 
 def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:

@@ -150,17 +150,32 @@ def test_missing_extra_message_tells_an_optional_package_from_a_fault() -> None:
     assert missing_extra_message(ImportError("no name"), "train", "x") is None
 
 
-def test_risk_env_train_without_sb3_contrib_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("config", "package"),
+    [
+        ("default", "sb3_contrib"),  # trainer: sb3 (MaskablePPO), the main job
+        ("device", "torchrl"),  # trainer: device (TorchRL's PPO loss and GAE)
+        ("device", "tensordict"),
+        ("2p", "sb3_contrib"),
+    ],
+)
+def test_risk_env_train_without_its_trainers_package_is_one_line(  # type: ignore[no-untyped-def]
+    config: str, package: str, tmp_path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     pytest.importorskip("typer")
     pytest.importorskip("yaml")
     from risk_env.tools.cli import main
+    from risk_env.train.config import load_config
 
+    assert load_config(config).trainer == ("sb3" if package == "sb3_contrib" else "device")
     monkeypatch.chdir(tmp_path)
-    _missing(monkeypatch, "sb3_contrib")
+    _missing(monkeypatch, package)
+    run = tmp_path / "run"
     with pytest.raises(SystemExit) as ex:
-        main(["train", "--config", "default", "--set", f"out_dir={tmp_path / 'run'}"])
+        main(["train", "--config", config, "--set", f"out_dir={run}"])
     assert ex.value.code == 1
-    assert capsys.readouterr().err == "error: training needs sb3_contrib (extra 'train'): pip install 'risk_env[train]'\n"
+    assert capsys.readouterr().err == f"error: training needs {package} (extra 'train'): pip install 'risk_env[train]'\n"
+    assert not run.exists()  # refused before the run started: nothing written
 
 
 def test_risk_env_train_print_config_without_pyyaml_names_the_train_extra(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -202,3 +217,4 @@ def test_scripts_train_without_torch_is_one_line(tmp_path, monkeypatch: pytest.M
         runpy.run_path(str(ROOT / "scripts" / "train.py"), run_name="__main__")
     assert ex.value.code == 1
     assert capsys.readouterr().err == "error: training needs torch (extra 'train'): pip install 'risk_env[train]'\n"
+    assert not (tmp_path / "run").exists()

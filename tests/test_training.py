@@ -14,7 +14,7 @@ from helpers import run_cli
 from risk_env import ConfigError
 from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, train
 
-SHIPPED = ("default", "2p", "4p", "long")
+SHIPPED = ("default", "device", "2p", "4p", "long")
 
 
 # ---------------------------------------------------------------------- configs
@@ -22,9 +22,17 @@ def test_the_main_job_runs_the_shipped_default_config():
     from risk_env.train.sb3 import run_config
 
     assert run_config(None) == TrainConfig.load(CONFIG_DIR / "default.yaml") == load_config("default")
-    assert run_config(None).trainer == "device" and load_config(None).trainer == "sb3"  # the schema's defaults
+    main = run_config(None)
+    assert main.trainer == "sb3" and main.imitation.enabled and main.kickstart.enabled and main.eval.backend == "vector"
+    assert (main.total_timesteps, main.max_minutes) == (500_000, 10.0)
+    assert (main.kickstart.kl_coef, main.kickstart.anneal_steps) == (0.5, 300_000)
+    assert (main.imitation.decisions, main.imitation.dagger_rounds, main.imitation.dagger_decisions) == (40_000, 2, 20_000)
+    assert not load_config(None).imitation.enabled and not load_config(None).kickstart.enabled  # the schema's defaults
+    assert load_config("device").trainer == "device"  # the on-device trainer's recipe: --config device
     code, out, _ = run_cli("train", "--print-config")
-    assert code == 0 and yaml.safe_load(out)["trainer"] == "device"
+    assert code == 0 and yaml.safe_load(out)["trainer"] == "sb3" and yaml.safe_load(out)["name"] == "default"
+    code, out, _ = run_cli("train", "--config", "device", "--print-config")
+    assert code == 0 and yaml.safe_load(out)["trainer"] == "device" and yaml.safe_load(out)["name"] == "device"
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -602,7 +602,7 @@ def _train_configs() -> list[str]:
     return sorted(x.name[: -len(".yaml")] for x in folder.iterdir() if x.name.endswith(".yaml"))
 
 
-@app.command(short_help="Train MaskablePPO from a YAML config (the 'train' extra).")
+@app.command(short_help="Train from a YAML config: the device PPO trainer or MaskablePPO (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
         None,
@@ -623,7 +623,7 @@ def train(
         False,
         "--benchmark",
         help="instead of training, print the learner decisions/s of the device trainer and the sb3 path on this config "
-        "(same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
+        "(default: device; same network and PPO settings) and their ratio; python -m risk_env.train.bench has more options",
     ),
 ) -> None:
     """Train an agent from a YAML config (configs/train/*.yaml; docs/training.md): MaskablePPO on vectorized envs,
@@ -638,6 +638,8 @@ def train(
     if timesteps is not None:
         _at_least("--timesteps", timesteps, 1)
         overrides.append(f"total_timesteps={int(timesteps)}")
+    if benchmark and config is None:
+        config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)
     try:
         cfg = sb3.run_config(config, overrides, resume)
         if print_config:

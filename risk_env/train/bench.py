@@ -1,9 +1,10 @@
 """Training throughput: the on-device trainer against the SB3 reference path, in one run.
 
 ``python -m risk_env.train.bench`` (also ``python scripts/train.py --benchmark``) builds both
-trainers from one training config, with the same network (the graph policy of ``ppo.graph_hidden``
-and ``ppo.graph_rounds``) and the same PPO settings (decisions per update, minibatch size,
-epochs, learning rate, discount, clipping, coefficients), and times them in alternating windows:
+trainers from one training config (default: the shipped ``device`` config), with the same network
+(the graph policy of ``ppo.graph_hidden`` and ``ppo.graph_rounds``) and the same PPO settings
+(decisions per update, minibatch size, epochs, learning rate, discount, clipping, coefficients),
+and times them in alternating windows:
 
 * **device**: :class:`~risk_env.train.device_ppo.DevicePPO` on the batched engine
   (``env.n_envs`` slots x ``ppo.n_steps`` calls per update), every tensor on ``ppo.device``;
@@ -19,7 +20,8 @@ over ``--repeats`` windows of learner decisions per second, and the ratio is dev
 Both run plain PPO (no warm start, no teacher term: ``imitation`` and ``kickstart`` are ignored).
 Opponents: each trainer plays the config's opponents; where the device trainer plays itself
 (``opponents.baselines: [self]``, every decision a learner decision), the sb3 path plays
-``--sb3-opponent`` (default ``random``, its cheapest opponent), which favours the sb3 path.
+``--sb3-opponent``: ``random`` (the default, its cheapest opponent, which favours it) or ``self``
+(its own self-play: a frozen MaskablePPO snapshot of the same network in every other seat).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
@@ -87,6 +91,46 @@ def _sb3_config(cfg: TrainConfig, envs: int, opponent: str, per_update: int) -> 
     return TrainConfig.from_dict(data, source="sb3 benchmark config")
 
 
+def _sb3_model(scfg: TrainConfig, venv: Any, device: Any) -> Any:
+    """MaskablePPO with the graph policy and ``scfg``'s PPO settings on ``venv``."""
+    from sb3_contrib import MaskablePPO
+
+    from .graph_policy import GraphPolicy
+
+    sp = scfg.ppo
+    return MaskablePPO(
+        GraphPolicy,
+        venv,
+        learning_rate=sp.learning_rate,
+        n_steps=sp.n_steps,
+        batch_size=sp.batch_size,
+        n_epochs=sp.n_epochs,
+        gamma=sp.gamma,
+        gae_lambda=sp.gae_lambda,
+        clip_range=sp.clip_range,
+        ent_coef=sp.ent_coef,
+        vf_coef=sp.vf_coef,
+        max_grad_norm=sp.max_grad_norm,
+        policy_kwargs={"hidden": sp.graph_hidden, "rounds": sp.graph_rounds},
+        seed=scfg.seed,
+        device=device,
+        verbose=0,
+    )
+
+
+def _snapshot(cfg: TrainConfig, envs: int, per_update: int, path: Path) -> str:
+    """A MaskablePPO file of a fresh network of ``cfg``'s sizes (the sb3 path's self-play opponent)."""
+    from .sb3 import build_vec_env
+
+    scfg = _sb3_config(cfg, envs, "random", per_update)
+    venv = build_vec_env(scfg)
+    try:
+        _sb3_model(scfg, venv, "cpu").save(path)
+    finally:
+        venv.close()
+    return str(path)
+
+
 def benchmark(
     cfg: TrainConfig, updates: int = 2, repeats: int = 3, sb3_envs: int = 16, sb3_opponent: str = "random"
 ) -> BenchResult:
@@ -96,11 +140,9 @@ def benchmark(
         ConfigError: a config the device trainer refuses, or ``sb3_envs`` not dividing its decisions per update.
     """
     import torch
-    from sb3_contrib import MaskablePPO
 
     from .device_ppo import DevicePPO
     from .device_train import build_env, build_network, ppo_settings, resolve_device
-    from .graph_policy import GraphPolicy
     from .sb3 import build_vec_env
 
     if cfg.trainer != "device":
@@ -117,27 +159,13 @@ def benchmark(
     ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1, seating=seating)
     ppo.learn_once()  # warm-up: allocations, first call of each op; and the learner's decisions per rollout
     per_update = ppo.num_timesteps
+    tmp = tempfile.TemporaryDirectory(prefix="risk_env_bench_")
+    sb3_label = sb3_opponent
+    if sb3_opponent == SELF:  # the sb3 path's self-play: a frozen MaskablePPO snapshot of the same network
+        sb3_opponent = _snapshot(cfg, sb3_envs, per_update, Path(tmp.name) / "snapshot.zip")
     scfg = _sb3_config(cfg, sb3_envs, sb3_opponent, per_update)
     venv = build_vec_env(scfg)
-    sp = scfg.ppo
-    model = MaskablePPO(
-        GraphPolicy,
-        venv,
-        learning_rate=sp.learning_rate,
-        n_steps=sp.n_steps,
-        batch_size=sp.batch_size,
-        n_epochs=sp.n_epochs,
-        gamma=sp.gamma,
-        gae_lambda=sp.gae_lambda,
-        clip_range=sp.clip_range,
-        ent_coef=sp.ent_coef,
-        vf_coef=sp.vf_coef,
-        max_grad_norm=sp.max_grad_norm,
-        policy_kwargs={"hidden": sp.graph_hidden, "rounds": sp.graph_rounds},
-        seed=cfg.seed,
-        device=device,
-        verbose=0,
-    )
+    model = _sb3_model(scfg, venv, device)
 
     def run_device() -> float:
         t = time.perf_counter()
@@ -163,6 +191,7 @@ def benchmark(
             sb3_w.append(run_sb3())
     finally:
         venv.close()
+        tmp.cleanup()
         torch.set_num_threads(before)
     d, s = statistics.median(dev_w), statistics.median(sb3_w)
     opp = cfg.opponents.baselines
@@ -183,7 +212,8 @@ def benchmark(
             "precision": p.precision,
             "device_desc": f"{cfg.env.n_envs} slots x {cfg.ppo.n_steps} calls on {device}, "
             + ("self-play" if opp == [SELF] else "vs " + "/".join(opp)),
-            "sb3_desc": f"{sb3_envs} envs x {scfg.ppo.n_steps} steps, vs " + "/".join(scfg.opponents.baselines),
+            "sb3_desc": f"{sb3_envs} envs x {scfg.ppo.n_steps} steps, vs "
+            + ("a frozen snapshot (self-play)" if sb3_label == SELF and opp == [SELF] else "/".join(scfg.opponents.baselines)),
             "players": cfg.rules_config.num_players,
         },
     )
@@ -196,18 +226,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Learner decisions per second of the on-device trainer and the SB3 reference path, "
         "same network and PPO settings, alternating windows (see docs/training.md).",
     )
-    ap.add_argument("--config", "-c", default=None, help="training config (path or shipped name; default: the shipped default)")
+    ap.add_argument(
+        "--config", "-c", default="device", help="training config (path or shipped name; default: device, the on-device recipe)"
+    )
     ap.add_argument("--set", "-s", action="append", default=[], metavar="KEY=VALUE", help="override a config key (repeatable)")
     ap.add_argument("--updates", type=int, default=2, help="rollouts + updates per timed window (default 2)")
     ap.add_argument("--repeats", type=int, default=3, help="windows per trainer; the median is reported (default 3)")
     ap.add_argument("--sb3-envs", type=int, default=16, help="single-agent envs of the sb3 path (default 16)")
     ap.add_argument(
-        "--sb3-opponent", default="random", help="the sb3 path's opponent where the device trainer plays itself (default random)"
+        "--sb3-opponent",
+        default="random",
+        help="the sb3 path's opponent where the device trainer plays itself: random (default), self (a frozen snapshot "
+        "of the same network), or an agent spec",
     )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     try:
-        cfg = load_config(args.config or "default", args.set)
+        cfg = load_config(args.config, args.set)
         res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
 from .run import Run, TrainResult, evaluate_model, latest_checkpoint
@@ -355,8 +356,12 @@ def train(
         quiet: print nothing (the log still goes to ``<run>/train.log``).
 
     Raises:
-        ConfigError: bad config, device or resume path; MissingExtraError: the ``train`` extra is missing.
+        ConfigError: bad config, device or resume path.
+        MissingExtraError: a package of the ``train`` extra that this trainer needs (torch, TorchRL,
+            tensordict) is missing; raised before anything is written.
     """
+    for module in ("torch", "tensordict", "torchrl"):
+        require(module, "train", "training")
     import torch
 
     from .device_ppo import DevicePPO

@@ -2,7 +2,8 @@
 
 Command line (``risk-env train``; ``scripts/train.py`` is the same command)::
 
-    risk-env train                                   # the default config (2 players, ~10 min on 2 CPU cores)
+    risk-env train                                   # the default config (this trainer, warm start + kickstarting, 2 players)
+    risk-env train --config device                   # the on-device trainer's recipe (risk_env.train.device_train)
     risk-env train --config configs/train/4p.yaml    # or a name: --config 4p
     risk-env train --config long --set ppo.learning_rate=1e-4 --set total_timesteps=20e6
     risk-env train --resume runs/default             # continue from the newest checkpoint
@@ -206,14 +207,8 @@ def train(
         ConfigError: bad config or resume path; MissingExtraError: the ``train`` extra is missing.
     """
     if cfg.trainer == "device":
-        try:
-            from .device_train import train as train_on_device
-        except ImportError as e:
-            raise MissingExtraError(
-                f"trainer 'device' needs {(e.name or 'torchrl').split('.')[0]} (extra 'train'): pip install 'risk_env[train]'",
-                extra="train",
-                module=e.name,
-            ) from None
+        from .device_train import train as train_on_device  # checks its own packages before it starts
+
         return train_on_device(cfg, resume=resume, progress=progress, quiet=quiet)
     try:
         import torch

@@ -70,7 +70,7 @@ from ..rules.missions import DESTROY_FIRST, MISSIONS, TWENTY_FOUR
 from ..rules.moves import MoveKind
 from . import dice, masks, observe, outcome
 from .dice import Draws
-from .masks import bonus_options, pick_cards, pick_stars, take
+from .masks import bonus_options, pick_cards, pick_stars, take, take_many
 from .observe import GraphTables
 from .state import (
     ATTACK,
@@ -436,8 +436,9 @@ class VectorGame:
         s.turn = s.turn + m.long()
         s.phase = torch.where(m, REINFORCE, s.phase)
         rows = self.rows_of(m)  # the few games starting a turn (every game with static)
-        income = self._income(s.owner[rows], s.player[rows])
-        s.to_place = s.to_place.index_copy(0, rows, torch.where(m[rows], income, s.to_place[rows]))
+        p_rows = s.player[rows]
+        income = self._income(s.owner[rows], p_rows)
+        s.to_place = torch.where(m, income, s.to_place) if self.static else s.to_place.index_copy(0, rows, income)
         keep = ~m
         for name in ("bonus_used", "conquered", "resume_attack", "trade_down", "reroll_used", "six_used"):
             setattr(s, name, getattr(s, name) & keep)
@@ -445,8 +446,8 @@ class VectorGame:
         s.att_dst = torch.where(m, -1, s.att_dst)
         s.att_dice = torch.where(m, 0, s.att_dice)
         if self.trades_sets:  # a forced trade at 5+ cards
-            held = (s.card_loc[rows] == s.player[rows, None]).sum(1) >= 5
-            s.forced = s.forced.index_copy(0, rows, torch.where(m[rows], held, s.forced[rows]))
+            held = (s.card_loc[rows] == p_rows[:, None]).sum(1) >= 5
+            s.forced = torch.where(m, held, s.forced) if self.static else s.forced.index_copy(0, rows, held)
         else:
             s.forced = s.forced & keep
         if s.received is not None:
@@ -659,7 +660,12 @@ class VectorGame:
         zeros_b = torch.zeros(B, dtype=torch.bool, device=dev)
         comp = (a - A.trade).clamp(0, A.width("trade") - 1) if A.trade >= 0 else torch.zeros_like(a)
         no_src = ss < 0
-        src_a = take(s.armies, ss)
+        # the battle's pair: the selected one, else the last battle's (docs/rules.md §4.2); armies
+        # are read once for the step (they change only at its end): the selected source, the
+        # pair, and the last battle's pair (an occupation's)
+        r_src = torch.where(no_src, s.att_src, ss).clamp(min=0)
+        r_dst = torch.where(no_src, s.att_dst, sd).clamp(min=0)
+        src_a, A_, D_, occ_src_a, occ_lo = take_many(s.armies, ss, r_src, r_dst, s.att_src, s.att_dst)
         # ---- what the id means here: the sub-step protocol's table (risk_env.envs.layout.PROTOCOL),
         # row = the decision (phase, pending selection), column = the id's block
         kind = (ss >= 0).long() + (sd >= 0).long() + 3 * (st >= 0).long()
@@ -760,10 +766,6 @@ class VectorGame:
             s.phase = torch.where(m_endatt, FORTIFY, s.phase)
 
         # ---- battles (docs/rules.md §4.2, §8)
-        r_src = torch.where(~no_src, ss, s.att_src).clamp(min=0)
-        r_dst = torch.where(~no_src, sd, s.att_dst).clamp(min=0)
-        A_ = take(s.armies, r_src)
-        D_ = take(s.armies, r_dst)
         if self.dice_rules:  # a new battle, and every blitz, brings the re-roll back (§8)
             new_battle = m_attack & ((r_src != s.att_src) | (r_dst != s.att_dst))
             s.reroll_used = s.reroll_used & ~(new_battle | m_blitz)
@@ -853,8 +855,7 @@ class VectorGame:
         i2 = torch.where(resolved, r_dst, i2)
         d2 = torch.where(resolved, -def_loss + mv, d2)
         # occupy (§4.2)
-        occ_lo = take(s.armies, s.att_dst)
-        occ_hi = occ_lo + take(s.armies, s.att_src) - 1
+        occ_hi = occ_lo + occ_src_a - 1  # (an occupying game's pair is unchanged above)
         extra = _amount(lvl, occ_lo, occ_hi, K) - occ_lo
         i1 = torch.where(m_occ, s.att_src.clamp(min=0), i1)
         d1 = torch.where(m_occ, -extra, d1)
@@ -875,8 +876,8 @@ class VectorGame:
         # owners: claims and conquests
         new_own = m_claim | conq
         own_t = torch.where(m_claim, at, r_dst)
-        loser = take(s.owner, r_dst)
-        s.owner = s.owner.scatter(1, own_t[:, None], torch.where(new_own, p, take(s.owner, own_t))[:, None])
+        loser, own_now = take_many(s.owner, r_dst, own_t)
+        s.owner = s.owner.scatter(1, own_t[:, None], torch.where(new_own, p, own_now)[:, None])
 
         # conquest: elimination, cards, the win (docs/rules.md §4.2, §4.5, §7)
         by_player = conq if self.allied < 0 else conq & (p != self.allied)

@@ -96,21 +96,13 @@ def _sb3_model(scfg: TrainConfig, venv: Any, device: Any) -> Any:
     from sb3_contrib import MaskablePPO
 
     from .graph_policy import GraphPolicy
+    from .sb3 import ppo_hyperparameters
 
     sp = scfg.ppo
     return MaskablePPO(
         GraphPolicy,
         venv,
-        learning_rate=sp.learning_rate,
-        n_steps=sp.n_steps,
-        batch_size=sp.batch_size,
-        n_epochs=sp.n_epochs,
-        gamma=sp.gamma,
-        gae_lambda=sp.gae_lambda,
-        clip_range=sp.clip_range,
-        ent_coef=sp.ent_coef,
-        vf_coef=sp.vf_coef,
-        max_grad_norm=sp.max_grad_norm,
+        **ppo_hyperparameters(sp),
         policy_kwargs={"hidden": sp.graph_hidden, "rounds": sp.graph_rounds},
         seed=scfg.seed,
         device=device,

@@ -95,7 +95,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MissingExtraError
-from .config import CONFIG_DIR, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
+from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
     Run,
     TrainResult,
@@ -109,6 +109,7 @@ from .run import (
 )
 
 __all__ = [
+    "ppo_hyperparameters",
     "TrainConfig",
     "TrainResult",
     "train",
@@ -145,6 +146,25 @@ def _make_env(
     cfg = rules_from(rules)
     env = RiskSingleAgentEnv(num_players=cfg.num_players, rules=cfg, opponents=pool, **env_kwargs)
     return Monitor(TrainingEnvWrapper(env, teacher=teacher, seed=teacher_seed))
+
+
+def ppo_hyperparameters(p: PPOSection) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments for the PPO settings of a config's ``ppo`` section
+    (learning rate, rollout length, minibatch size, epochs, discount, GAE lambda, clip range,
+    entropy and value coefficients, gradient-norm clip): the one place they are mapped, for the
+    training run and the benchmark alike."""
+    return {
+        "learning_rate": p.learning_rate,
+        "n_steps": p.n_steps,
+        "batch_size": p.batch_size,
+        "n_epochs": p.n_epochs,
+        "gamma": p.gamma,
+        "gae_lambda": p.gae_lambda,
+        "clip_range": p.clip_range,
+        "ent_coef": p.ent_coef,
+        "vf_coef": p.vf_coef,
+        "max_grad_norm": p.max_grad_norm,
+    }
 
 
 def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
@@ -293,16 +313,7 @@ def train(
         model = (KickstartPPO if ks.enabled else MaskablePPO)(
             policy,
             venv,
-            learning_rate=p.learning_rate,
-            n_steps=p.n_steps,
-            batch_size=p.batch_size,
-            n_epochs=p.n_epochs,
-            gamma=p.gamma,
-            gae_lambda=p.gae_lambda,
-            clip_range=p.clip_range,
-            ent_coef=p.ent_coef,
-            vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm,
+            **ppo_hyperparameters(p),
             policy_kwargs=policy_kwargs,
             tensorboard_log=str(run_dir / "tb"),
             seed=cfg.seed,

@@ -87,6 +87,7 @@ from ..errors import ConfigError
 from ..rules.config import RulesConfig, preset_player_count, resolve_rules
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
+from .progress import progress_bar
 from .stats import EntrantStats, EvaluatedGame, EvaluationResult, round_robin_table, summarize, wilson_interval
 from .workers import worker_context
 
@@ -240,27 +241,6 @@ def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
         raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {e.strerror or e}") from None
 
 
-class _NoBar:
-    """Stands in for a tqdm bar when tqdm is not installed (or no bar is wanted)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress_bar(total: int, progress: bool) -> Any:
-    """A tqdm bar over ``total`` games; none (silently) without tqdm, which is optional here."""
-    if not progress:
-        return _NoBar()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, desc="games", unit="game", leave=False)
-
-
 def _check_seat_count(rules: Any, n: int) -> None:
     """Refuse rules made for another player count than the ``n`` agents given (one per seat), in those terms.
 
@@ -384,7 +364,7 @@ def evaluate(
     workers = min(workers, len(chunks))
     t0 = time.perf_counter()
     records: list[EvaluatedGame] = []
-    bar = _progress_bar(num_games, progress)
+    bar = progress_bar(num_games, progress)
     try:
         if workers == 1:
             _WORKER.clear()

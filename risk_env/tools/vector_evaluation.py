@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import ConfigError, RiskError
 from ..rules.config import RulesConfig
+from .progress import progress_bar
 from .stats import EvaluatedGame, EvaluationResult, summarize
 
 __all__ = ["BATCHED_SPECS", "batched_policy", "evaluate_batched"]
@@ -157,7 +158,7 @@ def evaluate_batched(
             labels.append(name)
     labels = list(labels)
     spec_texts = [sp if isinstance(sp, str) else os.fspath(sp) if isinstance(sp, os.PathLike) else repr(sp) for sp in specs]
-    bar = _bar(num_games, progress)
+    bar = progress_bar(num_games, progress, "games (vector)")
     t0 = time.perf_counter()
     records: list[EvaluatedGame] = []
     play = _Lockstep(game, policies, B, num_games, max_turn_steps)
@@ -384,21 +385,3 @@ def _record(r: dict[str, Any], labels: Sequence[str], n: int, seed: int) -> Eval
         territories={seats[i]: int(r["territories"][i]) for i in range(n)},
         seconds=r["seconds"],
     )
-
-
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, progress: bool) -> Any:
-    if not progress:
-        return _NoBar()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, desc="games (vector)", unit="game", leave=False)

@@ -132,14 +132,45 @@ def test_capitals_and_the_winner() -> None:
     game = make_game(3, map="small", capitals=True)
     s = build(game, owners={"Ash": 0, "Dune": 2}, player=0, phase=Phase.REINFORCE, to_place=3)
     el = _parse(board_svg(game, s))
-    for p in range(3):
-        star = el[f"cap{p}"]
-        assert star.get("display") == "inline" and _text(star) == "★" and star.get("fill") == PLAYER_COLORS[p]
-        x = float(star.get("x", "nan"))
-        assert x == pytest.approx(map_geometry(game.map).xy[s.capitals[p], 0], abs=0.06)
+    capital_of = {int(t): p for p, t in enumerate(s.capitals)}
+    for t in range(game.T):  # a star on each capital, in its seat's colour, and on no other territory
+        star = el[f"mark{t}"]
+        if t in capital_of:
+            assert star.get("display") == "inline" and _text(star) == "★"
+            assert star.get("fill") == PLAYER_COLORS[capital_of[t]]
+            assert float(star.get("x", "nan")) == pytest.approx(map_geometry(game.map).xy[t, 0], abs=0.06)
+        else:
+            assert star.get("display") == "none"
     s.phase, s.winner = Phase.GAME_OVER, 1
     el = _parse(board_svg(game, s))
     assert _text(el["title"]) == "player_1 wins" and _text(el["row1-name"]) == "player_1 won"
+    assert not any(re.fullmatch(r"mark\d+", k) for k in _parse(board_svg(make_game(3, map="small"), s)))  # no marks
+
+
+def test_pictures_draw_the_variants_territory_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both pictures show what the variants' ``territory_marks`` hook marks (as the text boards do), not a
+    reading of the capitals themselves."""
+    from risk_env.records.draw import BoardRenderer
+    from risk_env.records.picture import describe
+    from risk_env.rules.capitals import Capitals
+
+    game0 = make_game(3, map="small", capitals=True)
+    cedar, dune = tid(game0, "Cedar"), tid(game0, "Dune")
+    monkeypatch.setattr(Capitals, "territory_marks", lambda self, s: {cedar: ("seat {}", "x", 1), dune: ("seat {}", "y", 2)})
+    game = make_game(3, map="small", capitals=True)
+    s = build(game, owners={"Ash": 0, "Dune": 2}, player=0, phase=Phase.REINFORCE, to_place=3)
+    assert describe(game, s).marks == tuple(sorted([(cedar, 1), (dune, 2)]))
+    el = _parse(board_svg(game, s))
+    shown = {t: el[f"mark{t}"].get("fill") for t in range(game.T) if el[f"mark{t}"].get("display") == "inline"}
+    assert shown == {cedar: PLAYER_COLORS[1], dune: PLAYER_COLORS[2]}
+    colors = pytest.importorskip("matplotlib.colors")
+    r = BoardRenderer(game)
+    try:
+        r.draw(s)
+        drawn = {t: colors.to_hex(star.get_color()) for t, star in enumerate(r.territory_stars) if star.get_visible()}
+        assert drawn == {cedar: PLAYER_COLORS[1], dune: PLAYER_COLORS[2]}
+    finally:
+        r.close()
 
 
 def test_outlines_follow_the_layout_pixels() -> None:

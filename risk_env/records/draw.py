@@ -178,23 +178,24 @@ class BoardRenderer:
         )
         self.arrow_label.set_visible(False)
         self._rings: set[int] = set()
-        self.capital_marks: list[Any] = []
-        if self.game.config.capitals:  # a star above each capital (docs/rules.md §8), shown once chosen
+        # a star above each territory a variant marks (a capital, docs/rules.md §8): one per territory, shown
+        # in the marking seat's colour while the variant marks it (Picture.marks)
+        self.territory_stars: list[Any] = []
+        if self.game.hooks["territory_marks"]:
             r = self.layer.marker_r
-            for p in range(self.game.num_players):
-                mark = self.ax.text(
-                    0,
-                    0,
+            for t in range(self.game.T):
+                x, y = self.map.xy[t]
+                star = self.ax.text(
+                    x,
+                    y - r,
                     "\u2605",
                     ha="center",
                     va="bottom",
                     fontsize=14,
-                    color=self.colors[p],
                     path_effects=[pe.withStroke(linewidth=1.5, foreground="white")],
                 )
-                mark.set_visible(False)
-                mark._risk_dy = r  # type: ignore[attr-defined]
-                self.capital_marks.append(self._add(mark))
+                star.set_visible(False)
+                self.territory_stars.append(self._add(star))
 
     def _build_panel(self) -> None:
         from matplotlib.patches import Rectangle
@@ -274,13 +275,12 @@ class BoardRenderer:
         self.arrow_label.set_visible(bool(label))
 
     def _highlight(self, pic: Picture) -> None:
-        shown = dict(pic.capitals)
-        for p, mark in enumerate(self.capital_marks):
-            t = shown.get(p, -1)
-            mark.set_visible(t >= 0)
-            if t >= 0:
-                x, y = self.map.xy[t]
-                mark.set_position((x, y - mark._risk_dy))
+        marked = dict(pic.marks)
+        for t, star in enumerate(self.territory_stars):
+            seat = marked.get(t, -1)
+            star.set_visible(seat >= 0)
+            if seat >= 0:
+                star.set_color(self.colors[seat])
         for arr in self.arrows:
             arr.set_visible(False)
         self.arrow_label.set_visible(False)

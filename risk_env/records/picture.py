@@ -3,9 +3,10 @@
 :func:`describe` reads a position and returns a :class:`Picture`: each
 territory's colour and army count, the highlight of the last move (an arrow
 or a ring) or of the pending battle, the codec's pending selection, the
-capitals, and the side panel's texts (turn and phase, who acts, each
-player's territories, armies and cards, who holds each continent, the last
-move and roll, the moves before it). The raster picture
+territories a variant marks (a capital, docs/rules.md §8), and the side
+panel's texts (turn and phase, who acts, each player's territories, armies
+and cards, who holds each continent, the last move and roll, the moves
+before it). The raster picture
 (:mod:`risk_env.records.draw`) and the SVG picture
 (:mod:`risk_env.records.svg`) both draw a :class:`Picture`, so they show the
 same things. Only public information is shown: card counts, never cards, and
@@ -28,7 +29,7 @@ from ..envs.codec import Selection
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
-from .ansi import owner_label
+from .ansi import owner_label, territory_marks
 from .layout import ATTACK_COLOR, MOVE_COLOR, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
 
 __all__ = ["Arrow", "PlayerRow", "Picture", "describe", "seat_colors", "seat_labels", "parse_last_move"]
@@ -79,7 +80,9 @@ class Picture:
         armies: per territory, its armies.
         arrow: the highlighted arrow, or None; ring: a territory ringed in :data:`SELECT_COLOR`, or -1.
         selected: territories of the codec's pending selection (a source, or a source and a target).
-        capitals: ``(seat, territory)`` of each chosen capital.
+        marks: ``(territory, seat)`` of each territory a variant marks, from the variants'
+            :meth:`~risk_env.rules.variant.Variant.territory_marks` (a chosen capital, docs/rules.md §8),
+            drawn as a star in the seat's colour; sorted by territory.
         title, subtitle: the panel's heading (turn and phase; who acts and what is left to do).
         rows: a :class:`PlayerRow` per seat (the 2-player neutral or the allied army last).
         holders: per continent, the seat that holds all of it, or -1.
@@ -94,7 +97,7 @@ class Picture:
     arrow: Arrow | None
     ring: int
     selected: tuple[int, ...]
-    capitals: tuple[tuple[int, int], ...]
+    marks: tuple[tuple[int, int], ...]
     title: str
     subtitle: str
     rows: tuple[PlayerRow, ...]
@@ -236,7 +239,7 @@ def describe(
         k = s.last_roll.index(0)
         att, dfd = " ".join(map(str, s.last_roll[:k])), " ".join(map(str, s.last_roll[k + 1 :]))
         roll = f"attacker {att}  ·  defender {dfd}"
-    capitals = tuple((p, int(t)) for p, t in enumerate(s.capitals) if t >= 0)
+    marks = tuple(sorted((int(t), seat) for t, (_, _, seat) in territory_marks(game, s).items()))
     title, subtitle = _headline(game, s, names)
     return Picture(
         owner=owner,
@@ -245,7 +248,7 @@ def describe(
         arrow=arrow,
         ring=ring,
         selected=selected,
-        capitals=capitals,
+        marks=marks,
         title=title,
         subtitle=subtitle,
         rows=tuple(rows),

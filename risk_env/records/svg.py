@@ -6,8 +6,8 @@ coasts, sea lanes, names and markers) and shows the same things
 (:func:`risk_env.records.picture.describe`): each territory in its owner's
 colour with its army count, the last move or the pending battle (an arrow
 with its dice, a ring for a placement), the codec's pending selection (a ring
-on a chosen source, a dashed arrow to a chosen target), the capitals, and a
-side panel with each player's territories, armies and cards, who holds each
+on a chosen source, a dashed arrow to a chosen target), a star on each
+territory a variant marks (a capital), and a side panel with each player's territories, armies and cards, who holds each
 continent, the last move and the last roll.
 
 >>> from risk_env import Game
@@ -144,7 +144,8 @@ class BoardSvg:
 
         Keys: ``owner``, ``armies`` (per territory; its colours come from :meth:`palette` by owner, an unclaimed
         territory shows no number), ``rings`` (territories ringed), ``arrow``
-        (None or ``{"d", "head", "color", "dash", "label", "lx", "ly"}``), ``capitals`` (per seat: territory or -1),
+        (None or ``{"d", "head", "color", "dash", "label", "lx", "ly"}``), ``marks`` (per territory: the seat whose
+        star marks it, a capital (docs/rules.md §8), or -1),
         and with the panel ``title``, ``subtitle``, ``rows`` (per seat: ``name``, ``territories``, ``armies``,
         ``cards``, ``turn``, ``bold``, ``out``), ``holders`` (per continent: colour or None), ``last`` (lines),
         ``roll``, ``recent`` (newest first), ``foot``.
@@ -183,16 +184,15 @@ class BoardSvg:
                 "lx": round(lx, 1),
                 "ly": round(ly, 1),
             }
-        capitals = [-1] * self.game.num_players
-        for seat, t in pic.capitals:
-            if seat < len(capitals):
-                capitals[seat] = t
+        marks = [-1] * self.game.T
+        for t, seat in pic.marks:
+            marks[t] = seat
         out: dict[str, Any] = {
             "owner": list(pic.owner),
             "armies": list(pic.armies),
             "rings": rings,
             "arrow": arrow,
-            "capitals": capitals,
+            "marks": marks,
         }
         if self.panel:
             n = self._layout.recent_lines
@@ -396,14 +396,13 @@ class BoardSvg:
             f'font-weight="bold" text-anchor="middle" dominant-baseline="central" {_HALO.format(w=3.5)}>{label}</text>'
         )
         out.append("</g>")
-        out.append(f'<g id="capitals" font-size="{_n(14 * PX_PER_PT)}" text-anchor="middle" {_HALO.format(w=2)}>')
-        for p, t in enumerate(f["capitals"]):
-            x, y = g.xy[max(t, 0)]
-            shown = "inline" if t >= 0 else "none"
-            out.append(
-                f'<text id="cap{p}" x="{_n(x)}" y="{_n(y - r - 1)}" fill="{self.colors[p]}" display="{shown}">\u2605</text>'
-            )
-        out.append("</g>")
+        if self.game.hooks["territory_marks"]:  # a star per territory, shown while a variant marks it (Picture.marks)
+            out.append(f'<g id="marks" font-size="{_n(14 * PX_PER_PT)}" text-anchor="middle" {_HALO.format(w=2)}>')
+            for t, seat in enumerate(f["marks"]):
+                x, y = g.xy[t]
+                shown, fill = ("inline", pal["marker"][seat + 1]) if seat >= 0 else ("none", pal["marker"][0])
+                out.append(f'<text id="mark{t}" x="{_n(x)}" y="{_n(y - r - 1)}" fill="{fill}" display="{shown}">\u2605</text>')
+            out.append("</g>")
         return "\n".join(out)
 
     # ------------------------------------------------------------------ the panel

@@ -51,14 +51,9 @@
       set(label, { x: a.lx, y: a.ly, fill: a.color });
       text(label, a.label);
     }
-    f.capitals.forEach(function (t, p) {
-      const star = byId(svg, "cap" + p);
-      if (!star) return;
-      set(star, { display: t >= 0 ? "inline" : "none" });
-      if (t >= 0) {
-        const m = byId(svg, "m" + t);
-        set(star, { x: m.getAttribute("cx"), y: Number(m.getAttribute("cy")) - Number(m.getAttribute("r")) - 1.7 });
-      }
+    f.marks.forEach(function (seat, t) {
+      // a star on each territory a variant marks (a capital), in the marking seat's colour
+      set(byId(svg, "mark" + t), seat >= 0 ? { display: "inline", fill: pal.marker[seat + 1] } : { display: "none" });
     });
     if (f.title === undefined) return; // no panel
     text(byId(svg, "title"), f.title);

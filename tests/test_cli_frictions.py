@@ -1,4 +1,4 @@
-"""Frictions new users met in the command line (issue 21), each with its small input: one meaning
+"""Frictions new users met in the command line, each with its small input: one meaning
 per short option, agent lists that name the shipped agents, advice in the terms the user used,
 play's screens (distinct seat labels, card symbols, help and the full board within 120x40),
 and what ``replay --strip`` draws."""

@@ -29,7 +29,7 @@ from typing import Any
 from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import Run, TrainResult, evaluate_model, latest_checkpoint
+from .run import Run, TrainResult, latest_checkpoint
 
 __all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
 
@@ -554,22 +554,7 @@ def train(
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
     result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early)
-    ev = cfg.eval
-    if ev.final_games > 0 and ev.opponents:
-        t0 = time.monotonic()
-        result.final_eval = evaluate_model(
-            model_path,
-            ev.opponents,
-            ev.final_games,
-            cfg.eval_rules_config,
-            ev.seed,
-            ev.workers,
-            out_dir=run_dir / "final_eval",
-            backend=ev.backend,
-        )
-        for s in result.final_eval.values():
-            run.log(f"final: {s.line()}")
-        run.log(f"final evaluation took {time.monotonic() - t0:.0f} s")
+    result.final_eval = run.final_eval(model_path)
     result.seconds = time.monotonic() - t_start
     summary = {
         "name": cfg.name,

@@ -291,6 +291,29 @@ class Run:
         self.log(f"checkpoint {path}")
         return path
 
+    def final_eval(self, model_path: Path) -> dict[str, EvalSummary]:
+        """The run's final evaluation of its saved model (``eval.final_games`` games against each of
+        ``eval.opponents``, on the evaluation rules, ``eval.seed``), each result logged and its games written
+        under ``<run dir>/final_eval``. Empty when ``eval.final_games`` is 0 or no opponent is given."""
+        ev = self.cfg.eval
+        if ev.final_games <= 0 or not ev.opponents:
+            return {}
+        t0 = time.monotonic()
+        res = evaluate_model(
+            model_path,
+            ev.opponents,
+            ev.final_games,
+            self.cfg.eval_rules_config,
+            ev.seed,
+            ev.workers,
+            out_dir=self.dir / "final_eval",
+            backend=ev.backend,
+        )
+        for s in res.values():
+            self.log(f"final: {s.line()}")
+        self.log(f"final evaluation took {time.monotonic() - t0:.0f} s")
+        return res
+
     def periodic_eval(self, model: Any, t: int) -> None:
         path = self.dir / f"eval_model{self.suffix}"
         model.save(path)

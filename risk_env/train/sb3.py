@@ -365,22 +365,7 @@ def train(
     venv.close()
     run.log(f"trained {model.num_timesteps} steps in {learn_s / 60:.1f} min; saved {model_path}")
     result = TrainResult(run_dir, model_path, int(model.num_timesteps), learn_s, run.stopped_early)
-    ev = cfg.eval
-    if ev.final_games > 0 and ev.opponents:
-        t0 = time.monotonic()
-        result.final_eval = evaluate_model(
-            model_path,
-            ev.opponents,
-            ev.final_games,
-            cfg.eval_rules_config,
-            ev.seed,
-            ev.workers,
-            out_dir=run_dir / "final_eval",
-            backend=ev.backend,
-        )
-        for s in result.final_eval.values():
-            run.log(f"final: {s.line()}")
-        run.log(f"final evaluation took {time.monotonic() - t0:.0f} s")
+    result.final_eval = run.final_eval(model_path)
     result.seconds = time.monotonic() - t_start
     summary = {
         "name": cfg.name,

@@ -98,7 +98,9 @@ class MaskablePPOAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if seed is not None and not self.deterministic:
-            self.model.set_random_seed(int(seed))
+            # SB3 seeds numpy's legacy generator, which takes 0..2**32-1; a game's seed may be any size (fresh ones
+            # are 63-bit, and the agents get seed * 1000 + seat)
+            self.model.set_random_seed(int(seed) % 2**32)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)

@@ -64,7 +64,8 @@ class ConfigError(RiskError):
 
 
 class StateError(RiskError):
-    """A serialized state that is inconsistent with the rules or the map."""
+    """A serialized state that is inconsistent with the rules or the map, or a request that the game's
+    state does not allow now (a game's record asked for while the game is on)."""
 
 
 class ResetNeededError(RiskError, AssertionError):

@@ -463,3 +463,26 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     obs, *_, info = env.last()
     with pytest.raises(ConfigError, match="scores 28 action ids besides the 42 territories; the env has 35"):
         load_agent("ppo-2p").act(obs, info)
+
+
+def test_a_sampling_policy_agent_takes_a_seed_of_any_size() -> None:
+    """A game's seed may be any size (a fresh one is 63-bit; the agents get seed * 1000 + seat): a MaskablePPO agent
+    that samples its actions seeds SB3 with it folded into the range numpy's legacy generator takes."""
+    gymnasium = pytest.importorskip("gymnasium")
+    from risk_env.agents.policy import MaskablePPOAgent
+
+    class Model:
+        observation_space = gymnasium.spaces.Box(0.0, 1.0, (4,))
+
+        def __init__(self) -> None:
+            self.seeds: list[int] = []
+
+        def set_random_seed(self, seed: int) -> None:
+            np.random.seed(seed)  # what SB3's set_random_seed does first: it refuses seeds of 2**32 and more
+            self.seeds.append(seed)
+
+    model = Model()
+    agent = MaskablePPOAgent(model, deterministic=False)
+    agent.reset((2**63 - 1) * 1000 + 1)
+    agent.reset(7)
+    assert model.seeds == [((2**63 - 1) * 1000 + 1) % 2**32, 7]

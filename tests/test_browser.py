@@ -24,7 +24,7 @@ from risk_env.records.html import write_replay_page
 from risk_env.records.record import GameRecord, replay
 from risk_env.records.svg import BoardSvg
 from risk_env.rules.config import resolve_rules
-from risk_env.web.session import GameSession
+from risk_env.web.session import RECORD_WHEN_OVER, GameSession
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -251,6 +251,24 @@ def _choose(driver: Any, rng: np.random.Generator, plan: str) -> Any:
     return marker(markers[0][0]) if markers else button(0)
 
 
+def record_link(driver: Any) -> str | None:
+    """Where the page's "Download record" points (None: nowhere, the control is off)."""
+    from selenium.webdriver.common.by import By
+
+    link = driver.find_element(By.ID, "download")
+    href = link.get_attribute("href")
+    assert (href is None) == (link.get_attribute("aria-disabled") == "true")
+    return href
+
+
+def fetch_status(driver: Any, path: str) -> list[Any]:
+    """``[status, JSON body]`` of a GET of ``path`` from the page."""
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];fetch(arguments[0]).then(r => r.json().then(b => done([r.status, b])));",
+        path,
+    )
+
+
 def play_in_browser(driver: Any, url: str, session: GameSession, plan: str, seed: int, check_every: int = 1) -> int:
     """Play the person's seat through clicks until the game ends; returns the number of clicks. After every
     ``check_every`` clicks the board on the page must show the engine's position."""
@@ -260,6 +278,7 @@ def play_in_browser(driver: Any, url: str, session: GameSession, plan: str, seed
     driver.get(url)
     wait_for(lambda: _ready(driver), 60, "the page to load the game")
     Select(driver.find_element(By.ID, "pace")).select_by_value("0")
+    assert record_link(driver) is None  # the record holds the seed, hence every card and die: not while the game is on
     rng = np.random.default_rng(seed)
     clicks = 0
     while driver.find_element(By.TAG_NAME, "body").get_attribute("data-over") != "true":
@@ -291,6 +310,9 @@ def test_a_whole_game_played_through_clicks(browser: Any, served: Any, tmp_path:
     assert browser.find_element(By.ID, "saved").text == f"record saved to {path}"
     rec = GameRecord.load(path)  # the game's record, replayable: every move and action id
     assert rec.final_state() == session.state
+    assert record_link(browser) == url + "api/record"  # the game is over: its record, with its seed, is the person's
+    status, body = fetch_status(browser, "/api/record")
+    assert status == 200 and GameRecord.from_dict(body) == rec and body["seed"] == 21
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert len(log) == len(rec.moves) and log[-1].find_element(By.CLASS_NAME, "text").text == rec.moves[-1]
     dice = browser.find_elements(By.CSS_SELECTOR, "#dice .die")
@@ -299,9 +321,13 @@ def test_a_whole_game_played_through_clicks(browser: Any, served: Any, tmp_path:
     browser.find_element(By.ID, "new-game").click()
     wait_for(lambda: _ready(browser) and browser.find_element(By.TAG_NAME, "body").get_attribute("data-over") == "false")
     with session.lock:
-        assert session.seed == 22 and board_seen(browser) == board_expected(session.board, session.state)
+        assert session.seed not in (21, 22) and board_seen(browser) == board_expected(session.board, session.state)
         assert len(browser.find_elements(By.CSS_SELECTOR, "#log li")) == len(session.history)
     assert console_errors(browser) == []
+    assert record_link(browser) is None  # the new game's seed is fresh, and kept from the person
+    status, body = fetch_status(browser, "/api/record")
+    assert status == 409 and body == {"detail": RECORD_WHEN_OVER}
+    assert [m for m in console_errors(browser) if "409" not in m] == []  # the refused fetch is the one error logged
 
 
 def test_the_page_shows_the_pending_selection_and_refuses_nothing_legal(browser: Any, served: Any) -> None:

@@ -82,6 +82,29 @@ def test_play_ends_cleanly_when_input_ends_or_on_quit(tmp_path) -> None:  # type
     assert res.exit_code != 0 and "--seat must be from 0 to 1" in res.output
 
 
+def test_play_draws_a_fresh_seed_and_shows_it_when_the_game_ends(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Without --seed nobody knows the seed (it would give away the dice and the cards) until the game is over;
+    then it is shown, and in the record, and --seed with it plays the same game."""
+    seeds, starts = [], []
+    for k in range(2):
+        path = tmp_path / f"fresh{k}.json"
+        res = runner.invoke(app, ["play", *SMALL2, "--record", str(path), "--no-color"], input="quit\n")
+        assert res.exit_code == 0, res.output
+        lines = res.output.splitlines()
+        shown = [line for line in lines if line.startswith("the game's seed: ")]
+        assert len(shown) == 1 and lines[lines.index(shown[0]) - 1].startswith("game left unfinished at turn ")
+        seed = int(shown[0].split()[3])
+        assert shown[0] == f"the game's seed: {seed} (--seed {seed} starts the same game)"
+        assert res.output.count(str(seed)) == 2  # shown nowhere before the game ends
+        assert GameRecord.load(path).seed == seed
+        seeds.append(seed)
+        starts.append(res.output.split("\n", 1)[1].split("leaving the game")[0])
+    assert seeds[0] != seeds[1]
+    again = runner.invoke(app, ["play", *SMALL2, "--seed", str(seeds[0]), "--no-color"], input="quit\n")
+    assert again.exit_code == 0 and f"the game's seed: {seeds[0]} " in again.output
+    assert again.output.split("\n", 1)[1].split("leaving the game")[0] == starts[0]  # the same game again
+
+
 def test_play_as_a_console_script_reading_stdin() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "risk_env.tools.cli", "play", *SMALL2, "--turns", "2", "--seed", "3", "--no-color"],

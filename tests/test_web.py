@@ -1,6 +1,7 @@
 """The web app's game (risk_env.web.session) and its JSON API (risk_env.web.app) without a browser: the
-person's choices are exactly the env's legal ids, illegal input changes nothing, the other seats' cards stay
-hidden, and a game played through the API is a record that replays. In a real browser: tests/test_browser.py."""
+person's choices are exactly the env's legal ids, illegal input changes nothing, what the page gets is what the
+person's seat may know (no seed, no other seat's cards or mission), the record is the person's once the game is
+over, and a game played through the API is a record that replays. In a real browser: tests/test_browser.py."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import numpy as np
 import pytest
 from helpers import give_cards, run_cli
 
-from risk_env.errors import ConfigError, IllegalActionError, RiskError
+from risk_env.errors import ConfigError, IllegalActionError, RiskError, StateError
 from risk_env.records.record import GameRecord
+from risk_env.records.recorder import fresh_seed
 from risk_env.rules.config import resolve_rules
-from risk_env.rules.missions import mission_text
-from risk_env.web.session import SYMBOL_NAMES, GameSession
+from risk_env.rules.missions import MISSIONS, mission_text
+from risk_env.web.session import RECORD_WHEN_OVER, SYMBOL_NAMES, GameSession
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +29,24 @@ def small(num_players: int = 2, **rules: object):  # type: ignore[no-untyped-def
 def _choices(view: dict) -> list[int]:
     d = view["decision"]
     return sorted([c["action"] for c in d["territories"]] + [c["action"] for c in d["buttons"]])
+
+
+def _play_out(session: GameSession, seed: int = 0) -> dict:
+    """Play the person's seat with random legal ids until the game ends; returns the last view."""
+    rng = np.random.default_rng(seed)
+    view = session.view()
+    while not view["over"]:
+        view = session.act(int(rng.choice(_choices(view))))
+    return view
+
+
+def _cards_in(data: object) -> list[int]:
+    """Every card id that ``data`` (a view) lists as a card (a dict with a ``card`` key), anywhere in it."""
+    if isinstance(data, dict):
+        return ([data["card"]] if "card" in data else []) + [c for v in data.values() for c in _cards_in(v)]
+    if isinstance(data, list):
+        return [c for v in data for c in _cards_in(v)]
+    return []
 
 
 def test_the_choices_are_the_env_mask() -> None:
@@ -61,8 +81,13 @@ def test_illegal_input_is_refused_and_changes_nothing() -> None:
         GameSession(small(4), seat=0, agents=["random", "random"])
     with pytest.raises(RiskError, match="unknown agent 'nobody'"):
         GameSession(small(2), agents=["nobody"])
-    with pytest.raises(ConfigError, match="seed"):
-        GameSession(small(2), seed=-1)
+    for seed in (-1, True, 2.0, "3"):
+        with pytest.raises(ConfigError, match="seed must be None or an integer >= 0"):
+            GameSession(small(2), seed=seed)  # type: ignore[arg-type]
+    before = session.state.copy(), session.seed
+    with pytest.raises(ConfigError, match="seed must be None or an integer >= 0, got -4"):
+        session.new_game(-4)
+    assert (session.state, session.seed) == before
 
 
 def test_the_person_sees_only_their_own_cards_and_mission() -> None:
@@ -82,6 +107,73 @@ def test_the_person_sees_only_their_own_cards_and_mission() -> None:
     for seat in (1, 2):  # no other seat's mission anywhere in what the page gets
         if mission_text(s.missions[seat]) != view["mission"]:
             assert mission_text(s.missions[seat]) not in text
+
+
+def test_a_view_holds_only_what_the_seat_knows() -> None:
+    """No seed (the dice to come and every card follow from it), no other seat's cards or mission: the page's
+    replies are the same whatever the hidden parts of the position are."""
+    rules = resolve_rules("classic", num_players=3, setup="random", turn_limit=3, secret_missions=True)
+    seed = 987_654_321
+    session = GameSession(rules, seat=0, agents=["balanced"], seed=seed)
+    s = session.state
+    give_cards(s, 0, [0, 13])
+    give_cards(s, 1, [5, 6, 7])
+    give_cards(s, 2, [20, 43])
+    s.missions = [0, 3, 7]  # three different missions: any other seat's text would show
+    texts = [MISSIONS[m].text for m in s.missions]
+    assert len(set(texts)) == 3
+    first = session.view(board=True)
+    after = session.act(_choices(first)[0])
+    for view in (first, after):
+        assert "seed" not in view and "seed" not in json.dumps(view)
+        assert str(seed) not in json.dumps(view)  # nor the agents' seeds (seed * 1000 + seat)
+        assert _cards_in(view) == [c["card"] for c in view["hand"]]  # the only cards named are the person's own
+        assert [r["cards"] for r in view["frame"]["rows"]] == [str(len(h)) for h in session.state.hands]  # counts
+        text = json.dumps(view)
+        assert texts[0] in text and texts[1] not in text and texts[2] not in text
+    assert [c["card"] for c in first["hand"]] == [0, 13]
+    # the hidden parts changed (the other hands, the draw pile, the other missions, the dice to come): the same view
+    s = session.state
+    session.view()  # hands out the moves made so far
+    before = session.view(board=True)
+    hidden = [*s.hands[1], *s.hands[2], *s.deck]
+    hidden.reverse()
+    s.hands[1], s.hands[2] = hidden[: len(s.hands[1])], hidden[len(s.hands[1]) : len(s.hands[1]) + len(s.hands[2])]
+    s.deck = hidden[len(s.hands[1]) + len(s.hands[2]) :]
+    s.missions = [s.missions[0], 9, 11]
+    s.rng = np.random.default_rng(1)
+    s.dice_buf, s.dice_pos = [6, 6, 6, 6, 6], 0
+    assert session.view(board=True) == before
+    # and the board the page draws is the engine's own picture of the position: nothing public is lost
+    assert before["frame"] == session.board.frame(s, session.raw.last_move, selection=session.raw.selection)
+
+
+def test_the_record_is_the_persons_once_the_game_is_over() -> None:
+    session = GameSession(small(2), seat=0, agents=["aggressive"], seed=4)
+    with pytest.raises(StateError, match="the record is available when the game ends") as caught:
+        session.finished_record()
+    assert str(caught.value) == RECORD_WHEN_OVER
+    assert session.record().seed == 4 and session.record().result["ended"] == "unfinished"  # the server's own
+    view = _play_out(session, 4)
+    rec = session.finished_record()
+    assert view["over"] and rec.seed == 4 and rec.result["ended"] != "unfinished" and rec.final_state() == session.state
+
+
+def test_a_session_without_a_seed_draws_a_fresh_one() -> None:
+    a, b = GameSession(small(2)), GameSession(small(2))
+    assert a.seed != b.seed and all(isinstance(x.seed, int) and 0 <= x.seed < 2**63 for x in (a, b))
+    assert a.record().seed == a.seed  # the record holds it, so the game replays
+    last = a.seed
+    a.new_game()  # not the last seed + 1: nothing to guess from
+    assert a.seed not in (last, last + 1) and a.record().seed == a.seed
+    x, y = fresh_seed(), fresh_seed()
+    assert x != y and 0 <= min(x, y) and max(x, y) < 2**63
+    # an explicit seed replays a game: the same position, the same agents, the same page
+    c, d = GameSession(small(2), agents=["balanced"], seed=7), GameSession(small(2), agents=["balanced"], seed=7)
+    assert c.state == d.state and c.view(board=True) == d.view(board=True)
+    c.act(_choices(c.view())[0])
+    d.act(_choices(d.view())[0])
+    assert c.state == d.state
 
 
 def test_a_whole_game_through_the_session_is_a_record(tmp_path: Path) -> None:
@@ -104,9 +196,10 @@ def test_a_whole_game_through_the_session_is_a_record(tmp_path: Path) -> None:
     assert rolls and all(e["dice"] and 1 <= len(e["dice"]["attacker"]) <= 3 for e in rolls)
     with pytest.raises(IllegalActionError, match="the game is over"):
         session.act(_choices({"decision": {"territories": [], "buttons": [{"action": 0}]}})[0])
-    # the next game: the next seed, a history of its own moves only
+    # the next game: a fresh seed (not shown), a history of its own moves only
     nxt = session.new_game()
-    assert nxt["seed"] == 5 and not nxt["over"] and nxt["moves"] == session.state.steps == len(session.history)
+    assert "seed" not in nxt and session.seed != 4 and session.record().seed == session.seed
+    assert not nxt["over"] and nxt["moves"] == session.state.steps == len(session.history)
     assert [e["k"] for e in session.history] == list(range(1, len(session.history) + 1))
 
 
@@ -142,9 +235,9 @@ def test_each_game_of_a_session_has_its_own_record_file(tmp_path: Path) -> None:
         view = session.act(int(rng.choice(_choices(view))))
     assert view["record"] == str(path)
     first = GameRecord.load(path)
-    session.new_game()
+    session.new_game(seed=5)  # a game whose first action completes a move: it has something to write
     session.act(_choices(session.view())[0])
-    session.new_game(seed=9)  # the unfinished second game is written, beside the first
+    session.new_game(seed=9)  # the unfinished second game is written, beside the first (the server's file)
     second = GameRecord.load(tmp_path / "game_2.json")
     assert GameRecord.load(path) == first and first.result["ended"] != "unfinished"  # the first game is still there
     assert second.seed == 5 and second.result["ended"] == "unfinished"
@@ -182,16 +275,33 @@ def test_the_api(client) -> None:  # type: ignore[no-untyped-def]
     for body in ({"action": "3"}, {"action": True}, {"action": 1.5}, {}, {"move": 1}):
         assert client.post("/api/act", json=body).status_code == 422, body
     r = client.post("/api/act", json={"action": legal[0]})
-    assert r.status_code == 200 and r.json()["moves"] >= 0
-    rec = client.get("/api/record")
-    assert rec.status_code == 200 and "attachment" in rec.headers["content-disposition"]
-    assert GameRecord.from_dict(rec.json()).seed == 3
-    saved = client.post("/api/save").json()["path"]
-    assert GameRecord.load(saved).result["ended"] == "unfinished"
+    assert r.status_code == 200 and r.json()["moves"] >= 0 and "seed" not in r.json()
     new = client.post("/api/new", json={"seed": 9}).json()
-    assert new["seed"] == 9 and [e["k"] for e in new["history"]] == list(range(1, new["moves"] + 1))
-    assert client.post("/api/new", json={"seed": -2}).status_code == 409
-    assert client.post("/api/new").status_code == 200  # no body: the next seed
+    assert "seed" not in new and client.session.seed == 9
+    assert [e["k"] for e in new["history"]] == list(range(1, new["moves"] + 1))
+    before = client.session.state.copy()
+    assert client.post("/api/new", json={"seed": -2}).status_code == 409 and client.session.state == before
+    assert client.post("/api/new").status_code == 200 and client.session.seed != 9  # no body: a fresh seed
+
+
+def test_the_api_gives_the_record_once_the_game_is_over(client) -> None:  # type: ignore[no-untyped-def]
+    session = client.session
+    game = client.get("/api/game").json()
+    assert "seed" not in game
+    for r in (client.get("/api/record"), client.post("/api/save")):  # the record holds the seed: not while on
+        assert r.status_code == 409 and r.json() == {"detail": RECORD_WHEN_OVER}
+    assert session.saved is None and not session.record_target.exists()  # type: ignore[union-attr]
+    rng = np.random.default_rng(3)
+    while not game["over"]:
+        r = client.post("/api/act", json={"action": int(rng.choice(_choices(game)))})
+        assert r.status_code == 200 and "seed" not in r.json()
+        game = r.json()
+    rec = client.get("/api/record")
+    assert rec.status_code == 200 and 'filename="risk_game_seed3.json"' in rec.headers["content-disposition"]
+    got = GameRecord.from_dict(rec.json())
+    assert got.seed == 3 and got.result["ended"] != "unfinished" and got.final_state() == session.state
+    saved = client.post("/api/save")
+    assert saved.status_code == 200 and GameRecord.load(saved.json()["path"]) == got
 
 
 # ---------------------------------------------------------------------- risk-env serve
@@ -219,6 +329,7 @@ def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
     import signal
     import subprocess
     import sys
+    import urllib.error
     import urllib.request
 
     record = tmp_path / "served.json"
@@ -236,7 +347,10 @@ def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
         assert line.startswith("risk_env: playing at http://127.0.0.1:"), line
         url = line.split()[3]
         game = json.loads(urllib.request.urlopen(url + "api/game", timeout=30).read())
-        assert game["seed"] == 8 and game["players"] == ["you", "balanced"] and game["decision"]["prompt"]
+        assert "seed" not in game and game["players"] == ["you", "balanced"] and game["decision"]["prompt"]
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the record (and its seed) waits for the end
+            urllib.request.urlopen(url + "api/record", timeout=30)
+        assert refused.value.code == 409 and json.loads(refused.value.read()) == {"detail": RECORD_WHEN_OVER}
         action = _choices(game)[0]
         req = urllib.request.Request(
             url + "api/act", data=json.dumps({"action": action}).encode(), headers={"Content-Type": "application/json"}

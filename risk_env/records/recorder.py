@@ -30,7 +30,18 @@ from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 from .record import GameRecord, game_result
 
-__all__ = ["Recorder", "GameRecorder"]
+__all__ = ["Recorder", "GameRecorder", "fresh_seed"]
+
+
+def fresh_seed() -> int:
+    """A new game seed drawn from the operating system's entropy: an ``int`` in ``0 .. 2**63 - 1``.
+
+    What a game is seeded with when no seed is given (:meth:`Recorder.reset` with ``seed=None``,
+    :class:`~risk_env.web.session.GameSession`, ``risk-env play`` and ``risk-env serve``): nobody can
+    know it in advance, so nobody can rebuild from it the dice to come, the draw pile or the other
+    seats' cards and missions; the record holds it, so the game still replays.
+    """
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 class GameRecorder:
@@ -80,7 +91,7 @@ class Recorder(BaseWrapper):
         keep: keep finished records in :attr:`records` (set False for long runs).
         meta: notes stored in every record.
 
-    ``reset(seed=None)`` draws a seed (from fresh entropy) so the game can
+    ``reset(seed=None)`` draws a seed (:func:`fresh_seed`) so the game can
     still be replayed; the seed in use is :attr:`record` ``.seed``. A game
     played on from a position (``reset(options={"state": ...})``) is recorded
     from there: the record's ``start_state`` holds the position. A game
@@ -116,7 +127,7 @@ class Recorder(BaseWrapper):
         if self._open and self.record is not None:
             self._close("unfinished")
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+            seed = fresh_seed()
         self.env.reset(seed=seed, options=options)
         raw = self.env.unwrapped
         self.record = GameRecord.start(raw.game, seed, self.players, actions=True, meta=self.meta)

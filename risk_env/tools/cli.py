@@ -57,7 +57,7 @@ from ..agents import load_agent, spec_forms
 from ..errors import RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
-from ..records.recorder import GameRecorder
+from ..records.recorder import GameRecorder, fresh_seed
 from ..rules.config import PRESETS, RulesConfig, parse_settings, preset_player_count, resolve_rules, rules_files
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
@@ -271,7 +271,14 @@ _SET = typer.Option(
     metavar="KEY=VALUE",
     help="any rules switch as key=value, repeatable (e.g. --set fortify=connected; null for the default)",
 )
-_SEED = typer.Option(0, "--seed", help="seed of the game's generator (dice, order, setup); agents get seed+seat")
+_SEED = typer.Option(0, "--seed", help="seed of the game's generator (dice, order, setup); agents get seed*1000+seat")
+_PLAY_SEED = typer.Option(
+    None,
+    "--seed",
+    help="seed of the game's generator (dice, order, setup; agents get seed*1000+seat): the same seed replays a game. "
+    "Default: drawn from fresh entropy, unknown to you until the game ends (then its record holds it)",
+    show_default=False,
+)
 _COLOR = typer.Option(None, "--color/--no-color", help="colour owners in the text board (default: when writing to a terminal)")
 _PROGRESS = typer.Option(True, "--progress/--no-progress", help="show a progress bar")
 _WORKERS = typer.Option(None, "--workers", help="processes (default: every CPU core available; 1 = in this process)")
@@ -299,7 +306,7 @@ def play(
         "--opponent",
         help=f"opponent agent, or one per other seat, comma-separated: {_AGENT_FORMS}",
     ),
-    seed: int = _SEED,
+    seed: int | None = _PLAY_SEED,
     record: str | None = typer.Option(None, "--record", help="write the game record (JSON) here when the game ends or you leave"),
     color: bool | None = _COLOR,
 ) -> None:
@@ -308,7 +315,8 @@ def play(
     The board is shown as text; each decision lists the legal moves with numbers.
     Enter a number, 'N K' for a move with an amount (place/attack dice/fortify/occupy),
     or the move as text (e.g. 'attack Alaska->Kamchatka dice=3'); 'help' explains more.
-    Moves are read from standard input, so you can pipe them in.
+    Moves are read from standard input, so you can pipe them in. Without --seed the game's seed is drawn
+    fresh, so that nothing tells you the dice to come or the others' cards; it is shown when the game ends.
     """
     _check_numbers(seed=seed)
     _at_least("--turns", turns, 1)
@@ -317,6 +325,7 @@ def play(
     if not 0 <= seat < cfg.num_players:
         raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
     game = Game(cfg)
+    seed = fresh_seed() if seed is None else seed
     others = [p for p in range(cfg.num_players) if p != seat]
     names = _agent_names(agents, len(others))
     table = {p: _load(nm, seed * 1000 + p) for p, nm in zip(others, names, strict=False)}
@@ -328,6 +337,7 @@ def play(
     board_labels = distinct_labels(short)  # three 'aggressive' seats are 'aggressive 1', 'aggressive 2', ... on the board
     s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=board_labels)
     typer.echo(result_line(game, s, short))
+    typer.echo(f"the game's seed: {seed} (--seed {seed} starts the same game)")
     if rec is not None and record:
         done = rec.finish(s, None if s.phase == Phase.GAME_OVER else "unfinished")
         _written("--record", record, lambda: done.save(record))
@@ -348,7 +358,7 @@ def serve(
         "--opponent",
         help=f"opponent agent, or one per other seat, comma-separated: {_AGENT_FORMS}",
     ),
-    seed: int = _SEED,
+    seed: int | None = _PLAY_SEED,
     record: str | None = typer.Option(
         None,
         "--record",
@@ -362,8 +372,10 @@ def serve(
     """Play in a browser against agents: a local web app shows the board, and you click territories and choices.
 
     Your choices are the environment's legal actions (its action mask), one decision at a time; the other
-    players' moves are shown one by one, with their dice. 'Download record' on the page (or --record) gives
-    the game's record, which 'risk-env replay' replays. Stop with Ctrl+C.
+    players' moves are shown one by one, with their dice. The page shows only what your seat may know: no
+    seed, no other player's cards or mission. Once a game is over, 'Download record' on the page (or --record,
+    on this machine) gives its record, with its seed, which 'risk-env replay' replays. Without --seed each
+    game's seed is drawn fresh. Stop with Ctrl+C.
     """
     _check_numbers(seed=seed)
     _at_least("--turns", turns, 1)

@@ -12,10 +12,18 @@ route                       what it does
                             (:meth:`GameSession.view <risk_env.web.session.GameSession.view>`)
 ``POST /api/act``           ``{"action": id}``: the person's action id, then the agents' moves;
                             409 with ``{"detail": why}`` for an id the env does not allow now
-``POST /api/new``           ``{"seed": n}`` (or ``{}``): the next game
-``GET /api/record``         the game's record (JSON, a file to download; ``risk-env replay`` reads it)
-``POST /api/save``          writes the record to the ``--record`` path; 409 without one
+``POST /api/new``           ``{"seed": n}`` (or ``{}``: a seed drawn from fresh entropy): the next game
+``GET /api/record``         the finished game's record (JSON, a file to download; ``risk-env replay``
+                            reads it); 409 while the game is on
+``POST /api/save``          writes the finished game's record to the ``--record`` path; 409 while the
+                            game is on, or without a path
 ==========================  =====================================================================
+
+The replies hold only what the person's seat may know (no seed, no other seat's cards or mission:
+:meth:`GameSession.view <risk_env.web.session.GameSession.view>`). The record holds the seed and every
+move, hence all that is hidden, so it is the person's only once the game is over
+(:meth:`GameSession.finished_record <risk_env.web.session.GameSession.finished_record>`); the server's
+``--record`` file is written whenever a game ends or is left.
 
 Bad input gets a clear error: a body that is not ``{"action": integer}`` is refused with 422 by the
 framework, a legal-looking id that the env refuses with 409 and the env's own message; either way the
@@ -106,7 +114,10 @@ def create_app(session: GameSession) -> FastAPI:
     @app.get("/api/record")
     def record() -> JSONResponse:
         with lock:
-            rec = session.record()
+            try:
+                rec = session.finished_record()
+            except RiskError as e:
+                raise refuse(e) from None
         name = f"risk_game_seed{rec.seed}.json"
         return JSONResponse(rec.to_dict(), headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -114,6 +125,7 @@ def create_app(session: GameSession) -> FastAPI:
     def save() -> dict[str, Any]:
         with lock:
             try:
+                session.finished_record()  # the game must be over
                 return {"path": str(session.save())}
             except RiskError as e:
                 raise refuse(e) from None

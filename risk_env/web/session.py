@@ -13,9 +13,19 @@ Everything the page shows comes from :meth:`GameSession.view`: the board's
 frame (:meth:`BoardSvg.frame <risk_env.records.svg.BoardSvg.frame>`, with the
 pending selection), the moves made since the person's last decision (each with
 its dice and what it did, :func:`risk_env.records.replay.describe_step`, and the
-board after it), the person's own cards and mission (never another seat's),
-and the decision asked for. The game is recorded in the record format
-(:class:`~risk_env.records.record.GameRecord`, replayable by ``risk-env replay``).
+board after it), the person's own cards and mission, and the decision asked for.
+It is drawn from what the person's seat may know
+(:class:`~risk_env.envs.view.GameView`, :class:`~risk_env.rules.knowledge.Knowledge`):
+every seat's number of cards, never another seat's cards or mission, nothing of
+the draw pile's order, and not the game's seed, from which the dice to come and
+the cards could be rebuilt.
+
+The game is recorded in the record format (:class:`~risk_env.records.record.GameRecord`,
+replayable by ``risk-env replay``). A record holds the seed and every move, hence
+everything hidden: the person gets it only once the game is over
+(:meth:`GameSession.finished_record`); :meth:`GameSession.record` and
+:meth:`GameSession.save` are the server's. Without a seed, each game's is drawn
+from fresh entropy (:func:`~risk_env.records.recorder.fresh_seed`).
 
 >>> from risk_env.rules.config import resolve_rules
 >>> session = GameSession(resolve_rules("classic", num_players=2, map="small", setup="random", turn_limit=4), seat=0,
@@ -39,10 +49,11 @@ import numpy as np
 
 from ..agents import agent_label, load_agent
 from ..envs.aec import raw_env
-from ..errors import ConfigError, IllegalActionError, RiskError
+from ..envs.view import GameView
+from ..errors import ConfigError, IllegalActionError, RiskError, StateError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import GameRecord, ReplayStep, game_result
-from ..records.recorder import Recorder
+from ..records.recorder import Recorder, fresh_seed
 from ..records.replay import describe_step
 from ..records.svg import BoardSvg
 from ..rules.config import RulesConfig
@@ -51,10 +62,13 @@ from ..rules.moves import MoveKind
 from ..rules.state import GameState, Phase
 from ..tools.match import DEFAULT_MAX_TURN_STEPS, agent_action
 
-__all__ = ["GameSession", "SYMBOL_NAMES"]
+__all__ = ["GameSession", "SYMBOL_NAMES", "RECORD_WHEN_OVER"]
 
 SYMBOL_NAMES = ("infantry", "cavalry", "artillery", "wild")
 """Card symbols by number (docs/rules.md §6)."""
+
+RECORD_WHEN_OVER = "the record is available when the game ends (it holds the seed, hence every card and die to come)"
+"""Why the person cannot have the record of a game still on (:meth:`GameSession.finished_record`)."""
 
 _ROLLS = (MoveKind.ATTACK, MoveKind.BLITZ, MoveKind.DEFEND, MoveKind.REROLL, MoveKind.SIX, MoveKind.KEEP_ROLL)
 
@@ -68,8 +82,10 @@ class GameSession:
         agents: an agent spec per other seat, in seat order (one spec alone serves every other seat): names
             for :func:`risk_env.agents.load_agent` (``"balanced"``, ``"ppo-2p"``, a model path, ``module:attr``)
             or agent objects.
-        seed: the first game's seed (the agents get ``seed * 1000 + seat``); each new game without a seed
-            takes the next one.
+        seed: the first game's seed (the agents get ``seed * 1000 + seat``); None (the default): one drawn
+            from fresh entropy (:func:`~risk_env.records.recorder.fresh_seed`), as for each new game without a
+            seed. An explicit seed replays a game (with the same agents and the same moves of the person); the
+            seed is never shown to the person while the game is on (a finished game's record holds it).
         record: write each game's record when it ends (and when a new game replaces an unfinished one): the first
             game's to this path, the next ones' beside it with their number (``game.json``, ``game_2.json``,
             ``game_3.json``...), so that no game's record replaces another's.
@@ -85,15 +101,15 @@ class GameSession:
         rules: RulesConfig,
         seat: int = 0,
         agents: Sequence[Any] = ("random",),
-        seed: int = 0,
+        seed: int | None = None,
         record: str | os.PathLike[str] | None = None,
         max_agent_steps: int = 100 * DEFAULT_MAX_TURN_STEPS,
     ) -> None:
         n = rules.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ConfigError(f"the person's seat must be 0..{n - 1} (one of the {n} players), got {seat!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        _check_seed(seed)
+        seed = fresh_seed() if seed is None else int(seed)
         specs = list(agents)
         others = [p for p in range(n) if p != seat]
         if len(specs) == 1:
@@ -113,7 +129,8 @@ class GameSession:
         self.record_path = Path(record) if record is not None else None
         self.max_agent_steps = int(max_agent_steps)
         self.lock = threading.Lock()
-        self.seed = int(seed)
+        self.seed = seed
+        """The game's seed (the server's to know: no view carries it)."""
         self.saved: Path | None = None
         self.games = 0
         """Games started so far (the one being played is number ``games``)."""
@@ -134,17 +151,17 @@ class GameSession:
         self._advance()
 
     def new_game(self, seed: int | None = None) -> dict[str, Any]:
-        """Start the next game (``seed``: its seed; default: the last seed + 1); an unfinished game's record is
-        written first (when a record path was given). Returns :meth:`view`.
+        """Start the next game (``seed``: its seed; default: one drawn from fresh entropy, not to be guessed from
+        the last); an unfinished game's record is written first (when a record path was given: the server's
+        file, not handed to the person). Returns :meth:`view`.
 
         Raises:
-            ConfigError: a negative seed.
+            ConfigError: a seed that is not an integer >= 0; nothing changes.
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        _check_seed(seed)
         if not self.over and self.record_path is not None and self.history:
             self.save("unfinished")
-        self._new(self.seed + 1 if seed is None else seed)
+        self._new(fresh_seed() if seed is None else int(seed))
         return self.view()
 
     @property
@@ -158,7 +175,9 @@ class GameSession:
         return self.state.phase == Phase.GAME_OVER
 
     def record(self) -> GameRecord:
-        """The game's record so far (a finished game's result, or ``"unfinished"``)."""
+        """The game's record so far (a finished game's result, or ``"unfinished"``): the server's. It holds the
+        seed and every move, hence every seat's cards and mission and the dice to come: never hand it to the
+        person while the game is on (:meth:`finished_record` is the person's)."""
         rec = self.env.record
         if rec is None:  # pragma: no cover - the constructor resets the env, which starts a record
             raise RiskError("no game has been started")
@@ -167,6 +186,16 @@ class GameSession:
             copy.result = game_result(self.game, self.state, "unfinished")
             return copy
         return rec
+
+    def finished_record(self) -> GameRecord:
+        """The record of the game, once it is over (what the page's download gets: the seed, every move).
+
+        Raises:
+            StateError: the game is still on (:data:`RECORD_WHEN_OVER`); nothing changes.
+        """
+        if not self.over:
+            raise StateError(RECORD_WHEN_OVER)
+        return self.record()
 
     @property
     def record_target(self) -> Path | None:
@@ -178,7 +207,8 @@ class GameSession:
         return p.with_name(f"{p.stem}_{self.games}{p.suffix}")
 
     def save(self, ended: str | None = None, path: str | os.PathLike[str] | None = None) -> Path:
-        """Write the record to ``path`` (default: :attr:`record_target`, this game's file beside the record path).
+        """Write the record to ``path`` (default: :attr:`record_target`, this game's file beside the record path):
+        the server's file, at any time (the page's save asks :meth:`finished_record` first).
 
         Raises:
             ConfigError: no path was given and the session has none.
@@ -222,7 +252,7 @@ class GameSession:
             "text": step.text,
             "note": describe_step(self.game, step, names),
             "dice": dice,
-            "frame": self.board.frame(a, step.text),
+            "frame": self.board.frame(GameView(self.game, a, self.seat).state, step.text),  # what the person may know
         }
         self.history.append({k: v for k, v in event.items() if k != "frame"})
         self._events.append(event)
@@ -275,11 +305,16 @@ class GameSession:
         return self.view()
 
     # ------------------------------------------------------------------ what the page shows
-    def decision(self) -> dict[str, Any] | None:
+    def seen(self) -> GameView:
+        """What the person's seat may know now (:class:`~risk_env.envs.view.GameView`): all the page is drawn from."""
+        return self.raw.view(self.raw.possible_agents[self.seat])
+
+    def decision(self, seen: GameView | None = None) -> dict[str, Any] | None:
         """The person's decision now (None when the agents act or the game is over): ``prompt``, ``territories``
         (``{"t", "action", "label"}`` for each legal territory id: a click on the board) and ``buttons``
-        (``{"action", "label"}`` for each other legal id)."""
-        s = self.state
+        (``{"action", "label"}`` for each other legal id), from ``seen`` (default: :meth:`seen`)."""
+        seen = seen or self.seen()
+        s = seen.state
         if s.phase == Phase.GAME_OVER or self.game.current_player(s) != self.seat:
             return None
         codec, sel = self.raw.codec, self.raw.selection
@@ -295,37 +330,40 @@ class GameSession:
         can_trade = codec.trade >= 0 and bool(mask[codec.trade : codec.trade_end].any())
         return {"prompt": _prompt(self, s, can_trade), "territories": territories, "buttons": buttons}
 
-    def hand(self) -> list[dict[str, Any]]:
-        """The person's own cards: ``{"card", "name", "symbol"}``."""
+    def hand(self, seen: GameView | None = None) -> list[dict[str, Any]]:
+        """The person's own cards: ``{"card", "name", "symbol"}`` (from ``seen``, default: :meth:`seen`)."""
         g = self.game
         if not g.uses_cards:
             return []
-        return [
-            {"card": int(c), "name": g.map.card_name(c), "symbol": SYMBOL_NAMES[int(g.card_symbol[c])]}
-            for c in sorted(self.state.hands[self.seat])
-        ]
+        seen = seen or self.seen()
+        return [{"card": int(c), "name": g.map.card_name(c), "symbol": SYMBOL_NAMES[int(g.card_symbol[c])]} for c in seen.hand]
 
     def view(self, board: bool = False) -> dict[str, Any]:
         """What the page shows now, as JSON-compatible data (the moves since the last call are handed out once).
 
-        Keys: ``seat``, ``players`` (labels), ``colors``, ``seed``, ``frame`` (the board now, with the pending
+        Keys: ``seat``, ``players`` (labels), ``colors``, ``map``, ``frame`` (the board now, with the pending
         selection), ``events`` (the moves since the last view: ``k``, ``seat``, ``who``, ``text``, ``note``,
         ``dice``, ``frame``), ``decision``, ``hand``, ``mission`` (the person's own, or None), ``over``,
-        ``result``, ``moves``, ``record`` (the path written, or None); with ``board``, ``svg`` (the board's picture).
+        ``result``, ``moves``, ``record`` (the path written, or None); with ``board``, ``svg`` (the board's picture)
+        and ``history`` (every move so far, as ``events`` without their frames).
+
+        All of it is what the person's seat may know (:meth:`seen`): every seat's number of cards, the person's
+        own cards and mission only, and no seed (the finished game's record holds it).
         """
-        s = self.state
+        seen = self.seen()
+        s = seen.state
         events, self._events = self._events, []
+        mission = seen.my_mission
         out: dict[str, Any] = {
             "seat": self.seat,
             "players": list(self.labels),
             "colors": self.board.colors[: self.game.num_players],
-            "seed": self.seed,
             "map": self.game.map.name,
             "frame": self.board.frame(s, self.raw.last_move, selection=self.raw.selection),
             "events": events,
-            "decision": self.decision(),
-            "hand": self.hand(),
-            "mission": mission_text(s.missions[self.seat]) if s.missions else None,
+            "decision": self.decision(seen),
+            "hand": self.hand(seen),
+            "mission": mission_text(mission) if mission >= 0 else None,
             "over": self.over,
             "result": _result(self, s),
             "moves": int(s.steps),
@@ -335,6 +373,12 @@ class GameSession:
             out["svg"] = self.board.svg(s, self.raw.last_move, selection=self.raw.selection)
             out["history"] = list(self.history)
         return out
+
+
+def _check_seed(seed: Any) -> None:
+    """Refuse a seed that is neither None nor an integer >= 0 (ConfigError)."""
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ConfigError(f"seed must be None or an integer >= 0, got {seed!r}")
 
 
 def _button_label(label: str) -> str:

@@ -105,6 +105,17 @@
     }
     $("result").textContent = v.result;
     $("saved").textContent = v.record ? "record saved to " + v.record : "";
+    // the record holds the seed and every move, hence all that is hidden: the server gives it once the game is over
+    const download = $("download");
+    if (v.over) {
+      download.setAttribute("href", "/api/record");
+      download.removeAttribute("aria-disabled");
+      download.title = "the game's record, which risk-env replay replays";
+    } else {
+      download.removeAttribute("href");
+      download.setAttribute("aria-disabled", "true");
+      download.title = "the record is available when the game ends";
+    }
     const hand = $("hand");
     hand.innerHTML = "";
     v.hand.forEach(function (c) { hand.appendChild(el("li", "card " + c.symbol, c.name + " (" + c.symbol + ")")); });

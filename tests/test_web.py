@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def small(num_players: int = 2, **rules: object):  # type: ignore[no-untyped-def]
-    return resolve_rules("classic", num_players=num_players, map="small", setup="random", turn_limit=8, **rules)
+    return resolve_rules("classic", num_players=num_players, **{"map": "small", "setup": "random", "turn_limit": 8, **rules})
 
 
 def _choices(view: dict) -> list[int]:
@@ -81,6 +81,15 @@ def test_illegal_input_is_refused_and_changes_nothing() -> None:
         GameSession(small(4), seat=0, agents=["random", "random"])
     with pytest.raises(RiskError, match="unknown agent 'nobody'"):
         GameSession(small(2), agents=["nobody"])
+    for rules, why in (
+        ({"num_players": 2, "fortify": "teleport"}, "teleport"),
+        ("no-such-preset", "no-such-preset"),
+        (7, "got int"),
+    ):
+        with pytest.raises(ConfigError, match=why):
+            GameSession(rules)  # type: ignore[arg-type]
+    plain = GameSession({"num_players": 2, "map": "small", "setup": "random", "turn_limit": 4}, seed=3)
+    assert plain.game.config == small(2, turn_limit=4)
     for seed in (-1, True, 2.0, "3"):
         with pytest.raises(ConfigError, match="seed must be None or an integer >= 0"):
             GameSession(small(2), seed=seed)  # type: ignore[arg-type]

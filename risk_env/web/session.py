@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ from ..records.record import GameRecord, ReplayStep, game_result
 from ..records.recorder import Recorder, fresh_seed
 from ..records.replay import describe_step
 from ..records.svg import BoardSvg
-from ..rules.config import RulesConfig
+from ..rules.config import RulesConfig, resolve_rules
 from ..rules.missions import mission_text
 from ..rules.moves import MoveKind
 from ..rules.state import GameState, Phase
@@ -77,7 +77,8 @@ class GameSession:
     """A person at ``seat`` against agents, one game at a time (a new game with :meth:`new_game`).
 
     Args:
-        rules: the rules (:func:`risk_env.rules.config.resolve_rules`).
+        rules: the rules: a :class:`~risk_env.rules.config.RulesConfig`, a preset or rules file name, or a mapping
+            of switches (read by :func:`risk_env.rules.config.resolve_rules`).
         seat: the person's seat, ``0..num_players-1``.
         agents: an agent spec per other seat, in seat order (one spec alone serves every other seat): names
             for :func:`risk_env.agents.load_agent` (``"balanced"``, ``"ppo-2p"``, a model path, ``module:attr``)
@@ -92,19 +93,21 @@ class GameSession:
         max_agent_steps: the most action ids the agents may take between two decisions of the person.
 
     Raises:
-        ConfigError: a bad seat, the wrong number of agents, a negative seed.
+        ConfigError: rules that do not resolve (an unknown preset or switch, a bad value, another type), a bad
+            seat, the wrong number of agents, a negative seed.
         RiskError: an agent spec that does not load (the message says why).
     """
 
     def __init__(
         self,
-        rules: RulesConfig,
+        rules: RulesConfig | str | Mapping[str, Any],
         seat: int = 0,
         agents: Sequence[Any] = ("random",),
         seed: int | None = None,
         record: str | os.PathLike[str] | None = None,
         max_agent_steps: int = 100 * DEFAULT_MAX_TURN_STEPS,
     ) -> None:
+        rules = resolve_rules(rules=rules)
         n = rules.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ConfigError(f"the person's seat must be 0..{n - 1} (one of the {n} players), got {seat!r}")

@@ -115,6 +115,20 @@ def test_rgb_array_shape_dtype_and_owner_colours() -> None:
     env.close()
 
 
+def test_capital_stars_sit_on_their_capitals_marker() -> None:
+    from helpers import build, make_game
+
+    game = make_game(3, map="small", capitals=True)
+    s = build(game, owners={"Ash": 0, "Dune": 2}, player=0, phase=Phase.REINFORCE, to_place=3)
+    r = BoardRenderer(game)
+    r.draw(s)
+    assert len(r.capital_marks) == 3
+    for p, mark in enumerate(r.capital_marks):
+        x, y = r.map.xy[s.capitals[p]]
+        assert mark.get_visible() and mark.get_position() == pytest.approx((x, y - r.layer.marker_r))
+    r.close()
+
+
 def test_rgb_array_small_map_and_attack_arrow() -> None:
     game = Game(num_players=3, map="small", setup="random")
     r = BoardRenderer(game)

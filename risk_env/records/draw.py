@@ -180,7 +180,6 @@ class BoardRenderer:
         self._rings: set[int] = set()
         self.capital_marks: list[Any] = []
         if self.game.config.capitals:  # a star above each capital (docs/rules.md §8), shown once chosen
-            r = self.layer.marker_r
             for p in range(self.game.num_players):
                 mark = self.ax.text(
                     0,
@@ -193,7 +192,6 @@ class BoardRenderer:
                     path_effects=[pe.withStroke(linewidth=1.5, foreground="white")],
                 )
                 mark.set_visible(False)
-                mark._risk_dy = r  # type: ignore[attr-defined]
                 self.capital_marks.append(self._add(mark))
 
     def _build_panel(self) -> None:
@@ -280,7 +278,7 @@ class BoardRenderer:
             mark.set_visible(t >= 0)
             if t >= 0:
                 x, y = self.map.xy[t]
-                mark.set_position((x, y - mark._risk_dy))
+                mark.set_position((x, y - self.layer.marker_r))  # the star sits on the army marker's top
         for arr in self.arrows:
             arr.set_visible(False)
         self.arrow_label.set_visible(False)

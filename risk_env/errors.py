@@ -12,6 +12,7 @@ __all__ = [
     "MapError",
     "ConfigError",
     "StateError",
+    "RecordError",
     "ResetNeededError",
     "UnknownAgentError",
     "MissingExtraError",
@@ -66,6 +67,11 @@ class ConfigError(RiskError):
 class StateError(RiskError):
     """A serialized state that is inconsistent with the rules or the map, or a request that the game's
     state does not allow now (a game's record asked for while the game is on)."""
+
+
+class RecordError(RiskError):
+    """A malformed game record, or one whose moves do not replay (the message says which move and
+    why); raised by :mod:`risk_env.records.record` and the replays built on it."""
 
 
 class ResetNeededError(RiskError, AssertionError):

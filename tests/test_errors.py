@@ -898,3 +898,47 @@ def test_too_few_starting_armies_reads_well():
     )
     with pytest.raises(ConfigError, match=r"3 seats \(2 players and the neutral\) with 5 armies each"):
         risk_env.env(num_players=2, starting_armies=5)
+
+
+def _package_modules() -> tuple[list[object], list[str]]:
+    """Every module of the package (``risk_env`` and ``risk_env.agents``), imported; and the ones skipped
+    because an optional extra they need is missing."""
+    import importlib
+    import pkgutil
+
+    from risk_env.errors import MissingExtraError
+
+    modules, skipped = [], []
+    for pkg in (risk_env, importlib.import_module("risk_env.agents")):
+        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            try:
+                modules.append(importlib.import_module(info.name))
+            except MissingExtraError:
+                skipped.append(info.name)
+            except ModuleNotFoundError as e:  # a third-party package of an extra, never one of ours
+                if (e.name or "").split(".")[0] == "risk_env":
+                    raise
+                skipped.append(info.name)
+    return modules, skipped
+
+
+def test_every_error_class_is_defined_in_risk_env_errors_and_exported() -> None:
+    """Every class named ``...Error`` that the package defines lives in ``risk_env/errors.py`` and is
+    exported by ``risk_env`` (a module may re-export one where it used to live)."""
+    modules, skipped = _package_modules()
+    assert len(modules) > 50 and len(skipped) < len(modules)
+    found = {
+        obj
+        for m in modules
+        for obj in vars(m).values()
+        if isinstance(obj, type) and obj.__name__.endswith("Error") and obj.__module__.startswith("risk_env")
+    }
+    elsewhere = sorted(f"{c.__module__}.{c.__name__}" for c in found if c.__module__ != "risk_env.errors")
+    assert elsewhere == []
+    unexported = sorted(c.__name__ for c in found if c.__name__ not in risk_env.__all__ or getattr(risk_env, c.__name__) is not c)
+    assert unexported == []
+    # the walk sees the errors: every one risk_env.errors defines, and the records' error where it was
+    from risk_env.records.record import RecordError
+
+    assert {c.__name__ for c in found} >= set(risk_env.errors.__all__)
+    assert RecordError is risk_env.RecordError is risk_env.errors.RecordError

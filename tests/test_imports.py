@@ -1,7 +1,8 @@
 """The package's import surface: every public error exported at the top level, the 0.1.0
 module paths kept with a DeprecationWarning that names the new home, imports that run one
-way (no cycles, counting imports inside functions) and no module reading another module's
-private names (both read from the source with ``ast``)."""
+way (no cycles, counting imports inside functions) and no module reaching another module's
+private names, by attribute or by ``getattr``/``setattr``/``hasattr`` with a literal name, reading
+or writing (both read from the source with ``ast``)."""
 
 from __future__ import annotations
 
@@ -171,19 +172,26 @@ def test_the_package_imports_one_way() -> None:
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
 
 
+def _is_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
 def _own_private_names(tree: ast.AST) -> set[str]:
-    """Underscore names a module defines: attributes it assigns (on any object), its classes'
-    members and slots, and its module-level names."""
+    """Underscore names a module defines: attributes it assigns on ``self`` or ``cls``, its
+    classes' members and ``__slots__``, and its module-level names (an attribute it writes on
+    another object is not its own: that is a reach, see :func:`_reaches`)."""
     own: set[str] = set()
     for node, _ in _walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_self(node.value):
             own.add(node.attr)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             own.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             own.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("_"):
-            own.add(node.value)  # __slots__ entries
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is not None and any(isinstance(x, ast.Name) and x.id == "__slots__" for x in targets):
+                own.update(c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str))
     return {n for n in own if n.startswith("_")}
 
 
@@ -200,21 +208,49 @@ def _is_module(name: str, node: ast.ImportFrom, imported: str) -> bool:
     return f"{module}.{imported}" in MODULES
 
 
+NAMED_ATTRIBUTE_CALLS = {"getattr", "setattr", "hasattr", "delattr"}
+"""Builtins that reach an attribute by a name given as a string: ``getattr(obj, "_x")``."""
+
+OBJECT_ATTRIBUTE_METHODS = {"__getattribute__", "__setattr__", "__delattr__"}
+"""``object.__setattr__(obj, "_x", v)`` and its kin: the same reach, past the object's own methods."""
+
+
+def _named_attribute(node: ast.Call) -> tuple[ast.AST, str] | None:
+    """``(object, name)`` of a call that reaches an attribute by a literal name, else None."""
+    f = node.func
+    named = isinstance(f, ast.Name) and f.id in NAMED_ATTRIBUTE_CALLS
+    named = named or (isinstance(f, ast.Attribute) and f.attr in OBJECT_ATTRIBUTE_METHODS)
+    if not named or len(node.args) < 2:
+        return None
+    arg = node.args[1]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return node.args[0], arg.value
+    return None
+
+
 def _reaches(name: str, source: str, where: str) -> list[str]:
-    """Places where module ``name`` (its ``source``, shown as ``where``) reads another module's private name."""
+    """Places where module ``name`` (its ``source``, shown as ``where``) reaches another module's private
+    name: reads or writes ``obj._x`` (or ``getattr``/``setattr``/``hasattr``/``delattr(obj, "_x")``) on an
+    object other than ``self``/``cls`` for an ``_x`` the module does not define, or imports one."""
     tree = ast.parse(source)
     own = _own_private_names(tree) | FRAMEWORK_NAMES
+
+    def private(attr: str) -> bool:
+        return attr.startswith("_") and not attr.startswith("__") and attr not in own and not re.fullmatch(r"_repr_\w+_", attr)
+
     out = []
     for node, _ in _walk(tree):
         if isinstance(node, ast.Attribute):
             attr, value = node.attr, node.value
-            if not attr.startswith("_") or attr.startswith("__") or attr in own or re.fullmatch(r"_repr_\w+_", attr):
-                continue
-            if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+            if not private(attr) or _is_self(value):
                 continue
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
                 continue
             out.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and (found := _named_attribute(node)) is not None:
+            obj, attr = found
+            if private(attr) and not _is_self(obj):
+                out.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
         elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
             out.extend(
                 f"{where}:{node.lineno}: from {node.module} import {a.name}"
@@ -225,17 +261,59 @@ def _reaches(name: str, source: str, where: str) -> list[str]:
 
 
 def test_no_module_reads_another_modules_privates() -> None:
-    """No module reads a private (underscore) attribute or name that another module defines:
-    modules talk through public names, whatever the object (a Game, an env, a codec)."""
+    """No module reaches a private (underscore) attribute or name that another module defines:
+    modules talk through public names, whatever the object (a Game, an env, a codec, a
+    third-party object such as an SB3 model or a matplotlib artist)."""
     found = {
         name: _reaches(name, path.read_text(encoding="utf-8"), str(path.relative_to(ROOT))) for name, path in MODULES.items()
     }
     assert {n: v for n, v in found.items() if v} == {}
-    # the check sees a reach: another object's private attribute, a private name imported
-    probe = "import x\nfrom risk_env.rules.engine import _hidden\nx._own = 1\ny = x.obj._secret + x._own\n"
-    assert sorted(r.split(": ", 1)[1] for r in _reaches("risk_env.envs.probe", probe, "probe")) == [
+
+
+PROBE = """\
+import x
+from risk_env.rules.engine import _hidden
+
+
+class Mine:
+    __slots__ = ("_slot",)
+
+    def __init__(self):
+        self._own = 1
+        setattr(self, "_set", 2)
+        object.__setattr__(self, "_frozen", 3)
+
+    def same(self, other):
+        return other._own + other._slot + self.__class__.__name__.__len__()
+
+
+y = x.obj._secret
+x._written = 1
+x.obj._written_too += 1
+getattr(x, "_got")
+getattr(x, "_got_or", None)
+setattr(x, "_set_on", 2)
+hasattr(x, "_has")
+delattr(x, "_gone")
+object.__setattr__(x, "_forced", 3)
+getattr(x, "__dunder__"), getattr(x, "public"), getattr(self, "_mine"), x.__dict__
+"""
+"""Every kind of reach the check looks for, and the uses it allows (own names, ``self``/``cls``, dunders)."""
+
+
+def test_the_check_sees_every_kind_of_reach() -> None:
+    reported = sorted(r.split(": ", 1)[1] for r in _reaches("risk_env.envs.probe", PROBE, "probe"))
+    assert reported == [
+        "delattr(x, '_gone')",
         "from risk_env.rules.engine import _hidden",
+        "getattr(x, '_got')",
+        "getattr(x, '_got_or', None)",
+        "hasattr(x, '_has')",
+        "object.__setattr__(x, '_forced', 3)",
+        "setattr(x, '_set_on', 2)",
+        "x._written",
         "x.obj._secret",
+        "x.obj._written_too",
     ]
 
 

@@ -95,3 +95,60 @@ def test_bad_agents_and_illegal_actions() -> None:
 
     with pytest.raises(IllegalActionError, match=r"agent 'illegal' \(player_0, game seed 4\)"):
         play_match(env, [load_agent(illegal), RandomAgent(), RandomAgent()], seed=4)
+
+
+class _MaskWriter:
+    """An agent that marks an illegal territory id legal in the masks it is given (the
+    observation's and the info's), then plays it; after that it plays the first legal id."""
+
+    needs_view = False
+
+    def __init__(self, territories: int) -> None:
+        self.T = territories
+        self.cheated: list[int] = []
+
+    def act(self, obs, info) -> int:
+        mask = info["action_mask"]
+        if not self.cheated:
+            bad = np.flatnonzero(mask[: self.T] == 0)
+            if len(bad):
+                a = int(bad[0])
+                info["action_mask"][a] = 1
+                obs["action_mask"][a] = 1
+                self.cheated.append(a)
+                return a
+        return int(np.flatnonzero(mask)[0])
+
+
+def test_an_agent_writing_into_its_mask_cannot_make_an_illegal_move() -> None:
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+    from risk_env.tools.match import play_move
+
+    # play_move (the human game's agents): legality is the codec's mask, not the agent's copy
+    game = risk_env.Game(num_players=3, map="small", setup="random")
+    codec, encoder = risk_env.ActionCodec(game), risk_env.ObservationEncoder(game)
+    s = game.new_game(4)
+    seat = game.current_player(s)
+    before = s.copy()
+    cheat = _MaskWriter(game.T)
+    with pytest.raises(IllegalActionError, match=rf"seat {seat}\) chose an illegal action"):
+        play_move(game, codec, encoder, s, seat, cheat)
+    assert cheat.cheated and int(s.owner[cheat.cheated[0]]) != seat
+    assert same_position(s, before)
+
+    # play_match (the AEC env's masks are copies already)
+    cheat = _MaskWriter(9)
+    with pytest.raises(IllegalActionError, match=r"player_0, game seed 4"):
+        play_match(_env(), [cheat, RandomAgent(), RandomAgent()], seed=4)
+    assert cheat.cheated
+
+    # the single-agent env's opponents
+    cheats = [_MaskWriter(9), _MaskWriter(9)]
+    env = RiskSingleAgentEnv(num_players=3, map="small", opponents=cheats, learner_seat=0, turn_limit=20)
+    with pytest.raises(IllegalActionError, match=r"opponent in seat [12] .* chose an illegal action"):
+        env.reset(seed=4)
+        for _ in range(500):
+            _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            if terminated or truncated:
+                break
+    assert any(c.cheated for c in cheats)

@@ -596,12 +596,13 @@ def test_the_picture_marks_each_capital():
     s = g.new_game(0)
     r = BoardRenderer(g)
     r.draw(s)
-    assert [m.get_visible() for m in r.capital_marks] == [False, False, False]
+    assert len(r.territory_stars) == g.T and not any(m.get_visible() for m in r.territory_stars)
     while s.phase == Phase.CAPITAL:
         g.apply(s, Move.capital(int(np.flatnonzero(s.owner == s.player)[0])))
     frame = r.draw(s, "capital Alaska")
-    assert frame.shape == (540, 1300, 3) and [m.get_visible() for m in r.capital_marks] == [True, True, True]
-    x, _ = r.capital_marks[0].get_position()
+    shown = [t for t, m in enumerate(r.territory_stars) if m.get_visible()]
+    assert frame.shape == (540, 1300, 3) and shown == sorted(int(t) for t in s.capitals)
+    x, _ = r.territory_stars[s.capitals[0]].get_position()
     assert x == g.map.xy[s.capitals[0]][0]
 
 

@@ -115,6 +115,21 @@ def test_rgb_array_shape_dtype_and_owner_colours() -> None:
     env.close()
 
 
+def test_capital_stars_sit_on_their_capitals_marker() -> None:
+    from helpers import build, make_game
+
+    game = make_game(3, map="small", capitals=True)
+    s = build(game, owners={"Ash": 0, "Dune": 2}, player=0, phase=Phase.REINFORCE, to_place=3)
+    r = BoardRenderer(game)
+    r.draw(s)
+    assert [t for t, star in enumerate(r.territory_stars) if star.get_visible()] == sorted(s.capitals)
+    for p, t in enumerate(s.capitals):
+        x, y = r.map.xy[t]
+        star = r.territory_stars[t]
+        assert star.get_position() == pytest.approx((x, y - r.layer.marker_r)) and star.get_color() == r.colors[p]
+    r.close()
+
+
 def test_rgb_array_small_map_and_attack_arrow() -> None:
     game = Game(num_players=3, map="small", setup="random")
     r = BoardRenderer(game)

@@ -263,3 +263,47 @@ def test_the_progress_bar_ends_at_the_steps_the_run_takes(tmp_path, capsys):
     assert "learning in whole rollouts of 128 steps: the run ends at 256 (total_timesteps 200)" in out.out
     counts = re.findall(r"training: .*?(\d+)/(\d+)", out.err)
     assert counts and counts[-1] == ("256", "256") and all(total == "256" for _, total in counts)
+
+
+def test_the_periodic_evaluation_goes_to_the_models_public_logger(tmp_path, monkeypatch):
+    """The evaluation's figures go to ``model.logger`` (SB3's public logger, and the on-device trainer's); a model
+    with no logger yet (SB3's before ``learn()``, whose property raises) gets the evaluation's log line only."""
+    import risk_env.train.run as run_mod
+
+    summary = run_mod.EvalSummary("random", 4, 3, 0.75, 0.3, 0.95, 0.0, 12.0, 1.0)
+    monkeypatch.setattr(run_mod, "evaluate_model", lambda *a, **k: {"random": summary})
+
+    class Logger:
+        def __init__(self) -> None:
+            self.records: list[tuple[str, float]] = []
+            self.dumped: list[int] = []
+
+        def record(self, key: str, value: float) -> None:
+            self.records.append((key, value))
+
+        def dump(self, step: int) -> None:
+            self.dumped.append(step)
+
+    class Model:
+        def __init__(self, logger: Logger | None) -> None:
+            self._log = logger
+
+        @property
+        def logger(self) -> Logger:
+            if self._log is None:
+                raise AttributeError("no logger before learn()")
+            return self._log
+
+        def save(self, path) -> None:
+            Path(path).write_bytes(b"")
+
+    cfg = _tiny(tmp_path)
+    run = run_mod.Run(cfg, tmp_path, quiet=True)
+    logger = Logger()
+    run.periodic_eval(Model(logger), 128)
+    assert logger.records == [("eval/win_rate/random", 0.75), ("eval/mean_turns/random", 12.0)]
+    assert logger.dumped == [128]
+    run.periodic_eval(Model(None), 256)
+    lines = [json.loads(x) for x in (tmp_path / "evals.jsonl").read_text().splitlines()]
+    assert [x["timesteps"] for x in lines] == [128, 256] and lines[1]["random"]["win_rate"] == 0.75
+    assert "eval @ 256: vs random: win rate 75.0%" in (tmp_path / "train.log").read_text()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
-from risk_env import ConfigError
+from risk_env import ConfigError, RiskError
 from risk_env.tools.evaluation import evaluate
 from risk_env.tools.stats import EvaluationResult
 
@@ -100,3 +100,23 @@ def test_cli_evaluate_on_the_vector_backend() -> None:
     assert "aggressive" in result.output and "20 games" in result.output
     bad = CliRunner().invoke(app, [*args, "--backend", "gpu"])
     assert bad.exit_code != 0 and "--backend must be" in bad.output
+
+
+def test_a_batched_policy_writing_into_its_mask_cannot_make_an_illegal_move() -> None:
+    """A policy marks an illegal territory id legal in the mask it is given and plays it: the
+    evaluation checks the id against its own mask and refuses it."""
+    import torch
+
+    T = 9  # territories of the small map
+
+    class MaskWriter:
+        name = "mask-writer"
+
+        def __call__(self, state, mask, active=None):
+            rows = torch.arange(mask.shape[0], device=mask.device)
+            ids = (~mask[:, :T]).long().argmax(1)  # the first territory the mask forbids
+            mask[rows, ids] = True
+            return ids
+
+    with pytest.raises(RiskError, match=r"entrant 0 chose the illegal id \d+"):
+        evaluate([MaskWriter(), "random"], num_games=2, rules=SMALL, seed=0, **VEC, progress=False)

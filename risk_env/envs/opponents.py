@@ -1,6 +1,7 @@
 """Opponents embedded in the single-agent env (:mod:`risk_env.envs.single_agent`): agent specs
 resolved by a resolver the caller gives, the pool of baselines and frozen snapshots that
-self-play samples from, and the lazy observation opponents receive.
+self-play samples from, and what an agent receives at a decision outside the AEC env
+(:func:`agent_inputs`: the lazy observation and the info).
 
 The envs do not import the agents: an agent spec that is not an agent already (a baseline
 name, a model path...) is built by a *resolver*, ``resolve(spec, seed) -> agent``, and a
@@ -30,6 +31,7 @@ __all__ = [
     "LazyObservation",
     "OpponentPool",
     "SnapshotLoader",
+    "agent_inputs",
     "agent_resolver",
     "preserve_global_rng",
     "reseed",
@@ -89,6 +91,24 @@ class LazyObservation(Mapping):
 
     def __len__(self) -> int:
         return 2
+
+
+def agent_inputs(
+    encoder: ObservationEncoder, view: GameView, mask: np.ndarray, with_view: bool = True
+) -> tuple[LazyObservation, dict[str, Any]]:
+    """``(observation, info)`` for an agent's ``act`` at ``view``'s decision, as the AEC env
+    gives them: the lazy ``{"observation", "action_mask"}`` and ``{"action_mask"}`` (plus
+    ``"view"`` with ``with_view``).
+
+    Both hold one fresh writable copy of ``mask`` (int8 ``(N,)``), as every array the AEC env
+    hands out is a copy: an agent that writes into it changes nothing, and the caller checks
+    the id it returns against its own ``mask``, never the agent's copy.
+    """
+    own = mask.copy()
+    info: dict[str, Any] = {"action_mask": own}
+    if with_view:
+        info["view"] = view
+    return LazyObservation(encoder, view, own), info
 
 
 @contextlib.contextmanager

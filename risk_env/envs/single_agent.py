@@ -28,7 +28,8 @@ Seats and opponents
     holds ``"action_mask"`` and, for opponents that read one (``needs_view``, as
     agents declare it; assumed for objects that do not say), ``"view"``: the
     :class:`~risk_env.envs.view.GameView` of what that seat may know, as in the
-    AEC env's info.
+    AEC env's info. The mask they get is a copy (:func:`~risk_env.envs.opponents.agent_inputs`):
+    the id an opponent returns is checked against the env's own mask.
 
 Spaces
     ``observation_space = Box(0, inf, (D,), float32)``: the learner's flat
@@ -123,7 +124,7 @@ from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
-from .opponents import AgentResolver, LazyObservation, OpponentPool, reseed, resolve_agent
+from .opponents import AgentResolver, OpponentPool, agent_inputs, reseed, resolve_agent
 from .view import GameView
 
 __all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -484,12 +485,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
             mask = self.codec.mask(s, self.selection)
             opponent = self.opponents[who]
             view = GameView(g, s, who, self.codec, self.selection)  # what that seat may know, now
-            info: dict[str, Any] = {"action_mask": mask}
-            if getattr(opponent, "needs_view", True):
-                info["view"] = view
-            a = opponent.act(LazyObservation(self.encoder, view, mask), info)
+            obs, info = agent_inputs(self.encoder, view, mask, getattr(opponent, "needs_view", True))
+            a = opponent.act(obs, info)
             try:
-                self._play(who, int(a), mask)
+                self._play(who, int(a), mask)  # our own mask decides, not the opponent's copy
             except IllegalActionError as e:
                 raise IllegalActionError(
                     f"opponent in seat {who} ({self.opponents[who]!r}) chose an illegal action: {e}"

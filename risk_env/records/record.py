@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.codec import ActionCodec, Selection
-from ..errors import IllegalMoveError, InvalidMoveError, RiskError
+from ..errors import IllegalMoveError, InvalidMoveError, RecordError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.map import builtin_maps, load_map, map_from_dict
@@ -58,7 +58,7 @@ from ..rules.state import GameState, Phase
 __all__ = [
     "RECORD_FORMAT",
     "READABLE_FORMATS",
-    "RecordError",
+    "RecordError",  # defined in risk_env.errors, kept here for the code that imports it from this module
     "GameRecord",
     "ReplayStep",
     "replay",
@@ -76,10 +76,6 @@ RECORD_FORMAT = "risk_env.record/1"
 READABLE_FORMATS = (RECORD_FORMAT, "risk_env.records.record/1")
 """``format`` values readers accept: version 1, under its name and under the alias some
 development builds wrote (the same layout)."""
-
-
-class RecordError(RiskError):
-    """A malformed record, or one whose moves do not replay (the message says which move and why)."""
 
 
 _FIELDS = ("format", "rules", "map", "seed", "start_state", "players", "result", "moves", "actions", "meta")

@@ -22,6 +22,8 @@ What :func:`play_match` guarantees
     * each agent acts only for its own seat, and gets ``{"action_mask": mask}`` as the
       observation when the loop runs with ``observe=False`` (cheaper; the mask is all the
       random and scripted agents read);
+    * the masks an agent gets are copies (the AEC env's): writing into them changes nothing,
+      and the id it returns is checked against the env's own mask;
     * an illegal action id raises :class:`~risk_env.errors.IllegalActionError` naming the
       agent, its seat and the game seed (with a strict ``raw_env``);
     * a player turn taking more than ``max_turn_steps`` action ids stops the game:
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..envs.codec import Selection
+from ..envs.opponents import agent_inputs
 from ..envs.view import GameView
 from ..errors import ConfigError, IllegalActionError
 from ..records.record import GameRecord
@@ -220,6 +223,8 @@ def play_match(
 def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any, limit: int = 100_000) -> tuple[Any, list[int]]:
     """Let ``agent`` make one complete move for ``seat`` in state ``s`` (changed in place), through
     the action codec as the env would; for loops that call the engine directly (a human at the table).
+    The agent gets what the single-agent env gives its opponents
+    (:func:`~risk_env.envs.opponents.agent_inputs`: a copy of the mask, the seat's view).
 
     Returns:
         ``(move, action ids)``: the :class:`~risk_env.rules.moves.Move` made and the ids that made it.
@@ -231,11 +236,10 @@ def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any
     sel = Selection()
     for _ in range(limit):
         mask = codec.mask(s, sel)
-        obs = {"observation": encoder.encode(s, seat, sel), "action_mask": mask}
-        info = {"action_mask": mask, "view": GameView(game, s, seat, codec, sel)}
+        obs, info = agent_inputs(encoder, GameView(game, s, seat, codec, sel), mask)
         a = agent_action(agent, obs, info)
         try:
-            mv = codec.step(s, a, sel, mask)
+            mv = codec.step(s, a, sel, mask)  # our own mask decides, not the agent's copy
         except IllegalActionError as e:
             raise IllegalActionError(f"agent {type(agent).__name__} (seat {seat}) chose an illegal action: {e}") from None
         ids.append(a)

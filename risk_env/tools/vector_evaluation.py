@@ -301,7 +301,8 @@ class _Lockstep:
         present = torch.bincount(who[running], minlength=self.n).tolist()
         for k in (k for k, c in enumerate(present) if c):
             rows = running & (who == k)
-            ids = torch.where(rows, self.policies[k](s, self.mask, rows), ids)
+            # each policy gets a copy of the mask; its ids are checked against ours
+            ids = torch.where(rows, self.policies[k](s, self.mask.clone(), rows), ids)
         legal = self.mask.gather(1, ids[:, None])[:, 0] | ~running
         if not bool(legal.all()):
             b = int((~legal).nonzero()[0, 0])

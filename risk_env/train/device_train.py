@@ -271,7 +271,7 @@ class DeviceModel:
     def __init__(self, lanes: list[Lane], cfg: TrainConfig, logger: _TBLogger) -> None:
         self.lanes = lanes
         self.cfg = cfg
-        self.logger = self._logger = logger
+        self.logger = logger
 
     @property
     def num_timesteps(self) -> int:

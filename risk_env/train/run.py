@@ -337,7 +337,8 @@ class Run:
                     for k, v in pf.priorities().items()
                 )
             )
-        tb = getattr(model, "_logger", None)  # none yet before learn() (the warm start's evaluation)
+        # SB3's public logger; before learn() it has none yet (the warm start's evaluation) and the property raises
+        tb = getattr(model, "logger", None)
         for opp, s in res.items():
             if tb is not None:
                 tb.record(f"eval/win_rate/{_safe(opp)}", s.win_rate)

@@ -23,7 +23,7 @@ import gymnasium
 import numpy as np
 
 from ..envs.codec import Selection
-from ..envs.opponents import LazyObservation, resolve_agent
+from ..envs.opponents import agent_inputs, resolve_agent
 from ..envs.single_agent import RiskSingleAgentEnv
 from ..rules.state import GameState, Phase
 
@@ -67,7 +67,8 @@ def teacher_action(env: RiskSingleAgentEnv, teacher: Any) -> int:
     """
     view = env.view()
     mask = env.action_masks().astype(np.int8)
-    return int(teacher.act(LazyObservation(env.encoder, view, mask), {"action_mask": mask, "view": view}))
+    obs, info = agent_inputs(env.encoder, view, mask)
+    return int(teacher.act(obs, info))
 
 
 def episode_score(env: RiskSingleAgentEnv) -> float:

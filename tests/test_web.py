@@ -375,3 +375,27 @@ def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
     assert f"record written to {record}" in out
     rec = GameRecord.load(record)
     assert rec.result["ended"] == "unfinished" and rec.seed == 8 and rec.actions and action in rec.actions
+
+
+def test_an_agents_illegal_choice_tells_the_person_nothing_of_its_hand() -> None:
+    """The env's refusal lists the agent's legal ids, and a forced trade's ids name what its cards make up: the
+    person (the 409 of ``POST /api/act``) gets the agent and the id it chose, nothing of its legal ids."""
+
+    class Stubborn:
+        name = "stubborn"
+
+        def act(self, observation, info) -> int:  # type: ignore[no-untyped-def]
+            return int(np.flatnonzero(info["action_mask"] == 0)[0])  # always an id the mask forbids
+
+    rules = resolve_rules("classic", num_players=2, setup="random", turn_limit=20)
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)  # the person moves first
+    session = GameSession(rules, seat=0, agents=[Stubborn()], seed=seed)
+    s = session.state
+    give_cards(s, 1, [0, 1, 2, 3, 4])  # five cards: its turn opens with a forced trade, the only legal ids
+    with pytest.raises(RiskError) as refused:
+        _play_out(session)
+    message = str(refused.value)
+    assert message.startswith("agent 'stubborn' (player_1) chose the illegal action id ")
+    assert "trade" not in message and "Legal ids" not in message
+    assert "Legal ids" in str(refused.value.__cause__) and "trade" in str(refused.value.__cause__)  # the server's

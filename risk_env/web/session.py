@@ -279,13 +279,17 @@ class GameSession:
             if steps >= self.max_agent_steps:
                 raise RiskError(f"the agents took {steps} actions without the game reaching your decision; it was stopped")
             who = self.agents[seat]
+            action = None
             try:
                 action = agent_action(who, obs, info)
                 self._step(action)
             except IllegalActionError as e:
+                # the env's message lists the agent's legal ids (its trades name its cards): the server's, in the
+                # chained exception, never the person's
                 raise RiskError(
-                    f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)}) chose an illegal action: {e}"
-                ) from None
+                    f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)}) chose the illegal action id {action}; "
+                    "the game cannot go on: start a new game"
+                ) from e
             steps += 1
         if self.over and self.record_path is not None and self.saved is None:
             self.save()

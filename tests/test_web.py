@@ -399,3 +399,14 @@ def test_an_agents_illegal_choice_tells_the_person_nothing_of_its_hand() -> None
     assert message.startswith("agent 'stubborn' (player_1) chose the illegal action id ")
     assert "trade" not in message and "Legal ids" not in message
     assert "Legal ids" in str(refused.value.__cause__) and "trade" in str(refused.value.__cause__)  # the server's
+
+
+def test_rules_the_map_cannot_play_are_refused_before_an_agent_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading a model agent re-seeds the process's generators (SB3): a refused session must not get that far."""
+    import risk_env.web.session as web_session
+
+    loaded: list[object] = []
+    monkeypatch.setattr(web_session, "load_agent", lambda spec, seed=None: loaded.append(spec))
+    with pytest.raises(ConfigError, match="secret_missions=True needs a map with the classic continents"):
+        GameSession({"num_players": 2, "map": "small", "secret_missions": True}, agents=["ppo-2p"])
+    assert loaded == []

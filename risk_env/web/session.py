@@ -119,13 +119,14 @@ class GameSession:
             specs = specs * len(others)
         if len(specs) != len(others):
             raise ConfigError(f"give one agent for every other seat ({len(others)}) or one for all, got {len(specs)}")
+        base = raw_env(rules=rules)  # rules the map cannot play (ConfigError) are refused before an agent loads
         self.rules = rules
         self.seat = int(seat)
         self.agents = {p: load_agent(spec, seed=int(seed) * 1000 + p) for p, spec in zip(others, specs, strict=True)}
         agent_names = [agent_label(specs[others.index(p)]) if p != seat else "human" for p in range(n)]
         self.labels = distinct_labels(["you" if p == seat else agent_names[p] for p in range(n)])
         """A label per seat as the page shows it (``you``; ``balanced 1``, ``balanced 2`` where a name repeats)."""
-        self.env = Recorder(raw_env(rules=rules), players=agent_names)
+        self.env = Recorder(base, players=agent_names)
         self.raw = self.env.unwrapped
         self.game = self.raw.game
         self.board = BoardSvg(self.game, self.labels)

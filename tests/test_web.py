@@ -410,3 +410,108 @@ def test_rules_the_map_cannot_play_are_refused_before_an_agent_loads(monkeypatch
     with pytest.raises(ConfigError, match="secret_missions=True needs a map with the classic continents"):
         GameSession({"num_players": 2, "map": "small", "secret_missions": True}, agents=["ppo-2p"])
     assert loaded == []
+
+
+ALLIED = 2  # the allied army's owner id in a 2-player game (docs/rules.md §7)
+ALLIED_LAND = ["Siam", "Indonesia", "New Guinea", "Western Australia", "Eastern Australia", "Egypt"]
+MINE = ["China", "India", "Mongolia", "Japan", "Alaska", "Peru"]  # the person's (seat 0); the rest player 1's
+
+
+def _allied_session(**fields: int) -> GameSession:
+    """The person (seat 0) commands the allied army in player 1's turn: a hand-built position (``fields``: the
+    state's phase, player, ... as :func:`helpers.build` takes them), played on by the session's env."""
+    from helpers import build
+
+    from risk_env.rules.state import Phase
+
+    rules = resolve_rules("allied", setup="random", defender_dice="choose")
+    game = GameSession(rules, agents=["random"], seed=0).game
+    owners = {**{t: 0 for t in MINE}, **{t: ALLIED for t in ALLIED_LAND}}
+    commander, player = fields.pop("commander", 0), fields.pop("player")
+    s = build(game, owners=owners, default_owner=1, armies={t: 3 for t in ALLIED_LAND}, **{"phase": Phase.REINFORCE, **fields})
+    s.player, s.commander, s.received = player, commander, 2 * s.to_place
+    session = GameSession(rules, seat=0, agents=["random"], seed=0)
+    session.env.reset(options={"state": s})
+    return session
+
+
+def test_the_person_commanding_the_allied_army_is_asked_for_the_territories_they_command() -> None:
+    """The allied army's sub-turn (docs/rules.md §7): the territories to click are the allied army's, which the
+    person commands, not theirs; one army is one army."""
+    from risk_env.rules.state import Phase
+
+    session = _allied_session(player=ALLIED, to_place=1)
+    name = session.game.map.name_of
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Place 1 army for the allied army: click one of the territories you command."
+    assert sorted(name(c["t"]) for c in d["territories"]) == sorted(ALLIED_LAND)  # what the prompt calls so
+
+    session = _allied_session(player=ALLIED, phase=Phase.ATTACK)
+    d = session.decision()
+    assert d is not None and d["prompt"] == (
+        "Attack for the allied army: click one of the territories you command to attack from, or end the attack."
+    )
+    assert {name(c["t"]) for c in d["territories"]} <= set(ALLIED_LAND)
+
+    session = _allied_session(player=ALLIED, phase=Phase.ATTACK)
+    s, where = session.state, session.game.map.id_of
+    s.owner[where("Middle East")], s.armies[where("Middle East")] = ALLIED, 2  # conquered from Egypt with 2 dice
+    s.armies[where("Egypt")] = 5
+    s.phase, s.att_src, s.att_dst, s.att_dice = Phase.OCCUPY, where("Egypt"), where("Middle East"), 2
+    session.env.reset(options={"state": s.copy()})
+    d = session.decision()
+    assert d is not None and d["prompt"] == "The allied army conquered Middle East: move in how many armies (2..6)?"
+
+    # player 1 (on turn) attacks an allied territory: the player not attacking, the person, rolls for it (§7)
+    session = _allied_session(player=1, phase=Phase.ATTACK, commander=-1)
+    s, where = session.state, session.game.map.id_of
+    s.armies[where("Middle East")] = 2
+    s.phase, s.att_src, s.att_dst, s.att_dice = Phase.DEFEND, where("Middle East"), where("Egypt"), 1
+    session.env.reset(options={"state": s.copy()})
+    d = session.decision()
+    assert d is not None and d["prompt"] == (
+        "Egypt is attacked from Middle East with 1 die: defend it for the allied army with how many?"
+    )
+
+    # the person's own turn: their own territories, as before
+    session = _allied_session(player=0, to_place=3, commander=-1)
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Place 3 armies: click one of your territories."
+    assert sorted(name(c["t"]) for c in d["territories"]) == sorted(MINE)
+
+
+def test_a_variants_own_decision_is_asked_in_the_variants_words() -> None:
+    """The capital phase (docs/rules.md §8): the capitals variant says what is asked (its decision_text hook),
+    in the browser game's prompt, the terminal game's status line and a picture's headline."""
+    from risk_env.records.picture import describe
+    from risk_env.tools.play import human_screen
+
+    rules = resolve_rules("classic", num_players=2, map="small", setup="random", capitals=True, two_player="none")
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)  # the person chooses first
+    session = GameSession(rules, seat=0, agents=["random"], seed=seed)
+    s = session.state
+    assert s.phase.name == "CAPITAL"
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Choose your capital among your territories (holding every capital wins)."
+    assert sorted(c["t"] for c in d["territories"]) == [int(t) for t in np.flatnonzero(s.owner == 0)]
+    lines, _ = human_screen(session.game, s, 0)
+    assert any("setup, capital: choose your capital among your territories (holding every capital wins)" in x for x in lines)
+    assert describe(session.game, s).subtitle == "player_0 to act · choose a capital (\u2605)"
+
+
+def test_a_waiting_roll_is_asked_in_the_expert_dice_rules_words() -> None:
+    """A roll that waits (``die_to_six``, docs/rules.md §8): the prompt is the variant's, with the roll and only the
+    options the rules leave; the picture's headline says so too."""
+    from risk_env.records.picture import describe
+
+    rules = small(2, die_to_six=True, two_player="none")
+    session = GameSession(rules, seat=0, agents=["random"], seed=2)
+    s = session.state.copy()
+    s.phase, s.att_src, s.att_dst, s.att_dice, s.roll_pending = s.phase.ATTACK, 0, 1, 2, True
+    s.owner[0], s.owner[1], s.armies[0], s.armies[1], s.player = 0, 1, 5, 2, 0
+    s.last_roll, s.last_dice, s.to_place = [5, 3, 0, 6, 2], 2, 0
+    session.env.reset(options={"state": s})
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Your roll 5 3 against 6 2 waits: turn one into a six or keep it."
+    assert describe(session.game, session.state).subtitle == "player_0 to act · re-roll, six or keep"

@@ -189,8 +189,9 @@ def _status(game: Game, s: GameState) -> str:
     elif s.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         text += f": {left} armies left to place"
-    elif s.phase == Phase.CAPITAL:
-        text += ": choose your capital among your territories (holding every capital wins)"
+    asked = game.decision_text(s)  # a variant's own decision (the capital phase, a waiting roll, §8)
+    if asked is not None:
+        text += f": {asked}"
     if game.uses_cards and not commanding:
         hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {_hand(game, hand)}"

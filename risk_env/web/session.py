@@ -51,7 +51,7 @@ from ..agents import agent_label, load_agent
 from ..envs.aec import raw_env
 from ..envs.view import GameView
 from ..errors import ConfigError, IllegalActionError, RiskError, StateError
-from ..records.ansi import distinct_labels, seat_name
+from ..records.ansi import distinct_labels, owner_label, seat_name
 from ..records.record import GameRecord, ReplayStep, game_result
 from ..records.recorder import Recorder, fresh_seed
 from ..records.replay import describe_step
@@ -404,40 +404,56 @@ def _result(session: GameSession, s: GameState) -> str:
     return f"The turn limit ends the game after {s.turn} turns: no winner."
 
 
+def _armies(n: int) -> str:
+    """``1 army``, ``3 armies``."""
+    return f"{n} army" if n == 1 else f"{n} armies"
+
+
 def _prompt(session: GameSession, s: GameState, can_trade: bool = False) -> str:
-    """What the person is asked to do, in words (``can_trade``: a trade is among the legal choices now)."""
+    """What the person is asked to do, in words (``can_trade``: a trade is among the legal choices now).
+
+    A variant's own decision (the capital phase, a roll that waits, docs/rules.md §8) is put in the variant's
+    words (:meth:`Game.decision_text <risk_env.rules.engine.Game.decision_text>`); when the person
+    commands a variant's army (the allied army, §7) the territories to click are the ones they command.
+    """
     g, sel = session.game, session.raw.selection
     name = g.map.name_of
+    asked = g.decision_text(s)
+    if asked is not None:
+        return f"{asked[:1].upper()}{asked[1:]}."
     ph = s.phase
+    commanding = g.commanding(s) == session.seat == g.current_player(s)  # the person acts for a variant's army
+    army = f" for the {g.army_name()} army" if commanding else ""
+    yours = "one of the territories you command" if commanding else "one of your territories"
     if ph == Phase.CLAIM:
         return "Claim a territory: click an unclaimed one."
     if ph == Phase.SETUP_PLACE:
         if s.setup_step == 2:
             return "Place an army for the neutral: click one of its territories."
-        return f"Place an army on one of your territories ({s.setup_left[s.player]} left)."
-    if ph == Phase.CAPITAL:
-        return "Choose your capital: click one of your territories."
+        return f"Place an army on {yours} ({s.setup_left[s.player]} left)."
     if ph == Phase.REINFORCE:
         if sel.trade >= 0:
             return "Choose the territory that gets the +2 bonus of this trade."
         if sel.src >= 0:
             return f"How many armies on {name(sel.src)}?"
         what = "Trade a set of cards first (you must). " if s.forced else ""
-        return what + f"Place {s.to_place} armies: click one of your territories" + (", or trade cards." if can_trade else ".")
+        return what + f"Place {_armies(s.to_place)}{army}: click {yours}" + (", or trade cards." if can_trade else ".")
     if ph == Phase.ATTACK:
-        if s.roll_pending:
-            return "Your roll waits: re-roll a die, turn one into a six, or keep it."
         if sel.dst >= 0:
             return f"Attack {name(sel.dst)} from {name(sel.src)}: how many dice (or blitz)?"
         if sel.src >= 0:
             return f"Attack from {name(sel.src)}: click the territory to attack."
         more = " Roll again in the last battle, or pick another." if session.raw.codec.can_continue(s) else ""
-        return "Attack: click one of your territories to attack from, or end the attack." + more
+        return f"Attack{army}: click {yours} to attack from, or end the attack." + more
     if ph == Phase.DEFEND:
-        return f"{name(s.att_dst)} is attacked from {name(s.att_src)} with {s.att_dice} dice: defend with how many?"
+        label = owner_label(g, int(s.owner[s.att_dst]))  # the person may roll for a variant's army (§7)
+        dice = "die" if s.att_dice == 1 else "dice"
+        defend = f"defend it for the {label} army" if label else "defend"
+        return f"{name(s.att_dst)} is attacked from {name(s.att_src)} with {s.att_dice} {dice}: {defend} with how many?"
     if ph == Phase.OCCUPY:
         lo, hi = g.occupy_range(s)
-        return f"You conquered {name(s.att_dst)}: move in how many armies ({lo}..{hi})?"
+        who = f"The {g.army_name()} army" if commanding else "You"
+        return f"{who} conquered {name(s.att_dst)}: move in how many armies ({lo}..{hi})?"
     if ph == Phase.FORTIFY:
         if sel.dst >= 0:
             return f"Move how many armies from {name(sel.src)} to {name(sel.dst)}?"

@@ -515,3 +515,76 @@ def test_a_waiting_roll_is_asked_in_the_expert_dice_rules_words() -> None:
     d = session.decision()
     assert d is not None and d["prompt"] == "Your roll 5 3 against 6 2 waits: turn one into a six or keep it."
     assert describe(session.game, session.state).subtitle == "player_0 to act · re-roll, six or keep"
+
+
+def test_session_inputs_are_taken_or_refused_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A single spec serves every other seat (a string is one spec, not its letters); a record that is not a path and
+    a max_agent_steps that is not an integer >= 1 are ConfigErrors naming what is allowed, before an agent loads;
+    ``rules=None`` is :func:`resolve_rules`'s defaults."""
+    import risk_env.web.session as web_session
+    from risk_env.agents import RandomAgent
+
+    session = GameSession(small(3), agents="random", seed=1)
+    assert session.labels == ["you", "random 1", "random 2"]
+    assert [type(a).__name__ for a in session.agents.values()] == ["RandomAgent", "RandomAgent"]
+    one = RandomAgent()
+    assert list(GameSession(small(3), agents=one, seed=1).agents.values()) == [one, one]
+    assert GameSession(None, agents="random", seed=1).rules == resolve_rules()  # the docs/rules.md 4-player game
+
+    loaded: list[object] = []
+    monkeypatch.setattr(web_session, "load_agent", lambda spec, seed=None: loaded.append(spec))
+    for record in (123, "", b"game.json", ["game.json"]):
+        with pytest.raises(ConfigError, match=r"record must be a file path \(a str or a path object\) or None, got "):
+            GameSession(small(2), record=record)  # type: ignore[arg-type]
+    for steps in (0, -3, 2.5, True, "100", None):
+        with pytest.raises(ConfigError, match=rf"max_agent_steps must be an integer >= 1, got {steps!r}"):
+            GameSession(small(2), max_agent_steps=steps)  # type: ignore[arg-type]
+    assert loaded == []
+
+
+def _stubborn_session(**kw: object) -> tuple[GameSession, dict]:
+    """A session whose agent (player_1) always chooses an id its mask forbids, the person (player_0) first."""
+    from helpers import StubbornAgent
+
+    rules = small(2, turn_limit=20)
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)
+    session = GameSession(rules, seat=0, agents=[StubbornAgent()], seed=seed, **kw)  # type: ignore[arg-type]
+    return session, session.view()
+
+
+def test_an_agents_failure_ends_the_game_and_a_new_one_can_start(tmp_path: Path) -> None:
+    """After the person's move the agent chooses an illegal id: the person's move stands, the game is over (stopped,
+    with the agent and its id), its record says why and is written; nothing is asked of the person; New game plays."""
+    path = tmp_path / "game.json"
+    session, view = _stubborn_session(record=path)
+    actions = []
+    with pytest.raises(RiskError, match=r"^agent 'stubborn' \(player_1\) chose the illegal action id \d+") as failed:
+        while True:  # the person's turn: placements (a territory, then an amount), attacks, ... until the agent's
+            actions.append(_choices(view)[-1])
+            view = session.act(actions[-1])
+    why = str(failed.value)
+    assert session.over and session.stopped == why
+    after = session.view()
+    assert after["over"] and after["decision"] is None and after["result"] == f"The game was stopped: {why}."
+    assert after["events"] and {e["seat"] for e in after["events"]} == {0}  # the person's last move, which stands
+    with pytest.raises(IllegalActionError, match="the game is over: start a new game"):
+        session.act(actions[-1])
+    rec = session.finished_record()  # the game is over: the person may have its record
+    assert rec.result is not None and rec.result["ended"] == "illegal action by player_1"
+    assert rec.actions == actions and rec.moves[-1] == session.history[-1]["text"] and session.history[-1]["seat"] == 0
+    assert session.saved == path and GameRecord.load(path).result["ended"] == "illegal action by player_1"  # type: ignore[index]
+
+    nxt = session.new_game(rec.seed)  # the same game again (the person first: the agent has not failed yet)
+    assert not nxt["over"] and session.stopped is None and nxt["result"] == "" and nxt["decision"] is not None
+    assert nxt["moves"] == 0 and session.record().result["ended"] == "unfinished"  # type: ignore[index]
+
+
+def test_agents_that_never_reach_the_persons_decision_end_the_game() -> None:
+    session = GameSession(small(3), seat=0, agents=["random"], seed=1, max_agent_steps=2)
+    view = session.view()
+    with pytest.raises(RiskError, match="the agents took 2 actions without the game reaching your decision"):
+        while not view["over"]:
+            view = session.act(int(np.random.default_rng(0).choice(_choices(view))))
+    assert session.over and session.view()["decision"] is None
+    assert session.record().result["ended"] == "stopped after 2 actions of the agents"  # type: ignore[index]

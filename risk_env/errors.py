@@ -43,7 +43,13 @@ class IllegalActionError(IllegalMoveError):
     """An action id that is not legal for the acting agent (see the action mask).
 
     The game state is unchanged when this is raised.
+
+    Attributes:
+        action: the refused id where the one raising knows it as an int (:func:`risk_env.tools.match.play_move`
+            sets it to the agent's choice), else None.
     """
+
+    action: int | None = None
 
 
 class ActionSpaceError(IllegalActionError, AssertionError):

@@ -521,3 +521,17 @@ def run_cli(*args: str) -> tuple[int, str, str]:
 
     res = CliRunner().invoke(app, [str(a) for a in args], prog_name="risk-env")
     return res.exit_code, res.stdout, res.stderr
+
+
+# ---------------------------------------------------------------- agents
+class StubbornAgent:
+    """An agent that always chooses the first id its mask forbids (``helpers:StubbornAgent`` for the command line)."""
+
+    name = "stubborn"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.chosen: list[int] = []
+
+    def act(self, observation: object, info: dict) -> int:
+        self.chosen.append(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+        return self.chosen[-1]

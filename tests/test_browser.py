@@ -357,6 +357,35 @@ def test_the_page_shows_the_pending_selection_and_refuses_nothing_legal(browser:
     assert console_errors(browser) == []
 
 
+def test_an_agents_failure_shows_the_game_stopped(browser: Any, served: Any) -> None:
+    """The agent chooses an id its mask forbids after the person's move: the page says which agent and which id
+    (not its legal ids), and shows the game over as the server has it (the record to download, New game)."""
+    from helpers import StubbornAgent
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    rules = resolve_rules("classic", num_players=2, map="small", setup="random", turn_limit=20)
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)  # the person moves first
+    session = GameSession(rules, seat=0, agents=[StubbornAgent()], seed=seed)
+    browser.get(served(session))
+    wait_for(lambda: _ready(browser), 60, "the page to load the game")
+    Select(browser.find_element(By.ID, "pace")).select_by_value("0")
+    rng = np.random.default_rng(0)
+    for clicks in range(200):  # the person's first turn, until the agent's
+        if browser.find_element(By.TAG_NAME, "body").get_attribute("data-over") == "true":
+            break
+        _choose(browser, rng, "random").click()
+        wait_for(lambda: _ready(browser), 60, f"the page after click {clicks + 1}")
+    error = browser.find_element(By.ID, "error").text
+    assert error.startswith("agent 'stubborn' (player_1) chose the illegal action id ") and "Legal ids" not in error
+    assert browser.find_element(By.ID, "prompt").text == "The game is over."
+    assert browser.find_element(By.ID, "result").text == f"The game was stopped: {error}."
+    assert record_link(browser) is not None  # the game is over: its record is the person's
+    assert browser.find_element(By.ID, "new-game").is_enabled()
+    assert [m for m in console_errors(browser) if "409" not in m] == []  # the refused act is the one error logged
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("RISK_ENV_SLOW_TESTS"), reason="set RISK_ENV_SLOW_TESTS=1 (about a minute)")
 def test_a_full_game_against_ppo_2p_in_the_browser(browser: Any, served: Any, tmp_path: Path) -> None:

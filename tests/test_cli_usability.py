@@ -406,3 +406,32 @@ def test_a_two_player_preset_takes_its_own_player_count_and_refuses_another() ->
     res = runner.invoke(app, ["watch", "--rules", "duel", "--players", "4", "--turns", "1", "--show", "none"])
     assert res.exit_code == 2
     assert res.output == "error: --rules duel is for 2 players, got --players 4: omit --players, or choose other --rules\n"
+
+
+def test_an_agents_illegal_choice_at_the_terminal_is_one_line_without_its_legal_ids(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The env's refusal lists the agent's legal ids (a forced trade's ids name what its cards make up): the person
+    gets the agent and the id it chose in one ``error:`` line; the refusal is the exception's cause."""
+    import io
+
+    from helpers import StubbornAgent
+
+    from risk_env.errors import RiskError
+    from risk_env.rules.config import resolve_rules
+    from risk_env.rules.engine import Game
+    from risk_env.tools.play import play_game
+
+    rules = resolve_rules("classic", num_players=2, map="small", setup="random", two_player="none")
+    seed = next(k for k in range(50) if Game(rules).current_player(Game(rules).new_game(k)) == 1)  # the agent first
+    agent = StubbornAgent()
+    with pytest.raises(RiskError) as refused:
+        play_game(rules, 0, {1: agent}, seed, lambda: "", out=io.StringIO(), names=["you", "stubborn"])
+    told = f"chose the illegal action id {agent.chosen[0]}; the game cannot go on"
+    assert str(refused.value) == f"agent 'stubborn' (player_1) {told}"
+    assert "Legal ids" in str(refused.value.__cause__)  # the env's refusal: the exception's cause only
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    with pytest.raises(SystemExit) as ended:
+        main(["play", *SMALL2, "--seed", str(seed), "--no-color", "--agents", "helpers:StubbornAgent"])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and err.count("\n") == 1 and "Legal ids" not in err
+    assert err == f"error: agent 'helpers:StubbornAgent' (player_1) {told}\n"

@@ -131,9 +131,10 @@ def test_an_agent_writing_into_its_mask_cannot_make_an_illegal_move() -> None:
     seat = game.current_player(s)
     before = s.copy()
     cheat = _MaskWriter(game.T)
-    with pytest.raises(IllegalActionError, match=rf"seat {seat}\) chose an illegal action"):
+    with pytest.raises(IllegalActionError, match=rf"seat {seat}\) chose an illegal action") as refused:
         play_move(game, codec, encoder, s, seat, cheat)
     assert cheat.cheated and int(s.owner[cheat.cheated[0]]) != seat
+    assert refused.value.action == cheat.cheated[0]  # the id chosen, for callers that may not show the legal ones
     assert same_position(s, before)
 
     # play_match (the AEC env's masks are copies already)

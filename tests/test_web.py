@@ -410,3 +410,181 @@ def test_rules_the_map_cannot_play_are_refused_before_an_agent_loads(monkeypatch
     with pytest.raises(ConfigError, match="secret_missions=True needs a map with the classic continents"):
         GameSession({"num_players": 2, "map": "small", "secret_missions": True}, agents=["ppo-2p"])
     assert loaded == []
+
+
+ALLIED = 2  # the allied army's owner id in a 2-player game (docs/rules.md §7)
+ALLIED_LAND = ["Siam", "Indonesia", "New Guinea", "Western Australia", "Eastern Australia", "Egypt"]
+MINE = ["China", "India", "Mongolia", "Japan", "Alaska", "Peru"]  # the person's (seat 0); the rest player 1's
+
+
+def _allied_session(**fields: int) -> GameSession:
+    """The person (seat 0) commands the allied army in player 1's turn: a hand-built position (``fields``: the
+    state's phase, player, ... as :func:`helpers.build` takes them), played on by the session's env."""
+    from helpers import build
+
+    from risk_env.rules.state import Phase
+
+    rules = resolve_rules("allied", setup="random", defender_dice="choose")
+    game = GameSession(rules, agents=["random"], seed=0).game
+    owners = {**{t: 0 for t in MINE}, **{t: ALLIED for t in ALLIED_LAND}}
+    commander, player = fields.pop("commander", 0), fields.pop("player")
+    s = build(game, owners=owners, default_owner=1, armies={t: 3 for t in ALLIED_LAND}, **{"phase": Phase.REINFORCE, **fields})
+    s.player, s.commander, s.received = player, commander, 2 * s.to_place
+    session = GameSession(rules, seat=0, agents=["random"], seed=0)
+    session.env.reset(options={"state": s})
+    return session
+
+
+def test_the_person_commanding_the_allied_army_is_asked_for_the_territories_they_command() -> None:
+    """The allied army's sub-turn (docs/rules.md §7): the territories to click are the allied army's, which the
+    person commands, not theirs; one army is one army."""
+    from risk_env.rules.state import Phase
+
+    session = _allied_session(player=ALLIED, to_place=1)
+    name = session.game.map.name_of
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Place 1 army for the allied army: click one of the territories you command."
+    assert sorted(name(c["t"]) for c in d["territories"]) == sorted(ALLIED_LAND)  # what the prompt calls so
+
+    session = _allied_session(player=ALLIED, phase=Phase.ATTACK)
+    d = session.decision()
+    assert d is not None and d["prompt"] == (
+        "Attack for the allied army: click one of the territories you command to attack from, or end the attack."
+    )
+    assert {name(c["t"]) for c in d["territories"]} <= set(ALLIED_LAND)
+
+    session = _allied_session(player=ALLIED, phase=Phase.ATTACK)
+    s, where = session.state, session.game.map.id_of
+    s.owner[where("Middle East")], s.armies[where("Middle East")] = ALLIED, 2  # conquered from Egypt with 2 dice
+    s.armies[where("Egypt")] = 5
+    s.phase, s.att_src, s.att_dst, s.att_dice = Phase.OCCUPY, where("Egypt"), where("Middle East"), 2
+    session.env.reset(options={"state": s.copy()})
+    d = session.decision()
+    assert d is not None and d["prompt"] == "The allied army conquered Middle East: move in how many armies (2..6)?"
+
+    # player 1 (on turn) attacks an allied territory: the player not attacking, the person, rolls for it (§7)
+    session = _allied_session(player=1, phase=Phase.ATTACK, commander=-1)
+    s, where = session.state, session.game.map.id_of
+    s.armies[where("Middle East")] = 2
+    s.phase, s.att_src, s.att_dst, s.att_dice = Phase.DEFEND, where("Middle East"), where("Egypt"), 1
+    session.env.reset(options={"state": s.copy()})
+    d = session.decision()
+    assert d is not None and d["prompt"] == (
+        "Egypt is attacked from Middle East with 1 die: defend it for the allied army with how many?"
+    )
+
+    # the person's own turn: their own territories, as before
+    session = _allied_session(player=0, to_place=3, commander=-1)
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Place 3 armies: click one of your territories."
+    assert sorted(name(c["t"]) for c in d["territories"]) == sorted(MINE)
+
+
+def test_a_variants_own_decision_is_asked_in_the_variants_words() -> None:
+    """The capital phase (docs/rules.md §8): the capitals variant says what is asked (its decision_text hook),
+    in the browser game's prompt, the terminal game's status line and a picture's headline."""
+    from risk_env.records.picture import describe
+    from risk_env.tools.play import human_screen
+
+    rules = resolve_rules("classic", num_players=2, map="small", setup="random", capitals=True, two_player="none")
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)  # the person chooses first
+    session = GameSession(rules, seat=0, agents=["random"], seed=seed)
+    s = session.state
+    assert s.phase.name == "CAPITAL"
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Choose your capital among your territories (holding every capital wins)."
+    assert sorted(c["t"] for c in d["territories"]) == [int(t) for t in np.flatnonzero(s.owner == 0)]
+    lines, _ = human_screen(session.game, s, 0)
+    assert any("setup, capital: choose your capital among your territories (holding every capital wins)" in x for x in lines)
+    assert describe(session.game, s).subtitle == "player_0 to act · choose a capital (\u2605)"
+
+
+def test_a_waiting_roll_is_asked_in_the_expert_dice_rules_words() -> None:
+    """A roll that waits (``die_to_six``, docs/rules.md §8): the prompt is the variant's, with the roll and only the
+    options the rules leave; the picture's headline says so too."""
+    from risk_env.records.picture import describe
+
+    rules = small(2, die_to_six=True, two_player="none")
+    session = GameSession(rules, seat=0, agents=["random"], seed=2)
+    s = session.state.copy()
+    s.phase, s.att_src, s.att_dst, s.att_dice, s.roll_pending = s.phase.ATTACK, 0, 1, 2, True
+    s.owner[0], s.owner[1], s.armies[0], s.armies[1], s.player = 0, 1, 5, 2, 0
+    s.last_roll, s.last_dice, s.to_place = [5, 3, 0, 6, 2], 2, 0
+    session.env.reset(options={"state": s})
+    d = session.decision()
+    assert d is not None and d["prompt"] == "Your roll 5 3 against 6 2 waits: turn one into a six or keep it."
+    assert describe(session.game, session.state).subtitle == "player_0 to act · re-roll, six or keep"
+
+
+def test_session_inputs_are_taken_or_refused_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A single spec serves every other seat (a string is one spec, not its letters); a record that is not a path and
+    a max_agent_steps that is not an integer >= 1 are ConfigErrors naming what is allowed, before an agent loads;
+    ``rules=None`` is :func:`resolve_rules`'s defaults."""
+    import risk_env.web.session as web_session
+    from risk_env.agents import RandomAgent
+
+    session = GameSession(small(3), agents="random", seed=1)
+    assert session.labels == ["you", "random 1", "random 2"]
+    assert [type(a).__name__ for a in session.agents.values()] == ["RandomAgent", "RandomAgent"]
+    one = RandomAgent()
+    assert list(GameSession(small(3), agents=one, seed=1).agents.values()) == [one, one]
+    assert GameSession(None, agents="random", seed=1).rules == resolve_rules()  # the docs/rules.md 4-player game
+
+    loaded: list[object] = []
+    monkeypatch.setattr(web_session, "load_agent", lambda spec, seed=None: loaded.append(spec))
+    for record in (123, "", b"game.json", ["game.json"]):
+        with pytest.raises(ConfigError, match=r"record must be a file path \(a str or a path object\) or None, got "):
+            GameSession(small(2), record=record)  # type: ignore[arg-type]
+    for steps in (0, -3, 2.5, True, "100", None):
+        with pytest.raises(ConfigError, match=rf"max_agent_steps must be an integer >= 1, got {steps!r}"):
+            GameSession(small(2), max_agent_steps=steps)  # type: ignore[arg-type]
+    assert loaded == []
+
+
+def _stubborn_session(**kw: object) -> tuple[GameSession, dict]:
+    """A session whose agent (player_1) always chooses an id its mask forbids, the person (player_0) first."""
+    from helpers import StubbornAgent
+
+    rules = small(2, turn_limit=20)
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)
+    session = GameSession(rules, seat=0, agents=[StubbornAgent()], seed=seed, **kw)  # type: ignore[arg-type]
+    return session, session.view()
+
+
+def test_an_agents_failure_ends_the_game_and_a_new_one_can_start(tmp_path: Path) -> None:
+    """After the person's move the agent chooses an illegal id: the person's move stands, the game is over (stopped,
+    with the agent and its id), its record says why and is written; nothing is asked of the person; New game plays."""
+    path = tmp_path / "game.json"
+    session, view = _stubborn_session(record=path)
+    actions = []
+    with pytest.raises(RiskError, match=r"^agent 'stubborn' \(player_1\) chose the illegal action id \d+") as failed:
+        while True:  # the person's turn: placements (a territory, then an amount), attacks, ... until the agent's
+            actions.append(_choices(view)[-1])
+            view = session.act(actions[-1])
+    why = str(failed.value)
+    assert session.over and session.stopped == why
+    after = session.view()
+    assert after["over"] and after["decision"] is None and after["result"] == f"The game was stopped: {why}."
+    assert after["events"] and {e["seat"] for e in after["events"]} == {0}  # the person's last move, which stands
+    with pytest.raises(IllegalActionError, match="the game is over: start a new game"):
+        session.act(actions[-1])
+    rec = session.finished_record()  # the game is over: the person may have its record
+    assert rec.result is not None and rec.result["ended"] == "illegal action by player_1"
+    assert rec.actions == actions and rec.moves[-1] == session.history[-1]["text"] and session.history[-1]["seat"] == 0
+    assert session.saved == path and GameRecord.load(path).result["ended"] == "illegal action by player_1"  # type: ignore[index]
+
+    nxt = session.new_game(rec.seed)  # the same game again (the person first: the agent has not failed yet)
+    assert not nxt["over"] and session.stopped is None and nxt["result"] == "" and nxt["decision"] is not None
+    assert nxt["moves"] == 0 and session.record().result["ended"] == "unfinished"  # type: ignore[index]
+
+
+def test_agents_that_never_reach_the_persons_decision_end_the_game() -> None:
+    session = GameSession(small(3), seat=0, agents=["random"], seed=1, max_agent_steps=2)
+    view = session.view()
+    with pytest.raises(RiskError, match="the agents took 2 actions without the game reaching your decision"):
+        while not view["over"]:
+            view = session.act(int(np.random.default_rng(0).choice(_choices(view))))
+    assert session.over and session.view()["decision"] is None
+    assert session.record().result["ended"] == "stopped after 2 actions of the agents"  # type: ignore[index]

@@ -182,8 +182,9 @@ def _headline(game: Game, s: GameState, names: Sequence[str]) -> tuple[str, str]
     elif phase in (Phase.CLAIM, Phase.SETUP_PLACE):
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         extra = f" · {left} left to place"
-    elif phase == Phase.CAPITAL:
-        extra = " · choose a capital (\u2605)"
+    asked = game.decision_text(s, short=True)  # a variant's own decision (the capital phase, a waiting roll, §8)
+    if asked is not None:
+        extra += f" · {asked}"
     if game.commanding(s) >= 0:  # a variant's army's sub-turn (the allied army, docs/rules.md §7)
         extra += f" · for the {game.army_name()} army"
     return title, f"{names[actor]} to act{extra}"

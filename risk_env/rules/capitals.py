@@ -156,5 +156,11 @@ class Capitals(Variant):
             return None
         return "capitals (#): " + ", ".join(f"{self.game.map.name_of(t)} ({who(p)})" for t, p in chosen)
 
+    def decision_text(self, s: GameState, short: bool = False) -> str | None:
+        if s.phase != Phase.CAPITAL:
+            return None
+        # a picture draws each chosen capital as a star (risk_env.records.picture)
+        return "choose a capital (\u2605)" if short else "choose your capital among your territories (holding every capital wins)"
+
     def phase_note(self, s: GameState, who: Any) -> str | None:
         return f"{who(s.player)} chooses a capital among its territories" if s.phase == Phase.CAPITAL else None

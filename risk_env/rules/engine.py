@@ -419,6 +419,16 @@ class Game:
                 return str(label)
         return ""
 
+    def decision_text(self, s: GameState, short: bool = False) -> str | None:
+        """What a variant's own decision in ``s`` asks of the one deciding (the capital phase, a roll that waits,
+        docs/rules.md §8), in the variant's words, or None when the decision is not a variant's (see
+        :meth:`Variant.decision_text <risk_env.rules.variant.Variant.decision_text>`; ``short``: for a picture)."""
+        for hook in self.hooks["decision_text"]:
+            text = hook(s, short)
+            if text is not None:
+                return str(text)
+        return None
+
     def to_act(self, s: GameState) -> int:
         """Deprecated name of :meth:`current_player`."""
         warnings.warn("Game.to_act is deprecated; use Game.current_player", DeprecationWarning, stacklevel=2)

@@ -78,6 +78,16 @@ class ExpertDice(Variant):
     def waiting_text(self, s: GameState) -> str | None:
         return "the roll waits: re-roll, six or keep" if s.roll_pending else None
 
+    def decision_text(self, s: GameState, short: bool = False) -> str | None:
+        if not s.roll_pending:
+            return None
+        if short:
+            return "re-roll, six or keep"
+        att = s.att_dice
+        rolled = f"{' '.join(map(str, s.last_roll[:att]))} against {' '.join(map(str, s.last_roll[att + 1 :]))}"
+        options = (["re-roll one die"] if self.can_reroll(s) else []) + (["turn one into a six"] if self.can_six(s) else [])
+        return f"your roll {rolled} waits: {', '.join(options)} or keep it"
+
     def draws_roll(self, s: GameState, defender_dice: int) -> bool:
         """A player's roll is drawn and waits while the attacker may still change it."""
         game = self.game

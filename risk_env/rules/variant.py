@@ -27,8 +27,8 @@ Every hook has a default that keeps the core rules (docs/rules.md §1-§5). The 
   :mod:`risk_env.envs.observation`): :attr:`rank`, :meth:`action_blocks`,
   :meth:`observation_blocks`, :meth:`owns_decision`, :meth:`mask`, :meth:`translate`,
   :meth:`move_to_action`, :meth:`action_text`, :meth:`observe`, :meth:`critic_state`.
-* **Text and pictures** (:mod:`risk_env.records`, :mod:`risk_env.tools`): :meth:`owner_label`,
-  :meth:`owner_role`, :meth:`territory_marks`, :meth:`notes`, :meth:`summary`.
+* **Text and pictures** (:mod:`risk_env.records`, :mod:`risk_env.tools`, :mod:`risk_env.web`): :meth:`owner_label`,
+  :meth:`owner_role`, :meth:`territory_marks`, :meth:`notes`, :meth:`summary`, :meth:`decision_text`.
 * **Agents** (:mod:`risk_env.agents`): :meth:`default_move`.
 
 Hooks run on the reference engine's hot paths, so a game keeps, for each hook, only the
@@ -298,6 +298,14 @@ class Variant:
     def granted_armies(self) -> int:
         """Armies the variant puts on the board in setup beyond the seats' starting armies."""
         return 0
+
+    def decision_text(self, s: GameState, short: bool = False) -> str | None:
+        """What the variant's own decision in ``s`` asks of the one deciding, if the decision is the variant's
+        (the capital phase, a roll that waits), else None: a phrase addressed to them, without a full stop
+        (``"choose your capital among your territories (holding every capital wins)"``), which the browser
+        game's prompt and the terminal game's status line show; ``short``: a few words for a picture's headline
+        (``"choose a capital (★)"``)."""
+        return None
 
     def phase_note(self, s: GameState, who: Callable[[int], str]) -> str | None:
         """A text board's line on a decision of the variant's own phase (who does what), the seats

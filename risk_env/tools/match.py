@@ -230,7 +230,8 @@ def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any
         ``(move, action ids)``: the :class:`~risk_env.rules.moves.Move` made and the ids that made it.
 
     Raises:
-        IllegalActionError: the agent chose an illegal id; RuntimeError: no move after ``limit`` ids.
+        IllegalActionError: the agent chose an illegal id (the message lists the legal ones; ``action`` holds the
+            id chosen); RuntimeError: no move after ``limit`` ids.
     """
     ids: list[int] = []
     sel = Selection()
@@ -241,7 +242,9 @@ def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any
         try:
             mv = codec.step(s, a, sel, mask)  # our own mask decides, not the agent's copy
         except IllegalActionError as e:
-            raise IllegalActionError(f"agent {type(agent).__name__} (seat {seat}) chose an illegal action: {e}") from None
+            refused = IllegalActionError(f"agent {type(agent).__name__} (seat {seat}) chose an illegal action: {e}")
+            refused.action = a  # the caller may name the id without the message's legal ids (a trade names cards)
+            raise refused from None
         ids.append(a)
         if mv is not None:
             return mv, ids

@@ -15,7 +15,7 @@ import typer
 
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, render_compact, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -32,20 +32,31 @@ __all__ = ["Choice", "Group", "group_moves", "human_menu", "human_screen", "play
 
 
 class _Seats:
-    """Agents acting through the action codec, one complete move at a time (:func:`risk_env.tools.match.play_move`)."""
+    """Agents acting through the action codec, one complete move at a time (:func:`risk_env.tools.match.play_move`);
+    ``names`` labels them (default: their class's name)."""
 
-    def __init__(self, game: Game, agents: dict[int, Any]) -> None:
+    def __init__(self, game: Game, agents: dict[int, Any], names: list[str] | None = None) -> None:
         self.game = game
         self.codec = ActionCodec(game)
         self.encoder = ObservationEncoder(game)
         self.agents = agents
+        self.names = names
 
     def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
+        """The agent at ``seat`` makes one complete move in ``s``.
+
+        Raises:
+            RiskError: the agent chose an illegal id: the message names the agent and that id, never its legal
+                ids (a forced trade's ids tell what its cards make up); the env's refusal is the ``__cause__``.
+        """
         agent = self.agents[seat]
         try:
             return play_move(self.game, self.codec, self.encoder, s, seat, agent)
         except IllegalActionError as e:
-            raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}): {e}") from None
+            label = self.names[seat] if self.names is not None else type(agent).__name__
+            raise RiskError(
+                f"agent {label!r} ({seat_name(self.game, seat)}) chose the illegal action id {e.action}; the game cannot go on"
+            ) from e
 
 
 # ---------------------------------------------------------------------- choices for a human
@@ -178,8 +189,9 @@ def _status(game: Game, s: GameState) -> str:
     elif s.phase in (Phase.CLAIM, Phase.SETUP_PLACE):
         left = s.setup_left[s.player] if s.setup_step < 2 else s.setup_left[-1]
         text += f": {left} armies left to place"
-    elif s.phase == Phase.CAPITAL:
-        text += ": choose your capital among your territories (holding every capital wins)"
+    asked = game.decision_text(s)  # a variant's own decision (the capital phase, a waiting roll, §8)
+    if asked is not None:
+        text += f": {asked}"
     if game.uses_cards and not commanding:
         hand = s.hands[game.current_player(s)] if game.current_player(s) >= 0 else []
         text += f"; your cards: {_hand(game, hand)}"
@@ -440,9 +452,13 @@ def play_game(
     Each decision of the human shows one screen of at most 120x40 characters on the
     classic map (:func:`human_screen`). ``names`` labels the seats on the board
     (default ``player_<seat>``). Returns the final (or abandoned) state; ``recorder`` gets every move.
+
+    Raises:
+        RiskError: an agent chose an illegal action id: the message names the agent (by ``names``) and the id,
+            not its legal ids (they would tell what its cards make up); the env's refusal is the ``__cause__``.
     """
     game = Game(rules)
-    seats = _Seats(game, agents)
+    seats = _Seats(game, agents, names)
     s = game.new_game(seed)
     recent: list[str] = []
     me = seat_name(game, human)

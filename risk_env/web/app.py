@@ -11,7 +11,8 @@ route                       what it does
 ``GET /api/game``           the game now, with the board's SVG and the moves so far
                             (:meth:`GameSession.view <risk_env.web.session.GameSession.view>`)
 ``POST /api/act``           ``{"action": id}``: the person's action id, then the agents' moves;
-                            409 with ``{"detail": why}`` for an id the env does not allow now
+                            409 with ``{"detail": why}`` for an id the env does not allow now, or
+                            for an agent's failure (the game is then over: ``GET /api/game`` says so)
 ``POST /api/new``           ``{"seed": n}`` (or ``{}``: a seed drawn from fresh entropy): the next game
 ``GET /api/record``         the finished game's record (JSON, a file to download; ``risk-env replay``
                             reads it); 409 while the game is on

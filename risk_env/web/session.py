@@ -51,7 +51,7 @@ from ..agents import agent_label, load_agent
 from ..envs.aec import raw_env
 from ..envs.view import GameView
 from ..errors import ConfigError, IllegalActionError, RiskError, StateError
-from ..records.ansi import distinct_labels, seat_name
+from ..records.ansi import distinct_labels, owner_label, seat_name
 from ..records.record import GameRecord, ReplayStep, game_result
 from ..records.recorder import Recorder, fresh_seed
 from ..records.replay import describe_step
@@ -78,31 +78,41 @@ class GameSession:
 
     Args:
         rules: the rules: a :class:`~risk_env.rules.config.RulesConfig`, a preset or rules file name, or a mapping
-            of switches (read by :func:`risk_env.rules.config.resolve_rules`).
+            of switches (read by :func:`risk_env.rules.config.resolve_rules`); None: that function's defaults,
+            the docs/rules.md rules for 4 players (the classic game).
         seat: the person's seat, ``0..num_players-1``.
-        agents: an agent spec per other seat, in seat order (one spec alone serves every other seat): names
-            for :func:`risk_env.agents.load_agent` (``"balanced"``, ``"ppo-2p"``, a model path, ``module:attr``)
-            or agent objects.
+        agents: a list (or tuple) of agent specs, one per other seat in seat order, or one spec for every other
+            seat (alone, or as a list of one): names for :func:`risk_env.agents.load_agent` (``"balanced"``,
+            ``"ppo-2p"``, a model path, ``module:attr``) or agent objects. A string is one spec.
         seed: the first game's seed (the agents get ``seed * 1000 + seat``); None (the default): one drawn
             from fresh entropy (:func:`~risk_env.records.recorder.fresh_seed`), as for each new game without a
             seed. An explicit seed replays a game (with the same agents and the same moves of the person); the
             seed is never shown to the person while the game is on (a finished game's record holds it).
-        record: write each game's record when it ends (and when a new game replaces an unfinished one): the first
-            game's to this path, the next ones' beside it with their number (``game.json``, ``game_2.json``,
-            ``game_3.json``...), so that no game's record replaces another's.
-        max_agent_steps: the most action ids the agents may take between two decisions of the person.
+        record: a file path (``str`` or path object): write each game's record when it ends (and when a new game
+            replaces an unfinished one): the first game's to this path, the next ones' beside it with their number
+            (``game.json``, ``game_2.json``, ``game_3.json``...), so that no game's record replaces another's.
+        max_agent_steps: the most action ids the agents may take between two decisions of the person (an integer
+            >= 1).
+
+    When an agent fails (it chooses an illegal id, or the agents take more than ``max_agent_steps`` ids in a row),
+    the game is stopped: it is over (:attr:`over`, :attr:`stopped` says why), its record ends with the reason and is
+    written (with a record path), and :meth:`new_game` starts the next. The moves made until then stand, the
+    person's last one included: nothing is undone (the agents' own state, their generators included, could not be
+    wound back with the game's, so a game played on from before the failure would not be the one recorded).
 
     Raises:
         ConfigError: rules that do not resolve (an unknown preset or switch, a bad value, another type), a bad
-            seat, the wrong number of agents, a negative seed.
-        RiskError: an agent spec that does not load (the message says why).
+            seat, the wrong number of agents, a negative seed, a record that is not a path, a max_agent_steps
+            that is not an integer >= 1; nothing is built (no agent loaded).
+        RiskError: an agent spec that does not load (the message says why), or an agent that fails before the
+            person's first decision.
     """
 
     def __init__(
         self,
-        rules: RulesConfig | str | Mapping[str, Any],
+        rules: RulesConfig | str | Mapping[str, Any] | None,
         seat: int = 0,
-        agents: Sequence[Any] = ("random",),
+        agents: Sequence[Any] | Any = ("random",),
         seed: int | None = None,
         record: str | os.PathLike[str] | None = None,
         max_agent_steps: int = 100 * DEFAULT_MAX_TURN_STEPS,
@@ -113,7 +123,13 @@ class GameSession:
             raise ConfigError(f"the person's seat must be 0..{n - 1} (one of the {n} players), got {seat!r}")
         _check_seed(seed)
         seed = fresh_seed() if seed is None else int(seed)
-        specs = list(agents)
+        if record is not None and (not isinstance(record, (str, os.PathLike)) or not os.fspath(record)):
+            raise ConfigError(f"record must be a file path (a str or a path object) or None, got {record!r}")
+        steps = max_agent_steps
+        if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or steps < 1:
+            raise ConfigError(f"max_agent_steps must be an integer >= 1, got {max_agent_steps!r}")
+        # one spec (a name, a path, an agent) serves every other seat; only a list or tuple is one per seat
+        specs = list(agents) if isinstance(agents, (list, tuple)) else [agents]
         others = [p for p in range(n) if p != seat]
         if len(specs) == 1:
             specs = specs * len(others)
@@ -136,6 +152,8 @@ class GameSession:
         self.seed = seed
         """The game's seed (the server's to know: no view carries it)."""
         self.saved: Path | None = None
+        self.stopped: str | None = None
+        """Why an agent's failure stopped this game (the agent and the id it chose), or None."""
         self.games = 0
         """Games started so far (the one being played is number ``games``)."""
         self._new(self.seed)
@@ -151,6 +169,7 @@ class GameSession:
                 reset(self.seed * 1000 + p)
         self.history: list[dict[str, Any]] = []  # every move so far, as the page lists them
         self.saved = None
+        self.stopped = None
         self._events: list[dict[str, Any]] = []
         self._advance()
 
@@ -175,8 +194,8 @@ class GameSession:
 
     @property
     def over(self) -> bool:
-        """The game has ended (a win or the turn limit)."""
-        return self.state.phase == Phase.GAME_OVER
+        """The game has ended: a win, the turn limit, or an agent's failure (:attr:`stopped`)."""
+        return self.stopped is not None or self.state.phase == Phase.GAME_OVER
 
     def record(self) -> GameRecord:
         """The game's record so far (a finished game's result, or ``"unfinished"``): the server's. It holds the
@@ -278,7 +297,10 @@ class GameSession:
             if seat == self.seat:
                 return
             if steps >= self.max_agent_steps:
-                raise RiskError(f"the agents took {steps} actions without the game reaching your decision; it was stopped")
+                actions = f"{steps} action" + ("" if steps == 1 else "s")
+                why = f"the agents took {actions} without the game reaching your decision; it was stopped"
+                self._stop(f"stopped after {actions} of the agents", why)
+                raise RiskError(why)
             who = self.agents[seat]
             action = None
             try:
@@ -287,12 +309,21 @@ class GameSession:
             except IllegalActionError as e:
                 # the env's message lists the agent's legal ids (its trades name its cards): the server's, in the
                 # chained exception, never the person's
-                raise RiskError(
+                why = (
                     f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)}) chose the illegal action id {action}; "
                     "the game cannot go on: start a new game"
-                ) from e
+                )
+                self._stop(f"illegal action by {agent}", why)
+                raise RiskError(why) from e
             steps += 1
         if self.over and self.record_path is not None and self.saved is None:
+            self.save()
+
+    def _stop(self, ended: str, why: str) -> None:
+        """End the game for an agent's failure: ``ended`` for its record's result, ``why`` for the person."""
+        self.stopped = why
+        self.env.finish(ended)
+        if self.record_path is not None and self.saved is None:
             self.save()
 
     def act(self, action: Any) -> dict[str, Any]:
@@ -301,6 +332,9 @@ class GameSession:
         Raises:
             IllegalActionError: the game is over, it is not the person's decision, or the id is not legal now
                 (the message lists the legal ones); nothing changes.
+            RiskError: an agent failed after the person's move, which stands: the game is stopped (:attr:`over`,
+                :attr:`stopped` says why, as the message does, naming the agent and the id it chose), its record
+                written (with a record path); :meth:`new_game` starts the next.
         """
         if self.over:
             raise IllegalActionError("the game is over: start a new game")
@@ -323,7 +357,7 @@ class GameSession:
         (``{"action", "label"}`` for each other legal id), from ``seen`` (default: :meth:`seen`)."""
         seen = seen or self.seen()
         s = seen.state
-        if s.phase == Phase.GAME_OVER or self.game.current_player(s) != self.seat:
+        if self.over or self.game.current_player(s) != self.seat:
             return None
         codec, sel = self.raw.codec, self.raw.selection
         mask = codec.mask(s, sel)
@@ -395,6 +429,8 @@ def _button_label(label: str) -> str:
 
 
 def _result(session: GameSession, s: GameState) -> str:
+    if session.stopped is not None:
+        return f"The game was stopped: {session.stopped}."
     if s.phase != Phase.GAME_OVER:
         return ""
     if s.winner == session.seat:
@@ -404,40 +440,56 @@ def _result(session: GameSession, s: GameState) -> str:
     return f"The turn limit ends the game after {s.turn} turns: no winner."
 
 
+def _armies(n: int) -> str:
+    """``1 army``, ``3 armies``."""
+    return f"{n} army" if n == 1 else f"{n} armies"
+
+
 def _prompt(session: GameSession, s: GameState, can_trade: bool = False) -> str:
-    """What the person is asked to do, in words (``can_trade``: a trade is among the legal choices now)."""
+    """What the person is asked to do, in words (``can_trade``: a trade is among the legal choices now).
+
+    A variant's own decision (the capital phase, a roll that waits, docs/rules.md §8) is put in the variant's
+    words (:meth:`Game.decision_text <risk_env.rules.engine.Game.decision_text>`); when the person
+    commands a variant's army (the allied army, §7) the territories to click are the ones they command.
+    """
     g, sel = session.game, session.raw.selection
     name = g.map.name_of
+    asked = g.decision_text(s)
+    if asked is not None:
+        return f"{asked[:1].upper()}{asked[1:]}."
     ph = s.phase
+    commanding = g.commanding(s) == session.seat == g.current_player(s)  # the person acts for a variant's army
+    army = f" for the {g.army_name()} army" if commanding else ""
+    yours = "one of the territories you command" if commanding else "one of your territories"
     if ph == Phase.CLAIM:
         return "Claim a territory: click an unclaimed one."
     if ph == Phase.SETUP_PLACE:
         if s.setup_step == 2:
             return "Place an army for the neutral: click one of its territories."
-        return f"Place an army on one of your territories ({s.setup_left[s.player]} left)."
-    if ph == Phase.CAPITAL:
-        return "Choose your capital: click one of your territories."
+        return f"Place an army on {yours} ({s.setup_left[s.player]} left)."
     if ph == Phase.REINFORCE:
         if sel.trade >= 0:
             return "Choose the territory that gets the +2 bonus of this trade."
         if sel.src >= 0:
             return f"How many armies on {name(sel.src)}?"
         what = "Trade a set of cards first (you must). " if s.forced else ""
-        return what + f"Place {s.to_place} armies: click one of your territories" + (", or trade cards." if can_trade else ".")
+        return what + f"Place {_armies(s.to_place)}{army}: click {yours}" + (", or trade cards." if can_trade else ".")
     if ph == Phase.ATTACK:
-        if s.roll_pending:
-            return "Your roll waits: re-roll a die, turn one into a six, or keep it."
         if sel.dst >= 0:
             return f"Attack {name(sel.dst)} from {name(sel.src)}: how many dice (or blitz)?"
         if sel.src >= 0:
             return f"Attack from {name(sel.src)}: click the territory to attack."
         more = " Roll again in the last battle, or pick another." if session.raw.codec.can_continue(s) else ""
-        return "Attack: click one of your territories to attack from, or end the attack." + more
+        return f"Attack{army}: click {yours} to attack from, or end the attack." + more
     if ph == Phase.DEFEND:
-        return f"{name(s.att_dst)} is attacked from {name(s.att_src)} with {s.att_dice} dice: defend with how many?"
+        label = owner_label(g, int(s.owner[s.att_dst]))  # the person may roll for a variant's army (§7)
+        dice = "die" if s.att_dice == 1 else "dice"
+        defend = f"defend it for the {label} army" if label else "defend"
+        return f"{name(s.att_dst)} is attacked from {name(s.att_src)} with {s.att_dice} {dice}: {defend} with how many?"
     if ph == Phase.OCCUPY:
         lo, hi = g.occupy_range(s)
-        return f"You conquered {name(s.att_dst)}: move in how many armies ({lo}..{hi})?"
+        who = f"The {g.army_name()} army" if commanding else "You"
+        return f"{who} conquered {name(s.att_dst)}: move in how many armies ({lo}..{hi})?"
     if ph == Phase.FORTIFY:
         if sel.dst >= 0:
             return f"Move how many armies from {name(sel.src)} to {name(sel.dst)}?"

@@ -147,6 +147,8 @@
       await update(await call("POST", "/api/act", { action: action }));
     } catch (err) {
       $("error").textContent = err.message;
+      // the server's word on the game now: unchanged after a refused id, over after an agent's failure
+      try { await update(await call("GET", "/api/game")); } catch (again) { /* the error above says enough */ }
     }
     setBusy(false);
   }
@@ -169,6 +171,8 @@
       await load(await call("POST", "/api/new", {}));
     } catch (err) {
       $("error").textContent = err.message;
+      // an agent may fail before the person's first decision: the new game is then over, as the server has it
+      try { await load(await call("GET", "/api/game")); } catch (again) { /* the error above says enough */ }
     }
     setBusy(false);
   });

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from risk_env.errors import RiskError
+from risk_env.errors import RiskError, UnknownAgentError
 
 from .aggressive import AggressiveAgent
 from .balanced import BalancedAgent
@@ -70,11 +70,11 @@ def pretrained_path(name: str) -> Path:
     """The checkpoint file of a pretrained agent (a key of :data:`PRETRAINED`).
 
     Raises:
-        RiskError: ``name`` is not a pretrained agent.
+        UnknownAgentError: ``name`` is not a pretrained agent (the message lists them).
     """
     key = name.strip().lower()
     if key not in PRETRAINED:
-        raise RiskError(f"no pretrained agent {name!r}: use one of {', '.join(PRETRAINED)}")
+        raise UnknownAgentError(f"no pretrained agent {name!r}: use one of {', '.join(PRETRAINED)}")
     return Path(__file__).with_name("models") / PRETRAINED[key]
 
 
@@ -152,7 +152,11 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
         seed: seeds a newly built agent (agents are also re-seeded by ``reset(seed)``).
 
     Raises:
-        RiskError: unknown name, missing file, failed import, or an object that is not an agent.
+        UnknownAgentError: an empty spec, or a text that is none of the forms (not a shipped name,
+            a model file or folder, or ``module:attr``); the message lists the shipped names
+            (:data:`BASELINES`, :data:`PRETRAINED`) and the other forms (:func:`spec_forms`).
+            A :class:`~risk_env.errors.RiskError`, as the errors below.
+        RiskError: a missing model file, a failed import, or an object that is not an agent.
     """
     if isinstance(spec, AgentLike) and not inspect.isclass(spec):
         return spec
@@ -161,7 +165,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
     if isinstance(spec, str):
         key = spec.strip()
         if not key:
-            raise RiskError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
+            raise UnknownAgentError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if key.lower() in PRETRAINED:
@@ -197,7 +201,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                     raise RiskError(f"agent spec {spec!r}: module {mod_name!r} has no attribute {attr!r}")
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
-        raise RiskError(f"unknown agent {spec!r}: use one of {spec_forms()}")
+        raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")
     if _acts(spec):
         return _ActingObject(spec)
     if callable(spec) or inspect.isclass(spec):

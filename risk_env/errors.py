@@ -91,7 +91,8 @@ class ResetNeededError(RiskError, AssertionError):
 
 
 class UnknownAgentError(RiskError):
-    """An agent name that is not one of the environment's agents (the message lists them)."""
+    """An agent name that is not one of the environment's agents, or an agent spec that
+    :func:`risk_env.agents.load_agent` cannot read as any of its forms (the message lists what is allowed)."""
 
 
 class MissingExtraError(ImportError):

@@ -23,11 +23,12 @@ from risk_env.agents import (
     amount_action,
     load_agent,
     move_to_action,
+    pretrained_path,
 )
 from risk_env.agents.heuristic import win_probabilities
 from risk_env.envs.codec import Selection, amount_of
 from risk_env.envs.view import GameView
-from risk_env.errors import ConfigError, RiskError
+from risk_env.errors import ConfigError, RiskError, UnknownAgentError
 from risk_env.rules.cards import COMPOSITION_NAMES
 from risk_env.rules.odds import win_probability
 from risk_env.tools.match import play_match
@@ -375,14 +376,27 @@ def test_load_agent_names_and_labels() -> None:
     assert isinstance(load_agent("risk_env.agents.aggressive:AggressiveAgent", seed=3), AggressiveAgent)
     agent = RandomAgent(seed=0)
     assert load_agent(agent) is agent
-    with pytest.raises(RiskError, match="unknown agent 'nobody'"):
-        load_agent("nobody")
     with pytest.raises(RiskError, match="cannot import module"):
         load_agent("no_such_module_xyz:f")
     with pytest.raises(RiskError, match="has no attribute"):
         load_agent("risk_env.agents:Nope")
     with pytest.raises(RiskError, match="no saved model"):
         load_agent("missing/model.zip")
+
+
+def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-4p"
+    for spec in ("nobody", "  ", "ppo-9p"):
+        with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
+            load_agent(spec)
+        assert isinstance(info.value, RiskError)  # so every `except RiskError` still catches it
+    with pytest.raises(UnknownAgentError, match="^no pretrained agent 'ppo-9p': use one of ppo-2p, ppo-4p$"):
+        pretrained_path("ppo-9p")
+    env = risk_env.raw_env(num_players=2, map="small")
+    env.reset(seed=0)
+    for ask in (env.view, lambda a: GameView.from_env(env, a)):
+        with pytest.raises(UnknownAgentError, match="^unknown agent 'player_7'; the agents are player_0, player_1$"):
+            ask("player_7")
 
 
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

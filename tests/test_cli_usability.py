@@ -63,6 +63,16 @@ def test_watch_says_which_agent_holds_which_seat() -> None:
     assert " (aggressive) wins after " in lines[1] or " (random) wins after " in lines[1] or "no winner" in lines[1]
 
 
+@pytest.mark.parametrize("command", ["watch", "play", "serve"])
+def test_an_unknown_agent_is_a_bad_parameter_listing_the_shipped_agents(command) -> None:  # type: ignore[no-untyped-def]
+    if command == "serve":
+        pytest.importorskip("uvicorn")
+        pytest.importorskip("fastapi")
+    res = runner.invoke(app, [command, *SMALL2, "--agents", "nobody"], input="")
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "unknown agent 'nobody': use one of random, aggressive, continent, balanced, ppo-2p, ppo-4p, a " in res.output
+
+
 def test_watch_png_into_a_missing_folder_creates_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("matplotlib")
     png = tmp_path / "new" / "deeper" / "b.png"

@@ -202,3 +202,38 @@ def test_every_docstring_parses_without_a_warning() -> None:
     finally:
         logger.removeHandler(handler)
     assert messages == []
+
+
+def _variant_hook_groups() -> dict[str, list[str]]:
+    """The hooks of ``risk_env.rules.variant.Variant`` by the class's own sections (its
+    ``# ---- name`` comments; the hooks before the first: "which rules")."""
+    from risk_env.rules.variant import Variant
+
+    hooks = {n for n, v in vars(Variant).items() if callable(v) and not n.startswith("_")} | {"moves", "rank"}
+    groups: dict[str, list[str]] = {"which rules": []}
+    group = "which rules"
+    source = (ROOT / "risk_env" / "rules" / "variant.py").read_text(encoding="utf-8")
+    body = source[source.index("class Variant") :]
+    for line in body.splitlines():
+        if m := re.match(r"\s+# -+ (.+)$", line):
+            group = m.group(1)
+            groups[group] = []
+        elif (m := re.match(r"\s+def (\w+)\(", line)) and m.group(1) in hooks:
+            groups[group].append(m.group(1))
+    assert sorted(n for names in groups.values() for n in names) == sorted(hooks - {"moves", "rank"})
+    return groups
+
+
+def test_the_variant_module_and_the_contributing_recipe_name_every_hook_grouped_as_the_class() -> None:
+    import risk_env.rules.variant as variant
+
+    groups = _variant_hook_groups()
+    assert len(groups) >= 8 and "check" in groups["which rules"]
+    bullets = re.split(r"\n\* ", variant.__doc__ or "")[1:]  # the module docstring: one bullet a group
+    for group, names in groups.items():
+        holding = [b for b in bullets if all(re.search(rf":meth:`(Variant\.)?{n}`", b) for n in names)]
+        assert holding, f"no bullet of risk_env/rules/variant.py names every hook of {group!r}: {names}"
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    recipe = text[text.index("## Adding a rules variant") : text.index("## Adding an agent")]
+    missing = [n for names in groups.values() for n in [*names, "moves", "rank"] if f"`{n}`" not in recipe]
+    assert missing == [], f"CONTRIBUTING's variant recipe omits the hooks {missing}"

@@ -10,8 +10,10 @@ from helpers import run_cli
 
 import risk_env
 from risk_env import Phase
-from risk_env.rules.config import PRESETS
-from risk_env.tools.soak import HEURISTICS, expected_rewards, game_spec, run_soak, soak_game
+from risk_env.errors import ConfigError, MapError
+from risk_env.rules.config import PRESETS, RulesConfig
+from risk_env.rules.engine import Game
+from risk_env.tools.soak import _VARIANT_CHOICES, HEURISTICS, expected_rewards, game_spec, run_soak, soak_game
 
 
 def passive_action(env) -> int:
@@ -65,6 +67,16 @@ def test_passive_agents_are_truncated_at_the_turn_limit(rules):
         assert len(set(returns.values())) > 1
 
 
+def _played(rules: dict) -> bool:
+    """The library's own verdict on a dict of rules switches: RulesConfig checks each switch and
+    their combinations, Game the map (each variant's own check)."""
+    try:
+        Game(RulesConfig.from_dict(rules))
+    except (ConfigError, MapError):
+        return False
+    return True
+
+
 def test_game_specs_are_deterministic_and_cover_every_preset_and_player_count():
     specs = [game_spec(i, seed=5) for i in range(400)]
     assert specs == [game_spec(i, seed=5) for i in range(400)]
@@ -72,21 +84,64 @@ def test_game_specs_are_deterministic_and_cover_every_preset_and_player_count():
     assert {sp["preset"] for sp in specs} == set(PRESETS)
     assert {sp["rules"]["num_players"] for sp in specs} == {2, 3, 4, 5, 6}
     assert {sp["rules"]["map"] for sp in specs} == {"small", "classic"}
-    assert all(sp["rules"]["num_players"] == 2 for sp in specs if sp["preset"] == "duel")
-    assert all(sp["rules"]["map"] == "classic" for sp in specs if sp["rules"]["secret_missions"])
-    assert {sp["rules"]["capitals"] for sp in specs} == {False, True}
-    allied = [sp["rules"] for sp in specs if sp["rules"]["two_player"] == "allied"]  # docs/rules.md §7
-    assert len(allied) >= 20 and {r["map"] for r in allied} == {"small", "classic"}
-    assert all(r["num_players"] == 2 and not r["secret_missions"] and not r["capitals"] for r in allied)
-    assert {sp["rules"]["mission_target_taken"] for sp in specs if sp["rules"]["secret_missions"]} == {
-        "24_territories",
-        "holder_wins",
-    }
-    classic = sum(sp["rules"]["map"] == "classic" for sp in specs if sp["preset"] != "secret_missions")
-    assert 15 <= classic <= 70  # about 10 % (the secret_missions preset plays on the classic map only)
+    for sp in specs:  # a preset's switches are kept
+        base = PRESETS[sp["preset"]]
+        assert {k: sp["rules"][k] for k in base if k != "turn_limit"} == {k: v for k, v in base.items() if k != "turn_limit"}
+    # about 10 % on the classic map, among the presets the library plays on the small one too
+    anywhere = {p for p in PRESETS if _played({**PRESETS[p], "num_players": PRESETS[p].get("num_players", 3), "map": "small"})}
+    assert 0 < len(anywhere) < len(PRESETS)  # (one preset is refused on the small map: it goes to the classic one)
+    assert all(sp["rules"]["map"] == "classic" for sp in specs if sp["preset"] not in anywhere)
+    classic = sum(sp["rules"]["map"] == "classic" for sp in specs if sp["preset"] in anywhere)
+    assert 15 <= classic <= 70
     json.dumps(specs)  # JSON-compatible, so a failure's spec can be printed and replayed
     if HEURISTICS:
         assert {a for sp in specs for a in sp["agents"]} == {"random", *HEURISTICS}
+
+
+def test_every_drawn_rules_set_is_played_by_the_library_and_every_switch_value_is_drawn():
+    specs = [game_spec(i, seed=7) for i in range(2000)]
+    assert all(_played(sp["rules"]) for sp in specs)
+    for key, values in _VARIANT_CHOICES.items():
+        assert {sp["rules"][key] for sp in specs} == set(values), key
+    for mp in ("small", "classic"):  # on each map, every value the library plays there on the defaults
+        seen = {key: {sp["rules"][key] for sp in specs if sp["rules"]["map"] == mp} for key in _VARIANT_CHOICES}
+        for key, values in _VARIANT_CHOICES.items():
+            want = {v for v in values for n in (2, 3) if _played({"num_players": n, "map": mp, key: v})}
+            assert want <= seen[key], (mp, key, want - seen[key])
+
+
+def test_a_refused_draw_is_drawn_again_from_the_same_generator(monkeypatch):
+    from risk_env.tools import soak
+
+    calls: list[tuple[dict, bool]] = []
+    real = soak._playable
+
+    def spy(rules):
+        ok = real(rules)
+        calls.append((dict(rules), ok))
+        return ok
+
+    monkeypatch.setattr(soak, "_playable", spy)
+    redrawn = 0
+    for i in range(300):
+        calls.clear()
+        sp = game_spec(i, seed=7)
+        accepted = [r for r, ok in calls if ok]
+        assert sp["rules"] == RulesConfig.from_dict(accepted[-1]).to_dict()  # the last accepted draw
+        refused = [r for r, ok in calls if not ok]
+        assert all(not _played(r) for r in refused)  # only what the library refuses is drawn again
+        redrawn += bool(refused)
+        assert game_spec(i, seed=7) == sp  # the redraws come from the game's own generator
+    assert 30 <= redrawn <= 270
+
+    # an owner refusing more (here: every capitals game) is obeyed: its draws are drawn again
+    monkeypatch.setattr(soak, "_playable", lambda rules: real(rules) and not rules.get("capitals"))
+    specs = [game_spec(i, seed=7) for i in range(300)]
+    assert not any(sp["rules"]["capitals"] for sp in specs) and "capitals" not in {sp["preset"] for sp in specs}
+    assert {sp["preset"] for sp in specs} == set(PRESETS) - {"capitals"}
+    monkeypatch.setattr(soak, "_playable", lambda rules: False)
+    with pytest.raises(RuntimeError, match="soak game 3: the library refused every one of 64 presets"):
+        game_spec(3)
 
 
 def test_a_short_soak_in_process_has_no_failures():
@@ -187,7 +242,6 @@ def test_deterministic_policies_cannot_stall_a_turn(policy, rules):
 
 def _supported_values() -> dict[str, set]:
     """Each random switch's values the batched engine supports on top of the classic rules (2 or 3 players)."""
-    from risk_env.tools.soak import _VARIANT_CHOICES
     from risk_env.tools.soak_vector import vector_supports
 
     out: dict[str, set] = {}

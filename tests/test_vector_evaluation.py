@@ -120,3 +120,139 @@ def test_a_batched_policy_writing_into_its_mask_cannot_make_an_illegal_move() ->
 
     with pytest.raises(RiskError, match=r"entrant 0 chose the illegal id \d+"):
         evaluate([MaskWriter(), "random"], num_games=2, rules=SMALL, seed=0, **VEC, progress=False)
+
+
+def test_a_batched_policy_writing_into_the_state_it_is_given_changes_nothing() -> None:
+    """A policy that plays the first legal id and then wipes the state and the mask it was given plays
+    exactly the games of one that only plays the first legal id: it got copies."""
+
+    class FirstLegal:
+        name = "first-legal"
+
+        def __init__(self, wipe: bool) -> None:
+            self.wipe = wipe
+
+        def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+            ids = mask.long().argmax(1)
+            if self.wipe:
+                for t in state.fields().values():
+                    t.zero_()
+                mask.zero_()
+            return ids
+
+    kw = dict(num_games=12, rules={**SMALL, "num_players": 3}, seed=2, progress=False, **VEC)
+    calm = evaluate([FirstLegal(False), "aggressive", "random"], **kw)  # type: ignore[arg-type]
+    wild = evaluate([FirstLegal(True), "aggressive", "random"], **kw)  # type: ignore[arg-type]
+
+    def games(res: EvaluationResult) -> list:
+        return [(g.seats, g.winner, g.turns, g.steps, g.elimination_order, g.territories) for g in res.games]
+
+    assert games(wild) == games(calm)
+    assert sum(g.steps for g in calm.games) > 12 * 50 and {g.winner for g in calm.games} - {None}
+
+
+def test_a_batched_policy_sees_only_what_its_seat_may_know() -> None:
+    """Each policy gets the games where its seat acts, as that seat knows them (BatchState.known_to):
+    its own mission, no other one, and the other seats' cards filled in a fixed way (the lowest cards
+    it has not seen), never theirs."""
+    import torch
+
+    from risk_env.vector.agents import RandomPolicy
+
+    class Spy:
+        name = "spy"
+
+        def __init__(self) -> None:
+            gen = torch.Generator(device=DEVICE)
+            gen.manual_seed(0)
+            self.random = RandomPolicy(gen)
+            self.seen: list[tuple[list[int], list[int]]] = []
+
+        def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+            assert active is None and state.batch_size == mask.shape[0] >= 1
+            self.seen += zip(state.card_loc.tolist(), state.missions.tolist(), strict=True)
+            return self.random(state, mask, active)
+
+    spy = Spy()
+    rules = dict(map="classic", num_players=3, setup="random", secret_missions=True, turn_limit=24)
+    evaluate([spy, "random", "random"], num_games=6, rules=rules, seed=4, progress=False, **VEC)
+    held_by_others = 0
+    for loc, missions in spy.seen:
+        (me,) = [p for p, m in enumerate(missions) if m >= 0]  # its own mission, and no other
+        unseen = [c for c, where in enumerate(loc) if where not in (-2, me)]
+        others = sorted(c for c, where in enumerate(loc) if where >= 0 and where != me)
+        assert others == unseen[: len(others)]  # the lowest unseen cards, whoever really holds them
+        assert [loc[c] for c in others] == sorted(loc[c] for c in others)  # dealt in seat order
+        held_by_others += len(others)
+    assert len(spy.seen) > 500 and held_by_others > 100
+
+
+def test_known_to_hides_the_other_seats_cards_and_missions_as_knowledge_does() -> None:
+    import torch
+    from helpers import give_cards
+
+    from risk_env import ConfigError, Game, RulesConfig
+    from risk_env.rules.knowledge import Knowledge
+    from risk_env.vector import VectorGame
+
+    rules = RulesConfig(num_players=3, setup="random", secret_missions=True)
+    game = Game(rules)
+    s = game.new_game(seed=1)
+    give_cards(s, 0, [5, 17])
+    give_cards(s, 1, [2, 30, 41])
+    give_cards(s, 2, [9])
+    for c in (0, 1, 3):
+        s.deck.remove(c)
+        s.discard.append(c)
+    vg = VectorGame(rules, device=str(DEVICE))
+    vs = vg.from_states([s, s.copy()])
+    before = {k: v.clone() for k, v in vs.fields().items()}
+    view = vs.known_to(torch.tensor([1, 2], device=DEVICE))
+    want = [-1] * 44
+    for c in (2, 30, 41):
+        want[c] = 1  # its own
+    for c in (0, 1, 3):
+        want[c] = -2  # the discards are public
+    want[4], want[5], want[6] = 0, 0, 2  # the lowest unseen cards: seat 0's two, then seat 2's one
+    assert view.card_loc[0].tolist() == want
+    assert view.missions.tolist() == [[-1, s.missions[1], -1], [-1, -1, s.missions[2]]]
+    for seat in range(3):  # the same cards as the reference engine's fixed position
+        ref = vg.from_states([Knowledge.of(s, seat).position(game)])
+        assert vs.known_to(torch.tensor([seat], device=DEVICE), torch.tensor([0], device=DEVICE)).card_loc.equal(ref.card_loc)
+    for name, t in view.fields().items():
+        if name not in ("card_loc", "missions"):
+            assert t.equal(before[name]), name
+    view.owner.fill_(0)
+    view.card_loc.fill_(0)
+    assert all(t.equal(before[k]) for k, t in vs.fields().items())  # a copy
+    for bad, message in (
+        (torch.tensor([1.0, 2.0]), "integer tensor of shape \\(2,\\)"),
+        (torch.tensor([1]), "integer tensor of shape \\(2,\\)"),
+        ([1, 2], "got list"),
+        (torch.tensor([0, 3]), "seats 0..2, got \\[0, 3\\]"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            vs.known_to(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (
+            lambda mask: mask.long().argmax(1)[:1].repeat(mask.shape[0] + 1),
+            r"entrant 0 must return an integer tensor of shape \(\d+,\)",
+        ),
+        (lambda mask: mask.float().argmax(1).float(), r"entrant 0 must return an integer tensor .* got torch.float32"),
+        (lambda mask: [0] * mask.shape[0], "entrant 0 must return an integer tensor .* got list"),
+        (lambda mask: mask.long().argmax(1) + 10_000, r"entrant 0 chose the id 1\d{4}, outside the action ids 0..\d+"),
+    ],
+)
+def test_a_batched_policy_answering_something_else_than_ids_is_refused(answer, message) -> None:  # type: ignore[no-untyped-def]
+    class Odd:
+        name = "odd"
+
+        def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+            return answer(mask)
+
+    with pytest.raises(RiskError, match=message):
+        evaluate([Odd(), "random"], num_games=2, rules=SMALL, seed=0, **VEC, progress=False)

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RiskError
+from ..errors import RiskError, UnknownAgentError
 from ..rules.cards import set_value
 from ..rules.engine import Game
 from ..rules.knowledge import Knowledge
@@ -131,7 +131,8 @@ class GameView:
         (the same as ``env.unwrapped.view(agent)``).
 
         Raises:
-            RiskError: the env has not been reset, or ``agent`` is not one of its agents.
+            RiskError: the env has not been reset.
+            UnknownAgentError: ``agent`` is not one of its agents (the message lists them).
         """
         raw = getattr(env, "unwrapped", env)
         if getattr(raw, "game_state", None) is None:
@@ -139,7 +140,7 @@ class GameView:
         try:
             seat = raw.agent_name_mapping[agent]
         except KeyError:
-            raise RiskError(f"unknown agent {agent!r}; agents are {', '.join(raw.possible_agents)}") from None
+            raise UnknownAgentError(f"unknown agent {agent!r}; the agents are {', '.join(raw.possible_agents)}") from None
         return cls(raw.game, raw.game_state, seat, raw.codec, getattr(raw, "selection", None))
 
     # ------------------------------------------------------------------ whole positions

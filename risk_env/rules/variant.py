@@ -14,21 +14,26 @@ Every hook has a default that keeps the core rules (docs/rules.md §1-§5). The 
 * **Which rules**: :meth:`Variant.applies` (from the :class:`RulesConfig`), :meth:`check`
   (refuse a map or rules the variant cannot play), :attr:`moves` (the move kinds or forms it adds).
 * **Setup** (docs/rules.md §3): :meth:`setup`, :meth:`claims`, :meth:`after_claims`,
-  :meth:`before_first_turn`, :meth:`after_new_game`.
-* **Turn flow** (§4): :meth:`begin_turn`, :meth:`end_attack`, :meth:`decider`,
+  :meth:`before_first_turn`, :meth:`after_new_game`, :meth:`granted_armies`.
+* **Turn flow** (§4): :meth:`begin_turn`, :meth:`end_attack`, :meth:`decider`, :meth:`commander`,
   :meth:`attackable`, :meth:`received`, :meth:`takes_cards`, :meth:`eliminated`,
-  :meth:`draws_roll`, :meth:`winner`.
+  :meth:`new_battle`, :meth:`draws_roll`, :meth:`winner`, :meth:`win_text`, :meth:`waiting_text`.
 * **Legality** (§4): :meth:`precheck`, :meth:`check_move`, :meth:`legal_moves`,
-  :meth:`apply`, :meth:`whose`, and a variant that trades cards its own way
-  (:meth:`trade_spec` and the trade hooks after it, with their trade ids).
+  :meth:`apply`, :meth:`whose`.
+* **Card trades** (§4.1, §6), for a variant that trades cards its own way: :meth:`trade_spec`,
+  :meth:`trade_value`, :meth:`trade_cards`, :meth:`trade_moves`, :meth:`check_trade`,
+  :meth:`trade_block`, :meth:`trade_mask`, :meth:`trade_of_id`, :meth:`id_of_trade`,
+  :meth:`trade_id_text`, :meth:`trade_id_refusal`.
 * **Positions**: :meth:`invariant_violations`, :meth:`fill_hidden` (what another seat may not
   know, :mod:`risk_env.rules.knowledge`).
 * **The action ids and observations** (:mod:`risk_env.envs.layout`, :mod:`risk_env.envs.codec`,
   :mod:`risk_env.envs.observation`): :attr:`rank`, :meth:`action_blocks`,
   :meth:`observation_blocks`, :meth:`owns_decision`, :meth:`mask`, :meth:`translate`,
-  :meth:`move_to_action`, :meth:`action_text`, :meth:`observe`, :meth:`critic_state`.
+  :meth:`move_to_action`, :meth:`action_text`, :meth:`id_refusal`, :meth:`observe`,
+  :meth:`critic_state`.
 * **Text and pictures** (:mod:`risk_env.records`, :mod:`risk_env.tools`, :mod:`risk_env.web`): :meth:`owner_label`,
-  :meth:`owner_role`, :meth:`territory_marks`, :meth:`notes`, :meth:`summary`, :meth:`decision_text`.
+  :meth:`owner_role`, :meth:`summary`, :meth:`phase_note`, :meth:`legend`, :meth:`notes`,
+  :meth:`territory_marks`, :meth:`decision_text`.
 * **Agents** (:mod:`risk_env.agents`): :meth:`default_move`.
 
 Hooks run on the reference engine's hot paths, so a game keeps, for each hook, only the
@@ -102,6 +107,10 @@ class Variant:
 
     def after_new_game(self, s: GameState) -> None:
         """Last step of a new game (after every other draw, so the others match a game without it)."""
+
+    def granted_armies(self) -> int:
+        """Armies the variant puts on the board in setup beyond the seats' starting armies."""
+        return 0
 
     # ------------------------------------------------------------------ turn flow
     def begin_turn(self, s: GameState) -> None:
@@ -294,10 +303,6 @@ class Variant:
     def summary(self, s: GameState, viewer: int | None) -> str | None:
         """One sentence on the variant for a person at the table (``viewer``'s own part only)."""
         return None
-
-    def granted_armies(self) -> int:
-        """Armies the variant puts on the board in setup beyond the seats' starting armies."""
-        return 0
 
     def decision_text(self, s: GameState, short: bool = False) -> str | None:
         """What the variant's own decision in ``s`` asks of the one deciding, if the decision is the variant's

@@ -8,7 +8,9 @@ Command line (``risk-env soak``; ``scripts/soak.py`` is the same command)::
 Each game ``i`` is fully determined by ``(--seed, i)``: the player count (2..6),
 the rules preset (every one of :data:`risk_env.rules.config.PRESETS`), extra rule
 switches, the map, the turn limit, the agents and every seed are drawn from
-``numpy.random.default_rng([seed, i])``. A failure is reported with that
+``numpy.random.default_rng([seed, i])``; a combination of switches the library refuses
+(:class:`~risk_env.rules.config.RulesConfig` and :class:`~risk_env.rules.engine.Game` decide)
+is drawn again from that generator (:func:`game_spec`). A failure is reported with that
 index, its rules, agents and game seed, and the command that replays it alone.
 
 Design for throughput: most games use the 9-territory ``small`` map with a
@@ -48,8 +50,8 @@ Checked at every action id (see :class:`~risk_env.tools.soak_checks.StepChecker`
   at every id: masks, positions, eliminations, wins and truncations, and for
   ``--observe-share`` of the games the observations
   (:class:`~risk_env.tools.soak_vector.VectorLockstep`). ``--vector-share`` (default 0.2)
-  of the games draw their rules from those the batched engine supports (its presets, each
-  random switch among the values its own check accepts), so its variants get their share
+  of the games draw their rules from those the batched engine supports (the same draw, drawn
+  again where its own check refuses it), so its variants get their share
   whatever the mix; ``--no-vector`` leaves it out; ``--family N`` lets N consecutive games
   share their rules so that they replay in one batch.
 
@@ -65,13 +67,14 @@ The exit status is 1 if any game failed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,7 +83,9 @@ from .._extras import require
 from ..agents import HEURISTICS as _HEURISTICS
 from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
+from ..errors import ConfigError, MapError
 from ..rules.config import PRESETS, RulesConfig
+from ..rules.engine import Game
 from ..rules.state import Phase
 from .match import play_match
 from .soak_checks import SoakFailure, StepChecker, expected_rewards, live_state
@@ -114,6 +119,19 @@ _VARIANT_CHOICES: dict[str, tuple[Any, ...]] = {
     "mission_target_taken": ("24_territories", "holder_wins"),
     "capitals": (False, True),
 }
+"""The random switches and the values drawn for them. Which combinations are played is not
+decided here: a drawn set the library refuses is drawn again (see :func:`game_spec`)."""
+
+_VECTOR_EXTRA: dict[str, tuple[Any, ...]] = {"starting_armies": (8, 10, 15)}
+"""Switches drawn for the batched engine's games on the small map besides :data:`_VARIANT_CHOICES`
+(fewer armies: more conquests and eliminations in a short game)."""
+
+_MAPS: tuple[str, ...] = ("small", "classic")
+"""The maps the soak plays: ``"classic"`` for ``classic_share`` of the games, else ``"small"``."""
+
+_DRAWS = 64
+"""Most draws of one game's random switches (then it plays its preset's switches alone), and of
+its preset (then the soak has no rules for it, see :func:`_draw_rules`)."""
 
 
 # ---------------------------------------------------------------------------- game specs
@@ -133,10 +151,24 @@ def game_spec(
 ) -> dict[str, Any]:
     """The settings of soak game ``index`` (a JSON-compatible dict), drawn from ``default_rng([seed, index])``.
 
+    The rules: a preset (every one of :data:`~risk_env.rules.config.PRESETS`), a player
+    count (the preset's, else 2..6), a map (``"classic"`` with probability ``classic_share``,
+    else ``"small"``; the other one where the library refuses the preset on the drawn map)
+    and a turn limit (``small_turn_limit`` or ``classic_turn_limit``, or the preset's when
+    lower). Every preset's switches are kept; with probability ``variant_share`` each other
+    switch of :data:`_VARIANT_CHOICES` is drawn at random with probability 1/3. The library
+    decides which combinations are played: a drawn set that :class:`~risk_env.rules.config.RulesConfig`
+    or :class:`~risk_env.rules.engine.Game` (the map checks of the variants) refuses with
+    :class:`~risk_env.errors.ConfigError` or :class:`~risk_env.errors.MapError` is drawn
+    again from the same generator (at most :data:`_DRAWS` times, then the preset's switches
+    alone), so each ``index`` still stands for one rules set.
+
     Args:
         vector_share: the chance that the game's rules are drawn from those the batched
-            engine supports (its presets, and each random switch among its supported values,
-            :func:`~risk_env.tools.soak_vector.vector_supports`), from ``default_rng([seed, index, 1])``.
+            engine supports (the same draw, refused also where the batched engine's own check
+            refuses it, :func:`~risk_env.tools.soak_vector.vector_supports`, and on the small
+            map with the fewer starting armies of :data:`_VECTOR_EXTRA` among the switches),
+            from ``default_rng([seed, index, 1])``.
         vector: mark the game for the batched engine too when it supports the rules.
         family: games ``family * k .. family * k + family - 1`` share the rules drawn for
             family ``k`` (``index`` in the draws above becomes ``index // family``); their agents
@@ -147,33 +179,32 @@ def game_spec(
     Returns:
         ``{"index", "seed" (game seed), "agent_seed", "preset", "rules" (RulesConfig.to_dict()), "agents" (names per seat),
         "vector" (played on the batched engine beside the reference one)}``.
-        Every preset's switches are kept; with probability ``variant_share``
-        each other switch is drawn at random with probability 1/3 (a drawn
-        ``two_player="allied"`` is kept only for 2 players, and then without missions
-        or capitals). Secret missions
-        need the classic map: the ``secret_missions`` preset plays there, and a
-        drawn ``secret_missions=True`` on the small map is dropped.
+
+    Raises:
+        ValueError: ``family`` is not an integer >= 1.
+        RuntimeError: no preset could be drawn that the library plays (a bug of the library or
+            of :data:`~risk_env.rules.config.PRESETS`).
     """
     if isinstance(family, bool) or not isinstance(family, int) or family < 1:
         raise ValueError(f"family must be an integer >= 1, got {family!r}")
     key = index // family
-    drawn = None
+    draw = (classic_share, small_turn_limit, classic_turn_limit, variant_share)
+    got = None
     if vector_share > 0:
-        vrng = np.random.default_rng([seed, key, 1])
-        if vrng.random() < vector_share:
-            drawn = _vector_style(vrng, classic_share, small_turn_limit, classic_turn_limit, variant_share)
-    if drawn is not None:
-        rng, preset, rules = drawn
-        n = int(rules["num_players"])
-    else:
+        rng = np.random.default_rng([seed, key, 1])
+        if rng.random() < vector_share:
+            got = _draw_rules(rng, _vector_playable, *draw, extra=_VECTOR_EXTRA)
+    if got is None:
         rng = np.random.default_rng([seed, key])
-        preset, rules = _reference_style(rng, classic_share, small_turn_limit, classic_turn_limit, variant_share)
-        n = int(rules["num_players"])
+        got = _draw_rules(rng, _playable, *draw)
+        if got is None:
+            raise RuntimeError(f"soak game {index}: the library refused every one of {_DRAWS} presets drawn for it")
+    preset, rules = got
     if family > 1:
         rng = np.random.default_rng([seed, index, 3])
     cfg = RulesConfig.from_dict(rules)
     agents = []
-    for _ in range(n):
+    for _ in range(cfg.num_players):
         if rng.random() < heuristic_share:
             agents.append(HEURISTICS[int(rng.integers(len(HEURISTICS)))])
         else:
@@ -189,82 +220,75 @@ def game_spec(
     }
 
 
-def _reference_style(
-    rng: np.random.Generator, classic_share: float, small_turn_limit: int, classic_turn_limit: int, variant_share: float
-) -> tuple[str, dict[str, Any]]:
-    """A preset and rules drawn over every preset and switch (see :func:`game_spec`)."""
+def _playable(rules: dict[str, Any]) -> bool:
+    """Whether the library plays ``rules`` (a dict of switches): the owners decide,
+    :class:`~risk_env.rules.config.RulesConfig` (each switch and their combinations) and
+    :class:`~risk_env.rules.engine.Game` (the map, and each variant's own ``check``)."""
+    return _playable_json(json.dumps(rules, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _playable_json(rules: str) -> bool:
+    try:
+        Game(RulesConfig.from_dict(json.loads(rules)))
+    except (ConfigError, MapError):
+        return False
+    return True
+
+
+def _vector_playable(rules: dict[str, Any]) -> bool:
+    """Whether the library and the batched engine play ``rules`` (:func:`~risk_env.tools.soak_vector.vector_supports`)."""
+    return _vector_playable_json(json.dumps(rules, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _vector_playable_json(rules: str) -> bool:
+    return vector_supports(json.loads(rules))
+
+
+def _draw_rules(
+    rng: np.random.Generator,
+    playable: Callable[[dict[str, Any]], bool],
+    classic_share: float,
+    small_turn_limit: int,
+    classic_turn_limit: int,
+    variant_share: float,
+    extra: dict[str, tuple[Any, ...]] | None = None,
+) -> tuple[str, dict[str, Any]] | None:
+    """A preset and rules drawn from ``rng`` as :func:`game_spec` says, that ``playable`` accepts;
+    None when it refuses every preset drawn (:data:`_DRAWS` of them) on every map.
+
+    Args:
+        extra: more random switches (and their values) for the small map.
+    """
     presets = list(PRESETS)
-    preset = presets[int(rng.integers(len(presets)))]
-    base = dict(PRESETS[preset])
-    n = int(base.get("num_players", rng.integers(2, 7)))
-    classic = bool(rng.random() < classic_share)
-    rules: dict[str, Any] = {**base, "num_players": n, "map": "classic" if classic else "small"}
-    rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit if classic else small_turn_limit)
-    if rng.random() < variant_share:
-        for key, choices in _VARIANT_CHOICES.items():
-            if key not in base and rng.random() < 1 / 3:
-                v = choices[int(rng.integers(len(choices)))]
-                rules[key] = v.item() if hasattr(v, "item") else v
-        if rules.get("card_trade") == "no_cards":
-            rules.pop("reroll_with_card", None)  # the re-roll depends on the cards held
-        if rules.get("card_trade") in ("stars", "no_cards"):
-            rules.pop("territory_bonus", None)  # the +2 bonus needs sets of cards (§6)
-        if n != 2:
-            rules.pop("two_player", None)  # the neutral (or none) is a 2-player choice (§7)
-    if rules.get("two_player") == "allied":  # the allied army (§7): 2 players, no missions or capitals
-        if n != 2 or base.get("secret_missions") or base.get("capitals"):
-            rules.pop("two_player")
-        else:
-            rules.pop("secret_missions", None)
-            rules.pop("capitals", None)
-    if rules.get("secret_missions") and rules["map"] != "classic":  # the missions need the classic map (§8)
-        if preset == "secret_missions":
-            rules["map"] = "classic"
-            rules["turn_limit"] = min(int(base.get("turn_limit", 10**9)), classic_turn_limit)
-        else:
-            rules["secret_missions"] = False
-    if not rules.get("secret_missions"):
-        rules.pop("mission_target_taken", None)  # it only changes a mission (§8)
-    return preset, rules
-
-
-_VECTOR_EXTRA: dict[str, tuple[Any, ...]] = {"starting_armies": (8, 10, 15)}
-"""Switches drawn for the batched engine's games on the small map besides :data:`_VARIANT_CHOICES`
-(fewer armies: more conquests and eliminations in a short game)."""
-
-
-def _vector_style(
-    rng: np.random.Generator, classic_share: float, small_turn_limit: int, classic_turn_limit: int, variant_share: float
-) -> tuple[np.random.Generator, str, dict[str, Any]] | None:
-    """A preset and rules the batched engine supports (its own check decides), each random switch
-    drawn among the values it supports; None when no preset fits the drawn player count."""
-    n = int(rng.integers(2, 7))
-    classic = bool(rng.random() < classic_share)
-    limit = classic_turn_limit if classic else small_turn_limit
-    where = {"num_players": n, "map": "classic" if classic else "small"}
-
-    def rules_of(preset: str) -> dict[str, Any]:
+    for _ in range(_DRAWS):
+        preset = presets[int(rng.integers(len(presets)))]
         base = PRESETS[preset]
-        if base.get("secret_missions"):  # the missions need the classic map (§8)
-            return {**base, "num_players": n, "map": "classic", "turn_limit": classic_turn_limit}
-        return {**base, **where, "turn_limit": min(int(base.get("turn_limit", 10**9)), limit)}
-
-    def playable(rules: dict[str, Any]) -> bool:
-        return vector_supports(rules) and not (rules.get("secret_missions") and rules["map"] != "classic")
-
-    fits = [p for p in PRESETS if PRESETS[p].get("num_players", n) == n and playable(rules_of(p))]
-    if not fits:
-        return None
-    preset = fits[int(rng.integers(len(fits)))]
-    rules = rules_of(preset)
-    if rng.random() < variant_share:
-        choices = dict(_VARIANT_CHOICES, **({} if rules["map"] == "classic" else _VECTOR_EXTRA))
-        for key, values in choices.items():
-            if key not in PRESETS[preset] and rng.random() < 1 / 3:
-                ok = [v for v in values if playable({**rules, key: v})]
-                if ok:
-                    rules[key] = ok[int(rng.integers(len(ok)))]
-    return rng, preset, rules
+        n = int(base.get("num_players", rng.integers(2, 7)))
+        first = "classic" if rng.random() < classic_share else "small"
+        for name in (first, *(m for m in _MAPS if m != first)):
+            limit = classic_turn_limit if name == "classic" else small_turn_limit
+            rules: dict[str, Any] = {
+                **base,
+                "num_players": n,
+                "map": name,
+                "turn_limit": min(int(base.get("turn_limit", 10**9)), limit),
+            }
+            if playable(rules):
+                break
+        else:
+            continue  # the preset is not played with n players on any map: draw another
+        if rng.random() < variant_share:
+            pool = {**_VARIANT_CHOICES, **(extra or {})} if name == "small" else _VARIANT_CHOICES
+            choices = {k: v for k, v in pool.items() if k not in base}
+            for _ in range(_DRAWS):
+                switches = {k: v[int(rng.integers(len(v)))] for k, v in choices.items() if rng.random() < 1 / 3}
+                if playable({**rules, **switches}):
+                    rules.update(switches)
+                    break
+        return preset, rules
+    return None
 
 
 # ---------------------------------------------------------------------------- one game

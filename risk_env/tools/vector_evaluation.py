@@ -18,8 +18,12 @@ blocks of ``num_players``; the games of a block start from the same position (th
 and turn order: one new game copied into ``num_players`` slots) and game ``r`` of a block seats
 entrant ``(i + r) % n`` in seat ``i``, so each entrant plays each seat once per block. Up to
 ``batch_size`` games are played at once: in each engine step every game's seat to act is
-decided by its entrant's policy (one call per entrant for all the games where it is to act), and
-a finished game's slot takes the next scheduled game. Results are recorded as the reference
+decided by its entrant's policy (one call per entrant for all the games where it is to act, given
+as its seat knows them: :meth:`BatchState.known_to <risk_env.vector.BatchState.known_to>`, a copy
+without the other seats' cards and missions, with a copy of their mask; see
+:class:`~risk_env.vector.agents.BatchedPolicy`), and a finished game's slot takes the next
+scheduled game. Its ids are checked: an id outside the action ids, or illegal, raises
+:class:`~risk_env.errors.RiskError`. Results are recorded as the reference
 backend records them (winner, truncation as a draw, elimination order and places, turns,
 action ids, territories; a turn longer than ``max_turn_steps`` ids stops the game, a loss for
 the seat to act), and summarized by the same code: win rates with 95 % Wilson intervals,
@@ -287,6 +291,21 @@ class _Lockstep:
         self.started = [self.started[i] for i in idx.tolist()]
         self.B = int(idx.numel())
 
+    def _checked(self, k: int, ids: Any, rows: int) -> Any:
+        """Entrant ``k``'s answer for ``rows`` games: int64 ``(rows,)`` ids in ``0..N-1``, else a RiskError."""
+        torch = self.torch
+        N = self.game.num_actions
+        if not isinstance(ids, torch.Tensor) or ids.shape != (rows,) or ids.dtype.is_floating_point or ids.dtype == torch.bool:
+            got = f"{ids.dtype} {tuple(ids.shape)}" if isinstance(ids, torch.Tensor) else type(ids).__name__
+            raise RiskError(
+                f"entrant {k} must return an integer tensor of shape ({rows},), one id per game it decides; got {got}"
+            )
+        ids = ids.to(device=self.game.device, dtype=torch.int64)
+        bad = (ids < 0) | (ids >= N)
+        if bool(bad.any()):
+            raise RiskError(f"entrant {k} chose the id {int(ids[bad][0])}, outside the action ids 0..{N - 1}")
+        return ids
+
     def step(self) -> list[dict[str, Any]]:
         """One engine step of every running game; the records of the games that ended in it."""
         torch = self.torch
@@ -300,9 +319,11 @@ class _Lockstep:
         ids = torch.zeros(self.B, dtype=torch.int64, device=game.device)
         present = torch.bincount(who[running], minlength=self.n).tolist()
         for k in (k for k, c in enumerate(present) if c):
-            rows = running & (who == k)
-            # each policy gets a copy of the mask; its ids are checked against ours
-            ids = torch.where(rows, self.policies[k](s, self.mask.clone(), rows), ids)
+            idx = (running & (who == k)).nonzero()[:, 0]
+            # each policy decides the games where its seat acts, from what that seat may know there: a copy
+            # (BatchState.known_to), with a copy of their mask; what it writes changes nothing, its ids are checked
+            view = s.known_to(cur[idx], idx)
+            ids[idx] = self._checked(k, self.policies[k](view, self.mask[idx], None), int(idx.numel()))
         legal = self.mask.gather(1, ids[:, None])[:, 0] | ~running
         if not bool(legal.all()):
             b = int((~legal).nonzero()[0, 0])

@@ -102,9 +102,21 @@ class BatchedPolicy(Protocol):
     ``state`` is the :class:`BatchState` of ``B`` games, ``mask`` their bool action mask
     ``(B, N)`` for the seat to act, ``active`` an optional bool ``(B,)`` (the games this policy
     decides now; None: all). It returns int64 ``(B,)`` ids on the state's device, legal under
-    ``mask`` in the active games (anything in the others). A policy reads only what the seat
-    to act may know (its own cards, the board, the card counts): the batched heuristics and
-    the network policies here keep to that.
+    ``mask`` in the active games (anything in the others).
+
+    What a policy may read (docs/rules.md §2, §8): the board (``owner``, ``armies``), the phase
+    and every counter and flag, the turn order, ``alive``, the codec's pending selection
+    (``sel_*``), the last roll, the capitals, the allied army's fields, ``eliminated_by``; of the
+    cards, where the seat to act's own cards are, which are discarded, and how many each seat
+    holds (``card_loc``, counted); of the missions, the seat to act's own. Not which cards
+    another seat holds or which are in the draw pile, nor another seat's mission. The batched
+    evaluation (:func:`risk_env.tools.evaluation.evaluate` with ``backend="vector"``) enforces it:
+    each policy gets only the games where its seat acts, ``active=None``, as a copy that its seat
+    knows (:meth:`BatchState.known_to`: those parts filled in a fixed way) and a copy of their
+    mask, so nothing it reads or writes reaches the game. The batched heuristics and the network
+    policies here read only those parts, so they play the same on the live state; the learner's
+    opponents (:mod:`risk_env.vector.learner`) are handed the live state, which they must not
+    write to.
     """
 
     name: str

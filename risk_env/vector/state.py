@@ -206,6 +206,53 @@ class BatchState:
     def clone(self) -> BatchState:
         return BatchState(**{k: v.clone() for k, v in self.fields().items()})
 
+    def known_to(self, seat: torch.Tensor, idx: torch.Tensor | None = None) -> BatchState:
+        """What ``seat`` may know of each game (docs/rules.md §2, §8), as a new state of its own
+        tensors (writing to it changes nothing else), the hidden parts filled in a fixed way as
+        :meth:`Knowledge.position <risk_env.rules.knowledge.Knowledge.position>` fills them without
+        a generator: the cards the seat has not seen (the draw pile and the other hands) go in
+        ascending order to the other seats in seat order, each keeping its number of cards, then to
+        the draw pile; the other players' missions are -1 (unknown). Every other field is public
+        (the generator that decides the dice and cards to come is the engine's, never a state's).
+
+        Args:
+            seat: int64 ``(B,)``, the knowing seat of each game (``0..n-1``); with ``idx``, ``(K,)``.
+            idx: int64 ``(K,)``: only the games at these indices, in this order (:meth:`rows`); None: all.
+
+        Returns:
+            a :class:`BatchState` of those games: the seat's own cards and mission and every seat's
+            card count as in this one; masks, observations and the batched heuristics for that seat
+            give the same answers on it.
+
+        Raises:
+            ConfigError: ``seat`` is not an integer tensor of one seat per game.
+        """
+        out = self.clone() if idx is None else self.rows(idx)
+        B, n = out.batch_size, int(out.alive.shape[1])
+        if (
+            not isinstance(seat, torch.Tensor)
+            or seat.shape != (B,)
+            or seat.dtype.is_floating_point
+            or seat.dtype == torch.bool
+            or seat.is_complex()
+        ):
+            got = f"{seat.dtype} {tuple(seat.shape)}" if isinstance(seat, torch.Tensor) else type(seat).__name__
+            raise ConfigError(f"seat must be an integer tensor of shape ({B},), one seat per game; got {got}")
+        seat = seat.to(device=out.owner.device, dtype=torch.int64)
+        if B and bool(((seat < 0) | (seat >= n)).any()):
+            raise ConfigError(f"seat must hold seats 0..{n - 1}, got {sorted(set(seat.tolist()))}")
+        loc = out.card_loc
+        seats = torch.arange(n, device=loc.device)
+        others = seats[None, :] != seat[:, None]  # (B, n)
+        counts = (loc[:, None, :] == seats[None, :, None]).sum(2) * others  # (B, n) cards of each other seat
+        unseen = (loc != DISCARD) & (loc != seat[:, None])  # (B, NC): in the draw pile or another hand
+        rank = unseen.long().cumsum(1) - 1  # each unseen card's place in ascending order
+        slot = (rank[:, :, None] >= counts.cumsum(1)[:, None, :]).sum(2)  # (B, NC): the seat it goes to, n: the pile
+        out.card_loc = torch.where(unseen, torch.where(slot < n, slot, DECK), loc)
+        if out.missions is not None:
+            out.missions = torch.where(others, -1, out.missions)
+        return out
+
     def nbytes(self) -> int:
         """Bytes held by the state tensors."""
         return sum(t.element_size() * t.numel() for t in self.fields().values())

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers import build, make_game, tid
 
-from risk_env import ConfigError, IllegalActionError, Phase
+from risk_env import ConfigError, IllegalActionError, Phase, ResetNeededError
 from risk_env.agents import CallableAgent
 from risk_env.envs.opponents import OpponentPool
 from risk_env.envs.single_agent import ENV_ID, RiskSingleAgentEnv
@@ -106,7 +106,7 @@ def test_masks_match_the_codec_and_the_learner_always_decides():
             done = term or trunc
         assert info["action_mask"].all()  # the same as action_masks() after the end (see the docstring)
         assert env.action_masks().all()  # well defined after the end (see the docstring)
-        with pytest.raises(RuntimeError, match="reset"):
+        with pytest.raises(ResetNeededError, match="the episode is over: call reset"):
             env.step(0)
 
 

@@ -355,13 +355,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         """Play the learner's action id, then the opponents until the learner's next decision (module docstring).
 
         Raises:
-            ResetNeededError: before the first ``reset()``; RuntimeError: the episode is over (call ``reset()``);
+            ResetNeededError: before the first ``reset()``, or the episode is over (call ``reset()``);
             ActionSpaceError: not an action id; an illegal id follows ``invalid_action``.
         """
         if self.state is None:
             raise ResetNeededError("no episode yet: call reset() before step()")
         if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
+            raise ResetNeededError("the episode is over: call reset() before step()")
         s = self.state
         a = as_action_id(action, self.codec.n)
         if a is None:
@@ -435,13 +435,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         (``"human"``: shown in a window; no render mode: warns).
 
         Raises:
-            RuntimeError: before ``reset()``; RiskError: matplotlib missing (the ``render`` extra).
+            ResetNeededError: before ``reset()``; MissingExtraError: matplotlib missing (the ``render`` extra).
         """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
         if self.state is None:
-            raise RuntimeError("call reset() before render()")
+            raise ResetNeededError("no episode yet: call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game, self.state, self.last_move)
         self._renderer, frame = draw_frame(self._renderer, self.game, self.render_mode, self.state, self.last_move)

@@ -15,7 +15,6 @@ import typer
 
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError
 from ..records.ansi import render_ansi, render_compact, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -41,11 +40,9 @@ class _Seats:
         self.agents = agents
 
     def move(self, s: GameState, seat: int) -> tuple[Move, list[int]]:
-        agent = self.agents[seat]
-        try:
-            return play_move(self.game, self.codec, self.encoder, s, seat, agent)
-        except IllegalActionError as e:
-            raise RuntimeError(f"agent {type(agent).__name__} ({seat_name(self.game, seat)}): {e}") from None
+        """The seat's agent's move (:func:`~risk_env.tools.match.play_move`; IllegalActionError naming the agent
+        and its seat when it chooses an illegal id)."""
+        return play_move(self.game, self.codec, self.encoder, s, seat, self.agents[seat])
 
 
 # ---------------------------------------------------------------------- choices for a human

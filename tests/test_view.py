@@ -239,3 +239,23 @@ def test_knowledge_of_a_position_is_a_copy():
     assert (k.public.owner == before).all() and k.public.armies.max() < 7
     with pytest.raises(ValueError):
         GameView(game, s, 0).owner[0] = 2
+
+
+def test_a_view_needs_a_player_seat():
+    from risk_env.errors import ConfigError, ResetNeededError, StateError, UnknownAgentError
+
+    game = Game(RulesConfig(num_players=2, setup="random"))  # seats 0 and 1, the neutral is 2
+    s = game.new_game(0)
+    for seat in (True, False, np.bool_(True), -1, 2, 1.0, "1", None):
+        with pytest.raises(ConfigError) as info:
+            GameView(game, s, seat)
+        assert str(info.value) == f"seat must be a player seat, an integer 0..1, got {seat!r}"
+    assert GameView(game, s, np.int64(1)).seat == 1 and type(GameView(game, s, np.int64(1)).seat) is int
+    env = risk_env.raw_env(num_players=2, setup="random")
+    with pytest.raises(ResetNeededError, match="call env.reset"):
+        GameView.from_env(env, "player_0")
+    env.reset(seed=0)
+    with pytest.raises(UnknownAgentError, match="unknown agent 'player_2'; agents are player_0, player_1"):
+        env.view("player_2")
+    with pytest.raises(StateError, match="occupy_range\\(\\) needs the occupy phase"):
+        env.view("player_0").occupy_range()

@@ -597,7 +597,7 @@ class raw_env(AECEnv):
         what scripted agents read as ``info["view"]`` (see :mod:`risk_env.agents.base`).
 
         Raises:
-            RiskError: before ``reset()``, or an unknown agent name.
+            ResetNeededError: before ``reset()``; UnknownAgentError: an unknown agent name.
         """
         return GameView.from_env(self, agent)
 

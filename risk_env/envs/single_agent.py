@@ -469,7 +469,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         :class:`~risk_env.envs.view.GameView` agents read as ``info["view"]``.
 
         Raises:
-            ResetNeededError: before ``reset()``; RiskError: ``seat`` is not a player seat.
+            ResetNeededError: before ``reset()``; ConfigError: ``seat`` is not a player seat.
         """
         return GameView(self.game, self.game_state, self.seat if seat is None else seat, self.codec, self.selection)
 

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RiskError
+from ..errors import ConfigError, ResetNeededError, StateError, UnknownAgentError
 from ..rules.cards import set_value
 from ..rules.engine import Game
 from ..rules.knowledge import Knowledge
@@ -88,7 +88,7 @@ class GameView:
             None: nothing selected); copied.
 
     Raises:
-        RiskError: ``seat`` is not a player seat.
+        ConfigError: ``seat`` is not a player seat (an integer ``0..num_players-1``; a bool is refused).
     """
 
     __slots__ = ("game", "seat", "knowledge", "_codec", "_selection", "_state")
@@ -101,8 +101,8 @@ class GameView:
         codec: ActionCodec | None = None,
         selection: Selection | None = None,
     ) -> None:
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
-            raise RiskError(f"seat must be a player seat 0..{game.num_players - 1}, got {seat!r}")
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
+            raise ConfigError(f"seat must be a player seat, an integer 0..{game.num_players - 1}, got {seat!r}")
         self.game = game
         self.seat = int(seat)
         self.knowledge = Knowledge.of(state, self.seat)
@@ -131,15 +131,15 @@ class GameView:
         (the same as ``env.unwrapped.view(agent)``).
 
         Raises:
-            RiskError: the env has not been reset, or ``agent`` is not one of its agents.
+            ResetNeededError: the env has not been reset; UnknownAgentError: ``agent`` is not one of its agents.
         """
         raw = getattr(env, "unwrapped", env)
         if getattr(raw, "game_state", None) is None:
-            raise RiskError("call env.reset() before asking for a view")
+            raise ResetNeededError("call env.reset() before asking for a view")
         try:
             seat = raw.agent_name_mapping[agent]
         except KeyError:
-            raise RiskError(f"unknown agent {agent!r}; agents are {', '.join(raw.possible_agents)}") from None
+            raise UnknownAgentError(f"unknown agent {agent!r}; agents are {', '.join(raw.possible_agents)}") from None
         return cls(raw.game, raw.game_state, seat, raw.codec, getattr(raw, "selection", None))
 
     # ------------------------------------------------------------------ whole positions
@@ -344,10 +344,10 @@ class GameView:
         """``(min, max)`` armies that may stand in the conquered territory (occupy phase only).
 
         Raises:
-            RiskError: not in the occupy phase.
+            StateError: not in the occupy phase.
         """
         if self.knowledge.public.phase != Phase.OCCUPY:
-            raise RiskError(f"occupy_range() needs the occupy phase, not {self.phase.name.lower()}")
+            raise StateError(f"occupy_range() needs the occupy phase, not {self.phase.name.lower()}")
         return self.game.occupy_range(self.knowledge.public)
 
     def legal_moves(self) -> list[Move]:

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, ResetNeededError, StateError, UnknownAgentError
-from ..rules.cards import set_value
 from ..rules.engine import Game
 from ..rules.knowledge import Knowledge
 from ..rules.moves import Move
@@ -263,10 +262,9 @@ class GameView:
     def next_trade_value(self, comp: int = 3) -> int:
         """Armies the next set traded in the game is worth (composition ``comp`` matters only
         for ``fixed_by_symbol``; default one of each); 0 without cards or under ``card_trade="stars"``,
-        whose trades are valued by stars (:func:`risk_env.rules.cards.stars_value`) (docs/rules.md §4.1, §6)."""
-        if not self.game.trades_sets:
-            return 0
-        return set_value(self.game.config.card_trade, self.knowledge.public.sets_traded, comp)
+        whose trades are valued by stars (:func:`risk_env.rules.cards.stars_value`) (docs/rules.md §4.1, §6):
+        :meth:`Game.next_set_value <risk_env.rules.engine.Game.next_set_value>` after the sets traded so far."""
+        return self.game.next_set_value(self.knowledge.public.sets_traded, comp)
 
     # ------------------------------------------------------------------ turn
     @property

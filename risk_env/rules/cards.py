@@ -30,6 +30,7 @@ __all__ = [
     "composition_of",
     "escalating_value",
     "set_value",
+    "value_by_set",
     "SYMBOL_STARS",
     "STARS_VALUES",
     "MIN_STARS",
@@ -112,6 +113,17 @@ def _fixed_value(comp: int) -> int:
     return best
 
 
+def value_by_set(schedule: str) -> bool:
+    """Whether a set's value under the ``card_trade`` schedule ``schedule`` depends on the set itself
+    (``fixed_by_symbol``: by its symbols) rather than only on the sets traded before it (the
+    escalating schedules) (docs/rules.md §4.1, §6).
+
+    >>> value_by_set("fixed_by_symbol"), value_by_set("escalating")
+    (True, False)
+    """
+    return schedule == "fixed_by_symbol"
+
+
 def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
     """Armies a set is worth.
 
@@ -131,7 +143,7 @@ def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
         return (4, 6, 8, 10, 12, 15)[(k - 1) % 6]
     if schedule == "slow_escalation":
         return 3 + k
-    if schedule == "fixed_by_symbol":
+    if value_by_set(schedule):
         if not 0 <= comp < len(COMPOSITIONS):
             raise ConfigError(f"composition index {comp} out of range 0..{len(COMPOSITIONS) - 1}")
         return _fixed_value(comp)

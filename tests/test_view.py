@@ -255,7 +255,7 @@ def test_a_view_needs_a_player_seat():
     with pytest.raises(ResetNeededError, match="call env.reset"):
         GameView.from_env(env, "player_0")
     env.reset(seed=0)
-    with pytest.raises(UnknownAgentError, match="unknown agent 'player_2'; agents are player_0, player_1"):
+    with pytest.raises(UnknownAgentError, match="unknown agent 'player_2'; the agents are player_0, player_1"):
         env.view("player_2")
     with pytest.raises(StateError, match="occupy_range\\(\\) needs the occupy phase"):
         env.view("player_0").occupy_range()

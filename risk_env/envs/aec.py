@@ -597,7 +597,7 @@ class raw_env(AECEnv):
         what scripted agents read as ``info["view"]`` (see :mod:`risk_env.agents.base`).
 
         Raises:
-            ResetNeededError: before ``reset()``; UnknownAgentError: an unknown agent name.
+            RiskError: before ``reset()``; UnknownAgentError: ``agent`` is not one of the agents.
         """
         return GameView.from_env(self, agent)
 

@@ -130,7 +130,8 @@ class GameView:
         (the same as ``env.unwrapped.view(agent)``).
 
         Raises:
-            ResetNeededError: the env has not been reset; UnknownAgentError: ``agent`` is not one of its agents.
+            RiskError: the env has not been reset.
+            UnknownAgentError: ``agent`` is not one of its agents (the message lists them).
         """
         raw = getattr(env, "unwrapped", env)
         if getattr(raw, "game_state", None) is None:
@@ -138,7 +139,7 @@ class GameView:
         try:
             seat = raw.agent_name_mapping[agent]
         except KeyError:
-            raise UnknownAgentError(f"unknown agent {agent!r}; agents are {', '.join(raw.possible_agents)}") from None
+            raise UnknownAgentError(f"unknown agent {agent!r}; the agents are {', '.join(raw.possible_agents)}") from None
         return cls(raw.game, raw.game_state, seat, raw.codec, getattr(raw, "selection", None))
 
     # ------------------------------------------------------------------ whole positions

@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 
 from risk_env.envs.view import GameView
-from risk_env.rules.cards import MAX_STARS, composition_of, set_value
+from risk_env.rules.cards import MAX_STARS, composition_of
 from risk_env.rules.dice import resolve_roll
 from risk_env.rules.engine import Game
 from risk_env.rules.missions import MISSIONS
@@ -325,7 +325,7 @@ class HeuristicAgent(ScriptedAgent):
             cards = codec.pick_cards(s, comp, bonus)
             if cards is None:
                 continue
-            value = set_value(game.config.card_trade, view.sets_traded, comp)
+            value = view.next_trade_value(comp)
             wilds = sum(1 for c in cards if sym[c] == 3)
             score = value + (2.0 if opts else 0.0) - 0.5 * wilds
             if score > best_score:

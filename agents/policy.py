@@ -15,8 +15,9 @@ know: the same observation the env would give).
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,13 @@ class MaskablePPOAgent(Agent):
 
     Args:
         model: path to a saved model (``.zip``, the suffix may be omitted) or a model object.
-        deterministic: take the most probable legal action (default) instead of sampling.
+        deterministic: take the most probable legal action (default) instead of sampling from the
+            masked policy with the agent's own generator (seeded by :meth:`reset`).
         device: torch device for loading (default ``"cpu"``).
         name: label (default: the file's stem, or ``"maskable_ppo"``).
+
+    Neither loading, :meth:`reset` nor :meth:`act` changes the process's global generators
+    (Python's ``random``, numpy's and torch's), which SB3 itself would re-seed on load.
 
     Raises:
         RiskError: the file does not exist, or sb3-contrib is not installed (``pip install risk_env[train]``).
@@ -77,7 +82,10 @@ class MaskablePPOAgent(Agent):
                 from sb3_contrib import MaskablePPO
             except ImportError:  # pragma: no cover - depends on the install
                 raise RiskError("loading a MaskablePPO checkpoint needs sb3-contrib: pip install 'risk_env[train]'") from None
-            self.model = MaskablePPO.load(str(path), device=device)
+            from risk_env.envs.opponents import preserve_global_rng
+
+            with preserve_global_rng():  # SB3's load re-seeds (and draws from) the process's generators
+                self.model = MaskablePPO.load(str(path), device=device)
             self.name = name or (path.stem if path.suffix == ".zip" else path.name)
         else:
             self.model = model
@@ -95,12 +103,23 @@ class MaskablePPOAgent(Agent):
     def _graph_observation(self, mask: np.ndarray, info: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
         return graph_observation(self.name, self._graph_encoders, mask, info)
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if seed is not None and not self.deterministic:
-            # SB3 seeds numpy's legacy generator, which takes 0..2**32-1; a game's seed may be any size (fresh ones
-            # are 63-bit, and the agents get seed * 1000 + seat)
-            self.model.set_random_seed(int(seed) % 2**32)
+    @contextlib.contextmanager
+    def _own_sampling(self) -> Iterator[None]:
+        """SB3 samples from torch's global generator: give it one seeded from the agent's own
+        :attr:`rng` for the call, and put the process's generators back after."""
+        import torch
+
+        from risk_env.envs.opponents import preserve_global_rng
+
+        device = torch.device(self.model.device)
+        cuda = [device] if device.type == "cuda" else []
+        seed = int(self.rng.integers(2**63))
+        with preserve_global_rng(), torch.random.fork_rng(devices=cuda):
+            torch.default_generator.manual_seed(seed)
+            for d in cuda:
+                with torch.cuda.device(d):
+                    torch.cuda.manual_seed(seed)
+            yield
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
@@ -117,12 +136,13 @@ class MaskablePPOAgent(Agent):
                     f"policy {self.name!r} expects observations of shape {self._obs_shape}, the env gives {tuple(x.shape)}: "
                     "it was trained for another map or number of players"
                 )
-        act_on = getattr(self.model.policy, "act_on", None)
-        if self._dict_obs and callable(act_on) and "nodes" in x:
-            # a graph policy: any map and player count (the model's own spaces name one of them)
-            self.model.policy.set_training_mode(False)
-            return int(act_on({**x, "action_mask": mask}, deterministic=self.deterministic))
-        action, _ = self.model.predict(x, action_masks=mask, deterministic=self.deterministic)
+        with contextlib.nullcontext() if self.deterministic else self._own_sampling():
+            act_on = getattr(self.model.policy, "act_on", None)
+            if self._dict_obs and callable(act_on) and "nodes" in x:
+                # a graph policy: any map and player count (the model's own spaces name one of them)
+                self.model.policy.set_training_mode(False)
+                return int(act_on({**x, "action_mask": mask}, deterministic=self.deterministic))
+            action, _ = self.model.predict(x, action_masks=mask, deterministic=self.deterministic)
         return int(np.asarray(action).reshape(-1)[0])
 
 

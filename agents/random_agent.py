@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from risk_env.errors import RiskError
+
 from .base import Agent
 
 __all__ = ["RandomAgent"]
@@ -25,9 +27,9 @@ class RandomAgent(Agent):
         """A legal action id, given ``{"observation", "action_mask"}``.
 
         Raises:
-            ValueError: the mask has no legal action.
+            RiskError: the mask has no legal action (an all-zero mask).
         """
         legal = np.flatnonzero(observation["action_mask"])
         if len(legal) == 0:
-            raise ValueError("the action mask has no legal action")
+            raise RiskError("the random agent was asked to act with no legal action (an all-zero mask)")
         return int(legal[self.rng.integers(len(legal))])

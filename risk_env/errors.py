@@ -24,7 +24,8 @@ class RiskError(ValueError):
 
 
 class InvalidMoveError(RiskError):
-    """Move text that cannot be read (malformed, or naming an unknown territory or card).
+    """Move text that cannot be read (malformed, or naming an unknown territory or card), and a
+    territory's or card's name that the map does not have (``GameMap.id_of``, ``GameMap.card_of``).
 
     Distinct from :class:`IllegalMoveError`, which is a readable move the rules
     do not allow now (python-chess draws the same line). Nothing is changed
@@ -82,8 +83,8 @@ class RecordError(RiskError):
 
 class ResetNeededError(RiskError, AssertionError):
     """An environment used without a game in progress: ``step``, ``observe``,
-    ``last`` or ``state`` before ``reset()``, or ``step`` after every agent has
-    left the finished game.
+    ``last``, ``state`` or ``render`` before ``reset()``, or ``step`` after every agent has
+    left the finished game (the single-agent env: after the step that ended the episode).
 
     Also an ``AssertionError``, which PettingZoo's order-enforcing wrapper raises
     for a step before reset. Nothing is changed when this is raised.

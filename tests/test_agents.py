@@ -479,24 +479,65 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
         load_agent("ppo-2p").act(obs, info)
 
 
-def test_a_sampling_policy_agent_takes_a_seed_of_any_size() -> None:
-    """A game's seed may be any size (a fresh one is 63-bit; the agents get seed * 1000 + seat): a MaskablePPO agent
-    that samples its actions seeds SB3 with it folded into the range numpy's legacy generator takes."""
-    gymnasium = pytest.importorskip("gymnasium")
+def _global_generators() -> tuple:
+    import random
+
+    import torch
+
+    py, (kind, keys, pos, has_gauss, gauss), th = random.getstate(), np.random.get_state(), torch.get_rng_state()
+    return py, (kind, keys.tobytes(), pos, has_gauss, gauss), th.numpy().tobytes()
+
+
+def test_a_policy_agent_leaves_the_global_generators_alone() -> None:
+    """Loading a MaskablePPO agent, seeding it and letting it act (sampling or not) never moves Python's, numpy's or
+    torch's global generator (SB3 re-seeds them on load); a sampling agent's choices follow its own seed."""
+    pytest.importorskip("sb3_contrib")
+    import random
+
+    import torch
+
+    from risk_env.agents import pretrained_path
     from risk_env.agents.policy import MaskablePPOAgent
 
-    class Model:
-        observation_space = gymnasium.spaces.Box(0.0, 1.0, (4,))
+    random.seed(11)
+    np.random.seed(11)
+    torch.manual_seed(11)
+    before = _global_generators()
+    greedy = load_agent("ppo-2p", seed=3)
+    assert _global_generators() == before
+    env = risk_env.env(num_players=2, preset="fast")
+    env.reset(seed=1)
+    obs, *_, info = env.last()
+    greedy.reset(seed=3)
+    first = greedy.act(obs, info)
+    assert [greedy.act(obs, info) for _ in range(3)] == [first] * 3 and obs["action_mask"][first]
+    assert _global_generators() == before
+    sampler = MaskablePPOAgent(pretrained_path("ppo-2p"), deterministic=False)
+    assert _global_generators() == before
 
-        def __init__(self) -> None:
-            self.seeds: list[int] = []
+    def draws(seed: int) -> list[int]:
+        sampler.reset(seed)  # a game's seed may be any size (a fresh one is 63-bit; the agents get seed * 1000 + seat)
+        return [sampler.act(obs, info) for _ in range(40)]
 
-        def set_random_seed(self, seed: int) -> None:
-            np.random.seed(seed)  # what SB3's set_random_seed does first: it refuses seeds of 2**32 and more
-            self.seeds.append(seed)
+    big = (2**63 - 1) * 1000 + 1
+    a = draws(big)
+    assert draws(big) == a and all(obs["action_mask"][x] for x in a)  # the same seed, the same choices
+    assert len(set(a)) > 1  # it samples (many ids are legal at the first decision)
+    assert draws(7) != a
+    assert _global_generators() == before
+    # the single-agent env's opponents and its pool's snapshots, built from specs, leave them alone too
+    from risk_env.envs.opponents import OpponentPool
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
 
-    model = Model()
-    agent = MaskablePPOAgent(model, deterministic=False)
-    agent.reset((2**63 - 1) * 1000 + 1)
-    agent.reset(7)
-    assert model.seeds == [((2**63 - 1) * 1000 + 1) % 2**32, 7]
+    for opponents in ("ppo-2p", OpponentPool(p_snapshot=1.0, snapshots=[str(pretrained_path("ppo-2p"))])):
+        single = RiskSingleAgentEnv(opponents=opponents, learner_seat=1, turn_limit=30)
+        _, sinfo = single.reset(seed=2)
+        single.step(int(np.flatnonzero(sinfo["action_mask"])[0]))
+        assert _global_generators() == before
+    # a sampling snapshot is re-seeded from the env's generator each episode: the same seed, the same game
+    games = []
+    for _ in range(2):
+        single = RiskSingleAgentEnv(opponents=OpponentPool(p_snapshot=1.0, snapshots=[str(pretrained_path("ppo-2p"))]))
+        single.reset(seed=5, options={"learner_seat": 1})
+        games.append(single.game_state.to_dict())
+    assert games[0] == games[1]

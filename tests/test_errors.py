@@ -887,6 +887,18 @@ def test_single_agent_step_before_reset_says_call_reset():
     with pytest.raises(ResetNeededError) as info:
         RiskSingleAgentEnv().step(0)
     assert str(info.value) == "no episode yet: call reset() before step()"
+    env = RiskSingleAgentEnv(render_mode="ansi", invalid_action="penalty")
+    with pytest.raises(ResetNeededError) as info:
+        env.render()
+    assert str(info.value) == "no episode yet: call reset() before render()"
+    _, first = env.reset(seed=0)
+    illegal = int(np.flatnonzero(first["action_mask"] == 0)[0])
+    assert env.step(illegal)[2] is True  # the penalty ends the episode
+    before = env.game_state.to_dict()
+    with pytest.raises(ResetNeededError) as info:
+        env.step(int(np.flatnonzero(first["action_mask"])[0]))
+    assert str(info.value) == "the episode is over: call reset() before step()"
+    assert env.game_state.to_dict() == before and isinstance(env.render(), str)  # nothing changed; it still renders
 
 
 def test_too_few_starting_armies_reads_well():
@@ -942,3 +954,78 @@ def test_every_error_class_is_defined_in_risk_env_errors_and_exported() -> None:
 
     assert {c.__name__ for c in found} >= set(risk_env.errors.__all__)
     assert RecordError is risk_env.RecordError is risk_env.errors.RecordError
+
+
+@pytest.fixture(scope="module")
+def tiny_record():
+    from risk_env.agents import RandomAgent
+    from risk_env.tools.match import play_match
+
+    env = risk_env.raw_env(num_players=2, map="small", setup="random", turn_limit=3)
+    return play_match(env, [RandomAgent(0), RandomAgent(1)], seed=0, record=True).record
+
+
+def _bad_calls(record):
+    """Bad arguments to the package's public functions: (call, the error's exact type, its message)."""
+    from risk_env.agents import RandomAgent
+    from risk_env.records.ansi import render_ansi, render_compact, short_names
+    from risk_env.records.picture import seat_labels
+    from risk_env.records.record import replay_moves
+    from risk_env.records.replay import render_video
+    from risk_env.rules.cards import escalating_value, set_value, stars_value
+    from risk_env.rules.dice import roll_outcomes
+    from risk_env.rules.state import GameState
+
+    game = Game(num_players=2, map="small", setup="random")
+    s = game.new_game(0)
+    good = s.to_dict()
+    return [
+        (lambda: roll_outcomes(4, 1), ConfigError, "attacker_dice must be 1, 2 or 3, got 4"),
+        (lambda: roll_outcomes(1, 3), ConfigError, "defender_dice must be 1 or 2, got 3"),
+        (lambda: escalating_value(0), ConfigError, "set number must be >= 1, got 0"),
+        (lambda: set_value("bogus", 0, 0), ConfigError, "no set values for card_trade='bogus'"),
+        (lambda: set_value("fixed_by_symbol", 0, 13), ConfigError, "composition index 13 out of range 0..12"),
+        (lambda: stars_value(11), ConfigError, "a stars trade is worth 2..10 stars, got 11"),
+        (lambda: game.map.id_of("Atlantis"), InvalidMoveError, "unknown territory 'Atlantis' on map 'small'"),
+        (lambda: game.map.name_of(99), ConfigError, f"territory id 99 out of range 0..{game.T - 1}"),
+        (lambda: game.map.card_name(99), ConfigError, f"card id 99 out of range 0..{game.map.num_cards - 1}"),
+        (lambda: game.map.card_of("Wild 9"), InvalidMoveError, "no card 'Wild 9': this map has 2 wild cards"),
+        (lambda: GameState.from_dict({}), StateError, "state field 'owner' is missing"),
+        (lambda: GameState.from_dict({**good, "alive": 3}), StateError, "state field 'alive' must be a list"),
+        (lambda: GameState.from_dict({**good, "rng": 3}), StateError, "state field 'rng' must be a PCG64 bit_generator"),
+        (lambda: GameState.from_dict({**good, "turn": "x"}), StateError, "state field 'turn' cannot be read: invalid"),
+        (lambda: render_ansi(game, s, width=10), ConfigError, "width must be at least 60 characters, got 10"),
+        (lambda: render_compact(game, s, width=10), ConfigError, "width must be at least 60 characters, got 10"),
+        (lambda: short_names(["Alaska"], 2), ConfigError, "width must be at least 3 characters, got 2"),
+        (lambda: seat_labels(game, ["a"]), ConfigError, "player_names needs 2 names (one per player seat), got 1"),
+        (lambda: list(replay_moves(record, upto=-1)), ConfigError, "upto must be a number of moves from 0 to"),
+        (lambda: render_video(record, "game.txt"), ConfigError, "unknown animation format '.txt': use .gif, .mp4 or .webm"),
+        (lambda: render_video(record, "game.gif", every="x"), ConfigError, "every must be 'move' or 'turn', got 'x'"),
+        (
+            lambda: RandomAgent(0).act({"action_mask": np.zeros(3, np.int8)}),
+            RiskError,
+            "the random agent was asked to act with no legal action",
+        ),
+    ]
+
+
+def test_bad_arguments_to_public_functions_get_the_library_errors(tiny_record, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the refused animations write nothing there
+    for call, error, message in _bad_calls(tiny_record):
+        with pytest.raises(RiskError) as info:
+            call()
+        assert type(info.value) is error and str(info.value).startswith(message), (error, message, info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_agents_illegal_choice_at_the_table_is_an_illegal_action_error():
+    import io
+
+    from risk_env.agents import CallableAgent
+    from risk_env.tools.play import play_game
+
+    rules = RulesConfig(num_players=2, map="small", setup="random")
+    first = Game(rules).current_player(Game(rules).new_game(3))  # play_game deals new_game(seed)
+    cheat = CallableAgent(lambda obs, info: int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    with pytest.raises(IllegalActionError, match=r"^agent CallableAgent \(seat \d\) chose an illegal action: action \d+ "):
+        play_game(rules, 1 - first, {first: cheat}, 3, lambda: "q", out=io.StringIO())

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import risk_env.rules.odds as odds_module
+from risk_env.errors import ConfigError
 from risk_env.rules.dice import resolve_roll, roll_outcomes
 from risk_env.rules.odds import (
     OddsTable,
@@ -262,8 +263,8 @@ def test_conquest_distribution() -> None:
         lambda: OddsTable(3, 3).expected_conquests(3, [1, 4]),
     ],
 )
-def test_out_of_range_raises_value_error(call) -> None:
-    with pytest.raises(ValueError):
+def test_out_of_range_raises_config_error(call) -> None:
+    with pytest.raises(ConfigError):  # a ValueError too
         call()
 
 
@@ -277,8 +278,8 @@ def test_out_of_range_raises_value_error(call) -> None:
         lambda: expected_conquests(3, [1.0, 2]),
     ],
 )
-def test_non_integer_raises_type_error(call) -> None:
-    with pytest.raises(TypeError):
+def test_non_integer_raises_config_error(call) -> None:
+    with pytest.raises(ConfigError, match="must be an int"):
         call()
 
 

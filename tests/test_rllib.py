@@ -40,6 +40,22 @@ def test_wrapped_env_renames_the_observation_key():
     assert policy_mapping_fn("player_1") == "shared"
 
 
+def test_the_player_count_comes_from_the_rules():
+    from risk_env.train.rllib import env_creator
+
+    def seats(env) -> int:
+        return len(env.env.possible_agents)  # PettingZooEnv -> ObservationsKeyWrapper
+
+    assert seats(make_rllib_env(rules={"preset": "secret_missions"})) == 4  # a preset for any count: 4, as raw_env
+    assert seats(make_rllib_env(rules={"preset": "classic", "num_players": 3})) == 3
+    assert seats(make_rllib_env(5, {"preset": "classic", "num_players": 3})) == 5  # an explicit count wins
+    assert seats(make_rllib_env()) == 2  # no rules at all: 2 players
+    assert seats(env_creator({"rules": {"preset": "duel"}})) == 2
+    assert build_config(rules={"preset": "fast", "num_players": 4}).env_config["num_players"] == 4
+    assert build_config().env_config == {"num_players": 2, "rules": {"preset": "fast"}}
+    assert build_config(3).env_config == {"num_players": 3, "rules": {"preset": "fast"}}
+
+
 def test_the_module_class_is_one_class_and_pickles_by_reference():
     import pickle
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers import build, make_game, tid
 
-from risk_env import ConfigError, IllegalActionError, Phase
+from risk_env import ConfigError, IllegalActionError, Phase, ResetNeededError
 from risk_env.agents import CallableAgent
 from risk_env.envs.opponents import OpponentPool
 from risk_env.envs.single_agent import ENV_ID, RiskSingleAgentEnv
@@ -46,6 +46,31 @@ def test_registered_with_gymnasium():
     env.close()
 
 
+def test_the_player_count_comes_from_the_rules_as_in_the_aec_env():
+    from risk_env import raw_env
+    from risk_env.rules.config import RulesConfig, resolve_rules
+
+    # rules= and preset= keep their own count (4 for a preset made for any count), as raw_env does
+    assert RiskSingleAgentEnv(rules=resolve_rules("classic", num_players=4)).rules.num_players == 4
+    assert RiskSingleAgentEnv(rules=RulesConfig(num_players=5)).rules == RulesConfig(num_players=5)
+    assert RiskSingleAgentEnv(rules={"preset": "fast", "num_players": 3}).rules.num_players == 3
+    env = gymnasium.make(ENV_ID, preset="secret_missions")
+    assert env.unwrapped.rules == raw_env(preset="secret_missions").rules == resolve_rules("secret_missions")
+    aec_space = raw_env(preset="secret_missions").observation_space("player_0")["observation"]
+    assert env.unwrapped.rules.num_players == 4 and env.observation_space.shape == aec_space.shape
+    env.close()
+    assert RiskSingleAgentEnv(preset="duel").rules.num_players == 2  # a preset made for 2
+    # an explicit count wins over rules= and a preset made for any count
+    assert RiskSingleAgentEnv(num_players=3, rules=resolve_rules("classic", num_players=4)).rules.num_players == 3
+    assert RiskSingleAgentEnv(num_players=6, preset="secret_missions").rules == resolve_rules("secret_missions", num_players=6)
+    with pytest.raises(ConfigError, match="meant for 2 players"):
+        RiskSingleAgentEnv(num_players=4, preset="duel")
+    # neither rules nor preset: the quick default game, 2 players with a random setup
+    assert RiskSingleAgentEnv().rules == RulesConfig(num_players=2, setup="random")
+    assert RiskSingleAgentEnv(map="small").rules == RulesConfig(num_players=2, setup="random", map="small")
+    assert RiskSingleAgentEnv(num_players=4).rules == RulesConfig(num_players=4, setup="random")
+
+
 def test_bad_options_raise_config_errors():
     with pytest.raises(ConfigError, match="invalid_action"):
         RiskSingleAgentEnv(invalid_action="ignore")
@@ -81,7 +106,7 @@ def test_masks_match_the_codec_and_the_learner_always_decides():
             done = term or trunc
         assert info["action_mask"].all()  # the same as action_masks() after the end (see the docstring)
         assert env.action_masks().all()  # well defined after the end (see the docstring)
-        with pytest.raises(RuntimeError, match="reset"):
+        with pytest.raises(ResetNeededError, match="the episode is over: call reset"):
             env.step(0)
 
 

@@ -67,6 +67,22 @@ def test_overrides_and_print_config():
     assert code == 2 and out == "" and err.startswith("error: ") and "ppo.bogus: unknown key" in err
 
 
+def test_the_evaluate_command_seats_the_rules_own_player_count():
+    from risk_env.train.sb3 import _make_env, evaluate_command
+
+    cfg = TrainConfig.from_dict({"rules": {"preset": "secret_missions"}, "eval": {"rules": None}})  # for any count: 4
+    assert cfg.rules_config.num_players == cfg.eval_rules_config.num_players == 4
+    assert evaluate_command(cfg, "m.zip") == "risk-env evaluate m.zip random random random --games 200 --rules secret_missions"
+    two = TrainConfig.from_dict({"eval": {"rules": {"preset": "fast", "num_players": 2, "turn_limit": 90}}})
+    assert evaluate_command(two, "m.zip", "balanced", 10) == (
+        "risk-env evaluate m.zip balanced --games 10 --rules fast --set turn_limit=90"
+    )
+    duel = TrainConfig.from_dict({"eval": {"rules": {"preset": "duel"}}})
+    assert evaluate_command(duel, "m.zip") == "risk-env evaluate m.zip random --games 200 --rules duel"
+    env = _make_env({"preset": "secret_missions"}, {}, {"baselines": ["random"]}, [], 1)
+    assert env.unwrapped.rules == cfg.rules_config  # the training env plays the same count
+
+
 BROKEN_CONFIGS = {
     "empty": (b"", r"the training config is empty; write \{\} for every default"),
     "a list": (b"- seed\n- 3\n", r"must be a mapping of keys to values, got a list; top-level keys: name, "),

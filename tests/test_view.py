@@ -239,3 +239,58 @@ def test_knowledge_of_a_position_is_a_copy():
     assert (k.public.owner == before).all() and k.public.armies.max() < 7
     with pytest.raises(ValueError):
         GameView(game, s, 0).owner[0] = 2
+
+
+def test_a_view_needs_a_player_seat():
+    from risk_env.errors import ConfigError, ResetNeededError, StateError, UnknownAgentError
+
+    game = Game(RulesConfig(num_players=2, setup="random"))  # seats 0 and 1, the neutral is 2
+    s = game.new_game(0)
+    for seat in (True, False, np.bool_(True), -1, 2, 1.0, "1", None):
+        with pytest.raises(ConfigError) as info:
+            GameView(game, s, seat)
+        assert str(info.value) == f"seat must be a player seat, an integer 0..1, got {seat!r}"
+    assert GameView(game, s, np.int64(1)).seat == 1 and type(GameView(game, s, np.int64(1)).seat) is int
+    env = risk_env.raw_env(num_players=2, setup="random")
+    with pytest.raises(ResetNeededError, match="call env.reset"):
+        GameView.from_env(env, "player_0")
+    env.reset(seed=0)
+    with pytest.raises(UnknownAgentError, match="unknown agent 'player_2'; the agents are player_0, player_1"):
+        env.view("player_2")
+    with pytest.raises(StateError, match="occupy_range\\(\\) needs the occupy phase"):
+        env.view("player_0").occupy_range()
+
+
+EXPECTED_SET_VALUES = {  # the next set's value after 0, 5, 6, 7 and 12 sets (docs/rules.md §4.1, §6), one of each kind
+    "escalating": [4, 15, 20, 25, 50],
+    "escalating_reset": [4, 15, 4, 6, 4],
+    "slow_escalation": [4, 9, 10, 11, 16],
+    "fixed_by_symbol": [10, 10, 10, 10, 10],
+    "stars": [0] * 5,
+    "no_cards": [0] * 5,
+}
+
+
+@pytest.mark.parametrize("schedule", sorted(EXPECTED_SET_VALUES))
+def test_the_next_sets_value_has_one_owner(schedule):
+    """The engine's Game.next_set_value is the value the view, the heuristic's trade choice and the
+    observation's trade_value block all read."""
+    from risk_env.rules.cards import COMPOSITION_NAMES
+
+    game = Game(RulesConfig(num_players=3, setup="random", card_trade=schedule))
+    counts = (0, 5, 6, 7, 12)
+    assert [game.next_set_value(k) for k in counts] == EXPECTED_SET_VALUES[schedule]
+    assert game.set_value_escalates is (schedule in ("escalating", "escalating_reset", "slow_escalation"))
+    if schedule == "fixed_by_symbol":  # by the set: 4 infantry, 6 cavalry, 8 artillery, 10 one of each
+        assert [game.next_set_value(3, COMPOSITION_NAMES.index(c)) for c in ("III", "CCC", "AAA", "ICA")] == [4, 6, 8, 10]
+    with pytest.raises(risk_env.ConfigError, match="sets_traded must be an integer >= 0, got -1"):
+        game.next_set_value(-1)
+    encoder = ObservationEncoder(game)
+    tv = encoder.layout["trade_value"][0].start
+    s = game.new_game(0)
+    for k, value in zip(counts, EXPECTED_SET_VALUES[schedule], strict=True):
+        s.sets_traded = k
+        view = GameView(game, s, 0)
+        assert view.next_trade_value() == value
+        # the observation shows it when it is the same for every set (the escalating schedules), else 0
+        assert encoder.encode(s, 0)[tv] == pytest.approx(value / 20 if game.set_value_escalates else 0.0)

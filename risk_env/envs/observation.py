@@ -96,7 +96,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..rules.cards import set_value
 from ..rules.engine import Game
 from ..rules.state import GameState, Phase
 from .layout import PHASE_SLOTS, observation_layout
@@ -165,9 +164,9 @@ class ObservationEncoder:
         keep[:, S] = False
         self._cont_keep = np.flatnonzero(keep.ravel())
         self._sym_list = list(game.card_symbol)
-        tv = game.config.card_trade if game.trades_sets and game.config.card_trade != "fixed_by_symbol" else ""
-        # next set's value / 20 by sets traded so far (the observation caps the counter at 400 sets)
-        self._tv_table = [set_value(tv, k, 0) / 20.0 for k in range(401)] if tv else []
+        # next set's value / 20 by sets traded so far (the observation caps the counter at 400 sets), when
+        # that value is the same for every set (the escalating schedules)
+        self._tv_table = [game.next_set_value(k) / 20.0 for k in range(401)] if game.set_value_escalates else []
         self._turn_limit = float(game.config.turn_limit)
         self._observe_hooks = game.hooks["observe"]
 

@@ -117,6 +117,8 @@ def preserve_global_rng() -> Iterator[None]:
 
     Loading an SB3 model re-seeds all three (``_setup_model`` calls ``set_random_seed``);
     inside a training process that would silently restart the learner's own sampling.
+    :class:`risk_env.agents.MaskablePPOAgent` loads and samples inside it, so an agent
+    built from a spec never moves them.
     """
     py_state = random.getstate()
     np_state = np.random.get_state()
@@ -288,15 +290,11 @@ class OpponentPool:
                 load = self.load_snapshot or _defaults["load_snapshot"]
                 if load is None:
                     raise ConfigError(f"cannot load the snapshot {spec!r}: no snapshot loader (see set_agent_resolver)")
-                with preserve_global_rng():
-                    agent = load(spec, self.snapshot_deterministic)
+                agent = load(spec, self.snapshot_deterministic)
             else:
                 agent = resolve_agent(spec, seed=seed, resolve=self.resolve)
             self._cache[key] = agent
-        if not key.startswith("snap:"):
-            # (a sampling snapshot draws from torch's generator, seeded once per process;
-            # re-seeding it per episode would re-seed the learner's own sampling too)
-            reseed(agent, seed)
+        reseed(agent, seed)  # a sampling snapshot samples with its own generator (the learner's is untouched)
         return agent
 
     def sample(self, rng: np.random.Generator, k: int) -> list[Any]:

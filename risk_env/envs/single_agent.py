@@ -107,6 +107,7 @@ Illegal actions (``invalid_action``)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -140,7 +141,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
     """One learner against embedded opponents (see the module docstring).
 
     Args:
-        num_players: 2..6 (2 players get the neutral army unless ``two_player="none"`` or ``"allied"``).
+        num_players: 2..6 (2 players get the neutral army unless ``two_player="none"`` or ``"allied"``);
+            ``None`` (default) keeps the count of ``rules`` or of the preset (4 when they name
+            none), as for :class:`risk_env.envs.aec.raw_env`, and is 2 when neither is given
+            (the quick default game: 2 players, random setup). An explicit count wins over
+            ``rules``; one that contradicts a preset made for a fixed count is refused.
         opponents: ``None`` (random), an agent, a callable, a spec string, a
             list of those, or an :class:`OpponentPool`.
         learner_seat: ``None`` draws the seat each episode; an int fixes it.
@@ -152,7 +157,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
         max_turn_steps: the learner's decisions allowed in one turn before the episode
             ends as a stalled loss (``None``: no cap).
         preset: a rules preset or rules file, as for :class:`risk_env.envs.aec.raw_env`
-            (default: the ``fast`` preset's random setup when no rules are given at all).
+            (when neither ``preset`` nor ``rules`` is given: the docs/rules.md defaults with
+            ``setup="random"`` unless ``config`` says otherwise, and 2 players unless ``num_players`` does).
         rules: a :class:`~risk_env.rules.config.RulesConfig`, a name or a mapping, as for
             :class:`risk_env.envs.aec.raw_env`.
         **config: rule switches on top, as for :class:`risk_env.envs.aec.raw_env`.
@@ -172,7 +178,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
     def __init__(
         self,
-        num_players: int = 2,
+        num_players: int | None = None,
         opponents: Any = None,
         learner_seat: int | None = None,
         invalid_action: str = "random",
@@ -180,7 +186,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         shaping: float = 0.0,
         max_turn_steps: int | None = None,
         preset: str | None = None,
-        rules: RulesConfig | None = None,
+        rules: RulesConfig | str | Mapping[str, Any] | None = None,
         render_mode: str | None = None,
         observation: str = "flat",
         turn_feature: bool | None = None,
@@ -193,9 +199,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
         check_observation_mode(observation)
         if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
-        if rules is None and preset is None:
-            config = {"setup": "random", **config}  # no decisions in setup unless asked for
-        cfg = resolve_rules(preset, rules, num_players, **config)
+        if rules is None and preset is None:  # the quick default game: 2 players, no decisions in setup
+            config = {"setup": "random", **config}
+            num_players = 2 if num_players is None else num_players
+        cfg = resolve_rules(preset, rules, num_players, **config)  # None keeps the rules' or preset's count
         if invalid_action not in INVALID_ACTION_MODES:
             raise ConfigError(
                 f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}"
@@ -348,13 +355,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         """Play the learner's action id, then the opponents until the learner's next decision (module docstring).
 
         Raises:
-            ResetNeededError: before the first ``reset()``; RuntimeError: the episode is over (call ``reset()``);
+            ResetNeededError: before the first ``reset()``, or the episode is over (call ``reset()``);
             ActionSpaceError: not an action id; an illegal id follows ``invalid_action``.
         """
         if self.state is None:
             raise ResetNeededError("no episode yet: call reset() before step()")
         if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
+            raise ResetNeededError("the episode is over: call reset() before step()")
         s = self.state
         a = as_action_id(action, self.codec.n)
         if a is None:
@@ -428,13 +435,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         (``"human"``: shown in a window; no render mode: warns).
 
         Raises:
-            RuntimeError: before ``reset()``; RiskError: matplotlib missing (the ``render`` extra).
+            ResetNeededError: before ``reset()``; MissingExtraError: matplotlib missing (the ``render`` extra).
         """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
         if self.state is None:
-            raise RuntimeError("call reset() before render()")
+            raise ResetNeededError("no episode yet: call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game, self.state, self.last_move)
         self._renderer, frame = draw_frame(self._renderer, self.game, self.render_mode, self.state, self.last_move)
@@ -462,7 +469,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         :class:`~risk_env.envs.view.GameView` agents read as ``info["view"]``.
 
         Raises:
-            ResetNeededError: before ``reset()``; RiskError: ``seat`` is not a player seat.
+            ResetNeededError: before ``reset()``; ConfigError: ``seat`` is not a player seat.
         """
         return GameView(self.game, self.game_state, self.seat if seat is None else seat, self.codec, self.selection)
 

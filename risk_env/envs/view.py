@@ -47,8 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RiskError, UnknownAgentError
-from ..rules.cards import set_value
+from ..errors import ConfigError, ResetNeededError, StateError, UnknownAgentError
 from ..rules.engine import Game
 from ..rules.knowledge import Knowledge
 from ..rules.moves import Move
@@ -88,7 +87,7 @@ class GameView:
             None: nothing selected); copied.
 
     Raises:
-        RiskError: ``seat`` is not a player seat.
+        ConfigError: ``seat`` is not a player seat (an integer ``0..num_players-1``; a bool is refused).
     """
 
     __slots__ = ("game", "seat", "knowledge", "_codec", "_selection", "_state")
@@ -101,8 +100,8 @@ class GameView:
         codec: ActionCodec | None = None,
         selection: Selection | None = None,
     ) -> None:
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
-            raise RiskError(f"seat must be a player seat 0..{game.num_players - 1}, got {seat!r}")
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.num_players:
+            raise ConfigError(f"seat must be a player seat, an integer 0..{game.num_players - 1}, got {seat!r}")
         self.game = game
         self.seat = int(seat)
         self.knowledge = Knowledge.of(state, self.seat)
@@ -136,7 +135,7 @@ class GameView:
         """
         raw = getattr(env, "unwrapped", env)
         if getattr(raw, "game_state", None) is None:
-            raise RiskError("call env.reset() before asking for a view")
+            raise ResetNeededError("call env.reset() before asking for a view")
         try:
             seat = raw.agent_name_mapping[agent]
         except KeyError:
@@ -264,10 +263,9 @@ class GameView:
     def next_trade_value(self, comp: int = 3) -> int:
         """Armies the next set traded in the game is worth (composition ``comp`` matters only
         for ``fixed_by_symbol``; default one of each); 0 without cards or under ``card_trade="stars"``,
-        whose trades are valued by stars (:func:`risk_env.rules.cards.stars_value`) (docs/rules.md §4.1, §6)."""
-        if not self.game.trades_sets:
-            return 0
-        return set_value(self.game.config.card_trade, self.knowledge.public.sets_traded, comp)
+        whose trades are valued by stars (:func:`risk_env.rules.cards.stars_value`) (docs/rules.md §4.1, §6):
+        :meth:`Game.next_set_value <risk_env.rules.engine.Game.next_set_value>` after the sets traded so far."""
+        return self.game.next_set_value(self.knowledge.public.sets_traded, comp)
 
     # ------------------------------------------------------------------ turn
     @property
@@ -345,10 +343,10 @@ class GameView:
         """``(min, max)`` armies that may stand in the conquered territory (occupy phase only).
 
         Raises:
-            RiskError: not in the occupy phase.
+            StateError: not in the occupy phase.
         """
         if self.knowledge.public.phase != Phase.OCCUPY:
-            raise RiskError(f"occupy_range() needs the occupy phase, not {self.phase.name.lower()}")
+            raise StateError(f"occupy_range() needs the occupy phase, not {self.phase.name.lower()}")
         return self.game.occupy_range(self.knowledge.public)
 
     def legal_moves(self) -> list[Move]:

@@ -23,6 +23,7 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
+from ..errors import ConfigError
 from ..rules.engine import Game
 from ..rules.state import GameState, Phase
 
@@ -105,10 +106,10 @@ def render_ansi(
         width: lay the board out for this many columns (None: one column, lines of any length).
 
     Raises:
-        ValueError: ``width`` < 60.
+        ConfigError: ``width`` < 60.
     """
     if width is not None and width < 60:
-        raise ValueError(f"width must be at least 60 characters, got {width}")
+        raise ConfigError(f"width must be at least 60 characters, got {width}")
     m = game.map
     marks = territory_marks(game, s)
 
@@ -269,10 +270,10 @@ def short_names(names: Sequence[str], width: int) -> list[str]:
     ['W U States', 'E Australia', 'Peru']
 
     Raises:
-        ValueError: ``width`` < 3.
+        ConfigError: ``width`` < 3.
     """
     if width < 3:
-        raise ValueError(f"width must be at least 3 characters, got {width}")
+        raise ConfigError(f"width must be at least 3 characters, got {width}")
     out: list[str] = []
     for name in names:
         words = name.split()
@@ -337,10 +338,10 @@ def render_compact(
             ``secret_missions`` only, docs/rules.md §8).
 
     Raises:
-        ValueError: ``width`` < 60.
+        ConfigError: ``width`` < 60.
     """
     if width < 60:
-        raise ValueError(f"width must be at least 60 characters, got {width}")
+        raise ConfigError(f"width must be at least 60 characters, got {width}")
     m = game.map
 
     def tag(seat: int) -> str:

@@ -85,7 +85,7 @@ class BoardRenderer:
 
     Raises:
         MissingExtraError: matplotlib is missing (``pip install 'risk_env[render]'``), an ImportError.
-        ValueError: ``player_names`` has the wrong length.
+        ConfigError: ``player_names`` has the wrong length.
     """
 
     def __init__(self, game: Game, player_names: Sequence[str] | None = None, dpi: int = 100) -> None:

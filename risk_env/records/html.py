@@ -89,7 +89,7 @@ def replay_page(record: GameRecord, upto: int | None = None, title: str | None =
         title: the page's title (default: ``Risk replay: map classic, 4 players, seed 1``).
 
     Raises:
-        RecordError: a move does not replay; ValueError: ``upto`` is not in ``0..len(record.moves)``.
+        RecordError: a move does not replay; ConfigError: ``upto`` is not in ``0..len(record.moves)``.
     """
     game = record.game()
     board = BoardSvg(game, record.player_labels())
@@ -173,7 +173,7 @@ def write_replay_page(
     """Write :func:`replay_page` of ``record`` to ``path`` (missing parent folders are created). Returns the path.
 
     Raises:
-        RecordError: a move does not replay; ValueError: bad ``upto``; OSError: the file cannot be written.
+        RecordError: a move does not replay; ConfigError: bad ``upto``; OSError: the file cannot be written.
     """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..envs.codec import Selection
+from ..errors import ConfigError
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
@@ -117,12 +118,12 @@ def seat_labels(game: Game, player_names: Sequence[str] | None = None, width: in
     ``neutral`` for the 2-player neutral or ``allied`` for the allied army (docs/rules.md §7).
 
     Raises:
-        ValueError: ``player_names`` does not have one name per player seat.
+        ConfigError: ``player_names`` does not have one name per player seat.
     """
     n = game.num_players
     names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
     if len(names) != n:
-        raise ValueError(f"player_names needs {n} names (one per player seat), got {len(names)}")
+        raise ConfigError(f"player_names needs {n} names (one per player seat), got {len(names)}")
     extra = ["neutral"] if game.neutral >= 0 else [owner_label(game, game.army) or "army"] if game.army >= 0 else []
     return [str(x)[:width] for x in names] + extra
 
@@ -208,7 +209,7 @@ def describe(
             arrow (source and target) or a ring (a source alone); None for none.
 
     Raises:
-        ValueError: ``player_names`` has the wrong length.
+        ConfigError: ``player_names`` has the wrong length.
     """
     s = state
     names = seat_labels(game, player_names)

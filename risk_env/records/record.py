@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.codec import ActionCodec, Selection
-from ..errors import IllegalMoveError, InvalidMoveError, RecordError, RiskError
+from ..errors import ConfigError, IllegalMoveError, InvalidMoveError, RecordError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.map import builtin_maps, load_map, map_from_dict
@@ -227,7 +227,7 @@ class GameRecord:
         highlighted; Jupyter shows it as the board.
 
         Raises:
-            RecordError: a move does not replay; ValueError: ``upto`` is not in ``0..len(moves)``.
+            RecordError: a move does not replay; ConfigError: ``upto`` is not in ``0..len(moves)``.
         """
         from .svg import Position
 
@@ -453,7 +453,7 @@ def _check_upto(record: GameRecord, upto: int | None, total: int) -> int:
     if upto is None:
         return total
     if isinstance(upto, bool) or not isinstance(upto, (int, np.integer)) or not 0 <= upto <= total:
-        raise ValueError(f"upto must be a number of moves from 0 to {total}, got {upto!r}")
+        raise ConfigError(f"upto must be a number of moves from 0 to {total}, got {upto!r}")
     return int(upto)
 
 
@@ -466,7 +466,7 @@ def replay_moves(record: GameRecord, upto: int | None = None, game: Game | None 
 
     Raises:
         RecordError: a move text does not parse or is illegal where it stands.
-        ValueError: ``upto`` is not in ``0..len(record.moves)``.
+        ConfigError: ``upto`` is not in ``0..len(record.moves)``.
     """
     game = game or record.game()
     n = _check_upto(record, upto, len(record.moves))
@@ -488,7 +488,7 @@ def replay(record: GameRecord, upto: int | None = None) -> Iterator[GameState]:
     Yields ``upto + 1`` independent states (all the moves' when ``upto`` is None).
 
     Raises:
-        RecordError: a move does not replay; ValueError: bad ``upto``.
+        RecordError: a move does not replay; ConfigError: bad ``upto``.
     """
     game = record.game()
     _check_upto(record, upto, len(record.moves))

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from ..errors import ConfigError
 from ..rules.engine import Game
 from ..rules.moves import MOVES, MoveKind
 from ..rules.state import Phase
@@ -133,7 +134,7 @@ def log_entries(record: GameRecord, upto: int | None = None, game: Game | None =
     """The record's moves as :class:`LogEntry` values (what :func:`format_log` prints, and the HTML replay lists).
 
     Raises:
-        RecordError: a move does not replay; ValueError: bad ``upto``.
+        RecordError: a move does not replay; ConfigError: bad ``upto``.
     """
     game = game or record.game()
     names = player_names(record, game)
@@ -207,6 +208,8 @@ def turn_ends(record: GameRecord, upto: int | None = None) -> Iterator[tuple[int
 def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[str] | None) -> Iterator[np.ndarray]:
     from .draw import BoardRenderer
 
+    if every not in ("move", "turn"):  # before anything is drawn
+        raise ConfigError(f"every must be 'move' or 'turn', got {every!r}")
     game = record.game()
     r = BoardRenderer(game, player_names=names)
     recent: list[str] = []
@@ -215,11 +218,12 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
         for step in replay_moves(record, upto, game):
             yield r.draw(step.state, step.text, recent)
             recent.append(step.text)
-    elif every == "turn":
+    else:
         for _turn, step in turn_ends(record, upto):
             yield r.draw(step.state, step.text)
-    else:
-        raise ValueError(f"every must be 'move' or 'turn', got {every!r}")
+
+
+_VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".avi", ".mov")
 
 
 def render_video(
@@ -245,14 +249,18 @@ def render_video(
     Returns the number of frames written.
 
     Raises:
+        ConfigError: a file suffix that is not an animation format, ``every`` not ``"move"`` or ``"turn"``
+            (both refused before any frame is drawn); a bad ``upto``.
         RecordError: the record does not replay.
         MissingExtraError: imageio or Pillow is missing (``pip install 'risk_env[render]'``).
         RuntimeError: the video format needs a writer that is not installed (the message says which).
     """
+    p = Path(path)
+    if p.suffix.lower() != ".gif" and p.suffix.lower() not in _VIDEO_SUFFIXES:  # refused before any frame is drawn
+        raise ConfigError(f"unknown animation format {p.suffix!r}: use .gif, .mp4 or .webm")
     iio = require("imageio.v3", "render", "writing an animation")
     Image = require("PIL.Image", "render", "writing an animation")
 
-    p = Path(path)
     frames = list(_frames(record, every, upto, record.player_labels()))
     if len(frames) > max_frames:
         keep = np.unique(np.linspace(0, len(frames) - 1, max_frames).round().astype(int))
@@ -264,23 +272,22 @@ def render_video(
     if p.suffix.lower() == ".gif":
         iio.imwrite(p, np.stack(frames), extension=".gif", duration=int(1000 / fps), loop=0)
         return len(frames)
-    if p.suffix.lower() in (".mp4", ".webm", ".mkv", ".avi", ".mov"):
-        even = [f[: f.shape[0] // 2 * 2, : f.shape[1] // 2 * 2] for f in frames]  # codecs want even sizes
-        errors = []
-        for plugin, kw in (
-            ("pyav", {"codec": "libx264" if p.suffix.lower() == ".mp4" else "libvpx-vp9", "fps": fps}),
-            ("FFMPEG", {"fps": fps}),
-        ):
-            try:
-                iio.imwrite(p, np.stack(even), plugin=plugin, **kw)
-                return len(frames)
-            except Exception as e:  # the plugin or its backend is missing
-                errors.append(f"{plugin}: {type(e).__name__}: {e}")
-        raise RuntimeError(
-            f"cannot write {p.name}: no video writer works ({'; '.join(errors)}). "
-            "Install one with 'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead."
-        )
-    raise ValueError(f"unknown animation format {p.suffix!r}: use .gif, .mp4 or .webm")
+    # a video (the suffix was checked first)
+    even = [f[: f.shape[0] // 2 * 2, : f.shape[1] // 2 * 2] for f in frames]  # codecs want even sizes
+    errors = []
+    for plugin, kw in (
+        ("pyav", {"codec": "libx264" if p.suffix.lower() == ".mp4" else "libvpx-vp9", "fps": fps}),
+        ("FFMPEG", {"fps": fps}),
+    ):
+        try:
+            iio.imwrite(p, np.stack(even), plugin=plugin, **kw)
+            return len(frames)
+        except Exception as e:  # the plugin or its backend is missing
+            errors.append(f"{plugin}: {type(e).__name__}: {e}")
+    raise RuntimeError(
+        f"cannot write {p.name}: no video writer works ({'; '.join(errors)}). "
+        "Install one with 'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead."
+    )
 
 
 def render_strip(

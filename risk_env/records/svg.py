@@ -120,7 +120,7 @@ class BoardSvg:
     tenths of a second, then cached); a picture then takes a few milliseconds.
 
     Raises:
-        ValueError: ``player_names`` has the wrong length.
+        ConfigError: ``player_names`` has the wrong length.
     """
 
     def __init__(self, game: Game, player_names: Sequence[str] | None = None, panel: bool = True) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..errors import ConfigError
+
 __all__ = [
     "COMPOSITIONS",
     "COMPOSITION_NAMES",
@@ -28,6 +30,7 @@ __all__ = [
     "composition_of",
     "escalating_value",
     "set_value",
+    "value_by_set",
     "SYMBOL_STARS",
     "STARS_VALUES",
     "MIN_STARS",
@@ -85,7 +88,7 @@ def is_set(symbols: Sequence[int]) -> bool:
 def escalating_value(k: int) -> int:
     """Armies for the ``k``-th set traded in the game (1-based): 4, 6, 8, 10, 12, 15, then +5."""
     if k < 1:
-        raise ValueError(f"set number must be >= 1, got {k}")
+        raise ConfigError(f"set number must be >= 1, got {k}")
     return (4, 6, 8, 10, 12, 15)[k - 1] if k <= 6 else 15 + 5 * (k - 6)
 
 
@@ -110,6 +113,17 @@ def _fixed_value(comp: int) -> int:
     return best
 
 
+def value_by_set(schedule: str) -> bool:
+    """Whether a set's value under the ``card_trade`` schedule ``schedule`` depends on the set itself
+    (``fixed_by_symbol``: by its symbols) rather than only on the sets traded before it (the
+    escalating schedules) (docs/rules.md §4.1, §6).
+
+    >>> value_by_set("fixed_by_symbol"), value_by_set("escalating")
+    (True, False)
+    """
+    return schedule == "fixed_by_symbol"
+
+
 def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
     """Armies a set is worth.
 
@@ -120,7 +134,7 @@ def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
         comp: the set's index in :data:`COMPOSITIONS` (only ``fixed_by_symbol`` uses it).
 
     Raises:
-        ValueError: unknown schedule or composition.
+        ConfigError: unknown schedule or composition.
     """
     k = sets_traded_before + 1
     if schedule == "escalating":
@@ -129,11 +143,11 @@ def set_value(schedule: str, sets_traded_before: int, comp: int) -> int:
         return (4, 6, 8, 10, 12, 15)[(k - 1) % 6]
     if schedule == "slow_escalation":
         return 3 + k
-    if schedule == "fixed_by_symbol":
+    if value_by_set(schedule):
         if not 0 <= comp < len(COMPOSITIONS):
-            raise ValueError(f"composition index {comp} out of range 0..{len(COMPOSITIONS) - 1}")
+            raise ConfigError(f"composition index {comp} out of range 0..{len(COMPOSITIONS) - 1}")
         return _fixed_value(comp)
-    raise ValueError(f"no set values for card_trade={schedule!r}")
+    raise ConfigError(f"no set values for card_trade={schedule!r}")
 
 
 SYMBOL_STARS: tuple[int, int, int, int] = (1, 1, 2, 2)
@@ -153,10 +167,10 @@ def stars_value(stars: int) -> int:
     """Armies a stars trade of ``stars`` stars (2..10) brings (docs/rules.md §6).
 
     Raises:
-        ValueError: ``stars`` outside 2..10.
+        ConfigError: ``stars`` outside 2..10.
     """
     if stars not in STARS_VALUES:
-        raise ValueError(f"a stars trade is worth {MIN_STARS}..{MAX_STARS} stars, got {stars!r}")
+        raise ConfigError(f"a stars trade is worth {MIN_STARS}..{MAX_STARS} stars, got {stars!r}")
     return STARS_VALUES[stars]
 
 

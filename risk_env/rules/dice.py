@@ -16,6 +16,8 @@ import itertools
 from fractions import Fraction
 from functools import cache
 
+from ..errors import ConfigError
+
 __all__ = ["roll_outcomes", "resolve_roll", "max_attack_dice", "max_defend_dice", "ROLL_PROBABILITIES"]
 
 
@@ -63,12 +65,12 @@ def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int
     :class:`fractions.Fraction`; the values sum to 1).
 
     Raises:
-        ValueError: ``attacker_dice`` not in 1..3 or ``defender_dice`` not in 1..2.
+        ConfigError: ``attacker_dice`` not in 1..3 or ``defender_dice`` not in 1..2.
     """
     if attacker_dice not in (1, 2, 3):
-        raise ValueError(f"attacker_dice must be 1, 2 or 3, got {attacker_dice!r}")
+        raise ConfigError(f"attacker_dice must be 1, 2 or 3, got {attacker_dice!r}")
     if defender_dice not in (1, 2):
-        raise ValueError(f"defender_dice must be 1 or 2, got {defender_dice!r}")
+        raise ConfigError(f"defender_dice must be 1 or 2, got {defender_dice!r}")
     return dict(_outcomes(attacker_dice, defender_dice))
 
 

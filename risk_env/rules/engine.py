@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import ConfigError, IllegalMoveError
 from . import checks, legality, notation
-from .cards import composition_of, set_value
+from .cards import composition_of, set_value, value_by_set
 from .config import RulesConfig
 from .dice import resolve_roll, roll_outcomes
 from .map import GameMap, load_map
@@ -78,6 +78,10 @@ class Game:
             2-player neutral or a variant's army is in the game.
         trade_variant: the variant that trades cards its own way (stars, §6), or None.
         trades_sets: cards are traded in sets of three (docs/rules.md §4.1).
+        set_value_escalates: the next set's value depends only on the sets traded so far (an
+            escalating ``card_trade`` schedule), the same for every set; False under
+            ``fixed_by_symbol`` (valued by the set's symbols) and when no sets are traded
+            (:meth:`next_set_value`).
         move_specs: the move kinds these rules have (:data:`risk_env.rules.moves.MOVES`, less the
             kinds of variants they do not play, plus their variants' forms).
 
@@ -118,6 +122,7 @@ class Game:
         # the forced trades of §4.1, §4.2
         self.trade_variant = next((v for v in self.variants if v.trade_spec() is not None), None)
         self.trades_sets = cfg.uses_cards and self.trade_variant is None
+        self.set_value_escalates = self.trades_sets and not value_by_set(cfg.card_trade)
         self.move_specs: dict[MoveKind, MoveSpec] = {k: s for k, s in MOVES.items() if not s.variant}
         if not cfg.uses_cards:
             del self.move_specs[MoveKind.TRADE]
@@ -446,10 +451,31 @@ class Game:
         return outcome(self, s)
 
     # ------------------------------------------------------------------ cards (docs/rules.md §4.1, §6)
+    def next_set_value(self, sets_traded: int, comp: int = 3) -> int:
+        """Armies a set of composition ``comp`` (an index of :data:`~risk_env.rules.cards.COMPOSITIONS`;
+        default one of each kind) brings when ``sets_traded`` sets have been traded before it in the game,
+        without the +2 bonus (docs/rules.md §4.1, §6); ``comp`` matters only under ``fixed_by_symbol``
+        (:attr:`set_value_escalates`). 0 when cards are not traded in sets (no cards, or ``stars``, whose
+        trades are valued by stars: :func:`~risk_env.rules.cards.stars_value`).
+
+        Raises:
+            ConfigError: ``sets_traded`` < 0 or ``comp`` not a composition.
+
+        >>> g = Game(num_players=3); g.next_set_value(0), g.next_set_value(6)
+        (4, 20)
+        >>> Game(num_players=3, card_trade="fixed_by_symbol").next_set_value(0, 0)  # three infantry
+        4
+        """
+        if isinstance(sets_traded, bool) or not isinstance(sets_traded, (int, np.integer)) or sets_traded < 0:
+            raise ConfigError(f"sets_traded must be an integer >= 0, got {sets_traded!r}")
+        if not self.trades_sets:
+            return 0
+        return set_value(self.config.card_trade, int(sets_traded), comp)
+
     def trade_value(self, s: GameState, cards: Iterable[int]) -> int:
         """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1)."""
         comp = composition_of([self.card_symbol[c] for c in cards])
-        return set_value(self.config.card_trade, s.sets_traded, comp)
+        return self.next_set_value(s.sets_traded, comp)
 
     def trade_move_value(self, s: GameState, move: Move) -> int:
         """Armies the ``TRADE`` move ``move`` brings now, without the +2 bonus: its set's value, or

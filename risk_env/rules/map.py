@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MapError
+from ..errors import ConfigError, InvalidMoveError, MapError
 
 __all__ = [
     "GameMap",
@@ -124,7 +124,7 @@ class GameMap:
         """Territory id of ``name`` (exact, then case-insensitive match).
 
         Raises:
-            ValueError: no territory of that name (the message lists close names).
+            InvalidMoveError: no territory of that name (the message lists close names).
         """
         try:
             return self._ids[name]
@@ -137,42 +137,46 @@ class GameMap:
 
             close = difflib.get_close_matches(name, list(self._ids), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ValueError(f"unknown territory {name!r} on map {self.name!r}{hint}") from None
+            raise InvalidMoveError(f"unknown territory {name!r} on map {self.name!r}{hint}") from None
 
     def name_of(self, territory: int) -> str:
         """Name of territory id ``territory``.
 
         Raises:
-            ValueError: the id is not in ``0..T-1``.
+            ConfigError: the id is not in ``0..T-1``.
         """
         if not 0 <= territory < len(self.territory_names):
-            raise ValueError(f"territory id {territory} out of range 0..{len(self.territory_names) - 1}")
+            raise ConfigError(f"territory id {territory} out of range 0..{len(self.territory_names) - 1}")
         return self.territory_names[territory]
 
     def card_name(self, card: int) -> str:
-        """Text form of a card: its territory's name, or ``Wild 1``, ``Wild 2``..."""
+        """Text form of a card: its territory's name, or ``Wild 1``, ``Wild 2``...
+
+        Raises:
+            ConfigError: the id is not in ``0..num_cards-1``.
+        """
         t = self.num_territories
         if 0 <= card < t:
             return self.territory_names[card]
         if t <= card < self.num_cards:
             return f"Wild {card - t + 1}"
-        raise ValueError(f"card id {card} out of range 0..{self.num_cards - 1}")
+        raise ConfigError(f"card id {card} out of range 0..{self.num_cards - 1}")
 
     def card_of(self, text: str) -> int:
         """Card id from its text form (see :meth:`card_name`): ``Wild <k>`` (case and spacing
         free) or a territory's name (no territory may be named like a wild card, :func:`name_problem`).
 
         Raises:
-            ValueError: no such card (the message says what is allowed).
+            InvalidMoveError: no such card (the message says what is allowed).
         """
         s = text.strip()
         wild = _WILD_NAME.fullmatch(s)
         if wild is None and s.lower().startswith("wild") and s not in self._ids:
-            raise ValueError(f"bad wild card {text!r}; write 'Wild 1'..'Wild {self.num_cards - self.num_territories}'")
+            raise InvalidMoveError(f"bad wild card {text!r}; write 'Wild 1'..'Wild {self.num_cards - self.num_territories}'")
         if wild is not None:
             card = self.num_territories + int(wild.group(1)) - 1
             if not self.num_territories <= card < self.num_cards:
-                raise ValueError(f"no card {text!r}: this map has {self.num_cards - self.num_territories} wild cards")
+                raise InvalidMoveError(f"no card {text!r}: this map has {self.num_cards - self.num_territories} wild cards")
             return card
         return self.id_of(s)
 

@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from .dice import roll_outcomes
 
 __all__ = [
@@ -92,10 +93,10 @@ DefenderSpec = int | Iterable[int]
 def _count(value: object, name: str, minimum: int) -> int:
     """Return ``value`` as a Python int, checking its type and lower bound."""
     if isinstance(value, (bool, np.bool_)) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
     number = operator.index(value)  # type: ignore[arg-type]
     if number < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {number}")
+        raise ConfigError(f"{name} must be >= {minimum}, got {number}")
     return number
 
 
@@ -104,7 +105,7 @@ def _defender_chain(defenders_per_territory: DefenderSpec) -> tuple[list[int] | 
     if hasattr(type(defenders_per_territory), "__index__") and not isinstance(defenders_per_territory, np.ndarray):
         return None, _count(defenders_per_territory, "defenders_per_territory", 1)
     if isinstance(defenders_per_territory, (str, bytes)) or not isinstance(defenders_per_territory, Iterable):
-        raise TypeError(f"defenders_per_territory must be an int or a sequence of ints, got {defenders_per_territory!r}")
+        raise ConfigError(f"defenders_per_territory must be an int or a sequence of ints, got {defenders_per_territory!r}")
     chain = [
         _count(d, f"defenders_per_territory[{i}]", 1)
         for i, d in enumerate(np.asarray(defenders_per_territory, dtype=object).ravel().tolist())
@@ -192,8 +193,7 @@ class OddsTable:
         exact: store Fractions instead of floats.
 
     Raises:
-        TypeError: a size is not an integer.
-        ValueError: ``max_attackers < 0`` or ``max_defenders < 1``.
+        ConfigError: a size is not an integer, ``max_attackers < 0`` or ``max_defenders < 1``.
     """
 
     def __init__(self, max_attackers: int, max_defenders: int, exact: bool = False) -> None:
@@ -226,7 +226,7 @@ class OddsTable:
         a = _count(attackers, "attackers", 0)
         d = _count(defenders, "defenders", 1)
         if a > self.max_attackers or d > self.max_defenders:
-            raise ValueError(
+            raise ConfigError(
                 f"({a}, {d}) is outside this table (max_attackers={self.max_attackers}, max_defenders={self.max_defenders})"
             )
         return a, d
@@ -235,7 +235,7 @@ class OddsTable:
         """Probability that ``attackers`` (rolling armies) conquer ``defenders``; see :func:`win_probability`.
 
         Raises:
-            ValueError: arguments out of range or beyond the table's sizes.
+            ConfigError: arguments that are not integers, out of range or beyond the table's sizes.
         """
         a, d = self._check(attackers, defenders)
         return _scalar(self.attacker_wins[a, d].sum(), self.exact)
@@ -269,7 +269,7 @@ class OddsTable:
         n = _count(attackers, "attackers", 0)
         chain, d_max = _defender_chain(defenders_per_territory)
         if n > self.max_attackers or d_max > self.max_defenders:
-            raise ValueError(
+            raise ConfigError(
                 f"attackers={n} / defenders up to {d_max} exceed this table "
                 f"(max_attackers={self.max_attackers}, max_defenders={self.max_defenders})"
             )
@@ -315,7 +315,7 @@ def _condition(row: np.ndarray, conditional: bool) -> np.ndarray:
         return row
     total = row.sum()
     if total == 0:
-        raise ValueError("the attacker cannot win (attackers == 0); the conditional distribution is undefined")
+        raise ConfigError("the attacker cannot win (attackers == 0); the conditional distribution is undefined")
     return row / total
 
 
@@ -342,8 +342,7 @@ def win_probability(attackers: int, defenders: int, exact: bool = False) -> Prob
     forward DP over the ``attackers * defenders`` transient states.
 
     Raises:
-        TypeError: an argument is not an integer.
-        ValueError: ``attackers < 0`` or ``defenders < 1``.
+        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``.
     """
     a = _count(attackers, "attackers", 0)
     d = _count(defenders, "defenders", 1)
@@ -361,8 +360,7 @@ def outcome_distribution(attackers: int, defenders: int, exact: bool = False) ->
     with ``exact=True``, :class:`~fractions.Fraction` summing to exactly 1.
 
     Raises:
-        TypeError: an argument is not an integer.
-        ValueError: ``attackers < 0`` or ``defenders < 1``.
+        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``.
     """
     a = _count(attackers, "attackers", 0)
     d = _count(defenders, "defenders", 1)
@@ -379,8 +377,7 @@ def attacker_survivors(attackers: int, defenders: int, conditional: bool = False
     survivor distribution *given* a win (sums to 1).
 
     Raises:
-        TypeError: an argument is not an integer.
-        ValueError: ``attackers < 0`` or ``defenders < 1``; or
+        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``; or
             ``conditional=True`` with ``attackers == 0`` (no win possible).
     """
     a = _count(attackers, "attackers", 0)
@@ -408,8 +405,7 @@ def expected_conquests(attackers: int, defenders_per_territory: DefenderSpec, ex
         exact: return a :class:`~fractions.Fraction` instead of a ``float``.
 
     Raises:
-        TypeError: non-integer attackers or defender counts.
-        ValueError: ``attackers < 0`` or a defender count < 1.
+        ConfigError: non-integer attackers or defender counts, ``attackers < 0`` or a defender count < 1.
     """
     table = _table_for_chain(attackers, defenders_per_territory, exact)
     return table.expected_conquests(attackers, defenders_per_territory)
@@ -425,7 +421,7 @@ def conquest_distribution(attackers: int, defenders_per_territory: DefenderSpec)
     for a sequence.
 
     Raises:
-        TypeError, ValueError: as :func:`expected_conquests`.
+        ConfigError: as :func:`expected_conquests`.
     """
     table = _table_for_chain(attackers, defenders_per_territory, False)
     return table.conquest_distribution(attackers, defenders_per_territory)
@@ -439,11 +435,10 @@ def conquests_with_confidence(attackers: int, defenders_per_territory: DefenderS
     :func:`expected_conquests`.
 
     Raises:
-        TypeError, ValueError: as :func:`expected_conquests`; also
-            ``ValueError`` unless ``0 < confidence <= 1``.
+        ConfigError: as :func:`expected_conquests`; also unless ``0 < confidence <= 1``.
     """
     if not 0.0 < confidence <= 1.0:
-        raise ValueError(f"confidence must be in (0, 1], got {confidence!r}")
+        raise ConfigError(f"confidence must be in (0, 1], got {confidence!r}")
     table = _table_for_chain(attackers, defenders_per_territory, False)
     tail = table._conquest_tail(attackers, defenders_per_territory)
     return sum(1 for p in tail if p >= confidence)

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import StateError
+
 __all__ = ["Phase", "GameState", "StateField", "STATE_FIELDS"]
 
 
@@ -241,7 +243,7 @@ class GameState:
         its decision with nothing selected.
 
         Raises:
-            KeyError, TypeError, ValueError: a missing or malformed field.
+            StateError: a missing or malformed field (the message names it).
         """
         s = _new(cls)
         for name, written, default, read in _LOAD:
@@ -252,8 +254,13 @@ class GameState:
             elif written in _GROUPS:
                 v = default
             else:
-                raise KeyError(name)
-            setattr(s, name, read(name, v))
+                raise StateError(f"state field {name!r} is missing")
+            try:
+                setattr(s, name, read(name, v))
+            except StateError:
+                raise
+            except (TypeError, ValueError, OverflowError) as e:
+                raise StateError(f"state field {name!r} cannot be read: {e}") from None
         s._rng_shared = False
         return s
 
@@ -350,7 +357,7 @@ _copy, _to_dict = _generate()
 
 def _read_rng(name: str, v: Any) -> np.random.Generator:
     if not isinstance(v, dict) or v.get("bit_generator") != "PCG64":
-        raise ValueError("rng must be a PCG64 bit_generator state dict")
+        raise StateError(f"state field {name!r} must be a PCG64 bit_generator state dict")
     g = np.random.Generator(np.random.PCG64(0))
     g.bit_generator.state = v
     return g
@@ -358,21 +365,21 @@ def _read_rng(name: str, v: Any) -> np.random.Generator:
 
 def _read_list(name: str, v: Any) -> list[int]:
     if not isinstance(v, list):
-        raise TypeError(f"state field {name!r} must be a list")
+        raise StateError(f"state field {name!r} must be a list")
     return [int(x) for x in v]
 
 
 def _read_bools(name: str, v: Any) -> list[bool]:
     if not isinstance(v, list):
-        raise TypeError(f"state field {name!r} must be a list")
+        raise StateError(f"state field {name!r} must be a list")
     if not all(isinstance(x, bool) for x in v):
-        raise TypeError(f"state field {name!r} must be a list of true/false, got {v!r}")
+        raise StateError(f"state field {name!r} must be a list of true/false, got {v!r}")
     return list(v)
 
 
 def _read_bool(name: str, v: Any) -> bool:
     if not isinstance(v, bool):
-        raise TypeError(f"state field {name!r} must be true or false, got {v!r}")
+        raise StateError(f"state field {name!r} must be true or false, got {v!r}")
     return v
 
 
@@ -382,7 +389,7 @@ def _read_int(name: str, v: Any) -> int:
 
 def _read_group_int(name: str, v: Any) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError(f"state field {name!r} must be an integer, got {v!r}")
+        raise StateError(f"state field {name!r} must be an integer, got {v!r}")
     return v
 
 

@@ -15,7 +15,7 @@ import typer
 
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError, RiskError
+from ..errors import IllegalActionError
 from ..records.ansi import render_ansi, render_compact, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -46,17 +46,19 @@ class _Seats:
         """The agent at ``seat`` makes one complete move in ``s``.
 
         Raises:
-            RiskError: the agent chose an illegal id: the message names the agent and that id, never its legal
-                ids (a forced trade's ids tell what its cards make up); the env's refusal is the ``__cause__``.
+            IllegalActionError: the agent chose an illegal id: the message names the agent and that id, never its
+                legal ids (a forced trade's ids tell what its cards make up); the env's refusal is the ``__cause__``.
         """
         agent = self.agents[seat]
         try:
             return play_move(self.game, self.codec, self.encoder, s, seat, agent)
         except IllegalActionError as e:
             label = self.names[seat] if self.names is not None else type(agent).__name__
-            raise RiskError(
+            refused = IllegalActionError(
                 f"agent {label!r} ({seat_name(self.game, seat)}) chose the illegal action id {e.action}; the game cannot go on"
-            ) from e
+            )
+            refused.action = e.action
+            raise refused from e
 
 
 # ---------------------------------------------------------------------- choices for a human

@@ -328,7 +328,7 @@ def warm_start(model: Any, cfg: Any, log: Callable[[str], None] = print) -> Warm
     t0 = time.monotonic()
     rules = cfg.rules_config
     pool = OpponentPool(list(cfg.opponents.baselines), weights=cfg.opponents.weights, p_snapshot=0.0)
-    env = RiskSingleAgentEnv(num_players=rules.num_players, rules=rules, opponents=pool, **env_kwargs(cfg))
+    env = RiskSingleAgentEnv(rules=rules, opponents=pool, **env_kwargs(cfg))
     policy = model.policy
     report = WarmStartReport(teacher=str(im.teacher))
     gamma = cfg.ppo.gamma

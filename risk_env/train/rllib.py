@@ -49,11 +49,12 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from ..errors import ConfigError
-from ..rules.config import resolve_rules
+from ..rules.config import RulesConfig, resolve_rules
 
 __all__ = [
     "ObservationsKeyWrapper",
     "make_rllib_env",
+    "game_rules",
     "env_creator",
     "policy_mapping_fn",
     "build_config",
@@ -106,11 +107,29 @@ class ObservationsKeyWrapper(BaseWrapper):
         return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
 
 
-def make_rllib_env(num_players: int = 2, rules: Mapping[str, Any] | None = None) -> Any:
+def game_rules(num_players: int | None = None, rules: Mapping[str, Any] | None = None) -> RulesConfig:
+    """The rules an RLlib env plays: ``rules`` (:func:`~risk_env.rules.config.resolve_rules`) with
+    ``num_players`` on top; ``num_players=None`` keeps the count of ``rules`` (a preset's, or 4 when
+    they name none), and is 2 when ``rules`` is None too.
+
+    Raises:
+        ConfigError: bad rules, or a count that contradicts a preset made for another count.
+
+    >>> game_rules().num_players, game_rules(rules={"preset": "secret_missions"}).num_players
+    (2, 4)
+    >>> game_rules(3, {"preset": "classic", "num_players": 4}).num_players
+    3
+    """
+    if num_players is None and rules is None:
+        num_players = 2
+    return resolve_rules(rules=rules, num_players=num_players)
+
+
+def make_rllib_env(num_players: int | None = None, rules: Mapping[str, Any] | None = None) -> Any:
     """The AEC env wrapped for RLlib: ``PettingZooEnv(ObservationsKeyWrapper(risk_env.env(...)))``.
 
     Args:
-        num_players: 2..6.
+        num_players: 2..6; ``None`` keeps the count of ``rules`` (:func:`game_rules`).
         rules: :class:`~risk_env.rules.config.RulesConfig` switches, optionally with ``"preset"``.
 
     Raises:
@@ -122,14 +141,14 @@ def make_rllib_env(num_players: int = 2, rules: Mapping[str, Any] | None = None)
         raise _rllib_missing() from None
     from ..envs.aec import env as make_env
 
-    cfg = resolve_rules(rules=rules, num_players=num_players)
-    return PettingZooEnv(ObservationsKeyWrapper(make_env(num_players=num_players, rules=cfg)))
+    return PettingZooEnv(ObservationsKeyWrapper(make_env(rules=game_rules(num_players, rules))))
 
 
 def env_creator(env_config: Mapping[str, Any]) -> Any:
-    """Ray's env factory: ``env_config = {"num_players": 2, "rules": {...}}``."""
+    """Ray's env factory: ``env_config = {"num_players": 2, "rules": {...}}`` (either key may be left out:
+    :func:`game_rules`)."""
     cfg = dict(env_config)
-    return make_rllib_env(int(cfg.get("num_players", 2)), cfg.get("rules"))
+    return make_rllib_env(cfg.get("num_players"), cfg.get("rules"))
 
 
 def register() -> None:
@@ -231,7 +250,7 @@ def __getattr__(name: str) -> Any:
 
 
 def build_config(
-    num_players: int = 2,
+    num_players: int | None = None,
     rules: Mapping[str, Any] | None = None,
     num_env_runners: int = 0,
     envs_per_runner: int = 1,
@@ -248,7 +267,8 @@ def build_config(
     """A ``PPOConfig`` (new API stack) for multi-agent self-play on the AEC env.
 
     Args:
-        num_players: 2..6 (see :func:`make_rllib_env`).
+        num_players: 2..6; ``None`` keeps the count of ``rules`` (a preset's, or 4 when they name none),
+            and is 2 when ``rules`` is None too (:func:`game_rules`).
         rules: rule switches with an optional ``"preset"`` (see :func:`make_rllib_env`; default: the ``fast`` preset).
         num_env_runners: sampling processes (0: sample in the driver).
         envs_per_runner: vectorized envs per runner.
@@ -263,6 +283,7 @@ def build_config(
         seed: RLlib's ``debugging(seed=...)``.
 
     Raises:
+        ConfigError: bad rules, or a count that contradicts a preset made for another count;
         ImportError: ray[rllib] is not installed.
     """
     try:
@@ -272,7 +293,9 @@ def build_config(
     except ImportError:
         raise _rllib_missing() from None
     register()
-    env_config = {"num_players": num_players, "rules": dict(rules) if rules is not None else {"preset": "fast"}}
+    game = {"preset": "fast"} if rules is None else dict(rules)
+    # the count written down (and into the checkpoint's game file) is the one the env plays
+    env_config = {"num_players": game_rules(num_players, rules).num_players, "rules": game}
     env_creator(env_config).close()  # fail fast on bad rules, in the driver
     module = RLModuleSpec(
         module_class=_module_class(),

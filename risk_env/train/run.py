@@ -321,7 +321,7 @@ class Run:
         from ..envs.opponents import preserve_global_rng
 
         try:
-            with preserve_global_rng():  # loading the model for the evaluation re-seeds the global generators
+            with preserve_global_rng():  # whatever the evaluation does, the learner's generators stay where they are
                 res = evaluate_model(
                     path, ev.opponents, ev.games, self.cfg.eval_rules_config, ev.seed, ev.workers, backend=ev.backend
                 )

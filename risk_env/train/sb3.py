@@ -144,7 +144,7 @@ def _make_env(
 
     pool = OpponentPool(snapshots=snapshots, **pool_kwargs)
     cfg = rules_from(rules)
-    env = RiskSingleAgentEnv(num_players=cfg.num_players, rules=cfg, opponents=pool, **env_kwargs)
+    env = RiskSingleAgentEnv(rules=cfg, opponents=pool, **env_kwargs)  # the rules' own player count
     return Monitor(TrainingEnvWrapper(env, teacher=teacher, seed=teacher_seed))
 
 
@@ -407,7 +407,8 @@ def run_config(
 def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200) -> str:
     """The ``risk-env evaluate`` command that evaluates ``model_path`` under ``cfg``'s evaluation rules."""
     rules = dict(cfg.eval.rules) if cfg.eval.rules is not None else dict(cfg.rules)
-    n = int(rules.pop("num_players", 2))
+    rules.pop("num_players", None)
+    n = cfg.eval_rules_config.num_players  # the rules' own count (a preset's, or 4), as the evaluation plays them
     preset = rules.pop("preset", None)
     parts = ["risk-env evaluate", str(model_path)] + [opponent] * (n - 1) + [f"--games {games}"]
     if preset:

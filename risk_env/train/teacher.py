@@ -25,6 +25,7 @@ import numpy as np
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs, resolve_agent
 from ..envs.single_agent import RiskSingleAgentEnv
+from ..errors import ConfigError
 from ..rules.state import GameState, Phase
 
 __all__ = ["DECISION_KINDS", "TrainingEnvWrapper", "decision_kind", "episode_score", "teacher_action"]
@@ -102,7 +103,7 @@ class TrainingEnvWrapper(gymnasium.Wrapper):
     def risk_env(self) -> RiskSingleAgentEnv:
         base = self.env.unwrapped
         if not isinstance(base, RiskSingleAgentEnv):  # pragma: no cover
-            raise TypeError(f"TrainingEnvWrapper needs a RiskSingleAgentEnv, got {type(base).__name__}")
+            raise ConfigError(f"TrainingEnvWrapper needs a RiskSingleAgentEnv, got {type(base).__name__}")
         return base
 
     def set_opponent_priorities(self, priorities: dict[str, float]) -> None:

@@ -179,7 +179,6 @@ class MapTables:
     @classmethod
     def build(cls, game: Game, device: torch.device, blitz_cap: int = BLITZ_CAP) -> MapTables:
         m = game.map
-        cfg = game.config
         T = m.num_territories
         NC = m.num_cards if game.uses_cards else 0
         K = AMOUNT_LEVELS
@@ -188,16 +187,12 @@ class MapTables:
         spans = np.zeros((K + 1, K), dtype=bool)
         for span in range(K):
             spans[span + 1] = legal_levels(span, K)
-        schedule = cfg.card_trade
-        escalates = game.trades_sets and schedule != "fixed_by_symbol"
-        set_values = np.array([cards.set_value(schedule, k, 0) for k in range(1000)] if escalates else [0], dtype=np.int64)
-        comp_values = np.array(
-            [cards.set_value(schedule, 0, c) if schedule == "fixed_by_symbol" else 0 for c in range(len(COMPOSITIONS))],
-            dtype=np.int64,
-        )
+        escalates = game.set_value_escalates  # else valued by the set's symbols (fixed_by_symbol), or no sets
+        set_values = np.array([game.next_set_value(k) for k in range(1000)] if escalates else [0], dtype=np.int64)
+        comp_values = np.array([0 if escalates else game.next_set_value(0, c) for c in range(len(COMPOSITIONS))], dtype=np.int64)
         stars_values = np.array([cards.stars_value(k) for k in range(cards.MIN_STARS, cards.MAX_STARS + 1)], dtype=np.int64)
         # the observation's trade value: the escalating schedules only (the encoder's table, docs/rules.md §4.1)
-        tv = [cards.set_value(schedule, k, 0) / 20.0 for k in range(401)] if escalates else [0.0] * 401
+        tv = [game.next_set_value(k) / 20.0 for k in range(401)] if escalates else [0.0] * 401
         sym = np.asarray(m.card_symbol, dtype=np.int64)[: max(NC, 1)] if NC else np.zeros(1, dtype=np.int64)
         cdf = np.cumsum(blitz_table(blitz_cap), axis=-1).astype(np.float32)
         codes = np.array([[(c // 4**k) % 4 for k in range(4)] for c in range(256)])

@@ -1027,5 +1027,6 @@ def test_an_agents_illegal_choice_at_the_table_is_an_illegal_action_error():
     rules = RulesConfig(num_players=2, map="small", setup="random")
     first = Game(rules).current_player(Game(rules).new_game(3))  # play_game deals new_game(seed)
     cheat = CallableAgent(lambda obs, info: int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-    with pytest.raises(IllegalActionError, match=r"^agent CallableAgent \(seat \d\) chose an illegal action: action \d+ "):
+    with pytest.raises(IllegalActionError, match=r"^agent 'CallableAgent' \(player_\d\) chose the illegal action id \d+;") as e:
         play_game(rules, 1 - first, {first: cheat}, 3, lambda: "q", out=io.StringIO())
+    assert "egal ids" not in str(e.value) and e.value.action is not None  # the agent's legal ids stay hidden

@@ -63,8 +63,9 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
         other = torch.where(is_att[:, None], attackable, own)
     else:
         other = own ^ is_att.repeat_interleave(T).view(-1, T)
-    # neighbour counts (at most T, exact in bfloat16, which multiplies fastest here)
-    near = (other.view(torch.uint8).to(torch.bfloat16) @ tab.adj_bf16).bool()  # borders one
+    # neighbour counts (at most T, exact in float32; CPUs without bfloat16 units multiply
+    # bfloat16 some 20 times slower)
+    near = (other.view(torch.uint8).to(torch.float32) @ tab.adj_f).bool()  # borders one
     thr = torch.where(war & no_src, 2, _NEVER)  # a source needs 2+ armies (no source here: no game)
     terr = near & own & (s.armies >= thr[:, None])
     # a target: next to the source; games not choosing one read the all-False row T
@@ -166,10 +167,10 @@ def fortify_reach(game: VectorGame, s: BatchState, src: torch.Tensor, idx: torch
     own = owner == p[:, None]
     T = game.T
     reach = (game.ar_T[None, :] == src.clamp(min=0)[:, None]) & own
-    adj = game.tab.adj_bf16
+    adj = game.tab.adj_f
     # flood fill: at most T - 1 rounds; stop when no game grows (dynamic), or run them all (static)
     for _ in range(T - 1):
-        grown = ((reach.view(torch.uint8).to(torch.bfloat16) @ adj).bool() & own) | reach
+        grown = ((reach.view(torch.uint8).to(torch.float32) @ adj).bool() & own) | reach
         if not game.static and bool((grown == reach).all()):
             break
         reach = grown

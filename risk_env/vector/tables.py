@@ -124,8 +124,8 @@ class MapTables:
 
     Attributes (``T`` territories, ``C`` continents, ``NC`` cards, ``K`` amount levels, ``n`` players):
         T, C, NC, K, n: sizes (``NC`` is 0 without cards).
-        adj: bool ``(T, T)``; adj_f: float32 ``(T, T)``; adj_bf16: bfloat16 ``(T, T)`` (neighbour counts
-            are exact in bfloat16 up to 256); adj_x: bool ``(T + 1, T)``, ``adj`` with an all-False row ``T``.
+        adj: bool ``(T, T)``; adj_f: float32 ``(T, T)`` (neighbour counts, exact in float32);
+            adj_x: bool ``(T + 1, T)``, ``adj`` with an all-False row ``T``.
         edge_src, edge_dst: int64 ``(E,)`` every border in both directions.
         members_f: float32 ``(T, C)`` continent membership; cont_size: int64 ``(C,)``;
         cont_bonus: int64 ``(C,)``; territory_continent: int64 ``(T,)``.
@@ -154,7 +154,6 @@ class MapTables:
     n: int
     adj: torch.Tensor
     adj_f: torch.Tensor
-    adj_bf16: torch.Tensor
     adj_x: torch.Tensor
     edge_src: torch.Tensor
     edge_dst: torch.Tensor
@@ -212,7 +211,6 @@ class MapTables:
             n=game.num_players,
             adj=t(adj, torch.bool),
             adj_f=t(adj.astype(np.float32), torch.float32),
-            adj_bf16=t(adj.astype(np.float32), torch.bfloat16),
             adj_x=t(np.concatenate([adj, np.zeros((1, T), dtype=bool)]), torch.bool),
             edge_src=t(np.asarray(m.edge_src, dtype=np.int64), torch.int64),
             edge_dst=t(np.asarray(m.edge_dst, dtype=np.int64), torch.int64),

@@ -146,7 +146,7 @@ class DevicePPO:
 
     Attributes:
         num_timesteps: learner decisions played so far (calls x slots).
-        optimizer: Adam (eps 1e-5, as SB3's PPO).
+        optimizer: Adam (eps 1e-5, as SB3's PPO; the multi-tensor implementation, the same values).
         loss_module: the TorchRL :class:`~torchrl.objectives.ClipPPOLoss`.
     """
 
@@ -207,7 +207,7 @@ class DevicePPO:
             functional=False,
         )
         self._lp_key = self.loss_module.tensor_keys.sample_log_prob
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=s.learning_rate, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=s.learning_rate, eps=1e-5, foreach=True)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
         self.num_timesteps = 0

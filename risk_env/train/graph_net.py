@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch as th
 from torch import nn
@@ -84,7 +84,7 @@ class GraphNet(nn.Module):
             raise RiskError(f"GraphNet: rounds must be an integer >= 0, got {rounds!r}")
         self.sizes = {"node_dim": node_dim, "global_dim": global_dim, "n_other": n_other, "hidden": hidden, "rounds": rounds}
         d = hidden
-        self.node_in = nn.Sequential(nn.Linear(node_dim, d), nn.ReLU(), nn.Linear(d, d), nn.ReLU())
+        self.node_in = nn.Sequential(nn.Linear(node_dim, d), nn.ReLU(inplace=True), nn.Linear(d, d), nn.ReLU(inplace=True))
         self.glob_in = nn.Sequential(nn.Linear(global_dim, d), nn.ReLU())
         # round k: ReLU(W_self h + W_nbr mean_nbr(h) + W_glob z + b)
         self.mp_self = nn.ModuleList([nn.Linear(d, d) for _ in range(rounds)])
@@ -150,10 +150,16 @@ class GraphNet(nn.Module):
     def _trunk(self, nodes: th.Tensor, globals_: th.Tensor, nbr_mean: Any) -> tuple[th.Tensor, th.Tensor]:
         h = self.node_in(nodes)
         z = self.glob_in(globals_)
+        B, T, d = h.shape
         for ws, wn, wg, norm in zip(self.mp_self, self.mp_nbr, self.mp_glob, self.norms, strict=True):
-            h = norm(h + th.relu(ws(h) + wn(nbr_mean(h)) + wg(z).unsqueeze(1)))
+            # ws(h) + wn(mean): the second product accumulates into the first (one temporary fewer); the
+            # ReLU runs in place on a fresh sum (autograd keeps its output): the same values, less memory
+            w_self, w_nbr = cast(nn.Linear, ws), cast(nn.Linear, wn)
+            pre = th.addmm(w_self.bias, h.reshape(B * T, d), w_self.weight.t())
+            pre = th.addmm(pre, nbr_mean(h).reshape(B * T, d), w_nbr.weight.t())
+            h = norm(h + th.relu_(pre.view(B, T, d) + wg(z).unsqueeze(1)))
         pooled = th.cat([h.mean(dim=1), h.amax(dim=1), z], dim=-1)
-        terr = self.terr_out(th.relu(self.terr_node(h) + self.terr_pool(pooled).unsqueeze(1))).squeeze(-1)
+        terr = self.terr_out(th.relu_(self.terr_node(h) + self.terr_pool(pooled).unsqueeze(1))).squeeze(-1)
         other = self.other_head(pooled)
         return th.cat([terr, other], dim=-1), self.value_head(pooled)
 

@@ -226,8 +226,6 @@ class GraphTables:
         self.src, self.dst = self.edges[0], self.edges[1]
         static = static_node_features(ref)  # cont_bonus, cont_size, degree
         self.static = torch.as_tensor(static, device=dev)
-        self.static_cols = torch.tensor([node["cont_bonus"], node["cont_size"], node["degree"]], device=dev)
-        self.owner_cols = torch.tensor([node["owner_rel"] + k for k in range(n)] + [node["owner_neutral"]], device=dev)
         cont = np.array(ref.map.territory_continent, dtype=np.int64)
         self.cont = torch.as_tensor(cont, device=dev)
         sizes = np.asarray(ref.map.continent_members, dtype=bool).sum(axis=1)
@@ -237,7 +235,7 @@ class GraphTables:
         self.W = ref.num_seats + 1  # owner ids 0..num_seats-1, and num_seats for unclaimed
         self.C = len(ref.map.continent_names)
         self.Tc = min(T, game.NC)
-        # globals: flat entries -> graph entries (GRAPH_GLOBALS_FROM_FLAT), as two index vectors
+        # globals: flat entries -> graph entries (GRAPH_GLOBALS_FROM_FLAT), as runs of consecutive columns
         flat = game.obs_layout
         slot_map = [*range(n), MAX_PLAYERS]
         src_i: list[int] = []
@@ -247,8 +245,8 @@ class GraphTables:
             cols = slot_map if how == "slots" else range(w)
             src_i += [f0 + k for k in range(w)]
             dst_i += [g0 + c for c in cols]
-        self.from_flat = torch.tensor(src_i, device=dev)
-        self.to_global = torch.tensor(dst_i, device=dev)
+        self.global_runs = _runs(src_i, dst_i)  # (flat start, graph start, width): slice copies, no index kernels
+        self.static_cols = [node["cont_bonus"], node["cont_size"], node["degree"]]  # the columns of `static`
         self.turn_flat = flat.start("turn")
         self.turn_global = GLOBAL_FEATURES["turn"].start
         const = np.zeros(self.G, dtype=np.float32)
@@ -292,7 +290,9 @@ def observe_graph(
     S, node = gt.S, gt.node
     nodes = torch.zeros(B, T, gt.F, device=game.device)
     owner = flat[:, o["owner"] : o["owner"] + T * S].view(B, T, S)
-    nodes[:, :, gt.owner_cols] = owner
+    r0 = node["owner_rel"]  # the flat owner slots: n relative seats, then the neutral one
+    nodes[:, :, r0 : r0 + S - 1] = owner[:, :, : S - 1]
+    nodes[:, :, node["owner_neutral"]] = owner[:, :, S - 1]
     nodes[:, :, node["owner_none"]] = (s.owner < 0).to(nodes.dtype)
     nodes[:, :, node["armies"]] = flat[:, o["armies"] : o["armies"] + T]
     w = node["selected_src"]
@@ -306,7 +306,8 @@ def observe_graph(
         m8 = mask.to(torch.int8)
     else:
         m8 = torch.zeros(B, N, dtype=torch.int8, device=game.device)
-    nodes[:, :, gt.static_cols] = gt.static
+    for k, col in enumerate(gt.static_cols):
+        nodes[:, :, col] = gt.static[:, k]
     own = s.owner
     # continent shares: mine, and each territory's owner's
     mine = (own == me[:, None]).long()
@@ -318,17 +319,32 @@ def observe_graph(
     cnt.scatter_add_(1, key, torch.ones_like(own))
     share = cnt.gather(1, key) / gt.cont_size_t
     nodes[:, :, node["cont_owner"]] = torch.where(own >= 0, share, 0.0)
-    # neighbours owned by another owner, and their armies
-    os_, od = own.index_select(1, gt.src), own.index_select(1, gt.dst)
+    # neighbours owned by another owner, and their armies (integer counts per edge, summed per source:
+    # territory-major, so the edge gathers and sums move whole rows of games)
+    own_t = own.t().contiguous()  # (T, B)
+    os_, od = own_t.index_select(0, gt.src), own_t.index_select(0, gt.dst)  # (E, B)
     foreign = (os_ != od) & (od >= 0) & (os_ >= 0)
-    fn = torch.zeros(B, T, dtype=torch.int64, device=game.device)
-    fn.scatter_add_(1, gt.src.expand(B, -1), foreign.long())
-    nodes[:, :, node["foreign_nbrs"]] = fn / gt.degree
-    fa = torch.zeros(B, T, dtype=torch.int64, device=game.device)
-    fa.scatter_add_(1, gt.src.expand(B, -1), torch.where(foreign, s.armies.index_select(1, gt.dst), 0))
-    nodes[:, :, node["foreign_armies"]] = fa / gt.c10
+    fn = torch.zeros(T, B, dtype=torch.int64, device=game.device)
+    fn.index_add_(0, gt.src, foreign.long())
+    nodes[:, :, node["foreign_nbrs"]] = fn.t() / gt.degree
+    arm_dst = s.armies.t().contiguous().index_select(0, gt.dst)
+    fa = torch.zeros(T, B, dtype=torch.int64, device=game.device)
+    fa.index_add_(0, gt.src, torch.where(foreign, arm_dst, 0))
+    nodes[:, :, node["foreign_armies"]] = fa.t() / gt.c10
     glob = gt.const.expand(B, -1).clone()
-    glob[:, gt.to_global] = flat.index_select(1, gt.from_flat)
+    for f0, g0, w in gt.global_runs:
+        glob[:, g0 : g0 + w] = flat[:, f0 : f0 + w]
     if turn_feature:
         glob[:, gt.turn_global] = flat[:, gt.turn_flat]
     return {"nodes": nodes, "edges": gt.edges.expand(B, -1, -1), "globals": glob, "action_mask": m8}
+
+
+def _runs(src: list[int], dst: list[int]) -> list[tuple[int, int, int]]:
+    """``(src_start, dst_start, width)`` runs of consecutive columns of the map ``dst[i] <- src[i]``."""
+    runs: list[list[int]] = []
+    for a, b in zip(src, dst, strict=True):
+        if runs and runs[-1][0] + runs[-1][2] == a and runs[-1][1] + runs[-1][2] == b:
+            runs[-1][2] += 1
+        else:
+            runs.append([a, b, 1])
+    return [(a, b, w) for a, b, w in runs]

@@ -33,11 +33,10 @@ def hand_symbols(game: VectorGame, s: BatchState, seat: torch.Tensor) -> torch.T
     T = game.T
     Tc = min(T, game.NC)
     held = s.card_loc == seat[:, None]  # (B, NC)
-    key = torch.where(held, game.tab.card_sym[None, :], 5)
-    cnt = torch.zeros(s.batch_size, 6, dtype=torch.int64, device=game.device)
-    cnt.scatter_add_(1, key, torch.ones_like(key))
-    cnt[:, 4] = (held[:, :Tc] & (s.owner[:, :Tc] == seat[:, None])).sum(1)
-    return cnt[:, :5]
+    # per symbol: held cards times the symbols' one-hot rows (counts up to NC, exact in float32)
+    per_symbol = held.view(torch.uint8).to(torch.float32) @ game.tab.card_sym_1h
+    shown = (held[:, :Tc] & (s.owner[:, :Tc] == seat[:, None])).sum(1, keepdim=True)
+    return torch.cat([per_symbol.long(), shown], 1)
 
 
 def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, hand: torch.Tensor | None = None) -> torch.Tensor:

@@ -101,6 +101,35 @@ def test_dagger_labels_the_students_own_states():
         collect_decisions(env, FirstLegal(), 0, gamma=0.99)
 
 
+def _rows(data):
+    """Each decision as (nodes, globals, return): equal rows come from the same state of the same game."""
+    return {(data.obs["nodes"][i].tobytes(), data.obs["globals"][i].tobytes(), float(data.returns[i])) for i in range(len(data))}
+
+
+def test_lockstep_envs_play_the_games_each_env_plays_alone():
+    policy = _policy(_env())
+    alone = [
+        collect_decisions(_env(), FirstLegal(), 900, gamma=0.99, seed=s, student=policy, deterministic=True)[0] for s in (7, 8)
+    ]
+    both, st = collect_decisions([_env(), _env()], FirstLegal(), 300, gamma=0.99, seed=7, student=policy, deterministic=True)
+    assert len(both) == 300 and st["games"] >= 2
+    assert both.masks[np.arange(300), both.actions].all()
+    rows = _rows(both)
+    # env i is reset with seed 7 + i: every decision is one the env played alone, with the same
+    # return (the student chose the same in one forward pass for both envs), and both envs contributed
+    assert rows <= _rows(alone[0]) | _rows(alone[1])
+    assert rows & _rows(alone[0]) and rows & _rows(alone[1])
+    # whole games, in order: within a game each return is gamma times the next (no shaping)
+    same = np.sign(both.returns[:-1]) == np.sign(both.returns[1:])
+    assert np.isclose(both.returns[:-1][same] / both.returns[1:][same], 0.99, atol=1e-4).mean() > 0.95
+    # a planning teacher (balanced keeps its plan for the move under way) labels every env's own
+    # state: one teacher per env, so every label is legal under that decision's mask
+    planned, _ = collect_decisions([_env(), _env(), _env()], "balanced", 400, gamma=0.99, seed=3, student=policy)
+    assert planned.masks[np.arange(400), planned.actions].all()
+    with pytest.raises(ConfigError, match="at least one env"):
+        collect_decisions([], FirstLegal(), 10, gamma=0.99)
+
+
 # ---------------------------------------------------------------------- kickstarting
 def test_kickstart_coefficient_anneals_to_zero_exactly():
     assert kickstart_coef(2.0, 1000, 0) == 2.0

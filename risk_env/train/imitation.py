@@ -16,7 +16,8 @@ The steps (:func:`warm_start`, run by :func:`risk_env.train.sb3.train` when
    error to the returns (weight ``vf_coef``), ``epochs`` passes with Adam.
 3. **DAgger rounds** (Ross, Gordon and Bagnell, 2011): the student (the cloned
    policy, sampling from its distribution unless ``dagger_deterministic``) plays
-   ``dagger_decisions`` decisions of whole games; the teacher labels the student's
+   ``dagger_decisions`` decisions of whole games in ``env.n_envs`` envs in lockstep,
+   choosing for all of them in one forward pass; the teacher labels the student's
    own states (:func:`risk_env.train.teacher.teacher_action`); the returns are the
    student's; the new decisions join the dataset and the policy is refit on all of it.
 
@@ -137,15 +138,30 @@ def _discounted(rewards: list[float], gamma: float) -> np.ndarray:
 
 
 @th.no_grad()
-def _policy_probs(policy: Any, obs: Any, mask: np.ndarray) -> np.ndarray:
-    per, shared = _split_obs(obs)
-    one = DecisionSet({k: v[None] for k, v in per.items()}, shared, mask[None], np.zeros(1, np.int64), np.zeros(1), np.zeros(1))
-    dist = policy.get_distribution(one.batch(np.array([0]), policy.device), action_masks=mask[None])
-    return dist.distribution.probs[0].double().cpu().numpy()
+def _policy_probs(policy: Any, obs: Sequence[Any], masks: np.ndarray) -> np.ndarray:
+    """The masked action probabilities, float64 ``(k, N)``, of ``policy`` at ``k`` observations
+    (one forward pass for all of them); ``masks`` bool ``(k, N)``."""
+    parts = [_split_obs(o) for o in obs]
+    per = {key: np.stack([p[key] for p, _ in parts]) for key in parts[0][0]}
+    k = len(parts)
+    rows = DecisionSet(per, parts[0][1], masks, np.zeros(k, np.int64), np.zeros(k, np.float32), np.zeros(k, np.int8))
+    dist = policy.get_distribution(rows.batch(np.arange(k), policy.device), action_masks=masks)
+    return dist.distribution.probs.double().cpu().numpy()
+
+
+@dataclass
+class _Episode:
+    """One game's decisions of the learner's seat, in order (kept together so returns stay per game)."""
+
+    per: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    kinds: list[int] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
 
 
 def collect_decisions(
-    env: RiskSingleAgentEnv,
+    env: RiskSingleAgentEnv | Sequence[RiskSingleAgentEnv],
     teacher: Any,
     decisions: int,
     gamma: float,
@@ -153,15 +169,19 @@ def collect_decisions(
     student: Any = None,
     deterministic: bool = False,
 ) -> tuple[DecisionSet, dict[str, float]]:
-    """Play whole episodes of ``env`` until at least ``decisions`` learner decisions are
-    stored, each labelled with the teacher's action; return the first ``decisions`` of them.
+    """Play whole episodes until at least ``decisions`` learner decisions are stored, each
+    labelled with the teacher's action; return the first ``decisions`` of them.
 
     Args:
-        env: the single-agent env (its opponents play the other seats).
+        env: the single-agent env (its opponents play the other seats), or several such envs
+            of the same rules, played in lockstep: a student then chooses for all of them in one
+            forward pass. Env ``i`` is reset with seed ``seed + i`` and plays its games one after
+            another until the decisions stored and under way reach ``decisions``; the games are
+            returned whole, in the order they ended.
         teacher: an agent or spec (:func:`~risk_env.envs.opponents.resolve_agent`).
         decisions: how many to return (>= 1).
         gamma: discount of the returns, in (0, 1].
-        seed: seeds the env's episodes, the teacher and the student's sampling.
+        seed: seeds the envs' episodes, the teacher and the student's sampling.
         student: ``None``: the teacher plays its labels; a MaskablePPO policy: it plays
             (DAgger), sampling from its masked distribution unless ``deterministic``.
 
@@ -170,55 +190,65 @@ def collect_decisions(
         score: 1 won, 0.5 turn limit, 0 lost).
 
     Raises:
-        ConfigError: ``decisions < 1`` or ``gamma`` outside (0, 1].
+        ConfigError: ``decisions < 1``, ``gamma`` outside (0, 1], or no env.
     """
     if decisions < 1:
         raise ConfigError(f"decisions must be >= 1, got {decisions!r}")
     if not 0.0 < gamma <= 1.0:
         raise ConfigError(f"gamma must be in (0, 1], got {gamma!r}")
+    envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
+    if not envs:
+        raise ConfigError("collect_decisions needs at least one env")
     t0 = time.monotonic()
     rng = np.random.default_rng(seed)
-    agent = resolve_agent(teacher, seed=seed)
-    per: dict[str, list[np.ndarray]] = {}
+    # one teacher per env: an agent keeps its plan for the decision under way (agents.base)
+    teachers = [resolve_agent(teacher, seed=seed + i) for i in range(len(envs))]
     shared: dict[str, np.ndarray] = {}
-    masks: list[np.ndarray] = []
-    actions: list[int] = []
-    kinds: list[int] = []
-    returns: list[np.ndarray] = []
+    finished: list[_Episode] = []
     scores: list[float] = []
-    obs, _ = env.reset(seed=seed)
-    while len(actions) < decisions:
-        rewards: list[float] = []
-        done = False
-        while not done:
-            mask = env.action_masks()
-            label = teacher_action(env, agent)
-            p, sh = _split_obs(obs)
+    stored = 0  # decisions of the finished games
+    obs = [e.reset(seed=seed + i)[0] for i, e in enumerate(envs)]
+    games = [_Episode() for _ in envs]
+    playing = list(range(len(envs)))
+    while playing:
+        masks = [envs[i].action_masks() for i in playing]
+        for i, mask in zip(playing, masks, strict=True):
+            e, game = envs[i], games[i]
+            game.actions.append(teacher_action(e, teachers[i]))
+            p, shared = _split_obs(obs[i])
             for k, v in p.items():
-                per.setdefault(k, []).append(v)
-            shared = sh
-            masks.append(mask)
-            actions.append(label)
-            kinds.append(decision_kind(env.game_state, env.selection))
-            a = label
-            if student is not None:
-                probs = _policy_probs(student, obs, mask)
-                a = int(np.argmax(probs)) if deterministic else int(rng.choice(len(probs), p=probs / probs.sum()))
-            obs, r, term, trunc, _ = env.step(a)
-            rewards.append(float(r))
-            done = term or trunc
-        returns.append(_discounted(rewards, gamma))
-        scores.append(episode_score(env))
-        if len(actions) < decisions:
-            obs, _ = env.reset()
+                game.per.setdefault(k, []).append(v)
+            game.masks.append(mask)
+            game.kinds.append(decision_kind(e.game_state, e.selection))
+        acts = [games[i].actions[-1] for i in playing]
+        if student is not None:
+            probs = _policy_probs(student, [obs[i] for i in playing], np.stack(masks).astype(bool))
+            for j, pr in enumerate(probs):
+                acts[j] = int(np.argmax(pr)) if deterministic else int(rng.choice(len(pr), p=pr / pr.sum()))
+        still = []
+        for i, a in zip(playing, acts, strict=True):
+            obs[i], r, term, trunc, _ = envs[i].step(a)
+            games[i].rewards.append(float(r))
+            if not (term or trunc):
+                still.append(i)
+                continue
+            finished.append(games[i])
+            stored += len(games[i].actions)
+            scores.append(episode_score(envs[i]))
+            games[i] = _Episode()
+            under_way = sum(len(games[j].actions) for j in playing if j != i)
+            if stored + under_way < decisions:
+                obs[i] = envs[i].reset()[0]
+                still.append(i)
+        playing = still
     n = decisions
     data = DecisionSet(
-        {k: np.stack(v[:n]) for k, v in per.items()},
+        {k: np.stack([v for g in finished for v in g.per[k]][:n]) for k in finished[0].per},
         shared,
-        np.stack(masks[:n]).astype(bool),
-        np.asarray(actions[:n], dtype=np.int64),
-        np.concatenate(returns)[:n].astype(np.float32),
-        np.asarray(kinds[:n], dtype=np.int8),
+        np.stack([m for g in finished for m in g.masks][:n]).astype(bool),
+        np.asarray([a for g in finished for a in g.actions][:n], dtype=np.int64),
+        np.concatenate([_discounted(g.rewards, gamma) for g in finished])[:n].astype(np.float32),
+        np.asarray([c for g in finished for c in g.kinds][:n], dtype=np.int8),
     )
     return data, {"games": float(len(scores)), "score": float(np.mean(scores)), "seconds": time.monotonic() - t0}
 
@@ -327,13 +357,21 @@ def warm_start(model: Any, cfg: Any, log: Callable[[str], None] = print) -> Warm
     im = cfg.imitation
     t0 = time.monotonic()
     rules = cfg.rules_config
-    pool = OpponentPool(list(cfg.opponents.baselines), weights=cfg.opponents.weights, p_snapshot=0.0)
-    env = RiskSingleAgentEnv(rules=rules, opponents=pool, **env_kwargs(cfg))
+    envs = [
+        RiskSingleAgentEnv(
+            rules=rules,
+            opponents=OpponentPool(list(cfg.opponents.baselines), weights=cfg.opponents.weights, p_snapshot=0.0),
+            **env_kwargs(cfg),
+        )
+        for _ in range(cfg.env.n_envs)
+    ]
     policy = model.policy
     report = WarmStartReport(teacher=str(im.teacher))
     gamma = cfg.ppo.gamma
     with preserve_global_rng():
-        data, st = collect_decisions(env, im.teacher, im.decisions, gamma, seed=cfg.seed + 1)
+        # the teacher's games on one env: with no forward pass to share, lockstep would only
+        # play past ``decisions`` (every env finishes the game it is in)
+        data, st = collect_decisions(envs[0], im.teacher, im.decisions, gamma, seed=cfg.seed + 1)
         log(
             f"imitation: {len(data)} decisions of teacher {im.teacher} from {st['games']:.0f} games "
             f"(teacher's score {st['score']:.0%}) in {st['seconds']:.0f} s"
@@ -357,7 +395,7 @@ def warm_start(model: Any, cfg: Any, log: Callable[[str], None] = print) -> Warm
             )
             if r < im.dagger_rounds:
                 new, st = collect_decisions(
-                    env,
+                    envs,
                     im.teacher,
                     im.dagger_decisions,
                     gamma,

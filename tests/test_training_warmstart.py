@@ -142,6 +142,8 @@ def test_lockstep_envs_play_the_games_each_env_plays_alone():
         collect_decisions([_env(), classic], FirstLegal(), 10, gamma=0.99)
     with pytest.raises(ConfigError, match="not a RiskSingleAgentEnv"):
         collect_decisions([_env(), "env"], FirstLegal(), 10, gamma=0.99)
+    with pytest.raises(ConfigError, match="not a RiskSingleAgentEnv or a sequence"):
+        collect_decisions(None, FirstLegal(), 10, gamma=0.99)
 
 
 # ---------------------------------------------------------------------- kickstarting

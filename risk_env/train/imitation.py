@@ -218,7 +218,12 @@ def collect_decisions(
         raise ConfigError(f"decisions must be >= 1, got {decisions!r}")
     if not 0.0 < gamma <= 1.0:
         raise ConfigError(f"gamma must be in (0, 1], got {gamma!r}")
-    envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
+    try:
+        envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
+    except TypeError:
+        raise ConfigError(
+            f"collect_decisions: env is a {type(env).__name__}, not a RiskSingleAgentEnv or a sequence of them"
+        ) from None
     _check_lockstep(envs)
     t0 = time.monotonic()
     rng = np.random.default_rng(seed)

@@ -15,6 +15,7 @@ import torch as th  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from risk_env import ConfigError  # noqa: E402
+from risk_env.agents import BalancedAgent  # noqa: E402
 from risk_env.envs.opponents import OpponentPool  # noqa: E402
 from risk_env.envs.single_agent import RiskSingleAgentEnv  # noqa: E402
 from risk_env.train.config import TrainConfig  # noqa: E402
@@ -126,8 +127,23 @@ def test_lockstep_envs_play_the_games_each_env_plays_alone():
     # state: one teacher per env, so every label is legal under that decision's mask
     planned, _ = collect_decisions([_env(), _env(), _env()], "balanced", 400, gamma=0.99, seed=3, student=policy)
     assert planned.masks[np.arange(400), planned.actions].all()
+    # an agent object is copied per env (reseeded with seed + i): the same labels as the spec
+    given, _ = collect_decisions([_env(), _env(), _env()], BalancedAgent(seed=3), 400, gamma=0.99, seed=3, student=policy)
+    assert np.array_equal(given.actions, planned.actions) and np.array_equal(given.returns, planned.returns)
     with pytest.raises(ConfigError, match="at least one env"):
         collect_decisions([], FirstLegal(), 10, gamma=0.99)
+    e = _env()
+    with pytest.raises(ConfigError, match="given twice"):
+        collect_decisions([e, e], FirstLegal(), 10, gamma=0.99)
+    with pytest.raises(ConfigError, match="other rules"):
+        collect_decisions([_env(), _env(turn_limit=50)], FirstLegal(), 10, gamma=0.99)
+    classic = RiskSingleAgentEnv(num_players=2, observation="graph", preset="fast", opponents="balanced")
+    with pytest.raises(ConfigError, match="observation space"):
+        collect_decisions([_env(), classic], FirstLegal(), 10, gamma=0.99)
+    with pytest.raises(ConfigError, match="not a RiskSingleAgentEnv"):
+        collect_decisions([_env(), "env"], FirstLegal(), 10, gamma=0.99)
+    with pytest.raises(ConfigError, match="not a RiskSingleAgentEnv or a sequence"):
+        collect_decisions(None, FirstLegal(), 10, gamma=0.99)
 
 
 # ---------------------------------------------------------------------- kickstarting

@@ -36,6 +36,7 @@ Example (a tiny run on the small map)::
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ import numpy as np
 import torch as th
 from torch.nn import functional as F
 
-from ..envs.opponents import OpponentPool, preserve_global_rng, resolve_agent
+from ..envs.opponents import OpponentPool, preserve_global_rng, reseed, resolve_agent
 from ..envs.single_agent import RiskSingleAgentEnv
 from ..errors import ConfigError
 from .config import env_kwargs
@@ -160,6 +161,24 @@ class _Episode:
     rewards: list[float] = field(default_factory=list)
 
 
+def _check_lockstep(envs: list[Any]) -> None:
+    """Refuse what cannot be played in lockstep: no env, an env twice, envs that differ."""
+    if not envs:
+        raise ConfigError("collect_decisions needs at least one env")
+    for i, e in enumerate(envs):
+        if not isinstance(e, RiskSingleAgentEnv):
+            raise ConfigError(f"collect_decisions: env {i} is a {type(e).__name__}, not a RiskSingleAgentEnv")
+    if len({id(e) for e in envs}) < len(envs):
+        raise ConfigError("collect_decisions: an env is given twice (each plays its own games)")
+    first = envs[0]
+    for i, e in enumerate(envs[1:], 1):
+        if e.rules != first.rules or e.observation_space != first.observation_space:
+            raise ConfigError(
+                f"collect_decisions: env {i} has other rules or another observation space than env 0 "
+                "(envs in lockstep share one dataset)"
+            )
+
+
 def collect_decisions(
     env: RiskSingleAgentEnv | Sequence[RiskSingleAgentEnv],
     teacher: Any,
@@ -176,9 +195,11 @@ def collect_decisions(
         env: the single-agent env (its opponents play the other seats), or several such envs
             of the same rules, played in lockstep: a student then chooses for all of them in one
             forward pass. Env ``i`` is reset with seed ``seed + i`` and plays its games one after
-            another until the decisions stored and under way reach ``decisions``; the games are
-            returned whole, in the order they ended.
-        teacher: an agent or spec (:func:`~risk_env.envs.opponents.resolve_agent`).
+            another until the decisions stored and under way reach ``decisions``; the games'
+            decisions are returned in the order the games ended (the last one cut at ``decisions``).
+        teacher: an agent or spec (:func:`~risk_env.envs.opponents.resolve_agent`); each env
+            gets its own (an agent keeps its plan for the move under way): env 0 the agent itself,
+            the others copies of it reseeded with ``seed + i``.
         decisions: how many to return (>= 1).
         gamma: discount of the returns, in (0, 1].
         seed: seeds the envs' episodes, the teacher and the student's sampling.
@@ -186,23 +207,34 @@ def collect_decisions(
             (DAgger), sampling from its masked distribution unless ``deterministic``.
 
     Returns:
-        the decisions, and ``{"games", "score", "seconds"}`` (the player's mean episode
-        score: 1 won, 0.5 turn limit, 0 lost).
+        the decisions, and ``{"games", "score", "seconds"}`` (every game played, those past
+        ``decisions`` too, and the player's mean episode score: 1 won, 0.5 turn limit, 0 lost).
 
     Raises:
-        ConfigError: ``decisions < 1``, ``gamma`` outside (0, 1], or no env.
+        ConfigError: ``decisions < 1``, ``gamma`` outside (0, 1], no env, an env given twice,
+            or envs of different rules or observation spaces.
     """
     if decisions < 1:
         raise ConfigError(f"decisions must be >= 1, got {decisions!r}")
     if not 0.0 < gamma <= 1.0:
         raise ConfigError(f"gamma must be in (0, 1], got {gamma!r}")
-    envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
-    if not envs:
-        raise ConfigError("collect_decisions needs at least one env")
+    try:
+        envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
+    except TypeError:
+        raise ConfigError(
+            f"collect_decisions: env is a {type(env).__name__}, not a RiskSingleAgentEnv or a sequence of them"
+        ) from None
+    _check_lockstep(envs)
     t0 = time.monotonic()
     rng = np.random.default_rng(seed)
-    # one teacher per env: an agent keeps its plan for the decision under way (agents.base)
-    teachers = [resolve_agent(teacher, seed=seed + i) for i in range(len(envs))]
+    # one teacher per env: an agent keeps its plan for the move under way (agents.base)
+    teachers = [resolve_agent(teacher, seed=seed)]
+    for i in range(1, len(envs)):
+        if hasattr(teacher, "act"):  # an agent: a copy of it, reseeded
+            teachers.append(copy.deepcopy(teacher))
+            reseed(teachers[i], seed + i)
+        else:
+            teachers.append(resolve_agent(teacher, seed=seed + i))
     shared: dict[str, np.ndarray] = {}
     finished: list[_Episode] = []
     scores: list[float] = []
@@ -399,7 +431,7 @@ def warm_start(model: Any, cfg: Any, log: Callable[[str], None] = print) -> Warm
                     im.teacher,
                     im.dagger_decisions,
                     gamma,
-                    seed=cfg.seed + 1000 + r,
+                    seed=cfg.seed + 1000 + r * len(envs),  # no env's games seeded as in another round
                     student=policy,
                     deterministic=im.dagger_deterministic,
                 )

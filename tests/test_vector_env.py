@@ -422,6 +422,42 @@ def test_static_steps_give_the_same_games(rules: RulesConfig) -> None:
         outs = [e.step(ids) for e in envs]
 
 
+def test_what_the_env_hands_out_is_made_of_normal_tensors() -> None:
+    """The engine computes under torch.inference_mode(), but every tensor a reset, step,
+    reset_slots or observe returns is a normal tensor: a network may train on it; the state's
+    tensors are inference tensors, which refuse an in-place edit outside inference mode."""
+    for mode in ("flat", "graph"):
+        env = VectorEnv(8, seed=2, preset="fast", observation=mode, final_observation=True)
+        outs = [env.reset()]
+        gen = torch.Generator().manual_seed(0)
+        for _ in range(30):
+            outs.append(env.step(_pick(outs[-1].action_mask, gen)))
+        outs.append(env.reset_slots(torch.ones(8, dtype=torch.bool)))
+        seen = [t for o in outs for t in _tensors(o)] + _tensors(env.observe(torch.zeros(8, dtype=torch.int64)))
+        assert seen and not any(t.is_inference() for t in seen)
+        w = torch.ones(env.observation_size if mode == "flat" else 1, requires_grad=True)
+        obs = outs[-1].observation if mode == "flat" else outs[-1].observation["globals"][:, :1]
+        (obs * w).sum().backward()  # (inference tensors cannot be saved for backward)
+        assert w.grad is not None and torch.equal(w.grad, obs.sum(0))
+        s = _state(env)
+        assert s.armies.is_inference()
+        with pytest.raises(RuntimeError, match="inference"):
+            s.armies[0, 0] = 3
+        with torch.inference_mode():
+            s.armies[0, 0] = 3
+        assert int(s.armies[0, 0]) == 3
+
+
+def _tensors(x: object) -> list[torch.Tensor]:
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in _tensors(v)]
+    if isinstance(x, tuple):
+        return [t for v in x for t in _tensors(v)]
+    return []
+
+
 def test_the_graph_runner_plays_the_default_step() -> None:
     """The bodies the CUDA graphs record (risk_env.vector.graphs), played on the CPU as the graphs play
     them (no host checks; a blitz beyond the blitz table is played again without them), give the
@@ -439,7 +475,8 @@ def test_the_graph_runner_plays_the_default_step() -> None:
     for t in range(300):
         if t % 50 == 10:  # stacks beyond the blitz table everywhere, for the way back
             for env in (plain, graphed):
-                _state(env).armies[:] = 150
+                with torch.inference_mode():  # (a stepped state's tensors are inference tensors)
+                    _state(env).armies[:] = 150
             out = plain.reset_slots(torch.zeros(16, dtype=torch.bool))
         ids = _pick(out.action_mask, gen)
         out = plain.step(ids)

@@ -616,6 +616,10 @@ class VectorGame:
         left unchanged. The ids must be legal (see :meth:`action_mask`); illegal ids
         give undefined positions (the :class:`~risk_env.vector.VectorEnv` checks them).
 
+        The step computes under ``torch.inference_mode()``: the tensors it puts into ``s`` and
+        the returned :class:`StepInfo`'s are inference tensors (edit them in place only under
+        ``torch.inference_mode()``, or on a ``clone()``).
+
         Raises:
             ConfigError: ``s`` is not a state of this game, or ``action``, ``active`` or ``chance`` has the
                 wrong type or shape (checked before anything changes).
@@ -631,7 +635,8 @@ class VectorGame:
             if chance.dice.shape[0] != B:
                 raise ConfigError(f"chance.dice must have one row per game ({B}), got {chance.dice.shape[0]}")
         draws = Draws(self, B, chance)
-        return self._step(s, action.to(device=self.device, dtype=torch.int64), draws, active)
+        with torch.inference_mode():
+            return self._step(s, action.to(device=self.device, dtype=torch.int64), draws, active)
 
     def draws(self, B: int, draw: bool = True) -> Draws:
         """One step's chance for ``B`` games drawn from the generator (what :meth:`step` draws
@@ -643,7 +648,8 @@ class VectorGame:
         """:meth:`step` with its chance drawn already (:meth:`draws`), for callers that keep the
         tensors of a step in place (the CUDA graphs of :mod:`risk_env.vector.graphs`); ``action``
         must be int64 ``(B,)`` and ``active`` bool ``(B,)`` (or None) on this device. No argument checks."""
-        return self._step(s, action, draws, active)
+        with torch.inference_mode():
+            return self._step(s, action, draws, active)
 
     def _step(self, s: BatchState, a: torch.Tensor, draws: Draws, active: torch.Tensor | None) -> StepInfo:
         tab, cfg = self.tab, self.config

@@ -98,6 +98,12 @@ class VectorEnv:
             CUDA device.
         **overrides: rule switches (``num_players=3``, ``turn_limit=300``...).
 
+    The engine computes under ``torch.inference_mode()`` (no autograd bookkeeping per
+    operation): the tensors of :attr:`state` are inference tensors, to read freely and to edit
+    in place only under ``torch.inference_mode()`` (or on a ``clone()``). What ``reset``,
+    ``step``, ``reset_slots`` and ``observe`` return is made of normal tensors, which a network
+    may train on.
+
     Raises:
         ConfigError: bad arguments (the message says what is allowed), a device this torch
             cannot use (naming the ones it can), or rules the batched engine does not support
@@ -234,18 +240,20 @@ class VectorEnv:
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ConfigError(f"seed must be an integer >= 0 or None, got {seed!r}")
             self.game.generator.manual_seed(seed)
-        fresh = self.game.new_games(self.num_envs)
-        if self.cuda_graph and self._runner is not None:  # the recorded graphs keep reading the same tensors
-            assert self.state is not None
-            self.state.put(torch.arange(self.num_envs, device=self.device), fresh)
-        else:
-            self.state = fresh
-            if self.cuda_graph:
-                self._runner = GraphRunner(self.game, self.state, self.presented, capture=self._capture)
-        self._pool = None
-        B, dev = self.num_envs, self.device
-        zeros = torch.zeros(B, dtype=torch.bool, device=dev)
-        return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, zeros, None)
+        with torch.inference_mode():  # (see the class docstring: the engine computes without autograd)
+            fresh = self.game.new_games(self.num_envs)
+            if self.cuda_graph and self._runner is not None:  # the recorded graphs keep reading the same tensors
+                assert self.state is not None
+                self.state.put(torch.arange(self.num_envs, device=self.device), fresh)
+            else:
+                self.state = fresh
+                if self.cuda_graph:
+                    self._runner = GraphRunner(self.game, self.state, self.presented, capture=self._capture)
+            self._pool = None
+            B, dev = self.num_envs, self.device
+            zeros = torch.zeros(B, dtype=torch.bool, device=dev)
+            out = self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, zeros, None)
+        return _normal(out)
 
     def step(self, actions: Any, active: Any = None, final_seat: Any = None) -> VectorStep:
         """Apply one action id per slot (int ``(B,)``, any device) and auto-reset finished games.
@@ -268,6 +276,11 @@ class VectorEnv:
         act = None if active is None else self._slot_mask(active, "active")
         seats = None if final_seat is None else self._seats(final_seat, "final_seat")
         a = self._actions(actions, act)
+        with torch.inference_mode():
+            out = self._step(s, a, act, seats)
+        return _normal(out)
+
+    def _step(self, s: BatchState, a: torch.Tensor, act: torch.Tensor | None, seats: torch.Tensor | None) -> VectorStep:
         g = self.game
         if act is not None and self._obs is not None:
             idx = act.nonzero()[:, 0]
@@ -355,12 +368,14 @@ class VectorEnv:
         """
         s = self._live("reset_slots")
         m = self._slot_mask(slots, "slots")
-        if bool(m.any()):
-            idx = m.nonzero()[:, 0]
-            s.put(idx, self._fresh(int(idx.numel())))
-        B, dev = self.num_envs, self.device
-        zeros = torch.zeros(B, dtype=torch.bool, device=dev)
-        return self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, m.clone(), None)
+        with torch.inference_mode():
+            if bool(m.any()):
+                idx = m.nonzero()[:, 0]
+                s.put(idx, self._fresh(int(idx.numel())))
+            B, dev = self.num_envs, self.device
+            zeros = torch.zeros(B, dtype=torch.bool, device=dev)
+            out = self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, m.clone(), None)
+        return _normal(out)
 
     def _fresh(self, k: int) -> BatchState:
         """``k`` new games, taken from the pool (refilled from the generator when it runs out)."""
@@ -384,8 +399,10 @@ class VectorEnv:
         s = self._live("observe")
         seats = self._seats(seat, "seat")
         assert self._mask is not None
-        mask = torch.where((seats == self.game.current_player(s))[:, None], self._mask, False)
-        return self._observe(s, seats, mask)
+        with torch.inference_mode():
+            mask = torch.where((seats == self.game.current_player(s))[:, None], self._mask, False)
+            obs = self._observe(s, seats, mask)
+        return _normal(obs)
 
     def _observe(self, s: BatchState, seats: torch.Tensor, mask: torch.Tensor | None) -> Observation:
         flat = self.game.observe(s, seats)
@@ -459,6 +476,17 @@ def _as_tensor(x: Any, want: str) -> torch.Tensor:
 
 def _describe(t: torch.Tensor) -> str:
     return f"shape {tuple(t.shape)} dtype {str(t.dtype).replace('torch.', '')}"
+
+
+def _normal(x: Any) -> Any:
+    """``x`` (a tensor, or a dict or named tuple of them) with copies for its inference tensors."""
+    if isinstance(x, torch.Tensor):
+        return x.clone() if x.is_inference() else x
+    if isinstance(x, dict):
+        return {k: _normal(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        return type(x)(*[_normal(v) for v in x])
+    return x
 
 
 def _cloned(shown: dict[str, Any]) -> dict[str, Any]:

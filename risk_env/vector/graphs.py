@@ -85,7 +85,8 @@ class GraphRunner:
         self._step_graph: Any = None
         self._present_graph: Any = None
         if capture:
-            self._record()
+            with torch.inference_mode():
+                self._record()
 
     # ------------------------------------------------------------------ the bodies
     def _keep_in_place(self) -> None:
@@ -149,6 +150,7 @@ class GraphRunner:
             setattr(self.state, name, t)
 
     # ------------------------------------------------------------------ replay
+    @torch.inference_mode()  # (as the engine's step: the state's tensors are inference tensors)
     def step(self, action: torch.Tensor, active: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
         """Play one step of every game with ``action`` (int64 ``(B,)``; games where bool ``active`` is
         False are left as they are); returns the step's ``rewards``, ``won``, ``truncated`` and
@@ -174,6 +176,7 @@ class GraphRunner:
             self.replayed += 1
         return self.out
 
+    @torch.inference_mode()  # (as the engine's step: the state's tensors are inference tensors)
     def present(self) -> dict[str, Any]:
         """What ``present(state)`` gives for the state now (the runner's own tensors: copy what you keep)."""
         if self._present_graph is not None:

@@ -136,7 +136,9 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
             parts["six"] = opt_six[:, None] & (s.last_roll[:, :ATTACK_DICE] < 6) & (game.ar_dice[None, :] < s.att_dice[:, None])
         parts["keep"] = pending[:, None]
     parts["end"] = (is_att | (ph == FORTIFY))[:, None]
-    return torch.cat([parts[b.name] for b in game.actions.blocks], dim=1)  # in the layout's order
+    with torch.inference_mode(False):  # a normal tensor, also in the env's inference mode
+        out = torch.empty(s.batch_size, game.num_actions, dtype=torch.bool, device=game.device)
+    return torch.cat([parts[b.name] for b in game.actions.blocks], dim=1, out=out)  # in the layout's order
 
 
 def expert_options(game: VectorGame, s: BatchState, pending: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -73,7 +73,8 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     cnt.scatter_add_(1, CS + S + relc, s.armies)  # (unclaimed territories hold no armies)
     # (the output is allocated after the temporaries above: in the other order glibc's allocator
     # hands back fresh pages every call at large batches, measured as ~1,000 page faults a step)
-    out = torch.empty(B, game.obs_size, device=game.device)
+    with torch.inference_mode(False):  # a normal tensor, also in the env's inference mode: callers may train on it
+        out = torch.empty(B, game.obs_size, device=game.device)
     # owner one-hot: ones added into zeros (an unclaimed territory adds a zero)
     head = out[:, : L.stop("selected")]
     head.zero_()

@@ -195,9 +195,11 @@ class BatchState:
         return out
 
     def put(self, idx: torch.Tensor, other: BatchState) -> None:
-        """Overwrite the games at int64 indices ``idx`` with ``other``'s games (same order)."""
-        for name, t in self.fields().items():
-            t[idx] = getattr(other, name)
+        """Overwrite the games at int64 indices ``idx`` with ``other``'s games (same order; under
+        ``torch.inference_mode()``, so that the tensors of a stepped state take the write)."""
+        with torch.inference_mode():
+            for name, t in self.fields().items():
+                t[idx] = getattr(other, name)
 
     def rows(self, idx: torch.Tensor) -> BatchState:
         """A new state of the games at int64 indices ``idx`` (copies)."""

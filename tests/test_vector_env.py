@@ -446,6 +446,12 @@ def test_what_the_env_hands_out_is_made_of_normal_tensors() -> None:
         with torch.inference_mode():
             s.armies[0, 0] = 3
         assert int(s.armies[0, 0]) == 3
+        # a state tensor beside one that requires grad: refused as such, taken as a clone
+        v = torch.ones(8, env.num_players, requires_grad=True)
+        with pytest.raises(RuntimeError, match="saved for backward"):
+            v.gather(1, s.player[:, None])
+        v.gather(1, s.player.clone()[:, None]).sum().backward()
+        assert v.grad is not None and torch.equal(v.grad.sum(1), torch.ones(8))
 
 
 def _tensors(x: object) -> list[torch.Tensor]:

@@ -618,7 +618,7 @@ class VectorGame:
 
         The step computes under ``torch.inference_mode()``: the tensors it puts into ``s`` and
         the returned :class:`StepInfo`'s are inference tensors (edit them in place only under
-        ``torch.inference_mode()``, or on a ``clone()``).
+        ``torch.inference_mode()``, and use a ``clone()`` in a computation autograd tracks).
 
         Raises:
             ConfigError: ``s`` is not a state of this game, or ``action``, ``active`` or ``chance`` has the

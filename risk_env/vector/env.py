@@ -99,8 +99,11 @@ class VectorEnv:
         **overrides: rule switches (``num_players=3``, ``turn_limit=300``...).
 
     The engine computes under ``torch.inference_mode()`` (no autograd bookkeeping per
-    operation): the tensors of :attr:`state` are inference tensors, to read freely and to edit
-    in place only under ``torch.inference_mode()`` (or on a ``clone()``). What ``reset``,
+    operation): the tensors of :attr:`state` are inference tensors. Read them, or derive new
+    tensors from them, as usual; to edit one in place, do it under ``torch.inference_mode()``, and
+    to use one directly beside a tensor that requires grad (``v.gather(1, state.player[:, None])``,
+    an embedding of ``state.phase``), take a ``clone()``: torch refuses to save an inference tensor
+    for backward. What ``reset``,
     ``step``, ``reset_slots`` and ``observe`` return is made of normal tensors, which a network
     may train on.
 

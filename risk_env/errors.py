@@ -1,7 +1,14 @@
 """Exceptions raised by risk_env. All are ``ValueError`` subclasses, so code
-that catches ``ValueError`` for bad input keeps working."""
+that catches ``ValueError`` for bad input keeps working.
+
+:func:`check_seed` (not in ``__all__``: the exports here are the error classes) is the one
+check behind every seed argument of the package."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
 
 __all__ = [
     "RiskError",
@@ -109,3 +116,27 @@ class MissingExtraError(ImportError):
     def __init__(self, message: str, extra: str, module: str | None = None) -> None:
         super().__init__(message, name=module)
         self.extra = extra
+
+
+def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = False) -> None:
+    """Refuse a seed that is not an integer >= 0 (a Python or numpy integer, not a bool), with
+    :class:`ConfigError` naming what is allowed; every function taking a seed checks it here.
+
+    Args:
+        seed: the value given.
+        allow_none: None is allowed too (a fresh seed, or the current generator).
+        allow_sequence: a ``numpy.random.SeedSequence`` is allowed too.
+
+    Raises:
+        ConfigError: ``seed`` is none of the allowed forms.
+    """
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+        return
+    if (allow_none and seed is None) or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
+        return
+    forms = ["None"] if allow_none else []
+    forms.append("an integer >= 0")
+    if allow_sequence:
+        forms.append("a numpy SeedSequence")
+    allowed = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
+    raise ConfigError(f"seed must be {allowed}, got {seed!r}")

@@ -270,7 +270,7 @@ class LearnerEnv:
         self.keep_final = bool(final_observation)
         self.max_opponent_steps = max_opponent_steps
         self.generator = torch.Generator(device=self.device)
-        self.generator.manual_seed(seed + 7919)
+        self.generator.manual_seed(int(seed) + 7919)
         self.assignment: OpponentAssignment | None = None
         if not self.self_play:
             if hasattr(opponents, "assign") and hasattr(opponents, "policies"):
@@ -335,7 +335,7 @@ class LearnerEnv:
         """
         out = self.venv.reset(seed=seed)
         if seed is not None:
-            self.generator.manual_seed(seed + 7919)
+            self.generator.manual_seed(int(seed) + 7919)
         B, dev = self.num_envs, self.device
         self.games_started.zero_()
         self._seat_new_games(self._slots)

@@ -118,19 +118,27 @@ class MissingExtraError(ImportError):
         self.extra = extra
 
 
-def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = False) -> None:
+SEED_LIMIT = 2**64
+"""A seed that goes to a torch generator is below this (torch takes 64-bit unsigned seeds)."""
+
+
+def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = False, torch_seed: bool = False) -> None:
     """Refuse a seed that is not an integer >= 0 (a Python or numpy integer, not a bool), with
-    :class:`ConfigError` naming what is allowed; every function taking a seed checks it here.
+    :class:`ConfigError` naming what is allowed; the package's seed arguments are checked here.
 
     Args:
         seed: the value given.
         allow_none: None is allowed too (a fresh seed, or the current generator).
         allow_sequence: a ``numpy.random.SeedSequence`` is allowed too.
+        torch_seed: the seed goes to a torch generator: it is also below :data:`SEED_LIMIT` (2**64).
+            numpy's and Python's generators take integers of any size.
 
     Raises:
         ConfigError: ``seed`` is none of the allowed forms.
     """
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+        if torch_seed and seed >= SEED_LIMIT:
+            raise ConfigError(f"seed must be below 2**64 (torch's generators take 64-bit seeds), got {seed!r}")
         return
     if (allow_none and seed is None) or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
         return

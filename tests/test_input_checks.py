@@ -329,3 +329,85 @@ def test_single_agent_env_refuses_bad_seeds_with_config_error(seed):
     after_numpy = env.game_state.to_dict()
     env.reset(seed=5)
     assert env.game_state.to_dict() == after_numpy
+
+
+def test_seeds_beyond_64_bits_are_refused_with_config_error():
+    pytest.importorskip("torch")
+    from risk_env.errors import check_seed
+    from risk_env.vector import VectorEnv
+    from risk_env.vector.learner import LearnerEnv
+
+    check_seed(2**64 - 1, torch_seed=True)
+    check_seed(2**70)  # (numpy's and Python's generators take any size)
+    for seed in (2**64, 2**70):
+        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+            check_seed(seed, torch_seed=True)
+        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+            VectorEnv(2, seed=seed, rules=RulesConfig(num_players=2))
+    env = LearnerEnv(2, seed=2**64 - 1, num_players=2)  # (the opponents' generator: seed + 7919, modulo 2**64)
+    env.reset(seed=2**64 - 1)
+    before = env.venv.state.owner.clone()
+    with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+        env.reset(seed=2**64)
+    assert bool((env.venv.state.owner == before).all())
+
+
+def test_seeds_are_checked_before_anything_changes():
+    from risk_env.agents import RandomAgent, load_agent
+    from risk_env.envs.opponents import reseed
+    from risk_env.records.recorder import Recorder
+    from risk_env.tools.match import play_match
+
+    agents = [RandomAgent(seed=1), RandomAgent(seed=2)]
+    states = [a.rng.bit_generator.state for a in agents]
+    with pytest.raises(ConfigError, match="^seed must be"):
+        play_match(risk_env.env(num_players=2), agents, seed=-1, agent_seeds=[5, 6])
+    assert [a.rng.bit_generator.state for a in agents] == states  # the agents were not re-seeded
+    with pytest.raises(ConfigError, match="^seed must be"):
+        reseed(agents[0], -1)
+    assert agents[0].rng.bit_generator.state == states[0]
+    for spec in ("random", "ppo-2p", lambda obs, info: 0):
+        with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got 1.5"):
+            load_agent(spec, seed=1.5)
+    rec = Recorder(risk_env.env(num_players=2))
+    rec.reset(seed=3)
+    with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got -1"):
+        rec.reset(seed=-1)
+    assert rec.records == [] and rec.record is not None and rec.record.seed == 3  # the game goes on, recorded
+    obs, *_ = rec.last()
+    rec.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(rec.record.actions) == 1
+
+
+def test_a_record_needs_a_seed_that_replays():
+    from risk_env.records.record import GameRecord, RecordError
+
+    with pytest.raises(RecordError, match="integer seed >= 0"):
+        GameRecord.start(Game(RulesConfig(num_players=2)), -1, ["a", "b"])
+
+
+def test_the_training_seed_fits_sb3():
+    from risk_env.train.config import TrainConfig
+
+    with pytest.raises(ConfigError, match="seed"):
+        TrainConfig.from_dict({"seed": 2**32})
+    assert TrainConfig.from_dict({"seed": 2**32 - 1}).seed == 2**32 - 1
+
+
+def test_batched_tools_check_their_seeds():
+    pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    from risk_env.tools.vector_evaluation import evaluate_batched
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    for seed in (1.5, "3", True, None):
+        with pytest.raises(ConfigError, match="^seed must be an integer >= 0"):
+            evaluate_batched(["random", "random"], 2, RulesConfig(num_players=2), seed=seed)
+    venv = VectorSB3Env(2, seed=0, num_players=2)
+    for seed in (-1, 1.5, True):
+        with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0"):
+            venv.seed(seed)
+    venv.seed(np.int64(4))
+    a = venv.reset()
+    venv.seed(4)
+    np.testing.assert_array_equal(a, venv.reset())

@@ -149,6 +149,7 @@ def play_match(
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
+    check_seed(seed, allow_none=True, allow_sequence=True)  # (before any agent is re-seeded)
     raw = env.unwrapped
     names = list(raw.possible_agents)
     table = _per_agent(agents, names, "agents")

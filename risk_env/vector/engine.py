@@ -178,7 +178,7 @@ class VectorGame:
         if overrides:
             cfg = cfg.replace(**overrides)
         check_rules(cfg)
-        check_seed(seed)
+        check_seed(seed, torch_seed=True)
         if not isinstance(static, bool):
             raise ConfigError(f"static must be True or False, got {static!r}")
         self.device = resolve_device(device)

@@ -239,7 +239,7 @@ class VectorEnv:
         Raises:
             ConfigError: a bad seed; nothing changes then.
         """
-        check_seed(seed, allow_none=True)
+        check_seed(seed, allow_none=True, torch_seed=True)
         if seed is not None:
             self.game.generator.manual_seed(int(seed))
         with torch.inference_mode():  # (see the class docstring: the engine computes without autograd)

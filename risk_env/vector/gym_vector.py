@@ -130,7 +130,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             raise ConfigError(f"unknown reset option(s) {sorted(opts)}; this env takes options={{'reset_mask': mask}}")
         if reset_mask is not None:
             return self._reset_some(reset_mask, seed)
-        check_seed(seed, allow_none=True)
+        check_seed(seed, allow_none=True, torch_seed=True)
         seed = None if seed is None else int(seed)  # (Gymnasium takes a Python int)
         super().reset(seed=seed)
         out = self.learner_env.reset(seed=seed)

@@ -139,6 +139,6 @@ class TorchRLVectorEnv(EnvBase):
         return td
 
     def _set_seed(self, seed: int | None) -> None:
-        check_seed(seed, allow_none=True)
+        check_seed(seed, allow_none=True, torch_seed=True)
         self._seed = seed
         self._started = False

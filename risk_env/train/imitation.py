@@ -220,6 +220,7 @@ def collect_decisions(
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating)) or not 0.0 < gamma <= 1.0:
         raise ConfigError(f"gamma must be a number in (0, 1], got {gamma!r}")
     check_seed(seed)
+    seed = int(seed)  # (a numpy integer would wrap in the seeds ``seed + i`` of the other envs)
     try:
         envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
     except TypeError:

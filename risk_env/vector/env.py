@@ -55,7 +55,8 @@ class VectorStep(NamedTuple):
     Attributes:
         observation: the observations for ``current_player``: float32 ``(B, D)``, or with
             ``observation="graph"`` the graph dict (see :data:`Observation`).
-        action_mask: bool ``(B, N)``.
+        action_mask: bool ``(B, N)``. The observation and the mask are the env's own tensors (it
+            checks the next actions against the mask): edit a ``clone()``.
         current_player: int64 ``(B,)`` the seat to act.
         rewards: float32 ``(B, n)`` this step's rewards per seat.
         terminated: bool ``(B,)`` the game was won in this step.

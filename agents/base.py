@@ -53,7 +53,7 @@ import numpy as np
 
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
-from risk_env.errors import RiskError
+from risk_env.errors import RiskError, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.moves import Move
 from risk_env.rules.state import GameState
@@ -96,10 +96,17 @@ class Agent(abc.ABC):
     needs_view: bool = False
 
     def __init__(self, seed: int | None = None) -> None:
+        check_seed(seed, allow_none=True, allow_sequence=True)
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game; ``seed`` re-seeds the agent's generator (None: fresh entropy)."""
+        """Start a new game; ``seed`` re-seeds the agent's generator (None: fresh entropy).
+
+        Raises:
+            ConfigError: ``seed`` is not None, an integer >= 0 or a numpy ``SeedSequence``
+                (the generator is unchanged then).
+        """
+        check_seed(seed, allow_none=True, allow_sequence=True)
         self.rng = np.random.default_rng(seed)
 
     @abc.abstractmethod

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from risk_env.errors import RiskError, UnknownAgentError
+from risk_env.errors import RiskError, UnknownAgentError, check_seed
 
 from .aggressive import AggressiveAgent
 from .balanced import BalancedAgent
@@ -157,7 +157,10 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             (:data:`BASELINES`, :data:`PRETRAINED`) and the other forms (:func:`spec_forms`).
             A :class:`~risk_env.errors.RiskError`, as the errors below.
         RiskError: a missing model file, a failed import, or an object that is not an agent.
+        ConfigError: ``seed`` is not None or an integer >= 0 (checked for every spec, also those
+            a seed does not reach: a learned policy plays deterministically).
     """
+    check_seed(seed, allow_none=True)
     if isinstance(spec, AgentLike) and not inspect.isclass(spec):
         return spec
     if isinstance(spec, Path):

@@ -1,7 +1,14 @@
 """Exceptions raised by risk_env. All are ``ValueError`` subclasses, so code
-that catches ``ValueError`` for bad input keeps working."""
+that catches ``ValueError`` for bad input keeps working.
+
+:func:`check_seed` (not in ``__all__``: the exports here are the error classes) is the one
+check behind every seed argument of the package."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
 
 __all__ = [
     "RiskError",
@@ -109,3 +116,35 @@ class MissingExtraError(ImportError):
     def __init__(self, message: str, extra: str, module: str | None = None) -> None:
         super().__init__(message, name=module)
         self.extra = extra
+
+
+SEED_LIMIT = 2**64
+"""A seed that goes to a torch generator is below this (torch takes 64-bit unsigned seeds)."""
+
+
+def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = False, torch_seed: bool = False) -> None:
+    """Refuse a seed that is not an integer >= 0 (a Python or numpy integer, not a bool), with
+    :class:`ConfigError` naming what is allowed; the package's seed arguments are checked here.
+
+    Args:
+        seed: the value given.
+        allow_none: None is allowed too (a fresh seed, or the current generator).
+        allow_sequence: a ``numpy.random.SeedSequence`` is allowed too.
+        torch_seed: the seed goes to a torch generator: it is also below :data:`SEED_LIMIT` (2**64).
+            numpy's and Python's generators take integers of any size.
+
+    Raises:
+        ConfigError: ``seed`` is none of the allowed forms.
+    """
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+        if torch_seed and seed >= SEED_LIMIT:
+            raise ConfigError(f"seed must be below 2**64 (torch's generators take 64-bit seeds), got {seed!r}")
+        return
+    if (allow_none and seed is None) or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
+        return
+    forms = ["None"] if allow_none else []
+    forms.append("an integer >= 0")
+    if allow_sequence:
+        forms.append("a numpy SeedSequence")
+    allowed = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
+    raise ConfigError(f"seed must be {allowed}, got {seed!r}")

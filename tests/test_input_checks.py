@@ -22,6 +22,55 @@ def test_bad_seeds_are_rejected(seed):
     assert env.unwrapped.game_state.to_dict() == before
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True, np.bool_(True), None])
+def test_every_seeded_entry_point_refuses_the_same_seeds(seed):
+    """One check (``risk_env.errors.check_seed``) behind every seed argument: the same refusal,
+    naming what is allowed; None only where it means something."""
+    pytest.importorskip("torch")
+    from risk_env.agents import RandomAgent
+    from risk_env.errors import check_seed
+    from risk_env.tools.match import play_match
+    from risk_env.vector import VectorEnv, VectorGame
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+    from risk_env.vector.learner import LearnerEnv
+
+    with pytest.raises(ConfigError, match="^seed must be an integer >= 0, got "):
+        check_seed(seed)
+    with pytest.raises(ConfigError, match="^seed must be an integer >= 0, got "):
+        VectorGame(RulesConfig(num_players=3), seed=seed)
+    with pytest.raises(ConfigError, match="^seed must be an integer >= 0, got "):
+        risk_env.evaluate(["random", "random"], num_games=1, seed=seed, progress=False)
+    with pytest.raises(ConfigError, match="^seed must be an integer >= 0, got "):
+        LearnerEnv(2, seed=seed, num_players=2)
+    with pytest.raises(ConfigError, match="^seed must be an integer >= 0, got "):
+        play_match(risk_env.env(num_players=2), [RandomAgent(), RandomAgent()], seed=1, agent_seeds=[1, seed])
+    if seed is not None:
+        with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got "):
+            VectorEnv(2, rules=RulesConfig(num_players=3)).reset(seed=seed)
+        with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got "):
+            GymnasiumVectorEnv(2, num_players=2).reset(seed=seed)
+
+
+def test_numpy_integer_seeds_are_seeds_everywhere():
+    pytest.importorskip("torch")
+    from risk_env.vector import VectorEnv
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    env = VectorEnv(4, rules=RulesConfig(num_players=3))
+    a = env.reset(seed=np.int64(7)).observation.clone()
+    gym_env = GymnasiumVectorEnv(2, seed=np.int64(1), num_players=2)
+    np.testing.assert_array_equal(gym_env.reset(seed=np.int64(3))[0], gym_env.reset(seed=3)[0])
+    assert torch_equal(a, env.reset(seed=7).observation)
+    result = risk_env.evaluate(["random", "random"], num_games=2, seed=np.int64(3), progress=False)
+    assert type(result.seed) is int and result.seed == 3 and result.num_games == 2
+
+
+def torch_equal(a, b):
+    import torch
+
+    return bool(torch.equal(a, b))
+
+
 def test_good_seeds_are_accepted():
     g = Game(RulesConfig(num_players=3))
     a = g.new_game(np.int64(5)).to_dict()
@@ -249,3 +298,116 @@ def test_a_capital_choice_by_a_seat_that_does_not_play():
     plain = Game(RulesConfig(num_players=3, setup="random"))
     with pytest.raises(StateError, match="these rules have no capital phase"):
         plain.state_from_dict({**plain.new_game(2).to_dict(), "phase": 8})
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True])
+def test_agents_refuse_bad_seeds_and_keep_their_generator(seed):
+    from risk_env.agents import BalancedAgent, RandomAgent
+
+    with pytest.raises(ConfigError, match="^seed must be None, an integer >= 0 or a numpy SeedSequence, got "):
+        BalancedAgent(seed=seed)
+    agent = RandomAgent(seed=4)
+    state = agent.rng.bit_generator.state
+    with pytest.raises(ConfigError, match="seed must be"):
+        agent.reset(seed)
+    assert agent.rng.bit_generator.state == state
+    agent.reset(np.random.SeedSequence(4))
+    assert agent.rng.bit_generator.state == RandomAgent(seed=4).rng.bit_generator.state
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True])
+def test_single_agent_env_refuses_bad_seeds_with_config_error(seed):
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    env = RiskSingleAgentEnv(num_players=2, opponents="random")
+    env.reset(seed=1)
+    before = env.game_state.to_dict()
+    with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got "):
+        env.reset(seed=seed)
+    assert env.game_state.to_dict() == before
+    env.reset(seed=np.int64(5))  # a numpy integer is a seed (Gymnasium itself takes Python ints only)
+    after_numpy = env.game_state.to_dict()
+    env.reset(seed=5)
+    assert env.game_state.to_dict() == after_numpy
+
+
+def test_seeds_beyond_64_bits_are_refused_with_config_error():
+    pytest.importorskip("torch")
+    from risk_env.errors import check_seed
+    from risk_env.vector import VectorEnv
+    from risk_env.vector.learner import LearnerEnv
+
+    check_seed(2**64 - 1, torch_seed=True)
+    check_seed(2**70)  # (numpy's and Python's generators take any size)
+    for seed in (2**64, 2**70):
+        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+            check_seed(seed, torch_seed=True)
+        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+            VectorEnv(2, seed=seed, rules=RulesConfig(num_players=2))
+    env = LearnerEnv(2, seed=2**64 - 1, num_players=2)  # (the opponents' generator: seed + 7919, modulo 2**64)
+    env.reset(seed=2**64 - 1)
+    before = env.venv.state.owner.clone()
+    with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+        env.reset(seed=2**64)
+    assert bool((env.venv.state.owner == before).all())
+
+
+def test_seeds_are_checked_before_anything_changes():
+    from risk_env.agents import RandomAgent, load_agent
+    from risk_env.envs.opponents import reseed
+    from risk_env.records.recorder import Recorder
+    from risk_env.tools.match import play_match
+
+    agents = [RandomAgent(seed=1), RandomAgent(seed=2)]
+    states = [a.rng.bit_generator.state for a in agents]
+    with pytest.raises(ConfigError, match="^seed must be"):
+        play_match(risk_env.env(num_players=2), agents, seed=-1, agent_seeds=[5, 6])
+    assert [a.rng.bit_generator.state for a in agents] == states  # the agents were not re-seeded
+    with pytest.raises(ConfigError, match="^seed must be"):
+        reseed(agents[0], -1)
+    assert agents[0].rng.bit_generator.state == states[0]
+    for spec in ("random", "ppo-2p", lambda obs, info: 0):
+        with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got 1.5"):
+            load_agent(spec, seed=1.5)
+    rec = Recorder(risk_env.env(num_players=2))
+    rec.reset(seed=3)
+    with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got -1"):
+        rec.reset(seed=-1)
+    assert rec.records == [] and rec.record is not None and rec.record.seed == 3  # the game goes on, recorded
+    obs, *_ = rec.last()
+    rec.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(rec.record.actions) == 1
+
+
+def test_a_record_needs_a_seed_that_replays():
+    from risk_env.records.record import GameRecord, RecordError
+
+    with pytest.raises(RecordError, match="integer seed >= 0"):
+        GameRecord.start(Game(RulesConfig(num_players=2)), -1, ["a", "b"])
+
+
+def test_the_training_seed_fits_sb3():
+    from risk_env.train.config import TrainConfig
+
+    with pytest.raises(ConfigError, match="seed"):
+        TrainConfig.from_dict({"seed": 2**32})
+    assert TrainConfig.from_dict({"seed": 2**32 - 1}).seed == 2**32 - 1
+
+
+def test_batched_tools_check_their_seeds():
+    pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    from risk_env.tools.vector_evaluation import evaluate_batched
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    for seed in (1.5, "3", True, None):
+        with pytest.raises(ConfigError, match="^seed must be an integer >= 0"):
+            evaluate_batched(["random", "random"], 2, RulesConfig(num_players=2), seed=seed)
+    venv = VectorSB3Env(2, seed=0, num_players=2)
+    for seed in (-1, 1.5, True):
+        with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0"):
+            venv.seed(seed)
+    venv.seed(np.int64(4))
+    a = venv.reset()
+    venv.seed(4)
+    np.testing.assert_array_equal(a, venv.reset())

@@ -100,6 +100,14 @@ def test_dagger_labels_the_students_own_states():
     assert len(both) == 600 and both.obs["nodes"].shape[0] == 600
     with pytest.raises(ConfigError, match="decisions"):
         collect_decisions(env, FirstLegal(), 0, gamma=0.99)
+    # a numpy seed is the same seed (the second env's ``seed + 1`` does not wrap around in uint8)
+    a, _ = collect_decisions([_env(), _env()], FirstLegal(), 40, gamma=0.99, seed=np.uint8(255))
+    b, _ = collect_decisions([_env(), _env()], FirstLegal(), 40, gamma=0.99, seed=255)
+    np.testing.assert_array_equal(a.obs["nodes"], b.obs["nodes"])
+    for bad in ({"decisions": "10"}, {"gamma": "0.9"}, {"seed": None}, {"seed": -1}):
+        args = {"decisions": 10, "gamma": 0.99, "seed": 0, **bad}
+        with pytest.raises(ConfigError, match=f"{next(iter(bad))} must be"):
+            collect_decisions(env, FirstLegal(), **args)
 
 
 def _rows(data):

@@ -191,7 +191,7 @@ def test_bad_reset_seed_changes_nothing() -> None:
     env = _env()
     before = _snapshot(env)
     for seed in (-1, 1.5, "3", True):
-        with pytest.raises(ConfigError, match="seed must be an integer >= 0 or None"):
+        with pytest.raises(ConfigError, match="seed must be None or an integer >= 0"):
             env.reset(seed=seed)  # type: ignore[arg-type]
     _unchanged(env, before)
 

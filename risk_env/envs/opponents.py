@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, RiskError
+from ..errors import ConfigError, RiskError, check_seed
 from .observation import ObservationEncoder
 from .view import GameView
 
@@ -159,7 +159,12 @@ def resolve_agent(spec: Any, seed: int | None = None, resolve: AgentResolver | N
 
 
 def reseed(agent: Any, seed: int) -> None:
-    """Give a stateful agent a fresh per-episode seed, if it accepts one."""
+    """Give a stateful agent a fresh per-episode seed, if it accepts one.
+
+    Raises:
+        ConfigError: ``seed`` is not an integer >= 0 (nothing is re-seeded then).
+    """
+    check_seed(seed)
     fn = getattr(agent, "reset", None)
     if callable(fn):
         try:

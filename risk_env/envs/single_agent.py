@@ -114,7 +114,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError
+from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError, check_seed
 from ..records.ansi import render_ansi
 from ..records.frames import draw_frame
 from ..rules.checks import position_from
@@ -304,9 +304,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
                 positions, curricula); ``{"learner_seat": k}`` fixes the seat for this episode.
 
         Raises:
-            ConfigError: bad options, or no learner decision reachable (a tiny turn limit).
+            ConfigError: a seed that is not None or an integer >= 0, bad options, or no learner
+                decision reachable (a tiny turn limit).
             StateError: a position that is malformed or breaks the rules (nothing changes).
         """
+        check_seed(seed, allow_none=True)
         n = self.rules.num_players
         options = dict(options or {})
         start = options.pop("state", None)
@@ -317,7 +319,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise ConfigError(f"learner_seat must be a seat 0..{n - 1}, got {seat_opt!r}")
         if start is not None:
             start = position_from(self.game, start, "options['state']")  # a checked copy, before anything changes
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))  # (Gymnasium takes a Python int)
         rng = self.np_random
         for _ in range(1 if start is not None else 100):
             if seat_opt is not None:

@@ -171,10 +171,10 @@ class GameRecord:
         """An empty record for a game of ``game`` begun with ``Game.new_game(seed)``.
 
         Raises:
-            RecordError: ``seed`` is not an int (a record needs the seed to replay).
+            RecordError: ``seed`` is not an integer >= 0 (a record needs the seed to replay).
         """
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise RecordError(f"a record needs an integer seed to replay the game, got {seed!r}")
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise RecordError(f"a record needs an integer seed >= 0 to replay the game, got {seed!r}")
         return cls(
             rules=game.config.to_dict(),
             map=map_spec(game),

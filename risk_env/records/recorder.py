@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from ..errors import check_seed
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
@@ -124,6 +125,7 @@ class Recorder(BaseWrapper):
         self._open = False
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        check_seed(seed, allow_none=True)  # (before the game in progress is closed)
         if self._open and self.record is not None:
             self._close("unfinished")
         if seed is None:

@@ -36,7 +36,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..errors import ConfigError, IllegalMoveError
+from ..errors import ConfigError, IllegalMoveError, check_seed
 from . import checks, legality, notation
 from .cards import composition_of, set_value, value_by_set
 from .config import RulesConfig
@@ -202,12 +202,7 @@ class Game:
         cfg = self.config
         n = self.num_players
         T = self.T
-        if not (
-            seed is None
-            or isinstance(seed, np.random.SeedSequence)
-            or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
-        ):
-            raise ConfigError(f"seed must be None, an integer >= 0 or a numpy SeedSequence, got {seed!r}")
+        check_seed(seed, allow_none=True, allow_sequence=True)
         rng = np.random.default_rng(seed)
         order = [int(x) for x in rng.permutation(n)]
         start = self.starting_armies

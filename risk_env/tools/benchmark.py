@@ -50,6 +50,7 @@ from risk_env._extras import require
 from risk_env.agents import load_agent
 from risk_env.envs.codec import Selection
 from risk_env.envs.single_agent import RiskSingleAgentEnv
+from risk_env.errors import check_seed
 from risk_env.rules.map import map_from_dict
 from risk_env.rules.state import GameState
 from risk_env.tools.match import play_match
@@ -67,6 +68,8 @@ def _median_rate(fn: Callable[[float], tuple[int, float]], seconds: float, repea
 
 def aec_steps_per_second(make_env: Callable[[], Any], seconds: float = 2.0, repeats: int = 3, seed: int = 0) -> float:
     """AEC steps/s with the loop of ``pettingzoo.test.performance_benchmark`` (median of ``repeats`` windows)."""
+    check_seed(seed)
+    seed = int(seed)
     random.seed(seed)
     env = make_env()
 
@@ -95,8 +98,9 @@ def aec_steps_per_second(make_env: Callable[[], Any], seconds: float = 2.0, repe
 
 def engine_decisions_per_second(game: Game, seconds: float = 2.0, repeats: int = 3, seed: int = 0) -> float:
     """Bare engine decisions/s: mask, random legal id, codec step; no PettingZoo."""
+    check_seed(seed)
     codec = ActionCodec(game)
-    rnd = random.Random(seed)
+    rnd = random.Random(int(seed))
 
     def window(secs: float) -> tuple[int, float]:
         s = game.new_game(seed)
@@ -157,6 +161,7 @@ def micro_costs(game: Game, repeats: int = 5, positions: int = 2000) -> dict[str
 
 def generated_map(territories: int = 200, continent_size: int = 10, seed: int = 0) -> dict[str, Any]:
     """A connected grid-like map dict of about ``territories`` territories (for scaling runs)."""
+    check_seed(seed)
     cols = int(math.ceil(math.sqrt(territories * 2)))
     rows = int(math.ceil(territories / cols))
     rng = np.random.default_rng(seed)

@@ -83,7 +83,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from ..errors import ConfigError
+from ..errors import ConfigError, check_seed
 from ..rules.config import RulesConfig, preset_player_count, resolve_rules
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
@@ -334,8 +334,8 @@ def evaluate(
         raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
-    if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    check_seed(seed, torch_seed=backend == "vector")
+    seed = int(seed)  # (a numpy integer too: the result's seed is a plain int)
     if backend not in ("reference", "vector"):
         raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
     cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
@@ -456,8 +456,13 @@ def round_robin(
     Each pair uses the same ``seed`` (and ``backend``, ``device``, ``batch_size``, as :func:`evaluate`).
     With ``out_dir``, each pair is saved under ``out_dir/<a>_vs_<b>/`` and the matrix as
     ``out_dir/round_robin.md``.
+
+    Raises:
+        ConfigError: a bad ``seed`` (before any game), or what :func:`evaluate` refuses.
     """
     from risk_env.agents import agent_label
+
+    check_seed(seed)
 
     out: dict[tuple[str, str], EvaluationResult] = {}
     specs = list(agents)

@@ -40,7 +40,7 @@ from typing import Any
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs
 from ..envs.view import GameView
-from ..errors import ConfigError, IllegalActionError
+from ..errors import ConfigError, IllegalActionError, check_seed
 from ..records.record import GameRecord
 from ..rules.state import Phase
 
@@ -149,11 +149,15 @@ def play_match(
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
+    check_seed(seed, allow_none=True, allow_sequence=True)  # (before any agent is re-seeded)
     raw = env.unwrapped
     names = list(raw.possible_agents)
     table = _per_agent(agents, names, "agents")
     if agent_seeds is not None:
-        for a, sd in _per_agent(agent_seeds, names, "agent_seeds").items():
+        seeds = _per_agent(agent_seeds, names, "agent_seeds")
+        for sd in seeds.values():  # (all checked before any agent is reset)
+            check_seed(sd)
+        for a, sd in seeds.items():
             table[a].reset(int(sd))
     recorder = None
     if record:

@@ -83,7 +83,7 @@ from .._extras import require
 from ..agents import HEURISTICS as _HEURISTICS
 from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
-from ..errors import ConfigError, MapError
+from ..errors import ConfigError, MapError, check_seed
 from ..rules.config import PRESETS, RulesConfig
 from ..rules.engine import Game
 from ..rules.state import Phase
@@ -181,10 +181,11 @@ def game_spec(
         "vector" (played on the batched engine beside the reference one)}``.
 
     Raises:
-        ValueError: ``family`` is not an integer >= 1.
+        ValueError: ``family`` is not an integer >= 1; ConfigError (a ValueError): ``seed`` is not an integer >= 0.
         RuntimeError: no preset could be drawn that the library plays (a bug of the library or
             of :data:`~risk_env.rules.config.PRESETS`).
     """
+    check_seed(seed)
     if isinstance(family, bool) or not isinstance(family, int) or family < 1:
         raise ValueError(f"family must be an integer >= 1, got {family!r}")
     key = index // family
@@ -453,8 +454,14 @@ def trajectory_digest(rules: dict[str, Any], seed: int, agent_seed: int, max_ste
     played by random agents drawing from ``default_rng(agent_seed)``: equal digests mean equal games.
 
     Used to compare trajectories across processes (spawn, other ``PYTHONHASHSEED``).
+
+    Raises:
+        ConfigError: ``seed`` or ``agent_seed`` is not an integer >= 0.
     """
     from ..envs.aec import env as make_env
+
+    check_seed(seed)
+    check_seed(agent_seed)
 
     e = make_env(rules=RulesConfig.from_dict(rules)) if wrapped else raw_env(rules=RulesConfig.from_dict(rules))
     e.reset(seed=seed)

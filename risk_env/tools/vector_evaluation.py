@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, RiskError
+from ..errors import SEED_LIMIT, ConfigError, RiskError, check_seed
 from ..rules.config import RulesConfig
 from .progress import progress_bar
 from .stats import EvaluatedGame, EvaluationResult, summarize
@@ -145,12 +145,13 @@ def evaluate_batched(
         raise ConfigError(f"give one agent per seat: {n} players need {n} agents, got {len(specs)}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
         raise ConfigError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+    check_seed(seed, torch_seed=True)
     B = min(num_games, batch_size or 4096)
     B = -(-B // n) * n
     game = VectorGame(rules, device=device, seed=int(seed))
     dev = game.device
     gen = torch.Generator(device=dev)
-    gen.manual_seed(int(seed) + 1)
+    gen.manual_seed((int(seed) + 1) % SEED_LIMIT)
     policies = [batched_policy(sp, game, gen) for sp in specs]
     if labels is None:
         labels = []

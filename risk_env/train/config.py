@@ -253,7 +253,7 @@ class TrainConfig(_Section):
         description="'sb3': sb3-contrib MaskablePPO on the reference envs (risk_env.train.sb3); 'device': PPO on "
         "the batched engine with every tensor on ppo.device (risk_env.train.device_train)",
     )
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, lt=2**32, description="seeds the run (below 2**32: SB3 seeds numpy's legacy generator)")
     total_timesteps: int = Field(500_000, ge=1)
     max_minutes: float | None = Field(10.0, gt=0)
     torch_threads: int | None = Field(None, ge=1, description="torch threads in the trainer (default 1)")

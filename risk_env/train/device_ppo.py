@@ -38,7 +38,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..errors import ConfigError
+from ..errors import ConfigError, check_seed
 from ..vector.learner import LearnerEnv, seat_credit
 from .graph_net import GraphNet, masked_logits
 from .seating import Seating
@@ -169,6 +169,7 @@ class DevicePPO:
         s = settings
         if s.batch_size < 2:
             raise ConfigError(f"ppo.batch_size must be >= 2, got {s.batch_size}")
+        check_seed(seed, torch_seed=True)
         if s.precision not in PRECISIONS:
             raise ConfigError(f"precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}")
         if seating is not None and not env.self_play:

@@ -48,7 +48,7 @@ from torch.nn import functional as F
 
 from ..envs.opponents import OpponentPool, preserve_global_rng, reseed, resolve_agent
 from ..envs.single_agent import RiskSingleAgentEnv
-from ..errors import ConfigError
+from ..errors import ConfigError, check_seed
 from .config import env_kwargs
 from .teacher import DECISION_KINDS, decision_kind, episode_score, teacher_action
 
@@ -211,13 +211,16 @@ def collect_decisions(
         ``decisions`` too, and the player's mean episode score: 1 won, 0.5 turn limit, 0 lost).
 
     Raises:
-        ConfigError: ``decisions < 1``, ``gamma`` outside (0, 1], no env, an env given twice,
-            or envs of different rules or observation spaces.
+        ConfigError: ``decisions`` not an integer >= 1, ``gamma`` not a number in (0, 1], ``seed``
+            not an integer >= 0, no env, an env given twice, or envs of different rules or
+            observation spaces.
     """
-    if decisions < 1:
-        raise ConfigError(f"decisions must be >= 1, got {decisions!r}")
-    if not 0.0 < gamma <= 1.0:
-        raise ConfigError(f"gamma must be in (0, 1], got {gamma!r}")
+    if isinstance(decisions, bool) or not isinstance(decisions, (int, np.integer)) or decisions < 1:
+        raise ConfigError(f"decisions must be an integer >= 1, got {decisions!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating)) or not 0.0 < gamma <= 1.0:
+        raise ConfigError(f"gamma must be a number in (0, 1], got {gamma!r}")
+    check_seed(seed)
+    seed = int(seed)  # (a numpy integer would wrap in the seeds ``seed + i`` of the other envs)
     try:
         envs = [env] if isinstance(env, RiskSingleAgentEnv) else list(env)
     except TypeError:
@@ -303,10 +306,11 @@ def fit(
         one ``{"policy_loss", "value_loss"}`` per epoch (means over its minibatches).
 
     Raises:
-        ConfigError: ``epochs < 1`` or ``batch_size < 1``.
+        ConfigError: ``epochs < 1``, ``batch_size < 1`` or ``seed`` not an integer >= 0.
     """
     if epochs < 1 or batch_size < 1:
         raise ConfigError(f"epochs and batch_size must be >= 1, got {epochs!r} and {batch_size!r}")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     opt = th.optim.Adam(policy.parameters(), lr=learning_rate)
     dev = policy.device

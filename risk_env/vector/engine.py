@@ -61,7 +61,7 @@ from ..envs.layout import (
     decision_table,
     observation_layout,
 )
-from ..errors import ConfigError
+from ..errors import ConfigError, check_seed
 from ..rules.allied import ALLIED_START_ARMIES
 from ..rules.cards import MAX_STARS, MIN_STARS
 from ..rules.config import RulesConfig
@@ -178,8 +178,7 @@ class VectorGame:
         if overrides:
             cfg = cfg.replace(**overrides)
         check_rules(cfg)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        check_seed(seed, torch_seed=True)
         if not isinstance(static, bool):
             raise ConfigError(f"static must be True or False, got {static!r}")
         self.device = resolve_device(device)

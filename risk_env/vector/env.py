@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.state import Phase
 from .engine import BatchState, VectorGame
@@ -55,7 +55,8 @@ class VectorStep(NamedTuple):
     Attributes:
         observation: the observations for ``current_player``: float32 ``(B, D)``, or with
             ``observation="graph"`` the graph dict (see :data:`Observation`).
-        action_mask: bool ``(B, N)``.
+        action_mask: bool ``(B, N)``. The observation and the mask are the env's own tensors (it
+            checks the next actions against the mask): edit a ``clone()``.
         current_player: int64 ``(B,)`` the seat to act.
         rewards: float32 ``(B, n)`` this step's rewards per seat.
         terminated: bool ``(B,)`` the game was won in this step.
@@ -239,10 +240,9 @@ class VectorEnv:
         Raises:
             ConfigError: a bad seed; nothing changes then.
         """
+        check_seed(seed, allow_none=True, torch_seed=True)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-                raise ConfigError(f"seed must be an integer >= 0 or None, got {seed!r}")
-            self.game.generator.manual_seed(seed)
+            self.game.generator.manual_seed(int(seed))
         with torch.inference_mode():  # (see the class docstring: the engine computes without autograd)
             fresh = self.game.new_games(self.num_envs)
             if self.cuda_graph and self._runner is not None:  # the recorded graphs keep reading the same tensors

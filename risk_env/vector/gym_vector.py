@@ -58,7 +58,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..errors import ConfigError, ResetNeededError
+from ..errors import ConfigError, ResetNeededError, check_seed
 from .learner import LearnerEnv, LearnerStep
 
 __all__ = ["GymnasiumVectorEnv"]
@@ -130,6 +130,8 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             raise ConfigError(f"unknown reset option(s) {sorted(opts)}; this env takes options={{'reset_mask': mask}}")
         if reset_mask is not None:
             return self._reset_some(reset_mask, seed)
+        check_seed(seed, allow_none=True, torch_seed=True)
+        seed = None if seed is None else int(seed)  # (Gymnasium takes a Python int)
         super().reset(seed=seed)
         out = self.learner_env.reset(seed=seed)
         self._pending[:] = False

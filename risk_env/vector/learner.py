@@ -65,7 +65,7 @@ from typing import Any, NamedTuple, Protocol
 
 import torch
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError
+from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError
 from .agents import BatchedPolicy, make_policy
 from .env import OBSERVATION_MODES, Observation, VectorEnv, VectorStep
 
@@ -200,7 +200,7 @@ class LearnerEnv:
     Args:
         num_envs: slots ``B`` (>= 1).
         device: the torch device of the engine, the opponents and every output.
-        seed: seeds the engine's generator (the random opponent draws from a second one, seeded ``seed + 7919``).
+        seed: seeds the engine's generator (the random opponent draws from a second one, seeded ``(seed + 7919) % 2**64``).
         opponents: the opponent assignment: a name, a :class:`BatchedPolicy`, a list of those (or of tuples
             per opponent seat; see :class:`FixedOpponents`), or an :class:`OpponentAssignment` such as a
             :class:`~risk_env.vector.league.League`. Ignored with ``self_play``.
@@ -270,7 +270,7 @@ class LearnerEnv:
         self.keep_final = bool(final_observation)
         self.max_opponent_steps = max_opponent_steps
         self.generator = torch.Generator(device=self.device)
-        self.generator.manual_seed(seed + 7919)
+        self.generator.manual_seed((int(seed) + 7919) % SEED_LIMIT)
         self.assignment: OpponentAssignment | None = None
         if not self.self_play:
             if hasattr(opponents, "assign") and hasattr(opponents, "policies"):
@@ -335,7 +335,7 @@ class LearnerEnv:
         """
         out = self.venv.reset(seed=seed)
         if seed is not None:
-            self.generator.manual_seed(seed + 7919)
+            self.generator.manual_seed((int(seed) + 7919) % SEED_LIMIT)
         B, dev = self.num_envs, self.device
         self.games_started.zero_()
         self._seat_new_games(self._slots)

@@ -37,7 +37,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
 
 if TYPE_CHECKING:
     from ..train.config import TrainConfig
@@ -161,6 +161,16 @@ class VectorSB3Env(VecEnv):
         super().__init__(num_envs, spaces.Box(0.0, np.inf, (D,), np.float32), spaces.Discrete(N))
         self._out: LearnerStep | None = None
         self._actions: torch.Tensor | None = None
+
+    def seed(self, seed: int | None = None) -> Sequence[None | int]:
+        """Seed the next :meth:`reset` (SB3's ``VecEnv.seed``: ``seed + i`` for slot ``i``; this env
+        re-seeds its one engine with ``seed``).
+
+        Raises:
+            ConfigError: ``seed`` is not None or an integer >= 0 (nothing changes then).
+        """
+        check_seed(seed, allow_none=True, torch_seed=True)
+        return super().seed(None if seed is None else int(seed))
 
     def reset(self) -> VecEnvObs:
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None

@@ -45,7 +45,7 @@ from tensordict import TensorDict, TensorDictBase
 from torchrl.data import Binary, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
-from ..errors import ConfigError
+from ..errors import ConfigError, check_seed
 from .learner import LearnerEnv, LearnerStep
 
 __all__ = ["TorchRLVectorEnv"]
@@ -139,7 +139,6 @@ class TorchRLVectorEnv(EnvBase):
         return td
 
     def _set_seed(self, seed: int | None) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ConfigError(f"seed must be an integer >= 0, got {seed!r}")
+        check_seed(seed, allow_none=True, torch_seed=True)
         self._seed = seed
         self._started = False

@@ -50,7 +50,7 @@ import numpy as np
 from ..agents import agent_label, load_agent
 from ..envs.aec import raw_env
 from ..envs.view import GameView
-from ..errors import ConfigError, IllegalActionError, RiskError, StateError
+from ..errors import ConfigError, IllegalActionError, RiskError, StateError, check_seed
 from ..records.ansi import distinct_labels, owner_label, seat_name
 from ..records.record import GameRecord, ReplayStep, game_result
 from ..records.recorder import Recorder, fresh_seed
@@ -121,7 +121,7 @@ class GameSession:
         n = rules.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ConfigError(f"the person's seat must be 0..{n - 1} (one of the {n} players), got {seat!r}")
-        _check_seed(seed)
+        check_seed(seed, allow_none=True)
         seed = fresh_seed() if seed is None else int(seed)
         if record is not None and (not isinstance(record, (str, os.PathLike)) or not os.fspath(record)):
             raise ConfigError(f"record must be a file path (a str or a path object) or None, got {record!r}")
@@ -181,7 +181,7 @@ class GameSession:
         Raises:
             ConfigError: a seed that is not an integer >= 0; nothing changes.
         """
-        _check_seed(seed)
+        check_seed(seed, allow_none=True)
         if not self.over and self.record_path is not None and self.history:
             self.save("unfinished")
         self._new(fresh_seed() if seed is None else int(seed))
@@ -415,12 +415,6 @@ class GameSession:
             out["svg"] = self.board.svg(s, self.raw.last_move, selection=self.raw.selection)
             out["history"] = list(self.history)
         return out
-
-
-def _check_seed(seed: Any) -> None:
-    """Refuse a seed that is neither None nor an integer >= 0 (ConfigError)."""
-    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ConfigError(f"seed must be None or an integer >= 0, got {seed!r}")
 
 
 def _button_label(label: str) -> str:

@@ -52,7 +52,7 @@ def test_every_seeded_entry_point_refuses_the_same_seeds(seed):
 
 
 def test_numpy_integer_seeds_are_seeds_everywhere():
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     from risk_env.vector import VectorEnv
     from risk_env.vector.gym_vector import GymnasiumVectorEnv
 
@@ -60,15 +60,9 @@ def test_numpy_integer_seeds_are_seeds_everywhere():
     a = env.reset(seed=np.int64(7)).observation.clone()
     gym_env = GymnasiumVectorEnv(2, seed=np.int64(1), num_players=2)
     np.testing.assert_array_equal(gym_env.reset(seed=np.int64(3))[0], gym_env.reset(seed=3)[0])
-    assert torch_equal(a, env.reset(seed=7).observation)
+    assert torch.equal(a, env.reset(seed=7).observation)
     result = risk_env.evaluate(["random", "random"], num_games=2, seed=np.int64(3), progress=False)
     assert type(result.seed) is int and result.seed == 3 and result.num_games == 2
-
-
-def torch_equal(a, b):
-    import torch
-
-    return bool(torch.equal(a, b))
 
 
 def test_good_seeds_are_accepted():

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.codec import ActionCodec, Selection
-from ..errors import ConfigError, IllegalMoveError, InvalidMoveError, RecordError, RiskError
+from ..errors import ConfigError, IllegalMoveError, InvalidMoveError, RecordError, RiskError, check_seed
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.map import builtin_maps, load_map, map_from_dict
@@ -173,8 +173,10 @@ class GameRecord:
         Raises:
             RecordError: ``seed`` is not an integer >= 0 (a record needs the seed to replay).
         """
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise RecordError(f"a record needs an integer seed >= 0 to replay the game, got {seed!r}")
+        try:
+            check_seed(seed)
+        except ConfigError:
+            raise RecordError(f"a record needs an integer seed >= 0 to replay the game, got {seed!r}") from None
         return cls(
             rules=game.config.to_dict(),
             map=map_spec(game),

@@ -126,7 +126,7 @@ def play_match(
         env: ``risk_env.raw_env(...)`` or ``risk_env.env(...)`` (reset here).
         agents: agent name (``player_i``) -> agent, or one agent per seat in seat order.
             An agent has ``act(observation, info) -> int`` (or is such a callable).
-        seed: the game seed given to ``env.reset``.
+        seed: the game seed given to ``env.reset``: None or an integer >= 0 (numpy integers too).
         agent_seeds: per agent (mapping or sequence): ``agent.reset(seed)`` before the game;
             without it agents are not reset.
         before_step: ``f(agent, action, observation, info)`` before each action is stepped
@@ -149,7 +149,8 @@ def play_match(
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
-    check_seed(seed, allow_none=True, allow_sequence=True)  # (before any agent is re-seeded)
+    check_seed(seed, allow_none=True)  # (before any agent is re-seeded; env.reset takes no SeedSequence)
+    seed = None if seed is None else int(seed)  # (a numpy integer is reported as a Python int)
     raw = env.unwrapped
     names = list(raw.possible_agents)
     table = _per_agent(agents, names, "agents")

@@ -70,9 +70,10 @@ def test_play_match_reports_a_numpy_seed_as_an_int_and_refuses_a_seed_sequence_b
     from risk_env.tools.match import play_match
 
     env = risk_env.env(num_players=2, preset="fast", map="small")
-    r = play_match(env, [RandomAgent(), RandomAgent()], seed=np.int64(3), max_steps=5)
+    r = play_match(env, [RandomAgent(0), RandomAgent(1)], seed=np.int64(3), max_steps=30)
     assert type(r.seed) is int and r.seed == 3
-    assert play_match(env, [RandomAgent(), RandomAgent()], seed=3, max_steps=5).turns == r.turns
+    again = play_match(env, [RandomAgent(0), RandomAgent(1)], seed=3, max_steps=30)
+    assert (again.turns, again.moves, again.territories) == (r.turns, r.moves, r.territories)
     first = RandomAgent(0)
     draws = first.rng.integers(1 << 30, size=3).tolist()
     first.reset(0)

@@ -54,7 +54,7 @@ except ImportError:
 
 from .._extras import missing_extra_message, require
 from ..agents import load_agent, spec_forms
-from ..errors import RiskError
+from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
@@ -120,6 +120,8 @@ def build_rules(
 def _overrides(settings: list[str] | None, map_name: str | None = None, turn_limit: int | None = None) -> dict[str, Any]:
     """The rule switches of ``--set``, ``--map`` and ``--turns`` (a malformed ``--set`` raises a RiskError)."""
     overrides = parse_settings(settings)
+    if "num_players" in overrides:  # (the count has its own option; the two would clash)
+        raise ConfigError(f"--set num_players={overrides['num_players']}: give the number of players as --players (-n)")
     if map_name is not None:
         overrides["map"] = map_name
     if turn_limit is not None:

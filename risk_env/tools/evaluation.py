@@ -451,7 +451,9 @@ def round_robin(
     batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:
-    """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``.
+    """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``, keyed by the
+    entrants' labels (a repeated label gets ``#2``, ``#3``, ...; a pair's result names its two entrants
+    within that pair).
 
     Each pair uses the same ``seed`` (and ``backend``, ``device``, ``batch_size``, as :func:`evaluate`).
     With ``out_dir``, each pair is saved under ``out_dir/<a>_vs_<b>/`` and the matrix as
@@ -460,16 +462,15 @@ def round_robin(
     Raises:
         ConfigError: a bad ``seed`` (before any game), or what :func:`evaluate` refuses.
     """
-    from risk_env.agents import agent_label
-
     check_seed(seed)
 
     out: dict[tuple[str, str], EvaluationResult] = {}
     specs = list(agents)
+    labels = _labels(specs)  # (entrants of one label apart: "model", "model#2"; every pair kept)
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             a, b = specs[i], specs[j]
-            la, lb = agent_label(a), agent_label(b)
+            la, lb = labels[i], labels[j]
             sub = None if out_dir is None else Path(out_dir) / f"{la}_vs_{lb}"
             res = evaluate(
                 [a, b],
@@ -485,7 +486,7 @@ def round_robin(
                 batch_size=batch_size,
                 **rule_overrides,
             )
-            out[(res.entrants[0], res.entrants[1])] = res
+            out[(la, lb)] = res
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         (Path(out_dir) / "round_robin.md").write_text(round_robin_table(out) + "\n")

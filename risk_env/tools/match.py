@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..envs.action_input import as_integer, describe_action
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs
 from ..envs.view import GameView
@@ -84,9 +85,18 @@ class MatchResult:
 
 def agent_action(agent: Any, observation: Any, info: Mapping[str, Any]) -> int:
     """Ask ``agent`` for an action id: ``agent.act(observation, info)``, or ``agent(observation, info)``
-    for a plain callable. Returns an int (the caller checks legality)."""
+    for a plain callable. Returns an int (the caller checks legality).
+
+    Raises:
+        IllegalActionError: the agent returned no integer (a float, a string, a bool, None: the forms
+            :mod:`risk_env.envs.action_input` accepts, not coerced).
+    """
     act = getattr(agent, "act", agent)
-    return int(act(observation, info))
+    a = act(observation, info)
+    out = as_integer(a)
+    if out is None:
+        raise IllegalActionError(f"an action id is an integer, got {describe_action(a)}")
+    return out
 
 
 def _wants_view(agent: Any, views: bool | None) -> bool:
@@ -193,10 +203,10 @@ def play_match(
             act_info.pop("view", None)
         elif "view" not in act_info:  # an env made with views=False
             act_info["view"] = raw.view(name)
-        action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
-        if before_step is not None:
-            before_step(name, action, obs, act_info)
         try:
+            action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
+            if before_step is not None:
+                before_step(name, action, obs, act_info)
             env.step(action)
         except IllegalActionError as e:
             who = getattr(agent, "name", type(agent).__name__)

@@ -307,3 +307,40 @@ def test_an_agent_that_returns_no_integer_is_refused_not_coerced():
         with pytest.raises(IllegalActionError, match=r"^f: an action id is an integer, got "):
             CallableAgent(lambda o, i, v=value: v, name="f").act({}, {})
     assert CallableAgent(lambda o, i: np.int64(4)).act({}, {}) == 4
+
+
+def test_agent_modules_and_classes_that_fail_are_refused_with_risk_error(tmp_path, monkeypatch):
+    from risk_env.agents import load_agent
+    from risk_env.errors import RiskError
+
+    (tmp_path / "qa_broken_mod.py").write_text("1 / 0\n")
+    (tmp_path / "qa_agent_mod.py").write_text(
+        "class Picky:\n    def __init__(self):\n        raise RuntimeError('no weights here')\n"
+        "    def act(self, observation, info):\n        return 0\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RiskError, match="importing module 'qa_broken_mod' raised ZeroDivisionError: division by zero"):
+        load_agent("qa_broken_mod:x")
+    with pytest.raises(RiskError, match="^'Picky': building the agent raised RuntimeError: no weights here$"):
+        load_agent("qa_agent_mod:Picky")
+
+
+def test_animation_frame_rates_out_of_range_are_refused_before_a_file_is_written(tmp_path):
+    pytest.importorskip("imageio")
+    import risk_env
+    from risk_env.agents import RandomAgent
+    from risk_env.errors import ConfigError
+    from risk_env.records.replay import render_video
+    from risk_env.tools.match import play_match
+
+    rec = play_match(risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, record=True).record
+    for fps in (0.0001, 5000.0, 0, float("nan")):
+        out = tmp_path / "r.gif"
+        with pytest.raises(ConfigError, match=r"^fps must be from 0\.001 to 1000\.0 frames per second"):
+            render_video(rec, out, fps=fps)
+        assert not out.exists()
+    r = runner.invoke(
+        app, ["watch", "--players", "2", "--map", "small", "--show", "none", "--gif", str(tmp_path / "w.gif"), "--fps", "0.0001"]
+    )
+    assert r.exit_code == 2 and "error: --fps must be from 0.001 to 1000 frames per second, got 0.0001" in r.output
+    assert not (tmp_path / "w.gif").exists()

@@ -58,6 +58,7 @@ from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
+from ..records.replay import MAX_FPS, MIN_FPS
 from ..rules.config import PRESETS, RulesConfig, parse_settings, preset_player_count, resolve_rules, rules_files
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
@@ -217,8 +218,8 @@ def _check_numbers(seed: int | None = None, delay: float | None = None, fps: flo
         raise _fail(f"--seed must be 0 or more, got {seed}")
     if delay is not None and not (math.isfinite(delay) and delay >= 0):
         raise _fail(f"--delay must be 0 or more seconds, got {delay}")
-    if fps is not None and not (math.isfinite(fps) and fps > 0):
-        raise _fail(f"--fps must be more than 0 frames per second, got {fps}")
+    if fps is not None and not (math.isfinite(fps) and MIN_FPS <= fps <= MAX_FPS):
+        raise _fail(f"--fps must be from {MIN_FPS} to {MAX_FPS:g} frames per second, got {fps}")
 
 
 def _at_least(option: str, value: float | None, low: float, what: str = "") -> None:

@@ -385,3 +385,36 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
     (c,) = load_curves(run)
     assert (c.opponent, c.timesteps, c.seconds, c.win_rate, c.final) == ("balanced", [100, 200], [60.0, 120.0], [0.25, 0.5], None)
     assert plot_runs([run, run], tmp_path / "x.png").stat().st_size > 1000
+
+
+def test_a_refused_run_leaves_no_run_folder_and_an_existing_run_untouched(tmp_path):
+    """An evaluation opponent that cannot be played, a device that is not there, or a run folder that is a
+    file are refused before anything is written (an existing run's config.yaml keeps its settings)."""
+    from risk_env.train.sb3 import train
+
+    new = tmp_path / "new"
+    for changes, refusal in (
+        ({"eval": {"opponents": ["bogus"], "final_games": 2, "workers": 1, "rules": SMALL}}, r"^eval\.opponents: 'bogus' "),
+        (
+            {"eval": {"opponents": ["bogus"], "final_games": 2, "backend": "vector", "rules": SMALL}},
+            r"^eval\.opponents: 'bogus' cannot be played: the vector backend cannot play 'bogus'",
+        ),
+        ({"ppo": {"device": "meta", "n_steps": 64, "batch_size": 64}}, r"^ppo\.device='meta' is not available"),
+    ):
+        with pytest.raises(ConfigError, match=refusal):
+            train(_tiny(new, **changes), progress=False, quiet=True)
+        assert not new.exists()
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "config.yaml").write_text("name: kept\n")
+    with pytest.raises(ConfigError, match=r"^eval\.opponents: "):
+        train(
+            _tiny(old, eval={"opponents": ["bogus"], "final_games": 2, "workers": 1, "rules": SMALL}), progress=False, quiet=True
+        )
+    with pytest.raises(ConfigError, match="bogus"):
+        train(_tiny(old, opponents={"baselines": ["bogus"]}), progress=False, quiet=True)
+    assert (old / "config.yaml").read_text() == "name: kept\n" and sorted(p.name for p in old.iterdir()) == ["config.yaml"]
+    file_run = tmp_path / "run.json"
+    file_run.write_text("{}")
+    with pytest.raises(ConfigError, match="is a file: give another --out"):
+        train(_tiny(file_run), progress=False, quiet=True)

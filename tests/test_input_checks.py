@@ -513,3 +513,64 @@ def test_learner_env_checks_its_opponents_ids_and_refuses_non_tensors():
         if bad is not None:  # (active=None: every slot)
             with pytest.raises(ConfigError, match=r"^active must be a bool tensor of shape \(4,\), got "):
                 env.step(env.last.action_mask.long().argmax(1), active=bad)
+
+
+def test_evaluate_takes_numpy_counts_and_refuses_bools_and_a_single_spec():
+    res = risk_env.evaluate(["random", "random"], num_games=np.int64(2), workers=np.int64(1), map="small", progress=False)
+    assert res.num_games == 2 and type(res.workers) is int
+    for kw, name in (
+        (dict(workers=True), "workers"),
+        (dict(max_turn_steps=True), "max_turn_steps"),
+        (dict(num_games=True), "num_games"),
+    ):
+        with pytest.raises(ConfigError, match=f"^{name} must be an integer, got True$"):
+            risk_env.evaluate(["random", "random"], progress=False, **kw)
+    with pytest.raises(ConfigError, match="^agents must be a list of specs, one per seat, got the single spec 'balanced'"):
+        risk_env.evaluate("balanced")
+
+
+def test_a_record_with_a_numpy_seed_saves_as_json(tmp_path):
+    import dataclasses
+
+    from risk_env.agents import RandomAgent
+    from risk_env.records.record import GameRecord
+    from risk_env.tools.match import play_match
+
+    rec = play_match(
+        risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=4, max_steps=20, record=True
+    ).record
+    path = dataclasses.replace(rec, seed=np.int64(4)).save(tmp_path / "r.json")
+    assert GameRecord.load(path).seed == 4
+
+
+def test_training_config_layer_widths_and_whole_timesteps():
+    pytest.importorskip("pydantic")
+    from risk_env.train.config import TrainConfig
+
+    for widths in ([64, -1], [0]):
+        with pytest.raises(ConfigError, match=r"ppo\.net_arch\.\d: Input should be greater than or equal to 1"):
+            TrainConfig.from_dict({"ppo": {"net_arch": widths}})
+    assert TrainConfig.from_dict({"ppo": {"net_arch": [8]}}).ppo.net_arch == [8]
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    r = CliRunner().invoke(app, ["train", "--timesteps", "2.9", "--out", "never-written"])
+    assert r.exit_code == 2 and "error: --timesteps must be a whole number of steps (2e6 is one), got 2.9" in r.output
+
+
+def test_the_sb3_face_refuses_actions_of_another_shape_or_uint64():
+    pytest.importorskip("stable_baselines3")
+    from risk_env.errors import IllegalActionError
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    env = VectorSB3Env(4, seed=0, num_players=2, map="small")
+    env.reset()
+    for bad, why in (
+        (np.zeros((2, 2), dtype=np.int64), r"shape \(4,\) or \(4, 1\), got \(2, 2\)"),
+        (np.zeros((1, 4), dtype=np.int64), r"got \(1, 4\)"),
+        (np.zeros(4, dtype=np.uint64), "int64 or narrower"),
+    ):
+        with pytest.raises(IllegalActionError, match=why):
+            env.step_async(bad)

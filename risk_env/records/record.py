@@ -254,7 +254,7 @@ class GameRecord:
             "format": RECORD_FORMAT,
             "rules": dict(self.rules),
             "map": self.map,
-            "seed": self.seed,
+            "seed": None if self.seed is None else int(self.seed),  # (a numpy integer seed too)
             **({"start_state": self.start_state} if self.start_state is not None else {}),
             "players": self.players,
             "result": self.result,

@@ -652,6 +652,8 @@ def train(
         overrides.append(f"seed={seed}")
     if timesteps is not None:
         _at_least("--timesteps", timesteps, 1)
+        if not math.isfinite(timesteps) or timesteps != int(timesteps):
+            raise _fail(f"--timesteps must be a whole number of steps (2e6 is one), got {timesteps:g}")
         overrides.append(f"total_timesteps={int(timesteps)}")
     if benchmark and config is None:
         config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)

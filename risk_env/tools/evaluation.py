@@ -118,6 +118,14 @@ def _labels(specs: Sequence[Any]) -> list[str]:
     return out
 
 
+def _whole(x: Any, name: str) -> Any:
+    """A count given as a numpy integer as a Python int; a bool refused (``True`` is no count); other values as
+    given (the caller's range check names what is allowed)."""
+    if isinstance(x, (bool, np.bool_)):
+        raise ConfigError(f"{name} must be an integer, got {x!r}")
+    return int(x) if isinstance(x, np.integer) else x
+
+
 def _spec_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else str(spec) if isinstance(spec, os.PathLike) else repr(spec)
 
@@ -312,8 +320,18 @@ def evaluate(
         MissingExtraError: openskill (or, with ``out_dir``, matplotlib) is missing
             (``pip install 'risk_env[eval]'``); checked before any game.
     """
+    if isinstance(agents, (str, os.PathLike)):
+        raise ConfigError(
+            f"agents must be a list of specs, one per seat, got the single spec {agents!r}: e.g. [{agents!r}, 'random']"
+        )
     specs = list(agents)
     n = len(specs)
+    num_players, num_games, max_turn_steps, workers = (
+        _whole(num_players, "num_players"),
+        _whole(num_games, "num_games"),
+        _whole(max_turn_steps, "max_turn_steps"),
+        _whole(workers, "workers"),
+    )
     if num_players is None:
         if not 2 <= n <= 6:
             given = ", ".join(_spec_text(sp) for sp in specs) or "none"

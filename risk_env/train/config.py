@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -123,7 +123,9 @@ class PPOSection(_Section):
     policy: Literal["mlp", "graph"] = Field(
         "graph", description="'mlp': MlpPolicy on the flat observation; 'graph': GraphPolicy on the graph observation"
     )
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, description="mlp policy only")
+    net_arch: list[Annotated[int, Field(ge=1)]] = Field(
+        default_factory=lambda: [128, 128], min_length=1, description="mlp policy only: hidden layer widths, each >= 1"
+    )
     activation: Literal["tanh", "relu"] = Field("tanh", description="mlp policy only")
     graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
     graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")

@@ -385,6 +385,27 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
     (c,) = load_curves(run)
     assert (c.opponent, c.timesteps, c.seconds, c.win_rate, c.final) == ("balanced", [100, 200], [60.0, 120.0], [0.25, 0.5], None)
     assert plot_runs([run, run], tmp_path / "x.png").stat().st_size > 1000
+    # a last row cut short by a stopped run is left out; any other bad row, file or image name is refused
+    (run / "evals.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + '\n{"timesteps": 3')
+    assert load_curves(run)[0].timesteps == [100, 200]
+    (run / "evals.jsonl").write_text('{"timesteps": 3\n' + json.dumps(rows[0]) + "\n")
+    with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a JSON row of evaluations"):
+        load_curves(run)
+    (run / "evals.jsonl").write_text(json.dumps({"balanced": {"games": 2}}) + "\n")
+    with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a row of evaluations \(KeyError"):
+        load_curves(run)
+    (run / "evals.jsonl").unlink()
+    for text in (b"[]", b"{oops", b"\xff\xfe"):
+        (run / "results.json").write_bytes(text)
+        with pytest.raises(
+            ConfigError, match=r"results\.json: (not the results\.json of a training run|cannot be read as UTF-8)"
+        ):
+            load_curves(run)
+    (run / "results.json").write_text(json.dumps({"timesteps": 5, "final_eval": {}}))
+    for name in ("x.txt", "p7"):
+        with pytest.raises(ConfigError, match="give an image file name ending in one of"):
+            plot_runs([run], tmp_path / name)
+        assert not (tmp_path / name).exists() and not (tmp_path / (name + ".png")).exists()
 
 
 def test_a_refused_run_leaves_no_run_folder_and_an_existing_run_untouched(tmp_path):

@@ -574,3 +574,30 @@ def test_the_sb3_face_refuses_actions_of_another_shape_or_uint64():
     ):
         with pytest.raises(IllegalActionError, match=why):
             env.step_async(bad)
+
+
+def test_a_record_whose_ended_differs_from_the_replay_is_refused(tmp_path):
+    import json
+
+    from risk_env.agents import RandomAgent
+    from risk_env.records.record import GameRecord, RecordError
+    from risk_env.tools.match import play_match
+
+    won = play_match(risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, record=True).record
+    cut = play_match(
+        risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, max_steps=30, record=True
+    ).record
+    assert won.result["ended"] == "win" and cut.result["ended"] == "unfinished"
+    for rec, bad, how in (
+        (won, "turn_limit", "a win"),
+        (won, 7, "a win"),
+        (cut, "win", "a game still in progress"),
+        (cut, 7, "a game"),
+    ):
+        data = rec.to_dict()
+        data["result"]["ended"] = bad
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(RecordError, match=f"replaying the record ends in {how}"):
+            GameRecord.load(path)
+    GameRecord.load(won.save(tmp_path / "ok.json"))

@@ -426,11 +426,11 @@ class GameRecord:
         if self.result is not None:
             ended = self.result.get("ended")
             over = s.phase == Phase.GAME_OVER
-            if "ended" in self.result and (
-                (over and ended != ("win" if s.winner >= 0 else "turn_limit"))
-                or (not over and (not isinstance(ended, str) or ended in ("win", "turn_limit")))
-            ):
-                how = ("a win" if s.winner >= 0 else "the turn limit") if over else "a game still in progress"
+            natural = ("win" if s.winner >= 0 else "turn_limit") if over else None
+            # "win" and "turn_limit" are the replay's to say; other reasons ("unfinished", "stalled", an illegal
+            # action) are the recorder's, any text
+            if "ended" in self.result and (not isinstance(ended, str) or (ended in ("win", "turn_limit") and ended != natural)):
+                how = {"win": "a win", "turn_limit": "the turn limit", None: "a game still in progress"}[natural]
                 raise RecordError(f"replaying the record ends in {how}, the record says ended={ended!r}")
             got = game_result(self.game(), s, ended=ended)
             for key, want in self.result.items():

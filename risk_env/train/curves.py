@@ -130,8 +130,9 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
 
     curves = [c for d in run_dirs for c in load_curves(d)]
     out = Path(out)
-    kinds = plt.figure().canvas.get_supported_filetypes()
-    plt.close("all")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    kinds = FigureCanvasBase.get_supported_filetypes()
     if out.suffix.lower().lstrip(".") not in kinds:  # (refused before drawing; no suffix: matplotlib would add .png)
         raise ConfigError(f"{str(out)!r}: give an image file name ending in one of {', '.join('.' + k for k in sorted(kinds))}")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)

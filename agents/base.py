@@ -51,9 +51,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from risk_env.envs.action_input import as_integer, describe_action
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
-from risk_env.errors import RiskError, check_seed
+from risk_env.errors import IllegalActionError, RiskError, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.moves import Move
 from risk_env.rules.state import GameState
@@ -248,4 +249,8 @@ class CallableAgent(Agent):
             r(seed)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
-        return int(self.fn(observation, info))
+        a = self.fn(observation, info)
+        out = as_integer(a)
+        if out is None:  # (not coerced: 3.7 is no id 3)
+            raise IllegalActionError(f"{self.name}: an action id is an integer, got {describe_action(a)}")
+        return out

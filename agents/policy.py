@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
+import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -85,7 +87,21 @@ class MaskablePPOAgent(Agent):
             from risk_env.envs.opponents import preserve_global_rng
 
             with preserve_global_rng():  # SB3's load re-seeds (and draws from) the process's generators
-                self.model = MaskablePPO.load(str(path), device=device)
+                try:
+                    self.model = MaskablePPO.load(str(path), device=device)
+                except (
+                    ValueError,
+                    AssertionError,
+                    KeyError,
+                    EOFError,
+                    RuntimeError,
+                    zipfile.BadZipFile,
+                    pickle.PickleError,
+                ) as e:
+                    raise RiskError(
+                        f"{str(path)!r} is not a MaskablePPO checkpoint that loads here ({type(e).__name__}: {e}); "
+                        "give a model.zip saved by the trainer, or a .pt policy file"
+                    ) from None
             self.name = name or (path.stem if path.suffix == ".zip" else path.name)
         else:
             self.model = model

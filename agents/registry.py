@@ -125,9 +125,12 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
     if inspect.isclass(obj):
         cls: Any = obj
         try:
-            agent = cls(seed=seed)
-        except TypeError:
-            agent = cls()
+            try:
+                agent = cls(seed=seed)
+            except TypeError:
+                agent = cls()
+        except Exception as e:  # (the class's own constructor failed)
+            raise RiskError(f"{label!r}: building the agent raised {type(e).__name__}: {e}") from e
         if isinstance(agent, AgentLike):
             return agent
         if _acts(agent):
@@ -198,6 +201,8 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                 mod = importlib.import_module(mod_name)
             except ImportError as e:
                 raise RiskError(f"agent spec {spec!r}: cannot import module {mod_name!r} ({e})") from None
+            except Exception as e:  # (the module's own code failed: a SyntaxError, an error at import time)
+                raise RiskError(f"agent spec {spec!r}: importing module {mod_name!r} raised {type(e).__name__}: {e}") from e
             obj: Any = mod
             for part in attr.split("."):
                 if not hasattr(obj, part):

@@ -118,8 +118,9 @@ class MissingExtraError(ImportError):
         self.extra = extra
 
 
-SEED_LIMIT = 2**64
-"""A seed that goes to a torch generator is below this (torch takes 64-bit unsigned seeds)."""
+SEED_LIMIT = 2**32
+"""A seed that goes to a torch generator is below this: torch's CPU generator reads only the low 32
+bits of a seed, so a larger one would play a smaller one's games."""
 
 
 def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = False, torch_seed: bool = False) -> None:
@@ -130,7 +131,7 @@ def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = Fa
         seed: the value given.
         allow_none: None is allowed too (a fresh seed, or the current generator).
         allow_sequence: a ``numpy.random.SeedSequence`` is allowed too.
-        torch_seed: the seed goes to a torch generator: it is also below :data:`SEED_LIMIT` (2**64).
+        torch_seed: the seed goes to a torch generator: it is also below :data:`SEED_LIMIT` (2**32).
             numpy's and Python's generators take integers of any size.
 
     Raises:
@@ -138,7 +139,10 @@ def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = Fa
     """
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
         if torch_seed and seed >= SEED_LIMIT:
-            raise ConfigError(f"seed must be below 2**64 (torch's generators take 64-bit seeds), got {seed!r}")
+            raise ConfigError(
+                f"seed must be below 2**32 (torch's CPU generator reads 32 bits of a seed: a larger one repeats a smaller "
+                f"one's games), got {seed!r}"
+            )
         return
     if (allow_none and seed is None) or (allow_sequence and isinstance(seed, np.random.SeedSequence)):
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -239,3 +240,107 @@ def test_main_entry_point() -> None:
     with pytest.raises(SystemExit) as e:
         main(["--help"])
     assert e.value.code == 0
+
+
+def test_set_num_players_is_refused_in_one_line_naming_players():
+    r = runner.invoke(app, ["evaluate", "random", "random", "--set", "num_players=2", "--games", "1", "--map", "small"])
+    assert r.exit_code == 2
+    assert "error: --set num_players=2: give the number of players as --players (-n)" in r.output
+    r = runner.invoke(app, ["watch", "--map", "small", "--set", "num_players=3", "--show", "none"])
+    assert r.exit_code == 2 and "give the number of players as --players (-n)" in r.output
+
+
+def test_a_file_that_is_no_checkpoint_is_refused_with_risk_error(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import zipfile
+
+    from risk_env.agents import load_agent
+    from risk_env.errors import RiskError
+
+    garbage = tmp_path / "bad.zip"
+    garbage.write_bytes(b"garbage")
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as z:
+        z.writestr("readme.txt", "no model here")
+    for path in (garbage, empty):
+        with pytest.raises(RiskError, match=r"is not a MaskablePPO checkpoint that loads here \("):
+            load_agent(str(path))
+    r = runner.invoke(app, ["evaluate", str(garbage), "random", "--games", "1", "--map", "small", "--workers", "1"])
+    assert r.exit_code != 0 and "is not a MaskablePPO checkpoint" in r.output and "Traceback" not in r.output
+
+
+def test_results_json_is_strict_json_when_no_game_has_a_winner(tmp_path):
+    import json
+
+    import risk_env
+
+    res = risk_env.evaluate(["random", "random"], num_games=2, turn_limit=1, map="small", progress=False, workers=1)
+    assert res.decided_mean_turns != res.decided_mean_turns  # NaN: no won games
+    assert "(won games: none)" in res.summary()
+    res.save(tmp_path, plot=False)
+    data = json.loads((tmp_path / "results.json").read_text(), parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    assert data["decided_mean_turns"] is None and data["num_games"] == 2
+
+
+def test_round_robin_keeps_every_pair_of_entrants_of_one_label():
+    from risk_env.tools.evaluation import round_robin, round_robin_table
+
+    pairs = round_robin(["random", "random", "aggressive"], num_games=2, map="small", progress=False, workers=1)
+    assert list(pairs) == [("random", "random#2"), ("random", "aggressive"), ("random#2", "aggressive")]
+    assert len(round_robin_table(pairs).splitlines()) == 2 + 3
+
+
+def test_an_agent_that_returns_no_integer_is_refused_not_coerced():
+    import risk_env
+    from risk_env.agents import RandomAgent
+    from risk_env.agents.base import CallableAgent
+    from risk_env.errors import IllegalActionError
+    from risk_env.tools.match import play_match
+
+    for value, shown in ((3.7, "3.7 (float)"), ("5", "'5' (str)"), (True, "True (a bool)"), (None, "None")):
+        env = risk_env.env(num_players=2, map="small")
+        with pytest.raises(
+            IllegalActionError,
+            match=rf"^agent 'function' \(player_0, game seed 0\): an action id is an integer, got {re.escape(shown)}$",
+        ):
+            play_match(env, [lambda o, i, v=value: v, RandomAgent(0)], seed=0)
+        with pytest.raises(IllegalActionError, match=r"^f: an action id is an integer, got "):
+            CallableAgent(lambda o, i, v=value: v, name="f").act({}, {})
+    assert CallableAgent(lambda o, i: np.int64(4)).act({}, {}) == 4
+
+
+def test_agent_modules_and_classes_that_fail_are_refused_with_risk_error(tmp_path, monkeypatch):
+    from risk_env.agents import load_agent
+    from risk_env.errors import RiskError
+
+    (tmp_path / "qa_broken_mod.py").write_text("1 / 0\n")
+    (tmp_path / "qa_agent_mod.py").write_text(
+        "class Picky:\n    def __init__(self):\n        raise RuntimeError('no weights here')\n"
+        "    def act(self, observation, info):\n        return 0\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RiskError, match="importing module 'qa_broken_mod' raised ZeroDivisionError: division by zero"):
+        load_agent("qa_broken_mod:x")
+    with pytest.raises(RiskError, match="^'Picky': building the agent raised RuntimeError: no weights here$"):
+        load_agent("qa_agent_mod:Picky")
+
+
+def test_animation_frame_rates_out_of_range_are_refused_before_a_file_is_written(tmp_path):
+    pytest.importorskip("imageio")
+    import risk_env
+    from risk_env.agents import RandomAgent
+    from risk_env.errors import ConfigError
+    from risk_env.records.replay import render_video
+    from risk_env.tools.match import play_match
+
+    rec = play_match(risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, record=True).record
+    for fps in (0.0001, 5000.0, 0, float("nan")):
+        out = tmp_path / "r.gif"
+        with pytest.raises(ConfigError, match=r"^fps must be from 0\.001 to 1000\.0 frames per second"):
+            render_video(rec, out, fps=fps)
+        assert not out.exists()
+    r = runner.invoke(
+        app, ["watch", "--players", "2", "--map", "small", "--show", "none", "--gif", str(tmp_path / "w.gif"), "--fps", "0.0001"]
+    )
+    assert r.exit_code == 2 and "error: --fps must be from 0.001 to 1000 frames per second, got 0.0001" in r.output
+    assert not (tmp_path / "w.gif").exists()

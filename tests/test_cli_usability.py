@@ -327,8 +327,11 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
         (["watch", "--seed", "-5"], "--seed must be 0 or more, got -5"),
         (["play", "--seed", "-1"], "--seed must be 0 or more, got -1"),
         (["watch", "--delay", "-1"], "--delay must be 0 or more seconds, got -1.0"),
-        (["watch", "--gif", "f.gif", "--fps", "0"], "--fps must be more than 0 frames per second, got 0.0"),
-        (["replay", "docs/board.json", "--gif", "f.gif", "--fps", "-2"], "--fps must be more than 0 frames per second, got -2.0"),
+        (["watch", "--gif", "f.gif", "--fps", "0"], "--fps must be from 0.001 to 1000 frames per second, got 0.0"),
+        (
+            ["replay", "docs/board.json", "--gif", "f.gif", "--fps", "-2"],
+            "--fps must be from 0.001 to 1000 frames per second, got -2.0",
+        ),
         (["watch", "--png", "x.txt"], "--png 'x.txt' must end in .png"),
         (["watch", "--gif", "x.png"], "--gif 'x.png' must end in .gif or .mp4 (or .webm, .mkv, .avi, .mov)"),
     ],

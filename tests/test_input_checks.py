@@ -65,6 +65,23 @@ def test_numpy_integer_seeds_are_seeds_everywhere():
     assert type(result.seed) is int and result.seed == 3 and result.num_games == 2
 
 
+def test_play_match_reports_a_numpy_seed_as_an_int_and_refuses_a_seed_sequence_before_reseeding():
+    from risk_env.agents import RandomAgent
+    from risk_env.tools.match import play_match
+
+    env = risk_env.env(num_players=2, preset="fast", map="small")
+    r = play_match(env, [RandomAgent(0), RandomAgent(1)], seed=np.int64(3), max_steps=30)
+    assert type(r.seed) is int and r.seed == 3
+    again = play_match(env, [RandomAgent(0), RandomAgent(1)], seed=3, max_steps=30)
+    assert (again.turns, again.moves, again.territories) == (r.turns, r.moves, r.territories)
+    first = RandomAgent(0)
+    draws = first.rng.integers(1 << 30, size=3).tolist()
+    first.reset(0)
+    with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got SeedSequence"):
+        play_match(env, [first, RandomAgent()], seed=np.random.SeedSequence(5), agent_seeds=[9, 9])
+    assert first.rng.integers(1 << 30, size=3).tolist() == draws  # not re-seeded with 9
+
+
 def test_good_seeds_are_accepted():
     g = Game(RulesConfig(num_players=3))
     a = g.new_game(np.int64(5)).to_dict()
@@ -325,24 +342,28 @@ def test_single_agent_env_refuses_bad_seeds_with_config_error(seed):
     assert env.game_state.to_dict() == after_numpy
 
 
-def test_seeds_beyond_64_bits_are_refused_with_config_error():
-    pytest.importorskip("torch")
+def test_torch_seeds_beyond_32_bits_are_refused_with_config_error():
+    """torch's CPU generator reads the low 32 bits of a seed (2**32 plays seed 0's games), so a seed
+    that goes to a torch generator is below 2**32; numpy's and Python's take any size."""
+    torch = pytest.importorskip("torch")
     from risk_env.errors import check_seed
     from risk_env.vector import VectorEnv
     from risk_env.vector.learner import LearnerEnv
 
-    check_seed(2**64 - 1, torch_seed=True)
-    check_seed(2**70)  # (numpy's and Python's generators take any size)
-    for seed in (2**64, 2**70):
-        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+    a, b = torch.Generator().manual_seed(0), torch.Generator().manual_seed(2**32)
+    assert torch.equal(torch.rand(4, generator=a), torch.rand(4, generator=b))  # (why the limit)
+    check_seed(2**32 - 1, torch_seed=True)
+    check_seed(2**70)
+    for seed in (2**32, 2**64, 2**70):
+        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*32 \(torch's CPU generator reads 32 bits"):
             check_seed(seed, torch_seed=True)
-        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
+        with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*32"):
             VectorEnv(2, seed=seed, rules=RulesConfig(num_players=2))
-    env = LearnerEnv(2, seed=2**64 - 1, num_players=2)  # (the opponents' generator: seed + 7919, modulo 2**64)
-    env.reset(seed=2**64 - 1)
+    env = LearnerEnv(2, seed=2**32 - 1, num_players=2)  # (the opponents' generator: seed + 7919, modulo 2**32)
+    env.reset(seed=2**32 - 1)
     before = env.venv.state.owner.clone()
-    with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*64"):
-        env.reset(seed=2**64)
+    with pytest.raises(ConfigError, match=r"^seed must be below 2\*\*32"):
+        env.reset(seed=2**32)
     assert bool((env.venv.state.owner == before).all())
 
 
@@ -405,3 +426,178 @@ def test_batched_tools_check_their_seeds():
     a = venv.reset()
     venv.seed(4)
     np.testing.assert_array_equal(a, venv.reset())
+
+
+def test_a_device_name_with_an_index_is_the_device_its_tensors_report():
+    """``"cpu:0"`` (and ``"cuda"`` -> ``cuda:0`` on a GPU) names the device tensors made there report,
+    so a game's states are its own; a device that holds no generator (``meta``) is refused."""
+    torch = pytest.importorskip("torch")
+    from risk_env.train.device_train import resolve_device
+    from risk_env.vector import VectorEnv
+
+    for name in ("cpu:0", torch.device("cpu", 0)):
+        env = VectorEnv(4, device=name, rules=RulesConfig(num_players=3))
+        assert env.device == torch.device("cpu")
+        assert env.reset(seed=1).observation.shape == (4, env.observation_size)
+    assert resolve_device("cpu:0") == torch.device("cpu")
+    with pytest.raises(ConfigError, match="^device='meta' is not available; available here: cpu"):
+        VectorEnv(4, device="meta")
+    with pytest.raises(ConfigError, match=r"^ppo\.device='meta' is not available; .* \(or auto\)$"):
+        resolve_device("meta")
+
+
+def test_numpy_batch_sizes_and_infinite_shaping():
+    pytest.importorskip("torch")
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+    from risk_env.vector import VectorEnv
+    from risk_env.vector.learner import LearnerEnv
+
+    assert VectorEnv(np.int64(3), rules=RulesConfig(num_players=2)).num_envs == 3
+    assert type(LearnerEnv(np.int64(2), num_players=2).num_envs) is int
+    for shaping in (float("inf"), float("nan"), -1.0, "1"):
+        with pytest.raises(ConfigError, match="^shaping must be a finite number >= 0, got "):
+            LearnerEnv(2, num_players=2, shaping=shaping)
+        with pytest.raises(ConfigError, match="^shaping must be a finite number >= 0, got "):
+            RiskSingleAgentEnv(num_players=2, shaping=shaping)
+
+
+def test_vector_game_observe_refuses_seats_out_of_range_and_takes_any_integer_dtype():
+    torch = pytest.importorskip("torch")
+    from risk_env.vector import VectorGame
+
+    g = VectorGame(RulesConfig(num_players=3), seed=0)
+    s = g.new_games(4)
+    seats = torch.tensor([0, 1, 2, 1])
+    assert torch.equal(g.observe(s, seats.to(torch.uint8)), g.observe(s, seats))
+    for bad in (3, -1):
+        with pytest.raises(ConfigError, match=f"^seat must hold seats 0..2, got {bad}$"):
+            g.observe(s, torch.tensor([0, 1, bad, 1]))
+        with pytest.raises(ConfigError, match=f"^seat must hold seats 0..2, got {bad}$"):
+            g.observe_graph(s, torch.tensor([0, 1, bad, 1]))
+
+
+def test_learner_env_checks_its_opponents_ids_and_refuses_non_tensors():
+    torch = pytest.importorskip("torch")
+    from risk_env.errors import IllegalActionError, ResetNeededError
+    from risk_env.vector.learner import LearnerEnv
+
+    def territory_zero(s, mask, rows):  # an opponent that ignores its mask
+        return torch.zeros(mask.shape[0], dtype=torch.int64)
+
+    env = LearnerEnv(4, seed=0, opponents=[territory_zero], num_players=2, map="small", setup="random", learner_seat=0)
+    out = env.reset()
+    refusal = r"^opponent policy 'territory_zero' chose id 0 in slot \d \(seat 1\); legal ids"
+    with pytest.raises(IllegalActionError, match=refusal):
+        for _ in range(40):  # the learner ends its turn where it can, so the opponent is soon to act
+            end = env.num_actions - 1
+            out = env.step(torch.where(out.action_mask[:, end], end, out.action_mask.long().argmax(1)))
+    with pytest.raises(ResetNeededError):
+        env.step(torch.zeros(4, dtype=torch.int64))
+
+    def floats(s, mask, rows):
+        return torch.zeros(mask.shape[0])
+
+    env = LearnerEnv(4, seed=0, opponents=[floats], num_players=2, map="small", setup="random", learner_seat=0)
+    with pytest.raises(IllegalActionError, match=r"^opponent policy 'floats' returned \(4,\) torch.float32; a batched policy"):
+        out = env.reset()
+        for _ in range(40):
+            end = env.num_actions - 1
+            out = env.step(torch.where(out.action_mask[:, end], end, out.action_mask.long().argmax(1)))
+    env = LearnerEnv(4, seed=0, num_players=2)
+    env.reset()
+    for bad in (None, "abc", [[1], [1, 2]]):
+        with pytest.raises(IllegalActionError, match=r"^actions must be an integer tensor of shape \(4,\), got "):
+            env.step(bad)
+        with pytest.raises(ConfigError, match=r"^slots must be a bool tensor of shape \(4,\), got "):
+            env.reset_slots(bad)
+        if bad is not None:  # (active=None: every slot)
+            with pytest.raises(ConfigError, match=r"^active must be a bool tensor of shape \(4,\), got "):
+                env.step(env.last.action_mask.long().argmax(1), active=bad)
+
+
+def test_evaluate_takes_numpy_counts_and_refuses_bools_and_a_single_spec():
+    res = risk_env.evaluate(["random", "random"], num_games=np.int64(2), workers=np.int64(1), map="small", progress=False)
+    assert res.num_games == 2 and type(res.workers) is int
+    for kw, name in (
+        (dict(workers=True), "workers"),
+        (dict(max_turn_steps=True), "max_turn_steps"),
+        (dict(num_games=True), "num_games"),
+    ):
+        with pytest.raises(ConfigError, match=f"^{name} must be an integer, got True$"):
+            risk_env.evaluate(["random", "random"], progress=False, **kw)
+    with pytest.raises(ConfigError, match="^agents must be a list of specs, one per seat, got the single spec 'balanced'"):
+        risk_env.evaluate("balanced")
+
+
+def test_a_record_with_a_numpy_seed_saves_as_json(tmp_path):
+    import dataclasses
+
+    from risk_env.agents import RandomAgent
+    from risk_env.records.record import GameRecord
+    from risk_env.tools.match import play_match
+
+    rec = play_match(
+        risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=4, max_steps=20, record=True
+    ).record
+    path = dataclasses.replace(rec, seed=np.int64(4)).save(tmp_path / "r.json")
+    assert GameRecord.load(path).seed == 4
+
+
+def test_training_config_layer_widths_and_whole_timesteps():
+    pytest.importorskip("pydantic")
+    from risk_env.train.config import TrainConfig
+
+    for widths in ([64, -1], [0]):
+        with pytest.raises(ConfigError, match=r"ppo\.net_arch\.\d: Input should be greater than or equal to 1"):
+            TrainConfig.from_dict({"ppo": {"net_arch": widths}})
+    assert TrainConfig.from_dict({"ppo": {"net_arch": [8]}}).ppo.net_arch == [8]
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    r = CliRunner().invoke(app, ["train", "--timesteps", "2.9", "--out", "never-written"])
+    assert r.exit_code == 2 and "error: --timesteps must be a whole number of steps (2e6 is one), got 2.9" in r.output
+
+
+def test_the_sb3_face_refuses_actions_of_another_shape_or_uint64():
+    pytest.importorskip("stable_baselines3")
+    from risk_env.errors import IllegalActionError
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    env = VectorSB3Env(4, seed=0, num_players=2, map="small")
+    env.reset()
+    for bad, why in (
+        (np.zeros((2, 2), dtype=np.int64), r"shape \(4,\) or \(4, 1\), got \(2, 2\)"),
+        (np.zeros((1, 4), dtype=np.int64), r"got \(1, 4\)"),
+        (np.zeros(4, dtype=np.uint64), "int64 or narrower"),
+    ):
+        with pytest.raises(IllegalActionError, match=why):
+            env.step_async(bad)
+
+
+def test_a_record_whose_ended_differs_from_the_replay_is_refused(tmp_path):
+    import json
+
+    from risk_env.agents import RandomAgent
+    from risk_env.records.record import GameRecord, RecordError
+    from risk_env.tools.match import play_match
+
+    won = play_match(risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, record=True).record
+    cut = play_match(
+        risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, max_steps=30, record=True
+    ).record
+    assert won.result["ended"] == "win" and cut.result["ended"] == "unfinished"
+    for rec, bad, how in (
+        (won, "turn_limit", "a win"),
+        (won, 7, "a win"),
+        (cut, "win", "a game still in progress"),
+        (cut, 7, "a game"),
+    ):
+        data = rec.to_dict()
+        data["result"]["ended"] = bad
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(RecordError, match=f"replaying the record ends in {how}"):
+            GameRecord.load(path)
+    GameRecord.load(won.save(tmp_path / "ok.json"))

@@ -385,3 +385,57 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
     (c,) = load_curves(run)
     assert (c.opponent, c.timesteps, c.seconds, c.win_rate, c.final) == ("balanced", [100, 200], [60.0, 120.0], [0.25, 0.5], None)
     assert plot_runs([run, run], tmp_path / "x.png").stat().st_size > 1000
+    # a last row cut short by a stopped run is left out; any other bad row, file or image name is refused
+    (run / "evals.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + '\n{"timesteps": 3')
+    assert load_curves(run)[0].timesteps == [100, 200]
+    (run / "evals.jsonl").write_text('{"timesteps": 3\n' + json.dumps(rows[0]) + "\n")
+    with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a JSON row of evaluations"):
+        load_curves(run)
+    (run / "evals.jsonl").write_text(json.dumps({"balanced": {"games": 2}}) + "\n")
+    with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a row of evaluations \(KeyError"):
+        load_curves(run)
+    (run / "evals.jsonl").unlink()
+    for text in (b"[]", b"{oops", b"\xff\xfe"):
+        (run / "results.json").write_bytes(text)
+        with pytest.raises(
+            ConfigError, match=r"results\.json: (not the results\.json of a training run|cannot be read as UTF-8)"
+        ):
+            load_curves(run)
+    (run / "results.json").write_text(json.dumps({"timesteps": 5, "final_eval": {}}))
+    for name in ("x.txt", "p7"):
+        with pytest.raises(ConfigError, match="give an image file name ending in one of"):
+            plot_runs([run], tmp_path / name)
+        assert not (tmp_path / name).exists() and not (tmp_path / (name + ".png")).exists()
+
+
+def test_a_refused_run_leaves_no_run_folder_and_an_existing_run_untouched(tmp_path):
+    """An evaluation opponent that cannot be played, a device that is not there, or a run folder that is a
+    file are refused before anything is written (an existing run's config.yaml keeps its settings)."""
+    from risk_env.train.sb3 import train
+
+    new = tmp_path / "new"
+    for changes, refusal in (
+        ({"eval": {"opponents": ["bogus"], "final_games": 2, "workers": 1, "rules": SMALL}}, r"^eval\.opponents: 'bogus' "),
+        (
+            {"eval": {"opponents": ["bogus"], "final_games": 2, "backend": "vector", "rules": SMALL}},
+            r"^eval\.opponents: 'bogus' cannot be played: the vector backend cannot play 'bogus'",
+        ),
+        ({"ppo": {"device": "meta", "n_steps": 64, "batch_size": 64}}, r"^ppo\.device='meta' is not available"),
+    ):
+        with pytest.raises(ConfigError, match=refusal):
+            train(_tiny(new, **changes), progress=False, quiet=True)
+        assert not new.exists()
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "config.yaml").write_text("name: kept\n")
+    with pytest.raises(ConfigError, match=r"^eval\.opponents: "):
+        train(
+            _tiny(old, eval={"opponents": ["bogus"], "final_games": 2, "workers": 1, "rules": SMALL}), progress=False, quiet=True
+        )
+    with pytest.raises(ConfigError, match="bogus"):
+        train(_tiny(old, opponents={"baselines": ["bogus"]}), progress=False, quiet=True)
+    assert (old / "config.yaml").read_text() == "name: kept\n" and sorted(p.name for p in old.iterdir()) == ["config.yaml"]
+    file_run = tmp_path / "run.json"
+    file_run.write_text("{}")
+    with pytest.raises(ConfigError, match="is a file: give another --out"):
+        train(_tiny(file_run), progress=False, quiet=True)

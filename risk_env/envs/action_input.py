@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_action_id", "describe_action"]
+__all__ = ["as_action_id", "as_integer", "describe_action"]
 
 _NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp})
 
@@ -38,19 +38,24 @@ def as_action_id(action: Any, n: int) -> int | None:
     Returns:
         the id, or ``None`` for a bool, a non-integer, an array that is not 0-d, or a value out of range.
     """
+    a = as_integer(action)
+    return a if a is not None and 0 <= a < n else None
+
+
+def as_integer(action: Any) -> int | None:
+    """``action`` as a Python ``int`` when it is an integer in one of the accepted forms (of any value),
+    else ``None`` (a bool, a float, a string, ``None``, an array that is not 0-d)."""
     if type(action) is int:  # the common cases first
-        a = action
-    elif type(action) in _NUMPY_INTS:  # np.flatnonzero / rng.choice give these
-        a = int(action)
-    elif isinstance(action, (bool, np.bool_)):
+        return action
+    if type(action) in _NUMPY_INTS:  # np.flatnonzero / rng.choice give these
+        return int(action)
+    if isinstance(action, (bool, np.bool_)):
         return None
-    elif isinstance(action, int):  # an int subclass (IntEnum...)
-        a = int(action)
-    elif isinstance(action, (np.generic, np.ndarray)) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        a = int(action)
-    else:
-        return None
-    return a if 0 <= a < n else None
+    if isinstance(action, int):  # an int subclass (IntEnum...)
+        return int(action)
+    if isinstance(action, (np.generic, np.ndarray)) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    return None
 
 
 def describe_action(action: Any) -> str:

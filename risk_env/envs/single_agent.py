@@ -207,8 +207,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise ConfigError(
                 f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}"
             )
-        if not shaping >= 0.0:
-            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
+        number = isinstance(shaping, (int, float, np.floating, np.integer)) and not isinstance(shaping, bool)
+        if not number or not 0.0 <= shaping < np.inf:
+            raise ConfigError(f"shaping must be a finite number >= 0, got {shaping!r}")
         if max_turn_steps is not None and not (isinstance(max_turn_steps, (int, np.integer)) and max_turn_steps >= 1):
             raise ConfigError(f"max_turn_steps must be None or an integer >= 1, got {max_turn_steps!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -254,10 +254,10 @@ class GameRecord:
             "format": RECORD_FORMAT,
             "rules": dict(self.rules),
             "map": self.map,
-            "seed": self.seed,
+            "seed": None if self.seed is None else int(self.seed),  # (a numpy integer seed too)
             **({"start_state": self.start_state} if self.start_state is not None else {}),
             "players": self.players,
-            "result": self.result,
+            "result": None if self.result is None else dict(self.result),  # (a copy: editing the dict leaves the record)
             "moves": list(self.moves),
         }
         if self.actions is not None:
@@ -424,7 +424,15 @@ class GameRecord:
                     f"{len(self.moves)} moves (turn {by_ids.turn} against {s.turn}): an id was changed"
                 )
         if self.result is not None:
-            got = game_result(self.game(), s, ended=self.result.get("ended"))
+            ended = self.result.get("ended")
+            over = s.phase == Phase.GAME_OVER
+            natural = ("win" if s.winner >= 0 else "turn_limit") if over else None
+            # "win" and "turn_limit" are the replay's to say; other reasons ("unfinished", "stalled", an illegal
+            # action) are the recorder's, any text
+            if "ended" in self.result and (not isinstance(ended, str) or (ended in ("win", "turn_limit") and ended != natural)):
+                how = {"win": "a win", "turn_limit": "the turn limit", None: "a game still in progress"}[natural]
+                raise RecordError(f"replaying the record ends in {how}, the record says ended={ended!r}")
+            got = game_result(self.game(), s, ended=ended)
             for key, want in self.result.items():
                 if key in got and got[key] != want:
                     raise RecordError(f"replaying the record gives {key}={got[key]!r}, the record says {want!r}")

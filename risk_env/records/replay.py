@@ -226,6 +226,10 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
 _VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".avi", ".mov")
 
 
+MIN_FPS, MAX_FPS = 0.001, 1000.0
+"""The frame rates an animation may have: a GIF frame lasts a whole number of milliseconds, 1 to 10**6."""
+
+
 def render_video(
     record: GameRecord,
     path: str | os.PathLike[str],
@@ -249,8 +253,8 @@ def render_video(
     Returns the number of frames written.
 
     Raises:
-        ConfigError: a file suffix that is not an animation format, ``every`` not ``"move"`` or ``"turn"``
-            (both refused before any frame is drawn); a bad ``upto``.
+        ConfigError: a file suffix that is not an animation format, ``every`` not ``"move"`` or ``"turn"``,
+            ``fps`` outside :data:`MIN_FPS`..:data:`MAX_FPS` (refused before any frame is drawn); a bad ``upto``.
         RecordError: the record does not replay.
         MissingExtraError: imageio or Pillow is missing (``pip install 'risk_env[render]'``).
         RuntimeError: the video format needs a writer that is not installed (the message says which).
@@ -258,6 +262,8 @@ def render_video(
     p = Path(path)
     if p.suffix.lower() != ".gif" and p.suffix.lower() not in _VIDEO_SUFFIXES:  # refused before any frame is drawn
         raise ConfigError(f"unknown animation format {p.suffix!r}: use .gif, .mp4 or .webm")
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not MIN_FPS <= fps <= MAX_FPS:
+        raise ConfigError(f"fps must be from {MIN_FPS} to {MAX_FPS} frames per second (a GIF frame lasts whole ms), got {fps!r}")
     iio = require("imageio.v3", "render", "writing an animation")
     Image = require("PIL.Image", "render", "writing an animation")
 

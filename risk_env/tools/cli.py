@@ -54,10 +54,11 @@ except ImportError:
 
 from .._extras import missing_extra_message, require
 from ..agents import load_agent, spec_forms
-from ..errors import RiskError
+from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
+from ..records.replay import MAX_FPS, MIN_FPS
 from ..rules.config import PRESETS, RulesConfig, parse_settings, preset_player_count, resolve_rules, rules_files
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
@@ -120,6 +121,8 @@ def build_rules(
 def _overrides(settings: list[str] | None, map_name: str | None = None, turn_limit: int | None = None) -> dict[str, Any]:
     """The rule switches of ``--set``, ``--map`` and ``--turns`` (a malformed ``--set`` raises a RiskError)."""
     overrides = parse_settings(settings)
+    if "num_players" in overrides:  # (the count has its own option; the two would clash)
+        raise ConfigError(f"--set num_players={overrides['num_players']}: give the number of players as --players (-n)")
     if map_name is not None:
         overrides["map"] = map_name
     if turn_limit is not None:
@@ -215,8 +218,8 @@ def _check_numbers(seed: int | None = None, delay: float | None = None, fps: flo
         raise _fail(f"--seed must be 0 or more, got {seed}")
     if delay is not None and not (math.isfinite(delay) and delay >= 0):
         raise _fail(f"--delay must be 0 or more seconds, got {delay}")
-    if fps is not None and not (math.isfinite(fps) and fps > 0):
-        raise _fail(f"--fps must be more than 0 frames per second, got {fps}")
+    if fps is not None and not (math.isfinite(fps) and MIN_FPS <= fps <= MAX_FPS):
+        raise _fail(f"--fps must be from {MIN_FPS} to {MAX_FPS:g} frames per second, got {fps}")
 
 
 def _at_least(option: str, value: float | None, low: float, what: str = "") -> None:
@@ -649,6 +652,8 @@ def train(
         overrides.append(f"seed={seed}")
     if timesteps is not None:
         _at_least("--timesteps", timesteps, 1)
+        if not math.isfinite(timesteps) or timesteps != int(timesteps):
+            raise _fail(f"--timesteps must be a whole number of steps (2e6 is one), got {timesteps:g}")
         overrides.append(f"total_timesteps={int(timesteps)}")
     if benchmark and config is None:
         config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)

@@ -118,6 +118,14 @@ def _labels(specs: Sequence[Any]) -> list[str]:
     return out
 
 
+def _whole(x: Any, name: str) -> Any:
+    """A count given as a numpy integer as a Python int; a bool refused (``True`` is no count); other values as
+    given (the caller's range check names what is allowed)."""
+    if isinstance(x, (bool, np.bool_)):
+        raise ConfigError(f"{name} must be an integer, got {x!r}")
+    return int(x) if isinstance(x, np.integer) else x
+
+
 def _spec_text(spec: Any) -> str:
     return spec if isinstance(spec, str) else str(spec) if isinstance(spec, os.PathLike) else repr(spec)
 
@@ -312,8 +320,18 @@ def evaluate(
         MissingExtraError: openskill (or, with ``out_dir``, matplotlib) is missing
             (``pip install 'risk_env[eval]'``); checked before any game.
     """
+    if isinstance(agents, (str, os.PathLike)):
+        raise ConfigError(
+            f"agents must be a list of specs, one per seat, got the single spec {agents!r}: e.g. [{agents!r}, 'random']"
+        )
     specs = list(agents)
     n = len(specs)
+    num_players, num_games, max_turn_steps, workers = (
+        _whole(num_players, "num_players"),
+        _whole(num_games, "num_games"),
+        _whole(max_turn_steps, "max_turn_steps"),
+        _whole(workers, "workers"),
+    )
     if num_players is None:
         if not 2 <= n <= 6:
             given = ", ".join(_spec_text(sp) for sp in specs) or "none"
@@ -451,7 +469,9 @@ def round_robin(
     batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:
-    """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``.
+    """Every pair of ``agents`` in 2-player games: ``(a, b) -> evaluate([a, b], ...)``, keyed by the
+    entrants' labels (a repeated label gets ``#2``, ``#3``, ...; a pair's result names its two entrants
+    within that pair).
 
     Each pair uses the same ``seed`` (and ``backend``, ``device``, ``batch_size``, as :func:`evaluate`).
     With ``out_dir``, each pair is saved under ``out_dir/<a>_vs_<b>/`` and the matrix as
@@ -460,16 +480,15 @@ def round_robin(
     Raises:
         ConfigError: a bad ``seed`` (before any game), or what :func:`evaluate` refuses.
     """
-    from risk_env.agents import agent_label
-
     check_seed(seed)
 
     out: dict[tuple[str, str], EvaluationResult] = {}
     specs = list(agents)
+    labels = _labels(specs)  # (entrants of one label apart: "model", "model#2"; every pair kept)
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             a, b = specs[i], specs[j]
-            la, lb = agent_label(a), agent_label(b)
+            la, lb = labels[i], labels[j]
             sub = None if out_dir is None else Path(out_dir) / f"{la}_vs_{lb}"
             res = evaluate(
                 [a, b],
@@ -485,7 +504,7 @@ def round_robin(
                 batch_size=batch_size,
                 **rule_overrides,
             )
-            out[(res.entrants[0], res.entrants[1])] = res
+            out[(la, lb)] = res
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         (Path(out_dir) / "round_robin.md").write_text(round_robin_table(out) + "\n")

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..envs.action_input import as_integer, describe_action
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs
 from ..envs.view import GameView
@@ -84,9 +85,18 @@ class MatchResult:
 
 def agent_action(agent: Any, observation: Any, info: Mapping[str, Any]) -> int:
     """Ask ``agent`` for an action id: ``agent.act(observation, info)``, or ``agent(observation, info)``
-    for a plain callable. Returns an int (the caller checks legality)."""
+    for a plain callable. Returns an int (the caller checks legality).
+
+    Raises:
+        IllegalActionError: the agent returned no integer (a float, a string, a bool, None: the forms
+            :mod:`risk_env.envs.action_input` accepts, not coerced).
+    """
     act = getattr(agent, "act", agent)
-    return int(act(observation, info))
+    a = act(observation, info)
+    out = as_integer(a)
+    if out is None:
+        raise IllegalActionError(f"an action id is an integer, got {describe_action(a)}")
+    return out
 
 
 def _wants_view(agent: Any, views: bool | None) -> bool:
@@ -126,7 +136,7 @@ def play_match(
         env: ``risk_env.raw_env(...)`` or ``risk_env.env(...)`` (reset here).
         agents: agent name (``player_i``) -> agent, or one agent per seat in seat order.
             An agent has ``act(observation, info) -> int`` (or is such a callable).
-        seed: the game seed given to ``env.reset``.
+        seed: the game seed given to ``env.reset``: None or an integer >= 0 (numpy integers too).
         agent_seeds: per agent (mapping or sequence): ``agent.reset(seed)`` before the game;
             without it agents are not reset.
         before_step: ``f(agent, action, observation, info)`` before each action is stepped
@@ -149,7 +159,8 @@ def play_match(
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
-    check_seed(seed, allow_none=True, allow_sequence=True)  # (before any agent is re-seeded)
+    check_seed(seed, allow_none=True)  # (before any agent is re-seeded; env.reset takes no SeedSequence)
+    seed = None if seed is None else int(seed)  # (a numpy integer is reported as a Python int)
     raw = env.unwrapped
     names = list(raw.possible_agents)
     table = _per_agent(agents, names, "agents")
@@ -192,10 +203,10 @@ def play_match(
             act_info.pop("view", None)
         elif "view" not in act_info:  # an env made with views=False
             act_info["view"] = raw.view(name)
-        action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
-        if before_step is not None:
-            before_step(name, action, obs, act_info)
         try:
+            action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
+            if before_step is not None:
+                before_step(name, action, obs, act_info)
             env.step(action)
         except IllegalActionError as e:
             who = getattr(agent, "name", type(agent).__name__)

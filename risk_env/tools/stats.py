@@ -232,9 +232,10 @@ class EvaluationResult:
         head = f"{self.num_games} games, {self.num_players} players, seed {self.seed}, rules " + ", ".join(
             f"{k}={v}" for k, v in self.rules.items() if RulesConfig.__dataclass_fields__[k].default != v
         )
+        won_turns = "none" if self.decided_mean_turns != self.decided_mean_turns else f"{self.decided_mean_turns:.1f} turns"
         tail = (
             f"mean length: {self.mean_turns:.1f} turns, {self.mean_steps:.0f} steps "
-            f"(won games: {self.decided_mean_turns:.1f} turns); games without a winner: {self.draw_rate:.1%}; "
+            f"(won games: {won_turns}); games without a winner: {self.draw_rate:.1%}; "
             f"{self.seconds:.1f} s with {self.workers} worker(s)"
         )
         return f"{head}\n{self.table(markdown=False)}\n{tail}"
@@ -312,11 +313,23 @@ class EvaluationResult:
                 )
         paths["games"] = p
         p = out / "results.json"
-        p.write_text(json.dumps(self.to_dict(), indent=1, default=_json_default))
+        p.write_text(json.dumps(_finite(self.to_dict()), indent=1, default=_json_default, allow_nan=False))
         paths["json"] = p
         if plot:
             paths["plot"] = plot_win_rates(self, out / "winrate.png")
         return paths
+
+
+def _finite(x: Any) -> Any:
+    """``x`` with NaN floats as None (JSON's null: a mean over no games, such as won games' length when no
+    game had a winner), so that ``results.json`` is strict JSON."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, (float, np.floating)) and x != x:
+        return None
+    return x
 
 
 def _json_default(x: Any) -> Any:
@@ -402,7 +415,7 @@ def round_robin_table(results: Mapping[tuple[str, str], EvaluationResult]) -> st
         "|---|---|---:|---|---|---:|---:|",
     ]
     for (a, b), r in results.items():
-        sa, sb = r.stats[a], r.stats[b]
+        sa, sb = (r.stats[e] for e in r.entrants[:2])  # (the pair's own labels: the keys may carry "#2")
         rows.append(
             f"| {a} | {b} | {r.num_games} | {sa.win_rate:.1%} [{sa.ci_low:.1%}, {sa.ci_high:.1%}] | "
             f"{sb.win_rate:.1%} [{sb.ci_low:.1%}, {sb.ci_high:.1%}] | {r.draw_rate:.1%} | {r.mean_turns:.1f} |"

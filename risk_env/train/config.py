@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -123,7 +123,9 @@ class PPOSection(_Section):
     policy: Literal["mlp", "graph"] = Field(
         "graph", description="'mlp': MlpPolicy on the flat observation; 'graph': GraphPolicy on the graph observation"
     )
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, description="mlp policy only")
+    net_arch: list[Annotated[int, Field(ge=1)]] = Field(
+        default_factory=lambda: [128, 128], min_length=1, description="mlp policy only: hidden layer widths, each >= 1"
+    )
     activation: Literal["tanh", "relu"] = Field("tanh", description="mlp policy only")
     graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
     graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")
@@ -349,8 +351,9 @@ class TrainConfig(_Section):
         """Read a YAML file (a path, or a shipped config name such as ``"2p"``) and apply
         ``key.sub=value`` overrides (values read by :func:`~risk_env.rules.config.parse_settings`).
 
-        The file must hold a mapping (``{}`` for every default); numbers follow YAML 1.2, so
-        ``1e-4`` is a number (PyYAML alone would read it as text).
+        The file must hold a mapping (``{}`` for every default); floats in exponent form read as
+        YAML 1.2 reads them, so ``1e-4`` is a number (PyYAML alone would read it as text); the rest is PyYAML's
+        YAML 1.1 (``010`` is 8, ``yes`` is true).
 
         Raises:
             ConfigError: a missing or unreadable file, text that is not UTF-8, not YAML, empty,
@@ -374,7 +377,7 @@ MAX_NODES = 100_000
 
 
 class _Yaml12Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, reading numbers as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
+    """PyYAML's safe loader, reading exponent floats as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
 
 
 _Yaml12Loader.add_implicit_resolver(
@@ -392,7 +395,7 @@ _Yaml12Loader.add_implicit_resolver(
 
 
 def read_yaml(path: Path | Traversable) -> Any:
-    """The YAML document in ``path`` (UTF-8 text), with YAML 1.2 numbers.
+    """The YAML document in ``path`` (UTF-8 text), with YAML 1.2's exponent floats.
 
     Raises:
         ConfigError: the file cannot be read, is not UTF-8, not YAML, nests too deeply, or is empty

@@ -49,10 +49,12 @@ class Curve:
 
 
 def load_curves(run_dir: str | Path) -> list[Curve]:
-    """The curves of one run directory (``evals.jsonl``, and ``results.json`` when present).
+    """The curves of one run directory (``evals.jsonl``, and ``results.json`` when present). A last line of
+    ``evals.jsonl`` cut short (a run stopped while writing it) is left out.
 
     Raises:
-        ConfigError: the directory has neither file.
+        ConfigError: the directory has neither file, or one that is not what a training run writes (the
+            message names the file and line).
     """
     d = Path(run_dir)
     evals, results = d / "evals.jsonl", d / "results.json"
@@ -61,35 +63,52 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
     name = d.name
     curves: dict[str, Curve] = {}
     if evals.exists():
-        for line in evals.read_text().splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            t = int(row["timesteps"])
-            sec = float(row.get("wall_seconds", math.nan))
-            for opp, s in row.items():
-                if not isinstance(s, dict):
-                    continue
-                c = curves.setdefault(opp, Curve(name, opp))
-                c.timesteps.append(t)
-                c.seconds.append(sec)
-                c.win_rate.append(float(s["win_rate"]))
-                c.ci_low.append(float(s["ci_low"]))
-                c.ci_high.append(float(s["ci_high"]))
-                c.games.append(int(s["games"]))
+        lines = [(i, line) for i, line in enumerate(_text(evals).splitlines(), 1) if line.strip()]
+        for k, (i, line) in enumerate(lines):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                if k == len(lines) - 1:  # (cut short by a stopped run: the rows before it stand)
+                    break
+                raise ConfigError(f"{evals}, line {i}: not a JSON row of evaluations ({e})") from None
+            try:
+                t = int(row["timesteps"])
+                sec = float(row.get("wall_seconds", math.nan))
+                for opp, s in row.items():
+                    if not isinstance(s, dict):
+                        continue
+                    c = curves.setdefault(opp, Curve(name, opp))
+                    c.timesteps.append(t)
+                    c.seconds.append(sec)
+                    c.win_rate.append(float(s["win_rate"]))
+                    c.ci_low.append(float(s["ci_low"]))
+                    c.ci_high.append(float(s["ci_high"]))
+                    c.games.append(int(s["games"]))
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                raise ConfigError(f"{evals}, line {i}: not a row of evaluations ({type(e).__name__}: {e})") from None
     if results.exists():
-        res = json.loads(results.read_text())
-        for opp, s in (res.get("final_eval") or {}).items():
-            c = curves.setdefault(opp, Curve(name, opp))
-            c.final = {
-                "win_rate": float(s["win_rate"]),
-                "ci_low": float(s["ci_low"]),
-                "ci_high": float(s["ci_high"]),
-                "games": int(s["games"]),
-                "timesteps": int(res.get("timesteps", c.timesteps[-1] if c.timesteps else 0)),
-                "seconds": float(res.get("learn_seconds", math.nan)),
-            }
+        try:
+            res = json.loads(_text(results))
+            for opp, s in (res.get("final_eval") or {}).items():
+                c = curves.setdefault(opp, Curve(name, opp))
+                c.final = {
+                    "win_rate": float(s["win_rate"]),
+                    "ci_low": float(s["ci_low"]),
+                    "ci_high": float(s["ci_high"]),
+                    "games": int(s["games"]),
+                    "timesteps": int(res.get("timesteps", c.timesteps[-1] if c.timesteps else 0)),
+                    "seconds": float(res.get("learn_seconds", math.nan)),
+                }
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ConfigError(f"{results}: not the results.json of a training run ({type(e).__name__}: {e})") from None
     return list(curves.values())
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot be read as UTF-8 text ({type(e).__name__}: {e})") from None
 
 
 def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None = None) -> Path:
@@ -99,7 +118,8 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
         the path written.
 
     Raises:
-        ConfigError: no run directories, or one without evaluations.
+        ConfigError: no run directories, one without evaluations or with files a run does not write, or an
+            ``out`` that is no image file name (such as ``plots/x.txt`` or ``plots/p7``).
     """
     if not run_dirs:
         raise ConfigError("give at least one run directory")
@@ -109,6 +129,12 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     import matplotlib.pyplot as plt
 
     curves = [c for d in run_dirs for c in load_curves(d)]
+    out = Path(out)
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if out.suffix.lower().lstrip(".") not in kinds:  # (refused before drawing; no suffix: matplotlib would add .png)
+        raise ConfigError(f"{str(out)!r}: give an image file name ending in one of {', '.join('.' + k for k in sorted(kinds))}")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     several = len(run_dirs) > 1
@@ -146,7 +172,6 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     axes[0].legend(fontsize=8, loc="best")
     fig.suptitle(title or "Win rate against the evaluated opponents (squares: final evaluation)")
     fig.tight_layout()
-    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
     plt.close(fig)

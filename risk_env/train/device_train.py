@@ -29,28 +29,28 @@ from typing import Any
 from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import Run, TrainResult, latest_checkpoint
+from .run import Run, TrainResult, check_opponents, latest_checkpoint
 
 __all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
 
 
 def resolve_device(name: str) -> Any:
-    """``ppo.device`` as a ``torch.device`` (``"auto"``: ``cuda`` when available, else the CPU).
+    """``ppo.device`` as a ``torch.device`` (``"auto"``: ``cuda`` when available, else the CPU), named as
+    its tensors name it (:func:`risk_env.vector.engine.resolve_device`).
 
     Raises:
-        ConfigError: not a device torch knows, or ``cuda`` without a GPU.
+        ConfigError: not a device torch knows, or one that is not available here.
     """
     import torch
 
+    from ..vector.engine import resolve_device as engine_device
+
     if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        name = "cuda" if torch.cuda.is_available() else "cpu"
     try:
-        dev = torch.device(name)
-    except (RuntimeError, TypeError) as e:
-        raise ConfigError(f"ppo.device={name!r} is not a torch device ({e}); use cpu, cuda, cuda:1 or auto") from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"ppo.device={name!r}, but torch sees no CUDA device here; use cpu or auto")
-    return dev
+        return engine_device(name)
+    except ConfigError as e:
+        raise ConfigError(f"ppo.{e} (or auto)") from None
 
 
 def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int) -> list[Any]:
@@ -382,6 +382,9 @@ def train(
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     device = resolve_device(cfg.ppo.device)
+    check_opponents(cfg)  # (refused before the run folder is touched)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"the run folder {str(run_dir)!r} is a file: give another --out")
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()

@@ -25,7 +25,16 @@ from .config import TrainConfig
 from .pfsp import PFSPTracker
 
 # ---------------------------------------------------------------------------- evaluation
-__all__ = ["EvalSummary", "Run", "TrainResult", "callback_class", "evaluate_model", "latest_checkpoint", "opponent_lineup"]
+__all__ = [
+    "EvalSummary",
+    "Run",
+    "TrainResult",
+    "callback_class",
+    "check_opponents",
+    "evaluate_model",
+    "latest_checkpoint",
+    "opponent_lineup",
+]
 
 
 @dataclass
@@ -86,6 +95,42 @@ def evaluate_model(
             opp, st.games, st.wins, st.win_rate, st.ci_low, st.ci_high, st.draw_rate, res.mean_turns, res.seconds
         )
     return out
+
+
+def check_opponents(cfg: TrainConfig) -> None:
+    """Refuse, before any training, an ``opponents.baselines`` or ``eval.opponents`` entry that could not be
+    played: each agent of each line-up is built once, as the training env or the evaluation's backend builds it
+    (``load_agent``, or the batched policy of a ``vector`` backend).
+
+    Raises:
+        ConfigError: the entry and why (an unknown name, a missing file, a spec the vector backend does not play).
+    """
+    from ..errors import RiskError
+    from .config import SELF
+
+    ev = cfg.eval
+    checks: list[tuple[str, str, str, RulesConfig]] = []  # (section, spec, backend, rules)
+    for spec in cfg.opponents.baselines:
+        if spec != SELF:
+            checks.append(("opponents.baselines", spec, cfg.env.backend, cfg.rules_config))
+    if ev.final_games > 0 or ev.every > 0:
+        checks += [("eval.opponents", spec, ev.backend, cfg.eval_rules_config) for spec in ev.opponents]
+    games: dict[int, Any] = {}
+    for section, spec, backend, rules in checks:
+        for part in dict.fromkeys(opponent_lineup(spec, rules.num_players)):
+            try:
+                if backend == "vector":
+                    from ..tools.vector_evaluation import batched_policy
+                    from ..vector.engine import VectorGame
+
+                    game = games.setdefault(id(rules), VectorGame(rules))  # (a check of the spec: on the CPU)
+                    batched_policy(part, game, game.generator)
+                else:
+                    from ..agents import load_agent
+
+                    load_agent(part)
+            except RiskError as e:
+                raise ConfigError(f"{section}: {part!r} cannot be played: {e}") from None
 
 
 def opponent_lineup(spec: str, num_players: int) -> list[str]:

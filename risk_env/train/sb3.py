@@ -94,12 +94,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingExtraError
+from ..errors import ConfigError, MissingExtraError
 from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
     Run,
     TrainResult,
     callback_class,
+    check_opponents,
     checkpoint_meta,
     evaluate_model,
     latest_checkpoint,
@@ -248,8 +249,12 @@ def train(
         meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(cfg.to_yaml())
+    check_opponents(cfg)  # (refused before the run folder is touched, as a device SB3 cannot use)
+    from .device_train import resolve_device
+
+    resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"the run folder {str(run_dir)!r} is a file: give another --out")
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)
     t_start = time.monotonic()
@@ -261,8 +266,10 @@ def train(
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
-    venv = build_vec_env(cfg, run.snapshots)
+    venv = build_vec_env(cfg, run.snapshots)  # (refuses opponents it cannot build: before the run folder is written)
     run.venv = venv
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(cfg.to_yaml())
     n_envs = cfg.env.n_envs
     run.log(
         f"run {cfg.name} -> {run_dir} | {rules.num_players} players, map {rules.map}, setup {rules.setup}, "

@@ -114,7 +114,8 @@ def available_devices() -> list[str]:
 
 
 def resolve_device(device: Any) -> torch.device:
-    """``device`` as a torch device this torch can use.
+    """``device`` as a torch device this torch can use, named as its tensors name it (``"cpu:0"``
+    is ``cpu``, ``"cuda"`` the current CUDA device, ``cuda:0`` by default).
 
     Raises:
         ConfigError: not a device name, or a device that is not available here (the message
@@ -131,8 +132,9 @@ def resolve_device(device: Any) -> torch.device:
         mps = getattr(torch.backends, "mps", None)
         ok = mps is not None and mps.is_available()
     elif dev.type != "cpu":
-        try:
+        try:  # a device the engine can run on holds tensors and a generator (not "meta", for one)
             torch.zeros(1, device=dev)
+            torch.Generator(device=dev)
             ok = True
         except (RuntimeError, AssertionError):
             ok = False
@@ -141,7 +143,8 @@ def resolve_device(device: Any) -> torch.device:
             "" if dev.type != "cuda" or torch.cuda.is_available() else " (this torch has no CUDA device: a CPU build, or no GPU)"
         )
         raise ConfigError(f"device={device!r} is not available{why}; available here: {', '.join(available_devices())}")
-    return dev
+    # the name tensors made there report ("cpu:0" -> "cpu", "cuda" -> "cuda:0"): states and games compare equal
+    return torch.empty(0, device=dev).device
 
 
 class VectorGame:
@@ -559,11 +562,11 @@ class VectorGame:
         seat to act) (:func:`risk_env.vector.observe.observe`; ``hand``: :meth:`hand_symbols` of ``seat``).
 
         Raises:
-            ConfigError: ``seat`` is not an integer ``(B,)`` tensor on this device.
+            ConfigError: ``seat`` is not an integer ``(B,)`` tensor of seats ``0..n-1``.
         """
         self._check_state(s)
         if seat is not None:
-            self._check_vector(seat, s.batch_size, "seat", integer=True)
+            seat = self._check_seats(seat, s.batch_size)
         return observe.observe(self, s, seat, hand)
 
     def observe_graph(
@@ -574,10 +577,14 @@ class VectorGame:
         turn_feature: bool = False,
         flat: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
-        """The AEC env's graph observation of each game (:func:`risk_env.vector.observe.observe_graph`)."""
+        """The AEC env's graph observation of each game (:func:`risk_env.vector.observe.observe_graph`).
+
+        Raises:
+            ConfigError: ``seat`` is not an integer ``(B,)`` tensor of seats ``0..n-1``.
+        """
         self._check_state(s)
         if seat is not None:
-            self._check_vector(seat, s.batch_size, "seat", integer=True)
+            seat = self._check_seats(seat, s.batch_size)
         return observe.observe_graph(self, s, seat, mask, turn_feature, flat)
 
     def rewards(self, s: BatchState, info: StepInfo) -> torch.Tensor:
@@ -586,6 +593,15 @@ class VectorGame:
         return outcome.rewards(self, s, info)
 
     # ------------------------------------------------------------------ argument checks
+    def _check_seats(self, seat: Any, B: int) -> torch.Tensor:
+        """``seat`` as int64 on this device, once it is an integer ``(B,)`` tensor of seats ``0..n-1``."""
+        self._check_vector(seat, B, "seat", integer=True)
+        t = seat.to(device=self.device, dtype=torch.int64)
+        if B and not bool(((t >= 0) & (t < self.n)).all()):
+            bad = t[(t < 0) | (t >= self.n)][0].item()
+            raise ConfigError(f"seat must hold seats 0..{self.n - 1}, got {bad}")
+        return t
+
     def _check_state(self, s: Any) -> None:
         if not isinstance(s, BatchState):
             raise ConfigError(f"expected a BatchState (from new_games or from_states), got {type(s).__name__}")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
@@ -129,8 +130,9 @@ class VectorEnv:
         cuda_graph: bool = False,
         **overrides: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        num_envs = int(num_envs)
         for name, value in (
             ("check_actions", check_actions),
             ("final_observation", final_observation),

@@ -60,6 +60,7 @@ that skip work no slot needs (the engine's own, and one per opponent policy per 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -106,6 +107,9 @@ class LearnerStep(NamedTuple):
     seat_truncated: torch.Tensor
     autoreset: torch.Tensor
     final_observation: Observation | None = None
+
+
+_ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
 
 class OpponentAssignment(Protocol):
@@ -171,7 +175,8 @@ class FixedOpponents:
                     keys.append(key)
                     pol = make_policy(spec, game, generator) if isinstance(spec, str) else _check_policy(spec)
                     self.policies.append(pol)
-                    self.names.append(spec if isinstance(spec, str) else str(getattr(pol, "name", type(pol).__name__)))
+                    label = getattr(pol, "name", None) or getattr(pol, "__name__", None) or type(pol).__name__
+                    self.names.append(spec if isinstance(spec, str) else str(label))
                 row.append(keys.index(key))
             rows.append(row)
         self._rows = torch.tensor(rows, dtype=torch.int64, device=game.device)  # (entries, n - 1)
@@ -200,7 +205,7 @@ class LearnerEnv:
     Args:
         num_envs: slots ``B`` (>= 1).
         device: the torch device of the engine, the opponents and every output.
-        seed: seeds the engine's generator (the random opponent draws from a second one, seeded ``(seed + 7919) % 2**64``).
+        seed: seeds the engine's generator (the random opponent draws from a second one, seeded ``(seed + 7919) % 2**32``).
         opponents: the opponent assignment: a name, a :class:`BatchedPolicy`, a list of those (or of tuples
             per opponent seat; see :class:`FixedOpponents`), or an :class:`OpponentAssignment` such as a
             :class:`~risk_env.vector.league.League`. Ignored with ``self_play``.
@@ -238,8 +243,8 @@ class LearnerEnv:
     ) -> None:
         if observation not in OBSERVATIONS:
             raise ConfigError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
-        if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not shaping >= 0.0:
-            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
+        if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not 0.0 <= shaping < math.inf:
+            raise ConfigError(f"shaping must be a finite number >= 0, got {shaping!r}")
         if isinstance(shaping_gamma, bool) or not isinstance(shaping_gamma, (int, float)) or not 0.0 < shaping_gamma <= 1.0:
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
         if isinstance(max_opponent_steps, bool) or not isinstance(max_opponent_steps, int) or max_opponent_steps < 1:
@@ -252,7 +257,7 @@ class LearnerEnv:
         )
         self.game = self.venv.game
         self.rules = self.venv.rules
-        self.num_envs = num_envs
+        self.num_envs = self.venv.num_envs
         self.num_players = n = self.venv.num_players
         self.num_actions = self.venv.num_actions
         self.observation_size = self.venv.observation_size
@@ -356,17 +361,22 @@ class LearnerEnv:
         Raises:
             ResetNeededError: before :meth:`reset`. IllegalActionError: a wrong shape or dtype, or an id the mask
                 forbids in an active slot. ConfigError: ``active`` is not a bool ``(B,)`` tensor. Nothing is changed then.
+            IllegalActionError: an opponent policy returned an id its mask forbids, or no integer ``(B,)`` tensor
+                (the message names the policy); the learner's ids are played by then, and the env needs :meth:`reset`.
         """
         if self._out is None:
             raise ResetNeededError("no games in progress: call reset() before step()")
         prev = self._out
         B = self.num_envs
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (B,) or a.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
-            raise IllegalActionError(f"actions must be an integer tensor of shape ({B},), got {tuple(a.shape)} {a.dtype}")
+        a = _tensor(actions, self.device)
+        if a is None or a.shape != (B,) or a.dtype not in _ID_DTYPES:
+            got = type(actions).__name__ if a is None else f"{tuple(a.shape)} {a.dtype}"
+            raise IllegalActionError(f"actions must be an integer tensor of shape ({B},), got {got}")
         act = None
         if active is not None:
-            act = torch.as_tensor(active, device=self.device)
+            act = _tensor(active, self.device)
+            if act is None:
+                raise ConfigError(f"active must be a bool tensor of shape ({B},), got {type(active).__name__}")
             if act.shape != (B,) or act.dtype != torch.bool:
                 raise ConfigError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
         a = a.long()
@@ -408,9 +418,10 @@ class LearnerEnv:
         if self._out is None:
             raise ResetNeededError("no games in progress: call reset() before reset_slots()")
         B = self.num_envs
-        m = torch.as_tensor(slots, device=self.device)
-        if m.shape != (B,) or m.dtype != torch.bool:
-            raise ConfigError(f"slots must be a bool tensor of shape ({B},), got {tuple(m.shape)} {m.dtype}")
+        m = _tensor(slots, self.device)
+        if m is None or m.shape != (B,) or m.dtype != torch.bool:
+            got = type(slots).__name__ if m is None else f"{tuple(m.shape)} {m.dtype}"
+            raise ConfigError(f"slots must be a bool tensor of shape ({B},), got {got}")
         prev = self._out
         out = self.venv.reset_slots(m)
         idx = m.nonzero()[:, 0]
@@ -490,14 +501,39 @@ class LearnerEnv:
             assert s is not None
             policies = self.policies
             if len(policies) == 1:
-                ids = policies[0](s, out.action_mask, waiting)
+                ids = self._opponent_ids(0, s, out, waiting)
             else:  # the policies with a seat to play now (one device sync)
                 present = torch.bincount(who[waiting], minlength=len(policies)).tolist()
                 for k in (k for k, c in enumerate(present) if c):
                     rows = waiting & (who == k)
-                    ids = torch.where(rows, policies[k](s, out.action_mask, rows), ids)
+                    ids = torch.where(rows, self._opponent_ids(k, s, out, rows), ids)
             out = self._play(ids, waiting, seat, acc)
         raise RuntimeError(f"opponents made {self.max_opponent_steps} engine steps without a learner's turn coming")
+
+    def _opponent_ids(self, k: int, s: Any, out: VectorStep, rows: torch.Tensor) -> torch.Tensor:
+        """The ids opponent policy ``k`` chooses in slots ``rows``, checked against the mask there. An id it
+        may not choose raises IllegalActionError naming the policy; the learner's step is played by then,
+        so the env then needs :meth:`reset`."""
+        assert self.assignment is not None
+        name = self.assignment.names[k] if k < len(self.assignment.names) else f"#{k}"
+        ids = self.policies[k](s, out.action_mask, rows)
+        B, N = self.num_envs, self.num_actions
+        problem = None
+        if not isinstance(ids, torch.Tensor) or ids.shape != (B,) or ids.dtype not in _ID_DTYPES:
+            got = f"{tuple(ids.shape)} {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
+            problem = f"returned {got}; a batched policy returns an integer tensor of shape ({B},)"
+        else:
+            ids = ids.to(device=self.device, dtype=torch.int64)
+            ok = (ids >= 0) & (ids < N) & out.action_mask.gather(1, ids.clamp(0, N - 1)[:, None])[:, 0]
+            bad = rows & ~ok
+            if bool(bad.any()):
+                b = int(bad.nonzero()[0, 0])
+                legal = out.action_mask[b].nonzero()[:, 0].tolist()
+                problem = f"chose id {int(ids[b])} in slot {b} (seat {int(out.current_player[b])}); legal ids there: {legal}"
+        if problem is None:
+            return ids
+        self._out = None  # (the learner's ids are played already: the games are mid-step)
+        raise IllegalActionError(f"opponent policy {name!r} {problem}; the games are left mid-step: call reset()")
 
     def _finish(
         self, out: VectorStep, acc: _Acc, actor: torch.Tensor, first: bool = False, active: torch.Tensor | None = None
@@ -563,6 +599,14 @@ class _Acc:
         if self.final is None:
             self.final = _zeros_like(obs)
         self.final = _where(where, obs, self.final)
+
+
+def _tensor(x: Any, device: torch.device) -> torch.Tensor | None:
+    """``x`` as a tensor on ``device``, or None when it is nothing torch reads as one (None, a string, a ragged list)."""
+    try:
+        return torch.as_tensor(x, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        return None
 
 
 def _zeros_like(obs: Observation) -> Observation:

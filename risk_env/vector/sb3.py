@@ -182,11 +182,15 @@ class VectorSB3Env(VecEnv):
         """Keep the learner's ids (an integer array ``(B,)``, or ``(B, 1)``) for :meth:`step_wait`.
 
         Raises:
-            IllegalActionError: not an integer array (a float id is refused, not truncated).
+            IllegalActionError: not an integer array (a float id is refused, not truncated; uint64 too, whose
+                large values would wrap), or another shape.
         """
         a = np.asarray(actions)
-        if a.dtype.kind not in "iu":
-            raise IllegalActionError(f"actions must be integer ids, got an array of {a.dtype}")
+        B = self.num_envs
+        if a.dtype.kind not in "iu" or a.dtype == np.uint64:
+            raise IllegalActionError(f"actions must be integer ids (int64 or narrower), got an array of {a.dtype}")
+        if a.shape not in ((B,), (B, 1)):
+            raise IllegalActionError(f"actions must have shape ({B},) or ({B}, 1), got {a.shape}")
         self._actions = torch.as_tensor(a, dtype=torch.int64, device=self.venv.device).reshape(-1)
 
     def step_wait(self) -> VecEnvStepReturn:

@@ -32,13 +32,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, RiskError, check_seed
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.state import Phase
 from .engine import BatchState, VectorGame
 from .graphs import GraphRunner
 
-__all__ = ["VectorEnv", "VectorStep"]
+__all__ = ["ID_DTYPES", "VectorEnv", "VectorStep", "as_tensor"]
 
 
 Observation = Any
@@ -190,7 +190,7 @@ class VectorEnv:
     def _slot_mask(self, x: Any, name: str) -> torch.Tensor:
         """A bool ``(B,)`` argument on the env's device (ConfigError otherwise)."""
         want = f"{name} must be a bool tensor of shape ({self.num_envs},)"
-        t = _as_tensor(x, want)
+        t = as_tensor(x, want)
         if t.shape != (self.num_envs,) or t.dtype != torch.bool:
             raise ConfigError(f"{want}, got {_describe(t)}")
         return t.to(self.device)
@@ -198,8 +198,8 @@ class VectorEnv:
     def _seats(self, x: Any, name: str) -> torch.Tensor:
         """An int64 ``(B,)`` tensor of seats ``0..n-1`` on the env's device (ConfigError otherwise)."""
         want = f"{name} must be an integer tensor of shape ({self.num_envs},) of seats 0..{self.num_players - 1}"
-        t = _as_tensor(x, want)
-        if t.shape != (self.num_envs,) or t.dtype not in _INT_DTYPES:
+        t = as_tensor(x, want)
+        if t.shape != (self.num_envs,) or t.dtype not in ID_DTYPES:
             raise ConfigError(f"{want}, got {_describe(t)}")
         t = t.to(device=self.device, dtype=torch.int64)
         bad = (t < 0) | (t >= self.num_players)
@@ -215,7 +215,7 @@ class VectorEnv:
             a = torch.as_tensor(x, device=self.device)
         except (TypeError, ValueError, RuntimeError) as e:
             raise IllegalActionError(f"actions must be an integer tensor of shape ({self.num_envs},), got {x!r}: {e}") from None
-        if a.shape != (self.num_envs,) or a.dtype not in _INT_DTYPES:
+        if a.shape != (self.num_envs,) or a.dtype not in ID_DTYPES:
             raise IllegalActionError(f"actions must be an integer tensor of shape ({self.num_envs},), got {_describe(a)}")
         a = a.long()
         if self.check_actions:
@@ -466,17 +466,19 @@ class VectorEnv:
         return self.state.nbytes() // self.num_envs
 
 
-_INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+"""The dtypes of an action-id or seat tensor the batched envs take (uint64, whose large values would wrap, is not one)."""
 
 
-def _as_tensor(x: Any, want: str) -> torch.Tensor:
-    """``x`` as a tensor; ConfigError ``want`` (what was expected) naming ``x`` otherwise."""
+def as_tensor(x: Any, want: str, error: type[RiskError] = ConfigError) -> torch.Tensor:
+    """``x`` as a tensor; ``error`` ``want`` (what was expected) naming ``x`` when torch reads no tensor
+    from it (None, a string, a ragged list)."""
     if x is None:
-        raise ConfigError(f"{want}, got None")
+        raise error(f"{want}, got None")
     try:
         return torch.as_tensor(x)
     except (TypeError, ValueError, RuntimeError):
-        raise ConfigError(f"{want}, got {type(x).__name__} {x!r}") from None
+        raise error(f"{want}, got {type(x).__name__} {x!r}") from None
 
 
 def _describe(t: torch.Tensor) -> str:

@@ -68,7 +68,7 @@ import torch
 
 from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError
 from .agents import BatchedPolicy, make_policy
-from .env import OBSERVATION_MODES, Observation, VectorEnv, VectorStep
+from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 
 __all__ = ["FixedOpponents", "LearnerEnv", "LearnerStep", "OpponentAssignment", "seat_credit"]
 
@@ -107,9 +107,6 @@ class LearnerStep(NamedTuple):
     seat_truncated: torch.Tensor
     autoreset: torch.Tensor
     final_observation: Observation | None = None
-
-
-_ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
 
 class OpponentAssignment(Protocol):
@@ -368,15 +365,13 @@ class LearnerEnv:
             raise ResetNeededError("no games in progress: call reset() before step()")
         prev = self._out
         B = self.num_envs
-        a = _tensor(actions, self.device)
-        if a is None or a.shape != (B,) or a.dtype not in _ID_DTYPES:
-            got = type(actions).__name__ if a is None else f"{tuple(a.shape)} {a.dtype}"
-            raise IllegalActionError(f"actions must be an integer tensor of shape ({B},), got {got}")
+        want = f"actions must be an integer tensor of shape ({B},)"
+        a = as_tensor(actions, want, IllegalActionError).to(self.device)
+        if a.shape != (B,) or a.dtype not in ID_DTYPES:
+            raise IllegalActionError(f"{want}, got {tuple(a.shape)} {a.dtype}")
         act = None
         if active is not None:
-            act = _tensor(active, self.device)
-            if act is None:
-                raise ConfigError(f"active must be a bool tensor of shape ({B},), got {type(active).__name__}")
+            act = as_tensor(active, f"active must be a bool tensor of shape ({B},)").to(self.device)
             if act.shape != (B,) or act.dtype != torch.bool:
                 raise ConfigError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
         a = a.long()
@@ -418,10 +413,9 @@ class LearnerEnv:
         if self._out is None:
             raise ResetNeededError("no games in progress: call reset() before reset_slots()")
         B = self.num_envs
-        m = _tensor(slots, self.device)
-        if m is None or m.shape != (B,) or m.dtype != torch.bool:
-            got = type(slots).__name__ if m is None else f"{tuple(m.shape)} {m.dtype}"
-            raise ConfigError(f"slots must be a bool tensor of shape ({B},), got {got}")
+        m = as_tensor(slots, f"slots must be a bool tensor of shape ({B},)").to(self.device)
+        if m.shape != (B,) or m.dtype != torch.bool:
+            raise ConfigError(f"slots must be a bool tensor of shape ({B},), got {tuple(m.shape)} {m.dtype}")
         prev = self._out
         out = self.venv.reset_slots(m)
         idx = m.nonzero()[:, 0]
@@ -519,7 +513,7 @@ class LearnerEnv:
         ids = self.policies[k](s, out.action_mask, rows)
         B, N = self.num_envs, self.num_actions
         problem = None
-        if not isinstance(ids, torch.Tensor) or ids.shape != (B,) or ids.dtype not in _ID_DTYPES:
+        if not isinstance(ids, torch.Tensor) or ids.shape != (B,) or ids.dtype not in ID_DTYPES:
             got = f"{tuple(ids.shape)} {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
             problem = f"returned {got}; a batched policy returns an integer tensor of shape ({B},)"
         else:
@@ -599,14 +593,6 @@ class _Acc:
         if self.final is None:
             self.final = _zeros_like(obs)
         self.final = _where(where, obs, self.final)
-
-
-def _tensor(x: Any, device: torch.device) -> torch.Tensor | None:
-    """``x`` as a tensor on ``device``, or None when it is nothing torch reads as one (None, a string, a ragged list)."""
-    try:
-        return torch.as_tensor(x, device=device)
-    except (TypeError, ValueError, RuntimeError):
-        return None
 
 
 def _zeros_like(obs: Observation) -> Observation:

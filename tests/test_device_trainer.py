@@ -123,6 +123,68 @@ def test_advantages_follow_each_seat_over_rollout_boundaries(players: int, oppon
         assert 0.2 < cat(valid).mean() < 0.8  # the learner's decisions, and the opponents'
 
 
+@pytest.mark.parametrize(("players", "seated"), [(2, True), (3, False)])
+def test_the_update_reads_each_decision_with_its_own_advantage(players: int, seated: bool) -> None:
+    # the update pairs every ready decision's advantage with that decision's state, mask, action and
+    # log-probability, also for a seat's decision held back over a rollout boundary (rows 0..n-1),
+    # though the seat's new held-back decision goes to the same row
+    from tensordict import TensorDict
+
+    from risk_env.train.seating import Seating
+    from risk_env.vector.learner import FixedOpponents
+
+    rules: dict[str, Any] = dict(preset="fast", map="small", num_players=players, turn_limit=6)
+    B, L, n = 6, 12, players
+    env = LearnerEnv(B, device=DEVICE, seed=players, self_play=True, shaping=1.0, shaping_gamma=0.99, **rules)
+    seating = None
+    if seated:
+        gen = torch.Generator(device=DEVICE).manual_seed(1)
+        seating = Seating(FixedOpponents("random", env.game, gen), B, players, env.device)
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
+    # one minibatch holding every ready decision, one epoch: the loss sees each once
+    ppo = DevicePPO(env, net, PPOSettings(n_steps=L, n_epochs=1, batch_size=10_000), seed=0, seating=seating)
+    seen: list[TensorDict] = []
+    loss = ppo.loss_module
+
+    def spy(td: TensorDict) -> Any:
+        seen.append(td.detach().clone())
+        return loss(td)
+
+    ppo.loss_module = spy  # type: ignore[assignment]
+    calls: dict[str, list[torch.Tensor]] = {k: [] for k in ("nodes", "action_mask", "action", "log_prob", "value")}
+    seats, valid = [], []
+    from_held = 0
+    for k in range(6):
+        ppo.collect()
+        for key, rows in calls.items():
+            rows.append(ppo.buf[key][n:].clone())
+        seats.append(ppo._seat[n:].clone())
+        valid.append(ppo._valid[n:].clone())
+        entries, adv, _ = ppo.advantages()
+        seen.clear()
+        ppo.update(entries, adv, _)
+        (td,) = seen
+        all_seats, all_valid = torch.cat(seats), torch.cat(valid)
+        by_adv = {round(float(a), 6): i for i, a in enumerate(td["advantage"][:, 0].tolist())}
+        assert len(by_adv) == entries.numel()  # (the advantages tell the decisions apart)
+        for e, a in zip(entries.tolist(), adv.tolist(), strict=True):
+            row, b = divmod(e, B)
+            if row >= n:
+                call = k * L + row - n
+            else:  # the seat's last decision in that slot before this rollout
+                from_held += 1
+                call = max(c for c in range(k * L) if all_seats[c, b] == row and all_valid[c, b])
+            r, c = divmod(call, L)
+            i = by_adv[round(a, 6)]
+            assert int(td["action"][i]) == int(calls["action"][r][c, b]), (k, call, b)
+            assert float(td[ppo._lp_key][i]) == float(calls["log_prob"][r][c, b]), (k, call, b)
+            assert float(td["state_value"][i, 0]) == float(calls["value"][r][c, b]), (k, call, b)
+            assert torch.equal(td["action_mask"][i], calls["action_mask"][r][c, b])
+            assert torch.equal(td["nodes"][i], calls["nodes"][r][c, b])
+    assert from_held > 10, "no decision crossed a rollout boundary: the test covers nothing"
+
+
 # ---------------------------------------------------------------------------- runs
 def _tiny(tmp: Path, **changes: Any) -> TrainConfig:
     data: dict[str, Any] = {

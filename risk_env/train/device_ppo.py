@@ -233,6 +233,7 @@ class DevicePPO:
         self._ended = torch.zeros(R, B, n, dtype=torch.bool, device=dev)
         self._held = torch.zeros(n, B, dtype=torch.bool, device=dev)  # a held-back decision exists
         self._held_reward = torch.zeros(n, B, device=dev)
+        self._pending: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None  # held rows to carry
         self._ep_return = torch.zeros(B, n, device=dev)
         self._ep_len = torch.zeros(B, n, dtype=torch.int64, device=dev)
         self._last = env.reset()
@@ -292,6 +293,7 @@ class DevicePPO:
             raise ConfigError(f"actor must be 'policy', 'greedy' or 'teacher', got {actor!r}")
         if actor == "teacher" and self.teacher is None:
             raise ConfigError("collect(actor='teacher') needs a teacher")
+        self._carry()
         env, buf = self.env, self.buf
         n = env.num_players
         out = self._last
@@ -408,12 +410,12 @@ class DevicePPO:
         )
         keep = ~held.reshape(-1)[entry]
         ready = entry[keep]
-        # carry the held-back decisions into rows 0..n-1 (row = seat) for the next rollout
+        # the held-back decisions go to rows 0..n-1 (row = seat) when the next rollout starts
+        # (:meth:`_carry`): not now, since the ready decisions read by the update may lie in those rows
         h = held.reshape(-1).nonzero()[:, 0]
         rows, slots = torch.div(h, B, rounding_mode="floor"), h % B
         seats = self._seat[rows, slots]
-        for k, v in self.buf.items():
-            self.buf[k][seats, slots] = v[rows, slots].clone()
+        self._pending = (rows, slots, seats)
         self._held = torch.zeros_like(self._held)
         self._held[seats, slots] = True
         self._held_reward = torch.zeros_like(self._held_reward)
@@ -530,9 +532,20 @@ class DevicePPO:
                 count += 1
         return {k: float(v) / max(count, 1) for k, v in sums.items()}
 
+    def _carry(self) -> None:
+        """Move the decisions held back by the last :meth:`advantages` into rows 0..n-1 (row = seat), once
+        the update that read the ready decisions there is done and before the rollout overwrites rows n.."""
+        if self._pending is None:
+            return
+        rows, slots, seats = self._pending
+        self._pending = None
+        for v in self.buf.values():
+            v[seats, slots] = v[rows, slots].clone()
+
     def drop_held(self) -> None:
         """Forget the decisions held back for the next rollout (after a phase played by another actor,
         whose log-probabilities no longer describe the behaviour)."""
+        self._pending = None
         self._held.zero_()
         self._held_reward.zero_()
 

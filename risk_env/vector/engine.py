@@ -97,9 +97,38 @@ from .tables import MapTables
 __all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "StepInfo", "VectorGame", "available_devices", "check_rules"]
 
 
-def _amount(level: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, K: int) -> torch.Tensor:
-    """:func:`risk_env.envs.layout.amount_of`, batched."""
-    return lo + torch.div(2 * level * (hi - lo) + (K - 1), 2 * (K - 1), rounding_mode="floor")
+# ---- the army changes of a move: at most two territories per game, each a (territory, delta)
+# pair read from the step's candidates (named here, stacked in these orders by VectorGame._step)
+TERRITORY_CANDIDATES = ("id", "src", "dst", "battle_src", "battle_dst", "bonus")
+"""The territories a change may name: the id's territory, the selected source and target, the
+battle's pair (the selected one, else the last battle's), the trade's +2 bonus territory."""
+DELTA_CANDIDATES = ("zero", "one", "-one", "place", "occupy", "fortify", "-occupy", "-fortify", "attacker", "defender", "bonus")
+"""The deltas a change may add: constants, the armies an amount id places or moves (for a
+reinforcement, an occupation beyond the dice moved in, a fortification), the battle's losses
+(the attacker's moving in at a conquest), the +2 bonus (0 without one)."""
+_NO_CHANGE = ("id", "zero")
+_BATTLE_MOVES = ("ATTACK", "BLITZ", "DEFEND", "REROLL", "SIX", "KEEP_ROLL")
+
+
+def army_changes(move: str, selection: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The two ``(territory, delta)`` changes (names in :data:`TERRITORY_CANDIDATES` and
+    :data:`DELTA_CANDIDATES`) of ``move`` (a :class:`MoveKind` name, ``""`` none) completed from
+    a decision with the pending ``selection`` (one of :data:`~risk_env.envs.layout.SELECTIONS`)."""
+    if move == "CLAIM" or (move == "PLACE" and selection == ""):  # a claim, a setup army, a last army
+        return ("id", "one"), _NO_CHANGE
+    if move == "PLACE":  # an amount on the selected territory
+        return ("src", "place"), _NO_CHANGE
+    if move == "TRADE":
+        return _NO_CHANGE, ("bonus", "bonus")
+    if move in _BATTLE_MOVES:  # a roll that settles (zero deltas otherwise)
+        return ("battle_src", "attacker"), ("battle_dst", "defender")
+    if move == "OCCUPY":
+        return ("battle_src", "-occupy"), ("battle_dst", "occupy")
+    if move == "FORTIFY" and selection == "src":  # the target id of a fortify from 2 armies: one army
+        return ("src", "-one"), ("id", "one")
+    if move == "FORTIFY":
+        return ("src", "-fortify"), ("dst", "fortify")
+    return _NO_CHANGE, _NO_CHANGE
 
 
 def available_devices() -> list[str]:
@@ -226,6 +255,31 @@ class VectorGame:
         sel_code = {"": 0, "src": 1, "dst": 2, "trade": 3}
         self.select_tab = torch.tensor([sel_code[x] for row in selects for x in row], dtype=torch.int64, device=dev)
         self.move_tab = torch.tensor([MoveKind[x] if x else -1 for row in moves for x in row], dtype=torch.int64, device=dev)
+        # the army changes of the move a code completes (army_changes), as columns of the step's
+        # candidates: (first territory, second territory, first delta, second delta); a last row
+        # for the games that complete no move (a sub-step)
+        changes = [army_changes(x, SELECTIONS[r % self.n_selections]) for r, row in enumerate(moves) for x in row]
+        changes.append((_NO_CHANGE, _NO_CHANGE))
+        self.change_tab = torch.tensor(
+            [
+                [
+                    TERRITORY_CANDIDATES.index(t1),
+                    TERRITORY_CANDIDATES.index(t2),
+                    DELTA_CANDIDATES.index(d1),
+                    DELTA_CANDIDATES.index(d2),
+                ]
+                for (t1, d1), (t2, d2) in changes
+            ],
+            dtype=torch.int64,
+            device=dev,
+        )
+        self.no_change = len(changes) - 1
+        self.unit_deltas = torch.tensor([0, 1, -1], device=dev)  # the constant deltas zero, one, -one
+        # an amount id's range lo..hi for a reinforcement (1..to_place), an occupation (the armies
+        # beyond the dice moved in: 0..source - 1) and a fortification (1..source - 1): lo, and
+        # hi - lo as the count read (to_place, source, source) less amount_span_off
+        self.amount_lo = torch.tensor([1, 0, 1], device=dev)
+        self.amount_span_off = torch.tensor([1, 1, 2], device=dev)
         S = n + 1
         self.ar_n = torch.arange(n, device=dev)
         self.ar_T = torch.arange(T, device=dev)
@@ -234,6 +288,7 @@ class VectorGame:
         self.ar_dice = torch.arange(ATTACK_DICE, device=dev)
         self.ar_faces = torch.arange(ATTACK_DICE + DEFEND_DICE, device=dev)
         self.ar_phase = torch.arange(PHASE_SLOTS, device=dev)
+        self.ar_moves = torch.arange(len(MoveKind), device=dev)
         self.ar_trade = torch.arange(self.tab.comp.shape[0], device=dev)
         self.ar_stars = torch.arange(MIN_STARS, MAX_STARS + 1, device=dev)
         self.ar_NC = torch.arange(max(self.NC, 1), device=dev)
@@ -683,10 +738,10 @@ class VectorGame:
         no_src = ss < 0
         # the battle's pair: the selected one, else the last battle's (docs/rules.md §4.2); armies
         # are read once for the step (they change only at its end): the selected source, the
-        # pair, and the last battle's pair (an occupation's)
+        # pair, and the last battle's source (an occupation's)
         r_src = torch.where(no_src, s.att_src, ss).clamp(min=0)
         r_dst = torch.where(no_src, s.att_dst, sd).clamp(min=0)
-        src_a, A_, D_, occ_src_a, occ_lo = take_many(s.armies, ss, r_src, r_dst, s.att_src, s.att_dst)
+        src_a, A_, D_, occ_src_a = take_many(s.armies, ss, r_src, r_dst, s.att_src)
         # ---- what the id means here: the sub-step protocol's table (risk_env.envs.layout.PROTOCOL),
         # row = the decision (phase, pending selection), column = the id's block
         kind = (ss >= 0).long() + (sd >= 0).long() + 3 * (st >= 0).long()
@@ -718,19 +773,18 @@ class VectorGame:
         sel_src_new, sel_dst_new, sel_trade_new = sel == 1, sel == 2, sel == 3
         done = torch.where(substep, -1, mv)
         # ---- complete moves
-        m_claim = done == MoveKind.CLAIM
-        P_SETUP = (done == MoveKind.PLACE) & (ph == SETUP_PLACE)
-        m_setup_own = P_SETUP & (s.setup_step < 2)
-        m_setup_neu = P_SETUP & (s.setup_step == 2)
-        m_place = (done == MoveKind.PLACE) & P_REINF
-        m_trade = done == MoveKind.TRADE
-        m_endatt = done == MoveKind.END_ATTACK
-        m_attack = done == MoveKind.ATTACK
-        m_blitz = done == MoveKind.BLITZ
+        is_move = (self.ar_moves[:, None] == done[None, :]).unbind(0)  # is_move[k]: the games completing MoveKind k
+        m_claim = is_move[MoveKind.CLAIM]
+        P_SETUP = is_move[MoveKind.PLACE] & (ph == SETUP_PLACE)
+        m_place = is_move[MoveKind.PLACE] & P_REINF
+        m_trade = is_move[MoveKind.TRADE]
+        m_endatt = is_move[MoveKind.END_ATTACK]
+        m_attack = is_move[MoveKind.ATTACK]
+        m_blitz = is_move[MoveKind.BLITZ]
         m_roll = m_attack | m_blitz
-        m_occ = done == MoveKind.OCCUPY
-        m_fort = done == MoveKind.FORTIFY
-        m_end_turn = (done == MoveKind.END_TURN) | m_fort
+        m_occ = is_move[MoveKind.OCCUPY]
+        m_fort = is_move[MoveKind.FORTIFY]
+        m_end_turn = is_move[MoveKind.END_TURN] | m_fort
         complete = done >= 0
 
         # selections
@@ -739,17 +793,13 @@ class VectorGame:
         s.sel_trade = torch.where(complete, -1, torch.where(sel_trade_new, comp, s.sel_trade))
         s.steps = s.steps + complete.long()
 
-        # ---- army deltas: at most two territories per game
-        one_place = m_claim | P_SETUP
-        i1 = torch.where(one_place, at, 0)
-        d1 = one_place.long()
-        place_t = torch.where(no_src, at, ss)
-        place_n = torch.where(no_src, 1, _amount(lvl, torch.ones_like(lvl), s.to_place, K))
-        i1 = torch.where(m_place, place_t, i1)
-        d1 = torch.where(m_place, place_n, d1)
-        i2 = torch.zeros(B, dtype=torch.int64, device=dev)
-        d2 = torch.zeros(B, dtype=torch.int64, device=dev)
-        s.to_place = s.to_place - torch.where(m_place, place_n, 0)
+        # ---- the armies an amount id means for a reinforcement, an occupation (beyond the dice moved
+        # in) and a fortification: lo + round_half_up(level * span / (K - 1)), span = hi - lo
+        # (layout.amount_of); a last army to place (no amount id: level 0) has span 0, so reads 1
+        spans = torch.stack([s.to_place, occ_src_a, src_a], 1) - self.amount_span_off
+        amounts = torch.div((2 * lvl)[:, None] * spans + (K - 1), 2 * (K - 1), rounding_mode="floor") + self.amount_lo
+        s.to_place = s.to_place - torch.where(m_place, amounts[:, 0], 0)
+        bonus_t, bonus_n = at, torch.zeros_like(at)  # a trade's +2 bonus territory and armies (none)
         # ---- trades (docs/rules.md §4.1, §6)
         if self.NC and self.any(m_trade):
             mi = self.rows_of(m_trade)
@@ -770,11 +820,10 @@ class VectorGame:
             s.sets_traded = s.sets_traded + m_trade.long()
             s.to_place = s.to_place + torch.where(m_trade, value, 0)
             has_bonus = m_trade & (t_bonus >= 0)
-            i2 = torch.where(has_bonus, t_bonus.clamp(min=0), i2)
-            d2 = torch.where(has_bonus, 2, d2)
+            bonus_t, bonus_n = t_bonus.clamp(min=0), 2 * has_bonus.long()
             s.bonus_used = s.bonus_used | has_bonus
             if s.received is not None:
-                s.received = s.received + torch.where(m_trade, value + 2 * has_bonus.long(), 0)
+                s.received = s.received + torch.where(m_trade, value + bonus_n, 0)
             s.forced = s.forced & ~(m_trade & (self._hand_count(s, p) <= 4))
         # end of the reinforce phase
         to_att = (m_place | m_trade) & (s.to_place == 0) & ~s.forced
@@ -798,7 +847,7 @@ class VectorGame:
         to_def = zeros_b
         blitzing_defend = zeros_b
         if self.choose:  # the defender decides its dice, every round of a blitz too (§4.2)
-            m_defend = done == MoveKind.DEFEND
+            m_defend = is_move[MoveKind.DEFEND]
             to_def = m_roll & (take(s.owner, r_dst) != self.neutral)
             blitz_def = m_blitz & to_def
             s.att_src = torch.where(blitz_def, r_src, s.att_src)
@@ -836,9 +885,9 @@ class VectorGame:
         if self.dice_rules:
             assert s.last_roll is not None
             s.roll_pending = s.roll_pending | wait
-            m_reroll = done == MoveKind.REROLL
-            m_six = done == MoveKind.SIX
-            m_keep = done == MoveKind.KEEP_ROLL
+            m_reroll = is_move[MoveKind.REROLL]
+            m_six = is_move[MoveKind.SIX]
+            m_keep = is_move[MoveKind.KEEP_ROLL]
             change = m_reroll | m_six
             if self.any(change):
                 col = torch.where(m_reroll, a - A.reroll, a - A.six).clamp(0, ATTACK_DICE - 1)
@@ -871,27 +920,16 @@ class VectorGame:
         s.att_dst = torch.where(conq, r_dst, s.att_dst)
         mv = torch.where(conq, used, 0)
         A2 = A_ - att_loss  # source armies after the losses, before moving in
-        i1 = torch.where(resolved, r_src, i1)
-        d1 = torch.where(resolved, -att_loss - mv, d1)
-        i2 = torch.where(resolved, r_dst, i2)
-        d2 = torch.where(resolved, -def_loss + mv, d2)
-        # occupy (§4.2)
-        occ_hi = occ_lo + occ_src_a - 1  # (an occupying game's pair is unchanged above)
-        extra = _amount(lvl, occ_lo, occ_hi, K) - occ_lo
-        i1 = torch.where(m_occ, s.att_src.clamp(min=0), i1)
-        d1 = torch.where(m_occ, -extra, d1)
-        i2 = torch.where(m_occ, s.att_dst.clamp(min=0), i2)
-        d2 = torch.where(m_occ, extra, d2)
-        # fortify (§4.3)
-        f_dst = torch.where(sd >= 0, sd, at)
-        f_n = torch.where(sd >= 0, _amount(lvl, torch.ones_like(lvl), src_a - 1, K), 1)
-        i1 = torch.where(m_fort, ss.clamp(min=0), i1)
-        d1 = torch.where(m_fort, -f_n, d1)
-        i2 = torch.where(m_fort, f_dst.clamp(min=0), i2)
-        d2 = torch.where(m_fort, f_n, d2)
-        s.armies = s.armies.scatter_add(1, torch.stack([i1, i2], 1), torch.stack([d1, d2], 1))
+        # ---- the army changes of the move completed (army_changes; a battle's losses are 0 unless
+        # its roll settles, an occupation's and a fortification's pair is the source and the
+        # target, §4.2, §4.3): the candidates, and the columns the code's row of change_tab picks
+        terr = torch.stack([at, ss, sd, r_src, r_dst, bonus_t], 1)  # TERRITORY_CANDIDATES
+        battle = torch.stack([-att_loss - mv, mv - def_loss, bonus_n], 1)
+        deltas = torch.cat([self.unit_deltas.expand(B, 3), amounts, -amounts[:, 1:], battle], 1)  # DELTA_CANDIDATES
+        cols = self.change_tab.index_select(0, torch.where(substep, self.no_change, code))
+        s.armies = s.armies.scatter_add(1, terr.gather(1, cols[:, :2]), deltas.gather(1, cols[:, 2:]))
         if self.variant_wins and s.capitals is not None:  # a capital choice (§8)
-            m_cap = done == MoveKind.CAPITAL
+            m_cap = is_move[MoveKind.CAPITAL]
             s.capitals = torch.where(m_cap[:, None] & (self.ar_n[None, :] == p[:, None]), at[:, None], s.capitals)
 
         # owners: claims and conquests
@@ -940,9 +978,11 @@ class VectorGame:
 
         # ---- setup flow (docs/rules.md §3, §7, §8)
         if cfg.setup != "random" and self.any(m_claim | P_SETUP):
+            m_setup_own = P_SETUP & (s.setup_step < 2)
+            m_setup_neu = P_SETUP & (s.setup_step == 2)
             self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p, draws)
         if s.capitals is not None:
-            m_cap = done == MoveKind.CAPITAL
+            m_cap = is_move[MoveKind.CAPITAL]
             if self.any(m_cap):
                 self._start_game(s, m_cap)
 

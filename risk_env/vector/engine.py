@@ -255,6 +255,11 @@ class VectorGame:
         sel_code = {"": 0, "src": 1, "dst": 2, "trade": 3}
         self.select_tab = torch.tensor([sel_code[x] for row in selects for x in row], dtype=torch.int64, device=dev)
         self.move_tab = torch.tensor([MoveKind[x] if x else -1 for row in moves for x in row], dtype=torch.int64, device=dev)
+        # a pending selection's index in SELECTIONS from the selections made (source, target,
+        # trade): "src" one, "src+dst" one more, "trade" (no source) its own; times the blocks
+        sel_index = SELECTIONS.index
+        made = [sel_index("src"), sel_index("src+dst") - sel_index("src"), sel_index("trade")]
+        self.made_weight = torch.tensor(made, dtype=torch.int64, device=dev) * self.n_blocks
         # the army changes of the move a code completes (army_changes), as columns of the step's
         # candidates: (first territory, second territory, first delta, second delta); a last row
         # for the games that complete no move (a sub-step)
@@ -296,6 +301,8 @@ class VectorGame:
         self.ones_T = torch.ones(1, T, dtype=torch.int64, device=dev)
         self.base4 = torch.tensor([1, 4, 16, 64], device=dev)  # a hand's symbol counts (capped at 3) as a table row
         self.owner_base = torch.arange(T, device=dev) * S
+        # row i: the turn-order positions after position i, nearest first (i + 1, ..., i + n, mod n)
+        self.next_pos = (torch.arange(n, device=dev)[:, None] + 1 + torch.arange(n, device=dev)[None, :]) % n
         # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed; the neutral
         # and the allied army: slot n)
         rot_tab = np.full((n, self.num_seats + 1), S, dtype=np.int64)
@@ -545,7 +552,6 @@ class VectorGame:
 
     def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, draws: Draws) -> torch.Tensor:
         """A card after a conquest, the turn limit, the next player (docs/rules.md §4.4, §4.5)."""
-        n = self.n
         if self.NC:
             dm = m & s.conquered
             if self.any(dm):
@@ -568,7 +574,7 @@ class VectorGame:
         s.truncated = s.truncated | trunc
         s.phase = torch.where(trunc, GAME_OVER, s.phase)
         go = m & ~trunc
-        cand = s.order.gather(1, (take(s.order_pos, p)[:, None] + 1 + self.ar_n[None, :]) % n)
+        cand = s.order.gather(1, self.next_pos.index_select(0, take(s.order_pos, p)))  # the next seats in turn order
         ok = s.alive.gather(1, cand)
         nxt = cand.gather(1, ok.long().argmax(1)[:, None])[:, 0]
         s.player = torch.where(go, nxt, s.player)
@@ -743,11 +749,17 @@ class VectorGame:
         r_dst = torch.where(no_src, s.att_dst, sd).clamp(min=0)
         src_a, A_, D_, occ_src_a = take_many(s.armies, ss, r_src, r_dst, s.att_src)
         # ---- what the id means here: the sub-step protocol's table (risk_env.envs.layout.PROTOCOL),
-        # row = the decision (phase, pending selection), column = the id's block
-        kind = (ss >= 0).long() + (sd >= 0).long() + 3 * (st >= 0).long()
-        if self.dice_rules:
-            kind = kind + 4 * s.roll_pending.long()
-        code = (ph * self.n_selections + kind) * self.n_blocks + self.block_of.index_select(0, a.clamp(0, A.n - 1))
+        # row = the decision (phase, pending selection), column = the id's block; code =
+        # (phase * n_selections + selection) * n_blocks + block, the selection's part a weighted
+        # count of the selections made (made_weight)
+        made = torch.stack([ss, sd, st], 1) >= 0
+        code = (
+            (made * self.made_weight).sum(1)
+            + ph * (self.n_selections * self.n_blocks)
+            + self.block_of.index_select(0, a.clamp(0, A.n - 1))
+        )
+        if self.dice_rules:  # a waiting roll is a selection of its own
+            code = code + (SELECTIONS.index("roll") * self.n_blocks) * s.roll_pending
         sel = self.select_tab.index_select(0, code)  # 0 none, 1 a source, 2 a target, 3 a trade's bonus to ask
         mv = self.move_tab.index_select(0, code)  # the MoveKind it completes, -1 none
         P_REINF, P_FORT = ph == REINFORCE, ph == FORTIFY

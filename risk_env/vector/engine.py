@@ -255,11 +255,34 @@ class VectorGame:
         sel_code = {"": 0, "src": 1, "dst": 2, "trade": 3}
         self.select_tab = torch.tensor([sel_code[x] for row in selects for x in row], dtype=torch.int64, device=dev)
         self.move_tab = torch.tensor([MoveKind[x] if x else -1 for row in moves for x in row], dtype=torch.int64, device=dev)
+        # an id read as an entry of the territory, amount, dice and trade blocks (a territory, an
+        # amount level, a dice count 1..3, a set composition): id - first, clamped to lo..hi (other
+        # ids read the nearest entry; the step uses each only where the id is one); columns of (4, 1)
+        acts = self.actions
+        id_read = [
+            (0, 0, T - 1),
+            (acts.amount, 0, self.K - 1),
+            (acts.dice - 1, 1, ATTACK_DICE),
+            (acts.trade, 0, acts.width("trade") - 1) if acts.trade >= 0 else (0, 0, 0),
+        ]
+        first, lo, hi = (torch.tensor(col, dtype=torch.int64, device=dev)[:, None] for col in zip(*id_read, strict=True))
+        self.id_first, self.id_lo, self.id_hi = first, lo, hi
+        # a selection some counts make needless (the step completes the move instead), by code:
+        # 0 none, 1 a trade's bonus territory (at most one option), 2 a territory to place on in
+        # the reinforce phase (one army left), 3 a fortify's target (the source holds 2 armies)
+        forces = {("trade", REINFORCE): 1, ("src", REINFORCE): 2, ("dst", FORTIFY): 3}
+        self.force_tab = torch.tensor(
+            [forces.get((x, r // self.n_selections), 0) for r, row in enumerate(selects) for x in row],
+            dtype=torch.int64,
+            device=dev,
+        )
         # a pending selection's index in SELECTIONS from the selections made (source, target,
         # trade): "src" one, "src+dst" one more, "trade" (no source) its own; times the blocks
         sel_index = SELECTIONS.index
         made = [sel_index("src"), sel_index("src+dst") - sel_index("src"), sel_index("trade")]
-        self.made_weight = torch.tensor(made, dtype=torch.int64, device=dev) * self.n_blocks
+        self.made_weight = torch.tensor(made, dtype=torch.int64, device=dev)[:, None] * self.n_blocks
+        # the select_tab codes of a source, a target and a trade, one row each
+        self.sel_kinds = torch.tensor([sel_code["src"], sel_code["dst"], sel_code["trade"]], device=dev)[:, None]
         # the army changes of the move a code completes (army_changes), as columns of the step's
         # candidates: (first territory, second territory, first delta, second delta); a last row
         # for the games that complete no move (a sub-step)
@@ -497,7 +520,7 @@ class VectorGame:
         """Turn start for games ``m``: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
         if not self.any(m):
             return
-        s.turn = s.turn + m.long()
+        s.turn = s.turn + m  # (a bool adds as 0 or 1)
         s.phase = torch.where(m, REINFORCE, s.phase)
         rows = self.rows_of(m)  # the few games starting a turn (every game with static)
         p_rows = s.player[rows]
@@ -729,18 +752,16 @@ class VectorGame:
 
     def _step(self, s: BatchState, a: torch.Tensor, draws: Draws, active: torch.Tensor | None) -> StepInfo:
         tab, cfg = self.tab, self.config
-        B, T, K, n = s.batch_size, self.T, self.K, self.n
+        B, K, n = s.batch_size, self.K, self.n
         dev = self.device
         A = self.actions
         # every update below is gated by the phase masks: a game read as over is not touched
         ph = s.phase if active is None else torch.where(active.to(dev), s.phase, GAME_OVER)
         p = s.player.clone()
         ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
-        at = a.clamp(0, T - 1)
-        lvl = (a - A.amount).clamp(0, K - 1)
-        dn = (a - A.dice + 1).clamp(1, ATTACK_DICE)
+        # the id read as a territory, an amount level, a dice count and a set composition (id_read)
+        at, lvl, dn, comp = (a[None, :] - self.id_first).clamp(self.id_lo, self.id_hi).unbind(0)
         zeros_b = torch.zeros(B, dtype=torch.bool, device=dev)
-        comp = (a - A.trade).clamp(0, A.width("trade") - 1) if A.trade >= 0 else torch.zeros_like(a)
         no_src = ss < 0
         # the battle's pair: the selected one, else the last battle's (docs/rules.md §4.2); armies
         # are read once for the step (they change only at its end): the selected source, the
@@ -752,9 +773,9 @@ class VectorGame:
         # row = the decision (phase, pending selection), column = the id's block; code =
         # (phase * n_selections + selection) * n_blocks + block, the selection's part a weighted
         # count of the selections made (made_weight)
-        made = torch.stack([ss, sd, st], 1) >= 0
+        pending = torch.stack([ss, sd, st])  # (3, B): the selections made (-1: none)
         code = (
-            (made * self.made_weight).sum(1)
+            ((pending >= 0) * self.made_weight).sum(0)
             + ph * (self.n_selections * self.n_blocks)
             + self.block_of.index_select(0, a.clamp(0, A.n - 1))
         )
@@ -762,7 +783,7 @@ class VectorGame:
             code = code + (SELECTIONS.index("roll") * self.n_blocks) * s.roll_pending
         sel = self.select_tab.index_select(0, code)  # 0 none, 1 a source, 2 a target, 3 a trade's bonus to ask
         mv = self.move_tab.index_select(0, code)  # the MoveKind it completes, -1 none
-        P_REINF, P_FORT = ph == REINFORCE, ph == FORTIFY
+        P_REINF = ph == REINFORCE
         # ---- sub-steps (pending selections), unless the count they would ask for is forced
         trade_opts = torch.zeros(B, dtype=torch.int64, device=dev)
         first_opt = torch.full((B,), -1, dtype=torch.int64, device=dev)
@@ -775,14 +796,12 @@ class VectorGame:
                 first = torch.where(n_opts > 0, opts.long().argmax(1), -1)
                 trade_opts[ti] = torch.where(asks_trade[ti], n_opts, 0)
                 first_opt[ti] = torch.where(asks_trade[ti], first, -1)
-        forced = (
-            (asks_trade & (trade_opts <= 1))  # at most one +2 bonus option: the trade completes
-            | ((sel == 1) & P_REINF & (s.to_place == 1))  # the last army to place
-            | ((sel == 2) & P_FORT & (src_a == 2))  # a fortify from 2 armies moves 1
-        )
+        # the count that decides (force_tab): at most one +2 bonus option (the trade completes),
+        # the last army to place, a fortify from 2 armies (it moves 1)
+        counts = torch.stack([zeros_b, trade_opts <= 1, s.to_place == 1, src_a == 2])
+        forced = counts.gather(0, self.force_tab.index_select(0, code)[None, :])[0]
         sel = torch.where(forced, 0, sel)
         substep = sel > 0
-        sel_src_new, sel_dst_new, sel_trade_new = sel == 1, sel == 2, sel == 3
         done = torch.where(substep, -1, mv)
         # ---- complete moves
         is_move = (self.ar_moves[:, None] == done[None, :]).unbind(0)  # is_move[k]: the games completing MoveKind k
@@ -793,17 +812,16 @@ class VectorGame:
         m_endatt = is_move[MoveKind.END_ATTACK]
         m_attack = is_move[MoveKind.ATTACK]
         m_blitz = is_move[MoveKind.BLITZ]
-        m_roll = m_attack | m_blitz
         m_occ = is_move[MoveKind.OCCUPY]
         m_fort = is_move[MoveKind.FORTIFY]
         m_end_turn = is_move[MoveKind.END_TURN] | m_fort
         complete = done >= 0
 
         # selections
-        s.sel_src = torch.where(complete, -1, torch.where(sel_src_new, at, s.sel_src))
-        s.sel_dst = torch.where(complete, -1, torch.where(sel_dst_new, at, s.sel_dst))
-        s.sel_trade = torch.where(complete, -1, torch.where(sel_trade_new, comp, s.sel_trade))
-        s.steps = s.steps + complete.long()
+        # selections: a sub-step records the id as the one it asks for, a complete move clears them
+        recorded = torch.where(sel == self.sel_kinds, torch.stack([at, at, comp]), pending)
+        s.sel_src, s.sel_dst, s.sel_trade = torch.where(complete, -1, recorded).unbind(0)
+        s.steps = s.steps + complete
 
         # ---- the armies an amount id means for a reinforcement, an occupation (beyond the dice moved
         # in) and a fortification: lo + round_half_up(level * span / (K - 1)), span = hi - lo
@@ -829,10 +847,10 @@ class VectorGame:
                     value = tab.set_values[s.sets_traded.clamp(max=tab.set_values.numel() - 1)]
             cards &= m_trade[mi][:, None]
             s.card_loc[mi] = torch.where(cards, DISCARD, s.card_loc[mi])
-            s.sets_traded = s.sets_traded + m_trade.long()
+            s.sets_traded = s.sets_traded + m_trade
             s.to_place = s.to_place + torch.where(m_trade, value, 0)
             has_bonus = m_trade & (t_bonus >= 0)
-            bonus_t, bonus_n = t_bonus.clamp(min=0), 2 * has_bonus.long()
+            bonus_t, bonus_n = t_bonus.clamp(min=0), 2 * has_bonus
             s.bonus_used = s.bonus_used | has_bonus
             if s.received is not None:
                 s.received = s.received + torch.where(m_trade, value + bonus_n, 0)
@@ -860,7 +878,7 @@ class VectorGame:
         blitzing_defend = zeros_b
         if self.choose:  # the defender decides its dice, every round of a blitz too (§4.2)
             m_defend = is_move[MoveKind.DEFEND]
-            to_def = m_roll & (take(s.owner, r_dst) != self.neutral)
+            to_def = (m_attack | m_blitz) & (take(s.owner, r_dst) != self.neutral)
             blitz_def = m_blitz & to_def
             s.att_src = torch.where(blitz_def, r_src, s.att_src)
             s.att_dst = torch.where(blitz_def, r_dst, s.att_dst)

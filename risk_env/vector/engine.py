@@ -314,6 +314,7 @@ class VectorGame:
         self.ar_K = torch.arange(self.K, device=dev)
         self.ar_S = torch.arange(S, device=dev)
         self.ar_dice = torch.arange(ATTACK_DICE, device=dev)
+        self.dice_rows = self.ar_dice[None, :] < torch.arange(ATTACK_DICE + 1, device=dev)[:, None]  # row k: the first k dice
         self.ar_faces = torch.arange(ATTACK_DICE + DEFEND_DICE, device=dev)
         self.ar_phase = torch.arange(PHASE_SLOTS, device=dev)
         self.ar_moves = torch.arange(len(MoveKind), device=dev)

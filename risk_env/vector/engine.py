@@ -582,18 +582,19 @@ class VectorGame:
                 rows = self.rows_of(dm)  # the games drawing a card (every game with static)
                 loc = s.card_loc[rows]
                 dmr = dm[rows]
-                deck = loc == DECK
-                reshuffle = dmr & ~deck.any(1) & (loc == DISCARD).any(1)  # the discards become the draw pile
-                loc = torch.where(reshuffle[:, None] & (loc == DISCARD), DECK, loc)
-                deck = loc == DECK
+                deck, discard = loc == DECK, loc == DISCARD
+                reshuffle = dmr & ~deck.any(1) & discard.any(1)  # the discards become the draw pile
+                back = reshuffle[:, None] & discard
+                loc = torch.where(back, DECK, loc)
+                deck = deck | back
                 count = deck.sum(1)
                 got = dmr & (count > 0)
                 k = draws.choice(count, "card", rows)  # the k-th card of the pile: uniform, as the top of a shuffled pile
-                card = (deck & (deck.long().cumsum(1) == (k + 1)[:, None])).long().argmax(1)
+                card = (deck.cumsum(1) > k[:, None]).long().argmax(1)  # (the first index past k pile cards is one)
                 if draws.card is not None:
                     card = torch.where(draws.card[rows] >= 0, draws.card[rows], card)
-                cur = loc.gather(1, card[:, None])[:, 0]
-                s.card_loc[rows] = loc.scatter(1, card[:, None], torch.where(got, p[rows], cur)[:, None])
+                card = card[:, None]
+                s.card_loc[rows] = loc.scatter(1, card, torch.where(got[:, None], p[rows, None], loc.gather(1, card)))
         trunc = m & (s.turn >= self.config.turn_limit)
         s.truncated = s.truncated | trunc
         s.phase = torch.where(trunc, GAME_OVER, s.phase)

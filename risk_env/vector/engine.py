@@ -875,8 +875,9 @@ class VectorGame:
         s.att_src = torch.where(m_attack, r_src, s.att_src)
         s.att_dst = torch.where(m_attack, r_dst, s.att_dst)
         s.att_dice = torch.where(m_attack, ndice, s.att_dice)
-        m_defend = zeros_b
-        to_def = zeros_b
+        # the rolls of one round (attacks; with the defender's choice, its answers instead) and the
+        # blitzes rolled now, the defender's dice of a round
+        single, blitz_now, j = m_attack, m_blitz, torch.clamp(D_, max=DEFEND_DICE)
         blitzing_defend = zeros_b
         if self.choose:  # the defender decides its dice, every round of a blitz too (§4.2)
             m_defend = is_move[MoveKind.DEFEND]
@@ -888,18 +889,18 @@ class VectorGame:
             blitzing_defend = m_defend & s.blitzing
             s.blitzing = s.blitzing | blitz_def
             s.phase = torch.where(to_def, DEFEND, torch.where(m_defend, ATTACK, s.phase))
-        single = (m_attack & ~to_def) | m_defend
+            single = (m_attack & ~to_def) | m_defend
+            blitz_now = m_blitz & ~to_def
+            j = torch.where(m_defend, dn.clamp(max=DEFEND_DICE), j)
         k = s.att_dice
-        j = torch.where(m_defend, dn.clamp(max=DEFEND_DICE), torch.clamp(D_, max=DEFEND_DICE))
-        wait = zeros_b
+        direct = single  # the rolls that settle now
         if self.dice_rules:  # the roll waits for a re-roll or a six (the allied army's rolls stand, §7)
             wait = single & ~blitzing_defend
             if self.allied >= 0:
                 wait &= p != self.allied
-        direct = single & ~wait
+            direct = single & ~wait
         faces_needed = draws.injected or self.dice_rules
-        al = torch.zeros(B, dtype=torch.int64, device=dev)
-        dl = torch.zeros(B, dtype=torch.int64, device=dev)
+        al = dl = torch.zeros(B, dtype=torch.int64, device=dev)  # (read only where a roll settles)
         if self.any(single):
             if faces_needed:
                 ad, dd = dice.sorted_faces(draws.faces(single, k + j), k, j)
@@ -914,7 +915,7 @@ class VectorGame:
         def_loss = torch.where(direct, dl, 0)
         used = torch.where(direct, k, 0)  # attacker dice of the roll that settles (a conquest moves them in)
         settle = zeros_b
-        if self.dice_rules:
+        if self.dice_rules:  # a waiting roll re-rolled, turned to a six or kept; it settles once no option is left
             assert s.last_roll is not None
             s.roll_pending = s.roll_pending | wait
             m_reroll = is_move[MoveKind.REROLL]
@@ -938,14 +939,15 @@ class VectorGame:
                 def_loss = torch.where(settle, sdl, def_loss)
                 used = torch.where(settle, s.att_dice, used)
             s.roll_pending = s.roll_pending & ~settle
-        blitz_now = m_blitz & ~to_def
         if self.any(blitz_now):
             bl, bdl, blast = dice.blitz(self, draws, blitz_now, A_, D_, s.last_roll)
             att_loss = torch.where(blitz_now, bl, att_loss)
             def_loss = torch.where(blitz_now, bdl, def_loss)
             used = torch.where(blitz_now, blast, used)
             s.last_dice = torch.where(blitz_now, blast, s.last_dice)
-        resolved = direct | settle | blitz_now
+        resolved = direct | blitz_now
+        if self.dice_rules:
+            resolved = resolved | settle
         conq = resolved & (D_ - def_loss == 0)
         # an attack records its battle; a blitz only a conquest (the reference engine's conquer)
         s.att_src = torch.where(conq, r_src, s.att_src)

@@ -590,7 +590,7 @@ class VectorGame:
                 count = deck.sum(1)
                 got = dmr & (count > 0)
                 k = draws.choice(count, "card", rows)  # the k-th card of the pile: uniform, as the top of a shuffled pile
-                card = (deck.cumsum(1) > k[:, None]).long().argmax(1)  # (the first index past k pile cards is one)
+                card = (deck.cumsum(1) > k[:, None]).long().argmax(1)  # the first index with k + 1 pile cards up to it
                 if draws.card is not None:
                     card = torch.where(draws.card[rows] >= 0, draws.card[rows], card)
                 card = card[:, None]

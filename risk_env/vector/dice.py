@@ -164,7 +164,9 @@ def blitz(
     cap = game.tab.blitz_cap
     B = A.shape[0]
     rows = game.rows_of(m)  # the blitzing games (every game with static)
-    a, d, live = A[rows], D[rows], m[rows] & (A[rows] >= 2) & (D[rows] >= 1)
+    A0, D0, mr = A[rows], D[rows], m[rows]
+    a, d = A0, D0
+    live = mr & (a >= 2) & (d >= 1)
     last = torch.zeros_like(a)
     big = live & ((a - 1 > cap) | (d > cap))
     if game.capturing:  # (a CUDA graph cannot check on the host: it records that a battle exceeds the table)
@@ -191,6 +193,6 @@ def blitz(
     d2 = torch.where(live, torch.where(conq, 0, t), d)
     last = torch.where(live, torch.where(conq, torch.clamp(left, max=ATTACK_DICE), kk), last)
     zero = torch.zeros_like(A)
-    att_loss = zero.index_copy(0, rows, torch.where(m[rows], A[rows] - a2, 0))
-    def_loss = zero.index_copy(0, rows, torch.where(m[rows], D[rows] - d2, 0))
+    att_loss = zero.index_copy(0, rows, torch.where(mr, A0 - a2, 0))
+    def_loss = zero.index_copy(0, rows, torch.where(mr, D0 - d2, 0))
     return att_loss, def_loss, zero.index_copy(0, rows, last)

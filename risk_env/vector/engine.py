@@ -97,9 +97,38 @@ from .tables import MapTables
 __all__ = ["SUPPORTED_RULES", "BatchState", "Chance", "StepInfo", "VectorGame", "available_devices", "check_rules"]
 
 
-def _amount(level: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, K: int) -> torch.Tensor:
-    """:func:`risk_env.envs.layout.amount_of`, batched."""
-    return lo + torch.div(2 * level * (hi - lo) + (K - 1), 2 * (K - 1), rounding_mode="floor")
+# ---- the army changes of a move: at most two territories per game, each a (territory, delta)
+# pair read from the step's candidates (named here, stacked in these orders by VectorGame._step)
+TERRITORY_CANDIDATES = ("id", "src", "dst", "battle_src", "battle_dst", "bonus")
+"""The territories a change may name: the id's territory, the selected source and target, the
+battle's pair (the selected one, else the last battle's), the trade's +2 bonus territory."""
+DELTA_CANDIDATES = ("zero", "one", "-one", "place", "occupy", "fortify", "-occupy", "-fortify", "attacker", "defender", "bonus")
+"""The deltas a change may add: constants, the armies an amount id places or moves (for a
+reinforcement, an occupation beyond the dice moved in, a fortification), the battle's losses
+(the attacker's moving in at a conquest), the +2 bonus (0 without one)."""
+_NO_CHANGE = ("id", "zero")
+_BATTLE_MOVES = ("ATTACK", "BLITZ", "DEFEND", "REROLL", "SIX", "KEEP_ROLL")
+
+
+def army_changes(move: str, selection: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The two ``(territory, delta)`` changes (names in :data:`TERRITORY_CANDIDATES` and
+    :data:`DELTA_CANDIDATES`) of ``move`` (a :class:`MoveKind` name, ``""`` none) completed from
+    a decision with the pending ``selection`` (one of :data:`~risk_env.envs.layout.SELECTIONS`)."""
+    if move == "CLAIM" or (move == "PLACE" and selection == ""):  # a claim, a setup army, a last army
+        return ("id", "one"), _NO_CHANGE
+    if move == "PLACE":  # an amount on the selected territory
+        return ("src", "place"), _NO_CHANGE
+    if move == "TRADE":
+        return _NO_CHANGE, ("bonus", "bonus")
+    if move in _BATTLE_MOVES:  # a roll that settles (zero deltas otherwise)
+        return ("battle_src", "attacker"), ("battle_dst", "defender")
+    if move == "OCCUPY":
+        return ("battle_src", "-occupy"), ("battle_dst", "occupy")
+    if move == "FORTIFY" and selection == "src":  # the target id of a fortify from 2 armies: one army
+        return ("src", "-one"), ("id", "one")
+    if move == "FORTIFY":
+        return ("src", "-fortify"), ("dst", "fortify")
+    return _NO_CHANGE, _NO_CHANGE
 
 
 def available_devices() -> list[str]:
@@ -226,14 +255,69 @@ class VectorGame:
         sel_code = {"": 0, "src": 1, "dst": 2, "trade": 3}
         self.select_tab = torch.tensor([sel_code[x] for row in selects for x in row], dtype=torch.int64, device=dev)
         self.move_tab = torch.tensor([MoveKind[x] if x else -1 for row in moves for x in row], dtype=torch.int64, device=dev)
+        # an id read as an entry of the territory, amount, dice and trade blocks (a territory, an
+        # amount level, a dice count 1..3, a set composition): id - first, clamped to lo..hi (other
+        # ids read the nearest entry; the step uses each only where the id is one); columns of (4, 1)
+        acts = self.actions
+        id_read = [
+            (0, 0, T - 1),
+            (acts.amount, 0, self.K - 1),
+            (acts.dice - 1, 1, ATTACK_DICE),
+            (acts.trade, 0, acts.width("trade") - 1) if acts.trade >= 0 else (0, 0, 0),
+        ]
+        first, lo, hi = (torch.tensor(col, dtype=torch.int64, device=dev)[:, None] for col in zip(*id_read, strict=True))
+        self.id_first, self.id_lo, self.id_hi = first, lo, hi
+        # a selection some counts make needless (the step completes the move instead), by code:
+        # 0 none, 1 a trade's bonus territory (at most one option), 2 a territory to place on in
+        # the reinforce phase (one army left), 3 a fortify's target (the source holds 2 armies)
+        forces = {("trade", REINFORCE): 1, ("src", REINFORCE): 2, ("dst", FORTIFY): 3}
+        self.force_tab = torch.tensor(
+            [forces.get((x, r // self.n_selections), 0) for r, row in enumerate(selects) for x in row],
+            dtype=torch.int64,
+            device=dev,
+        )
+        # a pending selection's index in SELECTIONS from the selections made (source, target,
+        # trade): "src" one, "src+dst" one more, "trade" (no source) its own; times the blocks
+        sel_index = SELECTIONS.index
+        made = [sel_index("src"), sel_index("src+dst") - sel_index("src"), sel_index("trade")]
+        self.made_weight = torch.tensor(made, dtype=torch.int64, device=dev)[:, None] * self.n_blocks
+        # the select_tab codes of a source, a target and a trade, one row each
+        self.sel_kinds = torch.tensor([sel_code["src"], sel_code["dst"], sel_code["trade"]], device=dev)[:, None]
+        # the army changes of the move a code completes (army_changes), as columns of the step's
+        # candidates: (first territory, second territory, first delta, second delta); a last row
+        # for the games that complete no move (a sub-step)
+        changes = [army_changes(x, SELECTIONS[r % self.n_selections]) for r, row in enumerate(moves) for x in row]
+        changes.append((_NO_CHANGE, _NO_CHANGE))
+        self.change_tab = torch.tensor(
+            [
+                [
+                    TERRITORY_CANDIDATES.index(t1),
+                    TERRITORY_CANDIDATES.index(t2),
+                    DELTA_CANDIDATES.index(d1),
+                    DELTA_CANDIDATES.index(d2),
+                ]
+                for (t1, d1), (t2, d2) in changes
+            ],
+            dtype=torch.int64,
+            device=dev,
+        )
+        self.no_change = len(changes) - 1
+        self.unit_deltas = torch.tensor([0, 1, -1], device=dev)  # the constant deltas zero, one, -one
+        # an amount id's range lo..hi for a reinforcement (1..to_place), an occupation (the armies
+        # beyond the dice moved in: 0..source - 1) and a fortification (1..source - 1): lo, and
+        # hi - lo as the count read (to_place, source, source) less amount_span_off
+        self.amount_lo = torch.tensor([1, 0, 1], device=dev)
+        self.amount_span_off = torch.tensor([1, 1, 2], device=dev)
         S = n + 1
         self.ar_n = torch.arange(n, device=dev)
         self.ar_T = torch.arange(T, device=dev)
         self.ar_K = torch.arange(self.K, device=dev)
         self.ar_S = torch.arange(S, device=dev)
         self.ar_dice = torch.arange(ATTACK_DICE, device=dev)
+        self.dice_rows = self.ar_dice[None, :] < torch.arange(ATTACK_DICE + 1, device=dev)[:, None]  # row k: the first k dice
         self.ar_faces = torch.arange(ATTACK_DICE + DEFEND_DICE, device=dev)
         self.ar_phase = torch.arange(PHASE_SLOTS, device=dev)
+        self.ar_moves = torch.arange(len(MoveKind), device=dev)
         self.ar_trade = torch.arange(self.tab.comp.shape[0], device=dev)
         self.ar_stars = torch.arange(MIN_STARS, MAX_STARS + 1, device=dev)
         self.ar_NC = torch.arange(max(self.NC, 1), device=dev)
@@ -241,6 +325,8 @@ class VectorGame:
         self.ones_T = torch.ones(1, T, dtype=torch.int64, device=dev)
         self.base4 = torch.tensor([1, 4, 16, 64], device=dev)  # a hand's symbol counts (capped at 3) as a table row
         self.owner_base = torch.arange(T, device=dev) * S
+        # row i: the turn-order positions after position i, nearest first (i + 1, ..., i + n, mod n)
+        self.next_pos = (torch.arange(n, device=dev)[:, None] + 1 + torch.arange(n, device=dev)[None, :]) % n
         # rotation table: row `me`, column owner + 1 -> observation slot (S: unclaimed; the neutral
         # and the allied army: slot n)
         rot_tab = np.full((n, self.num_seats + 1), S, dtype=np.int64)
@@ -435,7 +521,7 @@ class VectorGame:
         """Turn start for games ``m``: reinforcements and a forced trade at 5+ cards (docs/rules.md §4.1)."""
         if not self.any(m):
             return
-        s.turn = s.turn + m.long()
+        s.turn = s.turn + m  # (a bool adds as 0 or 1)
         s.phase = torch.where(m, REINFORCE, s.phase)
         rows = self.rows_of(m)  # the few games starting a turn (every game with static)
         p_rows = s.player[rows]
@@ -490,30 +576,30 @@ class VectorGame:
 
     def _end_turn(self, s: BatchState, m: torch.Tensor, p: torch.Tensor, draws: Draws) -> torch.Tensor:
         """A card after a conquest, the turn limit, the next player (docs/rules.md §4.4, §4.5)."""
-        n = self.n
         if self.NC:
             dm = m & s.conquered
             if self.any(dm):
                 rows = self.rows_of(dm)  # the games drawing a card (every game with static)
                 loc = s.card_loc[rows]
                 dmr = dm[rows]
-                deck = loc == DECK
-                reshuffle = dmr & ~deck.any(1) & (loc == DISCARD).any(1)  # the discards become the draw pile
-                loc = torch.where(reshuffle[:, None] & (loc == DISCARD), DECK, loc)
-                deck = loc == DECK
+                deck, discard = loc == DECK, loc == DISCARD
+                reshuffle = dmr & ~deck.any(1) & discard.any(1)  # the discards become the draw pile
+                back = reshuffle[:, None] & discard
+                loc = torch.where(back, DECK, loc)
+                deck = deck | back
                 count = deck.sum(1)
                 got = dmr & (count > 0)
                 k = draws.choice(count, "card", rows)  # the k-th card of the pile: uniform, as the top of a shuffled pile
-                card = (deck & (deck.long().cumsum(1) == (k + 1)[:, None])).long().argmax(1)
+                card = (deck.cumsum(1) > k[:, None]).long().argmax(1)  # the first index with k + 1 pile cards up to it
                 if draws.card is not None:
                     card = torch.where(draws.card[rows] >= 0, draws.card[rows], card)
-                cur = loc.gather(1, card[:, None])[:, 0]
-                s.card_loc[rows] = loc.scatter(1, card[:, None], torch.where(got, p[rows], cur)[:, None])
+                card = card[:, None]
+                s.card_loc[rows] = loc.scatter(1, card, torch.where(got[:, None], p[rows, None], loc.gather(1, card)))
         trunc = m & (s.turn >= self.config.turn_limit)
         s.truncated = s.truncated | trunc
         s.phase = torch.where(trunc, GAME_OVER, s.phase)
         go = m & ~trunc
-        cand = s.order.gather(1, (take(s.order_pos, p)[:, None] + 1 + self.ar_n[None, :]) % n)
+        cand = s.order.gather(1, self.next_pos.index_select(0, take(s.order_pos, p)))  # the next seats in turn order
         ok = s.alive.gather(1, cand)
         nxt = cand.gather(1, ok.long().argmax(1)[:, None])[:, 0]
         s.player = torch.where(go, nxt, s.player)
@@ -668,34 +754,38 @@ class VectorGame:
 
     def _step(self, s: BatchState, a: torch.Tensor, draws: Draws, active: torch.Tensor | None) -> StepInfo:
         tab, cfg = self.tab, self.config
-        B, T, K, n = s.batch_size, self.T, self.K, self.n
+        B, K, n = s.batch_size, self.K, self.n
         dev = self.device
         A = self.actions
         # every update below is gated by the phase masks: a game read as over is not touched
         ph = s.phase if active is None else torch.where(active.to(dev), s.phase, GAME_OVER)
         p = s.player.clone()
         ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
-        at = a.clamp(0, T - 1)
-        lvl = (a - A.amount).clamp(0, K - 1)
-        dn = (a - A.dice + 1).clamp(1, ATTACK_DICE)
+        # the id read as a territory, an amount level, a dice count and a set composition (id_read)
+        at, lvl, dn, comp = (a[None, :] - self.id_first).clamp(self.id_lo, self.id_hi).unbind(0)
         zeros_b = torch.zeros(B, dtype=torch.bool, device=dev)
-        comp = (a - A.trade).clamp(0, A.width("trade") - 1) if A.trade >= 0 else torch.zeros_like(a)
         no_src = ss < 0
         # the battle's pair: the selected one, else the last battle's (docs/rules.md §4.2); armies
         # are read once for the step (they change only at its end): the selected source, the
-        # pair, and the last battle's pair (an occupation's)
+        # pair, and the last battle's source (an occupation's)
         r_src = torch.where(no_src, s.att_src, ss).clamp(min=0)
         r_dst = torch.where(no_src, s.att_dst, sd).clamp(min=0)
-        src_a, A_, D_, occ_src_a, occ_lo = take_many(s.armies, ss, r_src, r_dst, s.att_src, s.att_dst)
+        src_a, A_, D_, occ_src_a = take_many(s.armies, ss, r_src, r_dst, s.att_src)
         # ---- what the id means here: the sub-step protocol's table (risk_env.envs.layout.PROTOCOL),
-        # row = the decision (phase, pending selection), column = the id's block
-        kind = (ss >= 0).long() + (sd >= 0).long() + 3 * (st >= 0).long()
-        if self.dice_rules:
-            kind = kind + 4 * s.roll_pending.long()
-        code = (ph * self.n_selections + kind) * self.n_blocks + self.block_of.index_select(0, a.clamp(0, A.n - 1))
+        # row = the decision (phase, pending selection), column = the id's block; code =
+        # (phase * n_selections + selection) * n_blocks + block, the selection's part a weighted
+        # count of the selections made (made_weight)
+        pending = torch.stack([ss, sd, st])  # (3, B): the selections made (-1: none)
+        code = (
+            ((pending >= 0) * self.made_weight).sum(0)
+            + ph * (self.n_selections * self.n_blocks)
+            + self.block_of.index_select(0, a.clamp(0, A.n - 1))
+        )
+        if self.dice_rules:  # a waiting roll is a selection of its own
+            code = code + (SELECTIONS.index("roll") * self.n_blocks) * s.roll_pending
         sel = self.select_tab.index_select(0, code)  # 0 none, 1 a source, 2 a target, 3 a trade's bonus to ask
         mv = self.move_tab.index_select(0, code)  # the MoveKind it completes, -1 none
-        P_REINF, P_FORT = ph == REINFORCE, ph == FORTIFY
+        P_REINF = ph == REINFORCE
         # ---- sub-steps (pending selections), unless the count they would ask for is forced
         trade_opts = torch.zeros(B, dtype=torch.int64, device=dev)
         first_opt = torch.full((B,), -1, dtype=torch.int64, device=dev)
@@ -708,48 +798,40 @@ class VectorGame:
                 first = torch.where(n_opts > 0, opts.long().argmax(1), -1)
                 trade_opts[ti] = torch.where(asks_trade[ti], n_opts, 0)
                 first_opt[ti] = torch.where(asks_trade[ti], first, -1)
-        forced = (
-            (asks_trade & (trade_opts <= 1))  # at most one +2 bonus option: the trade completes
-            | ((sel == 1) & P_REINF & (s.to_place == 1))  # the last army to place
-            | ((sel == 2) & P_FORT & (src_a == 2))  # a fortify from 2 armies moves 1
-        )
+        # the count that decides (force_tab): at most one +2 bonus option (the trade completes),
+        # the last army to place, a fortify from 2 armies (it moves 1)
+        counts = torch.stack([zeros_b, trade_opts <= 1, s.to_place == 1, src_a == 2])
+        forced = counts.gather(0, self.force_tab.index_select(0, code)[None, :])[0]
         sel = torch.where(forced, 0, sel)
         substep = sel > 0
-        sel_src_new, sel_dst_new, sel_trade_new = sel == 1, sel == 2, sel == 3
         done = torch.where(substep, -1, mv)
         # ---- complete moves
-        m_claim = done == MoveKind.CLAIM
-        P_SETUP = (done == MoveKind.PLACE) & (ph == SETUP_PLACE)
-        m_setup_own = P_SETUP & (s.setup_step < 2)
-        m_setup_neu = P_SETUP & (s.setup_step == 2)
-        m_place = (done == MoveKind.PLACE) & P_REINF
-        m_trade = done == MoveKind.TRADE
-        m_endatt = done == MoveKind.END_ATTACK
-        m_attack = done == MoveKind.ATTACK
-        m_blitz = done == MoveKind.BLITZ
-        m_roll = m_attack | m_blitz
-        m_occ = done == MoveKind.OCCUPY
-        m_fort = done == MoveKind.FORTIFY
-        m_end_turn = (done == MoveKind.END_TURN) | m_fort
+        is_move = (self.ar_moves[:, None] == done[None, :]).unbind(0)  # is_move[k]: the games completing MoveKind k
+        m_claim = is_move[MoveKind.CLAIM]
+        P_SETUP = is_move[MoveKind.PLACE] & (ph == SETUP_PLACE)
+        m_place = is_move[MoveKind.PLACE] & P_REINF
+        m_trade = is_move[MoveKind.TRADE]
+        m_endatt = is_move[MoveKind.END_ATTACK]
+        m_attack = is_move[MoveKind.ATTACK]
+        m_blitz = is_move[MoveKind.BLITZ]
+        m_occ = is_move[MoveKind.OCCUPY]
+        m_fort = is_move[MoveKind.FORTIFY]
+        m_end_turn = is_move[MoveKind.END_TURN] | m_fort
         complete = done >= 0
 
         # selections
-        s.sel_src = torch.where(complete, -1, torch.where(sel_src_new, at, s.sel_src))
-        s.sel_dst = torch.where(complete, -1, torch.where(sel_dst_new, at, s.sel_dst))
-        s.sel_trade = torch.where(complete, -1, torch.where(sel_trade_new, comp, s.sel_trade))
-        s.steps = s.steps + complete.long()
+        # selections: a sub-step records the id as the one it asks for, a complete move clears them
+        recorded = torch.where(sel == self.sel_kinds, torch.stack([at, at, comp]), pending)
+        s.sel_src, s.sel_dst, s.sel_trade = torch.where(complete, -1, recorded).unbind(0)
+        s.steps = s.steps + complete
 
-        # ---- army deltas: at most two territories per game
-        one_place = m_claim | P_SETUP
-        i1 = torch.where(one_place, at, 0)
-        d1 = one_place.long()
-        place_t = torch.where(no_src, at, ss)
-        place_n = torch.where(no_src, 1, _amount(lvl, torch.ones_like(lvl), s.to_place, K))
-        i1 = torch.where(m_place, place_t, i1)
-        d1 = torch.where(m_place, place_n, d1)
-        i2 = torch.zeros(B, dtype=torch.int64, device=dev)
-        d2 = torch.zeros(B, dtype=torch.int64, device=dev)
-        s.to_place = s.to_place - torch.where(m_place, place_n, 0)
+        # ---- the armies an amount id means for a reinforcement, an occupation (beyond the dice moved
+        # in) and a fortification: lo + round_half_up(level * span / (K - 1)), span = hi - lo
+        # (layout.amount_of); a last army to place (no amount id: level 0) has span 0, so reads 1
+        spans = torch.stack([s.to_place, occ_src_a, src_a], 1) - self.amount_span_off
+        amounts = torch.div((2 * lvl)[:, None] * spans + (K - 1), 2 * (K - 1), rounding_mode="floor") + self.amount_lo
+        s.to_place = s.to_place - torch.where(m_place, amounts[:, 0], 0)
+        bonus_t, bonus_n = at, torch.zeros_like(at)  # a trade's +2 bonus territory and armies (none)
         # ---- trades (docs/rules.md §4.1, §6)
         if self.NC and self.any(m_trade):
             mi = self.rows_of(m_trade)
@@ -767,14 +849,13 @@ class VectorGame:
                     value = tab.set_values[s.sets_traded.clamp(max=tab.set_values.numel() - 1)]
             cards &= m_trade[mi][:, None]
             s.card_loc[mi] = torch.where(cards, DISCARD, s.card_loc[mi])
-            s.sets_traded = s.sets_traded + m_trade.long()
+            s.sets_traded = s.sets_traded + m_trade
             s.to_place = s.to_place + torch.where(m_trade, value, 0)
             has_bonus = m_trade & (t_bonus >= 0)
-            i2 = torch.where(has_bonus, t_bonus.clamp(min=0), i2)
-            d2 = torch.where(has_bonus, 2, d2)
+            bonus_t, bonus_n = t_bonus.clamp(min=0), 2 * has_bonus
             s.bonus_used = s.bonus_used | has_bonus
             if s.received is not None:
-                s.received = s.received + torch.where(m_trade, value + 2 * has_bonus.long(), 0)
+                s.received = s.received + torch.where(m_trade, value + bonus_n, 0)
             s.forced = s.forced & ~(m_trade & (self._hand_count(s, p) <= 4))
         # end of the reinforce phase
         to_att = (m_place | m_trade) & (s.to_place == 0) & ~s.forced
@@ -794,12 +875,13 @@ class VectorGame:
         s.att_src = torch.where(m_attack, r_src, s.att_src)
         s.att_dst = torch.where(m_attack, r_dst, s.att_dst)
         s.att_dice = torch.where(m_attack, ndice, s.att_dice)
-        m_defend = zeros_b
-        to_def = zeros_b
+        # the rolls of one round (attacks; with the defender's choice, its answers instead) and the
+        # blitzes rolled now, the defender's dice of a round
+        single, blitz_now, j = m_attack, m_blitz, torch.clamp(D_, max=DEFEND_DICE)
         blitzing_defend = zeros_b
         if self.choose:  # the defender decides its dice, every round of a blitz too (§4.2)
-            m_defend = done == MoveKind.DEFEND
-            to_def = m_roll & (take(s.owner, r_dst) != self.neutral)
+            m_defend = is_move[MoveKind.DEFEND]
+            to_def = (m_attack | m_blitz) & (take(s.owner, r_dst) != self.neutral)
             blitz_def = m_blitz & to_def
             s.att_src = torch.where(blitz_def, r_src, s.att_src)
             s.att_dst = torch.where(blitz_def, r_dst, s.att_dst)
@@ -807,18 +889,18 @@ class VectorGame:
             blitzing_defend = m_defend & s.blitzing
             s.blitzing = s.blitzing | blitz_def
             s.phase = torch.where(to_def, DEFEND, torch.where(m_defend, ATTACK, s.phase))
-        single = (m_attack & ~to_def) | m_defend
+            single = (m_attack & ~to_def) | m_defend
+            blitz_now = m_blitz & ~to_def
+            j = torch.where(m_defend, dn.clamp(max=DEFEND_DICE), j)
         k = s.att_dice
-        j = torch.where(m_defend, dn.clamp(max=DEFEND_DICE), torch.clamp(D_, max=DEFEND_DICE))
-        wait = zeros_b
+        direct = single  # the rolls that settle now
         if self.dice_rules:  # the roll waits for a re-roll or a six (the allied army's rolls stand, §7)
             wait = single & ~blitzing_defend
             if self.allied >= 0:
                 wait &= p != self.allied
-        direct = single & ~wait
+            direct = single & ~wait
         faces_needed = draws.injected or self.dice_rules
-        al = torch.zeros(B, dtype=torch.int64, device=dev)
-        dl = torch.zeros(B, dtype=torch.int64, device=dev)
+        al = dl = torch.zeros(B, dtype=torch.int64, device=dev)  # (read only where a roll settles)
         if self.any(single):
             if faces_needed:
                 ad, dd = dice.sorted_faces(draws.faces(single, k + j), k, j)
@@ -833,12 +915,12 @@ class VectorGame:
         def_loss = torch.where(direct, dl, 0)
         used = torch.where(direct, k, 0)  # attacker dice of the roll that settles (a conquest moves them in)
         settle = zeros_b
-        if self.dice_rules:
+        if self.dice_rules:  # a waiting roll re-rolled, turned to a six or kept; it settles once no option is left
             assert s.last_roll is not None
             s.roll_pending = s.roll_pending | wait
-            m_reroll = done == MoveKind.REROLL
-            m_six = done == MoveKind.SIX
-            m_keep = done == MoveKind.KEEP_ROLL
+            m_reroll = is_move[MoveKind.REROLL]
+            m_six = is_move[MoveKind.SIX]
+            m_keep = is_move[MoveKind.KEEP_ROLL]
             change = m_reroll | m_six
             if self.any(change):
                 col = torch.where(m_reroll, a - A.reroll, a - A.six).clamp(0, ATTACK_DICE - 1)
@@ -857,41 +939,31 @@ class VectorGame:
                 def_loss = torch.where(settle, sdl, def_loss)
                 used = torch.where(settle, s.att_dice, used)
             s.roll_pending = s.roll_pending & ~settle
-        blitz_now = m_blitz & ~to_def
         if self.any(blitz_now):
             bl, bdl, blast = dice.blitz(self, draws, blitz_now, A_, D_, s.last_roll)
             att_loss = torch.where(blitz_now, bl, att_loss)
             def_loss = torch.where(blitz_now, bdl, def_loss)
             used = torch.where(blitz_now, blast, used)
             s.last_dice = torch.where(blitz_now, blast, s.last_dice)
-        resolved = direct | settle | blitz_now
+        resolved = direct | blitz_now
+        if self.dice_rules:
+            resolved = resolved | settle
         conq = resolved & (D_ - def_loss == 0)
         # an attack records its battle; a blitz only a conquest (the reference engine's conquer)
         s.att_src = torch.where(conq, r_src, s.att_src)
         s.att_dst = torch.where(conq, r_dst, s.att_dst)
         mv = torch.where(conq, used, 0)
         A2 = A_ - att_loss  # source armies after the losses, before moving in
-        i1 = torch.where(resolved, r_src, i1)
-        d1 = torch.where(resolved, -att_loss - mv, d1)
-        i2 = torch.where(resolved, r_dst, i2)
-        d2 = torch.where(resolved, -def_loss + mv, d2)
-        # occupy (§4.2)
-        occ_hi = occ_lo + occ_src_a - 1  # (an occupying game's pair is unchanged above)
-        extra = _amount(lvl, occ_lo, occ_hi, K) - occ_lo
-        i1 = torch.where(m_occ, s.att_src.clamp(min=0), i1)
-        d1 = torch.where(m_occ, -extra, d1)
-        i2 = torch.where(m_occ, s.att_dst.clamp(min=0), i2)
-        d2 = torch.where(m_occ, extra, d2)
-        # fortify (§4.3)
-        f_dst = torch.where(sd >= 0, sd, at)
-        f_n = torch.where(sd >= 0, _amount(lvl, torch.ones_like(lvl), src_a - 1, K), 1)
-        i1 = torch.where(m_fort, ss.clamp(min=0), i1)
-        d1 = torch.where(m_fort, -f_n, d1)
-        i2 = torch.where(m_fort, f_dst.clamp(min=0), i2)
-        d2 = torch.where(m_fort, f_n, d2)
-        s.armies = s.armies.scatter_add(1, torch.stack([i1, i2], 1), torch.stack([d1, d2], 1))
+        # ---- the army changes of the move completed (army_changes; a battle's losses are 0 unless
+        # its roll settles, an occupation's and a fortification's pair is the source and the
+        # target, §4.2, §4.3): the candidates, and the columns the code's row of change_tab picks
+        terr = torch.stack([at, ss, sd, r_src, r_dst, bonus_t], 1)  # TERRITORY_CANDIDATES
+        battle = torch.stack([-att_loss - mv, mv - def_loss, bonus_n], 1)
+        deltas = torch.cat([self.unit_deltas.expand(B, 3), amounts, -amounts[:, 1:], battle], 1)  # DELTA_CANDIDATES
+        cols = self.change_tab.index_select(0, torch.where(substep, self.no_change, code))
+        s.armies = s.armies.scatter_add(1, terr.gather(1, cols[:, :2]), deltas.gather(1, cols[:, 2:]))
         if self.variant_wins and s.capitals is not None:  # a capital choice (§8)
-            m_cap = done == MoveKind.CAPITAL
+            m_cap = is_move[MoveKind.CAPITAL]
             s.capitals = torch.where(m_cap[:, None] & (self.ar_n[None, :] == p[:, None]), at[:, None], s.capitals)
 
         # owners: claims and conquests
@@ -940,9 +1012,11 @@ class VectorGame:
 
         # ---- setup flow (docs/rules.md §3, §7, §8)
         if cfg.setup != "random" and self.any(m_claim | P_SETUP):
+            m_setup_own = P_SETUP & (s.setup_step < 2)
+            m_setup_neu = P_SETUP & (s.setup_step == 2)
             self._setup_flow(s, m_claim, m_setup_own, m_setup_neu, p, draws)
         if s.capitals is not None:
-            m_cap = done == MoveKind.CAPITAL
+            m_cap = is_move[MoveKind.CAPITAL]
             if self.any(m_cap):
                 self._start_game(s, m_cap)
 

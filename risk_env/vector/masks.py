@@ -48,14 +48,17 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
     own = s.owner == p[:, None]
     ss, sd, st = s.sel_src, s.sel_dst, s.sel_trade
     src_a, att_a, def_a = take_many(s.armies, ss, s.att_src, s.att_dst)  # the selected source, the last battle's pair
+    # the phase and selection tests the blocks share (each computed once)
+    P_ATT, P_FORT, P_REINF = ph == ATTACK, ph == FORTIFY, ph == REINFORCE
+    P_CLAIM, P_SETUP = ph == CLAIM, ph == SETUP_PLACE
     no_src = ss < 0
-    pending = s.roll_pending & (ph == ATTACK) if game.dice_rules else None
+    has_src, has_dst, no_trade = ~no_src, sd >= 0, st < 0
+    reinf_free = P_REINF & no_src & no_trade  # the reinforce phase, nothing selected
+    pending = s.roll_pending & P_ATT if game.dice_rules else None
     # territory block; each game is in one phase, so the parts are gated per game and OR-ed
     # (gates are folded into thresholds and indices: no (B, 1) -> (B, T) broadcasts of bools)
-    is_att = ph == ATTACK
-    if pending is not None:
-        is_att = is_att & ~pending
-    war = is_att | (ph == FORTIFY)
+    is_att = P_ATT if pending is None else P_ATT & ~pending
+    war = is_att | P_FORT
     # the other side of a border: territories to attack, or own territories when fortifying
     if game.allied >= 0:  # the allied army attacks the mover's territories only, never its commander's (§7)
         assert s.commander is not None
@@ -69,27 +72,28 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
     thr = torch.where(war & no_src, 2, _NEVER)  # a source needs 2+ armies (no source here: no game)
     terr = near & own & (s.armies >= thr[:, None])
     # a target: next to the source; games not choosing one read the all-False row T
-    row = torch.where(war & ~no_src & (sd < 0), ss, T)
+    picks_dst = has_src & ~has_dst
+    row = torch.where(war & picks_dst, ss, T)
     if game.connected:  # a fortify destination: any own territory connected through own ones (§4.3)
-        row = torch.where(ph == FORTIFY, T, row)
+        row = torch.where(P_FORT, T, row)
         terr |= tab.adj_x.index_select(0, row) & other
-        fi = ((ph == FORTIFY) & ~no_src & (sd < 0)).nonzero()[:, 0] if not game.static else None
+        fi = (P_FORT & picks_dst).nonzero()[:, 0] if not game.static else None
         if fi is None or fi.numel():
             reach = fortify_reach(game, s, ss, fi)
             if fi is None:
-                terr |= reach & ((ph == FORTIFY) & ~no_src & (sd < 0))[:, None]
+                terr |= reach & (P_FORT & picks_dst)[:, None]
             else:
                 terr[fi] |= reach
     else:
         terr |= tab.adj_x.index_select(0, row) & other
     # claims, setup placements, capitals and reinforcements: territories of one owner (-1: unclaimed)
-    can_place = (ph == REINFORCE) & no_src & (st < 0) & ~s.forced & (s.to_place > 0)
-    tgt = torch.where(ph == CLAIM, -1, torch.where((ph == SETUP_PLACE) & (s.setup_step == 2), game.neutral, p))
-    tgt = torch.where(can_place | (ph == CLAIM) | (ph == SETUP_PLACE) | (ph == CAPITAL), tgt, _NEVER)
+    can_place = reinf_free & ~s.forced & (s.to_place > 0)
+    tgt = torch.where(P_CLAIM, -1, torch.where(P_SETUP & (s.setup_step == 2), game.neutral, p))
+    tgt = torch.where(can_place | P_CLAIM | P_SETUP | (ph == CAPITAL), tgt, _NEVER)
     terr |= s.owner == tgt[:, None]
     if game.trades_sets:
         # the +2 bonus territory after a trade id (a rare state: computed for those games only)
-        bm = (ph == REINFORCE) & (st >= 0)
+        bm = P_REINF & ~no_trade
         bi = bm.nonzero()[:, 0] if not game.static else None
         if bi is None:
             terr |= bonus_options(game, s, st.clamp(min=0))[:, :T] & bm[:, None]
@@ -98,9 +102,9 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
     # amount block: a span per phase
     occ_span = att_a - 1
     span = torch.where(
-        (ph == REINFORCE) & (ss >= 0) & (st < 0),
+        P_REINF & has_src & no_trade,
         s.to_place - 1,
-        torch.where((ph == FORTIFY) & (sd >= 0), src_a - 2, torch.where(ph == OCCUPY, occ_span, -1)),
+        torch.where(P_FORT & has_dst, src_a - 2, torch.where(ph == OCCUPY, occ_span, -1)),
     )
     parts = {"territory": terr, "amount": tab.span_levels[(span + 1).clamp(0, game.K)]}
     # dice and blitz: attack with a pair selected, or continuing the last battle; the defender's dice
@@ -109,15 +113,15 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
     if game.allied >= 0:
         assert s.commander is not None
         cont &= def_o != s.commander
-    roll_src_a = torch.where(sd >= 0, src_a, att_a)
-    rolling = is_att & ((sd >= 0) | cont)
-    ndice = torch.where(rolling, torch.clamp(roll_src_a - 1, max=ATTACK_DICE), 0)
+    roll_src_a = torch.where(has_dst, src_a, att_a)
+    rolling = is_att & (has_dst | cont)
+    ndice = torch.where(rolling, torch.clamp(roll_src_a - 1, 0, ATTACK_DICE), 0)
     if game.choose:
-        ndice = torch.where(ph == DEFEND, torch.clamp(def_a, max=DEFEND_DICE), ndice)
-    parts["dice"] = game.ar_dice[None, :] < ndice[:, None]
+        ndice = torch.where(ph == DEFEND, torch.clamp(def_a, 0, DEFEND_DICE), ndice)
+    parts["dice"] = game.dice_rows.index_select(0, ndice)
     parts["blitz"] = rolling[:, None]
     if game.NC:
-        can_trade = (ph == REINFORCE) & no_src & (st < 0) & (s.forced | ~s.resume_attack)
+        can_trade = reinf_free & (s.forced | ~s.resume_attack)
         if game.allied >= 0:
             can_trade &= p < game.n  # the allied army holds no cards (§7)
         if game.stars:
@@ -135,7 +139,7 @@ def action_mask(game: VectorGame, s: BatchState, hand: torch.Tensor | None = Non
         if game.config.die_to_six:
             parts["six"] = opt_six[:, None] & (s.last_roll[:, :ATTACK_DICE] < 6) & (game.ar_dice[None, :] < s.att_dice[:, None])
         parts["keep"] = pending[:, None]
-    parts["end"] = (is_att | (ph == FORTIFY))[:, None]
+    parts["end"] = war[:, None]
     with torch.inference_mode(False):  # a normal tensor, also in the env's inference mode
         out = torch.empty(s.batch_size, game.num_actions, dtype=torch.bool, device=game.device)
     return torch.cat([parts[b.name] for b in game.actions.blocks], dim=1, out=out)  # in the layout's order

@@ -61,7 +61,8 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     L = game.obs_layout
     o = game.obs_offsets
     # slot of each owner as seen from `me`: the rotation table row of `me`, owner -1 reads column 0
-    rel = game.rot_tab.index_select(0, me).gather(1, s.owner + 1)  # (B, T); S marks unclaimed
+    rot_row = game.rot_tab.index_select(0, me)
+    rel = rot_row.gather(1, s.owner + 1)  # (B, T); S marks unclaimed
     claimed = rel < S
     relc = rel.clamp(max=S - 1)
     # continent x slot counts, territories and armies per slot, side by side in one flat row
@@ -81,7 +82,8 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     head.scatter_add_(1, game.owner_base[None, :] + relc, claimed.view(torch.uint8).to(out.dtype))
     torch.div(s.armies, game.c10, out=out[:, L.slice("armies")])
     # the selection: a pending one, or the last battle's pair
-    last = (ph == DEFEND) | (ph == OCCUPY) | ((ph == ATTACK) & (s.sel_src < 0))
+    P_DEF, P_OCC, P_SETUP = ph == DEFEND, ph == OCCUPY, ph == SETUP_PLACE
+    last = P_DEF | P_OCC | ((ph == ATTACK) & (s.sel_src < 0))
     src = torch.where(last, s.att_src, s.sel_src)
     dst = torch.where(last, s.att_dst, s.sel_dst)
     pick = torch.stack([src, dst], dim=1)  # (a missing one adds a zero where its clamped index points)
@@ -94,9 +96,9 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     torch.eq(ph[:, None], game.ar_phase, out=out[:, L.slice("phase")])
     mine = p == me
     out[:, o["acting"]] = ~over & (actor == me)
-    rel_p = game.rot_tab.index_select(0, me).gather(1, (p + 1)[:, None])[:, 0]
+    rel_p = rot_row.gather(1, (p + 1)[:, None])[:, 0]
     torch.eq(game.ar_S[None, :], torch.where(over, -1, rel_p)[:, None], out=out[:, L.slice("on_turn")])
-    setup = (ph == CLAIM) | (ph == SETUP_PLACE)
+    setup = (ph == CLAIM) | P_SETUP
     shown = mine
     if game.allied >= 0:  # the allied army's sub-turn: its armies to place, for the seat commanding it (§7)
         assert s.commander is not None
@@ -108,7 +110,7 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
         playing &= s.commander != me
     w = o["flags"]
     out[:, w : w + 4] = torch.stack([s.forced, s.bonus_used, s.conquered, s.resume_attack], dim=1) & playing[:, None]
-    out[:, w + 4] = (ph == SETUP_PLACE) & (s.setup_step == 2)
+    out[:, w + 4] = P_SETUP & (s.setup_step == 2)
     torch.eq(game.ar_trade[None, :], torch.where(playing, s.sel_trade, -1)[:, None], out=out[:, L.slice("trade_pending")])
     # cards and seats, rotated to `me`
     rot = game.rot_seats.index_select(0, me)  # (B, n) seat at each rotated position
@@ -128,8 +130,8 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     battle = torch.stack(
         [
             s.last_dice,
-            torch.where(ph == DEFEND, s.att_dice, 0),
-            torch.where(ph == OCCUPY, take(s.armies, s.att_dst), 0),
+            torch.where(P_DEF, s.att_dice, 0),
+            torch.where(P_OCC, take(s.armies, s.att_dst), 0),
         ],
         dim=1,
     )
@@ -144,7 +146,7 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     if game.allied >= 0:
         _allied_block(game, s, me, out)
     if game.choose:
-        out[:, o["blitz_defence"]] = s.blitzing & (ph == DEFEND)
+        out[:, o["blitz_defence"]] = s.blitzing & P_DEF
     return out
 
 

@@ -58,6 +58,57 @@ def test_unknown_keys_and_bad_values_are_named():
         TrainConfig.load("no_such_config")
 
 
+def _documented_train_commands() -> list[list[str]]:
+    """Every ``python scripts/train.py`` / ``risk-env train`` command of the docs (continued lines joined),
+    its arguments without the program; those resuming a run (no run to resume here) left out."""
+    import shlex
+
+    commands = []
+    for page in sorted((Path(__file__).parents[1] / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8").replace("\\\n", " ")
+        for line in text.splitlines():
+            for prog in ("python scripts/train.py", "risk-env train"):
+                if line.startswith(prog) and not line.startswith("risk-env train-"):
+                    args = shlex.split(line[len(prog) :], comments=True)
+                    if "--resume" not in args:
+                        commands.append(args)
+    return commands
+
+
+def test_the_documented_train_commands_give_valid_configs():
+    commands = _documented_train_commands()
+    assert ["--config", "device", "--set", "opponents.baselines=[self]", "--set", "opponents.weights=null"] in commands
+    for args in commands:
+        code, out, err = run_cli("train", *args, "--print-config")
+        assert (code, err) == (0, ""), args
+    selfplay = load_config("device", ["opponents.baselines=[self]", "opponents.weights=null"])
+    assert selfplay.opponents.baselines == ["self"] and selfplay.opponents.weights is None
+
+
+def test_weights_that_do_not_fit_the_baselines_say_how_to_clear_them():
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["opponents.baselines=[self]"])  # the config's 2 weights, 1 baseline
+    msg = str(info.value)
+    assert "opponents: " in msg and "weights [1.0, 3.0] do not fit baselines ['self']" in msg
+    assert "give 1 non-negative number (one per baseline, not all zero), or set opponents.weights to null" in msg
+    with pytest.raises(ConfigError, match=r"give 3 non-negative numbers .* or set opponents.weights to null"):
+        load_config("device", ["opponents.baselines=[random, balanced, aggressive]"])
+
+
+@pytest.mark.parametrize("baselines", ["[balancd]", "[random, balancd]", "[random+balancd]"])
+def test_a_mistyped_baseline_is_named_before_the_weights_count(baselines):
+    with pytest.raises(ConfigError) as info:
+        load_config("device", [f"opponents.baselines={baselines}"])
+    msg = str(info.value)
+    assert "opponents.baselines: " in msg and "unknown agent 'balancd': use one of random, aggressive, continent, balanced" in msg
+    assert "weights" not in msg
+    code, _, err = run_cli("train", "--config", "device", "--set", f"opponents.baselines={baselines}", "--print-config")
+    assert code == 2 and "unknown agent 'balancd'" in err and "Traceback" not in err
+    # the other forms still pass: a model file, a module's agent, self-play
+    cfg = load_config(None, ["opponents.baselines=[runs/x/model.zip, helpers:StubbornAgent, random]"])
+    assert cfg.opponents.baselines == ["runs/x/model.zip", "helpers:StubbornAgent", "random"]
+
+
 def test_overrides_and_print_config():
     cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])
     assert cfg.ppo.learning_rate == 1e-4 and cfg.total_timesteps == 2_000_000 and cfg.eval.opponents == ["random"]

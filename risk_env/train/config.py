@@ -70,6 +70,21 @@ def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     return v
 
 
+def _check_specs(spec: str) -> None:
+    """Refuse an agent spec (or each agent of an ``a+b+c`` line-up) that names none of the forms
+    :func:`risk_env.agents.load_agent` reads (:func:`risk_env.agents.registry.check_spec`), with the
+    forms there are."""
+    from ..agents.registry import check_spec
+    from ..errors import UnknownAgentError
+
+    parts = spec.split("+") if "+" in spec and not spec.endswith((".zip", ".pt")) else [spec]
+    for part in parts:
+        try:
+            check_spec(part)
+        except UnknownAgentError as e:
+            raise ValueError(str(e)) from None
+
+
 class EnvSection(_Section):
     """The training envs (see :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv`)."""
 
@@ -171,12 +186,26 @@ class OpponentsSection(_Section):
     self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
     pfsp: PFSPSection = Field(default_factory=lambda: PFSPSection.model_validate({}))
 
+    @field_validator("baselines")
+    @classmethod
+    def _baselines(cls, v: list[str]) -> list[str]:
+        # the names before the weights: a mistyped name is the error to show, not the count it changed
+        for spec in v:
+            if spec != SELF:
+                _check_specs(spec)
+        return v
+
     @model_validator(mode="after")
     def _weights(self) -> OpponentsSection:
         if self.weights is not None and (
             len(self.weights) != len(self.baselines) or min(self.weights) < 0 or sum(self.weights) <= 0
         ):
-            raise ValueError(f"weights must be {len(self.baselines)} non-negative numbers (one per baseline), not all zero")
+            n = len(self.baselines)
+            raise ValueError(
+                f"weights {self.weights} do not fit baselines {self.baselines}: give {n} non-negative "
+                f"{'number' if n == 1 else 'numbers'} (one per baseline, not all zero), or set opponents.weights "
+                "to null (equal weights)"
+            )
         return self
 
 

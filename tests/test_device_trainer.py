@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from helpers import run_cli
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import RulesConfig
@@ -319,6 +320,42 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
 def test_device_trainer_names_the_settings_it_lacks(sets: list[str], named: str) -> None:
     with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
         load_config(None, ["trainer=device", "opponents.baselines=[self]", *sets])
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("imitation.teacher", "ppo-2p"), ("kickstart.teacher", "ppo-2p"), ("kickstart.teacher", "Balanced")],
+)
+def test_a_teacher_with_no_batched_form_is_refused_before_the_run_starts(tmp_path: Path, key: str, value: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config("device", [f"{key}={value}"])
+    msg = str(info.value)
+    assert f"trainer 'device' does not support {key}={value!r}" in msg
+    assert "its teachers are the batched policies: random, aggressive, balanced, continent" in msg
+    out = tmp_path / "run"
+    code, _, err = run_cli("train", "--config", "device", "--set", f"{key}={value}", "--out", out)
+    assert code == 2 and f"{key}={value!r}" in err and "Traceback" not in err
+    assert not out.exists()  # nothing written
+    assert load_config("device", [f"{key}={value}", f"{key.split('.')[0]}.enabled=false"]).trainer == "device"  # unused
+
+
+def test_an_opponent_with_no_batched_form_is_refused_by_the_device_trainer() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"does not support opponents\.baselines \['ppo-2p'\] \(its opponents are the "
+        r"batched policies: random, aggressive, balanced, continent",
+    ):
+        load_config("device", ["opponents.baselines=[random, ppo-2p]"])
+    with pytest.raises(ConfigError, match=r"opponents\.baselines \['Random'\]"):
+        load_config("device", ["opponents.baselines=[random+Random]", "opponents.weights=null"])
+    assert load_config(None, ["opponents.baselines=[random, ppo-2p]"]).trainer == "sb3"  # the sb3 trainer plays any agent
+
+
+def test_the_batched_policies_a_config_names_are_the_engines() -> None:
+    from risk_env.train.config import BATCHED_POLICIES
+    from risk_env.vector.agents import BATCHED_HEURISTICS
+
+    assert sorted(BATCHED_POLICIES) == sorted(("random", *BATCHED_HEURISTICS))
 
 
 def test_self_is_refused_by_the_sb3_trainer() -> None:

@@ -351,6 +351,24 @@ def test_an_opponent_with_no_batched_form_is_refused_by_the_device_trainer() -> 
     assert load_config(None, ["opponents.baselines=[random, ppo-2p]"]).trainer == "sb3"  # the sb3 trainer plays any agent
 
 
+def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path: Path) -> None:
+    from risk_env.train.device_train import train
+
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file")
+    for out in (blocker / "run", blocker / "a" / "b"):
+        with pytest.raises(ConfigError) as info:
+            train(_tiny(out), progress=False, quiet=True)
+        assert str(info.value) == (
+            f"the run folder {str(out)!r} cannot be made: {str(blocker)!r} is not a folder: give another --out"
+        )
+    assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    code, _, err = run_cli("train", "--config", "device", "--out", blocker / "run")
+    assert code == 2 and err == f"error: the run folder {str(blocker / 'run')!r} cannot be made: {str(blocker)!r} " + (
+        "is not a folder: give another --out\n"
+    )
+
+
 def test_the_batched_policies_a_config_names_are_the_engines() -> None:
     from risk_env.train.config import BATCHED_POLICIES
     from risk_env.vector.agents import BATCHED_HEURISTICS

@@ -236,6 +236,18 @@ def _tiny(tmp: Path, **changes) -> TrainConfig:
     return TrainConfig.from_dict(data)
 
 
+def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file")
+    out = blocker / "runs" / "tiny"
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(out), progress=False, quiet=True)
+    assert str(info.value) == f"the run folder {str(out)!r} cannot be made: {str(blocker)!r} is not a folder: give another --out"
+    assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    code, _, err = run_cli("train", "--out", blocker / "run", "--set", "total_timesteps=64")
+    assert code == 2 and err.startswith("error: the run folder ") and "is not a folder" in err and err.count("\n") == 1
+
+
 def _params(path: Path) -> np.ndarray:
     from sb3_contrib import MaskablePPO
 

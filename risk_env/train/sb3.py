@@ -94,13 +94,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, MissingExtraError
+from ..errors import MissingExtraError
 from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
     Run,
     TrainResult,
     callback_class,
     check_opponents,
+    check_run_dir,
     checkpoint_meta,
     evaluate_model,
     latest_checkpoint,
@@ -253,8 +254,7 @@ def train(
     from .device_train import resolve_device
 
     resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"the run folder {str(run_dir)!r} is a file: give another --out")
+    check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)
     t_start = time.monotonic()

@@ -544,6 +544,17 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         )
     if cfg.env.max_turn_steps is not None:
         bad.append("env.max_turn_steps (the batched engine has no per-turn cap; leave it null)")
+    env_defaults = EnvSection.model_fields
+    if cfg.env.vector_device != env_defaults["vector_device"].default:
+        bad.append(
+            f"env.vector_device={cfg.env.vector_device!r} (the sb3 trainer's batched env; trainer 'device' plays its "
+            "games where the network is: set ppo.device)"
+        )
+    if cfg.env.vec_env != env_defaults["vec_env"].default:
+        bad.append(
+            f"env.vec_env={cfg.env.vec_env!r} (the sb3 trainer's reference envs; trainer 'device' runs the env.n_envs "
+            "games in one batch: leave it at dummy)"
+        )
     lineups = [b for b in cfg.opponents.baselines if "+" in b]
     if lineups and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
         bad.append(

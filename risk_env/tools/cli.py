@@ -627,7 +627,10 @@ def train(
     ),
     settings: list[str] | None = _TRAIN_SET,
     resume: str | None = typer.Option(
-        None, "--resume", help="continue from a checkpoint .zip, or a run directory's newest checkpoint"
+        None,
+        "--resume",
+        help="continue from a checkpoint (step_*.zip of the sb3 trainer, step_*.pt of trainer device), or a run "
+        "directory's newest checkpoint",
     ),
     out: str | None = typer.Option(None, "--out", "-o", help="run directory (default runs/<name>)"),
     seed: int | None = typer.Option(None, "--seed", help="override the config's seed"),

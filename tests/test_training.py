@@ -123,15 +123,56 @@ def test_the_evaluate_command_seats_the_rules_own_player_count():
 
     cfg = TrainConfig.from_dict({"rules": {"preset": "secret_missions"}, "eval": {"rules": None}})  # for any count: 4
     assert cfg.rules_config.num_players == cfg.eval_rules_config.num_players == 4
-    assert evaluate_command(cfg, "m.zip") == "risk-env evaluate m.zip random random random --games 200 --rules secret_missions"
+    assert evaluate_command(cfg, "m.zip") == (
+        "risk-env evaluate m.zip random random random --games 200 --rules secret_missions --seed 12345"
+    )
     two = TrainConfig.from_dict({"eval": {"rules": {"preset": "fast", "num_players": 2, "turn_limit": 90}}})
     assert evaluate_command(two, "m.zip", "balanced", 10) == (
-        "risk-env evaluate m.zip balanced --games 10 --rules fast --set turn_limit=90"
+        "risk-env evaluate m.zip balanced --games 10 --rules fast --set turn_limit=90 --seed 12345"
     )
     duel = TrainConfig.from_dict({"eval": {"rules": {"preset": "duel"}}})
-    assert evaluate_command(duel, "m.zip") == "risk-env evaluate m.zip random --games 200 --rules duel"
+    assert evaluate_command(duel, "m.zip") == "risk-env evaluate m.zip random --games 200 --rules duel --seed 12345"
     env = _make_env({"preset": "secret_missions"}, {}, {"baselines": ["random"]}, [], 1)
     assert env.unwrapped.rules == cfg.rules_config  # the training env plays the same count
+
+
+def test_the_final_evaluate_commands_name_the_seed_backend_and_opponents():
+    from risk_env.train.sb3 import final_evaluate_commands
+
+    device = load_config("device")  # eval: seed 12345, backend vector, 200 games vs random and balanced
+    assert final_evaluate_commands(device, "runs/device/model.pt") == [
+        "risk-env evaluate runs/device/model.pt random --games 200 --rules fast --seed 12345 --backend vector",
+        "risk-env evaluate runs/device/model.pt balanced --games 200 --rules fast --seed 12345 --backend vector",
+    ]
+    fast4 = {"preset": "fast", "num_players": 4}
+    four = TrainConfig.from_dict({"rules": fast4, "eval": {"rules": fast4, "opponents": ["random+balanced+random"]}})
+    assert final_evaluate_commands(four, "my runs/m.zip") == [
+        "risk-env evaluate 'my runs/m.zip' random balanced random --games 200 --rules fast --seed 12345"
+    ]
+    none = load_config(None, ["eval.final_games=0", "eval.seed=3"])
+    assert final_evaluate_commands(none, "m.zip") == ["risk-env evaluate m.zip random --games 200 --rules fast --seed 3"]
+
+
+@pytest.mark.parametrize("backend", ["reference", "vector"])
+def test_the_final_evaluate_command_plays_the_final_evaluations_games(backend):
+    import shlex
+
+    from risk_env.train.run import evaluate_model
+    from risk_env.train.sb3 import final_evaluate_commands
+
+    rules = {"preset": "fast", "num_players": 2, "turn_limit": 12}
+    cfg = TrainConfig.from_dict(
+        {"eval": {"final_games": 4, "opponents": ["random"], "rules": rules, "seed": 7, "backend": backend, "workers": 1}}
+    )
+    (command,) = final_evaluate_commands(cfg, "aggressive")  # any agent spec stands for the model
+    final = evaluate_model("aggressive", ["random"], 4, cfg.eval_rules_config, 7, 1, backend=backend)["random"]
+    args = shlex.split(command)
+    assert args[:2] == ["risk-env", "evaluate"] and "--seed" in args
+    code, out, err = run_cli(*args[1:], "--workers", "1", "--no-progress")
+    assert code == 0, err
+    row = next(line.split() for line in out.splitlines() if line.startswith("aggressive "))
+    assert (int(row[1]), row[2], row[5]) == (4, f"{final.win_rate:.1%}", f"{final.draw_rate:.1%}")
+    assert f"mean length: {final.mean_turns:.1f} turns" in out
 
 
 BROKEN_CONFIGS = {

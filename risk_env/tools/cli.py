@@ -678,7 +678,8 @@ def train(
     typer.echo(f"model: {result.model_path}  ({result.timesteps} steps, {result.seconds / 60:.1f} min)")
     for s in result.final_eval.values():
         typer.echo(f"final {s.line()}")
-    typer.echo(f"evaluate: {sb3.evaluate_command(cfg, result.model_path)}")
+    for command in sb3.final_evaluate_commands(cfg, result.model_path):
+        typer.echo(f"evaluate: {command}")
 
 
 @app.command("train-rllib", short_help="Multi-agent self-play PPO with Ray RLlib (the 'rllib' extra).")

@@ -549,6 +549,24 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
     assert res.decisions_per_update == 64 and "frozen snapshot" in res.table()
 
 
+def test_the_benchmark_refuses_an_unknown_sb3_opponent_before_timing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from risk_env.train import bench, device_train
+
+    def no_env(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the benchmark built its env before checking --sb3-opponent")
+
+    monkeypatch.setattr(device_train, "build_env", no_env)
+    with pytest.raises(ConfigError) as info:
+        bench.benchmark(load_config("device"), sb3_opponent="nope")
+    assert str(info.value).startswith("--sb3-opponent: unknown agent 'nope': use one of random, aggressive, continent, ")
+    assert str(info.value).endswith("; or self (a frozen snapshot of the same network)")
+    assert bench.main(["--sb3-opponent", "balancd"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --sb3-opponent: unknown agent 'balancd'") and err.count("\n") == 1
+
+
 def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:
     from risk_env.train.sb3 import train
 

@@ -40,7 +40,16 @@ from .continent import ContinentAgent
 from .random_agent import RandomAgent
 from .rllib_policy import is_rllib_checkpoint
 
-__all__ = ["BASELINES", "HEURISTICS", "PRETRAINED", "load_agent", "agent_label", "pretrained_path", "spec_forms"]
+__all__ = [
+    "BASELINES",
+    "HEURISTICS",
+    "PRETRAINED",
+    "check_spec",
+    "load_agent",
+    "agent_label",
+    "pretrained_path",
+    "spec_forms",
+]
 
 BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,
@@ -91,6 +100,35 @@ def spec_forms() -> str:
         "an RLlib checkpoint folder (risk-env train-rllib's)"
     )
     return f"{names}, {files}, or 'module:callable'"
+
+
+def check_spec(spec: str) -> None:
+    """Refuse a text spec that is none of the forms :func:`load_agent` reads (a shipped name, a model
+    file or folder, ``module:attr``), without building the agent: a config can name an unknown agent's
+    spec before anything else is read from it. A spec of a known form may still fail to load (a missing
+    file, a failed import); :func:`load_agent` says so.
+
+    >>> check_spec("balanced")
+    >>> check_spec("balancd")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    risk_env.errors.UnknownAgentError: unknown agent 'balancd': use one of random, aggressive, continent, balanced, ...
+
+    Raises:
+        UnknownAgentError: an empty spec, or a text of none of the forms (the message lists the shipped names
+            and the other forms, :func:`spec_forms`).
+    """
+    key = spec.strip()
+    if not key:
+        raise UnknownAgentError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
+    if key.lower() in BASELINES or key.lower() in PRETRAINED or is_rllib_checkpoint(key):
+        return
+    if key.endswith(".pt") or (Path(key).suffix == "" and Path(key + ".pt").is_file()) or _is_model_path(key):
+        return
+    mod_name, sep, attr = key.partition(":")
+    if sep and mod_name and attr:
+        return
+    raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")
 
 
 def _is_model_path(spec: str) -> bool:
@@ -169,9 +207,8 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
     if isinstance(spec, Path):
         spec = str(spec)
     if isinstance(spec, str):
+        check_spec(spec)
         key = spec.strip()
-        if not key:
-            raise UnknownAgentError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
         if key.lower() in BASELINES:
             return BASELINES[key.lower()](seed=seed)
         if key.lower() in PRETRAINED:
@@ -209,7 +246,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                     raise RiskError(f"agent spec {spec!r}: module {mod_name!r} has no attribute {attr!r}")
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
-        raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")
+        raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")  # pragma: no cover - check_spec refuses it
     if _acts(spec):
         return _ActingObject(spec)
     if callable(spec) or inspect.isclass(spec):

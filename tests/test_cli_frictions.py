@@ -50,6 +50,14 @@ def test_agent_lists_name_every_shipped_agent(command: str) -> None:
     assert "ppo-2p" in text and "ppo-4p" in text and "module:callable" in text
 
 
+def test_train_help_names_both_trainers_checkpoints() -> None:
+    text = _help("train")
+    assert (
+        "--resume <str> continue from a checkpoint (step_*.zip of the sb3 trainer, step_*.pt of trainer device), "
+        "or a run directory's newest checkpoint"
+    ) in text
+
+
 def test_a_preset_for_two_with_three_agents_is_explained_in_agents() -> None:
     code, out, err = run_cli("evaluate", "random", "balanced", "aggressive", "--rules", "duel")
     assert code == 2 and out == ""

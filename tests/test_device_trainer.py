@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from helpers import run_cli
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import RulesConfig
@@ -314,11 +315,69 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
         (["opponents.self_play.enabled=true"], "opponents.self_play"),
         (["env.max_turn_steps=50"], "env.max_turn_steps"),
         (["opponents.baselines=[self, random]"], "opponents.baselines"),
+        (["env.vector_device=cuda"], "env.vector_device='cuda' (the sb3 trainer's batched env; trainer 'device' plays"),
+        (["env.vec_env=subproc"], "env.vec_env='subproc' (the sb3 trainer's reference envs"),
     ],
 )
 def test_device_trainer_names_the_settings_it_lacks(sets: list[str], named: str) -> None:
-    with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
+    import re
+
+    with pytest.raises(ConfigError, match=re.escape(named)):
         load_config(None, ["trainer=device", "opponents.baselines=[self]", *sets])
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("imitation.teacher", "ppo-2p"), ("kickstart.teacher", "ppo-2p"), ("kickstart.teacher", "Balanced")],
+)
+def test_a_teacher_with_no_batched_form_is_refused_before_the_run_starts(tmp_path: Path, key: str, value: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config("device", [f"{key}={value}"])
+    msg = str(info.value)
+    assert f"trainer 'device' does not support {key}={value!r}" in msg
+    assert "its teachers are the batched policies: random, aggressive, balanced, continent" in msg
+    out = tmp_path / "run"
+    code, _, err = run_cli("train", "--config", "device", "--set", f"{key}={value}", "--out", out)
+    assert code == 2 and f"{key}={value!r}" in err and "Traceback" not in err
+    assert not out.exists()  # nothing written
+    assert load_config("device", [f"{key}={value}", f"{key.split('.')[0]}.enabled=false"]).trainer == "device"  # unused
+
+
+def test_an_opponent_with_no_batched_form_is_refused_by_the_device_trainer() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"does not support opponents\.baselines \['ppo-2p'\] \(its opponents are the "
+        r"batched policies: random, aggressive, balanced, continent",
+    ):
+        load_config("device", ["opponents.baselines=[random, ppo-2p]"])
+    with pytest.raises(ConfigError, match=r"opponents\.baselines \['Random'\]"):
+        load_config("device", ["opponents.baselines=[random+Random]", "opponents.weights=null"])
+    assert load_config(None, ["opponents.baselines=[random, ppo-2p]"]).trainer == "sb3"  # the sb3 trainer plays any agent
+
+
+def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path: Path) -> None:
+    from risk_env.train.device_train import train
+
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file")
+    for out in (blocker / "run", blocker / "a" / "b"):
+        with pytest.raises(ConfigError) as info:
+            train(_tiny(out), progress=False, quiet=True)
+        assert str(info.value) == (
+            f"the run folder {str(out)!r} cannot be made: {str(blocker)!r} is not a folder: give another --out"
+        )
+    assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    code, _, err = run_cli("train", "--config", "device", "--out", blocker / "run")
+    assert code == 2 and err == f"error: the run folder {str(blocker / 'run')!r} cannot be made: {str(blocker)!r} " + (
+        "is not a folder: give another --out\n"
+    )
+
+
+def test_the_batched_policies_a_config_names_are_the_engines() -> None:
+    from risk_env.train.config import BATCHED_POLICIES
+    from risk_env.vector.agents import BATCHED_HEURISTICS
+
+    assert sorted(BATCHED_POLICIES) == sorted(("random", *BATCHED_HEURISTICS))
 
 
 def test_self_is_refused_by_the_sb3_trainer() -> None:
@@ -488,6 +547,24 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
     selfplay = load_config(None, [*sets[:-1], "opponents.baselines=[self]"])
     res = benchmark(selfplay, updates=1, repeats=1, sb3_envs=4, sb3_opponent="self")
     assert res.decisions_per_update == 64 and "frozen snapshot" in res.table()
+
+
+def test_the_benchmark_refuses_an_unknown_sb3_opponent_before_timing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from risk_env.train import bench, device_train
+
+    def no_env(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the benchmark built its env before checking --sb3-opponent")
+
+    monkeypatch.setattr(device_train, "build_env", no_env)
+    with pytest.raises(ConfigError) as info:
+        bench.benchmark(load_config("device"), sb3_opponent="nope")
+    assert str(info.value).startswith("--sb3-opponent: unknown agent 'nope': use one of random, aggressive, continent, ")
+    assert str(info.value).endswith("; or self (a frozen snapshot of the same network)")
+    assert bench.main(["--sb3-opponent", "balancd"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --sb3-opponent: unknown agent 'balancd'") and err.count("\n") == 1
 
 
 def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:

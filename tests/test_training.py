@@ -58,6 +58,57 @@ def test_unknown_keys_and_bad_values_are_named():
         TrainConfig.load("no_such_config")
 
 
+def _documented_train_commands() -> list[list[str]]:
+    """Every ``python scripts/train.py`` / ``risk-env train`` command of the docs (continued lines joined),
+    its arguments without the program; those resuming a run (no run to resume here) left out."""
+    import shlex
+
+    commands = []
+    for page in sorted((Path(__file__).parents[1] / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8").replace("\\\n", " ")
+        for line in text.splitlines():
+            for prog in ("python scripts/train.py", "risk-env train"):
+                if line.startswith(prog) and not line.startswith("risk-env train-"):
+                    args = shlex.split(line[len(prog) :], comments=True)
+                    if "--resume" not in args:
+                        commands.append(args)
+    return commands
+
+
+def test_the_documented_train_commands_give_valid_configs():
+    commands = _documented_train_commands()
+    assert ["--config", "device", "--set", "opponents.baselines=[self]", "--set", "opponents.weights=null"] in commands
+    for args in commands:
+        code, out, err = run_cli("train", *args, "--print-config")
+        assert (code, err) == (0, ""), args
+    selfplay = load_config("device", ["opponents.baselines=[self]", "opponents.weights=null"])
+    assert selfplay.opponents.baselines == ["self"] and selfplay.opponents.weights is None
+
+
+def test_weights_that_do_not_fit_the_baselines_say_how_to_clear_them():
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["opponents.baselines=[self]"])  # the config's 2 weights, 1 baseline
+    msg = str(info.value)
+    assert "opponents: " in msg and "weights [1.0, 3.0] do not fit baselines ['self']" in msg
+    assert "give 1 non-negative number (one per baseline, not all zero), or set opponents.weights to null" in msg
+    with pytest.raises(ConfigError, match=r"give 3 non-negative numbers .* or set opponents.weights to null"):
+        load_config("device", ["opponents.baselines=[random, balanced, aggressive]"])
+
+
+@pytest.mark.parametrize("baselines", ["[balancd]", "[random, balancd]", "[random+balancd]"])
+def test_a_mistyped_baseline_is_named_before_the_weights_count(baselines):
+    with pytest.raises(ConfigError) as info:
+        load_config("device", [f"opponents.baselines={baselines}"])
+    msg = str(info.value)
+    assert "opponents.baselines: " in msg and "unknown agent 'balancd': use one of random, aggressive, continent, balanced" in msg
+    assert "weights" not in msg
+    code, _, err = run_cli("train", "--config", "device", "--set", f"opponents.baselines={baselines}", "--print-config")
+    assert code == 2 and "unknown agent 'balancd'" in err and "Traceback" not in err
+    # the other forms still pass: a model file, a module's agent, self-play
+    cfg = load_config(None, ["opponents.baselines=[runs/x/model.zip, helpers:StubbornAgent, random]"])
+    assert cfg.opponents.baselines == ["runs/x/model.zip", "helpers:StubbornAgent", "random"]
+
+
 def test_overrides_and_print_config():
     cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])
     assert cfg.ppo.learning_rate == 1e-4 and cfg.total_timesteps == 2_000_000 and cfg.eval.opponents == ["random"]
@@ -72,15 +123,56 @@ def test_the_evaluate_command_seats_the_rules_own_player_count():
 
     cfg = TrainConfig.from_dict({"rules": {"preset": "secret_missions"}, "eval": {"rules": None}})  # for any count: 4
     assert cfg.rules_config.num_players == cfg.eval_rules_config.num_players == 4
-    assert evaluate_command(cfg, "m.zip") == "risk-env evaluate m.zip random random random --games 200 --rules secret_missions"
+    assert evaluate_command(cfg, "m.zip") == (
+        "risk-env evaluate m.zip random random random --games 200 --rules secret_missions --seed 12345"
+    )
     two = TrainConfig.from_dict({"eval": {"rules": {"preset": "fast", "num_players": 2, "turn_limit": 90}}})
     assert evaluate_command(two, "m.zip", "balanced", 10) == (
-        "risk-env evaluate m.zip balanced --games 10 --rules fast --set turn_limit=90"
+        "risk-env evaluate m.zip balanced --games 10 --rules fast --set turn_limit=90 --seed 12345"
     )
     duel = TrainConfig.from_dict({"eval": {"rules": {"preset": "duel"}}})
-    assert evaluate_command(duel, "m.zip") == "risk-env evaluate m.zip random --games 200 --rules duel"
+    assert evaluate_command(duel, "m.zip") == "risk-env evaluate m.zip random --games 200 --rules duel --seed 12345"
     env = _make_env({"preset": "secret_missions"}, {}, {"baselines": ["random"]}, [], 1)
     assert env.unwrapped.rules == cfg.rules_config  # the training env plays the same count
+
+
+def test_the_final_evaluate_commands_name_the_seed_backend_and_opponents():
+    from risk_env.train.sb3 import final_evaluate_commands
+
+    device = load_config("device")  # eval: seed 12345, backend vector, 200 games vs random and balanced
+    assert final_evaluate_commands(device, "runs/device/model.pt") == [
+        "risk-env evaluate runs/device/model.pt random --games 200 --rules fast --seed 12345 --backend vector",
+        "risk-env evaluate runs/device/model.pt balanced --games 200 --rules fast --seed 12345 --backend vector",
+    ]
+    fast4 = {"preset": "fast", "num_players": 4}
+    four = TrainConfig.from_dict({"rules": fast4, "eval": {"rules": fast4, "opponents": ["random+balanced+random"]}})
+    assert final_evaluate_commands(four, "my runs/m.zip") == [
+        "risk-env evaluate 'my runs/m.zip' random balanced random --games 200 --rules fast --seed 12345"
+    ]
+    none = load_config(None, ["eval.final_games=0", "eval.seed=3"])
+    assert final_evaluate_commands(none, "m.zip") == ["risk-env evaluate m.zip random --games 200 --rules fast --seed 3"]
+
+
+@pytest.mark.parametrize("backend", ["reference", "vector"])
+def test_the_final_evaluate_command_plays_the_final_evaluations_games(backend):
+    import shlex
+
+    from risk_env.train.run import evaluate_model
+    from risk_env.train.sb3 import final_evaluate_commands
+
+    rules = {"preset": "fast", "num_players": 2, "turn_limit": 12}
+    cfg = TrainConfig.from_dict(
+        {"eval": {"final_games": 4, "opponents": ["random"], "rules": rules, "seed": 7, "backend": backend, "workers": 1}}
+    )
+    (command,) = final_evaluate_commands(cfg, "aggressive")  # any agent spec stands for the model
+    final = evaluate_model("aggressive", ["random"], 4, cfg.eval_rules_config, 7, 1, backend=backend)["random"]
+    args = shlex.split(command)
+    assert args[:2] == ["risk-env", "evaluate"] and "--seed" in args
+    code, out, err = run_cli(*args[1:], "--workers", "1", "--no-progress")
+    assert code == 0, err
+    row = next(line.split() for line in out.splitlines() if line.startswith("aggressive "))
+    assert (int(row[1]), row[2], row[5]) == (4, f"{final.win_rate:.1%}", f"{final.draw_rate:.1%}")
+    assert f"mean length: {final.mean_turns:.1f} turns" in out
 
 
 BROKEN_CONFIGS = {
@@ -183,6 +275,18 @@ def _tiny(tmp: Path, **changes) -> TrainConfig:
             node = node[p]
         node[last] = v
     return TrainConfig.from_dict(data)
+
+
+def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file")
+    out = blocker / "runs" / "tiny"
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(out), progress=False, quiet=True)
+    assert str(info.value) == f"the run folder {str(out)!r} cannot be made: {str(blocker)!r} is not a folder: give another --out"
+    assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    code, _, err = run_cli("train", "--out", blocker / "run", "--set", "total_timesteps=64")
+    assert code == 2 and err.startswith("error: the run folder ") and "is not a folder" in err and err.count("\n") == 1
 
 
 def _params(path: Path) -> np.ndarray:

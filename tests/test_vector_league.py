@@ -201,6 +201,26 @@ def test_maskable_ppo_checkpoint_as_a_batched_policy(tmp_path: Path) -> None:
         load_maskable_ppo(tmp_path / "m.zip", other)
 
 
+def test_a_maskable_ppo_checkpoint_of_another_action_count_is_refused(tmp_path: Path) -> None:
+    """A flat policy trained with the classic cards (37 ids on the small map) loaded under card_trade="no_cards"
+    (24 ids, the same observation size) is refused when loaded, naming both counts, not when its logits meet the mask."""
+    from sb3_contrib import MaskablePPO
+
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(4, device=str(DEVICE), seed=0, num_players=2, **SMALL)
+    MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, seed=0, device="cpu").save(tmp_path / "m.zip")
+    no_cards = VectorGame(device=DEVICE, num_players=2, card_trade="no_cards", **SMALL)  # type: ignore[arg-type]
+    cards = venv.learner_env.game
+    assert (no_cards.obs_size, no_cards.num_actions) == (cards.obs_size, 24) and cards.num_actions == 37
+    with pytest.raises(ConfigError) as info:
+        load_maskable_ppo(tmp_path / "m.zip", no_cards)
+    msg = str(info.value)
+    assert "m.zip scores 37 action ids, these rules have 24" in msg and "trained under other rules" in msg
+    assert "card_trade" in msg
+    assert load_maskable_ppo(tmp_path / "m.zip", cards).observation == "flat"  # its own rules still load
+
+
 def test_shipped_graph_policy_as_a_batched_policy() -> None:
     """The shipped ppo-2p (a MaskablePPO graph policy) as a batched policy picks the scalar agent's ids, fed the
     same graph observations; it refuses rules its network does not fit."""

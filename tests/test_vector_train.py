@@ -39,11 +39,19 @@ def test_vector_backend_builds_the_batched_env() -> None:
         (["opponents.self_play.enabled=true"], "self_play"),
         (["opponents.baselines=[random,ppo-2p]"], "ppo-2p"),
         (["env.max_turn_steps=50"], "max_turn_steps"),
+        (["opponents.pfsp.enabled=true"], r"opponents\.pfsp\.enabled: false \(the opponents are dealt to the slots once"),
     ],
 )
 def test_vector_backend_names_what_it_lacks(sets: list[str], what: str) -> None:
     with pytest.raises(ConfigError, match=what):
         build_vec_env(_cfg(*sets))
+
+
+def test_pfsp_on_the_vector_backend_is_refused_before_the_run_folder(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match=r"^env\.backend 'vector' needs opponents\.pfsp\.enabled: false"):
+        train(_cfg("opponents.pfsp.enabled=true", f"out_dir={out}", "eval.final_games=0", "eval.every=0"), quiet=True)
+    assert not out.exists()
 
 
 def test_train_runs_on_the_vector_backend(tmp_path: Path) -> None:

@@ -627,7 +627,10 @@ def train(
     ),
     settings: list[str] | None = _TRAIN_SET,
     resume: str | None = typer.Option(
-        None, "--resume", help="continue from a checkpoint .zip, or a run directory's newest checkpoint"
+        None,
+        "--resume",
+        help="continue from a checkpoint (step_*.zip of the sb3 trainer, step_*.pt of trainer device), or a run "
+        "directory's newest checkpoint",
     ),
     out: str | None = typer.Option(None, "--out", "-o", help="run directory (default runs/<name>)"),
     seed: int | None = typer.Option(None, "--seed", help="override the config's seed"),
@@ -675,7 +678,8 @@ def train(
     typer.echo(f"model: {result.model_path}  ({result.timesteps} steps, {result.seconds / 60:.1f} min)")
     for s in result.final_eval.values():
         typer.echo(f"final {s.line()}")
-    typer.echo(f"evaluate: {sb3.evaluate_command(cfg, result.model_path)}")
+    for command in sb3.final_evaluate_commands(cfg, result.model_path):
+        typer.echo(f"evaluate: {command}")
 
 
 @app.command("train-rllib", short_help="Multi-agent self-play PPO with Ray RLlib (the 'rllib' extra).")

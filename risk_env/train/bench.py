@@ -129,8 +129,17 @@ def benchmark(
     """Time both trainers on ``cfg`` (module docstring).
 
     Raises:
-        ConfigError: a config the device trainer refuses, or ``sb3_envs`` not dividing its decisions per update.
+        ConfigError: a config the device trainer refuses, ``sb3_envs`` not dividing its decisions per update, or an
+            ``sb3_opponent`` that is neither ``self`` nor an agent spec (refused before anything is timed).
     """
+    from ..agents.registry import check_spec
+    from ..errors import UnknownAgentError
+
+    if sb3_opponent != SELF:
+        try:
+            check_spec(sb3_opponent)
+        except UnknownAgentError as e:
+            raise ConfigError(f"--sb3-opponent: {e}; or {SELF} (a frozen snapshot of the same network)") from None
     import torch
 
     from .device_ppo import DevicePPO

@@ -33,6 +33,7 @@ from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
 
 __all__ = [
+    "BATCHED_POLICIES",
     "CONFIG_DIR",
     "MAX_DEPTH",
     "MAX_NODES",
@@ -68,6 +69,21 @@ def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     except ConfigError as e:
         raise ValueError(str(e)) from None
     return v
+
+
+def _check_specs(spec: str) -> None:
+    """Refuse an agent spec (or each agent of an ``a+b+c`` line-up) that names none of the forms
+    :func:`risk_env.agents.load_agent` reads (:func:`risk_env.agents.registry.check_spec`), with the
+    forms there are."""
+    from ..agents.registry import check_spec
+    from ..errors import UnknownAgentError
+
+    parts = spec.split("+") if "+" in spec and not spec.endswith((".zip", ".pt")) else [spec]
+    for part in parts:
+        try:
+            check_spec(part)
+        except UnknownAgentError as e:
+            raise ValueError(str(e)) from None
 
 
 class EnvSection(_Section):
@@ -171,12 +187,26 @@ class OpponentsSection(_Section):
     self_play: SelfPlaySection = Field(default_factory=lambda: SelfPlaySection.model_validate({}))
     pfsp: PFSPSection = Field(default_factory=lambda: PFSPSection.model_validate({}))
 
+    @field_validator("baselines")
+    @classmethod
+    def _baselines(cls, v: list[str]) -> list[str]:
+        # the names before the weights: a mistyped name is the error to show, not the count it changed
+        for spec in v:
+            if spec != SELF:
+                _check_specs(spec)
+        return v
+
     @model_validator(mode="after")
     def _weights(self) -> OpponentsSection:
         if self.weights is not None and (
             len(self.weights) != len(self.baselines) or min(self.weights) < 0 or sum(self.weights) <= 0
         ):
-            raise ValueError(f"weights must be {len(self.baselines)} non-negative numbers (one per baseline), not all zero")
+            n = len(self.baselines)
+            raise ValueError(
+                f"weights {self.weights} do not fit baselines {self.baselines}: give {n} non-negative "
+                f"{'number' if n == 1 else 'numbers'} (one per baseline, not all zero), or set opponents.weights "
+                "to null (equal weights)"
+            )
         return self
 
 
@@ -185,7 +215,11 @@ class ImitationSection(_Section):
     ``teacher`` on its own games, then DAgger rounds on the student's games."""
 
     enabled: bool = False
-    teacher: str = Field("balanced", description="agent spec (load_agent) whose decisions are cloned")
+    teacher: str = Field(
+        "balanced",
+        description="agent spec (load_agent) whose decisions are cloned; trainer device: a batched policy "
+        "(random, aggressive, balanced, continent)",
+    )
     decisions: int = Field(20_000, ge=1, description="teacher decisions in the first dataset")
     dagger_rounds: int = Field(2, ge=0, description="rounds of: the student plays, the teacher labels, refit")
     dagger_decisions: int = Field(10_000, ge=1, description="student decisions added per DAgger round")
@@ -195,15 +229,31 @@ class ImitationSection(_Section):
     learning_rate: float = Field(1e-3, gt=0)
     vf_coef: float = Field(0.5, ge=0, description="weight of the value head's squared error")
 
+    @field_validator("teacher")
+    @classmethod
+    def _teacher(cls, v: str) -> str:
+        _check_specs(v)
+        return v
+
 
 class KickstartSection(_Section):
     """Kickstarting during PPO (:mod:`risk_env.train.kickstart`): the loss adds
     c(t) * CE(teacher's action | learner's state), c(t) = kl_coef * max(0, 1 - t / anneal_steps)."""
 
     enabled: bool = False
-    teacher: str = Field("balanced", description="agent spec (load_agent) labelling the learner's rollout states")
+    teacher: str = Field(
+        "balanced",
+        description="agent spec (load_agent) labelling the learner's rollout states; trainer device: a batched "
+        "policy (random, aggressive, balanced, continent)",
+    )
     kl_coef: float = Field(1.0, ge=0, description="weight of the teacher term at step 0")
     anneal_steps: int = Field(1_000_000, ge=1, description="steps until the weight reaches 0 (linearly)")
+
+    @field_validator("teacher")
+    @classmethod
+    def _teacher(cls, v: str) -> str:
+        _check_specs(v)
+        return v
 
 
 class EvalSection(_Section):
@@ -475,6 +525,11 @@ def _json_problem(data: Any) -> str | None:
 SELF = "self"
 """The opponent spec naming the learner itself (trainer ``device``): a seat it plays is a learner seat."""
 
+BATCHED_POLICIES = ("random", "aggressive", "balanced", "continent")
+"""The agents trainer ``device`` seats as opponents and teaches with: the batched policies of
+:func:`risk_env.vector.agents.make_policy` (``random`` and :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`;
+named here so that a config is checked without torch)."""
+
 
 def device_unsupported(cfg: TrainConfig) -> list[str]:
     """The settings of ``cfg`` that ``trainer: device`` does not implement, each with what to do instead
@@ -489,6 +544,17 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         )
     if cfg.env.max_turn_steps is not None:
         bad.append("env.max_turn_steps (the batched engine has no per-turn cap; leave it null)")
+    env_defaults = EnvSection.model_fields
+    if cfg.env.vector_device != env_defaults["vector_device"].default:
+        bad.append(
+            f"env.vector_device={cfg.env.vector_device!r} (the sb3 trainer's batched env; trainer 'device' plays its "
+            "games where the network is: set ppo.device)"
+        )
+    if cfg.env.vec_env != env_defaults["vec_env"].default:
+        bad.append(
+            f"env.vec_env={cfg.env.vec_env!r} (the sb3 trainer's reference envs; trainer 'device' runs the env.n_envs "
+            "games in one batch: leave it at dummy)"
+        )
     lineups = [b for b in cfg.opponents.baselines if "+" in b]
     if lineups and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
         bad.append(
@@ -502,6 +568,18 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
             f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
             "or batched baselines)"
         )
+    batched = ", ".join(BATCHED_POLICIES)
+    others = [
+        part for spec in cfg.opponents.baselines if spec != SELF for part in spec.split("+") if part not in BATCHED_POLICIES
+    ]
+    if others:
+        bad.append(
+            f"opponents.baselines {others} (its opponents are the batched policies: {batched}; or [self], and "
+            "opponents.self_play for snapshots of the learner)"
+        )
+    for key, section in (("imitation", cfg.imitation), ("kickstart", cfg.kickstart)):
+        if section.enabled and section.teacher not in BATCHED_POLICIES:
+            bad.append(f"{key}.teacher={section.teacher!r} (its teachers are the batched policies: {batched})")
     return bad
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import Run, TrainResult, check_opponents, latest_checkpoint
+from .run import Run, TrainResult, check_opponents, check_run_dir, latest_checkpoint
 
 __all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
 
@@ -383,8 +383,7 @@ def train(
             run_dir = ckpt.parent.parent
     device = resolve_device(cfg.ppo.device)
     check_opponents(cfg)  # (refused before the run folder is touched)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"the run folder {str(run_dir)!r} is a file: give another --out")
+    check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()

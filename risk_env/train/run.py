@@ -31,6 +31,7 @@ __all__ = [
     "TrainResult",
     "callback_class",
     "check_opponents",
+    "check_run_dir",
     "evaluate_model",
     "latest_checkpoint",
     "opponent_lineup",
@@ -402,6 +403,28 @@ class Run:
                 )
                 + "\n"
             )
+
+
+def check_run_dir(run_dir: Path) -> None:
+    """Refuse, before any training, a run folder (``--out``, ``out_dir``) that cannot be made or written: a file
+    at its place, a file among the folders above it, or a folder above it that this user may not write.
+
+    Raises:
+        ConfigError: the run folder and why.
+    """
+    where = f"the run folder {str(run_dir)!r}"
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"{where} is a file: give another --out")
+    parent = run_dir
+    while not parent.exists() and not parent.is_symlink():  # the nearest part of the path that exists
+        if parent.parent == parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ConfigError(f"{where} cannot be made: {str(parent)!r} is not a folder: give another --out")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        what = "the run folder" if parent == run_dir else f"the folder {str(parent)!r}"
+        raise ConfigError(f"{where} cannot be written: {what} is not writable by this user: give another --out")
 
 
 def latest_checkpoint(path: Path) -> Path:

@@ -94,13 +94,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, MissingExtraError
+from ..errors import MissingExtraError
 from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
     Run,
     TrainResult,
     callback_class,
     check_opponents,
+    check_run_dir,
     checkpoint_meta,
     evaluate_model,
     latest_checkpoint,
@@ -117,6 +118,7 @@ __all__ = [
     "run_config",
     "load_config",
     "evaluate_command",
+    "final_evaluate_commands",
     "evaluate_model",
     "opponent_lineup",
     "build_vec_env",
@@ -253,8 +255,7 @@ def train(
     from .device_train import resolve_device
 
     resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"the run folder {str(run_dir)!r} is a file: give another --out")
+    check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)
     t_start = time.monotonic()
@@ -412,13 +413,36 @@ def run_config(
 
 
 def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200) -> str:
-    """The ``risk-env evaluate`` command that evaluates ``model_path`` under ``cfg``'s evaluation rules."""
+    """The ``risk-env evaluate`` command that evaluates ``model_path`` against ``opponent`` (one spec filling every
+    other seat, or an ``a+b+c`` line-up) as the run's evaluations do: ``cfg``'s evaluation rules, ``eval.seed``
+    and ``eval.backend`` (named when it is not the command's ``reference``), so with the final evaluation's
+    opponent and ``eval.final_games`` it plays the same games again.
+
+    >>> evaluate_command(load_config("device"), "runs/device/model.pt", "balanced", 200)
+    'risk-env evaluate runs/device/model.pt balanced --games 200 --rules fast --seed 12345 --backend vector'
+    """
+    import shlex
+
     rules = dict(cfg.eval.rules) if cfg.eval.rules is not None else dict(cfg.rules)
     rules.pop("num_players", None)
     n = cfg.eval_rules_config.num_players  # the rules' own count (a preset's, or 4), as the evaluation plays them
     preset = rules.pop("preset", None)
-    parts = ["risk-env evaluate", str(model_path)] + [opponent] * (n - 1) + [f"--games {games}"]
+    agents = [str(model_path), *opponent_lineup(opponent, n)]
+    parts = ["risk-env evaluate", *map(shlex.quote, agents), f"--games {games}"]
     if preset:
         parts.append(f"--rules {preset}")
     parts += [f"--set {k}={v}" for k, v in rules.items()]
+    parts.append(f"--seed {cfg.eval.seed}")
+    if cfg.eval.backend != "reference":
+        parts.append(f"--backend {cfg.eval.backend}")
     return " ".join(parts)
+
+
+def final_evaluate_commands(cfg: TrainConfig, model_path: str | os.PathLike[str]) -> list[str]:
+    """The commands that repeat a run's final evaluation (:meth:`risk_env.train.run.Run.final_eval`), one per
+    ``eval.opponents`` entry with ``eval.final_games`` games; with no final evaluation, the command of 200 games
+    against ``random``."""
+    ev = cfg.eval
+    if ev.final_games <= 0 or not ev.opponents:
+        return [evaluate_command(cfg, model_path)]
+    return [evaluate_command(cfg, model_path, opp, ev.final_games) for opp in ev.opponents]

@@ -155,8 +155,11 @@ def load_maskable_ppo(
     (any map and player count its features fit; turn feature off, as the scalar agent plays it).
 
     Raises:
-        RiskError: no such file, sb3-contrib missing, or a checkpoint that does not fit these rules (a flat
-            policy for another map or player count, a graph policy whose feature or action blocks differ).
+        RiskError: no such file, sb3-contrib missing, or a checkpoint of another observation space.
+        ConfigError: a checkpoint that does not fit these rules: a flat policy for another map or player count
+            (its observation size) or for other rule switches (its action count: on the classic map
+            ``card_trade="no_cards"`` has 57 action ids, the classic cards 70), a graph policy whose feature or
+            action blocks differ.
     """
     p = Path(path)
     if not p.is_file() and p.with_name(p.name + ".zip").is_file():
@@ -183,7 +186,7 @@ def load_maskable_ppo(
         try:
             policy.check_fits(sample)  # (a ConfigError naming the sizes that differ)
         except RiskError as e:
-            raise RiskError(f"{p.name} does not fit these rules: {e}") from None
+            raise ConfigError(f"{p.name} does not fit these rules: {e}") from None
         net = policy.graph_net
         return NetworkPolicy(game, net, "graph", deterministic, generator, name=p.stem)
     shape = getattr(space, "shape", None)
@@ -193,9 +196,16 @@ def load_maskable_ppo(
             "MlpPolicy on the flat observation or the graph policy"
         )
     if int(shape[0]) != game.obs_size:
-        raise RiskError(
+        raise ConfigError(
             f"{p.name} reads observations of size {shape[0]}, these rules give {game.obs_size}: "
             "it was trained for another map or number of players"
+        )
+    n_actions = getattr(model.action_space, "n", None)
+    if n_actions is None or int(n_actions) != game.num_actions:
+        raise ConfigError(
+            f"{p.name} scores {n_actions} action ids, these rules have {game.num_actions}: it was trained under other "
+            "rules (rule switches such as card_trade, the dice rules or the map change the action ids); play it under "
+            "the rules it was trained for"
         )
 
     def actor(obs: torch.Tensor) -> torch.Tensor:

@@ -291,7 +291,7 @@ def build_train_env(cfg: TrainConfig) -> VecEnv:
 
     Raises:
         ConfigError: what the batched backend does not do: the graph policy (the batched
-            engine gives the flat observation: use ``ppo.policy: mlp``), self-play, baselines
+            engine gives the flat observation: use ``ppo.policy: mlp``), self-play, PFSP, baselines
             other than ``random`` and the batched heuristics, ``env.max_turn_steps``, or rules
             the batched engine does not support.
     """
@@ -302,6 +302,11 @@ def build_train_env(cfg: TrainConfig) -> VecEnv:
         problems.append("ppo.policy: mlp (the batched engine gives the flat observation, not the graph one)")
     if cfg.opponents.self_play.enabled:
         problems.append("opponents.self_play.enabled: false (no snapshot opponents in the batched engine)")
+    if cfg.opponents.pfsp.enabled:
+        problems.append(
+            "opponents.pfsp.enabled: false (the opponents are dealt to the slots once, by opponents.weights; "
+            "nothing draws them again by their results)"
+        )
     known = ("random", *BATCHED_HEURISTICS)
     bad = [b for b in cfg.opponents.baselines if b not in known]
     if bad:

@@ -31,6 +31,7 @@ from ..errors import ConfigError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.state import Phase
+from .agents import random_legal
 from .env import VectorEnv
 
 __all__ = ["bench_vector", "format_rows"]
@@ -85,10 +86,7 @@ def _vector(
     out = env.reset()
 
     def pick(mask: torch.Tensor) -> torch.Tensor:  # a uniformly random legal id per slot
-        k = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
-        total = k[:, -1]
-        j = torch.minimum((torch.rand(mask.shape[0], generator=gen, device=env.device) * total).to(torch.uint8), total - 1)
-        return (k > j[:, None]).to(torch.uint8).argmax(1)
+        return random_legal(mask, gen)
 
     for _ in range(20):  # warm-up
         out = env.step(pick(out.action_mask))

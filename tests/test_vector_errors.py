@@ -314,3 +314,28 @@ def test_the_vector_benchmark_checks_its_json_file_before_the_run(
     path = tmp_path / "new" / "rows.json"
     assert bench.main(["2", "--json", str(path)]) == 0
     assert runs == [((2,),)] and json.loads(path.read_text())[0]["decisions_per_s"] == 10.0
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "feature"),
+    [
+        ("risk_env.vector.torchrl_env", "tensordict", "the TorchRL env over the batched engine (risk_env.vector.torchrl_env)"),
+        ("risk_env.vector.torchrl_env", "torchrl", "the TorchRL env over the batched engine (risk_env.vector.torchrl_env)"),
+        ("risk_env.vector.sb3", "stable_baselines3", "the SB3 VecEnv over the batched engine (risk_env.vector.sb3)"),
+    ],
+)
+def test_a_face_without_its_package_names_the_extra(
+    module: str, missing: str, feature: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TorchRL and SB3 faces of the batched engine, imported without their package: one line naming the extra,
+    as every other missing extra (they raised a bare ModuleNotFoundError)."""
+    import importlib
+
+    if missing == "torchrl":
+        pytest.importorskip("tensordict")  # (else the message names tensordict, which is missing first)
+    monkeypatch.delitem(sys.modules, module, raising=False)  # imported again, without the package
+    monkeypatch.setitem(sys.modules, missing, None)
+    with pytest.raises(MissingExtraError) as e:
+        importlib.import_module(module)
+    assert str(e.value) == f"{feature} needs {missing} (extra 'train'): pip install 'risk_env[train]'"
+    assert e.value.extra == "train" and e.value.name == missing and e.value.__cause__ is None

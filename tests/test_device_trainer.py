@@ -567,6 +567,31 @@ def test_the_benchmark_refuses_an_unknown_sb3_opponent_before_timing(
     assert err.startswith("error: --sb3-opponent: unknown agent 'balancd'") and err.count("\n") == 1
 
 
+def test_the_benchmark_refuses_its_arguments_before_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from risk_env.train import bench
+
+    cfg = load_config(None, ["trainer=device", "rules.map=small", "env.n_envs=8", "ppo.n_steps=8"])
+    warm_ups: list[object] = []
+    monkeypatch.setattr(DevicePPO, "learn_once", lambda self: warm_ups.append(self))
+    with pytest.raises(ConfigError, match=r"^--sb3-envs must be >= 1, got 0$"):  # (it was refused after the warm-up)
+        bench.benchmark(cfg, updates=1, repeats=1, sb3_envs=0)
+    assert warm_ups == []
+    # --json is checked before the config is read and the trainers timed, not when the figures are written
+
+    def run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ran before --json was checked")
+
+    monkeypatch.setattr(bench, "benchmark", run)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    assert bench.main(["--json", str(blocker / "out.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --json '{blocker / 'out.json'}': cannot create the folder '{blocker}': ")
+    assert err.count("\n") == 1
+
+
 def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:
     from risk_env.train.sb3 import train
 

@@ -20,7 +20,14 @@ from risk_env.envs.codec import Selection
 from risk_env.envs.view import GameView
 from risk_env.errors import ConfigError
 from risk_env.vector import VectorEnv, VectorGame
-from risk_env.vector.agents import AggressivePolicy, BalancedPolicy, ContinentPolicy, amount_ids, make_policy
+from risk_env.vector.agents import (
+    AggressivePolicy,
+    BalancedPolicy,
+    ContinentPolicy,
+    amount_ids,
+    make_policy,
+    random_legal,
+)
 
 SCALAR = {"aggressive": AggressiveAgent, "balanced": BalancedAgent, "continent": ContinentAgent}
 BATCHED = {"aggressive": AggressivePolicy, "balanced": BalancedPolicy, "continent": ContinentPolicy}
@@ -151,6 +158,30 @@ def test_amount_ids_match_the_codec() -> None:
     lo, hi, want = (torch.tensor(c, device=DEVICE) for c in zip(*cases, strict=True))
     got = amount_ids(vg, lo, hi, want).cpu().tolist()
     assert got == [codec.amount_action(a, b, c) for a, b, c in cases]
+
+
+@pytest.mark.parametrize("n", [70, 600])
+def test_random_legal_is_uniform_over_hundreds_of_legal_ids(n: int) -> None:
+    """Every legal id is drawn, uniformly, also with 256 or more legal ids (a big map's action
+    space), where counting them in uint8 wrapped and only the first few legal ids came up."""
+    legal = torch.arange(n, device=DEVICE) % 2 == 0  # 35 or 300 legal ids, up to id n - 2
+    draws = 40_000
+    mask = legal.expand(draws, n)
+    ids = random_legal(mask, torch.Generator(device=DEVICE).manual_seed(5))
+    assert ids.dtype == torch.int64 and ids.shape == (draws,)
+    assert bool(mask.gather(1, ids[:, None]).all())  # always a legal id
+    counts = torch.bincount(ids, minlength=n).cpu()
+    legal_ids = legal.nonzero()[:, 0].cpu()
+    assert (counts[legal_ids] > 0).all() and int(counts.sum()) == draws  # every legal id, nothing else
+    assert int(ids.max()) == n - 2  # (with 600 ids: ids past 255 too)
+    expected = draws / len(legal_ids)
+    chi2 = float(((counts[legal_ids] - expected) ** 2 / expected).sum())
+    dof = len(legal_ids) - 1
+    assert chi2 < dof + 6 * (2 * dof) ** 0.5, chi2  # uniform (6 standard deviations of chi-square)
+    # a row with no legal id gets 0, a row with one legal id gets it
+    few = torch.zeros(2, n, dtype=torch.bool, device=DEVICE)
+    few[1, n - 1] = True
+    assert random_legal(few, torch.Generator(device=DEVICE).manual_seed(0)).tolist() == [0, n - 1]
 
 
 @pytest.mark.parametrize("name", list(BATCHED))

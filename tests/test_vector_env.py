@@ -57,6 +57,95 @@ def test_a_switch_missing_from_the_allowlist_is_refused_by_name(monkeypatch: pyt
         VectorEnv(2, fortify="connected")
 
 
+OPEN_SWITCHES = {"map", "starting_armies", "elimination_trade_at", "turn_limit"}
+"""Switches of open-ended values (a map, numbers of armies or turns): the batched engine plays each of their values."""
+
+REFUSED_VALUES: set[tuple[str, object]] = set()
+"""``(switch, value)`` pairs the batched engine refuses on purpose: none today. A value added to a switch of
+RulesConfig is refused by the batched engine (it is not in the switch's ``Support.plays``), and the test below fails
+until it is either played (added to ``plays``, with its rule in the engine) or listed here."""
+
+
+def _domain(f: dataclasses.Field) -> tuple[object, ...] | None:
+    """Every value RulesConfig allows for switch ``f``, or None for an open-ended one."""
+    from risk_env.rules.config import _CHOICES
+
+    if f.name in _CHOICES:
+        return _CHOICES[f.name]
+    if f.name in OPEN_SWITCHES:
+        return None
+    if f.type in ("bool", bool):
+        return (False, True)
+    if f.type in ("int", int):  # a bounded count (the players): the values RulesConfig takes
+        return tuple(n for n in range(-2, 33) if _config(f.name, n) is not None)
+    raise AssertionError(f"switch {f.name} ({f.type}): say here which values it takes")
+
+
+def _config(name: str, value: object) -> RulesConfig | None:
+    """Rules with ``name=value``, the other switches set where the value needs them (2 players, missions), or None
+    where RulesConfig refuses the value itself."""
+    for base in ({}, {"num_players": 2}, {"secret_missions": True}):
+        try:
+            return RulesConfig(**{**base, name: value})  # type: ignore[arg-type]
+        except ConfigError:
+            continue
+    return None
+
+
+def _refused_values() -> set[tuple[str, object]]:
+    """Check every value of every switch against the allowlist: a value it plays passes ``check_rules``, any other
+    is refused with ConfigError naming the switch, the value and the values it plays. Returns those refused."""
+    from risk_env.vector.state import SUPPORT, check_rules
+
+    refused = set()
+    for f in dataclasses.fields(RulesConfig):
+        if f.name.startswith("_"):
+            continue
+        domain, sup = _domain(f), SUPPORT[f.name]
+        if domain is None:
+            assert sup.plays is None, f"{f.name} is open-ended: the batched engine plays every value"
+            continue
+        assert sup.plays is not None, f"{f.name}: list the values the batched engine plays (Support.plays)"
+        assert set(sup.plays) <= set(domain), f"{f.name}: plays values RulesConfig does not have"
+        for value in sup.plays:
+            if isinstance(value, str):
+                assert repr(value) in sup.values, f"{f.name}={value!r} is played but not named in SUPPORTED_RULES"
+        for value in domain:
+            cfg = _config(f.name, value)
+            assert cfg is not None, f"no rules with {f.name}={value!r}: give _config a base that takes it"
+            if value in sup.plays:
+                check_rules(cfg)
+                continue
+            with pytest.raises(ConfigError) as e:
+                check_rules(cfg)
+            plays = ", ".join(map(repr, sup.plays))
+            assert f"{f.name}={value!r} (a value the batched engine does not play yet; it plays {plays})" in str(e.value)
+            refused.add((f.name, value))
+    return refused
+
+
+def test_every_value_of_every_rules_switch_is_played_or_refused_by_name() -> None:
+    """Every value of every RulesConfig switch (each choice of rules/config.py's table, both values of a flag, every
+    player count) is either one the batched engine plays or refused with ConfigError naming the switch, the value and
+    what it plays: a value added to a switch is never played as another one (the engine reads switches as
+    ``cfg.fortify == "connected"``), and fails here until it is handled (REFUSED_VALUES)."""
+    refused = _refused_values()
+    assert refused == REFUSED_VALUES, f"refused by the batched engine: {sorted(refused - REFUSED_VALUES, key=repr)}"
+
+
+def test_a_value_added_to_a_switch_is_refused_not_played_as_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    from risk_env.rules import config
+
+    monkeypatch.setitem(config._CHOICES, "fortify", (*config._CHOICES["fortify"], "free"))  # a new fortify rule
+    rules = RulesConfig(fortify="free")  # the rules take it; the batched engine read it as 'adjacent'
+    match = r"fortify='free' \(a value the batched engine does not play yet; it plays 'adjacent', 'connected'\)"
+    with pytest.raises(ConfigError, match=match):
+        VectorEnv(2, rules=rules)
+    with pytest.raises(ConfigError, match=match):
+        VectorGame(fortify="free")
+    assert _refused_values() == {("fortify", "free")} != REFUSED_VALUES  # the enumeration above fails
+
+
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_preset_runs_batched(preset: str) -> None:
     rules = RulesConfig.from_preset(preset, turn_limit=3)

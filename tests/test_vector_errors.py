@@ -234,3 +234,108 @@ def test_vector_game_entry_points() -> None:
         big.from_states(states)
     assert isinstance(vg.from_states(states), BatchState)
     assert np.array_equal(vg.from_states(states).owner.numpy(), np.stack([x.owner for x in states]))
+
+
+# ---------------------------------------------------------------------- python -m risk_env.vector.bench
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "nan"], "seconds must be a finite number of seconds above 0, got nan"),  # (never ended)
+        (["--seconds", "inf"], "seconds must be a finite number of seconds above 0, got inf"),
+        (["--seconds", "0"], "seconds must be a finite number of seconds above 0, got 0.0"),
+        (["--seconds", "-1"], "seconds must be a finite number of seconds above 0, got -1.0"),
+        (["--reference-seconds", "nan"], "reference_seconds must be a finite number of seconds above 0, got nan"),
+        (["--threads", "-1"], "--threads must be 0 (torch's current setting) or more, got -1"),
+        (["0"], "batch sizes must be integers >= 1, got 0"),
+    ],
+)
+def test_the_vector_benchmark_refuses_bad_arguments_before_timing_anything(
+    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from risk_env.vector import bench
+
+    def timed(*args: object, **kwargs: object) -> dict:
+        raise AssertionError("timed before the arguments were checked")
+
+    monkeypatch.setattr(bench, "_reference", timed)
+    monkeypatch.setattr(bench, "_vector", timed)
+    with pytest.raises(SystemExit) as ex:
+        bench.main(argv)
+    out = capsys.readouterr()
+    assert ex.value.code == 2 and out.out == "" and out.err == f"error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seconds": float("nan")}, "seconds must be a finite number of seconds above 0, got nan"),
+        ({"reference_seconds": 0}, "reference_seconds must be a finite number of seconds above 0, got 0"),
+        ({"seconds": True}, "seconds must be a finite number of seconds above 0, got True"),
+        ({"threads": 0}, r"threads must be an integer >= 1, or None \(torch's current setting\), got 0"),
+        ({"threads": -1}, r"threads must be an integer >= 1, or None \(torch's current setting\), got -1"),
+        ({"batch_sizes": (4, -2)}, "batch sizes must be integers >= 1, got -2"),
+    ],
+)
+def test_bench_vector_refuses_bad_arguments_with_config_error(kwargs: dict, message: str) -> None:
+    from risk_env.vector.bench import bench_vector
+
+    threads = torch.get_num_threads()
+    with pytest.raises(ConfigError, match=f"^{message}$"):
+        bench_vector(**{"batch_sizes": (2,), "seconds": 0.01, "reference_seconds": 0.01, **kwargs})
+    assert torch.get_num_threads() == threads
+
+
+def test_the_vector_benchmark_checks_its_json_file_before_the_run(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from risk_env.vector import bench
+
+    runs: list[tuple] = []
+
+    def fake_bench(*args: object, **kwargs: object) -> list[dict]:
+        runs.append(args)
+        return [{"engine": "vector", "batch": 2, "decisions_per_s": 10.0, "runs": [10.0]}]
+
+    monkeypatch.setattr(bench, "bench_vector", fake_bench)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for path, why in [
+        (blocker / "rows.json", f"--json '{blocker / 'rows.json'}': cannot create the folder '{blocker}': "),
+        (tmp_path, f"--json '{tmp_path}' is a folder; give a file name"),
+    ]:
+        with pytest.raises(SystemExit) as ex:
+            bench.main(["2", "--json", str(path)])
+        err = capsys.readouterr().err
+        assert ex.value.code == 2 and err.startswith(f"error: {why}") and err.count("\n") == 1
+    assert runs == []  # refused before the run
+    # a folder that is not there yet is made before the run, as every command of the package does
+    path = tmp_path / "new" / "rows.json"
+    assert bench.main(["2", "--json", str(path)]) == 0
+    assert runs == [((2,),)] and json.loads(path.read_text())[0]["decisions_per_s"] == 10.0
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "feature"),
+    [
+        ("risk_env.vector.torchrl_env", "tensordict", "the TorchRL env over the batched engine (risk_env.vector.torchrl_env)"),
+        ("risk_env.vector.torchrl_env", "torchrl", "the TorchRL env over the batched engine (risk_env.vector.torchrl_env)"),
+        ("risk_env.vector.sb3", "stable_baselines3", "the SB3 VecEnv over the batched engine (risk_env.vector.sb3)"),
+    ],
+)
+def test_a_face_without_its_package_names_the_extra(
+    module: str, missing: str, feature: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TorchRL and SB3 faces of the batched engine, imported without their package: one line naming the extra,
+    as every other missing extra (they raised a bare ModuleNotFoundError)."""
+    import importlib
+
+    if missing == "torchrl":
+        pytest.importorskip("tensordict")  # (else the message names tensordict, which is missing first)
+    monkeypatch.delitem(sys.modules, module, raising=False)  # imported again, without the package
+    monkeypatch.setitem(sys.modules, missing, None)
+    with pytest.raises(MissingExtraError) as e:
+        importlib.import_module(module)
+    assert str(e.value) == f"{feature} needs {missing} (extra 'train'): pip install 'risk_env[train]'"
+    assert e.value.extra == "train" and e.value.name == missing and e.value.__cause__ is None

@@ -84,6 +84,47 @@ def test_gymnasium_reset_mask_resets_those_slots_alone() -> None:
         GymnasiumVectorEnv(2, final_observation=True, **SMALL)
 
 
+def test_gymnasium_step_refuses_what_is_not_one_id_per_slot_and_changes_nothing() -> None:
+    """None, text, a ragged list, floats, bools or another shape: IllegalActionError naming the shape and dtype wanted
+    (None, text and a ragged list raised torch's TypeError or numpy's ValueError), the games and the env unchanged.
+    Also while a slot waits to start its next episode (next-step autoreset), where a bool array used to be played
+    as the ids 0 and 1."""
+    from risk_env import IllegalActionError
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    envs = GymnasiumVectorEnv(4, seed=3, opponents="aggressive", **dict(SMALL, turn_limit=3))
+    obs, info = envs.reset(seed=3)
+    rng = np.random.default_rng(2)
+    learner = envs.learner_env
+    want = r"actions must be an integer array of shape \(4,\), one id in 0\.\.\d+ per sub-environment, got "
+    cases = [
+        (None, "None"),
+        ("x", "str 'x'"),
+        ([[1, 2], [3]], r"list \[\[1, 2\], \[3\]\]"),
+        ([1, 2, 3], r"shape \(3,\) dtype int64"),
+        (np.zeros((4, 1), dtype=np.int64), r"shape \(4, 1\) dtype int64"),
+        (np.zeros(4), r"shape \(4,\) dtype float64"),
+        (np.ones(4, dtype=bool), r"shape \(4,\) dtype bool"),
+        (np.array(["1", "2", "3", "4"]), "ndarray"),
+    ]
+    for pending in (False, True):
+        while envs._pending.any() != pending:
+            obs, _r, _te, _tr, info = envs.step(_legal(info["action_mask"], rng))
+        state = {k: v.clone() for k, v in learner.venv.state.fields().items()}  # type: ignore[union-attr]
+        generator = learner.venv.game.generator.get_state()
+        waiting, mask, started = envs._pending.copy(), envs.action_masks(), learner.games_started.clone()
+        for actions, got in cases:
+            with pytest.raises(IllegalActionError, match=want + got):
+                envs.step(actions)
+        s = learner.venv.state
+        assert s is not None and all(torch.equal(v, getattr(s, k)) for k, v in state.items())
+        assert torch.equal(learner.venv.game.generator.get_state(), generator)
+        assert np.array_equal(envs._pending, waiting) and np.array_equal(envs.action_masks(), mask)
+        assert torch.equal(learner.games_started, started)
+    obs, *_ = envs.step(_legal(info["action_mask"], rng))  # and it plays on
+    assert obs.shape == (4, envs.single_observation_space.shape[0])
+
+
 def test_gymnasium_disabled_autoreset_waits_for_a_reset_mask() -> None:
     """autoreset_mode="disabled": a finished slot returns its last observation and waits for a masked reset; stepping
     it first is refused; RecordEpisodeStatistics counts the episodes."""

@@ -53,6 +53,7 @@ except ImportError:
     ) from None
 
 from .._extras import missing_extra_message, require
+from .._output import check_output_file
 from ..agents import load_agent, spec_forms
 from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
@@ -165,30 +166,17 @@ def _seats_line(game: Game, names: list[str]) -> str:
 
 
 def _output_path(path: str | None, option: str) -> None:
-    """Make sure ``path`` can be written (its folder created if missing), before any game is played: the file is
-    opened for appending, as the write will open it, and a file that was not there is removed again.
+    """Make sure ``path`` can be written (its folder created if missing), before any game is played
+    (:func:`risk_env._output.check_output_file`).
 
     Raises:
         typer.Exit: (code 2, after a one-line error) the folder cannot be created, ``path`` is a folder, or the
             file cannot be written there (a name too long, no permission, a read-only file system).
     """
-    if not path:
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise _fail(f"{option} {path!r} is a folder; give a file name")
     try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as e:
-        raise _fail(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
-    existed = os.path.exists(path)
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as e:
-        raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}") from None
-    if not existed:
-        os.remove(path)
+        check_output_file(path, option)
+    except ConfigError as e:
+        raise _fail(str(e)) from None
 
 
 def _written(option: str, path: str, write: Any) -> Any:

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._output import check_output_file
 from ..errors import ConfigError
 from .config import SELF, TrainConfig, load_config
 
@@ -75,8 +76,6 @@ class BenchResult:
 
 def _sb3_config(cfg: TrainConfig, envs: int, opponent: str, per_update: int) -> TrainConfig:
     """The sb3 path's config: ``envs`` envs and the ``n_steps`` closest to ``per_update`` decisions per update."""
-    if envs < 1:
-        raise ConfigError(f"--sb3-envs must be >= 1, got {envs}")
     data = cfg.model_dump(mode="json")
     data["trainer"] = "sb3"
     data["env"]["n_envs"] = envs
@@ -129,8 +128,9 @@ def benchmark(
     """Time both trainers on ``cfg`` (module docstring).
 
     Raises:
-        ConfigError: a config the device trainer refuses, ``sb3_envs`` not dividing its decisions per update, or an
-            ``sb3_opponent`` that is neither ``self`` nor an agent spec (refused before anything is timed).
+        ConfigError: a config the device trainer refuses, ``updates``, ``repeats`` or ``sb3_envs`` below 1,
+            ``sb3_envs`` not dividing its decisions per update, or an ``sb3_opponent`` that is neither ``self``
+            nor an agent spec (all checked before anything is timed).
     """
     from ..agents.registry import check_spec
     from ..errors import UnknownAgentError
@@ -150,6 +150,8 @@ def benchmark(
         cfg = TrainConfig.from_dict({**cfg.model_dump(mode="json"), "trainer": "device"}, source="benchmark config")
     if updates < 1 or repeats < 1:
         raise ConfigError(f"updates and repeats must be >= 1, got {updates} and {repeats}")
+    if sb3_envs < 1:  # (before the warm-up)
+        raise ConfigError(f"--sb3-envs must be >= 1, got {sb3_envs}")
     threads = cfg.torch_threads or 1
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
@@ -243,6 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     try:
+        check_output_file(args.json, "--json")  # before the run, not after it
         cfg = load_config(args.config, args.set)
         res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
     except ConfigError as e:

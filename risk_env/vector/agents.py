@@ -126,11 +126,15 @@ class BatchedPolicy(Protocol):
 
 def random_legal(mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """int64 ``(B,)``: a uniformly random legal id per row of bool ``mask`` ``(B, N)`` (a row with
-    no legal id gets 0; ``N < 256``): the ``k``-th legal id for a uniform ``k``."""
-    counts = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
+    no legal id gets 0): the ``k``-th legal id for a uniform ``k``.
+
+    The legal ids are counted in uint8 where ``N < 256`` (the cheapest cumulative sum), in int32 on
+    larger action spaces (a big map), where uint8 counts would wrap at 256."""
+    dtype = torch.uint8 if mask.shape[1] < 256 else torch.int32
+    counts = mask.to(dtype).cumsum(1, dtype=dtype)
     total = counts[:, -1]
-    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(torch.uint8)
-    k = torch.minimum(k, (total.clamp(min=1) - 1).to(torch.uint8))
+    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(dtype)
+    k = torch.minimum(k, (total.clamp(min=1) - 1).to(dtype))
     return (counts > k[:, None]).to(torch.uint8).argmax(1)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -25,12 +26,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._output import check_output_file
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
 from ..errors import ConfigError, RiskError
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.state import Phase
+from .agents import random_legal
 from .env import VectorEnv
 
 __all__ = ["bench_vector", "format_rows"]
@@ -85,10 +88,7 @@ def _vector(
     out = env.reset()
 
     def pick(mask: torch.Tensor) -> torch.Tensor:  # a uniformly random legal id per slot
-        k = mask.to(torch.uint8).cumsum(1, dtype=torch.uint8)
-        total = k[:, -1]
-        j = torch.minimum((torch.rand(mask.shape[0], generator=gen, device=env.device) * total).to(torch.uint8), total - 1)
-        return (k > j[:, None]).to(torch.uint8).argmax(1)
+        return random_legal(mask, gen)
 
     for _ in range(20):  # warm-up
         out = env.step(pick(out.action_mask))
@@ -168,10 +168,20 @@ def bench_vector(
         row of the same run) and ``ratios``.
 
     Raises:
-        ConfigError: bad rules, a device that is not available, ``repeats`` < 1.
+        ConfigError: bad rules, a device that is not available, ``repeats`` or a batch size < 1, ``seconds`` or
+            ``reference_seconds`` not a finite number above 0, ``threads`` neither None nor an integer >= 1;
+            all checked before anything is timed.
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ConfigError(f"repeats must be an integer >= 1, got {repeats!r}")
+    for name, value in (("seconds", seconds), ("reference_seconds", reference_seconds)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+            raise ConfigError(f"{name} must be a finite number of seconds above 0, got {value!r}")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ConfigError(f"threads must be an integer >= 1, or None (torch's current setting), got {threads!r}")
+    bad = [b for b in batch_sizes if isinstance(b, bool) or not isinstance(b, int) or b < 1]
+    if bad:
+        raise ConfigError(f"batch sizes must be integers >= 1, got {bad[0]!r}")
     if clock not in _CLOCKS:
         raise ConfigError(f"clock={clock!r} is not allowed; choose one of: {', '.join(_CLOCKS)}")
     vclock = "wall" if str(device).startswith("cuda") else clock
@@ -266,7 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     rules = {} if args.players is None else {"num_players": args.players}
+    if args.threads < 0:
+        parser.exit(2, f"error: --threads must be 0 (torch's current setting) or more, got {args.threads}\n")
     try:
+        check_output_file(args.json, "--json")  # before the run, not after it
         rows = bench_vector(
             tuple(args.batch),
             seconds=args.seconds,

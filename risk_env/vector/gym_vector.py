@@ -18,8 +18,9 @@ single-agent env), ``single_action_space = Discrete(N)``, and their batched form
 (``Box`` ``(B, D)``, ``MultiDiscrete([N] * B)``). Observations, rewards and flags are
 numpy arrays (for tensors on the device use the learner env itself or the TorchRL env); the legal
 ids are ``info["action_mask"]`` (int8 ``(B, N)``, with Gymnasium's ``info["_action_mask"]``)
-and :meth:`GymnasiumVectorEnv.action_masks` (bool). An id the mask forbids raises
-:class:`risk_env.IllegalActionError`.
+and :meth:`GymnasiumVectorEnv.action_masks` (bool). ``step`` takes an integer array ``(B,)``; anything
+else (None, text, a ragged list, floats, bools, another shape) and an id the mask forbids raise
+:class:`risk_env.IllegalActionError`, with nothing changed.
 
 Episodes and rewards are the learner's (+1 win, -1 eliminated or another player won,
 0 at the turn limit, which is a truncation; shaping if asked). ``metadata["autoreset_mode"]``
@@ -58,7 +59,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..errors import ConfigError, ResetNeededError, check_seed
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
+from .env import ID_DTYPES, as_tensor
 from .learner import LearnerEnv, LearnerStep
 
 __all__ = ["GymnasiumVectorEnv"]
@@ -171,12 +173,18 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
 
         Raises:
             ResetNeededError: before :meth:`reset`, or (``autoreset_mode="disabled"``) a finished slot not reset yet.
-            IllegalActionError: a wrong shape or an id the mask forbids.
+            IllegalActionError: no integer array of shape ``(B,)`` (None, text, a ragged list, floats, bools, another
+                shape), or an id the mask forbids. Nothing is changed then.
         """
         if self._mask is None:
             raise ResetNeededError("no games in progress: call reset() before step()")
         env = self.learner_env
-        a = torch.as_tensor(np.asarray(actions), device=env.device)
+        B = self.num_envs
+        want = f"actions must be an integer array of shape ({B},), one id in 0..{env.num_actions - 1} per sub-environment"
+        a = as_tensor(actions, want, IllegalActionError)
+        if a.shape != (B,) or a.dtype not in ID_DTYPES:
+            raise IllegalActionError(f"{want}, got shape {tuple(a.shape)} dtype {str(a.dtype).removeprefix('torch.')}")
+        a = a.to(env.device)
         mode = self.metadata["autoreset_mode"]
         if mode == AutoresetMode.DISABLED and self._pending.any():
             raise ResetNeededError(
@@ -186,7 +194,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         next_step = mode != AutoresetMode.SAME_STEP  # next-step and disabled return the last observation itself
         waiting = self._pending.copy() if mode == AutoresetMode.NEXT_STEP else np.zeros(self.num_envs, dtype=bool)
         active = torch.as_tensor(~waiting, device=env.device) if waiting.any() else None
-        if a.dim() == 1 and a.shape[0] == self.num_envs and active is not None:
+        if active is not None:
             a = torch.where(active, a, 0)  # (the action of a slot starting its new episode is ignored)
         out: LearnerStep = env.step(a, active=active)
         obs = out.observation.cpu().numpy()

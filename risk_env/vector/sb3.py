@@ -34,17 +34,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 from gymnasium import spaces
-from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from .._extras import require
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
-
-if TYPE_CHECKING:
-    from ..train.config import TrainConfig
 from .agents import BATCHED_HEURISTICS, HeuristicPolicy, RandomPolicy, random_legal
 from .learner import FixedOpponents, LearnerEnv, LearnerStep
 from .network import NetworkPolicy
 from .state import BatchState
+
+if TYPE_CHECKING:
+    from ..train.config import TrainConfig
+
+require("stable_baselines3", "train", "the SB3 VecEnv over the batched engine (risk_env.vector.sb3)")
+
+from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn  # noqa: E402
 
 __all__ = ["ObservationPolicy", "VectorSB3Env", "build_train_env", "random_legal", "random_opponent"]
 

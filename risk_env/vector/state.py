@@ -52,59 +52,79 @@ class Support:
         values: the values it plays, in words (``"any"``, ``"'adjacent', 'connected'"``).
         refuse: ``value -> reason`` for values it refuses (a predicate on the whole config
             where the value alone does not decide); empty when it plays every value.
+        plays: for a switch of a closed set of values (a choice, a flag, the player count), the values
+            the batched engine plays; any other value is refused, so a value added to the switch later
+            is refused until the batched engine plays it, not played as another (the engine reads most
+            switches as ``cfg.fortify == "connected"``). None where it plays every value the rules allow
+            (the map, numbers of armies or turns).
     """
 
     values: str
     refuse: Callable[[RulesConfig], str | None] = lambda cfg: None
+    plays: tuple[object, ...] | None = None
 
+
+_FLAG = (False, True)
 
 SUPPORT: dict[str, Support] = {
-    "num_players": Support("2..6"),
+    "num_players": Support("2..6", plays=(2, 3, 4, 5, 6)),
     "map": Support("any map"),
-    "setup": Support("'claim', 'deal', 'random' (the 2-player neutral claims at random in the rotation)"),
-    "two_player": Support("'neutral', 'none', 'allied' (the allied army's sub-turn, commanded by the opponent)"),
+    "setup": Support(
+        "'claim', 'deal', 'random' (the 2-player neutral claims at random in the rotation)", plays=("claim", "deal", "random")
+    ),
+    "two_player": Support(
+        "'neutral', 'none', 'allied' (the allied army's sub-turn, commanded by the opponent)",
+        plays=("neutral", "none", "allied"),
+    ),
     "starting_armies": Support("any"),
     "card_trade": Support(
-        "every schedule: 'escalating', 'escalating_reset', 'slow_escalation', 'fixed_by_symbol', 'stars', 'no_cards'"
+        "every schedule: 'escalating', 'escalating_reset', 'slow_escalation', 'fixed_by_symbol', 'stars', 'no_cards'",
+        plays=("escalating", "escalating_reset", "slow_escalation", "fixed_by_symbol", "stars", "no_cards"),
     ),
-    "territory_bonus": Support("'once_per_turn', 'once_per_trade'"),
+    "territory_bonus": Support("'once_per_turn', 'once_per_trade'", plays=("once_per_turn", "once_per_trade")),
     "elimination_trade_at": Support("any"),
-    "defender_dice": Support("'max', 'choose' (the defender's choice in every round of a blitz too)"),
-    "fortify": Support("'adjacent', 'connected'"),
-    "reroll_with_card": Support("True, False"),
-    "die_to_six": Support("True, False"),
+    "defender_dice": Support("'max', 'choose' (the defender's choice in every round of a blitz too)", plays=("max", "choose")),
+    "fortify": Support("'adjacent', 'connected'", plays=("adjacent", "connected")),
+    "reroll_with_card": Support("True, False", plays=_FLAG),
+    "die_to_six": Support("True, False", plays=_FLAG),
     "turn_limit": Support("any"),
-    "truncation_reward": Support("'draw', 'rank'"),
-    "secret_missions": Support("True, False"),
-    "mission_target_taken": Support("'holder_wins', '24_territories'"),
-    "capitals": Support("True, False"),
+    "truncation_reward": Support("'draw', 'rank'", plays=("draw", "rank")),
+    "secret_missions": Support("True, False", plays=_FLAG),
+    "mission_target_taken": Support("'holder_wins', '24_territories'", plays=("holder_wins", "24_territories")),
+    "capitals": Support("True, False", plays=_FLAG),
 }
-"""The allowlist: every :class:`RulesConfig` switch the batched engine knows, what it plays and
-what it refuses (and why). A switch missing here is refused, so a new switch stays refused until
-the batched engine plays it (``tests/test_vector_env.py`` enumerates the switches)."""
+"""The allowlist: every :class:`RulesConfig` switch the batched engine knows, the values it plays
+and what it refuses (and why). A switch missing here is refused, and so is a value outside a
+switch's ``plays``, so a new switch or a new value of a switch stays refused until the batched
+engine plays it (``tests/test_vector_env.py`` enumerates the switches and their values)."""
 
 SUPPORTED_RULES: dict[str, str] = {k: v.values for k, v in SUPPORT.items()}
-"""Rule switch -> the values the batched engine plays (from :data:`SUPPORT`)."""
+"""Rule switch -> the values the batched engine plays, in words (from :data:`SUPPORT`)."""
 
 
 def check_rules(cfg: RulesConfig) -> None:
     """Raise :class:`ConfigError` unless the batched engine plays every switch of ``cfg``.
 
     Raises:
-        ConfigError: a switch the batched engine does not know (a new one), or a value it
-            refuses, with the reason and what it plays.
+        ConfigError: a switch the batched engine does not know (a new one), a value outside the
+            ones it plays (a new value of a switch), or a value it refuses, with the reason and what it plays.
     """
     problems = []
     for f in dataclasses.fields(RulesConfig):
         if f.name.startswith("_"):
             continue
+        value = getattr(cfg, f.name)
         sup = SUPPORT.get(f.name)
         if sup is None:
-            problems.append(f"{f.name}={getattr(cfg, f.name)!r} (a switch the batched engine does not play yet)")
+            problems.append(f"{f.name}={value!r} (a switch the batched engine does not play yet)")
+            continue
+        if sup.plays is not None and value not in sup.plays:
+            plays = ", ".join(map(repr, sup.plays))
+            problems.append(f"{f.name}={value!r} (a value the batched engine does not play yet; it plays {plays})")
             continue
         why = sup.refuse(cfg)
         if why:
-            problems.append(f"{f.name}={getattr(cfg, f.name)!r} ({why})")
+            problems.append(f"{f.name}={value!r} ({why})")
     if problems:
         raise ConfigError(
             f"the batched engine does not support {'; '.join(problems)}; it plays: "

@@ -41,12 +41,18 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from tensordict import TensorDict, TensorDictBase
-from torchrl.data import Binary, Categorical, Composite, Unbounded
-from torchrl.envs import EnvBase
 
+from .._extras import require
 from ..errors import ConfigError, check_seed
 from .learner import LearnerEnv, LearnerStep
+
+_FEATURE = "the TorchRL env over the batched engine (risk_env.vector.torchrl_env)"
+require("tensordict", "train", _FEATURE)  # (first: torchrl imports it, and the message names the one missing)
+require("torchrl", "train", _FEATURE)
+
+from tensordict import TensorDict, TensorDictBase  # noqa: E402
+from torchrl.data import Binary, Categorical, Composite, Unbounded  # noqa: E402
+from torchrl.envs import EnvBase  # noqa: E402
 
 __all__ = ["TorchRLVectorEnv"]
 

@@ -19,6 +19,7 @@ from risk_env.errors import ConfigError, RiskError
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
 from risk_env.train.graph_net import GraphNet, load_policy, save_policy
+from risk_env.vector.engine import available_devices
 from risk_env.vector.learner import LearnerEnv
 
 
@@ -305,6 +306,59 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
     torch.save({"something": 1}, tmp_path / "other.pt")
     with pytest.raises(RiskError, match="not a risk_env graph policy file"):
         load_agent(str(tmp_path / "other.pt"))
+
+
+@pytest.mark.parametrize("device", ["nope", "cuda:99", 3])
+def test_a_device_torch_cannot_use_is_refused_by_the_policy_loaders(tmp_path: Path, device: object) -> None:
+    # (torch's RuntimeError before, from load_policy, GraphNetAgent and a GraphNet given to it; MaskablePPOAgent
+    # read it as a file that does not load)
+    from risk_env.agents.policy import GraphNetAgent
+    from risk_env.train.graph_net import graph_net_from_sb3
+
+    path = save_policy(tmp_path / "p.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    for load in (
+        lambda: load_policy(path, device=device),  # type: ignore[arg-type]
+        lambda: GraphNetAgent(path, device=device),  # type: ignore[arg-type]
+        lambda: GraphNetAgent(GraphNet(20, 73, 28, hidden=8, rounds=1), device=device),  # type: ignore[arg-type]
+        lambda: graph_net_from_sb3(tmp_path / "missing.zip", device=device),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ConfigError) as info:
+            load()
+        msg = str(info.value)
+        assert msg.startswith(f"device={device!r} is not ") and msg.endswith("available here: " + ", ".join(available_devices()))
+    assert GraphNetAgent(path, device="cpu:0").device == torch.device("cpu")
+    from risk_env.agents.policy import MaskablePPOAgent
+
+    with pytest.raises(ConfigError, match=f"^device={device!r} is not "):
+        MaskablePPOAgent(tmp_path / "model.zip", device=device)  # type: ignore[arg-type]
+
+
+def test_a_policy_file_with_bad_meta_or_weights_is_refused_by_name(tmp_path: Path) -> None:
+    from risk_env.agents import load_agent
+
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, 28, hidden=8, rounds=1)
+    data = torch.load(save_policy(tmp_path / "good.pt", net, timesteps=5), weights_only=True)
+    assert load_policy(tmp_path / "good.pt")[1] == {"timesteps": 5}
+    for meta in (["timesteps", 5], "timesteps", 7, None):
+        torch.save({**data, "meta": meta}, tmp_path / "meta.pt")
+        with pytest.raises(RiskError) as info:
+            load_policy(tmp_path / "meta.pt")
+        assert str(info.value) == (
+            f"{str(tmp_path / 'meta.pt')!r}: the policy file's meta must be a dict (as save_policy writes), "
+            f"got {type(meta).__name__}"
+        )
+    for bad in (float("nan"), float("inf")):
+        sd = {k: v.clone() for k, v in data["state_dict"].items()}
+        sd["value_head.2.bias"][0] = bad
+        torch.save({**data, "state_dict": sd}, tmp_path / "diverged.pt")
+        for load in (lambda: load_policy(tmp_path / "diverged.pt"), lambda: load_agent(str(tmp_path / "diverged.pt"))):
+            with pytest.raises(RiskError) as info:
+                load()
+            assert str(info.value) == (
+                f"{str(tmp_path / 'diverged.pt')!r}: the network's weights 'value_head.2.bias' hold NaN or infinite "
+                "values (a diverged run?)"
+            )
 
 
 # ---------------------------------------------------------------------------- config

@@ -144,7 +144,15 @@ class MaskablePPOAgent(Agent):
             yield
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
+        """The model's action id (legal under ``observation["action_mask"]``).
+
+        Raises:
+            RiskError: the mask has no legal action (an all-zero mask), an observation of another shape than
+                the model's, or (for a graph policy given the flat observation) no ``info["view"]``.
+        """
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise RiskError(f"policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
         if self._dict_obs:
             space: Any = self.model.observation_space
             if "nodes" in space.spaces and "nodes" not in observation:
@@ -218,8 +226,18 @@ class GraphNetAgent(Agent):
         self._edges: dict[bytes, Any] = {}
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
+        """The network's action id (legal under ``observation["action_mask"]``).
+
+        Raises:
+            RiskError: the mask has no legal action (an all-zero mask), or (given the flat observation) no
+                ``info["view"]``.
+            ConfigError: observations of rules the network does not play (:meth:`GraphNet.check_fits
+                <risk_env.train.graph_net.GraphNet.check_fits>`).
+        """
         torch = self._torch
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise RiskError(f"policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
         x: Mapping[str, np.ndarray] = observation if "nodes" in observation else self._graph(mask, info)
         nodes = np.asarray(x["nodes"], dtype=np.float32)
         glob = np.asarray(x["globals"], dtype=np.float32)

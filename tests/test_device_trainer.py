@@ -308,6 +308,25 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
         load_agent(str(tmp_path / "other.pt"))
 
 
+def test_the_network_agents_refuse_a_mask_with_no_legal_action(tmp_path: Path) -> None:
+    # (both returned action id 0, which the mask forbids, as the random agent refuses to)
+    import risk_env
+    from risk_env.agents import load_agent
+
+    path = save_policy(tmp_path / "p.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    for spec, observation in ((str(path), "graph"), (str(path), "flat"), ("ppo-2p", "flat")):
+        env = risk_env.env(num_players=2, preset="fast", observation=observation)
+        env.reset(seed=0)
+        obs, _, _, _, info = env.last()
+        agent = load_agent(spec)
+        assert obs["action_mask"][agent.act(obs, info)] == 1
+        empty = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
+        with pytest.raises(RiskError) as err:
+            agent.act(empty, info)
+        name = "p" if spec.endswith(".pt") else "ppo-2p"
+        assert str(err.value) == f"policy {name!r} was asked to act with no legal action (an all-zero mask)"
+
+
 @pytest.mark.parametrize("device", ["nope", "cuda:99", 3])
 def test_a_device_torch_cannot_use_is_refused_by_the_policy_loaders(tmp_path: Path, device: object) -> None:
     # (torch's RuntimeError before, from load_policy, GraphNetAgent and a GraphNet given to it; MaskablePPOAgent

@@ -11,7 +11,7 @@ import pytest
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import ConfigError, RiskError
-from risk_env.tools.evaluation import evaluate
+from risk_env.tools.evaluation import evaluate, round_robin
 from risk_env.tools.stats import EvaluationResult
 
 SMALL = dict(map="small", setup="random", turn_limit=60)
@@ -88,6 +88,27 @@ def test_batched_evaluation_refuses_what_it_cannot_play() -> None:
         evaluate(["random", "random"], num_games=2, **VEC, batch_size=0, progress=False)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "given"),
+    [
+        ({"device": "cuda"}, "device='cuda'"),
+        ({"batch_size": 64}, "batch_size=64"),
+        ({"device": "nope", "batch_size": 8}, "device='nope', batch_size=8"),
+    ],
+)
+def test_the_reference_backend_refuses_the_vector_backends_arguments(kwargs: dict, given: str, tmp_path: Path) -> None:
+    # (both were ignored: the games ran on the CPU in worker processes, whatever was asked)
+    for play in (evaluate, round_robin):
+        with pytest.raises(ConfigError) as info:
+            play(["random", "random"], num_games=2, progress=False, out_dir=tmp_path / "out", **kwargs)
+        assert str(info.value) == (
+            f"{given}: device and batch_size are arguments of backend='vector' (the reference backend plays game by "
+            "game on the CPU, in `workers` processes); leave them out or set backend='vector'"
+        )
+    assert not (tmp_path / "out").exists()
+    assert evaluate(["random", "random"], num_games=2, progress=False, device="cpu", workers=1).num_games == 2
+
+
 def test_cli_evaluate_on_the_vector_backend() -> None:
     pytest.importorskip("typer")
     from typer.testing import CliRunner
@@ -100,6 +121,11 @@ def test_cli_evaluate_on_the_vector_backend() -> None:
     assert "aggressive" in result.output and "20 games" in result.output
     bad = CliRunner().invoke(app, [*args, "--backend", "gpu"])
     assert bad.exit_code != 0 and "--backend must be" in bad.output
+    ignored = CliRunner().invoke(app, [*args, "--device", "cuda", "--batch-size", "10"])
+    assert ignored.exit_code == 2 and ignored.output.strip().splitlines()[-1] == (
+        "error: --device cuda --batch-size 10: --device and --batch-size are options of --backend vector "
+        "(the reference backend would ignore them)"
+    )
 
 
 def test_a_batched_policy_writing_into_its_mask_cannot_make_an_illegal_move() -> None:

@@ -13,6 +13,7 @@ from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture a
 from risk_env import ConfigError, RiskError
 from risk_env.tools.evaluation import evaluate, round_robin
 from risk_env.tools.stats import EvaluationResult
+from risk_env.tools.vector_evaluation import batched_policy
 
 SMALL = dict(map="small", setup="random", turn_limit=60)
 VEC = dict(backend="vector", device=str(DEVICE))
@@ -107,6 +108,29 @@ def test_the_reference_backend_refuses_the_vector_backends_arguments(kwargs: dic
         )
     assert not (tmp_path / "out").exists()
     assert evaluate(["random", "random"], num_games=2, progress=False, device="cpu", workers=1).num_games == 2
+
+
+def test_a_policy_file_named_without_its_suffix_plays_on_both_backends(tmp_path: Path) -> None:
+    # (load_agent took "runs/x/model" for runs/x/model.pt; the vector backend refused it as a spec it cannot play)
+    import torch
+
+    from risk_env.agents import load_agent
+    from risk_env.train.graph_net import GraphNet, save_policy
+    from risk_env.vector import VectorGame
+
+    torch.manual_seed(0)
+    save_policy(tmp_path / "model.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    spec = str(tmp_path / "model")
+    assert load_agent(spec).name == "model"
+    game = VectorGame(device=DEVICE, num_players=2, **SMALL)
+    policy = batched_policy(spec, game, torch.Generator(device=DEVICE))
+    assert policy.name == "model"
+    kw = dict(num_games=4, rules={**SMALL, "num_players": 2}, seed=3, progress=False)
+    vec = evaluate([spec, "random"], **kw, **VEC)
+    ref = evaluate([spec, "random"], **kw, workers=1)
+    assert vec.entrants == ref.entrants and vec.num_games == ref.num_games == 4
+    with pytest.raises(RiskError, match="no policy file"):
+        batched_policy(str(tmp_path / "other.pt"), game, torch.Generator(device=DEVICE))
 
 
 def test_cli_evaluate_on_the_vector_backend() -> None:

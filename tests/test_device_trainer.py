@@ -650,6 +650,8 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
             "env": {"n_envs": 8, "player_counts": [2, 3]},
             "opponents.baselines": ["random", "aggressive"],
             "ppo.init": "ppo-2p",
+            "ppo.graph_hidden": 64,  # ppo-2p's sizes (others are refused)
+            "ppo.graph_rounds": 3,
             "eval.every": 0,
             "eval.final_games": 0,
         },
@@ -664,6 +666,31 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
         train(_tiny(tmp_path / "bad", **{"ppo.init": str(tmp_path / "nothing.pt")}), progress=False, quiet=True)
     with pytest.raises(ConfigError, match="player_counts"):
         _tiny(tmp_path / "bad", **{"env": {"n_envs": 8, "player_counts": [2, 7]}})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"ppo.graph_hidden": 8, "ppo.graph_rounds": 3},
+            "ppo.init='ppo-2p' is a network of hidden=64, but ppo.graph_hidden=8: the run would train the init's "
+            "network, not one of ppo.graph_hidden; set ppo.graph_hidden=64 (or leave ppo.init out)",
+        ),
+        (
+            {"ppo.graph_hidden": 64, "ppo.graph_rounds": 1},
+            "ppo.init='ppo-2p' is a network of rounds=3, but ppo.graph_rounds=1: the run would train the init's "
+            "network, not one of ppo.graph_rounds; set ppo.graph_rounds=3 (or leave ppo.init out)",
+        ),
+    ],
+)
+def test_an_init_network_of_other_sizes_than_the_config_is_refused(tmp_path: Path, changes: dict, message: str) -> None:
+    # (the init's sizes silently replaced ppo.graph_hidden / graph_rounds)
+    from risk_env.train.sb3 import train
+
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "run", **{"ppo.init": "ppo-2p", **changes}), progress=False, quiet=True)
+    assert str(info.value) == message
+    assert not (tmp_path / "run").exists()  # refused before the run folder is written
 
 
 def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:

@@ -31,7 +31,17 @@ from ..errors import ConfigError
 from .config import TrainConfig
 from .run import Run, TrainResult, check_opponents, check_run_dir, latest_checkpoint
 
-__all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
+__all__ = [
+    "DeviceModel",
+    "Lane",
+    "build_env",
+    "build_network",
+    "check_init_sizes",
+    "init_network",
+    "ppo_settings",
+    "resolve_device",
+    "train",
+]
 
 
 def resolve_device(name: str) -> Any:
@@ -332,6 +342,24 @@ def init_network(spec: str, device: Any) -> Any:
         raise ConfigError(f"ppo.init={spec!r}: {e}") from None
 
 
+def check_init_sizes(cfg: TrainConfig, net: Any) -> None:
+    """Refuse a ``ppo.init`` network whose width or rounds differ from ``ppo.graph_hidden`` and
+    ``ppo.graph_rounds``: the run trains the init's network, so the config must name its sizes (a width
+    left at its default is not told apart from one that was set).
+
+    Raises:
+        ConfigError: a size differs; the message names both and the setting to change.
+    """
+    p = cfg.ppo
+    for key, size, want in (("graph_hidden", "hidden", p.graph_hidden), ("graph_rounds", "rounds", p.graph_rounds)):
+        got = int(net.sizes[size])
+        if got != want:
+            raise ConfigError(
+                f"ppo.init={p.init!r} is a network of {size}={got}, but ppo.{key}={want}: the run would train the "
+                f"init's network, not one of ppo.{key}; set ppo.{key}={got} (or leave ppo.init out)"
+            )
+
+
 def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     if players == cfg.rules_config.num_players:
         return cfg
@@ -356,7 +384,9 @@ def train(
         quiet: print nothing (the log still goes to ``<run>/train.log``).
 
     Raises:
-        ConfigError: bad config, device or resume path.
+        ConfigError: bad config, device or resume path; a ``ppo.init`` that does not load, or whose network
+            is of another width or number of rounds than ``ppo.graph_hidden`` and ``ppo.graph_rounds``
+            (:func:`check_init_sizes`; refused before the run folder is written).
         MissingExtraError: a package of the ``train`` extra that this trainer needs (torch, TorchRL,
             tensordict) is missing; raised before anything is written.
     """
@@ -382,6 +412,9 @@ def train(
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     device = resolve_device(cfg.ppo.device)
+    init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
+    if init_net is not None:
+        check_init_sizes(cfg, init_net)
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -404,8 +437,8 @@ def train(
     net: Any = None
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
-    elif p.init is not None:
-        net = init_network(p.init, device)
+    elif init_net is not None:
+        net = init_net
     counts = cfg.env.player_counts or [rules.num_players]
     lanes: list[Lane] = []
     for k, players in enumerate(counts):

@@ -231,6 +231,12 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     res = train(_tiny(run), progress=False, quiet=True)
     assert res.timesteps == 256 and res.model_path == run / "model.pt" and res.model_path.exists()
     assert [p.name for p in sorted((run / "checkpoints").glob("step_*.pt"))] == ["step_000000128.pt", "step_000000256.pt"]
+    log = (run / "train.log").read_text()
+    # the last checkpoint is the loop's (written and logged once, not again at the end)
+    assert [line.split("] checkpoint ", 1)[1] for line in log.splitlines() if "] checkpoint " in line] == [
+        str(run / "checkpoints" / "step_000000128.pt"),
+        str(run / "checkpoints" / "step_000000256.pt"),
+    ]
     meta = json.loads((run / "checkpoints" / "step_000000256.json").read_text())
     assert meta["timesteps"] == 256 and meta["config"]["trainer"] == "device"
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]

@@ -59,13 +59,15 @@ class MaskablePPOAgent(Agent):
         model: path to a saved model (``.zip``, the suffix may be omitted) or a model object.
         deterministic: take the most probable legal action (default) instead of sampling from the
             masked policy with the agent's own generator (seeded by :meth:`reset`).
-        device: torch device for loading (default ``"cpu"``).
+        device: torch device for loading (default ``"cpu"``): one this torch can use here, or ``"auto"``
+            (SB3's choice: CUDA when available).
         name: label (default: the file's stem, or ``"maskable_ppo"``).
 
     Neither loading, :meth:`reset` nor :meth:`act` changes the process's global generators
     (Python's ``random``, numpy's and torch's), which SB3 itself would re-seed on load.
 
     Raises:
+        ConfigError: ``device`` (given with a path) is not a torch device, or one that is not available here.
         RiskError: the file does not exist, or sb3-contrib is not installed (``pip install risk_env[train]``).
     """
 
@@ -74,6 +76,10 @@ class MaskablePPOAgent(Agent):
     def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)
         if isinstance(model, (str, os.PathLike)):
+            if device != "auto":  # (SB3 would raise torch's error, read here as a file that does not load)
+                from risk_env.vector.engine import resolve_device
+
+                resolve_device(device)
             path = Path(model)
             if path.is_dir():
                 raise RiskError(f"{str(path)!r} is a folder: give the saved model's file (a .zip in it)")
@@ -138,7 +144,15 @@ class MaskablePPOAgent(Agent):
             yield
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
+        """The model's action id (legal under ``observation["action_mask"]``).
+
+        Raises:
+            RiskError: the mask has no legal action (an all-zero mask), an observation of another shape than
+                the model's, or (for a graph policy given the flat observation) no ``info["view"]``.
+        """
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise RiskError(f"policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
         if self._dict_obs:
             space: Any = self.model.observation_space
             if "nodes" in space.spaces and "nodes" not in observation:
@@ -174,11 +188,14 @@ class GraphNetAgent(Agent):
         policy: a policy file's path (:func:`risk_env.train.graph_net.load_policy`) or a ``GraphNet``.
         deterministic: take the most probable legal action (default) instead of sampling from the
             masked policy with the agent's own generator (seeded by :meth:`reset`).
-        device: torch device of the network (default ``"cpu"``).
+        device: torch device of the network (default ``"cpu"``), one this torch can use here.
         name: label (default: the file's stem, or ``"graph_net"``).
 
     Raises:
-        RiskError: no such file or not a policy file; torch is missing (``pip install risk_env[train]``).
+        ConfigError: ``device`` is not a torch device, or one that is not available here (the message names
+            the available ones).
+        RiskError: no such file or not a policy file (:func:`risk_env.train.graph_net.load_policy`); torch is
+            missing (``pip install risk_env[train]``).
     """
 
     name = "graph_net"
@@ -191,25 +208,36 @@ class GraphNetAgent(Agent):
         except ImportError:  # pragma: no cover - depends on the install
             raise RiskError("a graph policy needs torch: pip install 'risk_env[train]'") from None
         from risk_env.train.graph_net import GraphNet, load_policy
+        from risk_env.vector.engine import resolve_device
 
         self._torch = torch
+        self.device = resolve_device(device)
         if isinstance(policy, (str, os.PathLike)):
             path = Path(policy)
-            self.net, self.meta = load_policy(path, device=device)
+            self.net, self.meta = load_policy(path, device=self.device)
             self.name = name or path.stem
         elif isinstance(policy, GraphNet):
-            self.net, self.meta = policy.to(device).eval(), {}
+            self.net, self.meta = policy.to(self.device).eval(), {}
             self.name = name or self.name
         else:
             raise RiskError(f"GraphNetAgent takes a policy file (.pt) or a GraphNet, got {type(policy).__name__}")
-        self.device = torch.device(device)
         self.deterministic = bool(deterministic)
         self._graph_encoders: dict[int, Any] = {}
         self._edges: dict[bytes, Any] = {}
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
+        """The network's action id (legal under ``observation["action_mask"]``).
+
+        Raises:
+            RiskError: the mask has no legal action (an all-zero mask), or (given the flat observation) no
+                ``info["view"]``.
+            ConfigError: observations of rules the network does not play (:meth:`GraphNet.check_fits
+                <risk_env.train.graph_net.GraphNet.check_fits>`).
+        """
         torch = self._torch
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise RiskError(f"policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
         x: Mapping[str, np.ndarray] = observation if "nodes" in observation else self._graph(mask, info)
         nodes = np.asarray(x["nodes"], dtype=np.float32)
         glob = np.asarray(x["globals"], dtype=np.float32)

@@ -10,8 +10,9 @@ A *spec* is one of
   (:class:`~.policy.MaskablePPOAgent`);
 * a path to an RLlib checkpoint folder written by ``risk-env train-rllib``: ``"runs/rllib"``
   (:class:`~.rllib_policy.RLlibPolicyAgent`; the ``rllib`` extra);
-* a path to a graph policy file of the on-device trainer: ``"runs/x/model.pt"``
-  (:class:`~.policy.GraphNetAgent`, :func:`risk_env.train.graph_net.load_policy`);
+* a path to a graph policy file of the on-device trainer: ``"runs/x/model.pt"``, or ``"runs/x/model"``
+  where ``runs/x/model.pt`` is a file (:func:`graph_policy_path`; :class:`~.policy.GraphNetAgent`,
+  :func:`risk_env.train.graph_net.load_policy`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
   ``seed=``), an agent object, a factory returning one, or a plain function
   ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
@@ -45,6 +46,7 @@ __all__ = [
     "HEURISTICS",
     "PRETRAINED",
     "check_spec",
+    "graph_policy_path",
     "load_agent",
     "agent_label",
     "pretrained_path",
@@ -123,12 +125,31 @@ def check_spec(spec: str) -> None:
         raise UnknownAgentError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
     if key.lower() in BASELINES or key.lower() in PRETRAINED or is_rllib_checkpoint(key):
         return
-    if key.endswith(".pt") or (Path(key).suffix == "" and Path(key + ".pt").is_file()) or _is_model_path(key):
+    if graph_policy_path(key) is not None or _is_model_path(key):
         return
     mod_name, sep, attr = key.partition(":")
     if sep and mod_name and attr:
         return
     raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")
+
+
+def graph_policy_path(spec: str) -> Path | None:
+    """The graph policy file (``.pt``) a text spec names, or None: the spec itself when it ends in ``.pt``
+    (a missing file included: loading it says so), or ``spec + ".pt"`` when the spec has no suffix and that
+    file exists (``"runs/x/model"`` for ``runs/x/model.pt``). :func:`load_agent` and the vector backend of
+    :func:`risk_env.evaluate` read a spec through it, so both take the same paths.
+
+    >>> graph_policy_path("runs/x/model.pt").name
+    'model.pt'
+    >>> graph_policy_path("balanced") is None
+    True
+    """
+    key = spec.strip()
+    if key.endswith(".pt"):
+        return Path(key)
+    if key and Path(key).suffix == "" and Path(key + ".pt").is_file():
+        return Path(key + ".pt")
+    return None
 
 
 def _is_model_path(spec: str) -> bool:
@@ -224,10 +245,11 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             from .rllib_policy import RLlibPolicyAgent
 
             return RLlibPolicyAgent(key, seed=seed)
-        if key.endswith(".pt") or (Path(key).suffix == "" and Path(key + ".pt").is_file()):
+        policy_file = graph_policy_path(key)
+        if policy_file is not None:
             from .policy import GraphNetAgent
 
-            return GraphNetAgent(key if key.endswith(".pt") else key + ".pt")
+            return GraphNetAgent(policy_file)
         if _is_model_path(key):
             from .policy import MaskablePPOAgent
 

@@ -19,6 +19,7 @@ from risk_env.errors import ConfigError, RiskError
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
 from risk_env.train.graph_net import GraphNet, load_policy, save_policy
+from risk_env.vector.engine import available_devices
 from risk_env.vector.learner import LearnerEnv
 
 
@@ -230,6 +231,12 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     res = train(_tiny(run), progress=False, quiet=True)
     assert res.timesteps == 256 and res.model_path == run / "model.pt" and res.model_path.exists()
     assert [p.name for p in sorted((run / "checkpoints").glob("step_*.pt"))] == ["step_000000128.pt", "step_000000256.pt"]
+    log = (run / "train.log").read_text()
+    # the last checkpoint is the loop's (written and logged once, not again at the end)
+    assert [line.split("] checkpoint ", 1)[1] for line in log.splitlines() if "] checkpoint " in line] == [
+        str(run / "checkpoints" / "step_000000128.pt"),
+        str(run / "checkpoints" / "step_000000256.pt"),
+    ]
     meta = json.loads((run / "checkpoints" / "step_000000256.json").read_text())
     assert meta["timesteps"] == 256 and meta["config"]["trainer"] == "device"
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
@@ -305,6 +312,78 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
     torch.save({"something": 1}, tmp_path / "other.pt")
     with pytest.raises(RiskError, match="not a risk_env graph policy file"):
         load_agent(str(tmp_path / "other.pt"))
+
+
+def test_the_network_agents_refuse_a_mask_with_no_legal_action(tmp_path: Path) -> None:
+    # (both returned action id 0, which the mask forbids, as the random agent refuses to)
+    import risk_env
+    from risk_env.agents import load_agent
+
+    path = save_policy(tmp_path / "p.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    for spec, observation in ((str(path), "graph"), (str(path), "flat"), ("ppo-2p", "flat")):
+        env = risk_env.env(num_players=2, preset="fast", observation=observation)
+        env.reset(seed=0)
+        obs, _, _, _, info = env.last()
+        agent = load_agent(spec)
+        assert obs["action_mask"][agent.act(obs, info)] == 1
+        empty = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
+        with pytest.raises(RiskError) as err:
+            agent.act(empty, info)
+        name = "p" if spec.endswith(".pt") else "ppo-2p"
+        assert str(err.value) == f"policy {name!r} was asked to act with no legal action (an all-zero mask)"
+
+
+@pytest.mark.parametrize("device", ["nope", "cuda:99", 3])
+def test_a_device_torch_cannot_use_is_refused_by_the_policy_loaders(tmp_path: Path, device: object) -> None:
+    # (torch's RuntimeError before, from load_policy, GraphNetAgent and a GraphNet given to it; MaskablePPOAgent
+    # read it as a file that does not load)
+    from risk_env.agents.policy import GraphNetAgent
+    from risk_env.train.graph_net import graph_net_from_sb3
+
+    path = save_policy(tmp_path / "p.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    for load in (
+        lambda: load_policy(path, device=device),  # type: ignore[arg-type]
+        lambda: GraphNetAgent(path, device=device),  # type: ignore[arg-type]
+        lambda: GraphNetAgent(GraphNet(20, 73, 28, hidden=8, rounds=1), device=device),  # type: ignore[arg-type]
+        lambda: graph_net_from_sb3(tmp_path / "missing.zip", device=device),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ConfigError) as info:
+            load()
+        msg = str(info.value)
+        assert msg.startswith(f"device={device!r} is not ") and msg.endswith("available here: " + ", ".join(available_devices()))
+    assert GraphNetAgent(path, device="cpu:0").device == torch.device("cpu")
+    from risk_env.agents.policy import MaskablePPOAgent
+
+    with pytest.raises(ConfigError, match=f"^device={device!r} is not "):
+        MaskablePPOAgent(tmp_path / "model.zip", device=device)  # type: ignore[arg-type]
+
+
+def test_a_policy_file_with_bad_meta_or_weights_is_refused_by_name(tmp_path: Path) -> None:
+    from risk_env.agents import load_agent
+
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, 28, hidden=8, rounds=1)
+    data = torch.load(save_policy(tmp_path / "good.pt", net, timesteps=5), weights_only=True)
+    assert load_policy(tmp_path / "good.pt")[1] == {"timesteps": 5}
+    for meta in (["timesteps", 5], "timesteps", 7, None):
+        torch.save({**data, "meta": meta}, tmp_path / "meta.pt")
+        with pytest.raises(RiskError) as info:
+            load_policy(tmp_path / "meta.pt")
+        assert str(info.value) == (
+            f"{str(tmp_path / 'meta.pt')!r}: the policy file's meta must be a dict (as save_policy writes), "
+            f"got {type(meta).__name__}"
+        )
+    for bad in (float("nan"), float("inf")):
+        sd = {k: v.clone() for k, v in data["state_dict"].items()}
+        sd["value_head.2.bias"][0] = bad
+        torch.save({**data, "state_dict": sd}, tmp_path / "diverged.pt")
+        for load in (lambda: load_policy(tmp_path / "diverged.pt"), lambda: load_agent(str(tmp_path / "diverged.pt"))):
+            with pytest.raises(RiskError) as info:
+                load()
+            assert str(info.value) == (
+                f"{str(tmp_path / 'diverged.pt')!r}: the network's weights 'value_head.2.bias' hold NaN or infinite "
+                "values (a diverged run?)"
+            )
 
 
 # ---------------------------------------------------------------------------- config
@@ -602,6 +681,8 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
             "env": {"n_envs": 8, "player_counts": [2, 3]},
             "opponents.baselines": ["random", "aggressive"],
             "ppo.init": "ppo-2p",
+            "ppo.graph_hidden": 64,  # ppo-2p's sizes (others are refused)
+            "ppo.graph_rounds": 3,
             "eval.every": 0,
             "eval.final_games": 0,
         },
@@ -616,6 +697,31 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
         train(_tiny(tmp_path / "bad", **{"ppo.init": str(tmp_path / "nothing.pt")}), progress=False, quiet=True)
     with pytest.raises(ConfigError, match="player_counts"):
         _tiny(tmp_path / "bad", **{"env": {"n_envs": 8, "player_counts": [2, 7]}})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"ppo.graph_hidden": 8, "ppo.graph_rounds": 3},
+            "ppo.init='ppo-2p' is a network of hidden=64, but ppo.graph_hidden=8: the run would train the init's "
+            "network, not one of ppo.graph_hidden; set ppo.graph_hidden=64 (or leave ppo.init out)",
+        ),
+        (
+            {"ppo.graph_hidden": 64, "ppo.graph_rounds": 1},
+            "ppo.init='ppo-2p' is a network of rounds=3, but ppo.graph_rounds=1: the run would train the init's "
+            "network, not one of ppo.graph_rounds; set ppo.graph_rounds=3 (or leave ppo.init out)",
+        ),
+    ],
+)
+def test_an_init_network_of_other_sizes_than_the_config_is_refused(tmp_path: Path, changes: dict, message: str) -> None:
+    # (the init's sizes silently replaced ppo.graph_hidden / graph_rounds)
+    from risk_env.train.sb3 import train
+
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "run", **{"ppo.init": "ppo-2p", **changes}), progress=False, quiet=True)
+    assert str(info.value) == message
+    assert not (tmp_path / "run").exists()  # refused before the run folder is written
 
 
 def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:

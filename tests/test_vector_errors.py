@@ -44,8 +44,8 @@ def test_a_device_that_is_not_available_is_named_with_the_available_ones() -> No
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"num_envs": 0}, "num_envs must be an integer >= 1"),
-        ({"num_envs": 2.0}, "num_envs must be an integer >= 1"),
+        ({"num_envs": 0}, "num_envs must be an integer from 1 to 2147483647"),
+        ({"num_envs": 2.0}, "num_envs must be an integer from 1 to 2147483647"),
         ({"num_envs": 2, "seed": -1}, "seed must be an integer >= 0"),
         ({"num_envs": 2, "seed": "7"}, "seed must be an integer >= 0"),
         ({"num_envs": 2, "check_actions": 1}, "check_actions must be True or False"),
@@ -63,6 +63,17 @@ def test_a_device_that_is_not_available_is_named_with_the_available_ones() -> No
 def test_constructor_arguments(kwargs: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         VectorEnv(**kwargs)
+
+
+@pytest.mark.parametrize("num_envs", [10**20, 2**31, np.int64(2**40), "8", None, 1e3])
+def test_a_batch_beyond_the_cap_is_refused_when_built(num_envs: object) -> None:
+    # (10**20 was taken here and failed at the first reset() with torch's RuntimeError)
+    with pytest.raises(ConfigError) as info:
+        VectorEnv(num_envs)  # type: ignore[arg-type]
+    assert str(info.value) == f"num_envs must be an integer from 1 to 2147483647 (2**31 - 1), got {num_envs!r}"
+    from risk_env.vector.env import MAX_ENVS
+
+    assert MAX_ENVS == 2**31 - 1
 
 
 def _env() -> VectorEnv:

@@ -11,8 +11,9 @@ import pytest
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
 from risk_env import ConfigError, RiskError
-from risk_env.tools.evaluation import evaluate
+from risk_env.tools.evaluation import evaluate, round_robin
 from risk_env.tools.stats import EvaluationResult
+from risk_env.tools.vector_evaluation import batched_policy
 
 SMALL = dict(map="small", setup="random", turn_limit=60)
 VEC = dict(backend="vector", device=str(DEVICE))
@@ -88,6 +89,50 @@ def test_batched_evaluation_refuses_what_it_cannot_play() -> None:
         evaluate(["random", "random"], num_games=2, **VEC, batch_size=0, progress=False)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "given"),
+    [
+        ({"device": "cuda"}, "device='cuda'"),
+        ({"batch_size": 64}, "batch_size=64"),
+        ({"device": "nope", "batch_size": 8}, "device='nope', batch_size=8"),
+    ],
+)
+def test_the_reference_backend_refuses_the_vector_backends_arguments(kwargs: dict, given: str, tmp_path: Path) -> None:
+    # (both were ignored: the games ran on the CPU in worker processes, whatever was asked)
+    for play in (evaluate, round_robin):
+        with pytest.raises(ConfigError) as info:
+            play(["random", "random"], num_games=2, progress=False, out_dir=tmp_path / "out", **kwargs)
+        assert str(info.value) == (
+            f"{given}: device and batch_size are arguments of backend='vector' (the reference backend plays game by "
+            "game on the CPU, in `workers` processes); leave them out or set backend='vector'"
+        )
+    assert not (tmp_path / "out").exists()
+    assert evaluate(["random", "random"], num_games=2, progress=False, device="cpu", workers=1).num_games == 2
+
+
+def test_a_policy_file_named_without_its_suffix_plays_on_both_backends(tmp_path: Path) -> None:
+    # (load_agent took "runs/x/model" for runs/x/model.pt; the vector backend refused it as a spec it cannot play)
+    import torch
+
+    from risk_env.agents import load_agent
+    from risk_env.train.graph_net import GraphNet, save_policy
+    from risk_env.vector import VectorGame
+
+    torch.manual_seed(0)
+    save_policy(tmp_path / "model.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+    spec = str(tmp_path / "model")
+    assert load_agent(spec).name == "model"
+    game = VectorGame(device=DEVICE, num_players=2, **SMALL)
+    policy = batched_policy(spec, game, torch.Generator(device=DEVICE))
+    assert policy.name == "model"
+    kw = dict(num_games=4, rules={**SMALL, "num_players": 2}, seed=3, progress=False)
+    vec = evaluate([spec, "random"], **kw, **VEC)
+    ref = evaluate([spec, "random"], **kw, workers=1)
+    assert vec.entrants == ref.entrants and vec.num_games == ref.num_games == 4
+    with pytest.raises(RiskError, match="no policy file"):
+        batched_policy(str(tmp_path / "other.pt"), game, torch.Generator(device=DEVICE))
+
+
 def test_cli_evaluate_on_the_vector_backend() -> None:
     pytest.importorskip("typer")
     from typer.testing import CliRunner
@@ -100,6 +145,11 @@ def test_cli_evaluate_on_the_vector_backend() -> None:
     assert "aggressive" in result.output and "20 games" in result.output
     bad = CliRunner().invoke(app, [*args, "--backend", "gpu"])
     assert bad.exit_code != 0 and "--backend must be" in bad.output
+    ignored = CliRunner().invoke(app, [*args, "--device", "cuda", "--batch-size", "10"])
+    assert ignored.exit_code == 2 and ignored.output.strip().splitlines()[-1] == (
+        "error: --device cuda --batch-size 10: --device and --batch-size are options of --backend vector "
+        "(the reference backend would ignore them)"
+    )
 
 
 def test_a_batched_policy_writing_into_its_mask_cannot_make_an_illegal_move() -> None:

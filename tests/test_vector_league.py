@@ -136,6 +136,43 @@ def test_league_refuses_bad_settings() -> None:
         league.add_snapshot(3)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("weights", "entry"),
+    [
+        ([1.0, float("nan")], "weights[1] = nan (for baseline 'aggressive')"),
+        ([float("inf"), 1.0], "weights[0] = inf (for baseline 'random')"),
+        (["2", 1.0], "weights[0] = '2' (for baseline 'random')"),
+        ([1.0, None], "weights[1] = None (for baseline 'aggressive')"),
+        ([True, 1.0], "weights[0] = True (for baseline 'random')"),
+        ([1.0, -1.0], "weights[1] = -1.0 (for baseline 'aggressive')"),
+    ],
+)
+def test_league_weights_name_the_entry_that_is_no_weight(weights: list, entry: str) -> None:
+    # (nan, inf and "2" were taken as weights, None raised TypeError)
+    with pytest.raises(ConfigError) as info:
+        League(_game(), _gen(0), baselines=["random", "aggressive"], weights=weights)
+    assert str(info.value) == (
+        f"weights must be 2 finite non-negative numbers (one per baseline), not all zero, or None (equal); {entry} is not"
+    )
+    for bad in ("12", 3, [1.0], [0, 0]):
+        with pytest.raises(ConfigError, match=r"^weights must be 2 finite non-negative numbers .*; got "):
+            League(_game(), _gen(0), baselines=["random", "aggressive"], weights=bad)  # type: ignore[arg-type]
+    ok = League(_game(), _gen(0), baselines=["random", "aggressive"], weights=np.array([1, 3], dtype=np.int64))
+    assert ok.weights == [0.25, 0.75]
+
+
+@pytest.mark.parametrize("pfsp", [True, "yes", 1, PFSPTracker])
+def test_league_pfsp_is_a_result_tracker_or_none(pfsp: object) -> None:
+    # (any value was taken, and the first draw raised AttributeError)
+    with pytest.raises(ConfigError) as info:
+        League(_game(), _gen(0), pfsp=pfsp)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "pfsp must be None (off) or a result tracker with record(keys, score) and priorities(keys) "
+        f"(risk_env.train.pfsp.PFSPTracker), got {pfsp!r}"
+    )
+    assert League(_game(), _gen(0), pfsp=PFSPTracker(power=1.0)).pfsp is not None
+
+
 # ---------------------------------------------------------------- networks
 
 

@@ -571,6 +571,13 @@ def evaluate(
     _at_least("--batch-size", batch_size, 1)
     if backend not in ("reference", "vector"):
         raise _fail(f"--backend must be 'reference' or 'vector', got {backend!r}")
+    if backend == "reference" and (device != "cpu" or batch_size is not None):
+        given = [f"--device {device}"] if device != "cpu" else []
+        given += [f"--batch-size {batch_size}"] if batch_size is not None else []
+        raise _fail(
+            f"{' '.join(given)}: --device and --batch-size are options of --backend vector "
+            "(the reference backend would ignore them)"
+        )
     common = dict(
         num_games=games, rules=rules, seed=seed, workers=workers, progress=progress, out_dir=out, max_turn_steps=max_turn_steps
     )

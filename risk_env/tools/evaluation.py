@@ -306,8 +306,9 @@ def evaluate(
             engine, ``batch_size`` games in lockstep on ``device``, entrants as batched policies (the batched
             heuristics, ``random``, learned networks; :mod:`risk_env.tools.vector_evaluation`). Same schedule and
             statistics; ``workers`` is unused there.
-        device: the vector backend's torch device.
-        batch_size: the vector backend's games at once (default ``min(num_games, 4096)``).
+        device: the vector backend's torch device (the reference backend refuses any other than ``"cpu"``).
+        batch_size: the vector backend's games at once (default ``min(num_games, 4096)``; the reference
+            backend refuses one).
         **rule_overrides: rule switches applied on top (``turn_limit=200``, ``fortify="connected"``).
 
     Returns:
@@ -316,6 +317,7 @@ def evaluate(
     Raises:
         RiskError / ConfigError: bad agents, counts or rules; IllegalActionError: an agent played
             an illegal action (the message names it and the game seed).
+        ConfigError: ``device`` or ``batch_size`` given with ``backend="reference"``, which would not use them.
         ConfigError: ``out_dir`` cannot be created or written (checked before any game).
         MissingExtraError: openskill (or, with ``out_dir``, matplotlib) is missing
             (``pip install 'risk_env[eval]'``); checked before any game.
@@ -356,6 +358,13 @@ def evaluate(
     seed = int(seed)  # (a numpy integer too: the result's seed is a plain int)
     if backend not in ("reference", "vector"):
         raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
+    vector_only = [f"device={device!r}"] if str(device) != "cpu" else []
+    vector_only += [f"batch_size={batch_size!r}"] if batch_size is not None else []
+    if backend == "reference" and vector_only:
+        raise ConfigError(
+            f"{', '.join(vector_only)}: device and batch_size are arguments of backend='vector' (the reference "
+            "backend plays game by game on the CPU, in `workers` processes); leave them out or set backend='vector'"
+        )
     cfg = resolve_rules(rules=rules, num_players=num_players, **rule_overrides)
     Game(cfg)  # reads the map (a file named by map=...): a bad one is refused here, before the progress bar
     require("openskill", "eval", "risk_env.evaluate (ratings)")  # before any game is played

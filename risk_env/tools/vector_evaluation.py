@@ -9,7 +9,8 @@
 Every entrant is a batched policy (:mod:`risk_env.vector.agents`): ``"random"``, a batched
 heuristic (``"aggressive"``, ``"balanced"``, ``"continent"``), a learned network (a shipped
 pretrained name such as ``"ppo-2p"``, a sb3-contrib ``MaskablePPO`` ``.zip`` with an
-``MlpPolicy`` or the graph policy, a policy file ``.pt`` of the on-device trainer), or a
+``MlpPolicy`` or the graph policy, a policy file ``.pt`` of the on-device trainer; either suffix may be
+left out, as for ``load_agent``), or a
 :class:`~risk_env.vector.agents.BatchedPolicy` object. Networks play their most probable legal
 id, as ``load_agent`` builds them.
 
@@ -73,14 +74,16 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
         key = spec.strip()
         if key.lower() in ("random", *BATCHED_HEURISTICS):
             return make_policy(key.lower(), game, generator)
-        from ..agents.registry import PRETRAINED, pretrained_path
+        from ..agents.registry import PRETRAINED, graph_policy_path, pretrained_path
 
         if key.lower() in PRETRAINED:
             return load_maskable_ppo(pretrained_path(key), game, generator=generator)
         p = Path(key)
-        if p.suffix == ".pt":
+        policy_file = graph_policy_path(key)  # (as load_agent: "runs/x/model" for runs/x/model.pt)
+        if policy_file is not None:
             from ..train.graph_net import load_policy
 
+            p = policy_file
             net, _meta = load_policy(p, device=game.device)
             probe = game.new_games(1)
             one = game.observe_graph(probe, mask=game.action_mask(probe))

@@ -31,7 +31,17 @@ from ..errors import ConfigError
 from .config import TrainConfig
 from .run import Run, TrainResult, check_opponents, check_run_dir, latest_checkpoint
 
-__all__ = ["DeviceModel", "Lane", "build_env", "build_network", "init_network", "ppo_settings", "resolve_device", "train"]
+__all__ = [
+    "DeviceModel",
+    "Lane",
+    "build_env",
+    "build_network",
+    "check_init_sizes",
+    "init_network",
+    "ppo_settings",
+    "resolve_device",
+    "train",
+]
 
 
 def resolve_device(name: str) -> Any:
@@ -332,6 +342,24 @@ def init_network(spec: str, device: Any) -> Any:
         raise ConfigError(f"ppo.init={spec!r}: {e}") from None
 
 
+def check_init_sizes(cfg: TrainConfig, net: Any) -> None:
+    """Refuse a ``ppo.init`` network whose width or rounds differ from ``ppo.graph_hidden`` and
+    ``ppo.graph_rounds``: the run trains the init's network, so the config must name its sizes (a width
+    left at its default is not told apart from one that was set).
+
+    Raises:
+        ConfigError: a size differs; the message names both and the setting to change.
+    """
+    p = cfg.ppo
+    for key, size, want in (("graph_hidden", "hidden", p.graph_hidden), ("graph_rounds", "rounds", p.graph_rounds)):
+        got = int(net.sizes[size])
+        if got != want:
+            raise ConfigError(
+                f"ppo.init={p.init!r} is a network of {size}={got}, but ppo.{key}={want}: the run would train the "
+                f"init's network, not one of ppo.{key}; set ppo.{key}={got} (or leave ppo.init out)"
+            )
+
+
 def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     if players == cfg.rules_config.num_players:
         return cfg
@@ -356,7 +384,9 @@ def train(
         quiet: print nothing (the log still goes to ``<run>/train.log``).
 
     Raises:
-        ConfigError: bad config, device or resume path.
+        ConfigError: bad config, device or resume path; a ``ppo.init`` that does not load, or whose network
+            is of another width or number of rounds than ``ppo.graph_hidden`` and ``ppo.graph_rounds``
+            (:func:`check_init_sizes`; refused before the run folder is written).
         MissingExtraError: a package of the ``train`` extra that this trainer needs (torch, TorchRL,
             tensordict) is missing; raised before anything is written.
     """
@@ -382,6 +412,9 @@ def train(
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     device = resolve_device(cfg.ppo.device)
+    init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
+    if init_net is not None:
+        check_init_sizes(cfg, init_net)
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -404,8 +437,8 @@ def train(
     net: Any = None
     if ckpt is not None:
         net, saved = load_policy(ckpt, device=device)
-    elif p.init is not None:
-        net = init_network(p.init, device)
+    elif init_net is not None:
+        net = init_net
     counts = cfg.env.player_counts or [rules.num_players]
     lanes: list[Lane] = []
     for k, players in enumerate(counts):
@@ -497,6 +530,7 @@ def train(
     start_steps = steps()
     multi = len(lanes) > 1
     k = 0
+    saved_at = -1  # the step of the last checkpoint written in the loop (the final one is not written twice)
     try:
         while steps() < cfg.total_timesteps:
             before = steps()
@@ -532,6 +566,7 @@ def train(
                 while run.next_checkpoint <= t:
                     run.next_checkpoint += cfg.checkpoint.every
                 run.save_checkpoint(model, t)
+                saved_at = t
             if cfg.eval.every and t >= run.next_eval:
                 while run.next_eval <= t:
                     run.next_eval += cfg.eval.every
@@ -552,7 +587,8 @@ def train(
     model_path = run_dir / "model.pt"
     model.save(model_path)
     total = steps()
-    run.save_checkpoint(model, total)
+    if saved_at != total:  # (a checkpoint of the last update: the same weights, already written and logged)
+        run.save_checkpoint(model, total)
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
     result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early)

@@ -219,8 +219,15 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
     """Read a policy file of :func:`save_policy`: the network (on ``device``, in eval mode) and its metadata.
 
     Raises:
-        RiskError: no such file, or a file that is not a policy file of this format (the message says which).
+        ConfigError: ``device`` is not a torch device, or one this torch cannot use here
+            (:func:`risk_env.vector.engine.resolve_device`; checked before the file is read).
+        RiskError: no such file, or a file that is not a policy file of this format: not readable, another
+            format or version, a network that does not load, a weight that is NaN or infinite, or a ``meta``
+            that is not a dict (the message names the file and the problem).
     """
+    from ..vector.engine import resolve_device
+
+    dev = resolve_device(device)
     p = Path(path)
     if p.is_dir():
         raise RiskError(f"{str(p)!r} is a folder: give a policy file (.pt) in it, such as model.pt")
@@ -242,8 +249,14 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
         net.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, RuntimeError) as e:
         raise RiskError(f"{str(p)!r}: the network in the policy file does not load ({type(e).__name__}: {e})") from None
-    net.to(device).eval()
-    return net, dict(data.get("meta") or {})
+    for name, t in net.state_dict().items():
+        if t.is_floating_point() and not bool(th.isfinite(t).all()):
+            raise RiskError(f"{str(p)!r}: the network's weights {name!r} hold NaN or infinite values (a diverged run?)")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise RiskError(f"{str(p)!r}: the policy file's meta must be a dict (as save_policy writes), got {type(meta).__name__}")
+    net.to(dev).eval()
+    return net, dict(meta)
 
 
 def graph_net_from_sb3(path: str | os.PathLike[str], device: str | th.device = "cpu") -> GraphNet:
@@ -252,11 +265,15 @@ def graph_net_from_sb3(path: str | os.PathLike[str], device: str | th.device = "
     are read from the archive's ``policy.pth`` (SB3 is not needed).
 
     Raises:
+        ConfigError: ``device`` is not a torch device this torch can use here (as :func:`load_policy`).
         RiskError: no such file, or a checkpoint without a graph policy.
     """
     import io
     import zipfile
 
+    from ..vector.engine import resolve_device
+
+    dev = resolve_device(device)
     p = Path(path)
     if not p.is_file():
         raise RiskError(f"no MaskablePPO checkpoint at {str(p)!r}")
@@ -277,4 +294,4 @@ def graph_net_from_sb3(path: str | os.PathLike[str], device: str | th.device = "
         rounds=rounds,
     )
     net.load_state_dict(sd)
-    return net.to(device)
+    return net.to(dev)

@@ -49,6 +49,11 @@ Observation = Any
 OBSERVATION_MODES = ("flat", "graph")
 """Values of :class:`VectorEnv`'s ``observation=`` option (as the AEC env's)."""
 
+MAX_ENVS = 2**31 - 1
+"""The largest ``num_envs`` a :class:`VectorEnv` takes (what fits the device's memory is usually far less:
+each game keeps rows of several ``(B, T)`` tensors); a larger count is refused when the env is built, not
+at its first ``reset()``."""
+
 
 class VectorStep(NamedTuple):
     """One batched transition (``B`` slots, ``D`` observation size, ``N`` actions, ``n`` players).
@@ -80,7 +85,7 @@ class VectorEnv:
     """``num_envs`` games of the board game Risk on one torch device.
 
     Args:
-        num_envs: batch size ``B`` (>= 1).
+        num_envs: batch size ``B``, an integer from 1 to ``MAX_ENVS`` (2**31 - 1).
         device: a torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...) that this torch can use.
         seed: seeds the env's one ``torch.Generator`` (setup, dice, reshuffles); an integer >= 0.
         preset: a rules preset name (``"classic"``, ``"fast"``, ...) or rules file
@@ -130,8 +135,8 @@ class VectorEnv:
         cuda_graph: bool = False,
         **overrides: Any,
     ) -> None:
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ConfigError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or not 1 <= num_envs <= MAX_ENVS:
+            raise ConfigError(f"num_envs must be an integer from 1 to {MAX_ENVS} (2**31 - 1), got {num_envs!r}")
         num_envs = int(num_envs)
         for name, value in (
             ("check_actions", check_actions),

@@ -35,9 +35,12 @@ in progress may still use it) and is never drawn again.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+import numpy as np
 import torch
 
 from ..errors import ConfigError
@@ -57,6 +60,10 @@ class ResultTracker(Protocol):
     def priorities(self, keys: Iterable[str] | None = None) -> dict[str, float]: ...
 
 
+def _label(baseline: Any) -> str:
+    return baseline if isinstance(baseline, str) else str(getattr(baseline, "name", type(baseline).__name__))
+
+
 class League:
     """Opponents drawn per seat for the new games of a :class:`~risk_env.vector.learner.LearnerEnv` (module docstring).
 
@@ -64,14 +71,16 @@ class League:
         game: the env's :class:`~risk_env.vector.VectorGame`.
         generator: the ``torch.Generator`` the draws (and the random baseline) use, on the engine's device.
         baselines: baseline names (``"random"`` or a batched heuristic) or :class:`BatchedPolicy` objects; >= 1.
-        weights: their relative weights (default equal).
+        weights: their relative weights: finite numbers >= 0, not all zero (default equal); numpy numbers too.
         p_snapshot: the probability of a learner opponent (once there is one), in [0, 1] (module docstring).
         p_latest: the probability that a learner opponent is the latest learner (else a kept snapshot), in [0, 1].
         max_snapshots: snapshots drawn from (>= 1).
         pfsp: a result tracker for PFSP, or None (off).
 
     Raises:
-        ConfigError: no baselines, bad weights or probabilities, or an unknown baseline name.
+        ConfigError: no baselines, bad weights (not one finite non-negative number per baseline, or all zero;
+            the message names the entry), bad probabilities, a ``pfsp`` that is no result tracker (``True``, say),
+            or an unknown baseline name.
     """
 
     def __init__(
@@ -87,9 +96,27 @@ class League:
     ) -> None:
         if not baselines:
             raise ConfigError("a league needs at least one baseline opponent")
-        w = [1.0] * len(baselines) if weights is None else [float(x) for x in weights]
-        if len(w) != len(baselines) or min(w) < 0 or sum(w) <= 0:
-            raise ConfigError(f"weights must be {len(baselines)} non-negative numbers, not all zero; got {weights!r}")
+        n = len(baselines)
+        want = f"weights must be {n} finite non-negative numbers (one per baseline), not all zero, or None (equal)"
+        if weights is None:
+            w = [1.0] * n
+        else:
+            given = list(weights) if isinstance(weights, Iterable) and not isinstance(weights, (str, bytes)) else None
+            if given is None or len(given) != n:
+                raise ConfigError(f"{want}; got {weights!r}")
+            for i, x in enumerate(given):
+                if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) or not math.isfinite(x) or x < 0:
+                    raise ConfigError(f"{want}; weights[{i}] = {x!r} (for baseline {_label(baselines[i])!r}) is not")
+            w = [float(x) for x in given]
+            if sum(w) <= 0:
+                raise ConfigError(f"{want}; got {weights!r}")
+        if pfsp is not None and (
+            isinstance(pfsp, type) or not all(callable(getattr(pfsp, m, None)) for m in ("record", "priorities"))
+        ):
+            raise ConfigError(
+                f"pfsp must be None (off) or a result tracker with record(keys, score) and priorities(keys) "
+                f"(risk_env.train.pfsp.PFSPTracker), got {pfsp!r}"
+            )
         for label, p in (("p_snapshot", p_snapshot), ("p_latest", p_latest)):
             if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
                 raise ConfigError(f"{label} must be a number in [0, 1], got {p!r}")

@@ -200,7 +200,7 @@ class LearnerEnv:
     """``num_envs`` games in which a learner is to act in every slot after each call (module docstring).
 
     Args:
-        num_envs: slots ``B`` (>= 1).
+        num_envs: slots ``B`` (1 to 2**31 - 1, as :class:`~risk_env.vector.VectorEnv`).
         device: the torch device of the engine, the opponents and every output.
         seed: seeds the engine's generator (the random opponent draws from a second one, seeded ``(seed + 7919) % 2**32``).
         opponents: the opponent assignment: a name, a :class:`BatchedPolicy`, a list of those (or of tuples

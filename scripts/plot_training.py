@@ -2,7 +2,7 @@
 
 ``risk-env plot-training`` under another name (its options, its help).
 
-    python scripts/plot_training.py runs/default -o docs/training_curves.png
+    python scripts/plot_training.py runs/sb3 runs/2p -o docs/training_curves.png
     python scripts/plot_training.py runs/default runs/2p -o curves.png   # several runs in one figure
 
 Run ``python scripts/plot_training.py --help`` for every option.

@@ -2,8 +2,8 @@
 
 ``risk-env train`` under another name (its options, its help).
 
-    python scripts/train.py                                 # configs/train/default.yaml (MaskablePPO + warm start, 2 players)
-    python scripts/train.py --config device                 # the on-device trainer's recipe (experimental)
+    python scripts/train.py                                 # configs/train/default.yaml: the on-device recipe, 10 min
+    python scripts/train.py --config sb3                    # the MaskablePPO recipe (warm start + kickstarting)
     python scripts/train.py --config 4p                     # a shipped config by name, or a path
     python scripts/train.py --config long --set env.n_envs=32
     python scripts/train.py --resume runs/default           # continue from the newest checkpoint

@@ -153,8 +153,9 @@ def test_missing_extra_message_tells_an_optional_package_from_a_fault() -> None:
 @pytest.mark.parametrize(
     ("config", "package"),
     [
-        ("default", "sb3_contrib"),  # trainer: sb3 (MaskablePPO), the main job
-        ("device", "torchrl"),  # trainer: device (TorchRL's PPO loss and GAE)
+        ("sb3", "sb3_contrib"),  # trainer: sb3 (MaskablePPO)
+        ("default", "torchrl"),  # trainer: device (TorchRL's PPO loss and GAE), the main job
+        ("device", "torchrl"),
         ("device", "tensordict"),
         ("2p", "sb3_contrib"),
     ],

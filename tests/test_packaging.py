@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("default", "device", "2p", "4p", "long")
+SHIPPED = ("default", "device", "sb3", "2p", "4p", "long")
 RULES_FILES = ("stars", "tournament_stars")
 
 
@@ -138,6 +138,6 @@ def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     where, files, players, rules = done.stdout.strip().splitlines()
     assert Path(where).is_relative_to(site)  # the unpacked wheel, not the checkout
-    assert files == "['2p.yaml', '4p.yaml', 'default.yaml', 'device.yaml', 'long.yaml', 'ppo-2p.yaml', 'ppo-4p.yaml']"
-    assert players == "[2, 2, 2, 4, 2]"
+    assert files == "['2p.yaml', '4p.yaml', 'default.yaml', 'device.yaml', 'long.yaml', 'ppo-2p.yaml', 'ppo-4p.yaml', 'sb3.yaml']"
+    assert players == "[2, 2, 2, 2, 4, 2]"
     assert rules == "['stars', 'stars']"  # rules files load by name from the installed package

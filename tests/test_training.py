@@ -14,7 +14,7 @@ from helpers import run_cli
 from risk_env import ConfigError
 from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, train
 
-SHIPPED = ("default", "device", "2p", "4p", "long")
+SHIPPED = ("default", "device", "sb3", "2p", "4p", "long")
 
 
 # ---------------------------------------------------------------------- configs
@@ -23,14 +23,21 @@ def test_the_main_job_runs_the_shipped_default_config():
 
     assert run_config(None) == TrainConfig.load(CONFIG_DIR / "default.yaml") == load_config("default")
     main = run_config(None)
-    assert main.trainer == "sb3" and main.imitation.enabled and main.kickstart.enabled and main.eval.backend == "vector"
-    assert (main.total_timesteps, main.max_minutes) == (500_000, 10.0)
-    assert (main.kickstart.kl_coef, main.kickstart.anneal_steps) == (0.5, 300_000)
-    assert (main.imitation.decisions, main.imitation.dagger_rounds, main.imitation.dagger_decisions) == (40_000, 2, 20_000)
+    assert main.trainer == "device" and main.imitation.enabled and main.kickstart.enabled and main.eval.backend == "vector"
+    assert (main.total_timesteps, main.max_minutes) == (1_000_000, 10.0)
+    assert (main.kickstart.kl_coef, main.kickstart.anneal_steps) == (0.5, 400_000)
+    assert (main.imitation.decisions, main.imitation.dagger_rounds, main.imitation.dagger_decisions) == (60_000, 1, 30_000)
     assert not load_config(None).imitation.enabled and not load_config(None).kickstart.enabled  # the schema's defaults
-    assert load_config("device").trainer == "device"  # the on-device trainer's recipe: --config device
+    # the main job is the on-device recipe (--config device) with a 10-minute safety net, nothing else
+    device = load_config("device")
+    assert device.max_minutes is None
+    assert main.model_dump() == {**device.model_dump(), "name": "default", "max_minutes": 10.0}
+    sb3 = load_config("sb3")  # the MaskablePPO recipe, the main job before
+    assert sb3.trainer == "sb3" and (sb3.total_timesteps, sb3.max_minutes) == (500_000, 10.0)
+    assert (sb3.kickstart.kl_coef, sb3.kickstart.anneal_steps) == (0.5, 300_000)
+    assert (sb3.imitation.decisions, sb3.imitation.dagger_rounds, sb3.imitation.dagger_decisions) == (40_000, 2, 20_000)
     code, out, _ = run_cli("train", "--print-config")
-    assert code == 0 and yaml.safe_load(out)["trainer"] == "sb3" and yaml.safe_load(out)["name"] == "default"
+    assert code == 0 and yaml.safe_load(out)["trainer"] == "device" and yaml.safe_load(out)["name"] == "default"
     code, out, _ = run_cli("train", "--config", "device", "--print-config")
     assert code == 0 and yaml.safe_load(out)["trainer"] == "device" and yaml.safe_load(out)["name"] == "device"
 

@@ -13,7 +13,7 @@ its 95 % interval as a band and error bars, over learner decisions (left) and ov
 evaluation as a point with an error bar. Command line (``risk-env plot-training``; ``scripts/plot_training.py``
 is the same command)::
 
-    risk-env plot-training runs/default runs/2p -o docs/training_curves.png
+    risk-env plot-training runs/sb3 runs/2p -o docs/training_curves.png
 
 Runs resumed from a checkpoint restart their wall clock at 0 on resumption, so the
 wall-time panel of a resumed run is only meaningful per segment.

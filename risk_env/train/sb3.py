@@ -2,12 +2,12 @@
 
 Command line (``risk-env train``; ``scripts/train.py`` is the same command)::
 
-    risk-env train                                   # the default config (this trainer, warm start + kickstarting, 2 players)
-    risk-env train --config device                   # the on-device trainer's recipe (risk_env.train.device_train)
+    risk-env train                                   # the main job: the default config (the on-device recipe, 10 min)
+    risk-env train --config sb3                      # this trainer's recipe: warm start + kickstarting, 2 players
     risk-env train --config configs/train/4p.yaml    # or a name: --config 4p
     risk-env train --config long --set ppo.learning_rate=1e-4 --set total_timesteps=20e6
-    risk-env train --resume runs/default             # continue from the newest checkpoint
-    risk-env evaluate runs/default/model.zip random --games 200 --rules fast
+    risk-env train --resume runs/sb3                 # continue from the newest checkpoint
+    risk-env evaluate runs/sb3/model.zip random --games 200 --rules fast
 
 Python::
 
@@ -75,7 +75,7 @@ Reproducibility
     fresh episodes; the weights, optimizer, step count and pool are restored).
 
 Configs
-    YAML files under ``configs/train/`` (``default.yaml``, ``2p.yaml``,
+    YAML files under ``configs/train/`` (``default.yaml``, ``device.yaml``, ``sb3.yaml``, ``2p.yaml``,
     ``4p.yaml``, ``long.yaml``, ``ppo-2p.yaml``, ``ppo-4p.yaml``); :class:`TrainConfig`
     documents every key.
     Unknown keys and bad values are errors that name the key. ``rules`` holds

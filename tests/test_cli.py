@@ -119,6 +119,53 @@ def test_play_as_a_console_script_reading_stdin() -> None:
     assert "turn limit reached after 2 turns" in proc.stdout
 
 
+def test_ctrl_c_at_the_prompt_leaves_the_game_and_writes_the_record(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+C (SIGINT) while the game waits for a move leaves it as 'quit' does: the record is written."""
+    import signal
+    import time
+
+    path = tmp_path / "interrupted.json"
+    cmd = [sys.executable, "-m", "risk_env.tools.cli", "play", *SMALL2, "--seed", "4", "--record", str(path), "--no-color"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    seen = b""
+    deadline = time.monotonic() + 120
+    while b"player_0> " not in seen and time.monotonic() < deadline:  # the first prompt
+        chunk = proc.stdout.read1(4096)  # type: ignore[attr-defined]
+        if not chunk:
+            break
+        seen += chunk
+    assert b"player_0> " in seen, seen.decode()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    text = (seen + out).decode()
+    assert proc.returncode == 0, (err.decode(), text[-600:])
+    assert "interrupted: leaving the game" in text and "Traceback" not in err.decode()
+    rec = GameRecord.load(path)
+    assert rec.result["ended"] == "unfinished" and rec.seed == 4
+
+
+def test_two_outputs_on_one_file_are_refused_before_anything_is_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """watch --record and --png on one file, or replay writing over the record it reads: refused up front."""
+    same = tmp_path / "out.png"
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--record", str(same), "--png", str(same)])
+    assert res.exit_code == 2
+    assert f"--record {str(same)!r} is the same file as --png: give each output its own file" in res.output
+    assert not same.exists()
+    rec = tmp_path / "game.json"
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--record", str(rec)])
+    assert res.exit_code == 0, res.output
+    before = rec.read_bytes()
+    alias = tmp_path / "sub" / ".." / "game.json"  # the same file by another spelling
+    res = runner.invoke(app, ["replay", str(rec), "--quiet", "--strip", str(alias)])
+    assert res.exit_code == 2
+    assert f"--strip {str(alias)!r} is the same file as the record read" in res.output
+    assert rec.read_bytes() == before and not (tmp_path / "sub").exists()
+    gif = str(tmp_path / "a.gif")
+    res = runner.invoke(app, ["replay", str(rec), "--quiet", "--gif", gif, "--video", gif])
+    assert res.exit_code == 2 and "--video" in res.output and "the same file as --gif" in res.output
+
+
 def test_group_moves_merges_amounts_into_ranges() -> None:
     game, s = _first_human_state(0)
     s.to_place = 4

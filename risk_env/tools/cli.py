@@ -30,7 +30,10 @@ from standard input, so a script or a test can drive it.
 
 ``watch`` first says which agent holds which seat. Output files (``--png``,
 ``--gif``, ``--record``...) get their folders created; a folder that cannot be
-made, a missing optional package, a broken record end with one ``error:`` line.
+made, two outputs on one file (or ``replay`` writing over the record it reads),
+a missing optional package, a broken record end with one ``error:`` line.
+In ``play``, Ctrl+C at the prompt leaves the game as ``quit`` does (the
+``--record`` is written).
 """
 
 from __future__ import annotations
@@ -177,6 +180,26 @@ def _output_path(path: str | None, option: str) -> None:
         check_output_file(path, option)
     except ConfigError as e:
         raise _fail(str(e)) from None
+
+
+def _output_paths(outputs: list[tuple[str | None, str]], inputs: tuple[tuple[str, str], ...] = ()) -> None:
+    """:func:`_output_path` for each ``(path, option)`` of ``outputs``, after checking that no two of them, and
+    none of them and an input file (``(path, what)``), name the same file: one would overwrite the other.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error) two options name one file, or an output would
+            overwrite an input; or :func:`_output_path`'s refusals.
+    """
+    seen: dict[str, str] = {os.path.realpath(path): what for path, what in inputs}
+    for path, option in outputs:
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise _fail(f"{option} {path!r} is the same file as {seen[key]}: give each output its own file")
+        seen[key] = option
+    for path, option in outputs:
+        _output_path(path, option)
 
 
 def _written(option: str, path: str, write: Any) -> Any:
@@ -444,8 +467,7 @@ def watch(
                 require("imageio.v3", "render", "writing an animation (--gif)")
         except MissingExtraError as e:
             raise _fail(str(e), 1) from None
-    for path, option in ((png, "--png"), (gif, "--gif"), (record, "--record")):
-        _output_path(path, option)
+    _output_paths([(png, "--png"), (gif, "--gif"), (record, "--record")])
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
     table = {p: _load(nm, seed * 1000 + p) for p, nm in enumerate(names)}
@@ -510,8 +532,7 @@ def replay(
     _at_least("--upto", upto, 0, " moves")
     _at_least("--strip-turns", strip_turns, 1)
     _check_suffix(html, "--html", (".html", ".htm"))
-    for path, option in ((gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")):
-        _output_path(path, option)
+    _output_paths([(gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")], ((record, "the record read"),))
     try:
         rec = run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns)
         if html:

@@ -370,7 +370,7 @@ def _human_move(
     color: bool,
     names: list[str] | None,
 ) -> Move | None:
-    """Show the screen and read the human's move; None when the input ends or they quit."""
+    """Show the screen and read the human's move; None when the input ends, they quit or they press Ctrl+C."""
     me = seat_name(game, human)
     opened: list[Group] = []
     last = recent[-1] if recent else ""
@@ -380,11 +380,15 @@ def _human_move(
             _echo(out, line)
         first = 0 if opened else 1
         while True:
-            if out is None:
-                typer.echo(f"{me}> ", nl=False)
-            else:
-                print(f"{me}> ", end="", file=out, flush=True)
-            raw = read_line()
+            try:  # Ctrl+C from the prompt's showing on
+                if out is None:
+                    typer.echo(f"{me}> ", nl=False)
+                else:
+                    print(f"{me}> ", end="", file=out, flush=True)
+                raw = read_line()
+            except KeyboardInterrupt:  # Ctrl+C at the prompt: leave as 'quit' does (the record is still written)
+                _echo(out, "\ninterrupted: leaving the game")
+                return None
             if raw == "":
                 _echo(out, "\ninput ended: leaving the game")
                 return None
@@ -449,7 +453,8 @@ def play_game(
     recorder: GameRecorder | None = None,
     names: list[str] | None = None,
 ) -> GameState:
-    """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended).
+    """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended; a
+    ``KeyboardInterrupt`` while it waits, Ctrl+C, leaves the game as 'quit' does).
 
     Each decision of the human shows one screen of at most 120x40 characters on the
     classic map (:func:`human_screen`). ``names`` labels the seats on the board

@@ -45,8 +45,10 @@ own ``numpy`` generator, seeded by ``reset(seed)`` (or the constructor).
 from __future__ import annotations
 
 import abc
+import os
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -144,6 +146,28 @@ def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> G
             "info = {**info, 'view': env.unwrapped.view(agent)}"
         )
     return view
+
+
+def shown_spec(spec: str, limit: int = 60) -> str:
+    """``repr(spec)`` for a message, cut after ``limit`` characters (with the spec's length) when it is longer.
+
+    >>> shown_spec("balancd")
+    "'balancd'"
+    >>> shown_spec("a" * 5000)
+    "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'... (5000 characters)"
+    """
+    return repr(spec) if len(spec) <= limit else f"{spec[:limit]!r}... ({len(spec)} characters)"
+
+
+def path_is(path: str | os.PathLike[str], kind: str) -> bool:
+    """Whether ``path`` is a ``"file"``, a ``"dir"`` or ``"exists"`` at all, False where the system cannot
+    even look (a name too long, a loop of links, no permission, a NUL byte): the agent loaders probe text
+    specs that may be no path at all (``"balancd"``, 5,000 characters), and such a probe is no answer."""
+    p = Path(path)
+    try:
+        return p.is_file() if kind == "file" else p.is_dir() if kind == "dir" else p.exists()
+    except (OSError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------------- moves -> action ids

@@ -27,7 +27,7 @@ import numpy as np
 
 from risk_env.errors import RiskError
 
-from .base import Agent, view_from_info
+from .base import Agent, path_is, shown_spec, view_from_info
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 
@@ -81,11 +81,11 @@ class MaskablePPOAgent(Agent):
 
                 resolve_device(device)
             path = Path(model)
-            if path.is_dir():
-                raise RiskError(f"{str(path)!r} is a folder: give the saved model's file (a .zip in it)")
-            if not path.is_file() and (path.suffix == ".zip" or not path.with_name(path.name + ".zip").is_file()):
-                tried = "" if path.suffix == ".zip" else f" (nor at {str(path) + '.zip'!r})"
-                raise RiskError(f"no saved model at {str(path)!r}{tried}")
+            if path_is(path, "dir"):
+                raise RiskError(f"{shown_spec(str(path))} is a folder: give the saved model's file (a .zip in it)")
+            if not path_is(path, "file") and (path.suffix == ".zip" or not path_is(path.with_name(path.name + ".zip"), "file")):
+                tried = "" if path.suffix == ".zip" else f" (nor at {shown_spec(str(path) + '.zip')})"
+                raise RiskError(f"no saved model at {shown_spec(str(path))}{tried}")
             try:
                 from sb3_contrib import MaskablePPO
             except ImportError:  # pragma: no cover - depends on the install
@@ -214,7 +214,10 @@ class GraphNetAgent(Agent):
         self.device = resolve_device(device)
         if isinstance(policy, (str, os.PathLike)):
             path = Path(policy)
-            self.net, self.meta = load_policy(path, device=self.device)
+            try:
+                self.net, self.meta = load_policy(path, device=self.device)
+            except OSError as e:  # (the file system cannot even look: a name too long)
+                raise RiskError(f"no policy file at {shown_spec(str(path))} ({e.strerror or type(e).__name__})") from None
             self.name = name or path.stem
         elif isinstance(policy, GraphNet):
             self.net, self.meta = policy.to(self.device).eval(), {}

@@ -36,7 +36,7 @@ from risk_env.errors import RiskError, UnknownAgentError, check_seed
 
 from .aggressive import AggressiveAgent
 from .balanced import BalancedAgent
-from .base import Agent, AgentLike, CallableAgent
+from .base import Agent, AgentLike, CallableAgent, path_is, shown_spec
 from .continent import ContinentAgent
 from .random_agent import RandomAgent
 from .rllib_policy import is_rllib_checkpoint
@@ -122,7 +122,7 @@ def check_spec(spec: str) -> None:
     """
     key = spec.strip()
     if not key:
-        raise UnknownAgentError(f"empty agent spec {spec!r}: use one of {spec_forms()}")
+        raise UnknownAgentError(f"empty agent spec {shown_spec(spec)}: use one of {spec_forms()}")
     if key.lower() in BASELINES or key.lower() in PRETRAINED or is_rllib_checkpoint(key):
         return
     if graph_policy_path(key) is not None or _is_model_path(key):
@@ -130,7 +130,7 @@ def check_spec(spec: str) -> None:
     mod_name, sep, attr = key.partition(":")
     if sep and mod_name and attr:
         return
-    raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")
+    raise UnknownAgentError(f"unknown agent {shown_spec(spec)}: use one of {spec_forms()}")
 
 
 def graph_policy_path(spec: str) -> Path | None:
@@ -147,7 +147,7 @@ def graph_policy_path(spec: str) -> Path | None:
     key = spec.strip()
     if key.endswith(".pt"):
         return Path(key)
-    if key and Path(key).suffix == "" and Path(key + ".pt").is_file():
+    if key and Path(key).suffix == "" and path_is(key + ".pt", "file"):
         return Path(key + ".pt")
     return None
 
@@ -156,7 +156,7 @@ def _is_model_path(spec: str) -> bool:
     if not spec:
         return False
     p = Path(spec)
-    return spec.endswith(".zip") or p.exists() or (p.name != "" and p.with_name(p.name + ".zip").exists())
+    return spec.endswith(".zip") or path_is(p, "exists") or (p.name != "" and path_is(p.with_name(p.name + ".zip"), "exists"))
 
 
 class _ActingObject(CallableAgent):
@@ -259,16 +259,23 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             try:
                 mod = importlib.import_module(mod_name)
             except ImportError as e:
-                raise RiskError(f"agent spec {spec!r}: cannot import module {mod_name!r} ({e})") from None
+                detail = str(e) if len(str(e)) <= 200 else type(e).__name__
+                where = f"agent spec {shown_spec(spec)}: cannot import module {shown_spec(mod_name)}"
+                raise RiskError(f"{where} ({detail})") from None
             except Exception as e:  # (the module's own code failed: a SyntaxError, an error at import time)
-                raise RiskError(f"agent spec {spec!r}: importing module {mod_name!r} raised {type(e).__name__}: {e}") from e
+                raise RiskError(
+                    f"agent spec {shown_spec(spec)}: importing module {shown_spec(mod_name)} raised {type(e).__name__}: {e}"
+                ) from e
             obj: Any = mod
             for part in attr.split("."):
                 if not hasattr(obj, part):
-                    raise RiskError(f"agent spec {spec!r}: module {mod_name!r} has no attribute {attr!r}")
+                    raise RiskError(
+                        f"agent spec {shown_spec(spec)}: module {shown_spec(mod_name)} has no attribute {shown_spec(attr)}"
+                    )
                 obj = getattr(obj, part)
             return _build(obj, seed, attr.split(".")[-1])
-        raise UnknownAgentError(f"unknown agent {spec!r}: use one of {spec_forms()}")  # pragma: no cover - check_spec refuses it
+        # (check_spec refuses it)
+        raise UnknownAgentError(f"unknown agent {shown_spec(spec)}: use one of {spec_forms()}")  # pragma: no cover
     if _acts(spec):
         return _ActingObject(spec)
     if callable(spec) or inspect.isclass(spec):

@@ -31,7 +31,7 @@ import numpy as np
 from risk_env._extras import require
 from risk_env.errors import RiskError
 
-from .base import Agent
+from .base import Agent, path_is
 
 __all__ = ["RLlibPolicyAgent", "is_rllib_checkpoint", "GAME_FILE"]
 
@@ -45,7 +45,7 @@ _MODULES = Path("learner_group") / "learner" / "rl_module"
 def is_rllib_checkpoint(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is an RLlib algorithm checkpoint folder (it holds ``rllib_checkpoint.json``)."""
     p = Path(path)
-    return p.is_dir() and (p / "rllib_checkpoint.json").is_file()
+    return path_is(p, "dir") and path_is(p / "rllib_checkpoint.json", "file")
 
 
 class RLlibPolicyAgent(Agent):

@@ -21,6 +21,7 @@ from risk_env.agents import (
     RandomAgent,
     agent_label,
     amount_action,
+    check_spec,
     load_agent,
     move_to_action,
     pretrained_path,
@@ -397,6 +398,30 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
     for ask in (env.view, lambda a: GameView.from_env(env, a)):
         with pytest.raises(UnknownAgentError, match="^unknown agent 'player_7'; the agents are player_0, player_1$"):
             ask("player_7")
+
+
+def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None:
+    # (the path probes raised OSError "File name too long" before)
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-4p"
+    for spec, n in (("a" * 5000, 5000), ("a/" * 3000, 6000), ("a" * 300 + "\x00", 301)):
+        with pytest.raises(UnknownAgentError) as info:
+            load_agent(spec)
+        msg = str(info.value)
+        assert msg.startswith(f"unknown agent {spec[:60]!r}... ({n} characters): use one of {shipped}, a MaskablePPO model file")
+        assert len(msg) < 400
+        with pytest.raises(UnknownAgentError, match=f"^unknown agent {spec[:60]!r}\\.\\.\\. \\({n} characters\\)"):
+            check_spec(spec)
+        assert agent_label(spec) == spec
+    # the file forms name the file they could not find, in short
+    long = "a" * 5000
+    with pytest.raises(RiskError, match=f"^no saved model at {long[:60]!r}\\.\\.\\. \\(5004 characters\\)$"):
+        load_agent(long + ".zip")
+    with pytest.raises(RiskError, match=f"^agent spec {long[:60]!r}\\.\\.\\. \\(5002 characters\\): cannot import module "):
+        load_agent(long + ":x")
+    pytest.importorskip("torch")
+    too_long = f"^no policy file at {long[:60]!r}\\.\\.\\. \\(5003 characters\\) \\(File name too long\\)$"
+    with pytest.raises(RiskError, match=too_long):
+        load_agent(long + ".pt")
 
 
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -69,6 +69,7 @@ __all__ = [
     "move_to_action",
     "amount_action",
     "view_from_info",
+    "observation_mask",
     "allied_move",
 ]
 
@@ -168,6 +169,83 @@ def path_is(path: str | os.PathLike[str], kind: str) -> bool:
         return p.is_file() if kind == "file" else p.is_dir() if kind == "dir" else p.exists()
     except (OSError, ValueError):
         return False
+
+
+def _given(value: Any) -> str:
+    """A short description of a value an agent was given, for error messages."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def observation_mask(
+    observation: Any, who: str, num_actions: int | None = None, keys: tuple[str, ...] = (), also: str = ""
+) -> np.ndarray:
+    """The legal ids of an observation given to :meth:`Agent.act`, as a bool array, after checking that
+    ``observation`` is what the env gives: a dict holding ``"action_mask"``, a 1-d array (or list) of 0/1
+    (the env's int8; bools too), one entry per action id, at least one of them 1. Every shipped agent that
+    reads the mask checks it here, so a bad observation gets one form of message.
+
+    Args:
+        observation: the value given to ``act``.
+        who: the agent, as messages begin (``"policy 'ppo-2p'"``).
+        num_actions: the mask's length when the agent knows it (its model's action count, or the game's
+            from ``info["view"]``).
+        keys: the other entries the agent reads (``("observation",)`` for a flat policy).
+        also: words added to the description of the dict (another form the agent takes).
+
+    >>> observation_mask({"action_mask": np.array([0, 1, 1], dtype=np.int8)}, "agent 'x'")
+    array([False,  True,  True])
+    >>> observation_mask({"action_mask": [0, 2, 1]}, "agent 'x'", 3)
+    Traceback (most recent call last):
+    ...
+    risk_env.errors.RiskError: agent 'x': observation['action_mask'] must be a 1-d array of 0/1 (1 = legal) for each ...
+
+    Raises:
+        RiskError: ``observation`` is not a dict, lacks ``"action_mask"`` or one of ``keys``; the mask is not a
+            1-d array of 0/1 (a NaN, a 2, text, ``None``, another shape) or not ``num_actions`` long; the mask has
+            no legal action (an all-zero mask). The message names what was given and what is expected.
+    """
+    count = f"each of the {num_actions} action ids" if num_actions is not None else "each action id"
+    names = [repr(k) for k in (*keys, "action_mask")]
+    wanted = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    form = f"the env's observation, a dict with {wanted} (0/1 for {count}){also}"
+    if not isinstance(observation, Mapping):
+        raise RiskError(f"{who} needs {form}, got {_given(observation)}")
+    missing = [k for k in (*keys, "action_mask") if k not in observation]
+    if missing:
+        has = ", ".join(repr(k) for k in observation) or "no keys"
+        raise RiskError(f"{who} needs {form}; the observation has no {' or '.join(map(repr, missing))} (it has {has})")
+    raw = observation["action_mask"]
+    try:
+        mask = np.asarray(raw)
+    except (ValueError, TypeError):  # a ragged list
+        mask = np.asarray(None)
+    bad = None
+    if mask.ndim != 1 or mask.shape[0] == 0:
+        bad = _given(raw) if mask.ndim != 1 or isinstance(raw, np.ndarray) else f"{type(raw).__name__} of length 0"
+    elif mask.dtype == np.bool_:
+        pass
+    elif mask.dtype.kind in "iuf":
+        off = (mask != 0) & (mask != 1)  # (NaN is neither)
+        if off.any():
+            at = int(np.flatnonzero(off)[0])
+            bad = f"the value {mask[at].item()!r} at id {at}"
+    else:
+        bad = f"values of dtype {mask.dtype}"
+    if bad is not None:
+        raise RiskError(f"{who}: observation['action_mask'] must be a 1-d array of 0/1 (1 = legal) for {count}, got {bad}")
+    if num_actions is not None and mask.shape[0] != num_actions:
+        raise RiskError(
+            f"{who}: observation['action_mask'] has {mask.shape[0]} entries, expected {num_actions} (one for each action id)"
+        )
+    legal = mask if mask.dtype == np.bool_ else mask != 0
+    if not legal.any():
+        raise RiskError(f"{who} was asked to act with no legal action (an all-zero mask)")
+    return legal
 
 
 # ---------------------------------------------------------------------- moves -> action ids

@@ -25,11 +25,35 @@ from typing import Any
 
 import numpy as np
 
+from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
 
-from .base import Agent, path_is, shown_spec, view_from_info
+from .base import Agent, observation_mask, path_is, shown_spec, view_from_info
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
+
+_GRAPH_KEYS = ("nodes", "edges", "globals")
+
+
+def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The graph observation's ``nodes`` float32 ``(T, F)``, ``edges`` int64 ``(2, E)`` (territory ids ``0..T-1``)
+    and ``globals`` float32 ``(G,)``, or a :class:`RiskError` saying which entry is not of that form."""
+    try:
+        nodes = np.asarray(x["nodes"], dtype=np.float32)
+        glob = np.asarray(x["globals"], dtype=np.float32)
+        edges = np.asarray(x["edges"])
+    except (ValueError, TypeError) as e:
+        raise RiskError(f"{who}: the graph observation's 'nodes' and 'globals' must be arrays of numbers ({e})") from None
+    want = "'nodes' float (T, F), 'edges' integer (2, E) of territory ids 0..T-1, 'globals' float (G,)"
+    got = f"'nodes' {nodes.shape}, 'edges' {edges.shape} {edges.dtype}, 'globals' {glob.shape}"
+    if nodes.ndim != 2 or nodes.shape[0] == 0 or glob.ndim != 1 or edges.ndim != 2 or edges.shape[0] != 2:
+        raise RiskError(f"{who}: the graph observation must hold {want}; got {got}")
+    if edges.dtype.kind == "f" and np.isfinite(edges).all():
+        edges = np.rint(edges)  # (float ids are rounded, as GraphNet.forward does)
+    T = nodes.shape[0]
+    if edges.dtype.kind not in "iuf" or (edges.size and not (edges.min() >= 0 and edges.max() <= T - 1)):
+        raise RiskError(f"{who}: the graph observation must hold {want}; got {got}, not all territory ids 0..{T - 1}")
+    return nodes, edges.astype(np.int64, copy=False), glob
 
 
 def graph_observation(
@@ -231,22 +255,29 @@ class GraphNetAgent(Agent):
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """The network's action id (legal under ``observation["action_mask"]``).
 
+        ``observation`` is the env's: the graph observation (``"nodes"``, ``"edges"``, ``"globals"``,
+        ``"action_mask"``), or the flat one with ``info["view"]``, from which the agent encodes the graph
+        observation. Where ``info["view"]`` is given, the mask has one entry for each of the game's action ids.
+
         Raises:
-            RiskError: the mask has no legal action (an all-zero mask), or (given the flat observation) no
-                ``info["view"]``.
+            RiskError: ``observation`` is not such a dict (None, no ``"action_mask"``, a graph entry missing or of
+                another shape); the mask is not a 1-d array of 0/1 (:func:`~risk_env.agents.base.observation_mask`:
+                a NaN, text, None), not one entry per action id, or has no legal action (an all-zero mask); or (given
+                the flat observation) no ``info["view"]``. The message says what was given and what is expected.
             ConfigError: observations of rules the network does not play (:meth:`GraphNet.check_fits
                 <risk_env.train.graph_net.GraphNet.check_fits>`).
         """
         torch = self._torch
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        if not mask.any():
-            raise RiskError(f"policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
-        x: Mapping[str, np.ndarray] = observation if "nodes" in observation else self._graph(mask, info)
-        nodes = np.asarray(x["nodes"], dtype=np.float32)
-        glob = np.asarray(x["globals"], dtype=np.float32)
+        who = f"policy {self.name!r}"
+        graph = isinstance(observation, Mapping) and "nodes" in observation
+        view = info.get("view") if isinstance(info, Mapping) else None
+        num_actions = view.codec.n if isinstance(view, GameView) else None
+        also = " and either info['view'] (given the flat observation) or the graph observation's 'nodes', 'edges', 'globals'"
+        mask = observation_mask(observation, who, num_actions, *((_GRAPH_KEYS, "") if graph else ((), also)))
+        x: Mapping[str, np.ndarray] = observation if graph else self._graph(mask, info)
+        nodes, edges, glob = _graph_arrays(x, who)
         T, F = nodes.shape
         self.net.check_fits(T, F, int(glob.shape[0]), int(mask.shape[0]))
-        edges = np.asarray(x["edges"], dtype=np.int64)
         key = edges.tobytes()
         e = self._edges.get(key)
         if e is None:

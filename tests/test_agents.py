@@ -424,6 +424,101 @@ def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None
         load_agent(long + ".pt")
 
 
+def _bad_masks(mask: np.ndarray) -> list[tuple[object, str]]:
+    """Masks that are not the env's, each with the end of the message it gets (after "must be a 1-d array of
+    0/1 (1 = legal) for ..., got ")."""
+    nan = mask.astype(np.float64)
+    nan[3] = np.nan
+    return [
+        (None, "None"),
+        (nan, "the value nan at id 3"),
+        (mask * 2, f"the value 2 at id {int(np.flatnonzero(mask)[0])}"),
+        (np.array(["x"] * len(mask)), "values of dtype <U1"),
+        ("abc", "str 'abc'"),
+        (mask[None], f"an array of shape (1, {len(mask)}) and dtype int8"),
+        ([1, [1]], "list [1, [1]]"),
+        ([], "list of length 0"),
+    ]
+
+
+@pytest.mark.parametrize("observation", ["graph", "flat"])
+def test_a_graph_net_agent_refuses_an_observation_that_is_not_the_envs(observation: str) -> None:
+    # (None, a dict without a mask, NaN or text in the mask gave TypeError, KeyError or an action; a mask of
+    # another length was called a rules mismatch; action_mask=None an all-zero mask)
+    pytest.importorskip("torch")
+    from risk_env.agents.policy import GraphNetAgent
+    from risk_env.train.graph_net import GraphNet
+
+    env = risk_env.env(num_players=2, preset="fast", observation=observation)
+    env.reset(seed=0)
+    obs, _, _, _, info = env.last()
+    agent = GraphNetAgent(GraphNet(20, 73, 28, hidden=8, rounds=1))
+    first = agent.act(obs, info)
+    n = len(obs["action_mask"])
+    assert n == 70 and obs["action_mask"][first] == 1
+    forms = f"policy 'graph_net' needs the env's observation, a dict with {{}}'action_mask' (0/1 for each of the {n} action ids)"
+    either = " and either info['view'] (given the flat observation) or the graph observation's 'nodes', 'edges', 'globals'"
+    for given, shown in ((None, "None"), ([1, 2], "list [1, 2]"), ("obs", "str 'obs'")):
+        with pytest.raises(RiskError) as err:
+            agent.act(given, info)  # type: ignore[arg-type]
+        assert str(err.value) == forms.format("") + either + f", got {shown}"
+    no_mask = {k: v for k, v in obs.items() if k != "action_mask"}
+    with pytest.raises(RiskError) as err:
+        agent.act(no_mask, info)
+    keys = "'nodes', 'edges', 'globals' and " if observation == "graph" else ""
+    has = ", ".join(map(repr, no_mask))
+    assert (
+        str(err.value) == forms.format(keys) + ("" if keys else either) + f"; the observation has no 'action_mask' (it has {has})"
+    )
+    for mask, shown in _bad_masks(obs["action_mask"]):
+        with pytest.raises(RiskError) as err:
+            agent.act({**obs, "action_mask": mask}, info)  # type: ignore[dict-item]
+        expected = "policy 'graph_net': observation['action_mask'] must be a 1-d array of 0/1 (1 = legal)"
+        assert str(err.value) == f"{expected} for each of the {n} action ids, got {shown}"
+    for mask in (obs["action_mask"][:-3], np.r_[obs["action_mask"], 1]):
+        with pytest.raises(RiskError) as err:
+            agent.act({**obs, "action_mask": mask}, info)
+        expected = (
+            f"policy 'graph_net': observation['action_mask'] has {len(mask)} entries, expected {n} (one for each action id)"
+        )
+        assert str(err.value) == expected
+    # a mask of bools, or of 0.0/1.0, is the env's mask in another dtype
+    assert agent.act({**obs, "action_mask": obs["action_mask"].astype(bool)}, info) == first
+    assert agent.act({**obs, "action_mask": obs["action_mask"].astype(np.float32)}, info) == first
+    assert agent.act(obs, info) == first  # nothing was changed by the refusals
+
+
+def test_a_graph_net_agent_refuses_a_graph_observation_of_another_form() -> None:
+    pytest.importorskip("torch")
+    from risk_env.agents.policy import GraphNetAgent
+    from risk_env.train.graph_net import GraphNet
+
+    env = risk_env.env(num_players=2, preset="fast", observation="graph")
+    env.reset(seed=0)
+    obs, _, _, _, info = env.last()
+    agent = GraphNetAgent(GraphNet(20, 73, 28, hidden=8, rounds=1))
+    want = (
+        "policy 'graph_net': the graph observation must hold 'nodes' float (T, F), 'edges' integer (2, E) of territory ids 0..T-1"
+    )
+    for change, got in (
+        ({"nodes": obs["nodes"][0]}, "got 'nodes' (20,), 'edges' (2, 166) int64, 'globals' (73,)"),
+        (
+            {"edges": obs["edges"] + 42},
+            "got 'nodes' (42, 20), 'edges' (2, 166) int64, 'globals' (73,), not all territory ids 0..41",
+        ),
+    ):
+        with pytest.raises(RiskError) as err:
+            agent.act({**obs, **change}, info)
+        assert str(err.value).startswith(want) and str(err.value).endswith(got)
+    with pytest.raises(
+        RiskError, match="^policy 'graph_net': the graph observation's 'nodes' and 'globals' must be arrays of numbers"
+    ):
+        agent.act({**obs, "globals": "x"}, info)  # type: ignore[dict-item]
+    # without info["view"] the game's action count is unknown: a mask of another length reads as other rules
+    with pytest.raises(ConfigError, match="^this graph policy scores 28 action ids besides the 42 territories; the env has 27"):
+        agent.act({**obs, "action_mask": obs["action_mask"][:-1]}, None)
+
+
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "my_policy_mod.py").write_text(
         textwrap.dedent("""

@@ -56,7 +56,7 @@ import numpy as np
 from risk_env.envs.action_input import as_integer, describe_action
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
-from risk_env.errors import IllegalActionError, RiskError, check_seed
+from risk_env.errors import ConfigError, IllegalActionError, RiskError, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.moves import Move
 from risk_env.rules.state import GameState
@@ -70,6 +70,7 @@ __all__ = [
     "amount_action",
     "view_from_info",
     "observation_mask",
+    "check_flag",
     "allied_move",
 ]
 
@@ -246,6 +247,18 @@ def observation_mask(
     if not legal.any():
         raise RiskError(f"{who} was asked to act with no legal action (an all-zero mask)")
     return legal
+
+
+def check_flag(value: Any, name: str, who: str) -> bool:
+    """``value`` as a ``bool`` when it is one (a numpy bool too), else a :class:`ConfigError` naming ``who``'s
+    argument ``name`` (``"GraphNetAgent: deterministic must be True or False, got 'yes'"``).
+
+    Raises:
+        ConfigError: ``value`` is not a bool (a string, a number, None).
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"{who}: {name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 # ---------------------------------------------------------------------- moves -> action ids

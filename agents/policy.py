@@ -28,7 +28,7 @@ import numpy as np
 from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
 
-from .base import Agent, observation_mask, path_is, shown_spec, view_from_info
+from .base import Agent, check_flag, observation_mask, path_is, shown_spec, view_from_info
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 
@@ -216,8 +216,8 @@ class GraphNetAgent(Agent):
         name: label (default: the file's stem, or ``"graph_net"``).
 
     Raises:
-        ConfigError: ``device`` is not a torch device, or one that is not available here (the message names
-            the available ones).
+        ConfigError: ``deterministic`` is not a bool; ``device`` is not a torch device, or one that is not available
+            here (the message names the available ones).
         RiskError: no such file or not a policy file (:func:`risk_env.train.graph_net.load_policy`); torch is
             missing (``pip install risk_env[train]``).
     """
@@ -227,6 +227,7 @@ class GraphNetAgent(Agent):
 
     def __init__(self, policy: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)
+        self.deterministic = check_flag(deterministic, "deterministic", "GraphNetAgent")
         try:
             import torch
         except ImportError:  # pragma: no cover - depends on the install
@@ -248,7 +249,6 @@ class GraphNetAgent(Agent):
             self.name = name or self.name
         else:
             raise RiskError(f"GraphNetAgent takes a policy file (.pt) or a GraphNet, got {type(policy).__name__}")
-        self.deterministic = bool(deterministic)
         self._graph_encoders: dict[int, Any] = {}
         self._edges: dict[bytes, Any] = {}
 

@@ -519,6 +519,21 @@ def test_a_graph_net_agent_refuses_a_graph_observation_of_another_form() -> None
         agent.act({**obs, "action_mask": obs["action_mask"][:-1]}, None)
 
 
+@pytest.mark.parametrize("flag", ["yes", 1, None, 0.0])
+def test_a_graph_net_agent_takes_only_a_bool_for_deterministic(flag: object) -> None:
+    # ("yes" was read as True, 0.0 as False)
+    pytest.importorskip("torch")
+    from risk_env.agents.policy import GraphNetAgent
+    from risk_env.train.graph_net import GraphNet
+
+    net = GraphNet(20, 73, 28, hidden=8, rounds=1)
+    with pytest.raises(ConfigError) as err:
+        GraphNetAgent(net, deterministic=flag)  # type: ignore[arg-type]
+    assert str(err.value) == f"GraphNetAgent: deterministic must be True or False, got {flag!r}"
+    assert GraphNetAgent(net, deterministic=False).deterministic is False
+    assert GraphNetAgent(net, deterministic=np.bool_(True)).deterministic is True
+
+
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "my_policy_mod.py").write_text(
         textwrap.dedent("""

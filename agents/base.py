@@ -347,15 +347,19 @@ class CallableAgent(Agent):
         name: label (default: ``fn.__name__``).
         needs_view: False if ``fn`` never reads ``info["view"]`` (drivers that give views only to
             agents that need them, such as the single-agent env's opponents, then skip it).
+
+    Raises:
+        RiskError: ``fn`` is not callable.
+        ConfigError: ``needs_view`` is not a bool.
     """
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None, needs_view: bool = True) -> None:
         if not callable(fn):
             raise RiskError(f"CallableAgent needs a callable f(observation, info) -> int, got {type(fn).__name__}")
+        self.needs_view = check_flag(needs_view, "needs_view", "CallableAgent")
         super().__init__(None)
         self.fn = fn
         self.name = str(name or getattr(fn, "__name__", type(fn).__name__))
-        self.needs_view = needs_view
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

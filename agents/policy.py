@@ -91,7 +91,8 @@ class MaskablePPOAgent(Agent):
     (Python's ``random``, numpy's and torch's), which SB3 itself would re-seed on load.
 
     Raises:
-        ConfigError: ``device`` (given with a path) is not a torch device, or one that is not available here.
+        ConfigError: ``deterministic`` is not a bool; ``device`` (given with a path) is not a torch device, or one
+            that is not available here.
         RiskError: the file does not exist, or sb3-contrib is not installed (``pip install risk_env[train]``).
     """
 
@@ -99,6 +100,7 @@ class MaskablePPOAgent(Agent):
 
     def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)
+        self.deterministic = check_flag(deterministic, "deterministic", "MaskablePPOAgent")
         if isinstance(model, (str, os.PathLike)):
             if device != "auto":  # (SB3 would raise torch's error, read here as a file that does not load)
                 from risk_env.vector.engine import resolve_device
@@ -136,7 +138,6 @@ class MaskablePPOAgent(Agent):
         else:
             self.model = model
             self.name = name or self.name
-        self.deterministic = bool(deterministic)
         import gymnasium
 
         self._dict_obs = isinstance(self.model.observation_space, gymnasium.spaces.Dict)

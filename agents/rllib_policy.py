@@ -31,7 +31,7 @@ import numpy as np
 from risk_env._extras import require
 from risk_env.errors import RiskError
 
-from .base import Agent, path_is
+from .base import Agent, check_flag, path_is
 
 __all__ = ["RLlibPolicyAgent", "is_rllib_checkpoint", "GAME_FILE"]
 
@@ -60,6 +60,7 @@ class RLlibPolicyAgent(Agent):
         seed: seeds the generator used when sampling.
 
     Raises:
+        ConfigError: ``deterministic`` is not a bool, or ``seed`` is not None or an integer >= 0.
         RiskError: not a checkpoint folder, no such policy, or several policies and none named.
         MissingExtraError: ray[rllib] is missing (``pip install 'risk_env[rllib]'``).
     """
@@ -75,6 +76,7 @@ class RLlibPolicyAgent(Agent):
         seed: int | None = None,
     ) -> None:
         super().__init__(seed)
+        self.deterministic = check_flag(deterministic, "deterministic", "RLlibPolicyAgent")
         path = Path(checkpoint)
         if not is_rllib_checkpoint(path):
             raise RiskError(f"{str(path)!r} is not an RLlib checkpoint folder (no rllib_checkpoint.json in it)")
@@ -94,7 +96,6 @@ class RLlibPolicyAgent(Agent):
         self._torch, self._obs_key, self._logits_key = torch, Columns.OBS, Columns.ACTION_DIST_INPUTS
         self.module: Any = RLModule.from_checkpoint(path / _MODULES / policy)
         self.policy = policy
-        self.deterministic = bool(deterministic)
         self.name = name or path.resolve().name
         space: Any = self.module.observation_space  # Dict(observations=Box, action_mask=Box)
         self._obs_shape = tuple(space["observations"].shape)

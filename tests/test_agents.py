@@ -534,6 +534,26 @@ def test_a_graph_net_agent_takes_only_a_bool_for_deterministic(flag: object) -> 
     assert GraphNetAgent(net, deterministic=np.bool_(True)).deterministic is True
 
 
+@pytest.mark.parametrize("flag", ["no", 0, None])
+def test_the_agents_flags_take_only_a_bool(tmp_path, flag: object) -> None:  # type: ignore[no-untyped-def]
+    # (each was read for its truth value: needs_view="no" was True)
+    from risk_env.agents import MaskablePPOAgent, RLlibPolicyAgent
+
+    def zero(observation, info):  # type: ignore[no-untyped-def]
+        return 0
+
+    for build, what in (
+        (lambda: CallableAgent(zero, needs_view=flag), "CallableAgent: needs_view"),
+        (lambda: MaskablePPOAgent(pretrained_path("ppo-2p"), deterministic=flag), "MaskablePPOAgent: deterministic"),
+        (lambda: RLlibPolicyAgent(tmp_path, deterministic=flag), "RLlibPolicyAgent: deterministic"),
+    ):
+        with pytest.raises(ConfigError) as err:
+            build()
+        assert str(err.value) == f"{what} must be True or False, got {flag!r}"
+    assert CallableAgent(zero, needs_view=False).needs_view is False
+    assert CallableAgent(zero, needs_view=np.bool_(True)).needs_view is True
+
+
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "my_policy_mod.py").write_text(
         textwrap.dedent("""

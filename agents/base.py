@@ -70,6 +70,7 @@ __all__ = [
     "amount_action",
     "view_from_info",
     "observation_mask",
+    "observed_vector",
     "check_flag",
     "allied_move",
 ]
@@ -183,7 +184,12 @@ def _given(value: Any) -> str:
 
 
 def observation_mask(
-    observation: Any, who: str, num_actions: int | None = None, keys: tuple[str, ...] = (), also: str = ""
+    observation: Any,
+    who: str,
+    num_actions: int | None = None,
+    keys: tuple[str, ...] = (),
+    also: str = "",
+    info: Mapping[str, Any] | None = None,
 ) -> np.ndarray:
     """The legal ids of an observation given to :meth:`Agent.act`, as a bool array, after checking that
     ``observation`` is what the env gives: a dict holding ``"action_mask"``, a 1-d array (or list) of 0/1
@@ -193,10 +199,11 @@ def observation_mask(
     Args:
         observation: the value given to ``act``.
         who: the agent, as messages begin (``"policy 'ppo-2p'"``).
-        num_actions: the mask's length when the agent knows it (its model's action count, or the game's
-            from ``info["view"]``).
+        num_actions: the mask's length when the agent knows it (its model's action count).
         keys: the other entries the agent reads (``("observation",)`` for a flat policy).
         also: words added to the description of the dict (another form the agent takes).
+        info: the info given to ``act``: without ``num_actions``, the game's action count is read from its
+            ``info["view"]`` where it has one (the seat's own view: nothing hidden from the seat is read).
 
     >>> observation_mask({"action_mask": np.array([0, 1, 1], dtype=np.int8)}, "agent 'x'")
     array([False,  True,  True])
@@ -210,6 +217,20 @@ def observation_mask(
             1-d array of 0/1 (a NaN, a 2, text, ``None``, another shape) or not ``num_actions`` long; the mask has
             no legal action (an all-zero mask). The message names what was given and what is expected.
     """
+    if num_actions is None and info is not None:
+        view = info.get("view") if isinstance(info, Mapping) else None
+        num_actions = view.codec.n if isinstance(view, GameView) else None
+    raw = observation.get("action_mask") if isinstance(observation, Mapping) else None
+    if (
+        type(raw) is np.ndarray
+        and raw.dtype == np.int8
+        and raw.ndim == 1
+        and (num_actions is None or raw.shape[0] == num_actions)
+    ):
+        # the env's own mask, int8 0/1 with a 1, read quickly (anything else: the checks below)
+        data = raw.tobytes()
+        if b"\x01" in data and not data.translate(None, b"\x00\x01"):
+            return raw.astype(np.bool_)
     count = f"each of the {num_actions} action ids" if num_actions is not None else "each action id"
     names = [repr(k) for k in (*keys, "action_mask")]
     wanted = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -247,6 +268,20 @@ def observation_mask(
     if not legal.any():
         raise RiskError(f"{who} was asked to act with no legal action (an all-zero mask)")
     return legal
+
+
+def observed_vector(observation: Mapping[str, Any], who: str, shape: tuple[int, ...] | None) -> np.ndarray:
+    """``observation["observation"]`` (the flat observation) as float32, or a :class:`RiskError` when it is no
+    vector of numbers (None, text, another number of dimensions) naming what was given and ``shape``, the
+    model's. A vector of another length is left to the caller, which knows what it means (another map)."""
+    raw = observation["observation"]
+    try:
+        x = np.asarray(raw, dtype=np.float32)
+    except (ValueError, TypeError):  # text, a ragged list
+        x = np.asarray(None)
+    if raw is None or x.ndim != 1:
+        raise RiskError(f"{who}: observation['observation'] must be a float array of shape {shape}, got {_given(raw)}")
+    return x
 
 
 def check_flag(value: Any, name: str, who: str) -> bool:

@@ -25,14 +25,22 @@ from typing import Any
 
 import numpy as np
 
-from risk_env.envs.view import GameView
 from risk_env.errors import RiskError
 
-from .base import Agent, check_flag, observation_mask, path_is, shown_spec, view_from_info
+from .base import Agent, check_flag, observation_mask, observed_vector, path_is, shown_spec, view_from_info
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 
 _GRAPH_KEYS = ("nodes", "edges", "globals")
+_EITHER = " and either info['view'] (given the flat observation) or the graph observation's 'nodes', 'edges', 'globals'"
+
+
+def _mask_of_graph_policy(observation: Any, who: str, info: Mapping[str, Any] | None) -> np.ndarray:
+    """:func:`~risk_env.agents.base.observation_mask` for a policy that plays the graph observation, or the flat
+    one with ``info["view"]`` (from which it encodes the graph observation)."""
+    if isinstance(observation, Mapping) and "nodes" in observation:
+        return observation_mask(observation, who, keys=_GRAPH_KEYS, info=info)
+    return observation_mask(observation, who, also=_EITHER, info=info)
 
 
 def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,21 +179,31 @@ class MaskablePPOAgent(Agent):
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """The model's action id (legal under ``observation["action_mask"]``).
 
+        ``observation`` is the env's: the flat one (``"observation"``, ``"action_mask"``) for a model of flat
+        observations; for a graph model, the graph observation, or the flat one with ``info["view"]``.
+
         Raises:
-            RiskError: the mask has no legal action (an all-zero mask), an observation of another shape than
-                the model's, or (for a graph policy given the flat observation) no ``info["view"]``.
+            RiskError: ``observation`` is not such a dict (None, no ``"action_mask"``, no ``"observation"`` for a flat
+                model); the mask is not a 1-d array of 0/1 (:func:`~risk_env.agents.base.observation_mask`), not one
+                entry per action id (the model's, or for a graph model the game's in ``info["view"]``), or has no legal
+                action (an all-zero mask); an observation of another shape than the model's, or (for a graph policy
+                given the flat observation) no ``info["view"]``.
         """
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        if not mask.any():
-            raise RiskError(f"policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
+        who = f"policy {self.name!r}"
+        space: Any = self.model.observation_space
+        if self.needs_view:  # a graph model: any map, given the graph observation or the flat one with a view
+            mask = _mask_of_graph_policy(observation, who, info)
+        else:
+            keys = tuple(k for k in space.spaces if k != "action_mask") if self._dict_obs else ("observation",)
+            actions: Any = self.model.action_space
+            mask = observation_mask(observation, who, int(actions.n), keys)
         if self._dict_obs:
-            space: Any = self.model.observation_space
             if "nodes" in space.spaces and "nodes" not in observation:
                 x: Any = self._graph_observation(mask, info)
             else:
                 x = {k: observation[k] for k in space.spaces}
         else:
-            x = observation["observation"]
+            x = observed_vector(observation, who, self._obs_shape)
             if tuple(x.shape) != self._obs_shape:
                 raise RiskError(
                     f"policy {self.name!r} expects observations of shape {self._obs_shape}, the env gives {tuple(x.shape)}: "
@@ -270,12 +288,8 @@ class GraphNetAgent(Agent):
         """
         torch = self._torch
         who = f"policy {self.name!r}"
-        graph = isinstance(observation, Mapping) and "nodes" in observation
-        view = info.get("view") if isinstance(info, Mapping) else None
-        num_actions = view.codec.n if isinstance(view, GameView) else None
-        also = " and either info['view'] (given the flat observation) or the graph observation's 'nodes', 'edges', 'globals'"
-        mask = observation_mask(observation, who, num_actions, *((_GRAPH_KEYS, "") if graph else ((), also)))
-        x: Mapping[str, np.ndarray] = observation if graph else self._graph(mask, info)
+        mask = _mask_of_graph_policy(observation, who, info)
+        x: Mapping[str, np.ndarray] = observation if "nodes" in observation else self._graph(mask, info)
         nodes, edges, glob = _graph_arrays(x, who)
         T, F = nodes.shape
         self.net.check_fits(T, F, int(glob.shape[0]), int(mask.shape[0]))

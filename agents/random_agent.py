@@ -7,9 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from risk_env.errors import RiskError
-
-from .base import Agent
+from .base import Agent, observation_mask
 
 __all__ = ["RandomAgent"]
 
@@ -24,12 +22,12 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
-        """A legal action id, given ``{"observation", "action_mask"}``.
+        """A legal action id, given ``{"observation", "action_mask"}`` (only the mask is read).
 
         Raises:
-            RiskError: the mask has no legal action (an all-zero mask).
+            RiskError: ``observation`` is not a dict with ``"action_mask"``; the mask is not a 1-d array of 0/1
+                (:func:`~risk_env.agents.base.observation_mask`), not one entry per action id (where ``info["view"]``
+                tells the game's count), or has no legal action (an all-zero mask). The generator is not drawn from then.
         """
-        legal = np.flatnonzero(observation["action_mask"])
-        if len(legal) == 0:
-            raise RiskError("the random agent was asked to act with no legal action (an all-zero mask)")
+        legal = np.flatnonzero(observation_mask(observation, "the random agent", info=info))
         return int(legal[self.rng.integers(len(legal))])

@@ -31,7 +31,7 @@ import numpy as np
 from risk_env._extras import require
 from risk_env.errors import RiskError
 
-from .base import Agent, check_flag, path_is
+from .base import Agent, check_flag, observation_mask, observed_vector, path_is
 
 __all__ = ["RLlibPolicyAgent", "is_rllib_checkpoint", "GAME_FILE"]
 
@@ -103,8 +103,17 @@ class RLlibPolicyAgent(Agent):
         self.trained_for: dict[str, Any] | None = json.loads(game_file.read_text()) if game_file.is_file() else None
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
-        x = np.asarray(observation["observation"], dtype=np.float32)
-        mask = np.asarray(observation["action_mask"])
+        """The module's action id (legal under ``observation["action_mask"]``), given the env's flat observation.
+
+        Raises:
+            RiskError: ``observation`` is not a dict with ``"observation"`` and ``"action_mask"`` (None, a key missing);
+                the mask is not a 1-d array of 0/1 (:func:`~risk_env.agents.base.observation_mask`), not one entry per
+                action id (where ``info["view"]`` tells the game's count), or has no legal action (an all-zero mask);
+                an observation of another shape than the module's (it was trained for other rules).
+        """
+        who = f"RLlib policy {self.name!r}"
+        mask = observation_mask(observation, who, keys=("observation",), info=info)
+        x = observed_vector(observation, who, self._obs_shape)
         if x.shape != self._obs_shape:
             trained = f" (trained for {self.trained_for})" if self.trained_for else ""
             raise RiskError(
@@ -112,8 +121,6 @@ class RLlibPolicyAgent(Agent):
                 f"it was trained for another map, number of players or variant{trained}"
             )
         legal = np.flatnonzero(mask)
-        if len(legal) == 0:
-            raise RiskError(f"RLlib policy {self.name!r} was asked to act with no legal action (an all-zero mask)")
         torch = self._torch
         batch = {"observations": torch.from_numpy(x[None]), "action_mask": torch.from_numpy(mask.astype(np.float32)[None])}
         with torch.no_grad():

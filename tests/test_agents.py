@@ -554,6 +554,84 @@ def test_the_agents_flags_take_only_a_bool(tmp_path, flag: object) -> None:  # t
     assert CallableAgent(zero, needs_view=np.bool_(True)).needs_view is True
 
 
+def _rllib_agent_without_ray(shape: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    """An RLlibPolicyAgent as its constructor leaves one, without a module (the checks of act come first)."""
+    from risk_env.agents import RLlibPolicyAgent
+
+    agent = RLlibPolicyAgent.__new__(RLlibPolicyAgent)
+    agent.name, agent._obs_shape, agent.trained_for, agent.deterministic = "ckpt", shape, None, True
+    return agent
+
+
+def test_the_other_agents_refuse_an_observation_that_is_not_the_envs() -> None:
+    # (None or {} gave TypeError or KeyError; a mask of NaN, text or 2s gave an action: the random agent played
+    # id 0 from the text 'abc'; action_mask=None was called an all-zero mask)
+    sb3c = pytest.importorskip("sb3_contrib")
+    from risk_env.agents import MaskablePPOAgent
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    env = risk_env.env(num_players=2, preset="fast")
+    env.reset(seed=0)
+    obs, _, _, _, info = env.last()
+    n = len(obs["action_mask"])
+    flat = MaskablePPOAgent(sb3c.MaskablePPO("MlpPolicy", RiskSingleAgentEnv(num_players=2, preset="fast"), seed=0))
+    random = RandomAgent(seed=0)
+    agents = {
+        "the random agent": (random, "'action_mask'"),
+        "policy 'maskable_ppo'": (flat, "'observation' and 'action_mask'"),
+        "policy 'ppo-2p'": (load_agent("ppo-2p"), "'action_mask'"),
+        "RLlib policy 'ckpt'": (_rllib_agent_without_ray(obs["observation"].shape), "'observation' and 'action_mask'"),
+    }
+    state = random.rng.bit_generator.state
+    for who, (agent, keys) in agents.items():
+        either = (
+            " and either info['view'] (given the flat observation) or the graph observation's 'nodes', 'edges', 'globals'"
+            if who == "policy 'ppo-2p'"
+            else ""
+        )
+        form = f"{who} needs the env's observation, a dict with {keys} (0/1 for each of the {n} action ids){either}"
+        with pytest.raises(RiskError) as err:
+            agent.act(None, info)  # type: ignore[arg-type]
+        assert str(err.value) == f"{form}, got None"
+        with pytest.raises(RiskError) as err:
+            agent.act({}, info)
+        missing = "'observation' or 'action_mask'" if "'observation'" in keys else "'action_mask'"
+        assert str(err.value) == f"{form}; the observation has no {missing} (it has no keys)"
+        for mask, shown in _bad_masks(obs["action_mask"]):
+            with pytest.raises(RiskError) as err:
+                agent.act({**obs, "action_mask": mask}, info)  # type: ignore[dict-item]
+            assert str(err.value) == (
+                f"{who}: observation['action_mask'] must be a 1-d array of 0/1 (1 = legal) for each of the {n} action ids, "
+                f"got {shown}"
+            )
+        with pytest.raises(RiskError) as err:
+            agent.act({**obs, "action_mask": obs["action_mask"][:-1]}, info)
+        assert str(err.value) == f"{who}: observation['action_mask'] has {n - 1} entries, expected {n} (one for each action id)"
+        with pytest.raises(RiskError) as err:
+            agent.act({**obs, "action_mask": np.zeros(n, dtype=np.int8)}, info)
+        assert str(err.value) == f"{who} was asked to act with no legal action (an all-zero mask)"
+    assert random.rng.bit_generator.state == state  # the refusals drew nothing
+    # a flat model knows its action count without a view, and names an observation that is no float vector
+    with pytest.raises(
+        RiskError, match=f"^policy 'maskable_ppo': observation\\['action_mask'\\] has {n + 1} entries, expected {n} "
+    ):
+        flat.act({**obs, "action_mask": np.r_[obs["action_mask"], 1]}, None)
+    for bad, shown in (
+        (None, "None"),
+        ("x", "str 'x'"),
+        (obs["observation"][None], f"an array of shape (1, {len(obs['observation'])})"),
+    ):
+        for who, agent in (("policy 'maskable_ppo'", flat), ("RLlib policy 'ckpt'", agents["RLlib policy 'ckpt'"][0])):
+            with pytest.raises(RiskError) as err:
+                agent.act({**obs, "observation": bad}, info)  # type: ignore[dict-item]
+            assert str(err.value).startswith(
+                f"{who}: observation['observation'] must be a float array of shape {obs['observation'].shape}, got {shown}"
+            )
+    for agent in (random, flat, load_agent("ppo-2p")):
+        assert obs["action_mask"][agent.act(obs, info)] == 1
+        assert obs["action_mask"][agent.act({**obs, "action_mask": obs["action_mask"].astype(bool)}, info)] == 1
+
+
 def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "my_policy_mod.py").write_text(
         textwrap.dedent("""

@@ -47,6 +47,8 @@ __all__ = [
     "PRETRAINED",
     "check_spec",
     "graph_policy_path",
+    "is_lineup",
+    "lineup_parts",
     "load_agent",
     "agent_label",
     "pretrained_path",
@@ -131,6 +133,26 @@ def check_spec(spec: str) -> None:
     if sep and mod_name and attr:
         return
     raise UnknownAgentError(f"unknown agent {shown_spec(spec)}: use one of {spec_forms()}")
+
+
+def is_lineup(spec: str) -> bool:
+    """Whether a text spec is a line-up ``"a+b+c"``: one agent spec per other seat, joined by ``+`` (the training
+    configs' ``opponents.baselines`` and ``eval.opponents``). A spec that ends in ``.zip`` or ``.pt`` is a model
+    file, whose name may hold a ``+``.
+
+    >>> is_lineup("aggressive+balanced"), is_lineup("balanced"), is_lineup("runs/a+b/model.pt")
+    (True, False, False)
+    """
+    return "+" in spec and not spec.endswith((".zip", ".pt"))
+
+
+def lineup_parts(spec: str) -> list[str]:
+    """The agent specs of a line-up (:func:`is_lineup`), as written (not stripped); ``[spec]`` for any other spec.
+
+    >>> lineup_parts("aggressive+balanced"), lineup_parts("runs/a+b/model.zip")
+    (['aggressive', 'balanced'], ['runs/a+b/model.zip'])
+    """
+    return spec.split("+") if is_lineup(spec) else [spec]
 
 
 def graph_policy_path(spec: str) -> Path | None:

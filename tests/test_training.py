@@ -116,6 +116,30 @@ def test_a_mistyped_baseline_is_named_before_the_weights_count(baselines):
     assert cfg.opponents.baselines == ["runs/x/model.zip", "helpers:StubbornAgent", "random"]
 
 
+def test_every_reader_of_a_line_up_splits_it_by_the_same_rule():
+    from risk_env.agents.registry import is_lineup, lineup_parts
+    from risk_env.train.device_train import _slot_entries
+    from risk_env.train.run import opponent_lineup
+
+    assert lineup_parts("aggressive+balanced") == ["aggressive", "balanced"] and is_lineup("aggressive+balanced")
+    assert lineup_parts("balanced") == ["balanced"] and not is_lineup("balanced")
+    # a model file whose name holds '+' is one agent, not a line-up
+    for model in ("runs/a+b/model.zip", "runs/a+b/model.pt"):
+        assert lineup_parts(model) == [model] and not is_lineup(model)
+        assert opponent_lineup(model, 3) == [model, model]
+    assert opponent_lineup("random + balanced", 3) == ["random", "balanced"]
+    assert _slot_entries(["random+balanced", "aggressive"], None, 4) == [("random", "balanced")] * 2 + ["aggressive"] * 2
+    four = {"preset": "fast", "num_players": 4}
+    assert TrainConfig.from_dict({"eval": {"opponents": ["runs/a+b/model.zip"], "rules": four}}).eval.opponents == [
+        "runs/a+b/model.zip"
+    ]
+    with pytest.raises(ConfigError, match=r"the line-up 'random\+balanced' must name 3 agents"):
+        TrainConfig.from_dict({"eval": {"opponents": ["random+balanced"], "rules": four}})
+    # the device trainer names the model file whole among the opponents it cannot seat
+    with pytest.raises(ConfigError, match=r"does not support opponents\.baselines \['runs/a\+b/model\.pt'\] \(its opponents"):
+        load_config("device", ["opponents.baselines=[runs/a+b/model.pt]", "opponents.weights=null"])
+
+
 def test_overrides_and_print_config():
     cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])
     assert cfg.ppo.learning_rate == 1e-4 and cfg.total_timesteps == 2_000_000 and cfg.eval.opponents == ["random"]

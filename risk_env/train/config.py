@@ -76,11 +76,10 @@ def _check_specs(spec: str) -> None:
     """Refuse an agent spec (or each agent of an ``a+b+c`` line-up) that names none of the forms
     :func:`risk_env.agents.load_agent` reads (:func:`risk_env.agents.registry.check_spec`), with the
     forms there are."""
-    from ..agents.registry import check_spec
+    from ..agents.registry import check_spec, lineup_parts
     from ..errors import UnknownAgentError
 
-    parts = spec.split("+") if "+" in spec and not spec.endswith((".zip", ".pt")) else [spec]
-    for part in parts:
+    for part in lineup_parts(spec):
         try:
             check_spec(part)
         except UnknownAgentError as e:
@@ -327,9 +326,11 @@ class TrainConfig(_Section):
 
     @model_validator(mode="after")
     def _eval_lineups(self) -> TrainConfig:
+        from ..agents.registry import is_lineup, lineup_parts
+
         n = self.eval_rules_config.num_players
         for spec in self.eval.opponents:
-            if "+" in spec and not spec.endswith((".zip", ".pt")) and len(spec.split("+")) != n - 1:
+            if is_lineup(spec) and len(lineup_parts(spec)) != n - 1:
                 raise ValueError(
                     f"eval.opponents: the line-up {spec!r} must name {n - 1} agents (one per other seat of {n} players)"
                 )
@@ -535,6 +536,8 @@ named here so that a config is checked without torch)."""
 def device_unsupported(cfg: TrainConfig) -> list[str]:
     """The settings of ``cfg`` that ``trainer: device`` does not implement, each with what to do instead
     (an empty list when it runs)."""
+    from ..agents.registry import is_lineup, lineup_parts
+
     bad = []
     if cfg.ppo.policy != "graph":
         bad.append(f"ppo.policy={cfg.ppo.policy!r} (it trains the graph policy: ppo.policy=graph)")
@@ -556,7 +559,7 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
             f"env.vec_env={cfg.env.vec_env!r} (the sb3 trainer's reference envs; trainer 'device' runs the env.n_envs "
             "games in one batch: leave it at dummy)"
         )
-    lineups = [b for b in cfg.opponents.baselines if "+" in b]
+    lineups = [b for b in cfg.opponents.baselines if is_lineup(b)]
     if lineups and (cfg.opponents.self_play.enabled or cfg.opponents.pfsp.enabled):
         bad.append(
             f"opponents.baselines line-ups {lineups} with self_play or pfsp (a league draws each opponent seat: "
@@ -571,7 +574,7 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
         )
     batched = ", ".join(BATCHED_POLICIES)
     others = [
-        part for spec in cfg.opponents.baselines if spec != SELF for part in spec.split("+") if part not in BATCHED_POLICIES
+        part for spec in cfg.opponents.baselines if spec != SELF for part in lineup_parts(spec) if part not in BATCHED_POLICIES
     ]
     if others:
         bad.append(

@@ -66,7 +66,9 @@ def resolve_device(name: str) -> Any:
 def _slot_entries(baselines: list[str], weights: list[float] | None, slots: int) -> list[Any]:
     """One opponent entry per slot (an agent name, or a tuple for an ``a+b+c`` line-up), in the
     proportions of ``weights`` (largest remainders; every entry of positive weight gets a slot)."""
-    entries = [tuple(b.split("+")) if "+" in b else b for b in baselines]
+    from ..agents.registry import is_lineup, lineup_parts
+
+    entries = [tuple(lineup_parts(b)) if is_lineup(b) else b for b in baselines]
     w = list(weights) if weights is not None else [1.0] * len(entries)
     total = sum(w)
     exact = [x / total * slots for x in w]
@@ -98,6 +100,7 @@ def build_env(cfg: TrainConfig, device: Any) -> tuple[Any, Any]:
     """
     import torch
 
+    from ..agents.registry import is_lineup
     from ..vector.league import League
     from ..vector.learner import FixedOpponents, LearnerEnv
     from .config import SELF
@@ -119,7 +122,7 @@ def build_env(cfg: TrainConfig, device: Any) -> tuple[Any, Any]:
     gen = torch.Generator(device=env.device)
     gen.manual_seed(cfg.seed + 7919)
     assignment: Any
-    if any("+" in b for b in o.baselines):
+    if any(is_lineup(b) for b in o.baselines):
         assignment = FixedOpponents(_slot_entries(o.baselines, o.weights, e.n_envs), env.game, gen)
     else:
         sp, pf = o.self_play, o.pfsp

@@ -142,8 +142,10 @@ def opponent_lineup(spec: str, num_players: int) -> list[str]:
     Raises:
         ConfigError: a ``+`` line-up whose length is not ``num_players - 1``.
     """
-    if "+" in spec and not spec.endswith((".zip", ".pt")):
-        parts = [p.strip() for p in spec.split("+")]
+    from ..agents.registry import is_lineup, lineup_parts
+
+    if is_lineup(spec):
+        parts = [p.strip() for p in lineup_parts(spec)]
         if len(parts) != num_players - 1 or not all(parts):
             raise ConfigError(
                 f"opponent line-up {spec!r} names {len(parts)} agents; {num_players} players need "

@@ -671,6 +671,22 @@ def test_the_benchmark_refuses_its_arguments_before_it_runs(
     assert err.count("\n") == 1
 
 
+def test_the_benchmark_refuses_too_many_torch_threads_before_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from risk_env.train import bench
+
+    def run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ran with torch_threads=100000")
+
+    monkeypatch.setattr(bench, "benchmark", run)
+    out = tmp_path / "bench.json"
+    assert bench.main(["--set", "torch_threads=100000", "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.endswith("torch_threads: Input should be less than or equal to 1024, got 100000\n")
+    assert not out.exists()
+
+
 def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:
     from risk_env.train.sb3 import train
 

@@ -65,6 +65,18 @@ def test_unknown_keys_and_bad_values_are_named():
         TrainConfig.load("no_such_config")
 
 
+def test_torch_threads_is_capped_at_a_fixed_documented_number():
+    from risk_env.train.config import MAX_TORCH_THREADS
+
+    assert MAX_TORCH_THREADS == 1024  # docs/training.md says so; a config means the same on every machine
+    assert load_config("device", ["torch_threads=1024"]).torch_threads == 1024
+    with pytest.raises(ConfigError) as info:  # torch crashed (a segmentation fault) on such a number
+        load_config("device", ["torch_threads=100000"])
+    assert str(info.value).endswith("torch_threads: Input should be less than or equal to 1024, got 100000")
+    with pytest.raises(ConfigError, match=r"torch_threads: Input should be greater than or equal to 1, got 0$"):
+        TrainConfig.from_dict({"torch_threads": 0})
+
+
 def _documented_train_commands() -> list[list[str]]:
     """Every ``python scripts/train.py`` / ``risk-env train`` command of the docs (continued lines joined),
     its arguments without the program; those resuming a run (no run to resume here) left out."""

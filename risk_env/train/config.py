@@ -38,6 +38,7 @@ __all__ = [
     "CONFIG_DIR",
     "MAX_DEPTH",
     "MAX_NODES",
+    "MAX_TORCH_THREADS",
     "SELF",
     "TrainConfig",
     "apply_overrides",
@@ -51,6 +52,11 @@ __all__ = [
 
 CONFIG_DIR: Traversable = files("risk_env.configs") / "train"
 """The folder of the shipped YAML configs (package data of ``risk_env.configs``)."""
+
+
+MAX_TORCH_THREADS = 1024
+"""Most torch threads a config may ask for (``torch_threads``): a fixed cap, so a config means the same on every
+machine; torch crashes (a segmentation fault) when asked for many more threads than that."""
 
 
 class _Section(BaseModel):
@@ -308,7 +314,9 @@ class TrainConfig(_Section):
     seed: int = Field(0, ge=0, lt=2**32, description="seeds the run (below 2**32: SB3 seeds numpy's legacy generator)")
     total_timesteps: int = Field(500_000, ge=1)
     max_minutes: float | None = Field(10.0, gt=0)
-    torch_threads: int | None = Field(None, ge=1, description="torch threads in the trainer (default 1)")
+    torch_threads: int | None = Field(
+        None, ge=1, le=MAX_TORCH_THREADS, description=f"torch threads in the trainer (default 1; 1 to {MAX_TORCH_THREADS})"
+    )
     out_dir: str | None = None
     rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "fast", "num_players": 2})
     env: EnvSection = Field(default_factory=lambda: EnvSection.model_validate({}))

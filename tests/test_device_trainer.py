@@ -452,6 +452,37 @@ def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path: Path) ->
     )
 
 
+@pytest.mark.parametrize(
+    "sets, message",
+    [
+        (["rules.map=nope"], "rules.map: unknown map 'nope'; shipped maps: classic, small"),
+        (["rules.starting_armies=1"], "rules: starting_armies=1 is too few: 3 seats"),
+        (["rules.map=small", "rules.secret_missions=true"], "rules: secret_missions=True needs a map with the classic"),
+        (["eval.rules.map=nope"], "eval.rules.map: unknown map 'nope'; shipped maps: classic, small"),
+        (
+            ["rules.num_players=4", "rules.starting_armies=11", "env.player_counts=[4, 3]"],
+            "rules (num_players=3 of env.player_counts): starting_armies=11 is too few: 3 seats",
+        ),
+        (["rules.capitals=true"], "opponents.baselines: 'balanced' cannot be played: the batched heuristics do not play"),
+        (
+            ["opponents.baselines=[self]", "opponents.weights=null", "rules.capitals=true"],
+            "imitation.teacher: 'balanced' cannot be played: the batched heuristics do not play capitals=True",
+        ),
+    ],
+)
+def test_rules_no_game_is_played_under_are_refused_before_the_run_folder(tmp_path: Path, sets: list[str], message: str) -> None:
+    from risk_env.train.device_train import train
+
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError) as info:
+        train(load_config("device", [*sets, f"out_dir={out}"]), progress=False, quiet=True)
+    assert str(info.value).startswith(message)
+    assert list(tmp_path.iterdir()) == []  # no run folder, no config.yaml
+    code, _, err = run_cli("train", "--config", "device", *[a for s in sets for a in ("--set", s)], "--out", out)
+    assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_batched_policies_a_config_names_are_the_engines() -> None:
     from risk_env.train.config import BATCHED_POLICIES
     from risk_env.vector.agents import BATCHED_HEURISTICS
@@ -685,6 +716,20 @@ def test_the_benchmark_refuses_too_many_torch_threads_before_it_runs(
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.endswith("torch_threads: Input should be less than or equal to 1024, got 100000\n")
     assert not out.exists()
+
+
+def test_the_benchmark_refuses_rules_no_game_is_played_under_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from risk_env.train import bench, device_train
+
+    def no_env(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the benchmark built its env before checking the rules")
+
+    monkeypatch.setattr(device_train, "build_env", no_env)
+    assert bench.main(["--set", "rules.map=nope"]) == 2  # (a MapError traceback from the env's build)
+    err = capsys.readouterr().err
+    assert err.startswith("error: rules.map: unknown map 'nope'; shipped maps: classic, small") and err.count("\n") == 1
 
 
 def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path) -> None:

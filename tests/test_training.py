@@ -332,6 +332,27 @@ def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path):
     assert code == 2 and err.startswith("error: the run folder ") and "is not a folder" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        # the evaluation rules were read at the first evaluation, after training (the reference backend)
+        ({"eval.rules": {"preset": "fast", "num_players": 2, "map": "nope"}}, "eval.rules.map: unknown map 'nope'; "),
+        ({"rules": {"preset": "fast", "num_players": 2, "starting_armies": 1}}, "rules: starting_armies=1 is too few"),
+        # a teacher's file was looked for after the run folder was written (and called an opponent)
+        (
+            {"imitation": {"enabled": True, "teacher": "missing.zip"}},
+            "imitation.teacher: 'missing.zip' cannot be played: no saved model at 'missing.zip'",
+        ),
+    ],
+)
+def test_the_sb3_trainer_refuses_rules_and_teachers_before_the_run_folder(tmp_path, changes, message):
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(out, **changes), progress=False, quiet=True)
+    assert str(info.value).startswith(message)
+    assert list(tmp_path.iterdir()) == []
+
+
 def _params(path: Path) -> np.ndarray:
     from sb3_contrib import MaskablePPO
 

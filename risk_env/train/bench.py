@@ -152,6 +152,9 @@ def benchmark(
         raise ConfigError(f"updates and repeats must be >= 1, got {updates} and {repeats}")
     if sb3_envs < 1:  # (before the warm-up)
         raise ConfigError(f"--sb3-envs must be >= 1, got {sb3_envs}")
+    from .run import check_rules
+
+    check_rules(cfg)  # (a map that does not load was a MapError traceback from the env's build)
     threads = cfg.torch_threads or 1
     before = torch.get_num_threads()
     torch.set_num_threads(threads)

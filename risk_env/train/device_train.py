@@ -29,7 +29,7 @@ from typing import Any
 from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import Run, TrainResult, check_opponents, check_run_dir, latest_checkpoint
+from .run import Run, TrainResult, check_opponents, check_rules, check_run_dir, latest_checkpoint
 
 __all__ = [
     "DeviceModel",
@@ -387,7 +387,8 @@ def train(
         quiet: print nothing (the log still goes to ``<run>/train.log``).
 
     Raises:
-        ConfigError: bad config, device or resume path; a ``ppo.init`` that does not load, or whose network
+        ConfigError: bad config, rules (:func:`~risk_env.train.run.check_rules`), device or resume path; a
+            ``ppo.init`` that does not load, or whose network
             is of another width or number of rounds than ``ppo.graph_hidden`` and ``ppo.graph_rounds``
             (:func:`check_init_sizes`; refused before the run folder is written).
         MissingExtraError: a package of the ``train`` extra that this trainer needs (torch, TorchRL,
@@ -414,6 +415,7 @@ def train(
         meta = json.loads(mp.read_text()) if mp.exists() else {}
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
+    check_rules(cfg)  # (a map that does not load, too few armies, a variant the map lacks: before the run folder)
     device = resolve_device(cfg.ppo.device)
     init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
     if init_net is not None:

@@ -31,6 +31,7 @@ __all__ = [
     "TrainResult",
     "callback_class",
     "check_opponents",
+    "check_rules",
     "check_run_dir",
     "evaluate_model",
     "latest_checkpoint",
@@ -98,22 +99,65 @@ def evaluate_model(
     return out
 
 
-def check_opponents(cfg: TrainConfig) -> None:
-    """Refuse, before any training, an ``opponents.baselines`` or ``eval.opponents`` entry that could not be
-    played: each agent of each line-up is built once, as the training env or the evaluation's backend builds it
-    (``load_agent``, or the batched policy of a ``vector`` backend).
+def check_rules(cfg: TrainConfig) -> None:
+    """Refuse, before any training and before the run folder is touched, rules that no game can be played under:
+    the training rules (under each player count of ``env.player_counts`` too) and the evaluation rules, each built
+    as the engine builds them (the map loaded, the armies counted, each variant's check), and by the batched engine
+    where it plays them (``trainer: device``, ``env.backend: vector``, ``eval.backend: vector``).
 
     Raises:
-        ConfigError: the entry and why (an unknown name, a missing file, a spec the vector backend does not play).
+        ConfigError: the key (``rules``, ``eval.rules``; ``rules.map``, ``eval.rules.map`` for a map that does not
+            load) and why.
+    """
+    from ..errors import MapError, RiskError
+    from ..rules.engine import Game
+    from .config import rules_from
+
+    batched = cfg.trainer == "device" or cfg.env.backend == "vector"
+    checks: list[tuple[str, dict[str, Any], bool]] = [("rules", cfg.rules, batched)]  # (key, rules, batched engine)
+    for n in cfg.env.player_counts or ():
+        if n != cfg.rules_config.num_players:
+            checks.append((f"rules (num_players={n} of env.player_counts)", {**cfg.rules, "num_players": n}, batched))
+    if cfg.eval.rules is not None:
+        checks.append(("eval.rules", cfg.eval.rules, cfg.eval.backend == "vector"))
+    for key, rules, on_batched in checks:
+        try:
+            rc = rules_from(rules)
+            Game(rc)
+            if on_batched:
+                from ..vector.engine import VectorGame
+
+                VectorGame(rc)  # (a check of the rules: on the CPU)
+        except MapError as e:
+            where = key.replace("rules", "rules.map", 1)
+            raise ConfigError(f"{where}: {e}") from None
+        except RiskError as e:
+            raise ConfigError(f"{key}: {e}") from None
+
+
+def check_opponents(cfg: TrainConfig) -> None:
+    """Refuse, before any training, an ``opponents.baselines`` or ``eval.opponents`` entry (or a teacher of
+    ``imitation`` or ``kickstart`` when enabled) that could not be played: each agent of each line-up is built
+    once, as the training env or the evaluation's backend builds it (``load_agent``, or the batched policy of a
+    ``vector`` backend and of ``trainer: device``).
+
+    Raises:
+        ConfigError: the entry and why (an unknown name, a missing file, a spec the vector backend does not play,
+            rules the batched heuristics do not play).
     """
     from ..errors import RiskError
     from .config import SELF
 
     ev = cfg.eval
     checks: list[tuple[str, str, str, RulesConfig]] = []  # (section, spec, backend, rules)
+    train_backend = "vector" if cfg.trainer == "device" else cfg.env.backend
     for spec in cfg.opponents.baselines:
         if spec != SELF:
-            checks.append(("opponents.baselines", spec, cfg.env.backend, cfg.rules_config))
+            checks.append(("opponents.baselines", spec, train_backend, cfg.rules_config))
+    teacher_backend = "vector" if cfg.trainer == "device" else "reference"  # (the sb3 trainer's teachers: load_agent)
+    for key, teaching in (("imitation.teacher", cfg.imitation), ("kickstart.teacher", cfg.kickstart)):
+        if teaching.enabled:
+            checks.append((key, teaching.teacher, teacher_backend, cfg.rules_config))
     if ev.final_games > 0 or ev.every > 0:
         checks += [("eval.opponents", spec, ev.backend, cfg.eval_rules_config) for spec in ev.opponents]
     games: dict[int, Any] = {}

@@ -101,6 +101,7 @@ from .run import (
     TrainResult,
     callback_class,
     check_opponents,
+    check_rules,
     check_run_dir,
     checkpoint_meta,
     evaluate_model,
@@ -251,6 +252,7 @@ def train(
         meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
+    check_rules(cfg)  # (refused before the run folder is touched, the evaluation rules too)
     check_opponents(cfg)  # (refused before the run folder is touched, as a device SB3 cannot use)
     from .device_train import resolve_device
 

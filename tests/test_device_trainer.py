@@ -675,6 +675,10 @@ def test_the_benchmark_refuses_an_unknown_sb3_opponent_before_timing(
     assert bench.main(["--sb3-opponent", "balancd"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --sb3-opponent: unknown agent 'balancd'") and err.count("\n") == 1
+    # a spec of a known form that does not load: refused up front too (it was found after the warm-up)
+    with pytest.raises(ConfigError) as info:
+        bench.benchmark(load_config("device"), sb3_opponent="missing.zip")
+    assert str(info.value) == "--sb3-opponent: 'missing.zip' cannot be played: no saved model at 'missing.zip'"
 
 
 def test_the_benchmark_refuses_its_arguments_before_it_runs(

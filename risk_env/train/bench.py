@@ -130,16 +130,21 @@ def benchmark(
     Raises:
         ConfigError: a config the device trainer refuses, ``updates``, ``repeats`` or ``sb3_envs`` below 1,
             ``sb3_envs`` not dividing its decisions per update, or an ``sb3_opponent`` that is neither ``self``
-            nor an agent spec (all checked before anything is timed).
+            nor an agent spec, or one that does not load (a missing model file) (all checked before anything is
+            timed).
     """
-    from ..agents.registry import check_spec
-    from ..errors import UnknownAgentError
+    from ..agents.registry import check_spec, load_agent
+    from ..errors import RiskError, UnknownAgentError
 
     if sb3_opponent != SELF:
         try:
             check_spec(sb3_opponent)
         except UnknownAgentError as e:
             raise ConfigError(f"--sb3-opponent: {e}; or {SELF} (a frozen snapshot of the same network)") from None
+        try:
+            load_agent(sb3_opponent)  # (a missing model file was found when the sb3 path was built, after the warm-up)
+        except RiskError as e:
+            raise ConfigError(f"--sb3-opponent: {sb3_opponent!r} cannot be played: {e}") from None
     import torch
 
     from .device_ppo import DevicePPO

@@ -353,6 +353,71 @@ def test_the_sb3_trainer_refuses_rules_and_teachers_before_the_run_folder(tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("place", ["/proc/x", "/proc/x/y", "/sys/x", "/sys/kernel/a/b"])
+def test_a_run_folder_the_system_refuses_is_refused_before_training(place):
+    from risk_env.train.run import check_run_dir
+
+    if not Path(place).parts[1:2] or not Path("/", Path(place).parts[1]).is_dir():
+        pytest.skip(f"no {place.split('/')[1]} here")
+    with pytest.raises(ConfigError) as info:  # (os.access said writable, and the run failed at its mkdir)
+        check_run_dir(Path(place))
+    msg = str(info.value)
+    assert msg.startswith(f"the run folder {place!r} cannot be ") and msg.endswith(": give another --out")
+    assert not Path(place).exists()
+    code, _, err = run_cli("train", "--config", "device", "--out", place)
+    assert code == 2 and err.startswith(f"error: the run folder {place!r} cannot be ") and err.count("\n") == 1
+
+
+def test_a_run_folder_name_too_long_or_empty_is_refused_and_the_check_leaves_nothing(tmp_path, monkeypatch):
+    from risk_env.train import run as run_module
+    from risk_env.train.run import check_run_dir
+
+    long = tmp_path / "a" / ("b" * 300) / "c"
+    with pytest.raises(ConfigError) as info:
+        check_run_dir(long)
+    assert str(info.value) == (
+        f"the run folder {str(long)!r} cannot be made: the name 'bbbbbbbbbbbbbbbbbbbb...' is 300 bytes long; "
+        f"a name in {str(tmp_path)!r} is at most 255: give another --out"
+    )
+    code, _, err = run_cli("train", "--out", tmp_path / ("x" * 300))
+    assert code == 2 and "is 300 bytes long" in err and err.count("\n") == 1
+    # a run folder that can be made: the check makes it and a file in it, and removes both
+    for out in (tmp_path / "a" / "b" / "c", tmp_path / "new" / ".." / "d", tmp_path):
+        check_run_dir(out)
+    assert list(tmp_path.iterdir()) == []
+    # a refusal half-way (a read-only file system, say) removes the folders it made too
+
+    def refuse(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(run_module.tempfile, "mkstemp", refuse)
+    out = tmp_path / "a" / "b"
+    with pytest.raises(ConfigError) as info:
+        check_run_dir(out)
+    assert str(info.value) == (
+        f"the run folder {str(out)!r} cannot be made in {str(tmp_path)!r}: the system refuses it "
+        "(Read-only file system): give another --out"
+    )
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ConfigError) as info:
+        check_run_dir(tmp_path)
+    assert str(info.value) == (
+        f"the run folder {str(tmp_path)!r} cannot be written: the system refuses a file in it (Read-only file system): "
+        "give another --out"
+    )
+    monkeypatch.undo()
+    # an empty --out fell back to runs/<name>
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.from_dict({"out_dir": ""})
+    assert str(info.value).endswith(
+        "out_dir: Value error, an empty run folder (--out): give a folder, or null for runs/<name>, got ''"
+    )
+    with pytest.raises(ConfigError, match=r"out_dir: Value error, an empty run folder \(--out\)"):
+        TrainConfig.from_dict({"out_dir": " "})
+    code, _, err = run_cli("train", "--out", "", "--print-config")
+    assert code == 2 and "out_dir: Value error, an empty run folder (--out)" in err and err.count("\n") == 1
+
+
 def _params(path: Path) -> np.ndarray:
     from sb3_contrib import MaskablePPO
 

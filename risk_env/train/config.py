@@ -362,6 +362,13 @@ class TrainConfig(_Section):
             raise ValueError("trainer 'device' does not support " + "; ".join(bad))
         return self
 
+    @field_validator("out_dir")
+    @classmethod
+    def _out_dir(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("an empty run folder (--out): give a folder, or null for runs/<name>")
+        return v
+
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:

@@ -10,9 +10,11 @@ on-device one (:mod:`risk_env.train.device_train`) share them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -453,24 +455,63 @@ class Run:
 
 def check_run_dir(run_dir: Path) -> None:
     """Refuse, before any training, a run folder (``--out``, ``out_dir``) that cannot be made or written: a file
-    at its place, a file among the folders above it, or a folder above it that this user may not write.
+    at its place, a file among the folders above it, a folder above it that this user may not write, a name longer
+    than the file system takes, or a place where the system refuses new folders or files (``/proc``, ``/sys``, a
+    read-only file system).
+
+    The check asks the system itself: it makes the folders that are missing and a file in the run folder, and
+    removes them again, so nothing is left behind.
 
     Raises:
         ConfigError: the run folder and why.
     """
     where = f"the run folder {str(run_dir)!r}"
-    if run_dir.exists() and not run_dir.is_dir():
+    # (os.path's tests: False for a name the system cannot even look up, where Path's raise)
+    if os.path.exists(run_dir) and not os.path.isdir(run_dir):
         raise ConfigError(f"{where} is a file: give another --out")
+    missing: list[Path] = []  # the folders to make, the nearest to the part that exists first
     parent = run_dir
-    while not parent.exists() and not parent.is_symlink():  # the nearest part of the path that exists
+    while not os.path.lexists(parent):  # the nearest part of the path that exists
         if parent.parent == parent:
             break
+        missing.insert(0, parent)
         parent = parent.parent
-    if not parent.is_dir():
+    if not os.path.isdir(parent):
         raise ConfigError(f"{where} cannot be made: {str(parent)!r} is not a folder: give another --out")
     if not os.access(parent, os.W_OK | os.X_OK):
         what = "the run folder" if parent == run_dir else f"the folder {str(parent)!r}"
         raise ConfigError(f"{where} cannot be written: {what} is not writable by this user: give another --out")
+    try:
+        longest = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError):  # (no such limit known here)
+        longest = 255
+    for p in missing:
+        if len(os.fsencode(p.name)) > longest:
+            raise ConfigError(
+                f"{where} cannot be made: the name {p.name[:20] + '...'!r} is {len(os.fsencode(p.name))} bytes long; "
+                f"a name in {str(parent)!r} is at most {longest}: give another --out"
+            )
+    made: list[Path] = []
+    probe: str | None = None
+    try:
+        for p in missing:
+            try:
+                p.mkdir()
+            except FileExistsError:  # (a '..' part, or made meanwhile: not ours to remove)
+                continue
+            made.append(p)
+        fd, probe = tempfile.mkstemp(prefix=".risk_env-probe-", dir=run_dir)
+        os.close(fd)
+    except OSError as e:
+        what = f"be made in {str(parent)!r}: the system refuses it" if missing else "be written: the system refuses a file in it"
+        raise ConfigError(f"{where} cannot {what} ({e.strerror or e}): give another --out") from None
+    finally:
+        if probe is not None:  # (best effort: the check never fails on its own clean-up)
+            with contextlib.suppress(OSError):
+                os.remove(probe)
+        for p in reversed(made):
+            with contextlib.suppress(OSError):
+                p.rmdir()
 
 
 def latest_checkpoint(path: Path) -> Path:

@@ -77,6 +77,24 @@ def test_torch_threads_is_capped_at_a_fixed_documented_number():
         TrainConfig.from_dict({"torch_threads": 0})
 
 
+@pytest.mark.parametrize(
+    "data, value, message",
+    [
+        ({"name": "../x"}, "../x", "name: Value error, name must be letters, digits, '_', '-' or '.', got '../x'"),
+        ({"name": "a  b"}, "a  b", "name: Value error, name must be letters, digits, '_', '-' or '.', got 'a  b'"),
+        ({"imitation": {"teacher": "nope"}}, "nope", "imitation.teacher: Value error, unknown agent 'nope': use one of "),
+        ({"kickstart": {"teacher": "nope"}}, "nope", "kickstart.teacher: Value error, unknown agent 'nope': use one of "),
+        ({"torch_threads": 0}, 0, "torch_threads: Input should be greater than or equal to 1, got 0"),
+    ],
+)
+def test_a_refused_value_is_named_once(data, value, message):
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.from_dict(data)
+    msg = str(info.value)
+    # a validator's message that names the value gets no second ", got ..." (it had one: "got '../x', got '../x'")
+    assert message in msg and msg.count(repr(value)) == 1
+
+
 def _documented_train_commands() -> list[list[str]]:
     """Every ``python scripts/train.py`` / ``risk-env train`` command of the docs (continued lines joined),
     its arguments without the program; those resuming a run (no run to resume here) left out."""

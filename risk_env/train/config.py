@@ -405,12 +405,13 @@ class TrainConfig(_Section):
             parts = []
             for err in e.errors():
                 loc = ".".join(_key_text(p) for p in err["loc"]) or "(top level)"
-                msg = err["msg"]
+                msg = re.sub(r"\s*\n\s*", " ", str(err["msg"])).strip()  # one line; a value's own spaces kept
+                value = err.get("input")
                 if err["type"] == "extra_forbidden":
                     msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
-                elif err["type"] != "missing" and not isinstance(err.get("input"), (dict, list)):
-                    msg = f"{msg}, got {err.get('input')!r}"
-                parts.append(f"{loc}: {' '.join(str(msg).split())}")
+                elif err["type"] != "missing" and not isinstance(value, (dict, list)) and repr(value) not in msg:
+                    msg = f"{msg}, got {value!r}"  # (once: a validator's own message may name the value already)
+                parts.append(f"{loc}: {msg}")
             raise ConfigError(f"{source}: invalid training config: " + "; ".join(parts)) from None
 
     @classmethod

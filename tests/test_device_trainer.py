@@ -659,6 +659,16 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
     assert res.decisions_per_update == 64 and "frozen snapshot" in res.table()
 
 
+def test_the_benchmarks_sb3_envs_need_not_divide_the_decisions_per_update() -> None:
+    from risk_env.train.bench import _sb3_config
+
+    cfg = load_config("device")
+    # 3 envs and 64 decisions: n_steps 21, the nearest (63 decisions), not a refusal as the docstring said
+    assert _sb3_config(cfg, 3, "random", 64).ppo.n_steps == 21
+    assert _sb3_config(cfg, 16, "random", 200).ppo.n_steps == 12  # 192 decisions
+    assert _sb3_config(cfg, 16, "random", 8).ppo.n_steps == 2  # at least 2 (PPO's n_steps)
+
+
 def test_the_benchmark_refuses_an_unknown_sb3_opponent_before_timing(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

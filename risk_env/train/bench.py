@@ -127,11 +127,14 @@ def benchmark(
 ) -> BenchResult:
     """Time both trainers on ``cfg`` (module docstring).
 
+    ``sb3_envs`` need not divide the device trainer's learner decisions per update: the sb3 path takes the
+    ``n_steps`` (at least 2) that brings ``sb3_envs x n_steps`` nearest to them, and the result's
+    ``decisions_per_update`` is the sb3 path's count, what each window's figures are per update.
+
     Raises:
-        ConfigError: a config the device trainer refuses, ``updates``, ``repeats`` or ``sb3_envs`` below 1,
-            ``sb3_envs`` not dividing its decisions per update, or an ``sb3_opponent`` that is neither ``self``
-            nor an agent spec, or one that does not load (a missing model file) (all checked before anything is
-            timed).
+        ConfigError: a config the device trainer refuses, rules no game is played under, ``updates``, ``repeats``
+            or ``sb3_envs`` below 1, or an ``sb3_opponent`` that is neither ``self`` nor an agent spec, or one that
+            does not load (a missing model file) (all checked before anything is timed).
     """
     from ..agents.registry import check_spec, load_agent
     from ..errors import RiskError, UnknownAgentError

@@ -122,6 +122,22 @@ def test_the_documented_train_commands_give_valid_configs():
     assert selfplay.opponents.baselines == ["self"] and selfplay.opponents.weights is None
 
 
+def test_the_training_docs_name_the_files_and_the_batched_opponents_the_code_has():
+    import re
+
+    from risk_env.train.config import BATCHED_POLICIES
+
+    text = (Path(__file__).parents[1] / "docs" / "training.md").read_text(encoding="utf-8")
+    # the default run is the on-device trainer's (model.pt); the sb3 recipe's run writes model.zip
+    for config, suffix in (("default", "pt"), ("sb3", "zip")):
+        assert load_config(config).trainer == ("device" if suffix == "pt" else "sb3")
+        named = re.findall(rf"runs/{config}/model\.(\w+)", text)
+        assert named and set(named) == {suffix}, config
+    # the sb3 trainer's batched backend seats every batched policy (it said: random and aggressive)
+    section = text.split("## The batched backend")[1].split("\n## ")[0]
+    assert all(f"`{name}`" in section for name in BATCHED_POLICIES)
+
+
 def test_weights_that_do_not_fit_the_baselines_say_how_to_clear_them():
     with pytest.raises(ConfigError) as info:
         load_config("device", ["opponents.baselines=[self]"])  # the config's 2 weights, 1 baseline

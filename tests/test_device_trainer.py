@@ -250,6 +250,16 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     res2 = train(_tiny(run, total_timesteps=384), resume=run, progress=False, quiet=True)
     assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
     assert not np.array_equal(_weights(res.model_path.with_name("checkpoints") / "step_000000256.pt"), _weights(res2.model_path))
+    # a damaged metadata file beside the newest checkpoint: refused, naming the file, before anything is written
+    newest = sorted((run / "checkpoints").glob("step_*.json"))[-1]
+    assert newest.name == "step_000000384.json"
+    kept = newest.read_text()
+    newest.write_text("{not json")
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    with pytest.raises(ConfigError, match=r"step_000000384\.json: cannot read the checkpoint's metadata \(JSONDecodeError"):
+        train(_tiny(run, total_timesteps=512), resume=run, progress=False, quiet=True)
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    newest.write_text(kept)
 
     # the policy file plays through the agent interface, the evaluation and the watch command, no glue code
     from risk_env.agents import load_agent
@@ -728,7 +738,9 @@ def test_the_benchmark_refuses_too_many_torch_threads_before_it_runs(
     out = tmp_path / "bench.json"
     assert bench.main(["--set", "torch_threads=100000", "--json", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.endswith("torch_threads: Input should be less than or equal to 1024, got 100000\n")
+    assert err.startswith("error: ") and err.endswith(
+        "torch_threads: Input should be less than or equal to 1024, got 100000 (set by the override 'torch_threads=100000')\n"
+    )
     assert not out.exists()
 
 

@@ -72,18 +72,40 @@ def test_torch_threads_is_capped_at_a_fixed_documented_number():
     assert load_config("device", ["torch_threads=1024"]).torch_threads == 1024
     with pytest.raises(ConfigError) as info:  # torch crashed (a segmentation fault) on such a number
         load_config("device", ["torch_threads=100000"])
-    assert str(info.value).endswith("torch_threads: Input should be less than or equal to 1024, got 100000")
+    assert str(info.value).endswith(
+        "torch_threads: Input should be less than or equal to 1024, got 100000 (set by the override 'torch_threads=100000')"
+    )
     with pytest.raises(ConfigError, match=r"torch_threads: Input should be greater than or equal to 1, got 0$"):
         TrainConfig.from_dict({"torch_threads": 0})
+
+
+def test_total_timesteps_is_capped_at_a_trillion():
+    """A typing slip such as --timesteps 1e30 is refused, not read as 'train until max_minutes'."""
+    from risk_env.train.config import MAX_TIMESTEPS
+
+    assert MAX_TIMESTEPS == 10**12
+    assert load_config("device", ["total_timesteps=1e12"]).total_timesteps == 10**12
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["total_timesteps=1e30"])
+    assert str(info.value).endswith(
+        "total_timesteps: Input should be less than or equal to 1000000000000, got 1000000000000000019884624838656"
+        " (set by the override 'total_timesteps=1e30')"
+    )
+    with pytest.raises(ConfigError) as info:  # an error in a key of the file alone names no override
+        TrainConfig.from_dict({"ppo": {"batch_size": 0}}, source="x.yaml", overrides=["ppo.n_epochs=2"])
+    assert str(info.value) == "x.yaml: invalid training config: ppo.batch_size: Input should be greater than or equal to 2, got 0"
+    with pytest.raises(ConfigError) as info:  # a section's error names the overrides inside it
+        load_config(None, ["rules.turn_limt=5"])
+    assert str(info.value).endswith("(set by the override 'rules.turn_limt=5')")
 
 
 @pytest.mark.parametrize(
     "data, value, message",
     [
-        ({"name": "../x"}, "../x", "name: Value error, name must be letters, digits, '_', '-' or '.', got '../x'"),
-        ({"name": "a  b"}, "a  b", "name: Value error, name must be letters, digits, '_', '-' or '.', got 'a  b'"),
-        ({"imitation": {"teacher": "nope"}}, "nope", "imitation.teacher: Value error, unknown agent 'nope': use one of "),
-        ({"kickstart": {"teacher": "nope"}}, "nope", "kickstart.teacher: Value error, unknown agent 'nope': use one of "),
+        ({"name": "../x"}, "../x", "name: name must be letters, digits, '_', '-' or '.', got '../x'"),
+        ({"name": "a  b"}, "a  b", "name: name must be letters, digits, '_', '-' or '.', got 'a  b'"),
+        ({"imitation": {"teacher": "nope"}}, "nope", "imitation.teacher: unknown agent 'nope': use one of "),
+        ({"kickstart": {"teacher": "nope"}}, "nope", "kickstart.teacher: unknown agent 'nope': use one of "),
         ({"torch_threads": 0}, 0, "torch_threads: Input should be greater than or equal to 1, got 0"),
     ],
 )
@@ -443,13 +465,11 @@ def test_a_run_folder_name_too_long_or_empty_is_refused_and_the_check_leaves_not
     # an empty --out fell back to runs/<name>
     with pytest.raises(ConfigError) as info:
         TrainConfig.from_dict({"out_dir": ""})
-    assert str(info.value).endswith(
-        "out_dir: Value error, an empty run folder (--out): give a folder, or null for runs/<name>, got ''"
-    )
-    with pytest.raises(ConfigError, match=r"out_dir: Value error, an empty run folder \(--out\)"):
+    assert str(info.value).endswith("out_dir: an empty run folder (--out): give a folder, or null for runs/<name>, got ''")
+    with pytest.raises(ConfigError, match=r"out_dir: an empty run folder \(--out\)"):
         TrainConfig.from_dict({"out_dir": " "})
     code, _, err = run_cli("train", "--out", "", "--print-config")
-    assert code == 2 and "out_dir: Value error, an empty run folder (--out)" in err and err.count("\n") == 1
+    assert code == 2 and "out_dir: an empty run folder (--out)" in err and err.count("\n") == 1
 
 
 def _params(path: Path) -> np.ndarray:

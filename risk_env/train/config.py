@@ -38,6 +38,7 @@ __all__ = [
     "CONFIG_DIR",
     "MAX_DEPTH",
     "MAX_NODES",
+    "MAX_TIMESTEPS",
     "MAX_TORCH_THREADS",
     "SELF",
     "TrainConfig",
@@ -53,6 +54,11 @@ __all__ = [
 CONFIG_DIR: Traversable = files("risk_env.configs") / "train"
 """The folder of the shipped YAML configs (package data of ``risk_env.configs``)."""
 
+
+MAX_TIMESTEPS = 10**12
+"""Most learner decisions a config may ask for (``total_timesteps``, ``--timesteps``): a trillion, days at the
+batched engine's speed on one GPU; a larger number is a typing slip (``1e30``), refused rather than read as
+"until max_minutes"."""
 
 MAX_TORCH_THREADS = 1024
 """Most torch threads a config may ask for (``torch_threads``): a fixed cap, so a config means the same on every
@@ -312,7 +318,7 @@ class TrainConfig(_Section):
         "the batched engine with every tensor on ppo.device (risk_env.train.device_train)",
     )
     seed: int = Field(0, ge=0, lt=2**32, description="seeds the run (below 2**32: SB3 seeds numpy's legacy generator)")
-    total_timesteps: int = Field(500_000, ge=1)
+    total_timesteps: int = Field(500_000, ge=1, le=MAX_TIMESTEPS, description=f"learner decisions (1 to {MAX_TIMESTEPS:.0e})")
     max_minutes: float | None = Field(10.0, gt=0)
     torch_threads: int | None = Field(
         None, ge=1, le=MAX_TORCH_THREADS, description=f"torch threads in the trainer (default 1; 1 to {MAX_TORCH_THREADS})"
@@ -340,7 +346,8 @@ class TrainConfig(_Section):
         for spec in self.eval.opponents:
             if is_lineup(spec) and len(lineup_parts(spec)) != n - 1:
                 raise ValueError(
-                    f"eval.opponents: the line-up {spec!r} must name {n - 1} agents (one per other seat of {n} players)"
+                    f"eval.opponents: the line-up {spec!r} must name {n - 1} agent{'s' if n > 2 else ''} "
+                    f"(one per other seat of {n} players)"
                 )
         return self
 
@@ -390,15 +397,20 @@ class TrainConfig(_Section):
         return Path(self.out_dir) if self.out_dir else Path("runs") / self.name
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "config") -> TrainConfig:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "config", overrides: Sequence[str] = ()) -> TrainConfig:
         """Validate a dict (e.g. parsed YAML): a mapping of plain JSON values (text keys; text,
         numbers, booleans, null, lists and mappings; at most :data:`MAX_DEPTH` levels and
         :data:`MAX_NODES` values), every key known, every value of its type and range.
 
+        ``overrides``: the ``key=value`` overrides already applied to ``data`` (:func:`apply_overrides`), so that
+        an error in a key one of them set names it.
+
         Raises:
-            ConfigError: one line naming ``source``, each offending key, what was wrong and what is allowed.
+            ConfigError: one line naming ``source``, each offending key (and the override that set it), what was
+                wrong and what is allowed.
         """
         _check_plain(data, source)
+        set_by = {item.split("=", 1)[0].strip(): item for item in overrides}
         try:
             return cls.model_validate(dict(data))
         except ValidationError as e:
@@ -406,12 +418,15 @@ class TrainConfig(_Section):
             for err in e.errors():
                 loc = ".".join(_key_text(p) for p in err["loc"]) or "(top level)"
                 msg = re.sub(r"\s*\n\s*", " ", str(err["msg"])).strip()  # one line; a value's own spaces kept
+                if err["type"] == "value_error":  # our validators' own messages, without pydantic's "Value error, "
+                    msg = msg.removeprefix("Value error, ")
                 value = err.get("input")
                 if err["type"] == "extra_forbidden":
                     msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
                 elif err["type"] != "missing" and not isinstance(value, (dict, list)) and repr(value) not in msg:
                     msg = f"{msg}, got {value!r}"  # (once: a validator's own message may name the value already)
-                parts.append(f"{loc}: {msg}")
+                by = next((item for key, item in set_by.items() if _overlaps(loc, key)), None)
+                parts.append(f"{loc}: {msg}" + (f" (set by the override {by!r})" if by is not None else ""))
             raise ConfigError(f"{source}: invalid training config: " + "; ".join(parts)) from None
 
     @classmethod
@@ -431,10 +446,16 @@ class TrainConfig(_Section):
         p = _find_config(path)
         data = read_yaml(p)
         _check_plain(data, str(p))
-        return cls.from_dict(apply_overrides(data, overrides), source=str(p))
+        return cls.from_dict(apply_overrides(data, overrides), source=str(p), overrides=overrides)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def _overlaps(loc: str, key: str) -> bool:
+    """Whether the config key ``loc`` (dotted) is ``key``, inside it, or holds it: an error at ``loc`` may come
+    from an override of ``key``."""
+    return f"{loc}.".startswith(f"{key}.") or key.startswith(f"{loc}.")
 
 
 MAX_DEPTH = 32
@@ -664,7 +685,7 @@ def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[
     trainer's reference settings) when ``path`` is None. The main job (``risk-env train`` without ``--config``)
     is the shipped ``default`` config (:func:`risk_env.train.sb3.run_config`)."""
     if path is None:
-        return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults")
+        return TrainConfig.from_dict(apply_overrides({}, overrides), source="defaults", overrides=overrides)
     return TrainConfig.load(path, overrides)
 
 

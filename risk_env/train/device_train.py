@@ -29,7 +29,7 @@ from typing import Any
 from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import Run, TrainResult, check_opponents, check_rules, check_run_dir, latest_checkpoint
+from .run import Run, TrainResult, check_opponents, check_rules, check_run_dir, checkpoint_meta, latest_checkpoint
 
 __all__ = [
     "DeviceModel",
@@ -411,8 +411,7 @@ def train(
                 f"--resume {str(resume)!r}: {ckpt.name} is a MaskablePPO checkpoint; trainer 'device' resumes a .pt "
                 "(ppo.init starts from a .zip's network)"
             )
-        mp = ckpt.with_suffix(".json")
-        meta = json.loads(mp.read_text()) if mp.exists() else {}
+        meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     check_rules(cfg)  # (a map that does not load, too few armies, a variant the map lacks: before the run folder)

@@ -170,7 +170,9 @@ def check_opponents(cfg: TrainConfig) -> None:
                     from ..tools.vector_evaluation import batched_policy
                     from ..vector.engine import VectorGame
 
-                    game = games.setdefault(id(rules), VectorGame(rules))  # (a check of the spec: on the CPU)
+                    if id(rules) not in games:  # one game per rules object (a check of the spec: on the CPU)
+                        games[id(rules)] = VectorGame(rules)
+                    game = games[id(rules)]
                     batched_policy(part, game, game.generator)
                 else:
                     from ..agents import load_agent

@@ -260,6 +260,15 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
         train(_tiny(run, total_timesteps=512), resume=run, progress=False, quiet=True)
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
     newest.write_text(kept)
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    # a resumed run trains its checkpoint's network: a config of another width is refused, nothing written
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(run, total_timesteps=512, **{"ppo.graph_hidden": 16}), resume=run, progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(run)!r} continues a network of hidden=8, but ppo.graph_hidden=16: a resumed run trains its "
+        "checkpoint's network; set ppo.graph_hidden=8 (or start a new run with ppo.init)"
+    )
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
 
     # the policy file plays through the agent interface, the evaluation and the watch command, no glue code
     from risk_env.agents import load_agent

@@ -500,6 +500,17 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
 
     assert MaskablePPO.load(res2.model_path, device="cpu").n_epochs == 2  # the resumed config's settings apply
 
+    # the network is the checkpoint's: a config that describes another is refused, nothing written
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    for change, message in (
+        ({"ppo.graph_hidden": 16}, "ppo.graph_hidden=32, but ppo.graph_hidden=16: a resumed run trains its checkpoint's"),
+        ({"ppo.policy": "mlp"}, "ppo.policy='graph', but ppo.policy='mlp': a resumed run trains its checkpoint's"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            train(_tiny(run, total_timesteps=512, **change), resume=run, progress=False, quiet=True)
+        assert str(info.value).startswith(f"--resume {str(run)!r} continues a network of {message} network; set ")
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+
     # a warm start from a plain model file into a new run: the schedule goes on from the model's steps
     warm = train(_tiny(tmp_path / "warm", total_timesteps=512), resume=res2.model_path, progress=False, quiet=True)
     assert warm.timesteps == 512

@@ -345,10 +345,10 @@ def init_network(spec: str, device: Any) -> Any:
         raise ConfigError(f"ppo.init={spec!r}: {e}") from None
 
 
-def check_init_sizes(cfg: TrainConfig, net: Any) -> None:
-    """Refuse a ``ppo.init`` network whose width or rounds differ from ``ppo.graph_hidden`` and
-    ``ppo.graph_rounds``: the run trains the init's network, so the config must name its sizes (a width
-    left at its default is not told apart from one that was set).
+def check_init_sizes(cfg: TrainConfig, net: Any, resumed: str | None = None) -> None:
+    """Refuse a ``ppo.init`` network (or, with ``resumed``, the checkpoint of ``--resume``) whose width or rounds
+    differ from ``ppo.graph_hidden`` and ``ppo.graph_rounds``: the run trains that network, so the config must
+    name its sizes (a width left at its default is not told apart from one that was set).
 
     Raises:
         ConfigError: a size differs; the message names both and the setting to change.
@@ -356,11 +356,17 @@ def check_init_sizes(cfg: TrainConfig, net: Any) -> None:
     p = cfg.ppo
     for key, size, want in (("graph_hidden", "hidden", p.graph_hidden), ("graph_rounds", "rounds", p.graph_rounds)):
         got = int(net.sizes[size])
-        if got != want:
+        if got == want:
+            continue
+        if resumed is not None:
             raise ConfigError(
-                f"ppo.init={p.init!r} is a network of {size}={got}, but ppo.{key}={want}: the run would train the "
-                f"init's network, not one of ppo.{key}; set ppo.{key}={got} (or leave ppo.init out)"
+                f"--resume {resumed!r} continues a network of {size}={got}, but ppo.{key}={want}: a resumed run trains "
+                f"its checkpoint's network; set ppo.{key}={got} (or start a new run with ppo.init)"
             )
+        raise ConfigError(
+            f"ppo.init={p.init!r} is a network of {size}={got}, but ppo.{key}={want}: the run would train the "
+            f"init's network, not one of ppo.{key}; set ppo.{key}={got} (or leave ppo.init out)"
+        )
 
 
 def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
@@ -419,6 +425,10 @@ def train(
     init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
     if init_net is not None:
         check_init_sizes(cfg, init_net)
+    saved: dict[str, Any] = {}
+    if ckpt is not None:  # (read, and its sizes checked, before the run folder is written)
+        init_net, saved = load_policy(ckpt, device=device)
+        check_init_sizes(cfg, init_net, resumed=str(resume))
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -437,12 +447,7 @@ def train(
         run.next_eval = int(meta.get("next_eval", run.next_eval))
     p = cfg.ppo
     settings = ppo_settings(cfg)
-    saved: dict[str, Any] = {}
-    net: Any = None
-    if ckpt is not None:
-        net, saved = load_policy(ckpt, device=device)
-    elif init_net is not None:
-        net = init_net
+    net: Any = init_net  # the checkpoint's network, the init's, or None (built below)
     counts = cfg.env.player_counts or [rules.num_players]
     lanes: list[Lane] = []
     for k, players in enumerate(counts):

@@ -94,7 +94,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingExtraError
+from ..errors import ConfigError, MissingExtraError
 from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
     Run,
@@ -209,6 +209,28 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
 
 
 # ---------------------------------------------------------------------------- train
+def _check_resumed_network(cfg: TrainConfig, meta: dict[str, Any], resume: str) -> None:
+    """Refuse to resume a checkpoint whose network the config describes otherwise (``ppo.policy`` and the
+    policy's sizes, as its metadata's config says): a resumed run trains the checkpoint's network, so a
+    ``--set ppo.graph_hidden=64`` would be silently ignored and written into ``config.yaml``.
+
+    Raises:
+        ConfigError: a setting differs; the message names it, both values and what to do.
+    """
+    saved = meta.get("config", {}).get("ppo")
+    if not isinstance(saved, dict):  # a plain model file (no metadata): nothing to compare
+        return
+    p = cfg.ppo
+    keys = ("policy", "graph_hidden", "graph_rounds") if p.policy == "graph" else ("policy", "net_arch", "activation")
+    for key in keys:
+        want = p.model_dump(mode="json")[key]
+        if key in saved and saved[key] != want:
+            raise ConfigError(
+                f"--resume {resume!r} continues a network of ppo.{key}={saved[key]!r}, but ppo.{key}={want!r}: a "
+                f"resumed run trains its checkpoint's network; set ppo.{key}={saved[key]!r} (or start a new run)"
+            )
+
+
 def train(
     cfg: TrainConfig, resume: str | os.PathLike[str] | None = None, progress: bool = True, quiet: bool = False
 ) -> TrainResult:
@@ -250,6 +272,7 @@ def train(
     if resume is not None:
         ckpt = latest_checkpoint(Path(resume))
         meta = checkpoint_meta(ckpt)
+        _check_resumed_network(cfg, meta, str(resume))
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent
     check_rules(cfg)  # (refused before the run folder is touched, the evaluation rules too)

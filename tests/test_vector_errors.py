@@ -41,6 +41,16 @@ def test_a_device_that_is_not_available_is_named_with_the_available_ones() -> No
     assert VectorEnv(2, device=torch.device("cpu")).device.type == "cpu"
 
 
+@pytest.mark.parametrize("device", ["hpu", "privateuseone", "xpu", "meta"])
+def test_a_device_type_this_torch_has_no_backend_for_is_a_config_error(device: str) -> None:
+    # (hpu and privateuseone raised ModuleNotFoundError: torch imports a torch.<type> module that is not there)
+    if device == "xpu" and torch.xpu.is_available():
+        pytest.skip("this torch has an XPU")
+    with pytest.raises(ConfigError) as e:
+        VectorEnv(4, device=device)
+    assert str(e.value).startswith(f"device={device!r} is not available; available here: cpu")
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [

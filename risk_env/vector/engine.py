@@ -165,8 +165,8 @@ def resolve_device(device: Any) -> torch.device:
             torch.zeros(1, device=dev)
             torch.Generator(device=dev)
             ok = True
-        except (RuntimeError, AssertionError):
-            ok = False
+        except (RuntimeError, AssertionError, ImportError, AttributeError, NotImplementedError):
+            ok = False  # (a backend this torch has no module for, "hpu" or "privateuseone", fails to import it)
     if not ok:
         why = (
             "" if dev.type != "cuda" or torch.cuda.is_available() else " (this torch has no CUDA device: a CPU build, or no GPU)"

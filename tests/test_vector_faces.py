@@ -78,6 +78,14 @@ def test_gymnasium_reset_mask_resets_those_slots_alone() -> None:
     ]:
         with pytest.raises(ConfigError, match=what):
             envs.reset(options=options)
+    # options that are no dict raised TypeError or ValueError from dict(options)
+    for options, given in [([1], "list [1]"), ("abc", "str 'abc'"), (5, "int 5"), ((("reset_mask", m),), "tuple")]:
+        with pytest.raises(ConfigError) as e:
+            envs.reset(options=options)  # type: ignore[arg-type]
+        assert str(e.value).startswith(
+            f"options must be a dict or None (this env takes options={{'reset_mask': mask}}), got {given}"
+        )
+    assert np.array_equal(envs.reset(options={"reset_mask": m})[0][~m], new_obs[~m])  # and a dict still works
     with pytest.raises(ConfigError, match="seed"):
         envs.reset(seed=3, options={"reset_mask": m})
     with pytest.raises(ConfigError, match="final_observation"):

@@ -123,9 +123,15 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         ``options={"reset_mask": mask}`` in the slots of that bool array ``(B,)`` alone (module docstring).
 
         Raises:
-            ConfigError: an option other than ``reset_mask``, a mask that is not a bool array ``(B,)`` with a True,
-                or a seed with a mask. ResetNeededError: a mask before the first full reset.
+            ConfigError: ``options`` that is neither a dict nor None, an option other than ``reset_mask``, a mask that
+                is not a bool array ``(B,)`` with a True, or a seed with a mask. ResetNeededError: a mask before the
+                first full reset. Nothing is changed then.
         """
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(
+                f"options must be a dict or None (this env takes options={{'reset_mask': mask}}), "
+                f"got {type(options).__name__} {options!r}"
+            )
         opts = dict(options or {})
         reset_mask = opts.pop("reset_mask", None)
         if opts:

@@ -132,6 +132,8 @@ def test_before_reset_every_call_asks_for_reset() -> None:
         (["a", "b", "c", "d"], "integer tensor of shape"),
         (torch.full((4,), 10_000), r"out of range \(ids are 0\.\.36\)"),
         (torch.full((4,), -1), "out of range"),
+        # (a masked array was read with its mask dropped: the hidden values played)
+        (np.ma.masked_array(np.zeros(4, dtype=np.int64), mask=[1, 0, 0, 0]), "got a numpy masked array"),
     ],
 )
 def test_bad_actions_raise_illegal_action_error_and_change_nothing(actions, match: str) -> None:
@@ -161,6 +163,7 @@ def test_an_illegal_id_names_the_slot_phase_seat_and_legal_ids() -> None:
         ({"active": torch.ones(3, dtype=torch.bool)}, r"active must be a bool tensor of shape \(4,\)"),
         ({"active": torch.ones(4, dtype=torch.int64)}, "active must be a bool tensor"),
         ({"active": "all"}, "active must be a bool tensor"),
+        ({"active": np.ma.masked_array(np.ones(4, dtype=bool))}, r"got a numpy masked array \(its mask would be dropped\)"),
         ({"final_seat": torch.zeros(4)}, "final_seat must be an integer tensor"),
         ({"final_seat": torch.full((4,), 3)}, r"final_seat\[0\] = 3 is not a seat; seats are 0\.\.2"),
         ({"final_seat": torch.zeros(5, dtype=torch.int64)}, r"shape \(4,\)"),

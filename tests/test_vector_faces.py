@@ -133,6 +133,57 @@ def test_gymnasium_step_refuses_what_is_not_one_id_per_slot_and_changes_nothing(
     assert obs.shape == (4, envs.single_observation_space.shape[0])
 
 
+def test_gymnasium_step_takes_unsigned_ids_and_refuses_masked_arrays() -> None:
+    """The step's docstring said "any integer array" but uint16/32/64 were refused: unsigned ids play as the same
+    signed ids, one beyond int64 is out of range (not wrapped to a negative id). A numpy masked array was played with
+    its mask dropped (the masked entries' hidden values taken); it is refused, nothing changed."""
+    from risk_env import IllegalActionError
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    def run(convert: Any) -> list[np.ndarray]:
+        envs = GymnasiumVectorEnv(4, seed=5, opponents="aggressive", **SMALL)
+        _obs, info = envs.reset(seed=5)
+        rng = np.random.default_rng(5)
+        seen = []
+        for _ in range(6):
+            obs, reward, *_rest, info = envs.step(convert(_legal(info["action_mask"], rng)))
+            seen += [obs, reward]
+        return seen
+
+    plain = run(lambda a: a)
+    for convert in (
+        lambda a: a.astype(np.uint8),
+        lambda a: a.astype(np.uint16),
+        lambda a: a.astype(np.uint32),
+        lambda a: a.astype(np.uint64),
+        lambda a: torch.as_tensor(a.astype(np.uint32)),
+    ):
+        assert all(np.array_equal(x, y) for x, y in zip(run(convert), plain, strict=True))
+
+    envs = GymnasiumVectorEnv(4, seed=5, opponents="aggressive", **SMALL)
+    _obs, info = envs.reset(seed=5)
+    learner = envs.learner_env
+    state = {k: v.clone() for k, v in learner.venv.state.fields().items()}  # type: ignore[union-attr]
+    legal = _legal(info["action_mask"], np.random.default_rng(0))
+    n = envs.single_action_space.n
+    huge = legal.astype(np.uint64)
+    huge[2] = 2**64 - 1  # (as int64: -1)
+    with pytest.raises(IllegalActionError) as e:
+        envs.step(huge)
+    assert str(e.value) == f"action {2**64 - 1} is out of range in slot 2: ids are 0..{n - 1}"
+    far = legal.astype(np.uint32)
+    far[1] = n
+    with pytest.raises(IllegalActionError, match=f"^action {n} is illegal in slot 1 "):
+        envs.step(far)
+    for masked in (np.ma.masked_array(legal, mask=[True, False, False, False]), np.ma.masked_array(legal)):
+        with pytest.raises(IllegalActionError) as e:
+            envs.step(masked)
+        assert str(e.value).endswith("got a numpy masked array (its mask would be dropped): give a plain array")
+    s = learner.venv.state
+    assert s is not None and all(torch.equal(v, getattr(s, k)) for k, v in state.items())
+    assert np.array_equal(envs.action_masks(), info["action_mask"].astype(bool))
+
+
 def test_gymnasium_disabled_autoreset_waits_for_a_reset_mask() -> None:
     """autoreset_mode="disabled": a finished slot returns its last observation and waits for a masked reset; stepping
     it first is refused; RecordEpisodeStatistics counts the episodes."""

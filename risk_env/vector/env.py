@@ -38,7 +38,7 @@ from ..rules.state import Phase
 from .engine import BatchState, VectorGame
 from .graphs import GraphRunner
 
-__all__ = ["ID_DTYPES", "VectorEnv", "VectorStep", "as_tensor"]
+__all__ = ["ID_DTYPES", "VectorEnv", "VectorStep", "as_tensor", "refuse_masked"]
 
 
 Observation = Any
@@ -216,6 +216,7 @@ class VectorEnv:
     def _actions(self, x: Any, active: torch.Tensor | None) -> torch.Tensor:
         """The action ids as int64 ``(B,)`` (IllegalActionError for anything else, or with
         ``check_actions`` an id the mask forbids in an active slot)."""
+        refuse_masked(x, f"actions must be an integer tensor of shape ({self.num_envs},)", IllegalActionError)
         try:
             a = torch.as_tensor(x, device=self.device)
         except (TypeError, ValueError, RuntimeError) as e:
@@ -477,13 +478,22 @@ ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
 def as_tensor(x: Any, want: str, error: type[RiskError] = ConfigError) -> torch.Tensor:
     """``x`` as a tensor; ``error`` ``want`` (what was expected) naming ``x`` when torch reads no tensor
-    from it (None, a string, a ragged list)."""
+    from it (None, a string, a ragged list) or when it is a numpy masked array (torch would read its data and
+    drop the mask, playing the masked entries' hidden values)."""
     if x is None:
         raise error(f"{want}, got None")
+    refuse_masked(x, want, error)
     try:
         return torch.as_tensor(x)
     except (TypeError, ValueError, RuntimeError):
         raise error(f"{want}, got {type(x).__name__} {x!r}") from None
+
+
+def refuse_masked(x: Any, want: str, error: type[RiskError]) -> None:
+    """``error`` ``want`` when ``x`` is a numpy masked array: torch and ``numpy.asarray`` read its data and drop the
+    mask, so the masked entries' hidden values would be taken as given."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise error(f"{want}, got a numpy masked array (its mask would be dropped): give a plain array")
 
 
 def _describe(t: torch.Tensor) -> str:

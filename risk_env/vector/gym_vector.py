@@ -18,9 +18,10 @@ single-agent env), ``single_action_space = Discrete(N)``, and their batched form
 (``Box`` ``(B, D)``, ``MultiDiscrete([N] * B)``). Observations, rewards and flags are
 numpy arrays (for tensors on the device use the learner env itself or the TorchRL env); the legal
 ids are ``info["action_mask"]`` (int8 ``(B, N)``, with Gymnasium's ``info["_action_mask"]``)
-and :meth:`GymnasiumVectorEnv.action_masks` (bool). ``step`` takes an integer array ``(B,)``; anything
-else (None, text, a ragged list, floats, bools, another shape) and an id the mask forbids raise
-:class:`risk_env.IllegalActionError`, with nothing changed.
+and :meth:`GymnasiumVectorEnv.action_masks` (bool). ``step`` takes an integer array ``(B,)`` of any signed or
+unsigned integer dtype; anything else (None, text, a ragged list, floats, bools, another shape, a numpy masked
+array), an id out of range and an id the mask forbids raise :class:`risk_env.IllegalActionError`, with nothing
+changed.
 
 Episodes and rewards are the learner's (+1 win, -1 eliminated or another player won,
 0 at the turn limit, which is a truncation; shaping if asked). ``metadata["autoreset_mode"]``
@@ -175,19 +176,25 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         return {"action_mask": mask.astype(np.int8), "_action_mask": np.ones(self.num_envs, dtype=bool)}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One learner decision per slot (``actions``: ``B`` ids, any integer array).
+        """One learner decision per slot.
+
+        Args:
+            actions: ``B`` ids, an integer array of shape ``(B,)``: a numpy array, a torch tensor or a list, of any
+                signed or unsigned integer dtype (int8 to int64, uint8 to uint64; the ids are 0..N-1 whatever the
+                dtype, so an unsigned id too large for int64 is refused as out of range, not wrapped).
 
         Raises:
             ResetNeededError: before :meth:`reset`, or (``autoreset_mode="disabled"``) a finished slot not reset yet.
             IllegalActionError: no integer array of shape ``(B,)`` (None, text, a ragged list, floats, bools, another
-                shape), or an id the mask forbids. Nothing is changed then.
+                shape, a numpy masked array, whose mask would be dropped), an id out of range, or an id the mask
+                forbids. Nothing is changed then.
         """
         if self._mask is None:
             raise ResetNeededError("no games in progress: call reset() before step()")
         env = self.learner_env
         B = self.num_envs
         want = f"actions must be an integer array of shape ({B},), one id in 0..{env.num_actions - 1} per sub-environment"
-        a = as_tensor(actions, want, IllegalActionError)
+        a = as_tensor(_signed(actions, B, env.num_actions), want, IllegalActionError)
         if a.shape != (B,) or a.dtype not in ID_DTYPES:
             raise IllegalActionError(f"{want}, got shape {tuple(a.shape)} dtype {str(a.dtype).removeprefix('torch.')}")
         a = a.to(env.device)
@@ -245,3 +252,22 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
     def close(self, **kwargs: Any) -> None:
         """Nothing to release (the games live in tensors); marks the env closed."""
         self.closed = True
+
+
+_WIDE_UNSIGNED = (torch.uint16, torch.uint32, torch.uint64)
+"""Unsigned torch dtypes that the engine's id dtypes (:data:`~risk_env.vector.env.ID_DTYPES`) leave out."""
+
+
+def _signed(actions: Any, B: int, N: int) -> Any:
+    """``actions`` with an unsigned integer array ``(B,)`` (numpy, or a torch uint16/32/64 tensor) as int64 ids, after
+    refusing an id above int64's range (it would wrap to a negative id; the ids are 0..N-1); anything else unchanged,
+    for :meth:`GymnasiumVectorEnv.step`'s own checks (an id of N or more is refused there as any other)."""
+    if isinstance(actions, torch.Tensor) and actions.dtype in _WIDE_UNSIGNED:
+        actions = actions.cpu().numpy()
+    if type(actions) is not np.ndarray or actions.dtype.kind != "u" or actions.shape != (B,):
+        return actions
+    high = actions > np.iinfo(np.int64).max
+    if high.any():
+        b = int(np.flatnonzero(high)[0])
+        raise IllegalActionError(f"action {int(actions[b])} is out of range in slot {b}: ids are 0..{N - 1}")
+    return actions.astype(np.int64)

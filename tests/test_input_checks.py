@@ -560,20 +560,29 @@ def test_training_config_layer_widths_and_whole_timesteps():
     assert r.exit_code == 2 and "error: --timesteps must be a whole number of steps (2e6 is one), got 2.9" in r.output
 
 
-def test_the_sb3_face_refuses_actions_of_another_shape_or_uint64():
+def test_the_sb3_face_refuses_actions_of_another_shape_or_uint64_or_masked():
     pytest.importorskip("stable_baselines3")
-    from risk_env.errors import IllegalActionError
+    from risk_env.errors import IllegalActionError, ResetNeededError
     from risk_env.vector.sb3 import VectorSB3Env
 
     env = VectorSB3Env(4, seed=0, num_players=2, map="small")
     env.reset()
     for bad, why in (
-        (np.zeros((2, 2), dtype=np.int64), r"shape \(4,\) or \(4, 1\), got \(2, 2\)"),
-        (np.zeros((1, 4), dtype=np.int64), r"got \(1, 4\)"),
+        (np.zeros((2, 2), dtype=np.int64), r"^actions must have shape \(4,\), one id per slot, got \(2, 2\)$"),
+        (np.zeros((1, 4), dtype=np.int64), r"got \(1, 4\)$"),
+        # (taken and flattened before; SB3 passes (B,) for a Discrete space, and a column is no batch of ids)
+        (np.zeros((4, 1), dtype=np.int64), r"got \(4, 1\)$"),
         (np.zeros(4, dtype=np.uint64), "int64 or narrower"),
+        # (its mask was dropped and the hidden value played)
+        (np.ma.masked_array(np.zeros(4, dtype=np.int64), mask=[1, 0, 0, 0]), "got a numpy masked array"),
     ):
         with pytest.raises(IllegalActionError, match=why):
             env.step_async(bad)
+        with pytest.raises(ResetNeededError):  # nothing kept for step_wait
+            env.step_wait()
+    env.step_async(env.action_masks().argmax(1))  # (B,) ids play
+    obs, *_ = env.step_wait()
+    assert obs.shape == (4, env.observation_space.shape[0])
 
 
 def test_a_record_whose_ended_differs_from_the_replay_is_refused(tmp_path):

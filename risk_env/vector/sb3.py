@@ -38,6 +38,7 @@ from gymnasium import spaces
 from .._extras import require
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
 from .agents import BATCHED_HEURISTICS, HeuristicPolicy, RandomPolicy, random_legal
+from .env import refuse_masked
 from .learner import FixedOpponents, LearnerEnv, LearnerStep
 from .network import NetworkPolicy
 from .state import BatchState
@@ -183,19 +184,22 @@ class VectorSB3Env(VecEnv):
         return self._out.observation.cpu().numpy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Keep the learner's ids (an integer array ``(B,)``, or ``(B, 1)``) for :meth:`step_wait`.
+        """Keep the learner's ids for :meth:`step_wait`: an integer array of shape ``(B,)``, one id per slot (what SB3
+        passes for a ``Discrete`` action space).
 
         Raises:
             IllegalActionError: not an integer array (a float id is refused, not truncated; uint64 too, whose
-                large values would wrap), or another shape.
+                large values would wrap; a numpy masked array, whose mask would be dropped), or another shape
+                (``(B, 1)`` included: a Discrete space's batch is ``(B,)``).
         """
-        a = np.asarray(actions)
         B = self.num_envs
+        refuse_masked(actions, f"actions must be an integer array of shape ({B},)", IllegalActionError)
+        a = np.asarray(actions)
         if a.dtype.kind not in "iu" or a.dtype == np.uint64:
             raise IllegalActionError(f"actions must be integer ids (int64 or narrower), got an array of {a.dtype}")
-        if a.shape not in ((B,), (B, 1)):
-            raise IllegalActionError(f"actions must have shape ({B},) or ({B}, 1), got {a.shape}")
-        self._actions = torch.as_tensor(a, dtype=torch.int64, device=self.venv.device).reshape(-1)
+        if a.shape != (B,):
+            raise IllegalActionError(f"actions must have shape ({B},), one id per slot, got {a.shape}")
+        self._actions = torch.as_tensor(a, dtype=torch.int64, device=self.venv.device)
 
     def step_wait(self) -> VecEnvStepReturn:
         """One learner decision per slot (SB3's ``(obs, rewards, dones, infos)``).

@@ -363,3 +363,44 @@ def test_a_face_without_its_package_names_the_extra(
         importlib.import_module(module)
     assert str(e.value) == f"{feature} needs {missing} (extra 'train'): pip install 'risk_env[train]'"
     assert e.value.extra == "train" and e.value.name == missing and e.value.__cause__ is None
+
+
+def test_a_batch_beyond_the_device_memory_is_refused_when_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """VectorEnv(10**7, map="small").reset() was killed by the system for its memory, VectorEnv(2**31 - 1) raised
+    torch's RuntimeError: a batch whose games need more memory than the device has is a ConfigError when the env is
+    built, naming what is needed, what there is and the largest num_envs that fits; no game is made."""
+    from risk_env.vector import engine
+
+    with pytest.raises(ConfigError) as e:  # (more than any machine has: 8 KB a game on the classic map)
+        VectorEnv(2**31 - 1)
+    assert str(e.value).startswith("num_envs=2,147,483,647: the games need about ")
+    one = VectorEnv(1, map="small")
+    per = one.game.bytes_per_game()  # 5 states, the flat observation (float32) and the mask (bool)
+    assert per == engine.STEP_WORK * one.memory_per_game() + 4 * one.observation_size + one.num_actions == 2979
+    made: list[int] = []
+    new_games = VectorGame.new_games
+    monkeypatch.setattr(VectorGame, "new_games", lambda self, B: made.append(B) or new_games(self, B))
+    ram = 24 * 2**30
+    monkeypatch.setattr(engine, "device_memory", lambda device: (ram, "its physical RAM"))
+    with pytest.raises(ConfigError) as e:
+        VectorEnv(10**7, map="small")
+    assert str(e.value) == (
+        f"num_envs=10,000,000: the games need about {10**7 * per / 2**30:,.1f} GiB of memory ({per:,} bytes a game: "
+        f"its state, a step's work tensors, its observation and mask), but cpu has 24.0 GiB (its physical RAM); "
+        f"the largest num_envs that fits is {ram // per:,}"
+    )
+    assert made == [1]  # (the one game measured for bytes_per_game; none for the batch)
+    monkeypatch.setattr(engine, "device_memory", lambda device: (per - 1, "its physical RAM"))
+    with pytest.raises(ConfigError, match="has 0.0 GiB \\(its physical RAM\\); not one game fits$"):
+        VectorEnv(1, map="small")
+    monkeypatch.setattr(engine, "device_memory", lambda device: None)  # (a device that is not asked: mps, ...)
+    assert VectorEnv(10**7, map="small").num_envs == 10**7
+
+
+def test_measuring_a_game_draws_nothing_from_the_generator() -> None:
+    # (memory_per_game() before reset() made a game from the env's generator: the first reset's games changed)
+    plain, measured = VectorEnv(4, seed=9, map="small"), VectorEnv(4, seed=9, map="small")
+    assert measured.memory_per_game() == 470 and measured.game.bytes_per_game() > 470
+    a, b = plain.reset(), measured.reset()
+    assert torch.equal(a.observation, b.observation) and torch.equal(a.action_mask, b.action_mask)
+    assert measured.memory_per_game() == 470

@@ -87,6 +87,9 @@ def test_batched_evaluation_refuses_what_it_cannot_play() -> None:
         evaluate(["balanced", "random"], num_games=2, rules={"fortify": "connected"}, **VEC, progress=False)
     with pytest.raises(ConfigError, match="batch_size"):
         evaluate(["random", "random"], num_games=2, **VEC, batch_size=0, progress=False)
+    # a batch beyond the device's memory (8 KB a game on the classic map): refused before a game is made, not killed
+    with pytest.raises(ConfigError, match=r"^batch_size=2,000,000,000: the games need about .* the largest batch_size"):
+        evaluate(["random", "random"], num_games=2 * 10**9, **VEC, batch_size=2 * 10**9, progress=False)
 
 
 @pytest.mark.parametrize(

@@ -137,7 +137,8 @@ def evaluate_batched(
         an :class:`~risk_env.tools.stats.EvaluationResult` (``workers`` is 1).
 
     Raises:
-        ConfigError: a spec the vector backend cannot play, rules it does not support, or a bad argument.
+        ConfigError: a spec the vector backend cannot play, rules it does not support, a bad argument, or a batch of
+            games that needs more memory than the device has (:meth:`risk_env.vector.VectorGame.check_batch`).
     """
     import torch
 
@@ -152,6 +153,7 @@ def evaluate_batched(
     B = min(num_games, batch_size or 4096)
     B = -(-B // n) * n
     game = VectorGame(rules, device=device, seed=int(seed))
+    game.check_batch(B, "batch_size")  # (a batch beyond the device's memory is killed, not refused, once made)
     dev = game.device
     gen = torch.Generator(device=dev)
     gen.manual_seed((int(seed) + 1) % SEED_LIMIT)

@@ -47,6 +47,7 @@ so that the step can be captured as a CUDA graph (:mod:`risk_env.vector.graphs`)
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -176,6 +177,31 @@ def resolve_device(device: Any) -> torch.device:
     return torch.empty(0, device=dev).device
 
 
+STEP_WORK = 5
+"""The memory a game takes in a batch, in units of its state's size, besides its observation and mask: the state
+itself and a step's work tensors. With the observation and mask that makes about 6.3 times the state; the peak of
+a process stepping a batch on the CPU was measured at 6.6 to 9.5 times the state per game (small and classic maps,
+5 to 200 steps), so this is a lower bound: see :meth:`VectorGame.bytes_per_game`."""
+
+
+def device_memory(device: torch.device) -> tuple[int, str] | None:
+    """The bytes of memory ``device`` offers a batch, and what they are: the physical RAM on the CPU, the free memory
+    on a CUDA device (``torch.cuda.mem_get_info``); None for another device (nothing to ask)."""
+    if device.type == "cpu":
+        try:
+            return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "its physical RAM"
+        except (AttributeError, OSError, ValueError):  # pragma: no cover - not on a POSIX system
+            return None
+    if device.type == "cuda":
+        free, _total = torch.cuda.mem_get_info(device)
+        return int(free), "free memory"
+    return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB"
+
+
 class VectorGame:
     """The rules for ``B`` games at once on one device.
 
@@ -223,6 +249,8 @@ class VectorGame:
         self.beyond_table = torch.zeros((), dtype=torch.bool, device=self.device)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
+        self._bytes_per_game: int | None = None  # (measured once, by bytes_per_game)
+        self._state_bytes: int | None = None
         g = self.game
         self.n = n = cfg.num_players
         self.neutral = g.neutral
@@ -444,6 +472,55 @@ class VectorGame:
                 ``selections`` does not match it.
         """
         return from_states(self, states, selections)
+
+    def bytes_per_game(self) -> int:
+        """Bytes of memory one game takes in a batch, a lower bound: :data:`STEP_WORK` times its state (the state and
+        a step's work tensors) plus its flat observation (``D`` float32) and action mask (``N`` bools), measured from
+        the tensors of one new game (the generator is left as it was)."""
+        if self._bytes_per_game is None:
+            saved = self.generator.get_state()
+            try:
+                with torch.inference_mode():
+                    state = self.new_games(1).nbytes()
+            finally:
+                self.generator.set_state(saved)
+            self._state_bytes = state
+            self._bytes_per_game = STEP_WORK * state + 4 * self.obs_size + self.num_actions
+        return self._bytes_per_game
+
+    def state_bytes_per_game(self) -> int:
+        """Bytes of game state per game (the state tensors only), measured from one new game (the generator is left
+        as it was)."""
+        self.bytes_per_game()
+        assert self._state_bytes is not None
+        return self._state_bytes
+
+    def check_batch(self, count: int, what: str) -> None:
+        """Refuse a batch of ``count`` games that cannot fit the device's memory (:func:`device_memory`), before any
+        of it is allocated: a batch too large for the RAM is killed by the system, not refused.
+
+        Args:
+            count: games at once.
+            what: how the caller names ``count``, for the message (``"num_envs"``).
+
+        Raises:
+            ConfigError: ``count`` times :meth:`bytes_per_game` exceeds the memory there; the message gives both, and
+                the most games that fit.
+        """
+        have = device_memory(self.device)
+        if have is None:
+            return
+        memory, source = have
+        per = self.bytes_per_game()
+        need = count * per
+        if need <= memory:
+            return
+        fit = memory // per
+        raise ConfigError(
+            f"{what}={count:,}: the games need about {_gib(need)} of memory ({per:,} bytes a game: its state, a step's "
+            f"work tensors, its observation and mask), but {self.device} has {_gib(memory)} ({source}); "
+            + (f"the largest {what} that fits is {fit:,}" if fit else "not one game fits")
+        )
 
     def new_games(self, B: int) -> BatchState:
         """``B`` new games: turn order drawn, setup done up to the first decision (docs/rules.md §3, §7, §8).

@@ -51,8 +51,8 @@ OBSERVATION_MODES = ("flat", "graph")
 
 MAX_ENVS = 2**31 - 1
 """The largest ``num_envs`` a :class:`VectorEnv` takes (what fits the device's memory is usually far less:
-each game keeps rows of several ``(B, T)`` tensors); a larger count is refused when the env is built, not
-at its first ``reset()``."""
+each game keeps rows of several ``(B, T)`` tensors, and a count beyond the memory is refused too, see the
+class docstring); a larger count is refused when the env is built, not at its first ``reset()``."""
 
 
 class VectorStep(NamedTuple):
@@ -114,10 +114,21 @@ class VectorEnv:
     ``step``, ``reset_slots`` and ``observe`` return is made of normal tensors, which a network
     may train on.
 
+    Memory: ``num_envs`` is refused up front (a ``ConfigError`` when the env is built, before any game is
+    made) when the games would need more memory than the device has: on the CPU its physical RAM, on a CUDA
+    device its free memory (``torch.cuda.mem_get_info``); other devices are not asked. A game is counted as
+    :meth:`VectorGame.bytes_per_game <risk_env.vector.engine.VectorGame.bytes_per_game>` bytes, measured
+    from the state tensors of the map and rules: 5 times its state (the state and a step's work tensors) plus
+    its observation and mask, about 3 KB on the small map and 8 KB on the classic map with 4 players. That is
+    a lower bound (a process stepping a batch peaked at 6.6 to 9.5 times the state per game), so a batch near
+    the limit may still not fit; the message says how much is needed, how much there is and the largest
+    ``num_envs`` that fits.
+
     Raises:
         ConfigError: bad arguments (the message says what is allowed), a device this torch
-            cannot use (naming the ones it can), or rules the batched engine does not support
-            (:data:`risk_env.vector.SUPPORTED_RULES`, with the reason).
+            cannot use (naming the ones it can), rules the batched engine does not support
+            (:data:`risk_env.vector.SUPPORTED_RULES`, with the reason), or ``num_envs`` games
+            that need more memory than the device has (see Memory above).
     """
 
     def __init__(
@@ -185,6 +196,7 @@ class VectorEnv:
         self._pool: BatchState | None = None
         self._pool_pos = 0
         self._pool_size = max(8, min(256, num_envs // 4))
+        self.game.check_batch(num_envs, "num_envs")  # (before any game is made: a batch beyond the RAM is killed)
 
     # ------------------------------------------------------------------ argument checks
     def _live(self, what: str) -> BatchState:
@@ -466,9 +478,10 @@ class VectorEnv:
         return {"mask": mask, "flat": flat, "obs": self._present(s, flat, mask), "seat": g.current_player(s)}
 
     def memory_per_game(self) -> int:
-        """Bytes of game state per slot (the state tensors only, not observations or masks)."""
+        """Bytes of game state per slot (the state tensors only, not observations or masks); before :meth:`reset`,
+        measured on one new game without drawing from the env's generator."""
         if self.state is None:
-            return self.game.new_games(1).nbytes()
+            return self.game.state_bytes_per_game()
         return self.state.nbytes() // self.num_envs
 
 

@@ -298,15 +298,63 @@ def test_the_vector_benchmark_refuses_bad_arguments_before_timing_anything(
         ({"threads": 0}, r"threads must be an integer >= 1, or None \(torch's current setting\), got 0"),
         ({"threads": -1}, r"threads must be an integer >= 1, or None \(torch's current setting\), got -1"),
         ({"batch_sizes": (4, -2)}, "batch sizes must be integers >= 1, got -2"),
+        # (a TypeError, and the seeds below a ConfigError from VectorEnv after the reference engine was timed)
+        ({"batch_sizes": 4}, r"batch_sizes must be a sequence of integers >= 1 \(a tuple or a list: \(4,\) for one\), got int 4"),
+        ({"batch_sizes": "4"}, r"batch_sizes must be a sequence of integers >= 1 .*, got str '4'"),
+        ({"seed": -1}, "seed must be an integer >= 0, got -1"),
+        ({"seed": 1.5}, "seed must be an integer >= 0, got 1.5"),
+        ({"seed": 2**32}, r"seed must be below 2\*\*32 .*"),
+        (
+            {"seed": 2**32 - 1, "repeats": 2},
+            r"seed \+ repeats - 1 must be below 2\*\*32 \(run r seeds the batched engine with seed \+ r\), "
+            r"got seed=4294967295 and repeats=2",
+        ),
     ],
 )
-def test_bench_vector_refuses_bad_arguments_with_config_error(kwargs: dict, message: str) -> None:
-    from risk_env.vector.bench import bench_vector
+def test_bench_vector_refuses_bad_arguments_with_config_error(
+    kwargs: dict, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from risk_env.vector import bench
 
+    def timed(*args: object, **kwargs: object) -> dict:
+        raise AssertionError("timed before the arguments were checked")
+
+    monkeypatch.setattr(bench, "_reference", timed)
+    monkeypatch.setattr(bench, "_vector", timed)
     threads = torch.get_num_threads()
     with pytest.raises(ConfigError, match=f"^{message}$"):
-        bench_vector(**{"batch_sizes": (2,), "seconds": 0.01, "reference_seconds": 0.01, **kwargs})
+        bench.bench_vector(**{"batch_sizes": (2,), "seconds": 0.01, "reference_seconds": 0.01, **kwargs})
     assert torch.get_num_threads() == threads
+
+
+@pytest.mark.parametrize(
+    ("argv", "start"),
+    [
+        (["2", "--device", "nope"], "device='nope' is not a torch device; available here: cpu"),
+        (["2", "--device", "hpu"], "device='hpu' is not available; available here: cpu"),
+        (["2", "--cuda-graph"], "cuda_graph=True needs a CUDA device, got device='cpu'"),
+        (["2", "1000000000"], "batch size=1,000,000,000: the games need about "),
+        (["2", "--players", "9"], "num_players"),
+    ],
+)
+def test_the_vector_benchmark_refuses_a_device_cuda_graphs_or_a_batch_it_cannot_run_before_timing(
+    argv: list[str], start: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """--device nope, --cuda-graph without a GPU (and a batch beyond the memory) were refused only after the
+    reference engine had been timed: they are refused first, in one line."""
+    if "--cuda-graph" in argv and torch.cuda.is_available():
+        pytest.skip("a CUDA device is here")
+    from risk_env.vector import bench
+
+    def timed(*args: object, **kwargs: object) -> dict:
+        raise AssertionError("timed before the arguments were checked")
+
+    monkeypatch.setattr(bench, "_reference", timed)
+    monkeypatch.setattr(bench, "_vector", timed)
+    with pytest.raises(SystemExit) as ex:
+        bench.main(argv)
+    out = capsys.readouterr()
+    assert ex.value.code == 2 and out.out == "" and out.err.startswith(f"error: {start}") and out.err.count("\n") == 1
 
 
 def test_the_vector_benchmark_checks_its_json_file_before_the_run(

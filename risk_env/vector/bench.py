@@ -21,6 +21,7 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ import torch
 from .._output import check_output_file
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
-from ..errors import ConfigError, RiskError
+from ..errors import SEED_LIMIT, ConfigError, RiskError, check_seed
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.state import Phase
@@ -168,12 +169,25 @@ def bench_vector(
         row of the same run) and ``ratios``.
 
     Raises:
-        ConfigError: bad rules, a device that is not available, ``repeats`` or a batch size < 1, ``seconds`` or
-            ``reference_seconds`` not a finite number above 0, ``threads`` neither None nor an integer >= 1;
-            all checked before anything is timed.
+        ConfigError: bad rules, a device that is not available, ``cuda_graph`` without a CUDA device, ``batch_sizes``
+            that is no sequence of integers >= 1 (a tuple or a list), a batch that needs more memory than the device
+            has (:class:`VectorEnv`), ``repeats`` < 1, ``seed`` not an integer >= 0 (nor ``seed + repeats - 1`` below
+            2**32: run ``r`` seeds its engine with ``seed + r``), ``seconds`` or ``reference_seconds`` not a finite
+            number above 0, ``threads`` neither None nor an integer >= 1; all checked before anything is timed.
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ConfigError(f"repeats must be an integer >= 1, got {repeats!r}")
+    check_seed(seed, torch_seed=True)
+    if seed + repeats - 1 >= SEED_LIMIT:
+        raise ConfigError(
+            f"seed + repeats - 1 must be below 2**32 (run r seeds the batched engine with seed + r), got seed={seed!r} "
+            f"and repeats={repeats!r}"
+        )
+    if isinstance(batch_sizes, (str, bytes)) or not isinstance(batch_sizes, Sequence):
+        raise ConfigError(
+            f"batch_sizes must be a sequence of integers >= 1 (a tuple or a list: (4,) for one), "
+            f"got {type(batch_sizes).__name__} {batch_sizes!r}"
+        )
     for name, value in (("seconds", seconds), ("reference_seconds", reference_seconds)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
             raise ConfigError(f"{name} must be a finite number of seconds above 0, got {value!r}")
@@ -184,8 +198,13 @@ def bench_vector(
         raise ConfigError(f"batch sizes must be integers >= 1, got {bad[0]!r}")
     if clock not in _CLOCKS:
         raise ConfigError(f"clock={clock!r} is not allowed; choose one of: {', '.join(_CLOCKS)}")
-    vclock = "wall" if str(device).startswith("cuda") else clock
     cfg = RulesConfig.from_preset(preset, **rules)
+    if batch_sizes:  # the device, cuda_graph, the rules and the largest batch's memory, before the reference is timed
+        checked = VectorEnv(1, device=device, rules=cfg, check_actions=False, static=static, cuda_graph=cuda_graph)
+        checked.game.check_batch(max(batch_sizes), "batch size")
+        vclock = "wall" if checked.device.type == "cuda" else clock
+    else:
+        vclock = clock
     runs: dict[int, list[dict[str, Any]]] = {b: [] for b in batch_sizes}
     refs: list[dict[str, Any]] = []
     before = torch.get_num_threads()

@@ -341,7 +341,7 @@ def test_the_vector_benchmark_refuses_a_device_cuda_graphs_or_a_batch_it_cannot_
     argv: list[str], start: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
     """--device nope, --cuda-graph without a GPU (and a batch beyond the memory) were refused only after the
-    reference engine had been timed: they are refused first, in one line."""
+    reference engine had been timed: they are refused first, in one line, and the --json folder is not made."""
     if "--cuda-graph" in argv and torch.cuda.is_available():
         pytest.skip("a CUDA device is here")
     from risk_env.vector import bench
@@ -351,10 +351,12 @@ def test_the_vector_benchmark_refuses_a_device_cuda_graphs_or_a_batch_it_cannot_
 
     monkeypatch.setattr(bench, "_reference", timed)
     monkeypatch.setattr(bench, "_vector", timed)
+    out_file = tmp_path / "new" / "deeper" / "rows.json"
     with pytest.raises(SystemExit) as ex:
-        bench.main(argv)
+        bench.main([*argv, "--json", str(out_file)])
     out = capsys.readouterr()
     assert ex.value.code == 2 and out.out == "" and out.err.startswith(f"error: {start}") and out.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # (the --json folder was made before the other arguments were checked)
 
 
 def test_the_vector_benchmark_checks_its_json_file_before_the_run(
@@ -382,7 +384,7 @@ def test_the_vector_benchmark_checks_its_json_file_before_the_run(
         err = capsys.readouterr().err
         assert ex.value.code == 2 and err.startswith(f"error: {why}") and err.count("\n") == 1
     assert runs == []  # refused before the run
-    # a folder that is not there yet is made before the run, as every command of the package does
+    # a folder that is not there yet is made when the rows are written, after the run
     path = tmp_path / "new" / "rows.json"
     assert bench.main(["2", "--json", str(path)]) == 0
     assert runs == [((2,),)] and json.loads(path.read_text())[0]["decisions_per_s"] == 10.0

@@ -56,7 +56,7 @@ except ImportError:
     ) from None
 
 from .._extras import missing_extra_message, require
-from .._output import check_output_file
+from .._output import check_output_file, make_output_folder
 from ..agents import load_agent, spec_forms
 from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
@@ -169,8 +169,8 @@ def _seats_line(game: Game, names: list[str]) -> str:
 
 
 def _output_path(path: str | None, option: str) -> None:
-    """Make sure ``path`` can be written (its folder created if missing), before any game is played
-    (:func:`risk_env._output.check_output_file`).
+    """Make sure ``path`` can be written (its folder made if missing), before any game is played, creating nothing
+    (:func:`risk_env._output.check_output_file`): the writers make the missing folders when they write.
 
     Raises:
         typer.Exit: (code 2, after a one-line error) the folder cannot be created, ``path`` is a folder, or the
@@ -814,6 +814,10 @@ def bench(
     if json_path:
         import json
 
+        try:
+            make_output_folder(json_path, "--json")
+        except ConfigError as e:
+            raise _fail(str(e), 1) from None
         with open(json_path, "w", encoding="utf-8") as f:
             json.dump(res, f, indent=1)
 

@@ -746,7 +746,9 @@ def _with_repro(failure: dict[str, Any], settings: dict[str, Any]) -> dict[str, 
 
 
 def _write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
-    """Write ``data`` to ``path`` through a temporary file, so a reader never sees half a file."""
+    """Write ``data`` to ``path`` through a temporary file, so a reader never sees half a file (its folder made if
+    missing: the command checked it without making it)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{os.fspath(path)}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2) + "\n")

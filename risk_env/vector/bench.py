@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .._output import check_output_file
+from .._output import check_output_file, make_output_folder
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
 from ..errors import SEED_LIMIT, ConfigError, RiskError, check_seed
@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads < 0:
         parser.exit(2, f"error: --threads must be 0 (torch's current setting) or more, got {args.threads}\n")
     try:
-        check_output_file(args.json, "--json")  # before the run, not after it
+        check_output_file(args.json, "--json")  # before the run, not after it; it creates nothing
         rows = bench_vector(
             tuple(args.batch),
             seconds=args.seconds,
@@ -317,6 +317,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"error: {e}\n")
     print(format_rows(rows))
     if args.json:
+        try:
+            make_output_folder(args.json, "--json")  # (checked before the run, made now: a refused run makes none)
+        except ConfigError as e:
+            parser.exit(1, f"error: {e}\n")
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(rows, f, indent=1)
     return 0

@@ -1,0 +1,82 @@
+"""risk_env._output: an output file or folder is checked before any work without creating anything; the missing
+folders are made only when every argument is checked (make_output_folder), or by the writer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from risk_env import ConfigError
+from risk_env._output import check_output_file, folder_problem, make_output_folder
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_a_file_in_missing_folders_is_checked_without_making_them(tmp_path: Path) -> None:
+    # (check_output_file made the folders: a caller refusing another argument afterwards left them behind)
+    target = tmp_path / "a" / "b" / "rows.json"
+    check_output_file(target, "--json")
+    check_output_file(tmp_path / "rows.json", "--json")  # (in an existing folder: probed, removed again)
+    assert _tree(tmp_path) == []
+    make_output_folder(target, "--json")
+    assert _tree(tmp_path) == ["a", "a/b"]
+    make_output_folder(None, "--json")  # (none asked for)
+
+
+@pytest.mark.parametrize(
+    ("relative", "reason"),
+    [
+        ("blocker/rows.json", "Not a directory"),
+        ("blocker/deeper/rows.json", "Not a directory ({blocker!r} is a file)"),
+        ("new/" + "x" * 300 + "/rows.json", "File name too long"),
+    ],
+)
+def test_a_folder_that_cannot_be_made_is_refused_and_nothing_is_made(tmp_path: Path, relative: str, reason: str) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    target = tmp_path / relative
+    with pytest.raises(ConfigError) as e:
+        check_output_file(target, "--json")
+    why = reason.format(blocker=str(blocker))
+    assert str(e.value) == f"--json {str(target)!r}: cannot create the folder {str(target.parent)!r}: {why}"
+    assert _tree(tmp_path) == ["blocker"]
+
+
+def test_a_file_name_too_long_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "new" / ("x" * 300 + ".json")
+    with pytest.raises(ConfigError) as e:
+        check_output_file(target, "--json")
+    assert str(e.value) == f"--json {str(target)!r}: cannot write the file: File name too long"
+    with pytest.raises(ConfigError, match="is a folder; give a file name"):
+        check_output_file(tmp_path, "--json")
+    assert _tree(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
+def test_a_folder_without_write_permission_is_refused(tmp_path: Path) -> None:  # pragma: no cover - not as root
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        assert folder_problem(locked / "new") == f"Permission denied (in {str(locked)!r})"
+    finally:
+        locked.chmod(0o700)
+
+
+def test_folder_problem_names_nothing_where_a_folder_can_be_made_or_written(tmp_path: Path) -> None:
+    assert folder_problem(tmp_path) is None and folder_problem(tmp_path / "x" / "y") is None
+    assert folder_problem(f"{tmp_path}/a\0b") == "a path cannot hold a NUL character"
+    assert _tree(tmp_path) == []
+
+
+def test_the_soak_checkpoint_makes_its_folder_when_it_writes(tmp_path: Path) -> None:
+    # (risk-env soak --out new/s.json relied on the check to make new/)
+    import json
+
+    from risk_env.tools.soak import _write_json
+
+    _write_json(tmp_path / "new" / "s.json", {"games": 1})
+    assert json.loads((tmp_path / "new" / "s.json").read_text()) == {"games": 1} and _tree(tmp_path) == ["new", "new/s.json"]

@@ -309,3 +309,45 @@ def test_a_batched_policy_answering_something_else_than_ids_is_refused(answer, m
 
     with pytest.raises(RiskError, match=message):
         evaluate([Odd(), "random"], num_games=2, rules=SMALL, seed=0, **VEC, progress=False)
+
+
+@pytest.mark.parametrize(
+    ("agents", "kwargs", "error", "message"),
+    [
+        (["random", "no_such_agent"], {}, RiskError, "no_such_agent"),
+        (["random", "no_such_agent"], VEC, ConfigError, "no_such_agent"),
+        (["random", "random"], {"backend": "vector", "device": "nope"}, ConfigError, "device='nope' is not a torch device"),
+        (["random", "random"], {"backend": "vector", "device": "hpu"}, ConfigError, "device='hpu' is not available"),
+    ],
+)
+def test_evaluate_checks_the_agents_and_the_device_before_it_makes_out_dir(
+    agents: list[str], kwargs: dict, error: type, message: str, tmp_path: Path
+) -> None:
+    # (out_dir was made before the agents and the device were checked, and left behind)
+    for play in (evaluate, round_robin):
+        with pytest.raises(error, match=message):
+            play(agents, num_games=2, rules=SMALL, progress=False, out_dir=tmp_path / "new" / "out", **kwargs)
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_round_robin_checks_every_entrant_before_the_first_pair_plays(tmp_path: Path) -> None:
+    # (the first pairs played and wrote their results before a bad third entrant was found)
+    for kwargs in ({"workers": 1}, VEC):
+        with pytest.raises(RiskError, match="no_such_agent"):
+            round_robin(
+                ["random", "aggressive", "no_such_agent"],
+                num_games=2,
+                rules=SMALL,
+                progress=False,
+                out_dir=tmp_path / "rr",
+                **kwargs,
+            )
+        assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ConfigError, match="^agents must be a list of specs, got the single spec 'random'$"):
+        round_robin("random", num_games=2, out_dir=tmp_path / "rr")
+    out = tmp_path / "blocker"
+    out.write_text("x")
+    with pytest.raises(ConfigError, match=f"^cannot write results to {str(out / 'rr')!r}: Not a directory"):
+        round_robin(["random", "aggressive"], num_games=2, rules=SMALL, progress=False, out_dir=out / "rr")
+    res = round_robin(["random", "aggressive"], num_games=2, rules=SMALL, progress=False, out_dir=tmp_path / "ok", **VEC)
+    assert list(res) == [("random", "aggressive")] and (tmp_path / "ok" / "round_robin.md").exists()

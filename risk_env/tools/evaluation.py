@@ -83,6 +83,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from .._output import folder_problem
 from ..errors import ConfigError, check_seed
 from ..rules.config import RulesConfig, preset_player_count, resolve_rules
 from ..rules.engine import Game
@@ -234,19 +235,15 @@ def _schedule(num_games: int, n: int, seed: int) -> list[tuple[int, int, list[in
 
 
 def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
-    """Create ``out_dir`` and check that files can be written there, before any game is played.
+    """Check that ``out_dir`` can be made (where it is missing) and written, before any game is played, creating
+    nothing (:func:`risk_env._output.folder_problem`): :meth:`EvaluationResult.save` makes it after the games.
 
     Raises:
-        ConfigError: the folder cannot be created or written (the message gives the system's reason).
+        ConfigError: the folder cannot be made or written (the message gives the system's reason).
     """
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write_check"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as e:
-        raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {e.strerror or e}") from None
+    why = folder_problem(out_dir)
+    if why is not None:
+        raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {why}")
 
 
 def _check_seat_count(rules: Any, n: int) -> None:
@@ -262,6 +259,39 @@ def _check_seat_count(rules: Any, n: int) -> None:
             f"rules {preset!r} are for {fixed} players, but {n} agents were given (one per seat): "
             f"give {fixed} agents, or choose rules for {n} players"
         )
+
+
+def _check_entrants(
+    specs: list[Any], rules: Any, backend: str, device: str, batch_size: int | None, overrides: Mapping[str, Any]
+) -> None:
+    """What :func:`evaluate` refuses of :func:`round_robin`'s pairs before their games, checked before the first pair
+    plays: the 2-player rules, the backend and its device, each spec (loaded once, as that backend loads it).
+
+    Raises:
+        RiskError / ConfigError: as :func:`evaluate` would for that pair.
+    """
+    if backend not in ("reference", "vector"):
+        raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
+    cfg = resolve_rules(rules=rules, num_players=2, **overrides)
+    if backend == "reference":
+        if str(device) != "cpu" or batch_size is not None:
+            return  # (evaluate names both arguments in its own message)
+        from risk_env.agents import load_agent
+
+        for sp in specs:
+            if isinstance(sp, str):
+                load_agent(sp)
+        return
+    require("torch", "train", "risk_env.evaluate(backend='vector')")
+    import torch
+
+    from ..vector import VectorGame
+    from .vector_evaluation import batched_policy
+
+    game = VectorGame(cfg, device=device)
+    gen = torch.Generator(device=game.device)
+    for sp in specs:
+        batched_policy(sp, game, gen)
 
 
 def default_workers() -> int:
@@ -318,7 +348,8 @@ def evaluate(
         RiskError / ConfigError: bad agents, counts or rules; IllegalActionError: an agent played
             an illegal action (the message names it and the game seed).
         ConfigError: ``device`` or ``batch_size`` given with ``backend="reference"``, which would not use them.
-        ConfigError: ``out_dir`` cannot be created or written (checked before any game).
+        ConfigError: ``out_dir`` cannot be created or written (checked before any game, creating nothing: the folder
+            is made when the results are saved).
         MissingExtraError: openskill (or, with ``out_dir``, matplotlib) is missing
             (``pip install 'risk_env[eval]'``); checked before any game.
     """
@@ -487,12 +518,18 @@ def round_robin(
     ``out_dir/round_robin.md``.
 
     Raises:
-        ConfigError: a bad ``seed`` (before any game), or what :func:`evaluate` refuses.
+        ConfigError: a bad ``seed``, a single spec as ``agents``, or what :func:`evaluate` refuses; the rules, the
+            backend's device, ``out_dir`` and every entrant are checked before the first pair plays.
     """
     check_seed(seed)
+    if isinstance(agents, (str, os.PathLike)):
+        raise ConfigError(f"agents must be a list of specs, got the single spec {agents!r}")
+    specs = list(agents)
+    if out_dir is not None:  # every pair's arguments, before the first pair plays or writes anything
+        _check_out_dir(out_dir)
+    _check_entrants(specs, rules, backend, device, batch_size, rule_overrides)
 
     out: dict[tuple[str, str], EvaluationResult] = {}
-    specs = list(agents)
     labels = _labels(specs)  # (entrants of one label apart: "model", "model#2"; every pair kept)
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):

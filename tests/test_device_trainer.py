@@ -651,7 +651,7 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     assert res2.timesteps >= 512 and res.timesteps >= 256
 
 
-def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     from risk_env.train.bench import benchmark, main
 
     sets = [
@@ -676,6 +676,12 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
     selfplay = load_config(None, [*sets[:-1], "opponents.baselines=[self]"])
     res = benchmark(selfplay, updates=1, repeats=1, sb3_envs=4, sb3_opponent="self")
     assert res.decisions_per_update == 64 and "frozen snapshot" in res.table()
+    # --json into a folder that is not there yet: made once the figures are in
+    out = tmp_path / "new" / "bench.json"
+    args = [a for item in [*sets, "opponents.weights=null", "imitation.enabled=false"] for a in ("--set", item)]
+    assert main([*args, "--updates", "1", "--repeats", "1", "--sb3-envs", "4", "--json", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    assert saved["ratio"] == pytest.approx(saved["device"] / saved["sb3"]) and len(saved["device_windows"]) == 1
 
 
 def test_the_benchmarks_sb3_envs_need_not_divide_the_decisions_per_update() -> None:

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._output import check_output_file
+from .._output import check_output_file, make_output_folder
 from ..errors import ConfigError
 from .config import SELF, TrainConfig, load_config
 
@@ -259,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_output_file(args.json, "--json")  # before the run, not after it
         cfg = load_config(args.config, args.set)
         res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
+        make_output_folder(args.json, "--json")  # (checked above; made once the figures are in)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

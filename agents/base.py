@@ -72,6 +72,7 @@ __all__ = [
     "observation_mask",
     "observed_vector",
     "check_flag",
+    "check_name",
     "allied_move",
 ]
 
@@ -296,6 +297,18 @@ def check_flag(value: Any, name: str, who: str) -> bool:
     return bool(value)
 
 
+def check_name(value: Any, who: str) -> str | None:
+    """``value`` when it is None (the agent's default name) or a non-empty text, else a :class:`ConfigError`
+    naming ``who`` (``"GraphNetAgent: name must be a non-empty text or None, got 5"``).
+
+    Raises:
+        ConfigError: ``value`` is a number, an empty or blank text, or anything else.
+    """
+    if value is None or (isinstance(value, str) and value.strip()):
+        return value
+    raise ConfigError(f"{who}: name must be a non-empty text or None, got {value!r}")
+
+
 # ---------------------------------------------------------------------- moves -> action ids
 # The mapping lives in the codec (ActionCodec.move_to_action / move_to_actions); these
 # functions keep the agents' long-standing import path.
@@ -392,6 +405,7 @@ class CallableAgent(Agent):
         if not callable(fn):
             raise RiskError(f"CallableAgent needs a callable f(observation, info) -> int, got {type(fn).__name__}")
         self.needs_view = check_flag(needs_view, "needs_view", "CallableAgent")
+        name = check_name(name, "CallableAgent")
         super().__init__(None)
         self.fn = fn
         self.name = str(name or getattr(fn, "__name__", type(fn).__name__))

@@ -27,7 +27,7 @@ import numpy as np
 
 from risk_env.errors import RiskError
 
-from .base import Agent, check_flag, observation_mask, observed_vector, path_is, shown_spec, view_from_info
+from .base import Agent, check_flag, check_name, observation_mask, observed_vector, path_is, shown_spec, view_from_info
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 
@@ -109,6 +109,7 @@ class MaskablePPOAgent(Agent):
     def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)
         self.deterministic = check_flag(deterministic, "deterministic", "MaskablePPOAgent")
+        name = check_name(name, "MaskablePPOAgent")
         if isinstance(model, (str, os.PathLike)):
             if device != "auto":  # (SB3 would raise torch's error, read here as a file that does not load)
                 from risk_env.vector.engine import resolve_device
@@ -247,6 +248,7 @@ class GraphNetAgent(Agent):
     def __init__(self, policy: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
         super().__init__(None)
         self.deterministic = check_flag(deterministic, "deterministic", "GraphNetAgent")
+        name = check_name(name, "GraphNetAgent")
         try:
             import torch
         except ImportError:  # pragma: no cover - depends on the install

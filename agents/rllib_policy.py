@@ -31,7 +31,7 @@ import numpy as np
 from risk_env._extras import require
 from risk_env.errors import RiskError
 
-from .base import Agent, check_flag, observation_mask, observed_vector, path_is
+from .base import Agent, check_flag, check_name, observation_mask, observed_vector, path_is
 
 __all__ = ["RLlibPolicyAgent", "is_rllib_checkpoint", "GAME_FILE"]
 
@@ -77,6 +77,7 @@ class RLlibPolicyAgent(Agent):
     ) -> None:
         super().__init__(seed)
         self.deterministic = check_flag(deterministic, "deterministic", "RLlibPolicyAgent")
+        name = check_name(name, "RLlibPolicyAgent")
         path = Path(checkpoint)
         if not is_rllib_checkpoint(path):
             raise RiskError(f"{str(path)!r} is not an RLlib checkpoint folder (no rllib_checkpoint.json in it)")

@@ -554,6 +554,31 @@ def test_the_agents_flags_take_only_a_bool(tmp_path, flag: object) -> None:  # t
     assert CallableAgent(zero, needs_view=np.bool_(True)).needs_view is True
 
 
+@pytest.mark.parametrize("name", [5, "", "  ", ["a"]])
+def test_the_agents_names_take_only_a_text(tmp_path, name: object) -> None:  # type: ignore[no-untyped-def]
+    # (each was taken as it came: name=5 made an agent whose name was the number 5)
+    pytest.importorskip("torch")
+    from risk_env.agents import MaskablePPOAgent, RLlibPolicyAgent
+    from risk_env.agents.policy import GraphNetAgent
+    from risk_env.train.graph_net import GraphNet
+
+    def zero(observation, info):  # type: ignore[no-untyped-def]
+        return 0
+
+    net = GraphNet(20, 73, 28, hidden=8, rounds=1)
+    for build, who in (
+        (lambda: CallableAgent(zero, name=name), "CallableAgent"),
+        (lambda: GraphNetAgent(net, name=name), "GraphNetAgent"),
+        (lambda: MaskablePPOAgent(pretrained_path("ppo-2p"), name=name), "MaskablePPOAgent"),
+        (lambda: RLlibPolicyAgent(tmp_path, name=name), "RLlibPolicyAgent"),
+    ):
+        with pytest.raises(ConfigError) as err:
+            build()
+        assert str(err.value) == f"{who}: name must be a non-empty text or None, got {name!r}"
+    assert CallableAgent(zero, name="mine").name == "mine" and CallableAgent(zero).name == "zero"
+    assert GraphNetAgent(net, name="g").name == "g"
+
+
 def _rllib_agent_without_ray(shape: tuple[int, ...]):  # type: ignore[no-untyped-def]
     """An RLlibPolicyAgent as its constructor leaves one, without a module (the checks of act come first)."""
     from risk_env.agents import RLlibPolicyAgent

@@ -732,6 +732,10 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     # ppo-3p is a graph policy file of the device trainer, trained on from ppo-4p's network
     three = evaluate(["ppo-3p", "balanced", "continent"], num_games=3, rules="fast", seed=1, workers=1, progress=False)
     assert sum(st.games for st in three.stats.values()) == 9 and type(load_agent("ppo-3p")).__name__ == "GraphNetAgent"
+    # ... on the batched engine too, by name (every shipped name; a .pt is a graph policy file, not MaskablePPO's)
+    for name in PRETRAINED:
+        lockstep = evaluate([name, "balanced", "continent"], num_games=3, rules="fast", seed=1, backend="vector", progress=False)
+        assert name in lockstep.stats and sum(st.games for st in lockstep.stats.values()) == 9
     # rules with other non-territory action ids (the expert dice rules: 7 more) are refused by name
     env = risk_env.env(num_players=2, preset="expert")
     env.reset(seed=1)

@@ -76,19 +76,22 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             return make_policy(key.lower(), game, generator)
         from ..agents.registry import PRETRAINED, graph_policy_path, pretrained_path
 
-        if key.lower() in PRETRAINED:
-            return load_maskable_ppo(pretrained_path(key), game, generator=generator)
         p = Path(key)
-        policy_file = graph_policy_path(key)  # (as load_agent: "runs/x/model" for runs/x/model.pt)
+        name = p.stem
+        if key.lower() in PRETRAINED:  # a MaskablePPO checkpoint (.zip) or a graph policy file (.pt)
+            p, name = pretrained_path(key), key.lower()
+            policy_file = p if p.suffix == ".pt" else None
+        else:
+            policy_file = graph_policy_path(key)  # (as load_agent: "runs/x/model" for runs/x/model.pt)
+            name = policy_file.stem if policy_file is not None else name
         if policy_file is not None:
             from ..train.graph_net import load_policy
 
-            p = policy_file
-            net, _meta = load_policy(p, device=game.device)
+            net, _meta = load_policy(policy_file, device=game.device)
             probe = game.new_games(1)
             one = game.observe_graph(probe, mask=game.action_mask(probe))
             net.check_fits(game.T, one["nodes"].shape[-1], one["globals"].shape[-1], game.num_actions)
-            return NetworkPolicy(game, net, "graph", True, generator, name=p.stem)
+            return NetworkPolicy(game, net, "graph", True, generator, name=name)
         if p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file():
             return load_maskable_ppo(p, game, generator=generator)
         raise ConfigError(

@@ -219,6 +219,26 @@ def _tiny(tmp: Path, **changes: Any) -> TrainConfig:
     return TrainConfig.from_dict(data)
 
 
+def test_resume_refuses_a_file_that_is_no_checkpoint(tmp_path: Path) -> None:
+    from risk_env.train.sb3 import train
+
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "r1"), resume=text, progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(text)!r}: notes.txt is not a checkpoint; trainer 'device' resumes a step_*.pt "
+        "(or the run folder that holds its checkpoints/)"
+    )
+    junk = tmp_path / "d" / "checkpoints" / "step_1.pt"
+    junk.parent.mkdir(parents=True)
+    junk.write_bytes(b"\x80\x02junk")
+    with pytest.raises(RiskError) as err:
+        train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
+    assert str(err.value).startswith(f"{str(junk)!r} is not a readable policy file (") and "\n" not in str(err.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "notes.txt"]
+
+
 def _weights(path: Path) -> np.ndarray:
     net, _ = load_policy(path)
     return np.concatenate([p.detach().numpy().ravel() for p in net.parameters()])

@@ -545,6 +545,21 @@ def test_same_seed_same_weights(tmp_path):
     assert not np.array_equal(pa, pc)
 
 
+def test_resume_refuses_a_file_that_is_no_maskable_ppo_checkpoint(tmp_path):
+    """A text file named .zip, or the device trainer's .pt, given to the sb3 trainer: one ConfigError, nothing written."""
+    from risk_env.agents import pretrained_path
+
+    fake = tmp_path / "fake.zip"
+    fake.write_text("hello")
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "r1"), resume=fake, progress=False, quiet=True)
+    assert str(info.value) == f"--resume {str(fake)!r}: fake.zip is not a MaskablePPO checkpoint (File is not a zip file)"
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "r2"), resume=pretrained_path("ppo-3p"), progress=False, quiet=True)
+    assert "ppo-3p.pt is a graph policy file of trainer 'device'; trainer 'sb3' resumes a MaskablePPO" in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.zip"]
+
+
 def test_cli_resume_bad_path_is_a_clear_error(tmp_path):
     code, _, err = run_cli("train", "--resume", tmp_path / "nothing", "--no-progress")
     assert code == 2 and "no checkpoint" in err and err.count("\n") == 1

@@ -412,10 +412,15 @@ def train(
     meta: dict[str, Any] = {}
     if resume is not None:
         ckpt = latest_checkpoint(Path(resume))
-        if ckpt.suffix != ".pt":
+        if ckpt.suffix == ".zip":
             raise ConfigError(
                 f"--resume {str(resume)!r}: {ckpt.name} is a MaskablePPO checkpoint; trainer 'device' resumes a .pt "
                 "(ppo.init starts from a .zip's network)"
+            )
+        if ckpt.suffix != ".pt":
+            raise ConfigError(
+                f"--resume {str(resume)!r}: {ckpt.name} is not a checkpoint; trainer 'device' resumes a step_*.pt "
+                "(or the run folder that holds its checkpoints/)"
             )
         meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":

@@ -236,7 +236,8 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
     try:
         data = th.load(p, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for a foreign or damaged file
-        raise RiskError(f"{str(p)!r} is not a readable policy file ({type(e).__name__}: {e})") from None
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""  # (torch's advice on weights_only left out)
+        raise RiskError(f"{str(p)!r} is not a readable policy file ({type(e).__name__}: {first})") from None
     if not isinstance(data, dict) or data.get("format") != POLICY_FORMAT:
         raise RiskError(
             f"{str(p)!r} is not a risk_env graph policy file (no format {POLICY_FORMAT!r}); "

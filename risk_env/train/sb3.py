@@ -209,6 +209,29 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
 
 
 # ---------------------------------------------------------------------------- train
+def _check_sb3_checkpoint(ckpt: Path, resume: str) -> None:
+    """Refuse, before anything is written, a ``--resume`` file that is not a MaskablePPO checkpoint: a graph policy
+    file of the device trainer (``.pt``), or a file that is not an SB3 archive (no ``data`` and ``policy.pth``).
+
+    Raises:
+        ConfigError: the file and what it is instead.
+    """
+    import zipfile
+
+    if ckpt.suffix == ".pt":
+        raise ConfigError(
+            f"--resume {resume!r}: {ckpt.name} is a graph policy file of trainer 'device'; trainer 'sb3' resumes a "
+            "MaskablePPO checkpoint (.zip): resume it with --config device (or its run's own config)"
+        )
+    try:
+        with zipfile.ZipFile(ckpt) as z:
+            names = set(z.namelist())
+    except (zipfile.BadZipFile, OSError) as e:
+        raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint ({e})") from None
+    if not {"data", "policy.pth"} <= names:
+        raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint (no data and policy.pth in it)")
+
+
 def _check_resumed_network(cfg: TrainConfig, meta: dict[str, Any], resume: str) -> None:
     """Refuse to resume a checkpoint whose network the config describes otherwise (``ppo.policy`` and the
     policy's sizes, as its metadata's config says): a resumed run trains the checkpoint's network, so a
@@ -271,6 +294,7 @@ def train(
     meta: dict[str, Any] = {}
     if resume is not None:
         ckpt = latest_checkpoint(Path(resume))
+        _check_sb3_checkpoint(ckpt, str(resume))
         meta = checkpoint_meta(ckpt)
         _check_resumed_network(cfg, meta, str(resume))
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":

@@ -28,11 +28,8 @@ def folder_problem(folder: str | os.PathLike[str]) -> str | None:
     folder = os.path.abspath(os.fspath(folder))
     if "\0" in folder:
         return "a path cannot hold a NUL character"
-    missing: list[str] = []
-    near = folder
-    while not os.path.lexists(near):  # (a dangling link is there: it is in the way)
-        missing.append(os.path.basename(near))
-        near = os.path.dirname(near)
+    near = _nearest_existing(folder)
+    missing = os.path.relpath(folder, near).split(os.sep) if near != folder else []
     if not os.path.isdir(near):
         return f"{os.strerror(errno.ENOTDIR)} ({near!r} is a file)" if near != folder else os.strerror(errno.ENOTDIR)
     if not missing:
@@ -109,13 +106,17 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
         os.remove(path)
 
 
+def _nearest_existing(path: str) -> str:
+    """``path`` (absolute) or its nearest ancestor that is there (a dangling link is there: it is in the way)."""
+    while not os.path.lexists(path):
+        path = os.path.dirname(path)
+    return path
+
+
 def _name_max(folder: str) -> int | None:
     """The longest file name the file system of ``folder``'s nearest existing ancestor takes (None: not said)."""
-    near = folder
-    while not os.path.lexists(near):
-        near = os.path.dirname(near)
     try:
-        return os.pathconf(near, "PC_NAME_MAX")
+        return os.pathconf(_nearest_existing(folder), "PC_NAME_MAX")
     except (OSError, ValueError):  # pragma: no cover - a file system that names no limits
         return None
 

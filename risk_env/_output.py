@@ -1,5 +1,5 @@
 """Output files and folders: one check, before any work is done, that a file (or a folder of results) can be
-written where it is asked for; the check creates nothing. The missing folders are made by
+written where it is asked for; the check leaves nothing behind. The missing folders are made by
 :func:`make_output_folder`, once every argument is checked (right before the work, or the write).
 
 >>> check_output_file(None, "--json")  # no file asked for: nothing to check
@@ -7,8 +7,10 @@ written where it is asked for; the check creates nothing. The missing folders ar
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import tempfile
 
 from .errors import ConfigError
 
@@ -16,14 +18,18 @@ __all__ = ["check_output_file", "folder_problem", "make_output_folder"]
 
 
 def folder_problem(folder: str | os.PathLike[str]) -> str | None:
-    """Why the folder ``folder`` could not be made or written into, or None where it can, without creating anything:
-    where it is missing, its nearest existing ancestor must be a folder that can be written (not a file, nor on a
-    read-only file system), and each missing name must fit the file system's limit; where it is there, an empty file
-    is written into it and removed again.
+    """Why the folder ``folder`` could not be made or written into, or None where it can, leaving nothing behind.
+
+    The one check of a folder for the whole library (``--out``, ``--json``, ``--record``, ``out_dir=``). The plain
+    cases are read first: where ``folder`` is missing, its nearest existing ancestor must be a folder this user may
+    write and each missing name must fit the file system's limit. Then the system itself is asked: the missing
+    folders are made and an empty file is written into ``folder``, and all of it is removed again. That is what
+    catches a place where the system refuses new folders or files although the permissions allow them (``/proc``,
+    ``/sys``, a read-only file system).
 
     Returns:
-        the system's reason (``"Not a directory"``, ``"File name too long"``, ``"Permission denied"``...), naming the
-        path in the way where it is another than ``folder``.
+        the system's reason (``"Not a directory"``, ``"File name too long"``, ``"Permission denied"``,
+        ``"Read-only file system"``...), naming the path in the way where it is another than ``folder``.
     """
     folder = os.path.abspath(os.fspath(folder))
     if "\0" in folder:
@@ -32,41 +38,47 @@ def folder_problem(folder: str | os.PathLike[str]) -> str | None:
     missing = os.path.relpath(folder, near).split(os.sep) if near != folder else []
     if not os.path.isdir(near):
         return f"{os.strerror(errno.ENOTDIR)} ({near!r} is a file)" if near != folder else os.strerror(errno.ENOTDIR)
-    if not missing:
-        return _probe(folder)
-    name_max: int | None
-    path_max: int | None
-    try:
-        name_max = os.pathconf(near, "PC_NAME_MAX")
-        path_max = os.pathconf(near, "PC_PATH_MAX")
-    except (OSError, ValueError):  # pragma: no cover - a file system that names no limits
-        name_max = path_max = None
-    if (name_max and any(len(os.fsencode(m)) > name_max for m in missing)) or (path_max and len(os.fsencode(folder)) >= path_max):
-        return os.strerror(errno.ENAMETOOLONG)
-    if hasattr(os, "statvfs") and os.statvfs(near).f_flag & getattr(os, "ST_RDONLY", 1):
-        return os.strerror(errno.EROFS)
+    name_max = _name_max(near)
+    for name in missing:
+        if name_max and len(os.fsencode(name)) > name_max:
+            shown = name[:20] + "..."
+            return f"{os.strerror(errno.ENAMETOOLONG)} ({shown!r} is {len(os.fsencode(name))} bytes; at most {name_max})"
     if not os.access(near, os.W_OK | os.X_OK):
         return f"{os.strerror(errno.EACCES)} (in {near!r})"
-    return None
+    return _probe(near, missing)
 
 
-def _probe(folder: str) -> str | None:
-    """Write an empty file into the existing ``folder`` and remove it: the system's reason if that fails."""
-    probe = os.path.join(folder, f".risk_env_write_check_{os.getpid()}")
+def _probe(near: str, missing: list[str]) -> str | None:
+    """Make the ``missing`` folders under the existing folder ``near`` and an empty file in the last, then remove
+    them all (best effort: the check never fails on its own clean-up): the system's reason where it refuses."""
+    made: list[str] = []
+    probe: str | None = None
     try:
-        with open(probe, "x", encoding="utf-8"):
-            pass
-    except FileExistsError:  # pragma: no cover - left by a process of the same id
-        return None
+        path = near
+        for name in missing:
+            path = os.path.join(path, name)
+            try:
+                os.mkdir(path)
+            except FileExistsError:  # made meanwhile: not ours to remove
+                continue
+            made.append(path)
+        fd, probe = tempfile.mkstemp(prefix=".risk_env-probe-", dir=path)
+        os.close(fd)
     except OSError as e:
-        return e.strerror or str(e)
-    os.remove(probe)
+        return (e.strerror or str(e)) + (f" (in {near!r})" if missing else "")
+    finally:
+        if probe is not None:
+            with contextlib.suppress(OSError):
+                os.remove(probe)
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
     return None
 
 
 def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
     """Make sure ``path`` can be written (its folder made if missing), before any game is played or timed,
-    creating nothing: an existing file is opened for appending, as the write will open it; a new file's name is
+    leaving nothing behind: an existing file is opened for appending, as the write will open it; a new file's name is
     checked in its folder (an empty file written there and removed again) or, where the folder is missing, against
     the nearest folder that is there (:func:`folder_problem`). Call :func:`make_output_folder` before the write.
 

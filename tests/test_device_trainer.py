@@ -482,12 +482,14 @@ def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path: Path) ->
         with pytest.raises(ConfigError) as info:
             train(_tiny(out), progress=False, quiet=True)
         assert str(info.value) == (
-            f"the run folder {str(out)!r} cannot be made: {str(blocker)!r} is not a folder: give another --out"
+            f"the run folder {str(out)!r} cannot be made or written: Not a directory ({str(blocker)!r} is a file): "
+            "give another --out"
         )
     assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     code, _, err = run_cli("train", "--config", "device", "--out", blocker / "run")
-    assert code == 2 and err == f"error: the run folder {str(blocker / 'run')!r} cannot be made: {str(blocker)!r} " + (
-        "is not a folder: give another --out\n"
+    assert code == 2 and err == (
+        f"error: the run folder {str(blocker / 'run')!r} cannot be made or written: Not a directory ({str(blocker)!r} "
+        "is a file): give another --out\n"
     )
 
 

@@ -32,7 +32,7 @@ def test_a_file_in_missing_folders_is_checked_without_making_them(tmp_path: Path
     [
         ("blocker/rows.json", "Not a directory"),
         ("blocker/deeper/rows.json", "Not a directory ({blocker!r} is a file)"),
-        ("new/" + "x" * 300 + "/rows.json", "File name too long"),
+        ("new/" + "x" * 300 + "/rows.json", "File name too long ('xxxxxxxxxxxxxxxxxxxx...' is 300 bytes; at most 255)"),
     ],
 )
 def test_a_folder_that_cannot_be_made_is_refused_and_nothing_is_made(tmp_path: Path, relative: str, reason: str) -> None:
@@ -70,6 +70,19 @@ def test_folder_problem_names_nothing_where_a_folder_can_be_made_or_written(tmp_
     assert folder_problem(tmp_path) is None and folder_problem(tmp_path / "x" / "y") is None
     assert folder_problem(f"{tmp_path}/a\0b") == "a path cannot hold a NUL character"
     assert _tree(tmp_path) == []
+
+
+@pytest.mark.parametrize("place", ["/proc/x/y", "/sys/kernel/a/b"])
+def test_a_place_the_system_refuses_is_refused_for_an_output_file_too(place: str) -> None:
+    # (one owner with the run folder's check: the permissions allowed /proc and /sys, the system did not)
+    root = Path("/", Path(place).parts[1])
+    if not root.is_dir():
+        pytest.skip(f"no {root} here")
+    why = folder_problem(place)
+    assert why is not None and why.endswith(")") and " (in '/" in why
+    with pytest.raises(ConfigError, match=f"^--json '{place}/rows.json': cannot create the folder '{place}': "):
+        check_output_file(f"{place}/rows.json", "--json")
+    assert not Path(place).exists()
 
 
 def test_the_soak_checkpoint_makes_its_folder_when_it_writes(tmp_path: Path) -> None:

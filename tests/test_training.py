@@ -382,10 +382,12 @@ def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path):
     out = blocker / "runs" / "tiny"
     with pytest.raises(ConfigError) as info:
         train(_tiny(out), progress=False, quiet=True)
-    assert str(info.value) == f"the run folder {str(out)!r} cannot be made: {str(blocker)!r} is not a folder: give another --out"
+    assert str(info.value) == (
+        f"the run folder {str(out)!r} cannot be made or written: Not a directory ({str(blocker)!r} is a file): give another --out"
+    )
     assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     code, _, err = run_cli("train", "--out", blocker / "run", "--set", "total_timesteps=64")
-    assert code == 2 and err.startswith("error: the run folder ") and "is not a folder" in err and err.count("\n") == 1
+    assert code == 2 and err.startswith("error: the run folder ") and "is a file)" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
@@ -418,25 +420,25 @@ def test_a_run_folder_the_system_refuses_is_refused_before_training(place):
     with pytest.raises(ConfigError) as info:  # (os.access said writable, and the run failed at its mkdir)
         check_run_dir(Path(place))
     msg = str(info.value)
-    assert msg.startswith(f"the run folder {place!r} cannot be ") and msg.endswith(": give another --out")
+    assert msg.startswith(f"the run folder {place!r} cannot be made or written: ") and msg.endswith(": give another --out")
     assert not Path(place).exists()
     code, _, err = run_cli("train", "--config", "device", "--out", place)
     assert code == 2 and err.startswith(f"error: the run folder {place!r} cannot be ") and err.count("\n") == 1
 
 
 def test_a_run_folder_name_too_long_or_empty_is_refused_and_the_check_leaves_nothing(tmp_path, monkeypatch):
-    from risk_env.train import run as run_module
+    from risk_env import _output
     from risk_env.train.run import check_run_dir
 
     long = tmp_path / "a" / ("b" * 300) / "c"
     with pytest.raises(ConfigError) as info:
         check_run_dir(long)
     assert str(info.value) == (
-        f"the run folder {str(long)!r} cannot be made: the name 'bbbbbbbbbbbbbbbbbbbb...' is 300 bytes long; "
-        f"a name in {str(tmp_path)!r} is at most 255: give another --out"
+        f"the run folder {str(long)!r} cannot be made or written: File name too long "
+        "('bbbbbbbbbbbbbbbbbbbb...' is 300 bytes; at most 255): give another --out"
     )
     code, _, err = run_cli("train", "--out", tmp_path / ("x" * 300))
-    assert code == 2 and "is 300 bytes long" in err and err.count("\n") == 1
+    assert code == 2 and "is 300 bytes; at most 255" in err and err.count("\n") == 1
     # a run folder that can be made: the check makes it and a file in it, and removes both
     for out in (tmp_path / "a" / "b" / "c", tmp_path / "new" / ".." / "d", tmp_path):
         check_run_dir(out)
@@ -446,20 +448,18 @@ def test_a_run_folder_name_too_long_or_empty_is_refused_and_the_check_leaves_not
     def refuse(*args, **kwargs):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(run_module.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(_output.tempfile, "mkstemp", refuse)
     out = tmp_path / "a" / "b"
     with pytest.raises(ConfigError) as info:
         check_run_dir(out)
     assert str(info.value) == (
-        f"the run folder {str(out)!r} cannot be made in {str(tmp_path)!r}: the system refuses it "
-        "(Read-only file system): give another --out"
+        f"the run folder {str(out)!r} cannot be made or written: Read-only file system (in {str(tmp_path)!r}): give another --out"
     )
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ConfigError) as info:
         check_run_dir(tmp_path)
     assert str(info.value) == (
-        f"the run folder {str(tmp_path)!r} cannot be written: the system refuses a file in it (Read-only file system): "
-        "give another --out"
+        f"the run folder {str(tmp_path)!r} cannot be made or written: Read-only file system: give another --out"
     )
     monkeypatch.undo()
     # an empty --out fell back to runs/<name>

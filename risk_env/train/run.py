@@ -10,17 +10,16 @@ on-device one (:mod:`risk_env.train.device_train`) share them.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._output import folder_problem
 from ..errors import ConfigError
 from ..rules.config import RulesConfig
 from .config import TrainConfig
@@ -459,61 +458,18 @@ def check_run_dir(run_dir: Path) -> None:
     """Refuse, before any training, a run folder (``--out``, ``out_dir``) that cannot be made or written: a file
     at its place, a file among the folders above it, a folder above it that this user may not write, a name longer
     than the file system takes, or a place where the system refuses new folders or files (``/proc``, ``/sys``, a
-    read-only file system).
-
-    The check asks the system itself: it makes the folders that are missing and a file in the run folder, and
-    removes them again, so nothing is left behind.
+    read-only file system). The check is :func:`risk_env._output.folder_problem`'s, which leaves nothing behind.
 
     Raises:
-        ConfigError: the run folder and why.
+        ConfigError: the run folder and the system's reason.
     """
     where = f"the run folder {str(run_dir)!r}"
     # (os.path's tests: False for a name the system cannot even look up, where Path's raise)
     if os.path.exists(run_dir) and not os.path.isdir(run_dir):
         raise ConfigError(f"{where} is a file: give another --out")
-    missing: list[Path] = []  # the folders to make, the nearest to the part that exists first
-    parent = run_dir
-    while not os.path.lexists(parent):  # the nearest part of the path that exists
-        if parent.parent == parent:
-            break
-        missing.insert(0, parent)
-        parent = parent.parent
-    if not os.path.isdir(parent):
-        raise ConfigError(f"{where} cannot be made: {str(parent)!r} is not a folder: give another --out")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        what = "the run folder" if parent == run_dir else f"the folder {str(parent)!r}"
-        raise ConfigError(f"{where} cannot be written: {what} is not writable by this user: give another --out")
-    try:
-        longest = os.pathconf(parent, "PC_NAME_MAX")
-    except (OSError, ValueError):  # (no such limit known here)
-        longest = 255
-    for p in missing:
-        if len(os.fsencode(p.name)) > longest:
-            raise ConfigError(
-                f"{where} cannot be made: the name {p.name[:20] + '...'!r} is {len(os.fsencode(p.name))} bytes long; "
-                f"a name in {str(parent)!r} is at most {longest}: give another --out"
-            )
-    made: list[Path] = []
-    probe: str | None = None
-    try:
-        for p in missing:
-            try:
-                p.mkdir()
-            except FileExistsError:  # (a '..' part, or made meanwhile: not ours to remove)
-                continue
-            made.append(p)
-        fd, probe = tempfile.mkstemp(prefix=".risk_env-probe-", dir=run_dir)
-        os.close(fd)
-    except OSError as e:
-        what = f"be made in {str(parent)!r}: the system refuses it" if missing else "be written: the system refuses a file in it"
-        raise ConfigError(f"{where} cannot {what} ({e.strerror or e}): give another --out") from None
-    finally:
-        if probe is not None:  # (best effort: the check never fails on its own clean-up)
-            with contextlib.suppress(OSError):
-                os.remove(probe)
-        for p in reversed(made):
-            with contextlib.suppress(OSError):
-                p.rmdir()
+    why = folder_problem(run_dir)
+    if why is not None:
+        raise ConfigError(f"{where} cannot be made or written: {why}: give another --out")
 
 
 def latest_checkpoint(path: Path) -> Path:

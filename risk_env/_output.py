@@ -83,17 +83,19 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
     the nearest folder that is there (:func:`folder_problem`). Call :func:`make_output_folder` before the write.
 
     Args:
-        path: the file to be written; None or ``""``: none asked for.
+        path: the file to be written; None: none asked for.
         option: how the caller names it, for the message (``"--json"``).
 
     Raises:
-        ConfigError: ``path`` is a folder, its folder could not be made (a file in the way, a name too long, no
+        ConfigError: ``path`` is empty or a folder, its folder could not be made (a file in the way, a name too long, no
             permission, a read-only file system), or the file cannot be written there; the message names ``option``,
             the path and the system's reason.
     """
-    if not path:
+    if path is None:
         return
     path = os.fspath(path)
+    if not path.strip():
+        raise ConfigError(f"{option} {path!r}: an empty file name; give a file name, or leave {option} out")
     if "\0" in path:
         raise ConfigError(f"{option} {path!r}: a file name cannot hold a NUL character")
     if os.path.isdir(path):

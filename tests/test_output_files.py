@@ -25,6 +25,10 @@ def test_a_file_in_missing_folders_is_checked_without_making_them(tmp_path: Path
     make_output_folder(target, "--json")
     assert _tree(tmp_path) == ["a", "a/b"]
     make_output_folder(None, "--json")  # (none asked for)
+    for empty in ("", " "):  # (read as "none asked for": the run went on and wrote nothing)
+        with pytest.raises(ConfigError) as e:
+            check_output_file(empty, "--record")
+        assert str(e.value) == f"--record {empty!r}: an empty file name; give a file name, or leave --record out"
 
 
 @pytest.mark.parametrize(

@@ -378,6 +378,8 @@ def test_the_vector_benchmark_checks_its_json_file_before_the_run(
     for path, why in [
         (blocker / "rows.json", f"--json '{blocker / 'rows.json'}': cannot create the folder '{blocker}': "),
         (tmp_path, f"--json '{tmp_path}' is a folder; give a file name"),
+        ("", "--json '': an empty file name; give a file name, or leave --json out"),  # (ran, wrote nothing, exit 0)
+        ("/proc/y/rows.json", "--json '/proc/y/rows.json': cannot create the folder '/proc/y': "),  # (after the run)
     ]:
         with pytest.raises(SystemExit) as ex:
             bench.main(["2", "--json", str(path)])

@@ -1,6 +1,7 @@
 """Bad seeds and out-of-range state fields are clear RiskErrors and change nothing."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -558,6 +559,9 @@ def test_training_config_layer_widths_and_whole_timesteps():
 
     r = CliRunner().invoke(app, ["train", "--timesteps", "2.9", "--out", "never-written"])
     assert r.exit_code == 2 and "error: --timesteps must be a whole number of steps (2e6 is one), got 2.9" in r.output
+    r = CliRunner().invoke(app, ["train", "--timesteps", "1e30", "--out", "never-written"])  # (named as typed)
+    assert r.exit_code == 2 and "error: --timesteps must be at most 1e+12, got 1e+30" in r.output
+    assert not os.path.exists("never-written")
 
 
 def test_the_sb3_face_refuses_actions_of_another_shape_or_uint64_or_masked():

@@ -673,6 +673,10 @@ def train(
         _at_least("--timesteps", timesteps, 1)
         if not math.isfinite(timesteps) or timesteps != int(timesteps):
             raise _fail(f"--timesteps must be a whole number of steps (2e6 is one), got {timesteps:g}")
+        from ..train.config import MAX_TIMESTEPS
+
+        if timesteps > MAX_TIMESTEPS:  # (else named by the config as the override total_timesteps=<its digits>)
+            raise _fail(f"--timesteps must be at most {MAX_TIMESTEPS:.0e}, got {timesteps:g}")
         overrides.append(f"total_timesteps={int(timesteps)}")
     if benchmark and config is None:
         config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)

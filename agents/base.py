@@ -128,7 +128,8 @@ class Agent(abc.ABC):
 
 
 def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> GameView:
-    """``info["view"]``, or a :class:`RiskError` explaining how to provide it.
+    """``info["view"]``, or a :class:`RiskError` explaining how to provide it (``who``: the agent that needs it,
+    and why, as the message's subject).
 
     (Deprecated: an info without a view but with ``info["game"]``, ``info["state"]`` and
     ``info["seat"]``, what the single-agent env of 0.1.0 gave its opponents, gives the view of
@@ -145,7 +146,7 @@ def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> G
         view = GameView(info["game"], info["state"], int(info["seat"]), info.get("codec"), info.get("selection"))
     if not isinstance(view, GameView):
         raise RiskError(
-            f"{who} is a scripted agent and needs info['view'] (a risk_env.envs.view.GameView): pass the env's own "
+            f"{who} needs info['view'] (a risk_env.envs.view.GameView): pass the env's own "
             "info as env.last() returns it (an env made with views=False leaves it out), or add "
             "info = {**info, 'view': env.unwrapped.view(agent)}"
         )
@@ -366,7 +367,7 @@ class ScriptedAgent(Agent):
         return allied_move(view)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
-        view = view_from_info(info, f"agent {self.name!r}")
+        view = view_from_info(info, f"agent {self.name!r} (a scripted agent: it plays from the view)")
         key = (view.steps, int(view.phase), view.player)
         plan = self._plan if self._plan_key == key else None
         if plan is None:

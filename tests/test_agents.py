@@ -806,3 +806,20 @@ def test_a_policy_agent_leaves_the_global_generators_alone() -> None:
         single.reset(seed=5, options={"learner_seat": 1})
         games.append(single.game_state.to_dict())
     assert games[0] == games[1]
+
+
+def test_an_agent_without_its_view_is_told_what_it_is_and_what_to_pass() -> None:
+    # (a learned policy's message called it "a scripted agent")
+    pytest.importorskip("torch")
+    e = risk_env.env(num_players=3, preset="fast")
+    e.reset(seed=0)
+    obs = e.last()[0]
+    with pytest.raises(RiskError) as info:
+        load_agent("ppo-3p").act(obs, None)
+    assert str(info.value).startswith(
+        "policy 'ppo-3p' (it reads graph observations, or builds them from a view) needs info['view'] (a "
+        "risk_env.envs.view.GameView): pass the env's own info as env.last() returns it"
+    )
+    with pytest.raises(RiskError) as info:
+        load_agent("balanced").act(obs, {})
+    assert str(info.value).startswith("agent 'balanced' (a scripted agent: it plays from the view) needs info['view'] ")

@@ -47,7 +47,7 @@ from __future__ import annotations
 import abc
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -58,6 +58,7 @@ from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
 from risk_env.errors import ConfigError, IllegalActionError, RiskError, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
+from risk_env.rules.engine import Game
 from risk_env.rules.moves import Move
 from risk_env.rules.state import GameState
 
@@ -69,6 +70,7 @@ __all__ = [
     "move_to_action",
     "amount_action",
     "view_from_info",
+    "check_fits_game",
     "observation_mask",
     "observed_vector",
     "check_flag",
@@ -120,11 +122,38 @@ class Agent(abc.ABC):
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """A legal action id for the current decision."""
 
+    def check_game(self, game: Game) -> None:
+        """Refuse, before its first decision, a game this agent cannot play: a learned policy built for other rules
+        (another map, player count or rule switch changes its observation or action ids). Scripted agents play every
+        game: the default refuses none.
+
+        Raises:
+            ConfigError: the agent cannot play ``game``; the message names the size that differs.
+        """
+        return None
+
     def __call__(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         return self.act(observation, info)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def check_fits_game(agents: Iterable[Any], game: Game) -> None:
+    """Call each agent's ``check_game(game)`` (where it has one: every :class:`Agent` does, a plain callable need
+    not), so that a policy built for other rules is refused before a game starts, not at its first decision.
+
+    Raises:
+        ConfigError: an agent cannot play ``game`` (the message names the agent and the size that differs).
+    """
+    for agent in agents:
+        check = getattr(agent, "check_game", None)
+        if callable(check):
+            try:
+                check(game)
+            except ConfigError as e:
+                name = getattr(agent, "name", None)
+                raise ConfigError(f"agent {name!r} cannot play these rules: {e}" if isinstance(name, str) else str(e)) from None
 
 
 def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> GameView:

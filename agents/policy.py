@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from risk_env.errors import RiskError
+from risk_env.envs.codec import ActionCodec
+from risk_env.errors import ConfigError, RiskError
+from risk_env.rules.engine import Game
 
 from .base import Agent, check_flag, check_name, observation_mask, observed_vector, path_is, shown_spec, view_from_info
 
@@ -62,6 +64,14 @@ def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarra
     if edges.dtype.kind not in "iuf" or (edges.size and not (edges.min() >= 0 and edges.max() <= T - 1)):
         raise RiskError(f"{who}: the graph observation must hold {want}; got {got}, not all territory ids 0..{T - 1}")
     return nodes, edges.astype(np.int64, copy=False), glob
+
+
+def _check_graph_fits(net: Any, game: Game) -> None:
+    """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``."""
+    from risk_env.envs.graph import GraphObservationEncoder
+
+    enc = GraphObservationEncoder(game)
+    net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
 
 
 def graph_observation(
@@ -158,6 +168,31 @@ class MaskablePPOAgent(Agent):
 
     def _graph_observation(self, mask: np.ndarray, info: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
         return graph_observation(self.name, self._graph_encoders, mask, info)
+
+    def check_game(self, game: Game) -> None:
+        """Refuse a game whose observation or action ids the model was not built for (before its first decision).
+
+        A graph model plays any map and player count whose node and global features and non-territory action ids
+        are its own (:meth:`GraphNet.check_fits <risk_env.train.graph_net.GraphNet.check_fits>`); a flat model only
+        the map, player count and rule switches it was trained with (its vector's length and action count).
+
+        Raises:
+            ConfigError: the message names the size that differs.
+        """
+        graph_net = getattr(self.model.policy, "graph_net", None)
+        if self.needs_view and graph_net is not None:
+            _check_graph_fits(graph_net, game)
+        elif not self._dict_obs:
+            from risk_env.envs.observation import ObservationEncoder
+
+            size, n = ObservationEncoder(game).size, ActionCodec(game).n
+            want: Any = self.model.action_space
+            if (size,) != self._obs_shape or n != int(want.n):
+                raise ConfigError(
+                    f"policy {self.name!r} reads observations of shape {self._obs_shape} and scores {int(want.n)} action "
+                    f"ids; these rules give ({size},) and {n}: it was trained for another map, number of players or "
+                    "rule switches"
+                )
 
     @contextlib.contextmanager
     def _own_sampling(self) -> Iterator[None]:
@@ -272,6 +307,15 @@ class GraphNetAgent(Agent):
             raise RiskError(f"GraphNetAgent takes a policy file (.pt) or a GraphNet, got {type(policy).__name__}")
         self._graph_encoders: dict[int, Any] = {}
         self._edges: dict[bytes, Any] = {}
+
+    def check_game(self, game: Game) -> None:
+        """Refuse a game of other node or global features, or other non-territory action ids, than the network's
+        (before its first decision; :meth:`GraphNet.check_fits <risk_env.train.graph_net.GraphNet.check_fits>`).
+
+        Raises:
+            ConfigError: the message names the size that differs and what changes it.
+        """
+        _check_graph_fits(self.net, game)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """The network's action id (legal under ``observation["action_mask"]``).

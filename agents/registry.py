@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from risk_env.errors import RiskError, UnknownAgentError, check_seed
+from risk_env.rules.engine import Game
 
 from .aggressive import AggressiveAgent
 from .balanced import BalancedAgent
@@ -198,6 +199,11 @@ class _ActingObject(CallableAgent):
         reset = getattr(self.obj, "reset", None)
         if callable(reset):
             reset(seed)
+
+    def check_game(self, game: Game) -> None:
+        check = getattr(self.obj, "check_game", None)
+        if callable(check):
+            check(game)
 
 
 def _acts(obj: Any) -> bool:

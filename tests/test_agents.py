@@ -31,6 +31,7 @@ from risk_env.envs.codec import Selection, amount_of
 from risk_env.envs.view import GameView
 from risk_env.errors import ConfigError, RiskError, UnknownAgentError
 from risk_env.rules.cards import COMPOSITION_NAMES
+from risk_env.rules.config import resolve_rules
 from risk_env.rules.odds import win_probability
 from risk_env.tools.match import play_match
 
@@ -823,3 +824,52 @@ def test_an_agent_without_its_view_is_told_what_it_is_and_what_to_pass() -> None
     with pytest.raises(RiskError) as info:
         load_agent("balanced").act(obs, {})
     assert str(info.value).startswith("agent 'balanced' (a scripted agent: it plays from the view) needs info['view'] ")
+
+
+def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
+    # (risk-env watch --rules expert --agents ppo-2p showed the seats, then failed at the first decision)
+    sb3c = pytest.importorskip("sb3_contrib")
+    from risk_env.agents import MaskablePPOAgent
+    from risk_env.agents.base import check_fits_game
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+    from risk_env.tools.match import play_match
+
+    fast, expert = Game(resolve_rules("fast", num_players=2)), Game(resolve_rules("expert", num_players=2))
+    graph = load_agent("ppo-3p")  # (a GraphNetAgent: 28 ids besides the territories; expert dice make 35)
+    sb3_graph = load_agent("ppo-2p")  # (a MaskablePPO graph model)
+    flat = MaskablePPOAgent(sb3c.MaskablePPO("MlpPolicy", RiskSingleAgentEnv(num_players=2, preset="fast"), seed=0))
+    for agent in (graph, sb3_graph, flat, load_agent("balanced")):
+        agent.check_game(fast)  # (their own rules: nothing to refuse)
+    check_fits_game([graph, sb3_graph, load_agent("random"), lambda obs, info: 0], Game(RulesConfig(num_players=6)))
+    for agent in (graph, sb3_graph):
+        with pytest.raises(ConfigError) as info:
+            check_fits_game([load_agent("balanced"), agent], expert)
+        assert str(info.value) == (
+            f"agent {agent.name!r} cannot play these rules: this graph policy scores 28 action ids besides the 42 "
+            "territories; the env has 35 (rule switches such as the expert dice rules or stars trades change that "
+            "block): train a policy under these rules (or play it under the rules it was trained for)"
+        )
+    n = flat.model.action_space.n
+    with pytest.raises(ConfigError) as info:  # (a flat model: another player count changes the vector's length)
+        flat.check_game(Game(resolve_rules("fast", num_players=3)))
+    assert str(info.value).startswith(f"policy 'maskable_ppo' reads observations of shape {flat._obs_shape} and scores {n} ")
+    assert str(info.value).endswith(": it was trained for another map, number of players or rule switches")
+    # the match runner refuses it before any agent is reset or any move is played
+    env = risk_env.raw_env(num_players=2, preset="expert")
+    before = graph.rng.bit_generator.state
+    with pytest.raises(ConfigError, match="^agent 'ppo-3p' cannot play these rules: "):
+        play_match(env, [load_agent("balanced"), graph], seed=1, agent_seeds=[1, 2])
+    assert graph.rng.bit_generator.state == before
+
+
+def test_the_command_line_refuses_a_policy_of_other_rules_before_the_seats_are_shown() -> None:
+    pytest.importorskip("typer")
+    pytest.importorskip("torch")
+    from typer.testing import CliRunner
+
+    from risk_env.tools.cli import app
+
+    for command in (["watch", "--show", "none"], ["play"]):
+        r = CliRunner().invoke(app, [*command, "--rules", "stars", "--agents", "ppo-3p"], input="")
+        assert r.exit_code == 2 and "seats:" not in r.output
+        assert "agent 'ppo-3p' cannot play these rules: this graph policy scores 28 action ids" in r.output

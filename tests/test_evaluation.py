@@ -276,8 +276,8 @@ def test_sb3_checkpoint_evaluates_end_to_end(tiny_checkpoint, tmp_path) -> None:
     # deterministic policy: the same evaluation again gives the same games
     again = evaluate([str(tiny_checkpoint), "random"], **kw)
     assert [(g.turns, g.steps, g.stalled_by) for g in r.games] == [(g.turns, g.steps, g.stalled_by) for g in again.games]
-    # a policy trained for 2 players refuses a 3-player game with a clear message
-    with pytest.raises(RiskError, match="trained for another map or number of players"):
+    # a policy trained for 2 players refuses a 3-player game with a clear message, before the game starts
+    with pytest.raises(RiskError, match="^agent 'tiny_ppo' cannot play these rules: .* it was trained for another map, number"):
         evaluate([str(tiny_checkpoint), "random", "random"], num_games=1, rules="fast", turn_limit=5, workers=1, progress=False)
 
 

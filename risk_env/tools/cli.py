@@ -43,6 +43,7 @@ import math
 import os
 import sys
 import textwrap
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
@@ -58,6 +59,7 @@ except ImportError:
 from .._extras import missing_extra_message, require
 from .._output import check_output_file, make_output_folder
 from ..agents import load_agent, spec_forms
+from ..agents.base import check_fits_game
 from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
@@ -142,6 +144,15 @@ def _load(name: str, seed: int) -> Any:
         raise _fail(str(e), 1) from None
     except RiskError as e:
         raise typer.BadParameter(f"cannot load agent {name!r}: {e}") from None
+
+
+def _check_fits(agents: Iterable[Any], game: Game) -> None:
+    """Refuse, before the seats are shown and the game starts, an agent that cannot play these rules
+    (:func:`risk_env.agents.base.check_fits_game`), as a command-line error."""
+    try:
+        check_fits_game(agents, game)
+    except RiskError as e:
+        raise typer.BadParameter(str(e)) from None
 
 
 def _agent_names(spec: str, n: int) -> list[str]:
@@ -343,6 +354,7 @@ def play(
     others = [p for p in range(cfg.num_players) if p != seat]
     names = _agent_names(agents, len(others))
     table = {p: _load(nm, seed * 1000 + p) for p, nm in zip(others, names, strict=False)}
+    _check_fits(table.values(), game)
     labels = [("human" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
     rec = GameRecorder(game, seed, players=labels) if record else None
     use_color = sys.stdout.isatty() if color is None else color
@@ -471,6 +483,7 @@ def watch(
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
     table = {p: _load(nm, seed * 1000 + p) for p, nm in enumerate(names)}
+    _check_fits(table.values(), game)
     snap: dict[str, Any] = {}
     history: list[str] = []
 

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..agents.base import check_fits_game
 from ..envs.action_input import as_integer, describe_action
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs
@@ -164,6 +165,7 @@ def play_match(
     raw = env.unwrapped
     names = list(raw.possible_agents)
     table = _per_agent(agents, names, "agents")
+    check_fits_game(table.values(), raw.game)  # (a policy of other rules: refused before the game, not at its turn)
     if agent_seeds is not None:
         seeds = _per_agent(agent_seeds, names, "agent_seeds")
         for sd in seeds.values():  # (all checked before any agent is reset)

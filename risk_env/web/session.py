@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..agents import agent_label, load_agent
+from ..agents.base import check_fits_game
 from ..envs.aec import raw_env
 from ..envs.view import GameView
 from ..errors import ConfigError, IllegalActionError, RiskError, StateError, check_seed
@@ -139,6 +140,7 @@ class GameSession:
         self.rules = rules
         self.seat = int(seat)
         self.agents = {p: load_agent(spec, seed=int(seed) * 1000 + p) for p, spec in zip(others, specs, strict=True)}
+        check_fits_game(self.agents.values(), base.game)  # (a policy of other rules: refused before the page is served)
         agent_names = [agent_label(specs[others.index(p)]) if p != seat else "human" for p in range(n)]
         self.labels = distinct_labels(["you" if p == seat else agent_names[p] for p in range(n)])
         """A label per seat as the page shows it (``you``; ``balanced 1``, ``balanced 2`` where a name repeats)."""

@@ -194,12 +194,19 @@ def shown_spec(spec: str, limit: int = 60) -> str:
 
 
 def path_is(path: str | os.PathLike[str], kind: str) -> bool:
-    """Whether ``path`` is a ``"file"``, a ``"dir"`` or ``"exists"`` at all, False where the system cannot
-    even look (a name too long, a loop of links, no permission, a NUL byte): the agent loaders probe text
-    specs that may be no path at all (``"balancd"``, 5,000 characters), and such a probe is no answer."""
+    """Whether ``path`` is a ``"file"``, a ``"dir"`` or ``"exists"`` at all, False where the name cannot be a
+    path (too long, a loop of links, a NUL byte): the agent loaders probe text specs that may be no path at all
+    (``"balancd"``, 5,000 characters), and such a probe is no answer.
+
+    Raises:
+        RiskError: the system refuses to look (no permission on a folder of the path): a file may be there, and
+            "no such file" would be false; the message names the path and the system's reason.
+    """
     p = Path(path)
     try:
         return p.is_file() if kind == "file" else p.is_dir() if kind == "dir" else p.exists()
+    except PermissionError as e:
+        raise RiskError(f"cannot look for {shown_spec(str(path))}: {e.strerror or e} (a folder of the path)") from None
     except (OSError, ValueError):
         return False
 

@@ -873,3 +873,22 @@ def test_the_command_line_refuses_a_policy_of_other_rules_before_the_seats_are_s
         r = CliRunner().invoke(app, [*command, "--rules", "stars", "--agents", "ppo-3p"], input="")
         assert r.exit_code == 2 and "seats:" not in r.output
         assert "agent 'ppo-3p' cannot play these rules: this graph policy scores 28 action ids" in r.output
+
+
+def test_a_path_the_system_refuses_to_look_at_is_named_not_called_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (a model in a folder without permission was "no saved model at ...": the probe read the refusal as no file)
+    import pathlib
+
+    def refuse(self: pathlib.Path, *args: object, **kwargs: object) -> bool:
+        if "locked" in str(self):
+            raise PermissionError(13, "Permission denied")
+        return False
+
+    for probe in ("is_file", "is_dir", "exists"):
+        monkeypatch.setattr(pathlib.Path, probe, refuse)
+    for spec in ("locked/model.zip", "locked/policy.pt"):
+        with pytest.raises(RiskError) as info:
+            load_agent(spec)
+        assert str(info.value) == f"cannot look for {spec!r}: Permission denied (a folder of the path)"
+    with pytest.raises(UnknownAgentError):  # (a name that is no path is still an unknown agent)
+        load_agent("balancd")

@@ -394,6 +394,18 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
     (run / "evals.jsonl").write_text(json.dumps({"balanced": {"games": 2}}) + "\n")
     with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a row of evaluations \(KeyError"):
         load_curves(run)
+    # a row without any opponent's figures, or no complete row at all, was drawn as an empty plot
+    (run / "evals.jsonl").write_text(json.dumps({"timesteps": 100, "opponent": "balanced", "win_rate": 0.5}) + "\n")
+    with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a row of evaluations \(no opponent's figures in it\)$"):
+        load_curves(run)
+    for text in ("", '{"timesteps": 3'):
+        (run / "evals.jsonl").write_text(text)
+        with pytest.raises(ConfigError) as info:
+            plot_runs([run], tmp_path / "empty.png")
+        assert str(info.value) == (
+            f"{run}: no evaluation to plot yet (no complete row in evals.jsonl, no final_eval in results.json)"
+        )
+        assert not (tmp_path / "empty.png").exists()
     (run / "evals.jsonl").unlink()
     for text in (b"[]", b"{oops", b"\xff\xfe"):
         (run / "results.json").write_bytes(text)

@@ -53,8 +53,8 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
     ``evals.jsonl`` cut short (a run stopped while writing it) is left out.
 
     Raises:
-        ConfigError: the directory has neither file, or one that is not what a training run writes (the
-            message names the file and line).
+        ConfigError: the directory has neither file, one that is not what a training run writes (the message
+            names the file and line), or no evaluation in either.
     """
     d = Path(run_dir)
     evals, results = d / "evals.jsonl", d / "results.json"
@@ -71,6 +71,8 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
                 if k == len(lines) - 1:  # (cut short by a stopped run: the rows before it stand)
                     break
                 raise ConfigError(f"{evals}, line {i}: not a JSON row of evaluations ({e})") from None
+            if not isinstance(row, dict) or not any(isinstance(s, dict) for s in row.values()):
+                raise ConfigError(f"{evals}, line {i}: not a row of evaluations (no opponent's figures in it)")
             try:
                 t = int(row["timesteps"])
                 sec = float(row.get("wall_seconds", math.nan))
@@ -101,6 +103,8 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
                 }
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{results}: not the results.json of a training run ({type(e).__name__}: {e})") from None
+    if not curves:  # (an empty plot was written)
+        raise ConfigError(f"{d}: no evaluation to plot yet (no complete row in evals.jsonl, no final_eval in results.json)")
     return list(curves.values())
 
 
@@ -128,13 +132,13 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    curves = [c for d in run_dirs for c in load_curves(d)]
     out = Path(out)
     from matplotlib.backend_bases import FigureCanvasBase
 
     kinds = FigureCanvasBase.get_supported_filetypes()
     if out.suffix.lower().lstrip(".") not in kinds:  # (refused before drawing; no suffix: matplotlib would add .png)
         raise ConfigError(f"{str(out)!r}: give an image file name ending in one of {', '.join('.' + k for k in sorted(kinds))}")
+    curves = [c for d in run_dirs for c in load_curves(d)]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     several = len(run_dirs) > 1

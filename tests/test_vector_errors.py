@@ -442,6 +442,14 @@ def test_a_batch_beyond_the_device_memory_is_refused_when_built(monkeypatch: pyt
         f"the largest num_envs that fits is {ram // per:,}"
     )
     assert made == [1]  # (the one game measured for bytes_per_game; none for the batch)
+    # the graph observation's nodes and globals (float32) count too
+    from risk_env.envs.layout import GRAPH_GLOBAL_LAYOUT, GRAPH_NODE_LAYOUT
+
+    graph = per + 4 * (one.game.T * GRAPH_NODE_LAYOUT.size + GRAPH_GLOBAL_LAYOUT.size)
+    with pytest.raises(ConfigError) as e:
+        VectorEnv(10**7, map="small", observation="graph")
+    assert f"({graph:,} bytes a game: its state, a step's work tensors, its observation and mask, its graph " in str(e.value)
+    assert str(e.value).endswith(f"the largest num_envs that fits is {ram // graph:,}")
     monkeypatch.setattr(engine, "device_memory", lambda device: (per - 1, "its physical RAM"))
     with pytest.raises(ConfigError, match="has 0.0 GiB \\(its physical RAM\\); not one game fits$"):
         VectorEnv(1, map="small")

@@ -495,13 +495,15 @@ class VectorGame:
         assert self._state_bytes is not None
         return self._state_bytes
 
-    def check_batch(self, count: int, what: str) -> None:
+    def check_batch(self, count: int, what: str, extra: int = 0, extra_what: str = "") -> None:
         """Refuse a batch of ``count`` games that cannot fit the device's memory (:func:`device_memory`), before any
         of it is allocated: a batch too large for the RAM is killed by the system, not refused.
 
         Args:
             count: games at once.
             what: how the caller names ``count``, for the message (``"num_envs"``).
+            extra: bytes a game takes besides :meth:`bytes_per_game` (the graph observation's), named in the message
+                by ``extra_what``.
 
         Raises:
             ConfigError: ``count`` times :meth:`bytes_per_game` exceeds the memory there; the message gives both, and
@@ -511,14 +513,15 @@ class VectorGame:
         if have is None:
             return
         memory, source = have
-        per = self.bytes_per_game()
+        per = self.bytes_per_game() + int(extra)
         need = count * per
         if need <= memory:
             return
         fit = memory // per
+        parts = "its state, a step's work tensors, its observation and mask" + (f", {extra_what}" if extra else "")
         raise ConfigError(
-            f"{what}={count:,}: the games need about {_gib(need)} of memory ({per:,} bytes a game: its state, a step's "
-            f"work tensors, its observation and mask), but {self.device} has {_gib(memory)} ({source}); "
+            f"{what}={count:,}: the games need about {_gib(need)} of memory ({per:,} bytes a game: {parts}), but "
+            f"{self.device} has {_gib(memory)} ({source}); "
             + (f"the largest {what} that fits is {fit:,}" if fit else "not one game fits")
         )
 

@@ -71,6 +71,7 @@ __all__ = [
     "amount_action",
     "view_from_info",
     "check_fits_game",
+    "check_game_type",
     "observation_mask",
     "observed_vector",
     "check_flag",
@@ -128,15 +129,28 @@ class Agent(abc.ABC):
         game: the default refuses none.
 
         Raises:
-            ConfigError: the agent cannot play ``game``; the message names the size that differs.
+            ConfigError: the agent cannot play ``game``; the message names the size that differs; ``game`` is not
+                a :class:`~risk_env.rules.engine.Game`.
         """
-        return None
+        check_game_type(game)
 
     def __call__(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         return self.act(observation, info)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def check_game_type(game: Any) -> None:
+    """Refuse anything but a :class:`~risk_env.rules.engine.Game` given to :meth:`Agent.check_game`.
+
+    Raises:
+        ConfigError: ``game`` is not a Game (a RulesConfig, an env, None); the message says what to give.
+    """
+    if not isinstance(game, Game):
+        raise ConfigError(
+            f"check_game takes a risk_env.Game (risk_env.Game(rules), or env.unwrapped.game), got {type(game).__name__}"
+        )
 
 
 def check_fits_game(agents: Iterable[Any], game: Game) -> None:
@@ -146,6 +160,7 @@ def check_fits_game(agents: Iterable[Any], game: Game) -> None:
     Raises:
         ConfigError: an agent cannot play ``game`` (the message names the agent and the size that differs).
     """
+    check_game_type(game)
     for agent in agents:
         check = getattr(agent, "check_game", None)
         if callable(check):

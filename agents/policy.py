@@ -29,7 +29,17 @@ from risk_env.envs.codec import ActionCodec
 from risk_env.errors import ConfigError, RiskError
 from risk_env.rules.engine import Game
 
-from .base import Agent, check_flag, check_name, observation_mask, observed_vector, path_is, shown_spec, view_from_info
+from .base import (
+    Agent,
+    check_flag,
+    check_game_type,
+    check_name,
+    observation_mask,
+    observed_vector,
+    path_is,
+    shown_spec,
+    view_from_info,
+)
 
 __all__ = ["GraphNetAgent", "MaskablePPOAgent", "graph_observation"]
 
@@ -69,6 +79,8 @@ def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarra
 def _check_graph_fits(net: Any, game: Game) -> None:
     """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``."""
     from risk_env.envs.graph import GraphObservationEncoder
+
+    check_game_type(game)
 
     enc = GraphObservationEncoder(game)
     net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
@@ -179,6 +191,7 @@ class MaskablePPOAgent(Agent):
         Raises:
             ConfigError: the message names the size that differs.
         """
+        check_game_type(game)
         graph_net = getattr(self.model.policy, "graph_net", None)
         if self.needs_view and graph_net is not None:
             _check_graph_fits(graph_net, game)

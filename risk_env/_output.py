@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import tempfile
 
 from .errors import ConfigError
 
-__all__ = ["check_output_file", "folder_problem", "make_output_folder"]
+__all__ = ["check_output_file", "folder_problem", "make_output_folder", "write_json"]
 
 
 def folder_problem(folder: str | os.PathLike[str]) -> str | None:
@@ -31,13 +32,15 @@ def folder_problem(folder: str | os.PathLike[str]) -> str | None:
         the system's reason (``"Not a directory"``, ``"File name too long"``, ``"Permission denied"``,
         ``"Read-only file system"``...), naming the path in the way where it is another than ``folder``.
     """
-    folder = os.path.abspath(os.fspath(folder))
+    folder = os.fspath(folder)
+    if not folder.strip():  # ("" was read as the current folder, " " made a folder named by a space)
+        return "an empty folder name"
     if "\0" in folder:
         return "a path cannot hold a NUL character"
-    near = _nearest_existing(folder)
-    missing = os.path.relpath(folder, near).split(os.sep) if near != folder else []
+    near, missing = _existing_part(folder)
     if not os.path.isdir(near):
-        return f"{os.strerror(errno.ENOTDIR)} ({near!r} is a file)" if near != folder else os.strerror(errno.ENOTDIR)
+        what = "a link to nothing" if os.path.islink(near) and not os.path.exists(near) else "a file"
+        return f"{os.strerror(errno.ENOTDIR)} ({near!r} is {what})" if missing else f"{os.strerror(errno.ENOTDIR)} (it is {what})"
     name_max = _name_max(near)
     for name in missing:
         if name_max and len(os.fsencode(name)) > name_max:
@@ -100,14 +103,13 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
         raise ConfigError(f"{option} {path!r}: a file name cannot hold a NUL character")
     if os.path.isdir(path):
         raise ConfigError(f"{option} {path!r} is a folder; give a file name")
-    target = os.path.abspath(path)
-    folder = os.path.dirname(target)
+    folder = os.path.dirname(path) or os.curdir  # (as written: the system resolves "..", not the text)
     if not os.path.isdir(folder):
         why = folder_problem(folder)
         if why is not None:
             raise ConfigError(f"{option} {path!r}: cannot create the folder {folder!r}: {why}")
         name_max = _name_max(folder)
-        if name_max and len(os.fsencode(os.path.basename(target))) > name_max:
+        if name_max and len(os.fsencode(os.path.basename(path))) > name_max:
             raise ConfigError(f"{option} {path!r}: cannot write the file: {os.strerror(errno.ENAMETOOLONG)}")
         return
     existed = os.path.exists(path)
@@ -120,17 +122,27 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
         os.remove(path)
 
 
-def _nearest_existing(path: str) -> str:
-    """``path`` (absolute) or its nearest ancestor that is there (a dangling link is there: it is in the way)."""
+def _existing_part(path: str) -> tuple[str, list[str]]:
+    """The longest part of ``path`` that is there (a dangling link is there: it is in the way), and the names after
+    it, as the system walks the path: ``".."`` is not read as text (``new/sub/..`` needs ``new/sub``, and ``link/..``
+    is the parent of the link's target)."""
+    missing: list[str] = []
     while not os.path.lexists(path):
-        path = os.path.dirname(path)
-    return path
+        head, tail = os.path.split(path)
+        if tail:
+            missing.insert(0, tail)
+        if not head:
+            return os.curdir, missing
+        if head == path:  # pragma: no cover - a root that is not there
+            break
+        path = head
+    return path, missing
 
 
 def _name_max(folder: str) -> int | None:
     """The longest file name the file system of ``folder``'s nearest existing ancestor takes (None: not said)."""
     try:
-        return os.pathconf(_nearest_existing(folder), "PC_NAME_MAX")
+        return os.pathconf(_existing_part(folder)[0], "PC_NAME_MAX")
     except (OSError, ValueError):  # pragma: no cover - a file system that names no limits
         return None
 
@@ -146,8 +158,24 @@ def make_output_folder(path: str | os.PathLike[str] | None, option: str) -> None
     if not path:
         return
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(path) or os.curdir  # (as written: "new/sub/../x.json" needs new/sub)
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
         raise ConfigError(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
+
+
+def write_json(path: str | os.PathLike[str], data: object, option: str) -> None:
+    """Write ``data`` as indented JSON to the output file ``path`` (checked by :func:`check_output_file`), making its
+    missing folders first (:func:`make_output_folder`).
+
+    Raises:
+        ConfigError: the folder or the file cannot be written after all (the disk full, the folder changed since the
+            check); the message names ``option``, the path and the system's reason.
+    """
+    make_output_folder(path, option)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+    except OSError as e:
+        raise ConfigError(f"{option} {os.fspath(path)!r}: cannot write the file: {e.strerror or e}") from None

@@ -840,6 +840,9 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
     flat = MaskablePPOAgent(sb3c.MaskablePPO("MlpPolicy", RiskSingleAgentEnv(num_players=2, preset="fast"), seed=0))
     for agent in (graph, sb3_graph, flat, load_agent("balanced")):
         agent.check_game(fast)  # (their own rules: nothing to refuse)
+        for wrong in (None, fast.config, "fast"):  # (an AttributeError for the policies)
+            with pytest.raises(ConfigError, match=r"^check_game takes a risk_env.Game \(risk_env.Game\(rules\), or "):
+                agent.check_game(wrong)  # type: ignore[arg-type]
     check_fits_game([graph, sb3_graph, load_agent("random"), lambda obs, info: 0], Game(RulesConfig(num_players=6)))
     for agent in (graph, sb3_graph):
         with pytest.raises(ConfigError) as info:
@@ -892,3 +895,23 @@ def test_a_path_the_system_refuses_to_look_at_is_named_not_called_missing(monkey
         assert str(info.value) == f"cannot look for {spec!r}: Permission denied (a folder of the path)"
     with pytest.raises(UnknownAgentError):  # (a name that is no path is still an unknown agent)
         load_agent("balancd")
+
+
+def test_both_evaluation_backends_refuse_a_policy_of_other_rules_first_and_name_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # (a round robin played and wrote its first pairs before the misfit's pair; the vector backend's messages did
+    # not name the agent, or named its file)
+    pytest.importorskip("torch")
+    pytest.importorskip("openskill")
+    from risk_env.tools.evaluation import evaluate, round_robin
+
+    for backend in ("reference", "vector"):
+        out = tmp_path / backend
+        first = "balanced" if backend == "reference" else "random"  # (the batched heuristics play no stars trades)
+        with pytest.raises(ConfigError) as info:
+            round_robin(["random", first, "ppo-3p"], num_games=2, rules="stars", workers=1, progress=False,
+                        out_dir=out, backend=backend)  # fmt: skip
+        assert str(info.value).startswith("agent 'ppo-3p' cannot play these rules: this graph policy scores 28 ")
+        assert not out.exists()
+        for misfit in ("ppo-2p", "ppo-3p"):
+            with pytest.raises(ConfigError, match=f"^agent '{misfit}' cannot play these rules: this graph policy "):
+                evaluate(["random", misfit], num_games=2, rules="expert", workers=1, progress=False, backend=backend)

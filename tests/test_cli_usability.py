@@ -102,6 +102,12 @@ def test_evaluate_out_to_an_unwritable_path_is_one_line_exit_2(tmp_path, capsys)
     with pytest.raises(SystemExit) as ex:
         main(["evaluate", "random", "random", "--games", "2", "--workers", "1", "--out", str(blocker)])
     assert ex.value.code == 2 and "cannot write results" in capsys.readouterr().err
+    for empty in ("", " "):  # ("" wrote the results into the current folder, " " into a folder named ' ')
+        with pytest.raises(SystemExit) as ex:
+            main(["evaluate", "random", "random", "--games", "2", "--workers", "1", "--out", empty])
+        assert (
+            ex.value.code == 2 and capsys.readouterr().err == f"error: cannot write results to {empty!r}: an empty folder name\n"
+        )
 
 
 def _broken_record(tmp_path):  # type: ignore[no-untyped-def]
@@ -334,6 +340,7 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
         ),
         (["watch", "--png", "x.txt"], "--png 'x.txt' must end in .png"),
         (["watch", "--gif", "x.png"], "--gif 'x.png' must end in .gif or .mp4 (or .webm, .mkv, .avi, .mov)"),
+        (["watch", "--png", "out/.png"], "--png 'out/.png' has no name before its suffix: give one, such as board.png"),
     ],
 )
 def test_bad_numbers_and_suffixes_are_one_line_before_any_game(tmp_path, monkeypatch, args, message) -> None:  # type: ignore[no-untyped-def]
@@ -448,3 +455,26 @@ def test_an_agents_illegal_choice_at_the_terminal_is_one_line_without_its_legal_
     err = capsys.readouterr().err
     assert ended.value.code == 2 and err.count("\n") == 1 and "Legal ids" not in err
     assert err == f"error: agent 'helpers:StubbornAgent' (player_1) {told}\n"
+
+
+def test_a_video_without_a_writer_is_refused_before_the_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    # (watch --gif x.mp4 played the whole game, then found neither PyAV nor imageio-ffmpeg)
+    pytest.importorskip("imageio")
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in ("av", "imageio_ffmpeg") else find_spec(name, *a)
+    )
+    video = tmp_path / "w.mp4"
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--gif", str(video)])
+    assert res.exit_code == 1 and "seats:" not in res.output
+    assert res.output == (
+        "error: cannot write w.mp4: no video writer is installed (neither PyAV nor imageio-ffmpeg). Install one with "
+        "'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead.\n"
+    )
+    rec = tmp_path / "r.json"
+    assert runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--record", str(rec)]).exit_code == 0
+    res = runner.invoke(app, ["replay", str(rec), "--video", str(tmp_path / "v.webm")])
+    assert res.exit_code == 1 and res.output.startswith("error: cannot write v.webm: no video writer is installed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]

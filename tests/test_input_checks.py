@@ -559,8 +559,16 @@ def test_training_config_layer_widths_and_whole_timesteps():
 
     r = CliRunner().invoke(app, ["train", "--timesteps", "2.9", "--out", "never-written"])
     assert r.exit_code == 2 and "error: --timesteps must be a whole number of steps (2e6 is one), got 2.9" in r.output
-    r = CliRunner().invoke(app, ["train", "--timesteps", "1e30", "--out", "never-written"])  # (named as typed)
-    assert r.exit_code == 2 and "error: --timesteps must be at most 1e+12, got 1e+30" in r.output
+    for typed, message in [  # (named as typed; inf was "1 or more", 1e12 + 0.5 "a whole number ..., got 1e+12")
+        ("1e30", "at most 1e+12, got 1e+30"),
+        ("inf", "at most 1e+12, got inf"),
+        ("1000000000000.5", "at most 1e+12, got 1000000000000.5"),
+        ("-1", "1 or more, got -1"),
+        ("0", "1 or more, got 0"),
+        ("nan", "a number of steps, got nan"),
+    ]:
+        r = CliRunner().invoke(app, ["train", "--timesteps", typed, "--out", "never-written"])
+        assert r.exit_code == 2 and f"error: --timesteps must be {message}\n" in r.output, (typed, r.output)
     assert not os.path.exists("never-written")
 
 

@@ -34,7 +34,7 @@ def test_a_file_in_missing_folders_is_checked_without_making_them(tmp_path: Path
 @pytest.mark.parametrize(
     ("relative", "reason"),
     [
-        ("blocker/rows.json", "Not a directory"),
+        ("blocker/rows.json", "Not a directory (it is a file)"),
         ("blocker/deeper/rows.json", "Not a directory ({blocker!r} is a file)"),
         ("new/" + "x" * 300 + "/rows.json", "File name too long ('xxxxxxxxxxxxxxxxxxxx...' is 300 bytes; at most 255)"),
     ],
@@ -73,6 +73,7 @@ def test_a_folder_without_write_permission_is_refused(tmp_path: Path) -> None:  
 def test_folder_problem_names_nothing_where_a_folder_can_be_made_or_written(tmp_path: Path) -> None:
     assert folder_problem(tmp_path) is None and folder_problem(tmp_path / "x" / "y") is None
     assert folder_problem(f"{tmp_path}/a\0b") == "a path cannot hold a NUL character"
+    assert folder_problem("") == folder_problem(" ") == "an empty folder name"  # (was the current folder, a folder ' ')
     assert _tree(tmp_path) == []
 
 
@@ -97,3 +98,23 @@ def test_the_soak_checkpoint_makes_its_folder_when_it_writes(tmp_path: Path) -> 
 
     _write_json(tmp_path / "new" / "s.json", {"games": 1})
     assert json.loads((tmp_path / "new" / "s.json").read_text()) == {"games": 1} and _tree(tmp_path) == ["new", "new/s.json"]
+
+
+def test_a_path_is_walked_as_the_system_walks_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ("new/sub/../x.png" passed the check read as text, "new/x.png", and the write failed after the game;
+    # a link's ".." is the parent of its target, not of the link)
+    monkeypatch.chdir(tmp_path)
+    check_output_file("new/sub/../x.png", "--png")
+    assert _tree(tmp_path) == []
+    make_output_folder("new/sub/../x.png", "--png")
+    Path("new/sub/../x.png").write_text("x")
+    assert _tree(tmp_path) == ["new", "new/sub", "new/x.png"]
+    if Path("/proc/self").is_dir():
+        (tmp_path / "self").symlink_to("/proc/self")
+        with pytest.raises(ConfigError) as e:
+            check_output_file("self/../nx/x.json", "--record")
+        assert str(e.value).startswith("--record 'self/../nx/x.json': cannot create the folder 'self/../nx': ")
+        assert not Path("/proc/nx").exists()
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    assert folder_problem("gone") == "Not a directory (it is a link to nothing)"
+    assert folder_problem("gone/x") == "Not a directory ('gone' is a link to nothing)"

@@ -414,7 +414,17 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
         ):
             load_curves(run)
     (run / "results.json").write_text(json.dumps({"timesteps": 5, "final_eval": {}}))
-    for name in ("x.txt", "p7"):
+    for where, message in [  # (each was "no evals.jsonl or results.json (is it a training run directory?)")
+        (tmp_path / "nowhere", f"{tmp_path / 'nowhere'}: no such folder; give a training run's folder"),
+        (run / "results.json", f"{run / 'results.json'}: a file; give a training run's folder"),
+    ]:
+        with pytest.raises(ConfigError) as info:
+            load_curves(where)
+        assert str(info.value) == message
+    (tmp_path / "odd" / "evals.jsonl").mkdir(parents=True)
+    with pytest.raises(ConfigError, match=r"evals\.jsonl: a folder, where a training run writes a file$"):
+        load_curves(tmp_path / "odd")
+    for name in ("x.txt", "p7", "x.pgf"):  # (.pgf was offered, and ended in matplotlib's traceback without LaTeX)
         with pytest.raises(ConfigError, match="give an image file name ending in one of"):
             plot_runs([run], tmp_path / name)
         assert not (tmp_path / name).exists() and not (tmp_path / (name + ".png")).exists()

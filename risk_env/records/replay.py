@@ -13,6 +13,7 @@ imageio (GIF needs only Pillow; MP4 needs ``imageio-ffmpeg`` or ``av``).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -39,6 +40,7 @@ __all__ = [
     "format_log",
     "describe_step",
     "render_video",
+    "check_video_writer",
     "render_strip",
     "turn_ends",
     "run",
@@ -226,6 +228,24 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
 _VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".avi", ".mov")
 
 
+def check_video_writer(path: str | os.PathLike[str]) -> None:
+    """Refuse, before any game is played or frame drawn, a video file (``.mp4``, ``.webm``...) that no installed writer
+    can write: :func:`render_video` writes videos with PyAV (``av``) or imageio's FFMPEG plugin (``imageio-ffmpeg``),
+    which the ``render`` extra does not install. A GIF, or any other suffix, passes.
+
+    Raises:
+        RuntimeError: neither writer is installed (the message says what to install), as :func:`render_video` would.
+    """
+    p = Path(path)
+    if p.suffix.lower() not in _VIDEO_SUFFIXES:
+        return
+    if importlib.util.find_spec("av") is None and importlib.util.find_spec("imageio_ffmpeg") is None:
+        raise RuntimeError(
+            f"cannot write {p.name}: no video writer is installed (neither PyAV nor imageio-ffmpeg). "
+            "Install one with 'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead."
+        )
+
+
 MIN_FPS, MAX_FPS = 0.001, 1000.0
 """The frame rates an animation may have: a GIF frame lasts a whole number of milliseconds, 1 to 10**6."""
 
@@ -374,6 +394,9 @@ def run(
     out = out or sys.stdout
     if gif or video:  # before any work: a missing writer is told at once
         require("imageio.v3", "render", "writing an animation")
+        for target in (gif, video):
+            if target:
+                check_video_writer(target)
     rec = GameRecord.load(record_path)
     if log:
         for line in format_log(rec, upto):

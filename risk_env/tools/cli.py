@@ -57,7 +57,7 @@ except ImportError:
     ) from None
 
 from .._extras import missing_extra_message, require
-from .._output import check_output_file, make_output_folder
+from .._output import check_output_file, write_json
 from ..agents import load_agent, spec_forms
 from ..agents.base import check_fits_game
 from ..errors import ConfigError, RiskError
@@ -254,6 +254,8 @@ def _at_least(option: str, value: float | None, low: float, what: str = "") -> N
 
 def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
     """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
+    if path and os.path.basename(path).lower() in allowed:  # (".png" is a hidden file's name without a suffix)
+        raise _fail(f"{option} {path!r} has no name before its suffix: give one, such as board{os.path.basename(path)}")
     if path and os.path.splitext(path)[1].lower() not in allowed:
         raise _fail(
             f"{option} {path!r} must end in {' or '.join(allowed[:2])}"
@@ -477,7 +479,10 @@ def watch(
             require("matplotlib", "render", "drawing the board (--png, --gif)")
             if gif:
                 require("imageio.v3", "render", "writing an animation (--gif)")
-        except MissingExtraError as e:
+                from ..records.replay import check_video_writer
+
+                check_video_writer(gif)  # (a video needs PyAV or imageio-ffmpeg: told before the game, not after)
+        except (MissingExtraError, RuntimeError) as e:
             raise _fail(str(e), 1) from None
     _output_paths([(png, "--png"), (gif, "--gif"), (record, "--record")])
     game = Game(cfg)
@@ -683,13 +688,17 @@ def train(
     if seed is not None:
         overrides.append(f"seed={seed}")
     if timesteps is not None:
-        _at_least("--timesteps", timesteps, 1)
-        if not math.isfinite(timesteps) or timesteps != int(timesteps):
-            raise _fail(f"--timesteps must be a whole number of steps (2e6 is one), got {timesteps:g}")
         from ..train.config import MAX_TIMESTEPS
 
+        shown = f"{timesteps:.15g}"  # (as typed: -1, 2.9, 1e+30)
+        if math.isnan(timesteps):
+            raise _fail("--timesteps must be a number of steps, got nan")
         if timesteps > MAX_TIMESTEPS:  # (else named by the config as the override total_timesteps=<its digits>)
-            raise _fail(f"--timesteps must be at most {MAX_TIMESTEPS:.0e}, got {timesteps:g}")
+            raise _fail(f"--timesteps must be at most {MAX_TIMESTEPS:.0e}, got {shown}")
+        if timesteps < 1:
+            raise _fail(f"--timesteps must be 1 or more, got {shown}")
+        if timesteps != int(timesteps):
+            raise _fail(f"--timesteps must be a whole number of steps (2e6 is one), got {shown}")
         overrides.append(f"total_timesteps={int(timesteps)}")
     if benchmark and config is None:
         config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)
@@ -829,14 +838,10 @@ def bench(
         raise _fail(str(e), 1) from None
     typer.echo(benchmark.format_table(res))
     if json_path:
-        import json
-
         try:
-            make_output_folder(json_path, "--json")
+            write_json(json_path, res, "--json")
         except ConfigError as e:
             raise _fail(str(e), 1) from None
-        with open(json_path, "w", encoding="utf-8") as f:
-            json.dump(res, f, indent=1)
 
 
 @app.command(short_help="Play many seeded games checking the rules' invariants at every step.")

@@ -277,10 +277,11 @@ def _check_entrants(
         if str(device) != "cpu" or batch_size is not None:
             return  # (evaluate names both arguments in its own message)
         from risk_env.agents import load_agent
+        from risk_env.agents.base import check_fits_game
 
-        for sp in specs:
-            if isinstance(sp, str):
-                load_agent(sp)
+        # (each spec loaded, and each agent asked whether it plays these rules: a policy of other rules was refused at
+        # its own pair, after the pairs before it had played and written their results)
+        check_fits_game([load_agent(sp) if isinstance(sp, str) else sp for sp in specs], Game(cfg))
         return
     require("torch", "train", "risk_env.evaluate(backend='vector')")
     import torch

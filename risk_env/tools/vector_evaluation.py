@@ -90,7 +90,10 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             net, _meta = load_policy(policy_file, device=game.device)
             probe = game.new_games(1)
             one = game.observe_graph(probe, mask=game.action_mask(probe))
-            net.check_fits(game.T, one["nodes"].shape[-1], one["globals"].shape[-1], game.num_actions)
+            try:
+                net.check_fits(game.T, one["nodes"].shape[-1], one["globals"].shape[-1], game.num_actions)
+            except ConfigError as e:  # (named as the reference backend names it: risk_env.agents.base.check_fits_game)
+                raise ConfigError(f"agent {name!r} cannot play these rules: {e}") from None
             return NetworkPolicy(game, net, "graph", True, generator, name=name)
         if p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file():
             return load_maskable_ppo(p, game, generator=generator)

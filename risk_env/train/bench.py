@@ -27,7 +27,6 @@ Opponents: each trainer plays the config's opponents; where the device trainer p
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -37,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._output import check_output_file, make_output_folder
+from .._output import check_output_file, write_json
 from ..errors import ConfigError
 from .config import SELF, TrainConfig, load_config
 
@@ -259,14 +258,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_output_file(args.json, "--json")  # before the run, not after it
         cfg = load_config(args.config, args.set)
         res = benchmark(cfg, args.updates, args.repeats, args.sb3_envs, args.sb3_opponent)
-        make_output_folder(args.json, "--json")  # (checked above; made once the figures are in)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(res.table())
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(asdict(res), f, indent=1)
+        try:
+            write_json(args.json, asdict(res), "--json")  # (checked above; its folder made once the figures are in)
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     return 0
 
 

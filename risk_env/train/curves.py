@@ -57,6 +57,8 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
             names the file and line), or no evaluation in either.
     """
     d = Path(run_dir)
+    if not d.is_dir():
+        raise ConfigError(f"{d}: {'a file' if d.exists() else 'no such folder'}; give a training run's folder")
     evals, results = d / "evals.jsonl", d / "results.json"
     if not evals.exists() and not results.exists():
         raise ConfigError(f"{d}: no evals.jsonl or results.json (is it a training run directory?)")
@@ -109,6 +111,8 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
 
 
 def _text(path: Path) -> str:
+    if path.is_dir():
+        raise ConfigError(f"{path}: a folder, where a training run writes a file")
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -135,7 +139,7 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     out = Path(out)
     from matplotlib.backend_bases import FigureCanvasBase
 
-    kinds = FigureCanvasBase.get_supported_filetypes()
+    kinds = set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"}  # (.pgf needs a LaTeX installation)
     if out.suffix.lower().lstrip(".") not in kinds:  # (refused before drawing; no suffix: matplotlib would add .png)
         raise ConfigError(f"{str(out)!r}: give an image file name ending in one of {', '.join('.' + k for k in sorted(kinds))}")
     curves = [c for d in run_dirs for c in load_curves(d)]

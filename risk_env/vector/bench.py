@@ -16,7 +16,6 @@ auto-reset on).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .._output import check_output_file, make_output_folder
+from .._output import check_output_file, write_json
 from ..envs.codec import ActionCodec, Selection
 from ..envs.observation import ObservationEncoder
 from ..errors import SEED_LIMIT, ConfigError, RiskError, check_seed
@@ -318,11 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     print(format_rows(rows))
     if args.json:
         try:
-            make_output_folder(args.json, "--json")  # (checked before the run, made now: a refused run makes none)
+            write_json(args.json, rows, "--json")  # (checked before the run; its folder made now)
         except ConfigError as e:
             parser.exit(1, f"error: {e}\n")
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(rows, f, indent=1)
     return 0
 
 

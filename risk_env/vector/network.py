@@ -186,7 +186,7 @@ def load_maskable_ppo(
         try:
             policy.check_fits(sample)  # (a ConfigError naming the sizes that differ)
         except RiskError as e:
-            raise ConfigError(f"{p.name} does not fit these rules: {e}") from None
+            raise ConfigError(f"agent {p.stem!r} cannot play these rules: {e}") from None
         net = policy.graph_net
         return NetworkPolicy(game, net, "graph", deterministic, generator, name=p.stem)
     shape = getattr(space, "shape", None)
@@ -197,13 +197,14 @@ def load_maskable_ppo(
         )
     if int(shape[0]) != game.obs_size:
         raise ConfigError(
-            f"{p.name} reads observations of size {shape[0]}, these rules give {game.obs_size}: "
-            "it was trained for another map or number of players"
+            f"agent {p.stem!r} cannot play these rules: it reads observations of size {shape[0]}, these rules give "
+            f"{game.obs_size}: it was trained for another map, number of players or rule switches"
         )
     n_actions = getattr(model.action_space, "n", None)
     if n_actions is None or int(n_actions) != game.num_actions:
         raise ConfigError(
-            f"{p.name} scores {n_actions} action ids, these rules have {game.num_actions}: it was trained under other "
+            f"agent {p.stem!r} cannot play these rules: it scores {n_actions} action ids, these rules have "
+            f"{game.num_actions}: it was trained under other "
             "rules (rule switches such as card_trade, the dice rules or the map change the action ids); play it under "
             "the rules it was trained for"
         )

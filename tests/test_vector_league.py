@@ -234,7 +234,11 @@ def test_maskable_ppo_checkpoint_as_a_batched_policy(tmp_path: Path) -> None:
     with pytest.raises(RiskError, match="no saved model"):
         load_maskable_ppo(tmp_path / "none.zip", env.game)
     other = VectorGame(device=DEVICE, num_players=3, **SMALL)  # type: ignore[arg-type]
-    with pytest.raises(RiskError, match="^agent .m. cannot play these rules: it reads observations of size 114, these rules give 131: it was trained for another map, number of players or rule switches$"):
+    with pytest.raises(
+        RiskError,
+        match="^agent 'm' cannot play these rules: it reads observations of size 114, these rules give 131: it was trained "
+        "for another map, number of players or rule switches$",
+    ):
         load_maskable_ppo(tmp_path / "m.zip", other)
 
 

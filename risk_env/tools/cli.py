@@ -225,6 +225,11 @@ def _written(option: str, path: str, write: Any) -> Any:
         raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}", 1) from None
 
 
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 _ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
 """Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
 
@@ -938,8 +943,7 @@ def soak(
     text = json.dumps(summary, indent=2)
     typer.echo(text)
     if out:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        _written("--out", out, lambda: _write_text(out, text + "\n"))
     if summary["failures"]:
         raise typer.Exit(1)
 

@@ -101,7 +101,7 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
         raise ConfigError(f"{option} {path!r}: an empty file name; give a file name, or leave {option} out")
     if "\0" in path:
         raise ConfigError(f"{option} {path!r}: a file name cannot hold a NUL character")
-    if os.path.isdir(path):
+    if os.path.isdir(path) or path.endswith(tuple(filter(None, (os.sep, os.altsep)))):  # ("x.json/" names a folder)
         raise ConfigError(f"{option} {path!r} is a folder; give a file name")
     folder = os.path.dirname(path) or os.curdir  # (as written: the system resolves "..", not the text)
     if not os.path.isdir(folder):

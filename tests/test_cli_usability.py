@@ -341,6 +341,8 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
         (["watch", "--png", "x.txt"], "--png 'x.txt' must end in .png"),
         (["watch", "--gif", "x.png"], "--gif 'x.png' must end in .gif or .mp4 (or .webm, .mkv, .avi, .mov)"),
         (["watch", "--png", "out/.png"], "--png 'out/.png' has no name before its suffix: give one, such as board.png"),
+        (["watch", "--png", "x.png/"], "--png 'x.png/' is a folder; give a file name"),
+        (["watch", "--record", "r.json/"], "--record 'r.json/' is a folder; give a file name"),
     ],
 )
 def test_bad_numbers_and_suffixes_are_one_line_before_any_game(tmp_path, monkeypatch, args, message) -> None:  # type: ignore[no-untyped-def]
@@ -470,13 +472,13 @@ def test_a_video_without_a_writer_is_refused_before_the_game(tmp_path, monkeypat
     res = runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--gif", str(video)])
     assert res.exit_code == 1 and "seats:" not in res.output
     assert res.output == (
-        "error: cannot write w.mp4: no video writer is installed (neither PyAV nor imageio-ffmpeg). Install one with "
+        f"error: cannot write {str(video)!r}: no video writer is installed (neither PyAV nor imageio-ffmpeg). Install one with "
         "'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead.\n"
     )
     rec = tmp_path / "r.json"
     assert runner.invoke(app, ["watch", *SMALL2, "--turns", "2", "--show", "none", "--record", str(rec)]).exit_code == 0
     res = runner.invoke(app, ["replay", str(rec), "--video", str(tmp_path / "v.webm")])
-    assert res.exit_code == 1 and res.output.startswith("error: cannot write v.webm: no video writer is installed")
+    assert res.exit_code == 1 and res.output.startswith(f"error: cannot write {str(tmp_path / 'v.webm')!r}: no video writer")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 

@@ -622,3 +622,13 @@ def test_a_record_whose_ended_differs_from_the_replay_is_refused(tmp_path):
         with pytest.raises(RecordError, match=f"replaying the record ends in {how}"):
             GameRecord.load(path)
     GameRecord.load(won.save(tmp_path / "ok.json"))
+
+
+def test_a_game_of_a_preset_name_is_refused_with_the_way_to_make_it() -> None:
+    # (Game("expert") was an AttributeError: 'str' object has no attribute 'map')
+    with pytest.raises(ConfigError) as info:
+        Game("expert")  # type: ignore[arg-type]
+    assert str(info.value) == "Game takes a RulesConfig or None, got str (a preset: Game(RulesConfig.from_preset('expert')))"
+    with pytest.raises(ConfigError, match=r"^Game takes a RulesConfig or None, got dict$"):
+        Game({"num_players": 3})  # type: ignore[arg-type]
+    assert Game(RulesConfig.from_preset("expert")).config.num_players == 4

@@ -25,6 +25,9 @@ def test_a_file_in_missing_folders_is_checked_without_making_them(tmp_path: Path
     make_output_folder(target, "--json")
     assert _tree(tmp_path) == ["a", "a/b"]
     make_output_folder(None, "--json")  # (none asked for)
+    for slashed in ("rows.json/", "new/rows.json/"):  # (the benchmarks ran, then failed; watch wrote rows.json)
+        with pytest.raises(ConfigError, match=f"^--json '{slashed}' is a folder; give a file name$"):
+            check_output_file(slashed, "--json")
     for empty in ("", " "):  # (read as "none asked for": the run went on and wrote nothing)
         with pytest.raises(ConfigError) as e:
             check_output_file(empty, "--record")

@@ -241,7 +241,7 @@ def check_video_writer(path: str | os.PathLike[str]) -> None:
         return
     if importlib.util.find_spec("av") is None and importlib.util.find_spec("imageio_ffmpeg") is None:
         raise RuntimeError(
-            f"cannot write {p.name}: no video writer is installed (neither PyAV nor imageio-ffmpeg). "
+            f"cannot write {str(p)!r}: no video writer is installed (neither PyAV nor imageio-ffmpeg). "
             "Install one with 'pip install imageio-ffmpeg' (or 'pip install av'), or write a .gif instead."
         )
 

@@ -91,6 +91,9 @@ class Game:
     """
 
     def __init__(self, config: RulesConfig | None = None, game_map: GameMap | None = None, **overrides: Any) -> None:
+        if config is not None and not isinstance(config, RulesConfig):  # (Game("expert") was an AttributeError)
+            hint = f" (a preset: Game(RulesConfig.from_preset({config!r})))" if isinstance(config, str) else ""
+            raise ConfigError(f"Game takes a RulesConfig or None, got {type(config).__name__}{hint}")
         cfg = config or RulesConfig()
         if overrides:
             cfg = cfg.replace(**overrides)

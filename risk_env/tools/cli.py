@@ -259,6 +259,8 @@ def _at_least(option: str, value: float | None, low: float, what: str = "") -> N
 
 def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
     """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
+    if path and path.endswith(tuple(filter(None, (os.sep, os.altsep)))):
+        raise _fail(f"{option} {path!r} is a folder; give a file name")
     if path and os.path.basename(path).lower() in allowed:  # (".png" is a hidden file's name without a suffix)
         raise _fail(f"{option} {path!r} has no name before its suffix: give one, such as board{os.path.basename(path)}")
     if path and os.path.splitext(path)[1].lower() not in allowed:

@@ -91,8 +91,9 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 raise ConfigError(f"{evals}, line {i}: not a row of evaluations ({type(e).__name__}: {e})") from None
     if results.exists():
+        text = _text(results)  # (its own ConfigError, not wrapped in the one below)
         try:
-            res = json.loads(_text(results))
+            res = json.loads(text)
             for opp, s in (res.get("final_eval") or {}).items():
                 c = curves.setdefault(opp, Curve(name, opp))
                 c.final = {

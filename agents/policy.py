@@ -80,8 +80,6 @@ def _check_graph_fits(net: Any, game: Game) -> None:
     """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``."""
     from risk_env.envs.graph import GraphObservationEncoder
 
-    check_game_type(game)
-
     enc = GraphObservationEncoder(game)
     net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
 
@@ -328,6 +326,7 @@ class GraphNetAgent(Agent):
         Raises:
             ConfigError: the message names the size that differs and what changes it.
         """
+        check_game_type(game)
         _check_graph_fits(self.net, game)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:

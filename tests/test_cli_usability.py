@@ -483,14 +483,14 @@ def test_a_video_without_a_writer_is_refused_before_the_game(tmp_path, monkeypat
 
 
 def test_a_soak_summary_that_cannot_be_written_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    # (an OSError at the summary's write was a traceback)
-    from risk_env.tools import cli
+    # (an OSError at the summary's write was a traceback, in the run's checkpoints as in the last write)
+    from risk_env.tools import soak
 
-    def full(path: str, text: str) -> None:
+    def full(path: str, data: object) -> None:
         raise OSError(28, "No space left on device")
 
     out = tmp_path / "s.json"
-    monkeypatch.setattr(cli, "_write_text", full)
+    monkeypatch.setattr(soak, "write_summary", full)
     res = runner.invoke(app, ["soak", "--games", "1", "--no-vector", "--out", str(out)])
     assert res.exit_code == 1 and res.output.endswith(
         f"error: --out {str(out)!r}: cannot write the file: No space left on device\n"

@@ -97,9 +97,9 @@ def test_the_soak_checkpoint_makes_its_folder_when_it_writes(tmp_path: Path) -> 
     # (risk-env soak --out new/s.json relied on the check to make new/)
     import json
 
-    from risk_env.tools.soak import _write_json
+    from risk_env.tools.soak import write_summary
 
-    _write_json(tmp_path / "new" / "s.json", {"games": 1})
+    write_summary(tmp_path / "new" / "s.json", {"games": 1})
     assert json.loads((tmp_path / "new" / "s.json").read_text()) == {"games": 1} and _tree(tmp_path) == ["new", "new/s.json"]
 
 

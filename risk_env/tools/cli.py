@@ -225,11 +225,6 @@ def _written(option: str, path: str, write: Any) -> Any:
         raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}", 1) from None
 
 
-def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
 _ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
 """Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
 
@@ -260,7 +255,7 @@ def _at_least(option: str, value: float | None, low: float, what: str = "") -> N
 def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
     """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
     if path and path.endswith(tuple(filter(None, (os.sep, os.altsep)))):
-        raise _fail(f"{option} {path!r} is a folder; give a file name")
+        return  # (a folder's name: refused by the output check, risk_env._output.check_output_file)
     if path and os.path.basename(path).lower() in allowed:  # (".png" is a hidden file's name without a suffix)
         raise _fail(f"{option} {path!r} has no name before its suffix: give one, such as board{os.path.basename(path)}")
     if path and os.path.splitext(path)[1].lower() not in allowed:
@@ -888,6 +883,7 @@ def soak(
 ) -> None:
     """Play many seeded games with every invariant of the rules checked at every step (exit status 1 if any
     game fails; each failure comes with the command that replays it alone)."""
+    from . import soak as soak_module
     from .soak import run_soak
 
     for option, value, low in (
@@ -934,6 +930,8 @@ def soak(
         )
     except MissingExtraError as e:
         raise _fail(str(e), 1) from None
+    except OSError as e:  # a checkpoint that could not be written after all (the disk full)
+        raise _fail(f"--out {out!r}: cannot write the file: {e.strerror or e}", 1) from None
     except (ValueError, RiskError) as e:
         raise _fail(str(e)) from None
     given = {"games": games, **{k: v for k, v in args.items() if v is not None}}
@@ -942,10 +940,9 @@ def soak(
     )
     import json
 
-    text = json.dumps(summary, indent=2)
-    typer.echo(text)
+    typer.echo(json.dumps(summary, indent=2))
     if out:
-        _written("--out", out, lambda: _write_text(out, text + "\n"))
+        _written("--out", out, lambda: soak_module.write_summary(out, summary))
     if summary["failures"]:
         raise typer.Exit(1)
 

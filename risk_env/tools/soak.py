@@ -80,6 +80,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from .._output import make_output_folder
 from ..agents import HEURISTICS as _HEURISTICS
 from ..agents import RandomAgent, load_agent
 from ..envs.aec import raw_env
@@ -99,6 +100,7 @@ __all__ = [
     "run_soak",
     "soak_game",
     "trajectory_digest",
+    "write_summary",
 ]
 
 HEURISTICS: tuple[str, ...] = tuple(_HEURISTICS)
@@ -703,7 +705,7 @@ def run_soak(
             bar.set_postfix(failures=stats["failures"], steps=stats["steps"], refresh=False)
         now = time.perf_counter()
         if checkpoint is not None and now - last_checkpoint[0] >= checkpoint_every:
-            _write_json(checkpoint, summary(partial=True))
+            write_summary(checkpoint, summary(partial=True))
             last_checkpoint[0] = now
         return max_seconds is not None and now - t0 > max_seconds
 
@@ -727,7 +729,7 @@ def run_soak(
             bar.close()
     out = summary(partial=False)
     if checkpoint is not None:
-        _write_json(checkpoint, out)
+        write_summary(checkpoint, out)
     return out
 
 
@@ -745,10 +747,15 @@ def _with_repro(failure: dict[str, Any], settings: dict[str, Any]) -> dict[str, 
     return failure
 
 
-def _write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
-    """Write ``data`` to ``path`` through a temporary file, so a reader never sees half a file (its folder made if
-    missing: the command checked it without making it)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+def write_summary(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
+    """Write the summary ``data`` (indented JSON) to ``path`` through a temporary file, so a reader never sees half a
+    file; its folder is made if missing (:func:`risk_env._output.make_output_folder`: the command checked it without
+    making it). The one writer of the soak's ``--out``, for its checkpoints and its last summary.
+
+    Raises:
+        ConfigError: the folder cannot be made; OSError: the file cannot be written (the disk full).
+    """
+    make_output_folder(path, "--out")
     tmp = f"{os.fspath(path)}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2) + "\n")

@@ -56,7 +56,7 @@ import numpy as np
 from risk_env.envs.action_input import as_integer, describe_action
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.view import GameView
-from risk_env.errors import ConfigError, IllegalActionError, RiskError, check_seed
+from risk_env.errors import AgentRulesError, ConfigError, IllegalActionError, RiskError, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.engine import Game
 from risk_env.rules.moves import Move
@@ -158,7 +158,9 @@ def check_fits_game(agents: Iterable[Any], game: Game) -> None:
     not), so that a policy built for other rules is refused before a game starts, not at its first decision.
 
     Raises:
-        ConfigError: an agent cannot play ``game`` (the message names the agent and the size that differs).
+        AgentRulesError: an agent cannot play ``game`` (the message names the agent and the size that differs;
+            an agent without a string ``name`` raises its own :class:`ConfigError`).
+        ConfigError: ``game`` is not a Game.
     """
     check_game_type(game)
     for agent in agents:
@@ -168,7 +170,9 @@ def check_fits_game(agents: Iterable[Any], game: Game) -> None:
                 check(game)
             except ConfigError as e:
                 name = getattr(agent, "name", None)
-                raise ConfigError(f"agent {name!r} cannot play these rules: {e}" if isinstance(name, str) else str(e)) from None
+                if isinstance(name, str):
+                    raise AgentRulesError(name, str(e)) from None
+                raise
 
 
 def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> GameView:

@@ -14,6 +14,7 @@ from .envs.codec import ActionCodec
 from .envs.observation import ObservationEncoder
 from .errors import (
     ActionSpaceError,
+    AgentRulesError,
     ConfigError,
     IllegalActionError,
     IllegalMoveError,
@@ -56,6 +57,7 @@ __all__ = [
     "IllegalActionError",
     "MapError",
     "ConfigError",
+    "AgentRulesError",
     "StateError",
     "RecordError",
     "UnknownAgentError",

@@ -18,6 +18,7 @@ __all__ = [
     "ActionSpaceError",
     "MapError",
     "ConfigError",
+    "AgentRulesError",
     "StateError",
     "RecordError",
     "ResetNeededError",
@@ -76,6 +77,27 @@ class MapError(RiskError):
 
 class ConfigError(RiskError):
     """An unknown rules option, preset, or a value out of its allowed range."""
+
+
+class AgentRulesError(ConfigError):
+    """An agent that cannot play the game's rules: a learned policy whose network reads observations of
+    other sizes, or scores other action ids, than these rules give (it was trained for another map,
+    player count or rule switches). Raised before a game starts, by the one check of each backend
+    (:func:`risk_env.agents.base.check_fits_game` for the reference engine, the batched network loader
+    for the batched engine); nothing is played when it is raised.
+
+    Attributes:
+        agent: the agent's name (``"ppo-3p"``, a checkpoint's stem).
+        reason: what differs, and how to fix it (the rest of the message).
+    """
+
+    def __init__(self, agent: str, reason: str) -> None:
+        super().__init__(f"agent {agent!r} cannot play these rules: {reason}")
+        self.agent = agent
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (picklable, for the subprocess vector env's workers)
+        return (type(self), (self.agent, self.reason))
 
 
 class StateError(RiskError):

@@ -3,6 +3,7 @@ baselines' legality and determinism, and the spec loader."""
 
 from __future__ import annotations
 
+import pickle
 import sys
 import textwrap
 
@@ -29,7 +30,7 @@ from risk_env.agents import (
 from risk_env.agents.heuristic import win_probabilities
 from risk_env.envs.codec import Selection, amount_of
 from risk_env.envs.view import GameView
-from risk_env.errors import ConfigError, RiskError, UnknownAgentError
+from risk_env.errors import AgentRulesError, ConfigError, RiskError, UnknownAgentError
 from risk_env.rules.cards import COMPOSITION_NAMES
 from risk_env.rules.config import resolve_rules
 from risk_env.rules.odds import win_probability
@@ -845,13 +846,17 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
                 agent.check_game(wrong)  # type: ignore[arg-type]
     check_fits_game([graph, sb3_graph, load_agent("random"), lambda obs, info: 0], Game(RulesConfig(num_players=6)))
     for agent in (graph, sb3_graph):
-        with pytest.raises(ConfigError) as info:
+        with pytest.raises(AgentRulesError) as info:
             check_fits_game([load_agent("balanced"), agent], expert)
-        assert str(info.value) == (
-            f"agent {agent.name!r} cannot play these rules: this graph policy scores 28 action ids besides the 42 "
-            "territories; the env has 35 (rule switches such as the expert dice rules or stars trades change that "
-            "block): train a policy under these rules (or play it under the rules it was trained for)"
+        reason = (
+            "this graph policy scores 28 action ids besides the 42 territories; the env has 35 (rule switches such as "
+            "the expert dice rules or stars trades change that block): train a policy under these rules (or play it "
+            "under the rules it was trained for)"
         )
+        assert str(info.value) == f"agent {agent.name!r} cannot play these rules: {reason}"
+        assert (info.value.agent, info.value.reason) == (agent.name, reason)
+        again = pickle.loads(pickle.dumps(info.value))  # (as a subprocess worker sends it back)
+        assert type(again) is AgentRulesError and str(again) == str(info.value) and again.agent == agent.name
     n = flat.model.action_space.n
     with pytest.raises(ConfigError) as info:  # (a flat model: another player count changes the vector's length)
         flat.check_game(Game(resolve_rules("fast", num_players=3)))
@@ -907,11 +912,11 @@ def test_both_evaluation_backends_refuse_a_policy_of_other_rules_first_and_name_
     for backend in ("reference", "vector"):
         out = tmp_path / backend
         first = "balanced" if backend == "reference" else "random"  # (the batched heuristics play no stars trades)
-        with pytest.raises(ConfigError) as info:
+        with pytest.raises(AgentRulesError) as info:
             round_robin(["random", first, "ppo-3p"], num_games=2, rules="stars", workers=1, progress=False,
                         out_dir=out, backend=backend)  # fmt: skip
         assert str(info.value).startswith("agent 'ppo-3p' cannot play these rules: this graph policy scores 28 ")
         assert not out.exists()
         for misfit in ("ppo-2p", "ppo-3p"):
-            with pytest.raises(ConfigError, match=f"^agent '{misfit}' cannot play these rules: this graph policy "):
+            with pytest.raises(AgentRulesError, match=f"^agent '{misfit}' cannot play these rules: this graph policy "):
                 evaluate(["random", misfit], num_games=2, rules="expert", workers=1, progress=False, backend=backend)

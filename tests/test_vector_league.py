@@ -10,7 +10,7 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
-from risk_env import ConfigError, RiskError, RulesConfig
+from risk_env import AgentRulesError, ConfigError, RiskError, RulesConfig
 from risk_env.train.pfsp import PFSPTracker
 from risk_env.vector import VectorEnv, VectorGame
 from risk_env.vector.agents import AggressivePolicy, RandomPolicy
@@ -235,7 +235,7 @@ def test_maskable_ppo_checkpoint_as_a_batched_policy(tmp_path: Path) -> None:
         load_maskable_ppo(tmp_path / "none.zip", env.game)
     other = VectorGame(device=DEVICE, num_players=3, **SMALL)  # type: ignore[arg-type]
     with pytest.raises(
-        RiskError,
+        AgentRulesError,
         match="^agent 'm' cannot play these rules: it reads observations of size 114, these rules give 131: it was trained "
         "for another map, number of players or rule switches$",
     ):
@@ -254,7 +254,7 @@ def test_a_maskable_ppo_checkpoint_of_another_action_count_is_refused(tmp_path: 
     no_cards = VectorGame(device=DEVICE, num_players=2, card_trade="no_cards", **SMALL)  # type: ignore[arg-type]
     cards = venv.learner_env.game
     assert (no_cards.obs_size, no_cards.num_actions) == (cards.obs_size, 24) and cards.num_actions == 37
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(AgentRulesError) as info:
         load_maskable_ppo(tmp_path / "m.zip", no_cards)
     msg = str(info.value)
     assert "agent 'm' cannot play these rules: it scores 37 action ids, these rules have 24" in msg
@@ -285,7 +285,7 @@ def test_shipped_graph_policy_as_a_batched_policy() -> None:
         out = env.step(torch.where(torch.arange(32, device=DEVICE) % 2 == step % 2, ids, other(env.state, out.action_mask)))
     assert checked == 800
     expert = VectorGame(RulesConfig.from_preset("expert", num_players=2), device=DEVICE)
-    with pytest.raises(RiskError, match="^agent 'ppo-2p' cannot play these rules: this graph policy scores 28 "):
+    with pytest.raises(AgentRulesError, match="^agent 'ppo-2p' cannot play these rules: this graph policy scores 28 "):
         load_maskable_ppo(pretrained_path("ppo-2p"), expert)
 
 

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SEED_LIMIT, ConfigError, RiskError, check_seed
+from ..errors import SEED_LIMIT, AgentRulesError, ConfigError, RiskError, check_seed
 from ..rules.config import RulesConfig
 from .progress import progress_bar
 from .stats import EvaluatedGame, EvaluationResult, summarize
@@ -63,7 +63,8 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
 
     Raises:
         ConfigError: a spec the vector backend cannot play (the message lists what it takes), or rules the
-            batched heuristics do not play; RiskError: a model file that is missing or does not fit the rules.
+            batched heuristics do not play; AgentRulesError (a ConfigError): a model that does not fit the rules;
+        RiskError: a model file that is missing or unreadable.
     """
     from ..vector.agents import BATCHED_HEURISTICS, make_policy
     from ..vector.network import NetworkPolicy, load_maskable_ppo
@@ -93,7 +94,7 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             try:
                 net.check_fits(game.T, one["nodes"].shape[-1], one["globals"].shape[-1], game.num_actions)
             except ConfigError as e:  # (named as the reference backend names it: risk_env.agents.base.check_fits_game)
-                raise ConfigError(f"agent {name!r} cannot play these rules: {e}") from None
+                raise AgentRulesError(name, str(e)) from None
             return NetworkPolicy(game, net, "graph", True, generator, name=name)
         if p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file():
             return load_maskable_ppo(p, game, generator=generator)

@@ -40,7 +40,7 @@ from typing import Any
 
 import torch
 
-from ..errors import ConfigError, RiskError
+from ..errors import AgentRulesError, ConfigError, RiskError
 from .state import BatchState
 
 __all__ = ["NETWORK_OBSERVATIONS", "NetworkPolicy", "load_maskable_ppo", "masked_choice"]
@@ -156,7 +156,7 @@ def load_maskable_ppo(
 
     Raises:
         RiskError: no such file, sb3-contrib missing, or a checkpoint of another observation space.
-        ConfigError: a checkpoint that does not fit these rules: a flat policy for another map or player count
+        AgentRulesError: a checkpoint that does not fit these rules: a flat policy for another map or player count
             (its observation size) or for other rule switches (its action count: on the classic map
             ``card_trade="no_cards"`` has 57 action ids, the classic cards 70), a graph policy whose feature or
             action blocks differ.
@@ -186,7 +186,7 @@ def load_maskable_ppo(
         try:
             policy.check_fits(sample)  # (a ConfigError naming the sizes that differ)
         except RiskError as e:
-            raise ConfigError(f"agent {p.stem!r} cannot play these rules: {e}") from None
+            raise AgentRulesError(p.stem, str(e)) from None
         net = policy.graph_net
         return NetworkPolicy(game, net, "graph", deterministic, generator, name=p.stem)
     shape = getattr(space, "shape", None)
@@ -196,17 +196,18 @@ def load_maskable_ppo(
             "MlpPolicy on the flat observation or the graph policy"
         )
     if int(shape[0]) != game.obs_size:
-        raise ConfigError(
-            f"agent {p.stem!r} cannot play these rules: it reads observations of size {shape[0]}, these rules give "
-            f"{game.obs_size}: it was trained for another map, number of players or rule switches"
+        raise AgentRulesError(
+            p.stem,
+            f"it reads observations of size {shape[0]}, these rules give {game.obs_size}: it was trained for another map, "
+            "number of players or rule switches",
         )
     n_actions = getattr(model.action_space, "n", None)
     if n_actions is None or int(n_actions) != game.num_actions:
-        raise ConfigError(
-            f"agent {p.stem!r} cannot play these rules: it scores {n_actions} action ids, these rules have "
-            f"{game.num_actions}: it was trained under other "
+        raise AgentRulesError(
+            p.stem,
+            f"it scores {n_actions} action ids, these rules have {game.num_actions}: it was trained under other "
             "rules (rule switches such as card_trade, the dice rules or the map change the action ids); play it under "
-            "the rules it was trained for"
+            "the rules it was trained for",
         )
 
     def actor(obs: torch.Tensor) -> torch.Tensor:

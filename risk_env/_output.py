@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import tempfile
 
 from .errors import ConfigError
@@ -39,7 +40,7 @@ def folder_problem(folder: str | os.PathLike[str]) -> str | None:
         return "a path cannot hold a NUL character"
     near, missing = _existing_part(folder)
     if not os.path.isdir(near):
-        what = "a link to nothing" if os.path.islink(near) and not os.path.exists(near) else "a file"
+        what = _not_folder_kind(near)
         return f"{os.strerror(errno.ENOTDIR)} ({near!r} is {what})" if missing else f"{os.strerror(errno.ENOTDIR)} (it is {what})"
     name_max = _name_max(near)
     for name in missing:
@@ -49,6 +50,24 @@ def folder_problem(folder: str | os.PathLike[str]) -> str | None:
     if not os.access(near, os.W_OK | os.X_OK):
         return f"{os.strerror(errno.EACCES)} (in {near!r})"
     return _probe(near, missing)
+
+
+def _not_folder_kind(path: str) -> str:
+    """What the existing path ``path``, which is not a folder, is: ``"a file"``, ``"a device"`` (``/dev/null``),
+    ``"a named pipe"``, ``"a socket"`` or ``"a link to nothing"``."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return "a link to nothing"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # pragma: no cover - removed meanwhile
+        return "not a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a file"
 
 
 def _probe(near: str, missing: list[str]) -> str | None:

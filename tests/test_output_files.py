@@ -121,3 +121,16 @@ def test_a_path_is_walked_as_the_system_walks_it(tmp_path: Path, monkeypatch: py
     (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
     assert folder_problem("gone") == "Not a directory (it is a link to nothing)"
     assert folder_problem("gone/x") == "Not a directory ('gone' is a link to nothing)"
+
+
+def test_what_stands_in_a_folder_s_place_is_named(tmp_path: Path) -> None:
+    # (/dev/null given as a run folder was called "a file")
+    assert folder_problem("/dev/null") == "Not a directory (it is a device)"
+    assert folder_problem("/dev/null/run") == "Not a directory ('/dev/null' is a device)"
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert folder_problem(pipe / "run") == f"Not a directory ({str(pipe)!r} is a named pipe)"
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    assert folder_problem(dangling / "run") == f"Not a directory ({str(dangling)!r} is a link to nothing)"
+    assert _tree(tmp_path) == ["dangling", "pipe"]

@@ -424,7 +424,7 @@ class TrainConfig(_Section):
                 if err["type"] == "extra_forbidden":
                     msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
                 elif err["type"] != "missing" and not isinstance(value, (dict, list)) and repr(value) not in msg:
-                    msg = f"{msg}, got {value!r}"  # (once: a validator's own message may name the value already)
+                    msg = f"{msg}, got {_value_text(value)}"  # (once: a validator's own message may name the value already)
                 by = next((item for key, item in set_by.items() if _overlaps(loc, key)), None)
                 parts.append(f"{loc}: {msg}" + (f" (set by the override {by!r})" if by is not None else ""))
             raise ConfigError(f"{source}: invalid training config: " + "; ".join(parts)) from None
@@ -507,6 +507,14 @@ def read_yaml(path: Path | Traversable) -> Any:
     if data is None:
         raise ConfigError(f"{path}: the training config is empty; write {{}} for every default, or some keys to change")
     return data
+
+
+def _value_text(value: Any) -> str:
+    """``repr(value)``, with an integer of more than 15 digits in exponent form (``1e+30``, not its 31 digits:
+    an override's ``1e30`` is read as a whole float and stored as an integer)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        return f"{value:.6g}"
+    return repr(value)
 
 
 def _key_text(key: Any) -> str:

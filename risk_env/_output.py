@@ -131,14 +131,23 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
         if name_max and len(os.fsencode(os.path.basename(path))) > name_max:
             raise ConfigError(f"{option} {path!r}: cannot write the file: {os.strerror(errno.ENAMETOOLONG)}")
         return
-    existed = os.path.exists(path)
+    target = path
+    if os.path.islink(path) and not os.path.exists(path):  # (a link to a file yet to be made: the write makes it)
+        target = os.path.realpath(path)
+        if not os.path.isdir(os.path.dirname(target)):
+            raise ConfigError(f"{option} {path!r}: cannot write the file: it is a link to nothing ({os.readlink(path)!r})")
+    existed = os.path.exists(target)
     try:
-        with open(path, "a", encoding="utf-8"):
-            pass
+        if existed and stat.S_ISFIFO(os.stat(target).st_mode):  # (opened as usual, it would wait for a reader)
+            os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        else:
+            with open(target, "a", encoding="utf-8"):
+                pass
     except OSError as e:
-        raise ConfigError(f"{option} {path!r}: cannot write the file: {e.strerror or e}") from None
+        why = "a named pipe that nothing reads" if e.errno == errno.ENXIO else e.strerror or e
+        raise ConfigError(f"{option} {path!r}: cannot write the file: {why}") from None
     if not existed:
-        os.remove(path)
+        os.remove(target)  # (the file made, not a link to it)
 
 
 def _existing_part(path: str) -> tuple[str, list[str]]:

@@ -134,3 +134,32 @@ def test_what_stands_in_a_folder_s_place_is_named(tmp_path: Path) -> None:
     dangling.symlink_to(tmp_path / "nowhere")
     assert folder_problem(dangling / "run") == f"Not a directory ({str(dangling)!r} is a link to nothing)"
     assert _tree(tmp_path) == ["dangling", "pipe"]
+
+
+def test_an_output_file_that_is_a_pipe_or_a_link_is_checked_without_waiting_or_harm(tmp_path: Path) -> None:
+    # (a named pipe made the check wait for a reader forever; a link to a file yet to be made was replaced by the
+    # check's probe file, and the file it named was left behind)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(ConfigError) as e:
+        check_output_file(pipe, "--record")
+    assert str(e.value) == f"--record {str(pipe)!r}: cannot write the file: a named pipe that nothing reads"
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # (one that something reads is written as usual)
+    try:
+        check_output_file(pipe, "--record")
+    finally:
+        os.close(reader)
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "made.json")
+    check_output_file(link, "--json")  # (the write makes made.json through the link)
+    assert link.is_symlink() and not (tmp_path / "made.json").exists()
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "gone" / "x.json")
+    with pytest.raises(ConfigError) as e:
+        check_output_file(dangling, "--json")
+    assert (
+        str(e.value)
+        == f"--json {str(dangling)!r}: cannot write the file: it is a link to nothing ({str(tmp_path / 'gone' / 'x.json')!r})"
+    )
+    assert _tree(tmp_path) == ["dangling.json", "link.json", "pipe"]
+    check_output_file("/dev/null", "--json")  # (a device takes the write)

@@ -917,6 +917,10 @@ def test_both_evaluation_backends_refuse_a_policy_of_other_rules_first_and_name_
                         out_dir=out, backend=backend)  # fmt: skip
         assert str(info.value).startswith("agent 'ppo-3p' cannot play these rules: this graph policy scores 28 ")
         assert not out.exists()
+        with pytest.raises(AgentRulesError, match="^agent 'ppo-3p' cannot play these rules: "):  # (a path, not text)
+            round_robin(["random", first, pretrained_path("ppo-3p")], num_games=2, rules="stars", workers=1,
+                        progress=False, out_dir=out, backend=backend)  # fmt: skip
+        assert not out.exists()
         for misfit in ("ppo-2p", "ppo-3p"):
             with pytest.raises(AgentRulesError, match=f"^agent '{misfit}' cannot play these rules: this graph policy "):
                 evaluate(["random", misfit], num_games=2, rules="expert", workers=1, progress=False, backend=backend)

@@ -281,7 +281,7 @@ def _check_entrants(
 
         # (each spec loaded, and each agent asked whether it plays these rules: a policy of other rules was refused at
         # its own pair, after the pairs before it had played and written their results)
-        check_fits_game([load_agent(sp) if isinstance(sp, str) else sp for sp in specs], Game(cfg))
+        check_fits_game([load_agent(sp) if isinstance(sp, (str, os.PathLike)) else sp for sp in specs], Game(cfg))
         return
     require("torch", "train", "risk_env.evaluate(backend='vector')")
     import torch

@@ -47,7 +47,7 @@ from __future__ import annotations
 import abc
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -55,8 +55,9 @@ import numpy as np
 
 from risk_env.envs.action_input import as_integer, describe_action
 from risk_env.envs.codec import ActionCodec, Selection
+from risk_env.envs.opponents import check_fits_game, check_game_type
 from risk_env.envs.view import GameView
-from risk_env.errors import AgentRulesError, ConfigError, IllegalActionError, RiskError, check_seed
+from risk_env.errors import ConfigError, IllegalActionError, RiskError, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.engine import Game
 from risk_env.rules.moves import Move
@@ -139,40 +140,6 @@ class Agent(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
-
-
-def check_game_type(game: Any) -> None:
-    """Refuse anything but a :class:`~risk_env.rules.engine.Game` given to :meth:`Agent.check_game`.
-
-    Raises:
-        ConfigError: ``game`` is not a Game (a RulesConfig, an env, None); the message says what to give.
-    """
-    if not isinstance(game, Game):
-        raise ConfigError(
-            f"check_game takes a risk_env.Game (risk_env.Game(rules), or env.unwrapped.game), got {type(game).__name__}"
-        )
-
-
-def check_fits_game(agents: Iterable[Any], game: Game) -> None:
-    """Call each agent's ``check_game(game)`` (where it has one: every :class:`Agent` does, a plain callable need
-    not), so that a policy built for other rules is refused before a game starts, not at its first decision.
-
-    Raises:
-        AgentRulesError: an agent cannot play ``game`` (the message names the agent and the size that differs;
-            an agent without a string ``name`` raises its own :class:`ConfigError`).
-        ConfigError: ``game`` is not a Game.
-    """
-    check_game_type(game)
-    for agent in agents:
-        check = getattr(agent, "check_game", None)
-        if callable(check):
-            try:
-                check(game)
-            except ConfigError as e:
-                name = getattr(agent, "name", None)
-                if isinstance(name, str):
-                    raise AgentRulesError(name, str(e)) from None
-                raise
 
 
 def view_from_info(info: Mapping[str, Any] | None, who: str = "this agent") -> GameView:

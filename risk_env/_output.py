@@ -144,7 +144,7 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
             with open(target, "a", encoding="utf-8"):
                 pass
     except OSError as e:
-        why = "a named pipe that nothing reads" if e.errno == errno.ENXIO else e.strerror or e
+        why = "a named pipe that nothing reads" if e.errno == errno.ENXIO else (e.strerror or str(e))
         raise ConfigError(f"{option} {path!r}: cannot write the file: {why}") from None
     if not existed:
         os.remove(target)  # (the file made, not a link to it)

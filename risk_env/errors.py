@@ -83,7 +83,7 @@ class AgentRulesError(ConfigError):
     """An agent that cannot play the game's rules: a learned policy whose network reads observations of
     other sizes, or scores other action ids, than these rules give (it was trained for another map,
     player count or rule switches). Raised before a game starts, by the one check of each backend
-    (:func:`risk_env.agents.base.check_fits_game` for the reference engine, the batched network loader
+    (:func:`risk_env.envs.opponents.check_fits_game` for the reference engine, the batched network loader
     for the batched engine); nothing is played when it is raised.
 
     Attributes:

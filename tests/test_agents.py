@@ -27,6 +27,7 @@ from risk_env.agents import (
     move_to_action,
     pretrained_path,
 )
+from risk_env.agents.base import check_fits_game
 from risk_env.agents.heuristic import win_probabilities
 from risk_env.envs.codec import Selection, amount_of
 from risk_env.envs.view import GameView
@@ -831,7 +832,6 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
     # (risk-env watch --rules expert --agents ppo-2p showed the seats, then failed at the first decision)
     sb3c = pytest.importorskip("sb3_contrib")
     from risk_env.agents import MaskablePPOAgent
-    from risk_env.agents.base import check_fits_game
     from risk_env.envs.single_agent import RiskSingleAgentEnv
     from risk_env.tools.match import play_match
 
@@ -868,6 +868,43 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
     with pytest.raises(ConfigError, match="^agent 'ppo-3p' cannot play these rules: "):
         play_match(env, [load_agent("balanced"), graph], seed=1, agent_seeds=[1, 2])
     assert graph.rng.bit_generator.state == before
+
+
+def test_the_single_agent_env_refuses_an_opponent_of_other_rules_before_its_episode() -> None:
+    # (constructed and reset, it failed at the opponent's first decision, with a message not naming the agent)
+    pytest.importorskip("torch")
+    from risk_env.envs.opponents import OpponentPool
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+
+    with pytest.raises(AgentRulesError, match="^agent 'ppo-3p' cannot play these rules: this graph policy scores 28 "):
+        RiskSingleAgentEnv(num_players=3, opponents=["balanced", "ppo-3p"], rules="expert")
+    env = RiskSingleAgentEnv(num_players=3, opponents="balanced", rules="expert")
+    fixed = env._fixed
+    with pytest.raises(AgentRulesError):
+        env.set_opponents("ppo-3p")
+    with pytest.raises(ConfigError, match="^opponents must not be an empty list$"):
+        env.set_opponents([])
+    assert env._fixed is fixed and env.opponent_pool is None  # (the opponents as they were)
+    env = RiskSingleAgentEnv(num_players=3, opponents=OpponentPool(("ppo-3p",), p_snapshot=0.0), rules="expert")
+    with pytest.raises(AgentRulesError, match="^agent 'ppo-3p' cannot play these rules: "):
+        env.reset(seed=0)  # (a pool's opponents: checked when drawn)
+    assert env.state is None
+    env = RiskSingleAgentEnv(num_players=3, opponents=OpponentPool(("ppo-3p", "random"), p_snapshot=0.0), preset="fast")
+    env.reset(seed=0)  # (rules it plays)
+    assert env.state is not None
+
+
+def test_check_fits_game_takes_a_collection_of_agents() -> None:
+    # (one agent was a TypeError; text and None entries passed unchecked)
+    game = Game(RulesConfig(num_players=2))
+    agent = load_agent("ppo-3p")
+    for bad, named in ((agent, "GraphNetAgent"), ("ppo-3p", "str 'ppo-3p'"), (None, "NoneType None"), (3, "int 3")):
+        with pytest.raises(ConfigError, match=f"^check_fits_game takes a list of agents, got {named}"):
+            check_fits_game(bad, game)
+    for entry in (None, 3, "ppo-3p"):
+        with pytest.raises(ConfigError, match=f"^entry 1 of the agents is not an agent: {entry!r} "):
+            check_fits_game([agent, entry], game)
+    check_fits_game({"a": agent, "b": lambda obs, info: 0}.values(), game)  # (a dict's values, a callable: fine)
 
 
 def test_the_command_line_refuses_a_policy_of_other_rules_before_the_seats_are_shown() -> None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, RiskError, check_seed
+from ..errors import AgentRulesError, ConfigError, RiskError, check_seed
+from ..rules.engine import Game
 from .observation import ObservationEncoder
 from .view import GameView
 
@@ -33,6 +34,8 @@ __all__ = [
     "SnapshotLoader",
     "agent_inputs",
     "agent_resolver",
+    "check_fits_game",
+    "check_game_type",
     "preserve_global_rng",
     "reseed",
     "resolve_agent",
@@ -156,6 +159,54 @@ def resolve_agent(spec: Any, seed: int | None = None, resolve: AgentResolver | N
         return resolve(spec, seed)
     except (RiskError, FileNotFoundError) as e:
         raise ConfigError(f"cannot build an opponent from {spec!r}: {e}") from None
+
+
+def check_game_type(game: Any) -> None:
+    """Refuse anything but a :class:`~risk_env.rules.engine.Game` given to an agent's ``check_game``.
+
+    Raises:
+        ConfigError: ``game`` is not a Game (a RulesConfig, an env, None); the message says what to give.
+    """
+    if not isinstance(game, Game):
+        raise ConfigError(
+            f"check_game takes a risk_env.Game (risk_env.Game(rules), or env.unwrapped.game), got {type(game).__name__}"
+        )
+
+
+def check_fits_game(agents: Iterable[Any], game: Game) -> None:
+    """Call each agent's ``check_game(game)`` (where it has one: every :class:`risk_env.agents.Agent` does, a plain
+    callable need not), so that a policy built for other rules is refused before a game starts, not at its first
+    decision. The one check of a table of agents: :func:`risk_env.tools.match.play_match`, the evaluation, the
+    command line, the web session and the single-agent env's opponents call it (``risk_env.agents.base`` exports it).
+
+    Args:
+        agents: the agents (a list, or a dict's values): objects with ``act(observation, info)``, or callables.
+
+    Raises:
+        AgentRulesError: an agent cannot play ``game`` (the message names the agent and the size that differs;
+            an agent without a string ``name`` raises its own :class:`ConfigError`).
+        ConfigError: ``game`` is not a Game; ``agents`` is one agent or text, not a collection of agents; an entry is
+            not an agent (None, a number).
+    """
+    check_game_type(game)
+    if isinstance(agents, (str, bytes)) or hasattr(agents, "act") or not isinstance(agents, Iterable):
+        raise ConfigError(f"check_fits_game takes a list of agents, got {type(agents).__name__} {agents!r:.60}")
+    for i, agent in enumerate(agents):
+        check = getattr(agent, "check_game", None)
+        if callable(check):
+            try:
+                check(game)
+            except ConfigError as e:
+                if isinstance(e, AgentRulesError):
+                    raise
+                name = getattr(agent, "name", None)
+                if isinstance(name, str):
+                    raise AgentRulesError(name, str(e)) from None
+                raise
+        elif not (callable(getattr(agent, "act", None)) or callable(agent)):
+            raise ConfigError(
+                f"entry {i} of the agents is not an agent: {agent!r:.60} (an object with act(observation, info), or a callable)"
+            )
 
 
 def reseed(agent: Any, seed: int) -> None:

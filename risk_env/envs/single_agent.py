@@ -125,7 +125,7 @@ from .action_input import as_action_id, describe_action
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
-from .opponents import AgentResolver, OpponentPool, agent_inputs, reseed, resolve_agent
+from .opponents import AgentResolver, OpponentPool, agent_inputs, check_fits_game, reseed, resolve_agent
 from .view import GameView
 
 __all__ = ["RiskSingleAgentEnv", "ENV_ID", "INVALID_ACTION_MODES"]
@@ -260,12 +260,15 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
         Raises:
             ConfigError: an empty list, or a list longer than the opponent seats (``num_players - 1``).
+            AgentRulesError: a fixed opponent that cannot play these rules (a pool's opponents are checked when
+                first drawn, by :meth:`reset`). The opponents are unchanged after either.
         """
-        self._pool, self._fixed = None, None
+        pool: OpponentPool | None = None
+        fixed: list[Any] | None = None
         if isinstance(opponents, OpponentPool):
-            self._pool = opponents
+            pool = opponents
         elif opponents is None:
-            self._pool = OpponentPool(("random",), p_snapshot=0.0, resolve=self.resolve)
+            pool = OpponentPool(("random",), p_snapshot=0.0, resolve=self.resolve)
         else:
             specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
             if not specs:
@@ -276,7 +279,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
                     f"{len(specs)} opponents for {seats} opponent seat{'s' if seats > 1 else ''} "
                     f"({self.rules.num_players} players): give at most {seats} (a shorter list is cycled over the seats)"
                 )
-            self._fixed = [resolve_agent(sp, resolve=self.resolve) for sp in specs]
+            fixed = [resolve_agent(sp, resolve=self.resolve) for sp in specs]
+            check_fits_game(fixed, self.game)  # (a policy of other rules: refused here, not at its first decision)
+        self._pool, self._fixed = pool, fixed
+        self._checked: set[int] = set()  # (the ids of the pool's agents already checked against these rules)
 
     def add_snapshot(self, path: str) -> None:
         """Add a frozen snapshot to the opponent pool (used by self-play training through ``env_method``).
@@ -330,6 +336,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
             others = [p for p in range(n) if p != self.seat]
             if self._pool is not None:
                 line_up = self._pool.sample(rng, len(others))
+                fresh = [a for a in line_up if id(a) not in self._checked]
+                check_fits_game(fresh, self.game)  # (before the episode: the env is as it was when refused)
+                self._checked.update(id(a) for a in fresh)
             else:
                 assert self._fixed is not None
                 line_up = [self._fixed[i % len(self._fixed)] for i in range(len(others))]

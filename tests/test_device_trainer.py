@@ -867,3 +867,37 @@ def test_the_evaluations_can_run_on_the_batched_engine(tmp_path: Path) -> None:
     cfg = _tiny(tmp_path / "vec", **{"eval.backend": "vector", "eval.opponents": ["random", "aggressive"], "eval.every": 0})
     res = train(cfg, progress=False, quiet=True)
     assert set(res.final_eval) == {"random", "aggressive"} and all(s.games == 2 for s in res.final_eval.values())
+
+
+def test_rollout_bytes_counts_the_trainers_own_buffers() -> None:
+    from risk_env.train.device_ppo import rollout_bytes
+    from risk_env.vector.learner import LearnerEnv
+
+    for players, steps in ((2, 5), (4, 16)):
+        env = LearnerEnv(3, device=DEVICE, seed=0, self_play=True, preset="fast", num_players=players)
+        gt = env.game.graph_tables
+        net = GraphNet(gt.F, gt.G, env.game.num_actions - env.game.T, hidden=8, rounds=1)
+        ppo = DevicePPO(env, net, PPOSettings(n_steps=steps), seed=0)
+        held = [ppo._seat, ppo._valid, ppo._rewards, ppo._ended, ppo._held, ppo._held_reward, ppo._ep_return, ppo._ep_len]
+        total = sum(t.nbytes for t in (*ppo.buf.values(), *held))
+        assert rollout_bytes(env.game.T, gt.F, gt.G, env.game.num_actions, players, steps) * 3 == total
+
+
+def test_a_run_too_large_for_the_memory_is_refused_before_its_folder(tmp_path: Path) -> None:
+    # (ppo.n_steps=1e8 was torch's allocator error, env.n_envs=1e7 the engine's message naming num_envs, both after
+    # config.yaml was written; ppo.n_steps=1e29 a TypeError from torch.zeros)
+    from risk_env.train.device_train import train
+
+    for key, value, message in (
+        ("ppo.n_steps", 100_000_000, r"^env\.n_envs=8: the games need about .* a rollout of ppo\.n_steps=100,000,000 "
+         r"calls\), but cpu has .*; not one game fits$"),
+        ("env.n_envs", 100_000_000, r"^env\.n_envs=100,000,000: the games need about .* a rollout of ppo\.n_steps=16 "
+         r"calls\), but cpu has .*; the largest env\.n_envs that fits is [\d,]+$"),
+    ):  # fmt: skip
+        if DEVICE.type != "cpu":
+            pytest.skip("the message names the CPU's memory")
+        with pytest.raises(ConfigError, match=message):
+            train(_tiny(tmp_path / "run", **{key: value}), progress=False, quiet=True)
+        assert not (tmp_path / "run").exists()
+    with pytest.raises(ConfigError, match=r"ppo\.n_steps: Input should be less than or equal to 2147483647, got 10000"):
+        _tiny(tmp_path / "run", **{"ppo.n_steps": 10**29})

@@ -94,6 +94,9 @@ def test_total_timesteps_is_capped_at_a_trillion():
     with pytest.raises(ConfigError) as info:
         load_config("device", ["total_timesteps=1000000000001"])  # (13 digits: shown as typed)
     assert "less than or equal to 1000000000000, got 1000000000001 (set by" in str(info.value)
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["total_timesteps=99999999999999999999"])  # (digits no float holds: as typed)
+    assert "got 99999999999999999999 (set by" in str(info.value)
     with pytest.raises(ConfigError) as info:  # an error in a key of the file alone names no override
         TrainConfig.from_dict({"ppo": {"batch_size": 0}}, source="x.yaml", overrides=["ppo.n_epochs=2"])
     assert str(info.value) == "x.yaml: invalid training config: ppo.batch_size: Input should be greater than or equal to 2, got 0"

@@ -39,6 +39,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "MAX_TIMESTEPS",
+    "MAX_COUNT",
     "MAX_TORCH_THREADS",
     "SELF",
     "TrainConfig",
@@ -59,6 +60,12 @@ MAX_TIMESTEPS = 10**12
 """Most learner decisions a config may ask for (``total_timesteps``, ``--timesteps``): a trillion, days at the
 batched engine's speed on one GPU; a larger number is a typing slip (``1e30``), refused rather than read as
 "until max_minutes"."""
+
+MAX_COUNT = 2**31 - 1
+"""Most envs, steps per rollout or decisions per minibatch a config may ask for (``env.n_envs``, ``ppo.n_steps``,
+``ppo.batch_size``, ``imitation.batch_size``): the largest 32-bit count. A larger one is a typing slip that torch
+could not even size a tensor by; what fits the memory is checked by the trainer before the run folder is written
+(:func:`risk_env.train.device_train.check_memory`)."""
 
 MAX_TORCH_THREADS = 1024
 """Most torch threads a config may ask for (``torch_threads``): a fixed cap, so a config means the same on every
@@ -101,7 +108,7 @@ def _check_specs(spec: str) -> None:
 class EnvSection(_Section):
     """The training envs (see :class:`~risk_env.envs.single_agent.RiskSingleAgentEnv`)."""
 
-    n_envs: int = Field(16, ge=1, description="parallel environments")
+    n_envs: int = Field(16, ge=1, le=MAX_COUNT, description="parallel environments")
     vec_env: Literal["auto", "dummy", "subproc"] = Field(
         "dummy", description="'subproc': one process per env; 'dummy': all in this process; 'auto': subproc if n_envs > 1"
     )
@@ -139,8 +146,8 @@ class PPOSection(_Section):
     """MaskablePPO hyperparameters (sb3-contrib's names)."""
 
     learning_rate: float = Field(3e-4, gt=0)
-    n_steps: int = Field(128, ge=2, description="steps per env per rollout")
-    batch_size: int = Field(512, ge=2)
+    n_steps: int = Field(128, ge=2, le=MAX_COUNT, description="steps per env per rollout")
+    batch_size: int = Field(512, ge=2, le=MAX_COUNT)
     n_epochs: int = Field(4, ge=1)
     gamma: float = Field(0.999, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
@@ -237,7 +244,7 @@ class ImitationSection(_Section):
     dagger_decisions: int = Field(10_000, ge=1, description="student decisions added per DAgger round")
     dagger_deterministic: bool = Field(False, description="the student plays its most probable action (else samples)")
     epochs: int = Field(3, ge=1, description="passes over the dataset per fit")
-    batch_size: int = Field(256, ge=1)
+    batch_size: int = Field(256, ge=1, le=MAX_COUNT)
     learning_rate: float = Field(1e-3, gt=0)
     vf_coef: float = Field(0.5, ge=0, description="weight of the value head's squared error")
 
@@ -510,10 +517,13 @@ def read_yaml(path: Path | Traversable) -> Any:
 
 
 def _value_text(value: Any) -> str:
-    """``repr(value)``, with an integer of more than 15 digits in exponent form (``1e+30``, not its 31 digits:
-    an override's ``1e30`` is read as a whole float and stored as an integer)."""
+    """``repr(value)``, except for an integer of more than 15 digits that is a float's value: the float's text
+    (``1e+30``, not the 31 digits of the whole float an override's ``1e30`` is stored as). Digits typed as digits
+    (``99999999999999999999``, which no float holds) are shown as they are."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
-        return f"{value:.6g}"
+        as_float = float(value)
+        if int(as_float) == value:
+            return repr(as_float)
     return repr(value)
 
 

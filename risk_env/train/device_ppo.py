@@ -43,7 +43,7 @@ from ..vector.learner import LearnerEnv, seat_credit
 from .graph_net import GraphNet, masked_logits
 from .seating import Seating
 
-__all__ = ["PRECISIONS", "DevicePPO", "PPOSettings", "seat_streams"]
+__all__ = ["PRECISIONS", "DevicePPO", "PPOSettings", "rollout_bytes", "seat_streams"]
 
 
 @dataclass
@@ -122,6 +122,20 @@ class _Episodes:
 
     returns: list[float] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
+
+
+def rollout_bytes(T: int, F: int, G: int, N: int, num_players: int, n_steps: int) -> int:
+    """Bytes one game slot's rollout takes in :class:`DevicePPO` (its buffers and bookkeeping, allocated when it is
+    built): ``num_players + n_steps`` rows of a decision (the graph observation, ``T x F`` node and ``G`` global
+    float32 features, the ``N``-id mask, the action, its log-probability, value and teacher label, the seat, the
+    rewards and ends of every seat) and the held-back decisions' and the episodes' counters.
+
+    >>> rollout_bytes(T=42, F=20, G=73, N=70, num_players=2, n_steps=16)
+    67804
+    """
+    n = num_players
+    row = 4 * T * F + 4 * G + N + 8 + 4 + 4 + 8 + 8 + 1 + 4 * n + n
+    return (n + n_steps) * row + n + 4 * n + 4 * n + 8 * n
 
 
 class DevicePPO:
@@ -217,6 +231,7 @@ class DevicePPO:
         R = n + L
         dev = self.device
         # rows 0..n-1: each seat's decision held back from the previous rollout; rows n..: this rollout's calls
+        # (their bytes per slot: rollout_bytes, which the trainer checks against the memory before it starts)
         self.buf = {
             "nodes": torch.zeros(R, B, T, F, device=dev),
             "globals": torch.zeros(R, B, G, device=dev),

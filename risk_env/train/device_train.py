@@ -377,6 +377,33 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 
+def check_memory(cfg: TrainConfig, device: Any) -> None:
+    """Refuse, before the run folder is written, a run whose games and rollout cannot fit the memory of ``device``:
+    ``env.n_envs`` slots of each player count, each with its game (:meth:`VectorGame.bytes_per_game
+    <risk_env.vector.engine.VectorGame.bytes_per_game>`) and its rollout of ``ppo.n_steps`` calls
+    (:func:`~risk_env.train.device_ppo.rollout_bytes`). A lower bound: the network's work in the update comes on top.
+
+    Raises:
+        ConfigError: the message names ``env.n_envs`` and ``ppo.n_steps``, the memory needed and there, and the most
+            slots that fit.
+    """
+    from ..vector.engine import VectorGame
+    from .device_ppo import rollout_bytes
+
+    counts = cfg.env.player_counts or [cfg.rules_config.num_players]
+    games = [VectorGame(_lane_config(cfg, players).rules_config, device=device) for players in counts]
+    extra = 0  # (bytes a slot takes besides its game in the first lane: every lane's rollout, the other lanes' games)
+    for k, (players, game) in enumerate(zip(counts, games, strict=True)):
+        gt = game.graph_tables
+        extra += rollout_bytes(game.T, gt.F, gt.G, game.num_actions, players, cfg.ppo.n_steps)
+        extra += 4 * (game.T * gt.F + gt.G)  # (the current graph observation)
+        extra += game.bytes_per_game() if k else 0
+    what = f"a rollout of ppo.n_steps={cfg.ppo.n_steps:,} calls" + (
+        f", in each of the {len(counts)} lanes of env.player_counts" if len(counts) > 1 else ""
+    )
+    games[0].check_batch(cfg.env.n_envs, "env.n_envs", extra, what)
+
+
 def train(
     cfg: TrainConfig, resume: str | os.PathLike[str] | None = None, progress: bool = True, quiet: bool = False
 ) -> TrainResult:
@@ -435,6 +462,7 @@ def train(
         init_net, saved = load_policy(ckpt, device=device)
         check_init_sizes(cfg, init_net, resumed=str(resume))
     check_opponents(cfg)  # (refused before the run folder is touched)
+    check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())

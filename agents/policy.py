@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -141,28 +139,9 @@ class MaskablePPOAgent(Agent):
             if not path_is(path, "file") and (path.suffix == ".zip" or not path_is(path.with_name(path.name + ".zip"), "file")):
                 tried = "" if path.suffix == ".zip" else f" (nor at {shown_spec(str(path) + '.zip')})"
                 raise RiskError(f"no saved model at {shown_spec(str(path))}{tried}")
-            try:
-                from sb3_contrib import MaskablePPO
-            except ImportError:  # pragma: no cover - depends on the install
-                raise RiskError("loading a MaskablePPO checkpoint needs sb3-contrib: pip install 'risk_env[train]'") from None
-            from risk_env.envs.opponents import preserve_global_rng
+            from risk_env.train.sb3 import load_checkpoint
 
-            with preserve_global_rng():  # SB3's load re-seeds (and draws from) the process's generators
-                try:
-                    self.model = MaskablePPO.load(str(path), device=device)
-                except (
-                    ValueError,
-                    AssertionError,
-                    KeyError,
-                    EOFError,
-                    RuntimeError,
-                    zipfile.BadZipFile,
-                    pickle.PickleError,
-                ) as e:
-                    raise RiskError(
-                        f"{str(path)!r} is not a MaskablePPO checkpoint that loads here ({type(e).__name__}: {e}); "
-                        "give a model.zip saved by the trainer, or a .pt policy file"
-                    ) from None
+            self.model = load_checkpoint(path, device)
             self.name = name or (path.stem if path.suffix == ".zip" else path.name)
         else:
             self.model = model

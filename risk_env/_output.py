@@ -19,6 +19,21 @@ from .errors import ConfigError
 __all__ = ["check_output_file", "folder_problem", "make_output_folder", "write_json"]
 
 
+def _path_text(path: object, what: str) -> str:
+    """``path`` (text or an ``os.PathLike`` of text) as text.
+
+    Raises:
+        ConfigError: anything else (bytes, a number, None): the message names what was given.
+    """
+    if isinstance(path, str):
+        return path
+    if isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            return text
+    raise ConfigError(f"give {what} as text or a pathlib.Path, got {type(path).__name__} {path!r:.60}")
+
+
 def folder_problem(folder: str | os.PathLike[str]) -> str | None:
     """Why the folder ``folder`` could not be made or written into, or None where it can, leaving nothing behind.
 
@@ -32,8 +47,11 @@ def folder_problem(folder: str | os.PathLike[str]) -> str | None:
     Returns:
         the system's reason (``"Not a directory"``, ``"File name too long"``, ``"Permission denied"``,
         ``"Read-only file system"``...), naming the path in the way where it is another than ``folder``.
+
+    Raises:
+        ConfigError: ``folder`` is not text or an ``os.PathLike`` of text (bytes, a number, None).
     """
-    folder = os.fspath(folder)
+    folder = _path_text(folder, "a folder")
     if not folder.strip():  # ("" was read as the current folder, " " made a folder named by a space)
         return "an empty folder name"
     if "\0" in folder:
@@ -115,7 +133,10 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
     """
     if path is None:
         return
-    path = os.fspath(path)
+    try:
+        path = _path_text(path, "a file name")
+    except ConfigError as e:
+        raise ConfigError(f"{option}: {e}") from None
     if not path.strip():
         raise ConfigError(f"{option} {path!r}: an empty file name; give a file name, or leave {option} out")
     if "\0" in path:

@@ -163,3 +163,18 @@ def test_an_output_file_that_is_a_pipe_or_a_link_is_checked_without_waiting_or_h
     )
     assert _tree(tmp_path) == ["dangling.json", "link.json", "pipe"]
     check_output_file("/dev/null", "--json")  # (a device takes the write)
+
+
+def test_a_path_that_is_not_text_is_refused_with_the_library_s_error(tmp_path: Path) -> None:
+    # (bytes or a number given as evaluate's out_dir was a TypeError)
+    pytest.importorskip("openskill")
+    from risk_env.tools.evaluation import evaluate
+
+    for bad, shown in ((b"/tmp/x", "bytes b'/tmp/x'"), (123, "int 123")):
+        with pytest.raises(ConfigError) as e:
+            evaluate(["random", "random"], num_games=2, out_dir=bad, progress=False)  # type: ignore[arg-type]
+        assert str(e.value) == f"out_dir: give a folder as text or a pathlib.Path, got {shown}"
+        with pytest.raises(ConfigError) as e:
+            check_output_file(bad, "--json")  # type: ignore[arg-type]
+        assert str(e.value) == f"--json: give a file name as text or a pathlib.Path, got {shown}"
+    assert _tree(tmp_path) == []

@@ -301,3 +301,19 @@ def test_learner_env_with_the_graph_observation() -> None:
         assert all(torch.equal(obs[k], want[k]) for k in obs)
         assert torch.equal(obs["action_mask"].bool(), out.action_mask)
         out = env.step(masked_choice(torch.zeros(out.action_mask.shape, device=DEVICE), out.action_mask, False, gen))
+
+
+def test_the_batched_loader_reads_checkpoints_as_the_agents_do(tmp_path: Path) -> None:
+    # (a .pt policy file, or a file that is no checkpoint, was SB3's AssertionError or ValueError)
+    from risk_env.agents import MaskablePPOAgent, pretrained_path
+
+    game = VectorGame(RulesConfig.from_preset("fast", num_players=2), device=DEVICE)
+    pt = pretrained_path("ppo-3p")
+    with pytest.raises(RiskError, match=r"is a graph policy file \(\.pt\) of the on-device trainer, not a MaskablePPO "):
+        load_maskable_ppo(pt, game)
+    junk = tmp_path / "junk.zip"
+    junk.write_text("not an archive")
+    for load in (lambda: load_maskable_ppo(junk, game), lambda: MaskablePPOAgent(junk)):
+        with pytest.raises(RiskError) as info:
+            load()
+        assert str(info.value).startswith(f"{str(junk)!r} is not a MaskablePPO checkpoint that loads here (ValueError: ")

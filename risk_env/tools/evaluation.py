@@ -239,9 +239,13 @@ def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
     nothing (:func:`risk_env._output.folder_problem`): :meth:`EvaluationResult.save` makes it after the games.
 
     Raises:
-        ConfigError: the folder cannot be made or written (the message gives the system's reason).
+        ConfigError: ``out_dir`` is not text or a path; the folder cannot be made or written (the message gives the
+            system's reason).
     """
-    why = folder_problem(out_dir)
+    try:
+        why = folder_problem(out_dir)
+    except ConfigError as e:
+        raise ConfigError(f"out_dir: {e}") from None
     if why is not None:
         raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {why}")
 

@@ -155,7 +155,8 @@ def load_maskable_ppo(
     (any map and player count its features fit; turn feature off, as the scalar agent plays it).
 
     Raises:
-        RiskError: no such file, sb3-contrib missing, or a checkpoint of another observation space.
+        RiskError: no such file, sb3-contrib missing, a file that is not a MaskablePPO checkpoint
+            (:func:`risk_env.train.sb3.load_checkpoint`), or a checkpoint of another observation space.
         AgentRulesError: a checkpoint that does not fit these rules: a flat policy for another map or player count
             (its observation size) or for other rule switches (its action count: on the classic map
             ``card_trade="no_cards"`` has 57 action ids, the classic cards 70), a graph policy whose feature or
@@ -166,14 +167,9 @@ def load_maskable_ppo(
         p = p.with_name(p.name + ".zip")
     if not p.is_file():
         raise RiskError(f"no saved model at {os.fspath(path)!r}")
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError:  # pragma: no cover - depends on the install
-        raise RiskError("loading a MaskablePPO checkpoint needs sb3-contrib: pip install 'risk_env[train]'") from None
-    from ..envs.opponents import preserve_global_rng
+    from ..train.sb3 import load_checkpoint
 
-    with preserve_global_rng():
-        model = MaskablePPO.load(str(p), device=game.device)
+    model = load_checkpoint(p, game.device)
     policy: Any = model.policy
     policy.set_training_mode(False)
     space = model.observation_space

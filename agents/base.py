@@ -130,8 +130,10 @@ class Agent(abc.ABC):
         game: the default refuses none.
 
         Raises:
-            ConfigError: the agent cannot play ``game``; the message names the size that differs; ``game`` is not
-                a :class:`~risk_env.rules.engine.Game`.
+            AgentRulesError: the agent cannot play ``game`` (raise it with the agent's name and what differs:
+                ``AgentRulesError(self.name, "it reads ...")``; a plain :class:`ConfigError` is named by
+                :func:`check_fits_game`).
+            ConfigError: ``game`` is not a :class:`~risk_env.rules.engine.Game`.
         """
         check_game_type(game)
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from risk_env.envs.codec import ActionCodec
-from risk_env.errors import ConfigError, RiskError
+from risk_env.errors import AgentRulesError, ConfigError, RiskError
 from risk_env.rules.engine import Game
 
 from .base import (
@@ -74,12 +74,16 @@ def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarra
     return nodes, edges.astype(np.int64, copy=False), glob
 
 
-def _check_graph_fits(net: Any, game: Game) -> None:
-    """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``."""
+def _check_graph_fits(net: Any, game: Game, name: str) -> None:
+    """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``, its
+    refusal an :class:`AgentRulesError` naming the agent ``name``."""
     from risk_env.envs.graph import GraphObservationEncoder
 
     enc = GraphObservationEncoder(game)
-    net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
+    try:
+        net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
+    except ConfigError as e:
+        raise AgentRulesError(name, str(e)) from None
 
 
 def graph_observation(
@@ -166,22 +170,22 @@ class MaskablePPOAgent(Agent):
         the map, player count and rule switches it was trained with (its vector's length and action count).
 
         Raises:
-            ConfigError: the message names the size that differs.
+            AgentRulesError (a ConfigError): the message names the agent and the size that differs.
         """
         check_game_type(game)
         graph_net = getattr(self.model.policy, "graph_net", None)
         if self.needs_view and graph_net is not None:
-            _check_graph_fits(graph_net, game)
+            _check_graph_fits(graph_net, game, self.name)
         elif not self._dict_obs:
             from risk_env.envs.observation import ObservationEncoder
 
             size, n = ObservationEncoder(game).size, ActionCodec(game).n
             want: Any = self.model.action_space
             if (size,) != self._obs_shape or n != int(want.n):
-                raise ConfigError(
-                    f"policy {self.name!r} reads observations of shape {self._obs_shape} and scores {int(want.n)} action "
-                    f"ids; these rules give ({size},) and {n}: it was trained for another map, number of players or "
-                    "rule switches"
+                raise AgentRulesError(
+                    self.name,
+                    f"it reads observations of shape {self._obs_shape} and scores {int(want.n)} action ids; these rules "
+                    f"give ({size},) and {n}: it was trained for another map, number of players or rule switches",
                 )
 
     @contextlib.contextmanager
@@ -303,10 +307,10 @@ class GraphNetAgent(Agent):
         (before its first decision; :meth:`GraphNet.check_fits <risk_env.train.graph_net.GraphNet.check_fits>`).
 
         Raises:
-            ConfigError: the message names the size that differs and what changes it.
+            AgentRulesError (a ConfigError): the message names the agent, the size that differs and what changes it.
         """
         check_game_type(game)
-        _check_graph_fits(self.net, game)
+        _check_graph_fits(self.net, game, self.name)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """The network's action id (legal under ``observation["action_mask"]``).

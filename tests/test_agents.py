@@ -518,7 +518,9 @@ def test_a_graph_net_agent_refuses_a_graph_observation_of_another_form() -> None
     ):
         agent.act({**obs, "globals": "x"}, info)  # type: ignore[dict-item]
     # without info["view"] the game's action count is unknown: a mask of another length reads as other rules
-    with pytest.raises(ConfigError, match="^this graph policy scores 28 action ids besides the 42 territories; the env has 27"):
+    with pytest.raises(
+        ConfigError, match="^this graph policy scores 28 action ids besides the 42 territories; these rules have 27"
+    ):
         agent.act({**obs, "action_mask": obs["action_mask"][:-1]}, None)
 
 
@@ -743,7 +745,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     env = risk_env.env(num_players=2, preset="expert")
     env.reset(seed=1)
     obs, *_, info = env.last()
-    with pytest.raises(ConfigError, match="scores 28 action ids besides the 42 territories; the env has 35"):
+    with pytest.raises(ConfigError, match="scores 28 action ids besides the 42 territories; these rules have 35"):
         load_agent("ppo-2p").act(obs, info)
 
 
@@ -849,8 +851,8 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
         with pytest.raises(AgentRulesError) as info:
             check_fits_game([load_agent("balanced"), agent], expert)
         reason = (
-            "this graph policy scores 28 action ids besides the 42 territories; the env has 35 (rule switches such as "
-            "the expert dice rules or stars trades change that block): train a policy under these rules (or play it "
+            "this graph policy scores 28 action ids besides the 42 territories; these rules have 35 (rule switches such "
+            "as the dice rules or the card trade change that block): train a policy under these rules (or play it "
             "under the rules it was trained for)"
         )
         assert str(info.value) == f"agent {agent.name!r} cannot play these rules: {reason}"
@@ -858,9 +860,11 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
         again = pickle.loads(pickle.dumps(info.value))  # (as a subprocess worker sends it back)
         assert type(again) is AgentRulesError and str(again) == str(info.value) and again.agent == agent.name
     n = flat.model.action_space.n
-    with pytest.raises(ConfigError) as info:  # (a flat model: another player count changes the vector's length)
+    with pytest.raises(AgentRulesError) as info:  # (a flat model: another player count changes the vector's length)
         flat.check_game(Game(resolve_rules("fast", num_players=3)))
-    assert str(info.value).startswith(f"policy 'maskable_ppo' reads observations of shape {flat._obs_shape} and scores {n} ")
+    assert str(info.value).startswith(
+        f"agent 'maskable_ppo' cannot play these rules: it reads observations of shape {flat._obs_shape} and scores {n} "
+    )
     assert str(info.value).endswith(": it was trained for another map, number of players or rule switches")
     # the match runner refuses it before any agent is reset or any move is played
     env = risk_env.raw_env(num_players=2, preset="expert")

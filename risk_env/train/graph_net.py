@@ -177,13 +177,13 @@ class GraphNet(nn.Module):
         where = "train a policy under these rules (or play it under the rules it was trained for)"
         if node_dim != F or global_dim != G:
             raise ConfigError(
-                f"this graph policy reads {F} features per territory and {G} global features; the env gives {node_dim} "
+                f"this graph policy reads {F} features per territory and {G} global features; these rules give {node_dim} "
                 f"and {global_dim} (rule switches such as missions, capitals or the allied army add features): {where}"
             )
         if num_actions - T != n_other:
             raise ConfigError(
-                f"this graph policy scores {n_other} action ids besides the {T} territories; the env has "
-                f"{num_actions - T} (rule switches such as the expert dice rules or stars trades change that block): {where}"
+                f"this graph policy scores {n_other} action ids besides the {T} territories; these rules have "
+                f"{num_actions - T} (rule switches such as the dice rules or the card trade change that block): {where}"
             )
 
 

@@ -889,10 +889,13 @@ def test_the_single_agent_env_refuses_an_opponent_of_other_rules_before_its_epis
     with pytest.raises(ConfigError, match="^opponents must not be an empty list$"):
         env.set_opponents([])
     assert env._fixed is fixed and env.opponent_pool is None  # (the opponents as they were)
-    env = RiskSingleAgentEnv(num_players=3, opponents=OpponentPool(("ppo-3p",), p_snapshot=0.0), rules="expert")
+    env = RiskSingleAgentEnv(num_players=3, opponents="random", rules="expert")
+    env.reset(seed=0)
+    before = (env.state.to_dict(), env.seat, dict(env.opponents))  # type: ignore[union-attr]
+    env.set_opponents(OpponentPool(("ppo-3p",), p_snapshot=0.0))
     with pytest.raises(AgentRulesError, match="^agent 'ppo-3p' cannot play these rules: "):
-        env.reset(seed=0)  # (a pool's opponents: checked when drawn)
-    assert env.state is None
+        env.reset(seed=1)  # (a pool's opponents: checked when drawn)
+    assert (env.state.to_dict(), env.seat, dict(env.opponents)) == before  # type: ignore[union-attr]
     env = RiskSingleAgentEnv(num_players=3, opponents=OpponentPool(("ppo-3p", "random"), p_snapshot=0.0), preset="fast")
     env.reset(seed=0)  # (rules it plays)
     assert env.state is not None

@@ -330,20 +330,21 @@ class RiskSingleAgentEnv(gymnasium.Env):
         rng = self.np_random
         for _ in range(1 if start is not None else 100):
             if seat_opt is not None:
-                self.seat = int(seat_opt)
+                seat = int(seat_opt)
             else:
-                self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
-            others = [p for p in range(n) if p != self.seat]
+                seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+            others = [p for p in range(n) if p != seat]
             if self._pool is not None:
                 line_up = self._pool.sample(rng, len(others))
                 fresh = [a for a in line_up if id(a) not in self._checked]
-                check_fits_game(fresh, self.game)  # (before the episode: the env is as it was when refused)
+                check_fits_game(fresh, self.game)  # (before the seat, the opponents or the game change)
                 self._checked.update(id(a) for a in fresh)
             else:
                 assert self._fixed is not None
                 line_up = [self._fixed[i % len(self._fixed)] for i in range(len(others))]
                 for a in line_up:
                     reseed(a, int(rng.integers(2**31)))
+            self.seat = seat
             self.opponents = dict(zip(others, line_up, strict=False))
             self.state = start.copy() if start is not None else self.game.new_game(int(rng.integers(2**63)))
             self.selection = Selection()

@@ -901,3 +901,30 @@ def test_a_run_too_large_for_the_memory_is_refused_before_its_folder(tmp_path: P
         assert not (tmp_path / "run").exists()
     with pytest.raises(ConfigError, match=r"ppo\.n_steps: Input should be less than or equal to 2147483647, got 10000"):
         _tiny(tmp_path / "run", **{"ppo.n_steps": 10**29})
+
+
+def test_a_run_resumed_by_its_folder_writes_there_and_a_final_model_is_no_checkpoint(tmp_path: Path) -> None:
+    # (resumed by its saved config, a copied run wrote into the original's folder: the out_dir saved in its
+    # checkpoint; --resume RUN/model.pt started a fresh run of the default config in runs/default)
+    import os
+    import shutil
+
+    from risk_env.train.sb3 import run_config, train
+
+    first = tmp_path / "first"
+    train(_tiny(first, total_timesteps=128), progress=False, quiet=True)
+    copy = tmp_path / "copy"
+    shutil.copytree(first, copy)
+    before = {p: p.stat().st_mtime_ns for p in first.rglob("*")}
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # (the saved out_dir is absolute here; the copy must win over it all the same)
+    try:
+        cfg = run_config(None, ["total_timesteps=256"], resume=copy)
+        res = train(cfg, resume=copy, progress=False, quiet=True)
+    finally:
+        os.chdir(cwd)
+    assert res.model_path == copy / "model.pt" and (copy / "checkpoints" / "step_000000256.pt").exists()
+    assert {p: p.stat().st_mtime_ns for p in first.rglob("*")} == before
+    with pytest.raises(ConfigError) as info:
+        run_config(None, [], resume=copy / "model.pt")
+    assert str(info.value).startswith(f"--resume {str(copy / 'model.pt')!r}: not a checkpoint (a step_*.zip or step_*.pt")

@@ -495,6 +495,9 @@ def run_config(
         ckpt = latest_checkpoint(Path(resume))
         saved = checkpoint_meta(ckpt).get("config")
         if saved is not None:  # resume with the run's own config unless one is given
+            # (in the folder resumed, not the one the run was first written to: a copied or moved run, or one resumed
+            # from another working folder, wrote into the original's folder)
+            saved = {**saved, "out_dir": None}
             cfg = TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=str(ckpt.with_suffix(".json")))
     return cfg
 

@@ -642,3 +642,12 @@ def test_the_periodic_evaluation_goes_to_the_models_public_logger(tmp_path, monk
     lines = [json.loads(x) for x in (tmp_path / "evals.jsonl").read_text().splitlines()]
     assert [x["timesteps"] for x in lines] == [128, 256] and lines[1]["random"]["win_rate"] == 0.75
     assert "eval @ 256: vs random: win rate 75.0%" in (tmp_path / "train.log").read_text()
+
+
+def test_the_evaluation_seed_is_checked_when_the_config_is_read():
+    # (eval.seed=2**32 failed every periodic evaluation, then the run, with no results written)
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["eval.seed=4294967296"])
+    msg = "eval.seed: Input should be less than 4294967296 (set by the override 'eval.seed=4294967296')"
+    assert str(info.value).endswith(msg)
+    assert load_config("device", ["eval.seed=4294967295"]).eval.seed == 2**32 - 1

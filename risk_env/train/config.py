@@ -295,7 +295,9 @@ class EvalSection(_Section):
         description="'reference': game by game in worker processes; 'vector': the games in lockstep on the batched "
         "engine with the batched heuristics (risk_env.evaluate's backend)",
     )
-    seed: int = Field(12345, ge=0)
+    seed: int = Field(
+        12345, ge=0, lt=2**32, description="seeds the evaluation games (below 2**32: a torch generator reads 32 bits)"
+    )
 
     @field_validator("rules")
     @classmethod

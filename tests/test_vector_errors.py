@@ -464,3 +464,27 @@ def test_measuring_a_game_draws_nothing_from_the_generator() -> None:
     a, b = plain.reset(), measured.reset()
     assert torch.equal(a.observation, b.observation) and torch.equal(a.action_mask, b.action_mask)
     assert measured.memory_per_game() == 470
+
+
+def test_actions_on_the_meta_device_are_refused_as_every_bad_action_is() -> None:
+    # (the Gymnasium and TorchRL faces and the learner env raised torch's NotImplementedError)
+    pytest.importorskip("torchrl")
+    from tensordict import TensorDict
+
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+    from risk_env.vector.learner import LearnerEnv
+    from risk_env.vector.torchrl_env import TorchRLVectorEnv
+
+    meta = torch.zeros(4, dtype=torch.int64, device="meta")
+    gym = GymnasiumVectorEnv(4, seed=0)
+    gym.reset(seed=0)
+    trl = TorchRLVectorEnv(4, seed=0)
+    trl.reset()
+    learner = LearnerEnv(4, seed=0)
+    learner.reset()
+    steps = (lambda: gym.step(meta), lambda: trl.step(TensorDict({"action": meta}, batch_size=[4])), lambda: learner.step(meta))
+    for step in steps:
+        with pytest.raises(IllegalActionError, match="got a tensor on the meta device, which holds no values$"):
+            step()
+    legal = gym.learner_env.last.action_mask.int().argmax(dim=1).numpy()  # (the env goes on after the refusal)
+    assert gym.step(legal)[0].shape[0] == 4

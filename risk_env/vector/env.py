@@ -499,6 +499,8 @@ def as_tensor(x: Any, want: str, error: type[RiskError] = ConfigError) -> torch.
     if x is None:
         raise error(f"{want}, got None")
     refuse_masked(x, want, error)
+    if isinstance(x, torch.Tensor) and x.is_meta:  # (no values to read: torch's copy raises NotImplementedError)
+        raise error(f"{want}, got a tensor on the meta device, which holds no values")
     try:
         return torch.as_tensor(x)
     except (TypeError, ValueError, RuntimeError):

@@ -925,6 +925,8 @@ def test_a_run_resumed_by_its_folder_writes_there_and_a_final_model_is_no_checkp
         os.chdir(cwd)
     assert res.model_path == copy / "model.pt" and (copy / "checkpoints" / "step_000000256.pt").exists()
     assert {p: p.stat().st_mtime_ns for p in first.rglob("*")} == before
+    made = set(tmp_path.rglob("*"))
     with pytest.raises(ConfigError) as info:
-        run_config(None, [], resume=copy / "model.pt")
-    assert str(info.value).startswith(f"--resume {str(copy / 'model.pt')!r}: not a checkpoint (a step_*.zip or step_*.pt")
+        train(run_config(None, [], resume=copy / "model.pt"), resume=copy / "model.pt", progress=False, quiet=True)
+    assert str(info.value).startswith(f"--resume {str(copy / 'model.pt')!r}: not a checkpoint (a step_*.pt file: a policy")
+    assert set(tmp_path.rglob("*")) == made

@@ -651,3 +651,18 @@ def test_the_evaluation_seed_is_checked_when_the_config_is_read():
     msg = "eval.seed: Input should be less than 4294967296 (set by the override 'eval.seed=4294967296')"
     assert str(info.value).endswith(msg)
     assert load_config("device", ["eval.seed=4294967295"]).eval.seed == 2**32 - 1
+
+
+def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(tmp_path):
+    # (another map: SB3's ValueError "Observation spaces do not match" after the run's first line)
+    run = tmp_path / "run"
+    train(_tiny(run, total_timesteps=128), progress=False, quiet=True)
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    small = {"preset": "fast", "num_players": 2, "turn_limit": 16, "map": "small"}
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(run, total_timesteps=256, rules=small, **{"eval.rules": small}), resume=run, progress=False, quiet=True)
+    msg = str(info.value)
+    assert msg.startswith(f"--resume {str(run)!r}: step_000000128.zip reads observations action_mask (70,), edges (2, 166)")
+    assert "; these rules give action_mask (37,), edges (2, 26), globals (73,), nodes (9, 20) and 37 action ids: " in msg
+    assert msg.endswith("start a new run from its network with ppo.init")
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before

@@ -449,6 +449,12 @@ def train(
                 f"--resume {str(resume)!r}: {ckpt.name} is not a checkpoint; trainer 'device' resumes a step_*.pt "
                 "(or the run folder that holds its checkpoints/)"
             )
+        if not ckpt.name.startswith("step_"):  # (model.pt: trained as a fresh run of the default config)
+            raise ConfigError(
+                f"--resume {str(resume)!r}: not a checkpoint (a step_*.pt file: a policy file such as a run's final "
+                "model.pt holds no step count or optimizer); give the run folder to resume its newest checkpoint, or "
+                "start from the network with --set ppo.init=PATH"
+            )
         meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
             run_dir = ckpt.parent.parent

@@ -473,19 +473,13 @@ def check_run_dir(run_dir: Path) -> None:
 
 
 def latest_checkpoint(path: Path) -> Path:
-    """The checkpoint ``--resume path`` names: ``path`` itself (a ``step_*.zip`` or ``step_*.pt`` file, with or
-    without its suffix), else the newest ``step_*`` checkpoint in ``path/checkpoints`` or ``path``.
+    """The checkpoint ``--resume path`` names: ``path`` itself (a file, with or without its suffix; each trainer
+    checks what it holds), else the newest ``step_*`` checkpoint in ``path/checkpoints`` or ``path``.
 
     Raises:
-        ConfigError: no checkpoint there, or a file that is not a ``step_*`` checkpoint (a run's final ``model.pt``
-            or ``model.zip`` holds no step count or optimizer: it would start a fresh run under the default config).
+        ConfigError: no checkpoint there.
     """
     if path.is_file():
-        if path.suffix in (".zip", ".pt") and not path.name.startswith("step_"):
-            raise ConfigError(
-                f"--resume {str(path)!r}: not a checkpoint (a step_*.zip or step_*.pt file); give the run folder "
-                "to resume its newest checkpoint, or start from the network with --set ppo.init=PATH"
-            )
         return path
     for suffix in (".zip", ".pt"):
         if path.with_name(path.name + suffix).is_file():

@@ -270,6 +270,38 @@ def _check_sb3_checkpoint(ckpt: Path, resume: str) -> None:
         raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint (no data and policy.pth in it)")
 
 
+def _check_resumed_spaces(ckpt: Path, venv: Any, resume: str) -> None:
+    """Refuse, before anything is written, a checkpoint whose observation or action space is not the training env's
+    (rules of another map, player count or switch: SB3's load raised a ``ValueError`` after the run had started).
+
+    Raises:
+        ConfigError: both spaces' shapes, and what to do instead.
+    """
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    data, _params, _vars = load_from_zip_file(ckpt, device="cpu", load_data=True)
+    saved = (data or {}).get("observation_space"), (data or {}).get("action_space")
+    here = venv.observation_space, venv.action_space
+    if saved != here:
+        raise ConfigError(
+            f"--resume {resume!r}: {ckpt.name} reads observations {_space_text(saved[0])} and scores "
+            f"{_space_text(saved[1])}; these rules give {_space_text(here[0])} and {_space_text(here[1])}: a resumed run "
+            "plays its checkpoint's rules (map, players, the switches that change the observation or the action ids); "
+            "start a new run from its network with ppo.init"
+        )
+
+
+def _space_text(space: Any) -> str:
+    """A space's shapes in a few words: ``(321,)``, ``nodes (42, 20), edges (2, 166), ...``, ``70 action ids``."""
+    spaces = getattr(space, "spaces", None)
+    if isinstance(spaces, dict):
+        return ", ".join(f"{k} {tuple(v.shape)}" for k, v in spaces.items())
+    n = getattr(space, "n", None)
+    if n is not None:
+        return f"{int(n)} action ids"
+    return str(getattr(space, "shape", space))
+
+
 def _check_resumed_network(cfg: TrainConfig, meta: dict[str, Any], resume: str) -> None:
     """Refuse to resume a checkpoint whose network the config describes otherwise (``ppo.policy`` and the
     policy's sizes, as its metadata's config says): a resumed run trains the checkpoint's network, so a
@@ -355,6 +387,12 @@ def train(
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
     venv = build_vec_env(cfg, run.snapshots)  # (refuses opponents it cannot build: before the run folder is written)
+    if ckpt is not None:
+        try:
+            _check_resumed_spaces(ckpt, venv, str(resume))
+        except ConfigError:
+            venv.close()
+            raise
     run.venv = venv
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())

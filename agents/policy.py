@@ -139,7 +139,9 @@ class MaskablePPOAgent(Agent):
                 resolve_device(device)
             path = Path(model)
             if path_is(path, "dir"):
-                raise RiskError(f"{shown_spec(str(path))} is a folder: give the saved model's file (a .zip in it)")
+                found = [path / f for f in ("model.pt", "model.zip") if path_is(path / f, "file")]
+                hint = f"such as {shown_spec(str(found[0]))}" if found else "a .pt or .zip in it"
+                raise RiskError(f"{shown_spec(str(path))} is a folder: give the saved model's file ({hint})")
             if not path_is(path, "file") and (path.suffix == ".zip" or not path_is(path.with_name(path.name + ".zip"), "file")):
                 tried = "" if path.suffix == ".zip" else f" (nor at {shown_spec(str(path) + '.zip')})"
                 raise RiskError(f"no saved model at {shown_spec(str(path))}{tried}")

@@ -847,8 +847,14 @@ def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
     with pytest.raises(RiskError, match=r"^empty agent spec '': use one of random, aggressive, continent, balanced, .*\.zip"):
         load_agent("")
     (tmp_path / "runs").mkdir()
-    with pytest.raises(RiskError, match=r"^'runs' is a folder: give the saved model's file"):
+    with pytest.raises(RiskError) as e:
         load_agent("runs")
+    assert str(e.value) == "'runs' is a folder: give the saved model's file (a .pt or .zip in it)"
+    (tmp_path / "runs" / "model.pt").write_bytes(b"")  # (a device run's folder: its policy file is named)
+    with pytest.raises(RiskError) as e:
+        load_agent("runs")
+    assert str(e.value) == "'runs' is a folder: give the saved model's file (such as 'runs/model.pt')"
+    (tmp_path / "runs" / "model.pt").unlink()
     with pytest.raises(RiskError) as e:
         load_agent("x.zip")
     assert str(e.value) == "no saved model at 'x.zip'"

@@ -488,3 +488,12 @@ def test_actions_on_the_meta_device_are_refused_as_every_bad_action_is() -> None
             step()
     legal = gym.learner_env.last.action_mask.int().argmax(dim=1).numpy()  # (the env goes on after the refusal)
     assert gym.step(legal)[0].shape[0] == 4
+
+
+def test_the_gymnasium_face_names_render_mode_as_such() -> None:
+    # (render_mode="rgb_array" was "unknown rules option(s) 'render_mode'")
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    with pytest.raises(ConfigError, match=r"^render_mode='rgb_array': the batched env draws no frames \(render_mode is None\)"):
+        GymnasiumVectorEnv(2, render_mode="rgb_array")
+    assert GymnasiumVectorEnv(2, render_mode=None).render_mode is None

@@ -100,6 +100,12 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
             raise ConfigError("a Gymnasium vector env has one agent per sub-environment: use LearnerEnv for self-play")
         if kwargs.get("observation", "flat") != "flat":
             raise ConfigError("a Gymnasium vector env gives the flat observation; use LearnerEnv for observation='graph'")
+        if kwargs.get("render_mode") is not None:
+            raise ConfigError(
+                f"render_mode={kwargs['render_mode']!r}: the batched env draws no frames (render_mode is None); draw a "
+                "game with risk_env.env(render_mode=...) or watch one with risk-env watch"
+            )
+        kwargs.pop("render_mode", None)
         if "final_observation" in kwargs:
             raise ConfigError(
                 "a Gymnasium vector env gives the last observation as its autoreset_mode says "

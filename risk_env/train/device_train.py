@@ -29,7 +29,16 @@ from typing import Any
 from .._extras import require
 from ..errors import ConfigError
 from .config import TrainConfig
-from .run import Run, TrainResult, check_opponents, check_rules, check_run_dir, checkpoint_meta, latest_checkpoint
+from .run import (
+    Run,
+    TrainResult,
+    check_opponents,
+    check_rules,
+    check_run_dir,
+    checkpoint_meta,
+    clear_earlier_run,
+    latest_checkpoint,
+)
 
 __all__ = [
     "DeviceModel",
@@ -470,11 +479,14 @@ def train(
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
+    removed = clear_earlier_run(run_dir) if ckpt is None else []  # (a fresh run replaces an earlier one there)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet, suffix=".pt")
+    if removed:
+        run.log(f"a fresh run in {run_dir}: removed the earlier run's {', '.join(removed)}")
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes

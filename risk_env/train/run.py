@@ -34,6 +34,7 @@ __all__ = [
     "check_opponents",
     "check_rules",
     "check_run_dir",
+    "clear_earlier_run",
     "evaluate_model",
     "latest_checkpoint",
     "opponent_lineup",
@@ -470,6 +471,48 @@ def check_run_dir(run_dir: Path) -> None:
     why = folder_problem(run_dir)
     if why is not None:
         raise ConfigError(f"{where} cannot be made or written: {why}: give another --out")
+
+
+RUN_OUTPUTS = (
+    "checkpoints",
+    "pool",
+    "tb",
+    "final_eval",
+    "evals.jsonl",
+    "results.json",
+    "model.pt",
+    "model.zip",
+    "eval_model.pt",
+    "eval_model.zip",
+)
+"""What a run writes in its folder besides ``config.yaml`` and ``train.log``: a fresh run into a folder that holds
+them replaces them (:func:`clear_earlier_run`)."""
+
+
+def clear_earlier_run(run_dir: Path) -> list[str]:
+    """Remove what an earlier run wrote in ``run_dir`` (:data:`RUN_OUTPUTS`), before a fresh run (not a resumed one)
+    writes there: mixed with the new run's, its checkpoints would be resumed in place of the new ones (and the
+    rotation would remove the new ones first), and its evaluations drawn on the new run's curves. ``config.yaml`` is
+    rewritten and ``train.log`` goes on. Call it once every check has passed. Returns the names removed.
+
+    Only a folder that holds a run (its ``config.yaml`` and ``train.log``) is cleared: in any other folder (``--out .``)
+    nothing is removed.
+    """
+    import shutil
+
+    removed: list[str] = []
+    if not ((run_dir / "config.yaml").is_file() and (run_dir / "train.log").is_file()):
+        return removed
+    for name in RUN_OUTPUTS:
+        path = run_dir / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        else:
+            continue
+        removed.append(name)
+    return removed
 
 
 def latest_checkpoint(path: Path) -> Path:

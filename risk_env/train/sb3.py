@@ -104,6 +104,7 @@ from .run import (
     check_rules,
     check_run_dir,
     checkpoint_meta,
+    clear_earlier_run,
     evaluate_model,
     latest_checkpoint,
     opponent_lineup,
@@ -394,8 +395,11 @@ def train(
             venv.close()
             raise
     run.venv = venv
+    removed = clear_earlier_run(run_dir) if ckpt is None else []  # (a fresh run replaces an earlier one there)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
+    if removed:
+        run.log(f"a fresh run in {run_dir}: removed the earlier run's {', '.join(removed)}")
     n_envs = cfg.env.n_envs
     run.log(
         f"run {cfg.name} -> {run_dir} | {rules.num_players} players, map {rules.map}, setup {rules.setup}, "

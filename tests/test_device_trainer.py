@@ -943,9 +943,10 @@ def test_a_fresh_run_into_an_earlier_runs_folder_replaces_it(tmp_path: Path) -> 
     train(_tiny(run, total_timesteps=128, seed=2), progress=False, quiet=True)
     assert sorted(p.name for p in (run / "checkpoints").glob("step_*.pt")) == ["step_000000128.pt"]
     assert [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()] == [128]
-    assert "removed the earlier run's checkpoints, tb, final_eval, evals.jsonl, results.json, model.pt" in (
-        run / "train.log"
-    ).read_text()
+    assert (
+        "removed the earlier run's checkpoints, tb, final_eval, evals.jsonl, results.json, model.pt"
+        in (run / "train.log").read_text()
+    )
     # a folder that holds no run (no config.yaml and train.log of one) keeps what it holds
     other = tmp_path / "other"
     (other / "checkpoints").mkdir(parents=True)

@@ -4,7 +4,7 @@ A *spec* is one of
 
 * a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
   (see :data:`BASELINES`);
-* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"`` (see :data:`PRETRAINED`; needs the
+* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"`` (see :data:`PRETRAINED`; needs the
   ``train`` extra), a MaskablePPO checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
@@ -71,15 +71,16 @@ PRETRAINED: dict[str, str] = {
     "ppo-2p": "ppo-2p.zip",
     "ppo-3p": "ppo-3p.pt",
     "ppo-4p": "ppo-4p.zip",
+    "ppo-5p": "ppo-5p.pt",
 }
 """Pretrained agents shipped with the package: name -> file in ``risk_env/agents/models/``
-(``agents/models/`` in the repository): MaskablePPO checkpoints (``.zip``) and a graph policy file of the
+(``agents/models/`` in the repository): MaskablePPO checkpoints (``.zip``) and graph policy files of the
 device trainer (``.pt``), all the same territory-graph network.
 
 ``ppo-2p``: trained by ``configs/train/ppo-2p.yaml`` for 2-player games; ``ppo-4p``: the same network
 trained on from it for 4-player games by ``configs/train/ppo-4p.yaml``; ``ppo-3p``: ``ppo-4p`` trained
-on for 3-player games by ``configs/train/ppo-3p.yaml``. All under the ``fast`` preset. Win rates:
-docs/baselines.md.
+on for 3-player games by ``configs/train/ppo-3p.yaml``; ``ppo-5p``: ``ppo-4p`` trained on for 5-player games by
+``configs/train/ppo-5p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
 """
 
 
@@ -100,7 +101,7 @@ def spec_forms() -> str:
     of :data:`BASELINES` and :data:`PRETRAINED`, then the file and module forms.
 
     >>> spec_forms().split(", a ")[0]
-    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p'
+    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p'
     """
     names = ", ".join([*BASELINES, *PRETRAINED])
     files = (

@@ -389,12 +389,12 @@ def test_load_agent_names_and_labels() -> None:
 
 
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p"
     for spec in ("nobody", "  ", "ppo-9p"):
         with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
             load_agent(spec)
         assert isinstance(info.value, RiskError)  # so every `except RiskError` still catches it
-    with pytest.raises(UnknownAgentError, match="^no pretrained agent 'ppo-9p': use one of ppo-2p, ppo-3p, ppo-4p$"):
+    with pytest.raises(UnknownAgentError, match="^no pretrained agent 'ppo-9p': use one of ppo-2p, ppo-3p, ppo-4p, ppo-5p$"):
         pretrained_path("ppo-9p")
     env = risk_env.raw_env(num_players=2, map="small")
     env.reset(seed=0)
@@ -405,7 +405,7 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
 
 def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None:
     # (the path probes raised OSError "File name too long" before)
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p"
     for spec, n in (("a" * 5000, 5000), ("a/" * 3000, 6000), ("a" * 300 + "\x00", 301)):
         with pytest.raises(UnknownAgentError) as info:
             load_agent(spec)
@@ -720,7 +720,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     from risk_env.agents import PRETRAINED, pretrained_path
     from risk_env.tools.evaluation import evaluate
 
-    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p"}
+    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p"}
     for name in PRETRAINED:
         assert pretrained_path(name).is_file()
         assert load_agent(name).name == name
@@ -737,6 +737,12 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     # ppo-3p is a graph policy file of the device trainer, trained on from ppo-4p's network
     three = evaluate(["ppo-3p", "balanced", "continent"], num_games=3, rules="fast", seed=1, workers=1, progress=False)
     assert sum(st.games for st in three.stats.values()) == 9 and type(load_agent("ppo-3p")).__name__ == "GraphNetAgent"
+    # ppo-5p too, for 5 players (its file holds its training config and step count)
+    from risk_env.train.graph_net import load_policy
+
+    net, meta = load_policy(pretrained_path("ppo-5p"))
+    assert meta["timesteps"] == 1_000_490 and meta["config"]["name"] == "ppo-5p" and meta["rules"]["num_players"] == 5
+    assert net.sizes["hidden"] == 64 and "optimizer" not in meta
     # ... on the batched engine too, by name (every shipped name; a .pt is a graph policy file, not MaskablePPO's)
     for name in PRETRAINED:
         lockstep = evaluate([name, "balanced", "continent"], num_games=3, rules="fast", seed=1, backend="vector", progress=False)

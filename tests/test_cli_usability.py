@@ -70,7 +70,8 @@ def test_an_unknown_agent_is_a_bad_parameter_listing_the_shipped_agents(command)
         pytest.importorskip("fastapi")
     res = runner.invoke(app, [command, *SMALL2, "--agents", "nobody"], input="")
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert "unknown agent 'nobody': use one of random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, a " in res.output
+    named = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, a "
+    assert f"unknown agent 'nobody': use one of {named}" in res.output
 
 
 def test_watch_png_into_a_missing_folder_creates_it(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ are package data of ``risk_env.configs`` (the repository's top-level ``configs/`
 a name works from an installed wheel as from a checkout:
 
 >>> sorted(shipped_configs())
-['2p', '4p', 'default', 'device', 'long', 'ppo-2p', 'ppo-3p', 'ppo-4p', 'sb3']
+['2p', '4p', 'default', 'device', 'long', 'ppo-2p', 'ppo-3p', 'ppo-4p', 'ppo-5p', 'sb3']
 >>> load_config("4p", ["ppo.learning_rate=1e-4"]).rules_config.num_players
 4
 

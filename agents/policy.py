@@ -145,7 +145,7 @@ class MaskablePPOAgent(Agent):
             if not path_is(path, "file") and (path.suffix == ".zip" or not path_is(path.with_name(path.name + ".zip"), "file")):
                 tried = "" if path.suffix == ".zip" else f" (nor at {shown_spec(str(path) + '.zip')})"
                 raise RiskError(f"no saved model at {shown_spec(str(path))}{tried}")
-            from risk_env.train.sb3 import load_checkpoint
+            from risk_env.train.checkpoints import load_checkpoint
 
             self.model = load_checkpoint(path, device)
             self.name = name or (path.stem if path.suffix == ".zip" else path.name)

@@ -156,7 +156,7 @@ def load_maskable_ppo(
 
     Raises:
         RiskError: no such file, sb3-contrib missing, a file that is not a MaskablePPO checkpoint
-            (:func:`risk_env.train.sb3.load_checkpoint`), or a checkpoint of another observation space.
+            (:func:`risk_env.train.checkpoints.load_checkpoint`), or a checkpoint of another observation space.
         AgentRulesError: a checkpoint that does not fit these rules: a flat policy for another map or player count
             (its observation size) or for other rule switches (its action count: on the classic map
             ``card_trade="no_cards"`` has 57 action ids, the classic cards 70), a graph policy whose feature or
@@ -167,7 +167,7 @@ def load_maskable_ppo(
         p = p.with_name(p.name + ".zip")
     if not p.is_file():
         raise RiskError(f"no saved model at {os.fspath(path)!r}")
-    from ..train.sb3 import load_checkpoint
+    from ..train.checkpoints import load_checkpoint
 
     model = load_checkpoint(p, game.device)
     policy: Any = model.policy

@@ -932,24 +932,24 @@ def test_a_run_resumed_by_its_folder_writes_there_and_a_final_model_is_no_checkp
     assert set(tmp_path.rglob("*")) == made
 
 
-def test_a_fresh_run_into_an_earlier_runs_folder_replaces_it(tmp_path: Path) -> None:
+def test_a_fresh_run_into_an_earlier_runs_folder_sets_that_run_aside(tmp_path: Path) -> None:
     # (the earlier run's checkpoints stayed: a resume took the newest, the earlier run's, and the rotation removed the
     # new run's first; its evaluations were drawn on the new run's curves)
     from risk_env.train.device_train import train
 
     run = tmp_path / "run"
     train(_tiny(run, total_timesteps=384), progress=False, quiet=True)
-    assert (run / "checkpoints" / "step_000000384.pt").exists()
+    (run / "checkpoints" / "mine.txt").write_text("keep")  # (a file of the user's among the run's)
     train(_tiny(run, total_timesteps=128, seed=2), progress=False, quiet=True)
     assert sorted(p.name for p in (run / "checkpoints").glob("step_*.pt")) == ["step_000000128.pt"]
     assert [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()] == [128]
-    assert (
-        "removed the earlier run's checkpoints, tb, final_eval, evals.jsonl, results.json, model.pt"
-        in (run / "train.log").read_text()
-    )
-    # a folder that holds no run (no config.yaml and train.log of one) keeps what it holds
+    (aside,) = run.glob("earlier-*")  # (nothing removed: the earlier run, whole, in one folder)
+    assert (aside / "checkpoints" / "step_000000384.pt").exists() and (aside / "checkpoints" / "mine.txt").exists()
+    assert (aside / "config.yaml").exists() and (aside / "model.pt").exists()
+    assert f"the earlier run's files moved to {aside}" in (run / "train.log").read_text()
+    # a folder that holds no run (no config.yaml and train.log of one) keeps what it holds where it is
     other = tmp_path / "other"
     (other / "checkpoints").mkdir(parents=True)
     (other / "checkpoints" / "mine.txt").write_text("keep")
     train(_tiny(other, total_timesteps=128), progress=False, quiet=True)
-    assert (other / "checkpoints" / "mine.txt").read_text() == "keep"
+    assert (other / "checkpoints" / "mine.txt").read_text() == "keep" and not list(other.glob("earlier-*"))

@@ -36,8 +36,8 @@ from .run import (
     check_rules,
     check_run_dir,
     checkpoint_meta,
-    clear_earlier_run,
     latest_checkpoint,
+    set_aside_earlier_run,
 )
 
 __all__ = [
@@ -479,14 +479,14 @@ def train(
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
-    removed = clear_earlier_run(run_dir) if ckpt is None else []  # (a fresh run replaces an earlier one there)
+    aside = set_aside_earlier_run(run_dir) if ckpt is None else None  # (a fresh run: an earlier one there moves aside)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet, suffix=".pt")
-    if removed:
-        run.log(f"a fresh run in {run_dir}: removed the earlier run's {', '.join(removed)}")
+    if aside is not None:
+        run.log(f"a fresh run in {run_dir}: the earlier run's files moved to {aside}")
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes

@@ -34,7 +34,7 @@ __all__ = [
     "check_opponents",
     "check_rules",
     "check_run_dir",
-    "clear_earlier_run",
+    "set_aside_earlier_run",
     "evaluate_model",
     "latest_checkpoint",
     "opponent_lineup",
@@ -486,33 +486,36 @@ RUN_OUTPUTS = (
     "eval_model.zip",
 )
 """What a run writes in its folder besides ``config.yaml`` and ``train.log``: a fresh run into a folder that holds
-them replaces them (:func:`clear_earlier_run`)."""
+them sets them aside (:func:`set_aside_earlier_run`)."""
 
 
-def clear_earlier_run(run_dir: Path) -> list[str]:
-    """Remove what an earlier run wrote in ``run_dir`` (:data:`RUN_OUTPUTS`), before a fresh run (not a resumed one)
-    writes there: mixed with the new run's, its checkpoints would be resumed in place of the new ones (and the
-    rotation would remove the new ones first), and its evaluations drawn on the new run's curves. ``config.yaml`` is
-    rewritten and ``train.log`` goes on. Call it once every check has passed. Returns the names removed.
+def set_aside_earlier_run(run_dir: Path) -> Path | None:
+    """Move what an earlier run wrote in ``run_dir`` (:data:`RUN_OUTPUTS`) into a new folder
+    ``run_dir/earlier-<date>-<time>``, before a fresh run (not a resumed one) writes there: mixed with the new run's,
+    its checkpoints would be resumed in place of the new ones (and the rotation would remove the new ones first), and
+    its evaluations drawn on the new run's curves. Nothing is removed: the earlier run (and anything kept among its
+    files) stays whole in that folder. ``config.yaml`` is rewritten and ``train.log`` goes on. Call it once every
+    check has passed.
 
-    Only a folder that holds a run (its ``config.yaml`` and ``train.log``) is cleared: in any other folder (``--out .``)
-    nothing is removed.
+    Only a folder that holds a run (its ``config.yaml`` and ``train.log``) is touched. Returns the folder the earlier
+    run went to, or None where there was nothing to move.
     """
-    import shutil
-
-    removed: list[str] = []
     if not ((run_dir / "config.yaml").is_file() and (run_dir / "train.log").is_file()):
-        return removed
-    for name in RUN_OUTPUTS:
-        path = run_dir / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        elif path.exists() or path.is_symlink():
-            path.unlink()
-        else:
-            continue
-        removed.append(name)
-    return removed
+        return None
+    present = [name for name in RUN_OUTPUTS if (run_dir / name).exists() or (run_dir / name).is_symlink()]
+    if not present:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = run_dir / f"earlier-{stamp}"
+    k = 1
+    while aside.exists():
+        k += 1
+        aside = run_dir / f"earlier-{stamp}-{k}"
+    aside.mkdir()
+    for name in present:
+        os.replace(run_dir / name, aside / name)
+    os.replace(run_dir / "config.yaml", aside / "config.yaml")  # (its config, beside its files; the new one is written)
+    return aside
 
 
 def latest_checkpoint(path: Path) -> Path:

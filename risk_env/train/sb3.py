@@ -104,12 +104,12 @@ from .run import (
     check_rules,
     check_run_dir,
     checkpoint_meta,
-    clear_earlier_run,
     evaluate_model,
     latest_checkpoint,
     opponent_lineup,
     planned_steps,
     progress_callback_class,
+    set_aside_earlier_run,
 )
 
 __all__ = [
@@ -357,11 +357,11 @@ def train(
             venv.close()
             raise
     run.venv = venv
-    removed = clear_earlier_run(run_dir) if ckpt is None else []  # (a fresh run replaces an earlier one there)
+    aside = set_aside_earlier_run(run_dir) if ckpt is None else None  # (a fresh run: an earlier one there moves aside)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
-    if removed:
-        run.log(f"a fresh run in {run_dir}: removed the earlier run's {', '.join(removed)}")
+    if aside is not None:
+        run.log(f"a fresh run in {run_dir}: the earlier run's files moved to {aside}")
     n_envs = cfg.env.n_envs
     run.log(
         f"run {cfg.name} -> {run_dir} | {rules.num_players} players, map {rules.map}, setup {rules.setup}, "

@@ -928,7 +928,7 @@ def test_a_run_resumed_by_its_folder_writes_there_and_a_final_model_is_no_checkp
     made = set(tmp_path.rglob("*"))
     with pytest.raises(ConfigError) as info:
         train(run_config(None, [], resume=copy / "model.pt"), resume=copy / "model.pt", progress=False, quiet=True)
-    assert str(info.value).startswith(f"--resume {str(copy / 'model.pt')!r}: not a checkpoint (a step_*.pt file: a policy")
+    assert str(info.value).startswith(f"--resume {str(copy / 'model.pt')!r}: not a checkpoint (a step_*.pt file, with its")
     assert set(tmp_path.rglob("*")) == made
 
 

@@ -460,9 +460,9 @@ def train(
             )
         if not ckpt.name.startswith("step_"):  # (model.pt: trained as a fresh run of the default config)
             raise ConfigError(
-                f"--resume {str(resume)!r}: not a checkpoint (a step_*.pt file: a policy file such as a run's final "
-                "model.pt holds no step count or optimizer); give the run folder to resume its newest checkpoint, or "
-                "start from the network with --set ppo.init=PATH"
+                f"--resume {str(resume)!r}: not a checkpoint (a step_*.pt file, with its .json of the run's schedule "
+                "beside it; a run's model.pt is its final policy): give the run folder to resume its newest checkpoint, "
+                "or start from the network with --set ppo.init=PATH"
             )
         meta = checkpoint_meta(ckpt)
         if cfg.out_dir is None and ckpt.parent.name == "checkpoints":

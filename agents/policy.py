@@ -281,13 +281,12 @@ class GraphNetAgent(Agent):
         self.deterministic = check_flag(deterministic, "deterministic", "GraphNetAgent")
         name = check_name(name, "GraphNetAgent")
         try:
-            import torch
+            import torch  # noqa: F401  (a missing torch is refused here, before anything loads)
         except ImportError:  # pragma: no cover - depends on the install
             raise RiskError("a graph policy needs torch: pip install 'risk_env[train]'") from None
         from risk_env.train.graph_net import GraphNet, load_policy
         from risk_env.vector.engine import resolve_device
 
-        self._torch = torch
         self.device = resolve_device(device)
         if isinstance(policy, (str, os.PathLike)):
             path = Path(policy)
@@ -329,7 +328,8 @@ class GraphNetAgent(Agent):
             ConfigError: observations of rules the network does not play (:meth:`GraphNet.check_fits
                 <risk_env.train.graph_net.GraphNet.check_fits>`).
         """
-        torch = self._torch
+        import torch  # (imported in __init__ already; an attribute holding the module would not pickle)
+
         who = f"policy {self.name!r}"
         mask = _mask_of_graph_policy(observation, who, info)
         x: Mapping[str, np.ndarray] = observation if "nodes" in observation else self._graph(mask, info)

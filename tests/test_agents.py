@@ -907,6 +907,22 @@ def test_the_single_agent_env_refuses_an_opponent_of_other_rules_before_its_epis
     assert env.state is not None
 
 
+def test_a_graph_policy_agent_pickles_and_plays_the_same_games_in_worker_processes() -> None:
+    # (it held the torch module, so evaluate(..., workers=2) refused the object)
+    import pickle
+
+    from risk_env.tools.evaluation import evaluate
+
+    agent = load_agent("ppo-3p")
+    twin = pickle.loads(pickle.dumps(agent))
+    assert type(twin).__name__ == "GraphNetAgent" and twin.name == "ppo-3p"
+    kw = dict(num_games=3, rules="fast", seed=4, turn_limit=30, progress=False)
+    here = evaluate([agent, "balanced", "continent"], workers=1, **kw)
+    there = evaluate([agent, "balanced", "continent"], workers=2, **kw)
+    assert [g.winner for g in here.games] == [g.winner for g in there.games]
+    assert [(g.turns, g.steps, g.places) for g in here.games] == [(g.turns, g.steps, g.places) for g in there.games]
+
+
 def test_check_fits_game_takes_a_collection_of_agents() -> None:
     # (one agent was a TypeError; text and None entries passed unchecked)
     game = Game(RulesConfig(num_players=2))

@@ -16,8 +16,9 @@ Command line (``risk-env evaluate``; ``scripts/evaluate.py`` is the same command
 
 Agents are *specs* (see :func:`risk_env.agents.load_agent`): a baseline name
 (``random``, ``aggressive``, ``continent``, ``balanced``), a saved sb3-contrib
-MaskablePPO model (``path/model.zip``), or ``module:callable``. With
-``workers=1`` agent objects work too.
+MaskablePPO model (``path/model.zip``), or ``module:callable``. Agent objects
+work too: with ``workers=1`` any, and in worker processes those that pickle (the
+baselines and the pretrained agents do).
 
 Design
     * One *entrant* per seat: ``num_players`` defaults to the number of specs

@@ -19,6 +19,7 @@ from risk_env.errors import ConfigError, RiskError
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
 from risk_env.train.graph_net import GraphNet, load_policy, save_policy
+from risk_env.train.run import latest_checkpoint
 from risk_env.vector.engine import available_devices
 from risk_env.vector.learner import LearnerEnv
 
@@ -289,6 +290,18 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
         "checkpoint's network; set ppo.graph_hidden=8 (or start a new run with ppo.init)"
     )
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    # resuming an earlier checkpoint of the folder: the checkpoints past it move aside, so a later --resume of the
+    # folder goes on from the new branch (it went on from the abandoned one's step_384)
+    old_384 = _weights(run / "checkpoints" / "step_000000384.pt")
+    res3 = train(_tiny(run, total_timesteps=384), resume=run / "checkpoints" / "step_000000256.pt", progress=False, quiet=True)
+    assert res3.timesteps == 384
+    (later,) = (run / "checkpoints").glob("later-*")
+    assert sorted(p.name for p in later.iterdir()) == ["step_000000384.json", "step_000000384.pt"]
+    np.testing.assert_array_equal(_weights(later / "step_000000384.pt"), old_384)
+    assert latest_checkpoint(run) == run / "checkpoints" / "step_000000384.pt"
+    # (a new file, of the same weights: the resumed run replays the steps from 256 exactly)
+    np.testing.assert_array_equal(_weights(run / "checkpoints" / "step_000000384.pt"), old_384)
+    assert f"resuming step_000000256.pt: the checkpoints past it moved to {later}" in (run / "train.log").read_text()
 
     # the policy file plays through the agent interface, the evaluation and the watch command, no glue code
     from risk_env.agents import load_agent
@@ -953,3 +966,20 @@ def test_a_fresh_run_into_an_earlier_runs_folder_sets_that_run_aside(tmp_path: P
     (other / "checkpoints" / "mine.txt").write_text("keep")
     train(_tiny(other, total_timesteps=128), progress=False, quiet=True)
     assert (other / "checkpoints" / "mine.txt").read_text() == "keep" and not list(other.glob("earlier-*"))
+
+
+def test_checkpoints_sort_by_their_step_count_past_a_billion_steps(tmp_path: Path) -> None:
+    # (sorted by name, step_1000000000 came before step_999999999, so --resume took the older one)
+    from risk_env.train.run import checkpoint_step, checkpoints_in
+
+    for name in ("step_999999999.pt", "step_1000000000.pt", "step_000000128.pt", "step_x.pt", "model.pt", "step_1.json"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in checkpoints_in(tmp_path)] == ["step_000000128.pt", "step_999999999.pt", "step_1000000000.pt"]
+    assert latest_checkpoint(tmp_path) == tmp_path / "step_1000000000.pt"
+    assert [checkpoint_step(Path(n)) for n in ("step_000000128.pt", "step_x.pt", "model.pt", "step_.pt")] == [
+        128,
+        None,
+        None,
+        None,
+    ]
+    assert checkpoints_in(tmp_path / "none") == [] and checkpoints_in(tmp_path, (".zip",)) == []

@@ -37,7 +37,7 @@ from .run import (
     check_run_dir,
     checkpoint_meta,
     latest_checkpoint,
-    set_aside_earlier_run,
+    prepare_run_folder,
 )
 
 __all__ = [
@@ -479,14 +479,14 @@ def train(
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
-    aside = set_aside_earlier_run(run_dir) if ckpt is None else None  # (a fresh run: an earlier one there moves aside)
+    moved = prepare_run_folder(run_dir, ckpt)  # (an earlier run, or checkpoints past the one resumed, move aside)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     threads_before = torch.get_num_threads()
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet, suffix=".pt")
-    if aside is not None:
-        run.log(f"a fresh run in {run_dir}: the earlier run's files moved to {aside}")
+    if moved is not None:
+        run.log(moved)
     t_start = time.monotonic()
     if cfg.max_minutes is not None:
         run.deadline = t_start + 60.0 * cfg.max_minutes

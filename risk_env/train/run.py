@@ -35,8 +35,12 @@ __all__ = [
     "check_rules",
     "check_run_dir",
     "set_aside_earlier_run",
+    "set_aside_later_checkpoints",
+    "prepare_run_folder",
     "evaluate_model",
     "latest_checkpoint",
+    "checkpoint_step",
+    "checkpoints_in",
     "opponent_lineup",
 ]
 
@@ -380,7 +384,7 @@ class Run:
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
         keep = self.cfg.checkpoint.keep
         if keep is not None:
-            old = sorted(d.glob(f"step_*{self.suffix}"))[:-keep]
+            old = checkpoints_in(d, (self.suffix,))[:-keep]
             for p in old:
                 p.unlink(missing_ok=True)
                 p.with_suffix(".json").unlink(missing_ok=True)
@@ -489,6 +493,18 @@ RUN_OUTPUTS = (
 them sets them aside (:func:`set_aside_earlier_run`)."""
 
 
+def _new_folder(parent: Path, prefix: str) -> Path:
+    """Make and return ``parent/<prefix>-<date>-<time>`` (with ``-2``, ``-3``... where one of that name exists)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = parent / f"{prefix}-{stamp}"
+    k = 1
+    while folder.exists():
+        k += 1
+        folder = parent / f"{prefix}-{stamp}-{k}"
+    folder.mkdir()
+    return folder
+
+
 def set_aside_earlier_run(run_dir: Path) -> Path | None:
     """Move what an earlier run wrote in ``run_dir`` (:data:`RUN_OUTPUTS`) into a new folder
     ``run_dir/earlier-<date>-<time>``, before a fresh run (not a resumed one) writes there: mixed with the new run's,
@@ -505,17 +521,65 @@ def set_aside_earlier_run(run_dir: Path) -> Path | None:
     present = [name for name in RUN_OUTPUTS if (run_dir / name).exists() or (run_dir / name).is_symlink()]
     if not present:
         return None
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = run_dir / f"earlier-{stamp}"
-    k = 1
-    while aside.exists():
-        k += 1
-        aside = run_dir / f"earlier-{stamp}-{k}"
-    aside.mkdir()
+    aside = _new_folder(run_dir, "earlier")
     for name in present:
         os.replace(run_dir / name, aside / name)
     os.replace(run_dir / "config.yaml", aside / "config.yaml")  # (its config, beside its files; the new one is written)
     return aside
+
+
+def checkpoint_step(path: Path) -> int | None:
+    """The step count in a checkpoint's name (``step_000250000.pt`` -> 250000), or None for another name."""
+    digits = path.stem.removeprefix("step_")
+    return int(digits) if digits != path.stem and digits.isdigit() else None
+
+
+def checkpoints_in(folder: Path, suffixes: tuple[str, ...] = (".zip", ".pt")) -> list[Path]:
+    """The ``step_*`` checkpoints in ``folder`` (not below it) with one of ``suffixes``, oldest first by their step
+    count (so a run past 10^9 steps, whose names are longer, still sorts right). Empty where there is no such folder."""
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if p.suffix in suffixes and checkpoint_step(p) is not None and p.is_file()]
+    return sorted(found, key=lambda p: (checkpoint_step(p), p.suffix))
+
+
+def set_aside_later_checkpoints(run_dir: Path, ckpt: Path) -> Path | None:
+    """Move the checkpoints (with their ``.json``) that ``run_dir/checkpoints`` holds past ``ckpt`` into a new folder
+    ``run_dir/checkpoints/later-<date>-<time>``, when a run resumes from an earlier checkpoint of its own folder: left
+    in place, a later ``--resume`` of the folder would continue the abandoned branch from its newest checkpoint, and
+    the rotation would remove the new branch's checkpoints first. Nothing is removed. Call it once every check has
+    passed.
+
+    Returns the folder they went to, or None where ``ckpt`` is not in ``run_dir/checkpoints`` or is its newest.
+    """
+    d = run_dir / "checkpoints"
+    step = checkpoint_step(ckpt)
+    if step is None or not d.is_dir() or ckpt.parent.resolve() != d.resolve():
+        return None
+    later = [p for p in checkpoints_in(d) if (checkpoint_step(p) or 0) > step]
+    if not later:
+        return None
+    aside = _new_folder(d, "later")
+    for p in later:
+        os.replace(p, aside / p.name)
+        meta = p.with_suffix(".json")
+        if meta.is_file():
+            os.replace(meta, aside / meta.name)
+    return aside
+
+
+def prepare_run_folder(run_dir: Path, ckpt: Path | None) -> str | None:
+    """Clear the way in ``run_dir`` before a run writes there: a fresh run (``ckpt`` None) sets an earlier run aside
+    (:func:`set_aside_earlier_run`); a run resuming an earlier checkpoint of this folder sets its later checkpoints
+    aside (:func:`set_aside_later_checkpoints`). Returns the line for the run's log, or None where nothing moved.
+    Call it once every check has passed."""
+    if ckpt is None:
+        aside = set_aside_earlier_run(run_dir)
+        return None if aside is None else f"a fresh run in {run_dir}: the earlier run's files moved to {aside}"
+    later = set_aside_later_checkpoints(run_dir, ckpt)
+    if later is None:
+        return None
+    return f"resuming {ckpt.name}: the checkpoints past it moved to {later} (a later --resume of the folder goes on from here)"
 
 
 def latest_checkpoint(path: Path) -> Path:
@@ -531,7 +595,7 @@ def latest_checkpoint(path: Path) -> Path:
         if path.with_name(path.name + suffix).is_file():
             return path.with_name(path.name + suffix)
     for d in (path / "checkpoints", path):
-        found = sorted([*d.glob("step_*.zip"), *d.glob("step_*.pt")], key=lambda p: p.stem) if d.is_dir() else []
+        found = checkpoints_in(d)
         if found:
             return found[-1]
     raise ConfigError(

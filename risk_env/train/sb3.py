@@ -108,8 +108,8 @@ from .run import (
     latest_checkpoint,
     opponent_lineup,
     planned_steps,
+    prepare_run_folder,
     progress_callback_class,
-    set_aside_earlier_run,
 )
 
 __all__ = [
@@ -357,11 +357,11 @@ def train(
             venv.close()
             raise
     run.venv = venv
-    aside = set_aside_earlier_run(run_dir) if ckpt is None else None  # (a fresh run: an earlier one there moves aside)
+    moved = prepare_run_folder(run_dir, ckpt)  # (an earlier run, or checkpoints past the one resumed, move aside)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
-    if aside is not None:
-        run.log(f"a fresh run in {run_dir}: the earlier run's files moved to {aside}")
+    if moved is not None:
+        run.log(moved)
     n_envs = cfg.env.n_envs
     run.log(
         f"run {cfg.name} -> {run_dir} | {rules.num_players} players, map {rules.map}, setup {rules.setup}, "

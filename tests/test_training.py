@@ -666,3 +666,32 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
     assert "; these rules give action_mask (37,), edges (2, 26), globals (73,), nodes (9, 20) and 37 action ids: " in msg
     assert msg.endswith("start a new run from its network with ppo.init")
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+
+
+def test_rollout_buffer_bytes_counts_sb3_contribs_own_buffers() -> None:
+    from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer, MaskableRolloutBuffer
+
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+    from risk_env.train.sb3 import rollout_buffer_bytes
+
+    for observation, buffer_class in (("flat", MaskableRolloutBuffer), ("graph", MaskableDictRolloutBuffer)):
+        env = RiskSingleAgentEnv(num_players=3, preset="fast", observation=observation)
+        buf = buffer_class(5, env.observation_space, env.action_space, n_envs=3)
+        arrays = [v for v in vars(buf).values() if isinstance(v, np.ndarray)]
+        arrays += [a for v in vars(buf).values() if isinstance(v, dict) for a in v.values() if isinstance(a, np.ndarray)]
+        assert rollout_buffer_bytes(env.observation_space, env.action_space) * 15 == sum(a.nbytes for a in arrays)
+
+
+def test_an_sb3_rollout_buffer_too_large_for_the_memory_is_refused_before_its_folder(tmp_path: Path) -> None:
+    # (ppo.n_steps=1e8 was numpy's ArrayMemoryError after the run folder was written; env.n_envs=1e6 started env
+    # processes until the system stopped them)
+    for key, value, message in (
+        ("ppo.n_steps", 100_000_000, r"^env\.n_envs=2 x ppo\.n_steps=100,000,000: the rollout buffer needs about "
+         r"[\d,.]+ GiB \([\d,]+ bytes a decision: .*\), but this machine has [\d,.]+ GiB \(its physical RAM\); "
+         r"the largest ppo\.n_steps that fits is [\d,]+$"),
+        ("env.n_envs", 1_000_000_000, r"^env\.n_envs=1,000,000,000 x ppo\.n_steps=64: the rollout buffer needs about "
+         r"[\d,.]+ GiB .*; lower env\.n_envs: not one step of them fits$"),
+    ):  # fmt: skip
+        with pytest.raises(ConfigError, match=message):
+            train(_tiny(tmp_path / "run", **{key: value}), progress=False, quiet=True)
+        assert not (tmp_path / "run").exists()

@@ -124,6 +124,8 @@ __all__ = [
     "evaluate_model",
     "opponent_lineup",
     "build_vec_env",
+    "check_rollout_memory",
+    "rollout_buffer_bytes",
     "CONFIG_DIR",
 ]
 
@@ -233,6 +235,52 @@ def _check_sb3_checkpoint(ckpt: Path, resume: str) -> None:
         raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint (no data and policy.pth in it)")
 
 
+def rollout_buffer_bytes(observation_space: Any, action_space: Any) -> int:
+    """Bytes one decision of one env takes in MaskablePPO's rollout buffer: the observation as its space stores it
+    (every key of a dict observation, the action mask among them), the action, the mask again as float32 (sb3-contrib
+    keeps its own copy) and six float32 numbers (reward, return, episode start, value, log-probability, advantage)."""
+    import numpy as np
+
+    parts = getattr(observation_space, "spaces", None)
+    spaces = list(parts.values()) if isinstance(parts, dict) else [observation_space]
+    obs = sum(int(np.prod(s.shape)) * np.dtype(s.dtype).itemsize for s in spaces)
+    return obs + np.dtype(action_space.dtype).itemsize + 4 * int(action_space.n) + 6 * 4
+
+
+def check_rollout_memory(cfg: TrainConfig) -> None:
+    """Refuse, before any env is built or the run folder written, a rollout buffer of ``env.n_envs`` times
+    ``ppo.n_steps`` decisions (:func:`rollout_buffer_bytes`) larger than this machine's RAM: numpy's allocation failed
+    after the run had started (and a huge ``env.n_envs`` started env processes until the system stopped them). A lower
+    bound: the envs and the network come on top.
+
+    Raises:
+        ConfigError: the message names both keys, the memory needed and there, and the largest ``ppo.n_steps`` that
+            fits.
+    """
+    import torch
+
+    from ..envs.single_agent import RiskSingleAgentEnv
+    from ..vector.engine import device_memory
+
+    have = device_memory(torch.device("cpu"))
+    if have is None:  # pragma: no cover - not on a POSIX system
+        return
+    memory, source = have
+    env = RiskSingleAgentEnv(rules=cfg.rules_config, **env_kwargs(cfg))  # (its spaces; the rules' opponents unused)
+    per = rollout_buffer_bytes(env.observation_space, env.action_space)
+    n_envs, n_steps = cfg.env.n_envs, cfg.ppo.n_steps
+    need = n_envs * n_steps * per
+    if need <= memory:
+        return
+    fit = memory // (n_envs * per)
+    raise ConfigError(
+        f"env.n_envs={n_envs:,} x ppo.n_steps={n_steps:,}: the rollout buffer needs about {need / 2**30:,.1f} GiB "
+        f"({per:,} bytes a decision: observation, action mask, action, reward, value...), but this machine has "
+        f"{memory / 2**30:,.1f} GiB ({source}); "
+        + (f"the largest ppo.n_steps that fits is {fit:,}" if fit else "lower env.n_envs: not one step of them fits")
+    )
+
+
 def _check_resumed_spaces(ckpt: Path, venv: Any, resume: str) -> None:
     """Refuse, before anything is written, a checkpoint whose observation or action space is not the training env's
     (rules of another map, player count or switch: SB3's load raised a ``ValueError`` after the run had started).
@@ -306,7 +354,8 @@ def train(
     batched engine, every tensor on ``ppo.device``; policy files ``.pt`` instead of ``.zip``).
 
     Raises:
-        ConfigError: bad config or resume path; MissingExtraError: the ``train`` extra is missing.
+        ConfigError: bad config or resume path; a rollout buffer larger than the RAM (:func:`check_rollout_memory`).
+        MissingExtraError: the ``train`` extra is missing.
     """
     if cfg.trainer == "device":
         from .device_train import train as train_on_device  # checks its own packages before it starts
@@ -337,6 +386,7 @@ def train(
     from .device_train import resolve_device
 
     resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
+    check_rollout_memory(cfg)  # (a buffer too large for the RAM: refused, not failed in numpy after the run began)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)

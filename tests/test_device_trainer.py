@@ -245,7 +245,7 @@ def _weights(path: Path) -> np.ndarray:
     return np.concatenate([p.detach().numpy().ravel() for p in net.parameters()])
 
 
-def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: Path) -> None:
+def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from risk_env.train.sb3 import train
 
     run = tmp_path / "run"
@@ -290,18 +290,46 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
         "checkpoint's network; set ppo.graph_hidden=8 (or start a new run with ppo.init)"
     )
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
-    # resuming an earlier checkpoint of the folder: the checkpoints past it move aside, so a later --resume of the
-    # folder goes on from the new branch (it went on from the abandoned one's step_384)
+    # resuming an earlier checkpoint of the folder: what lies past it (checkpoints, evaluations, the final outputs)
+    # moves aside, so a later --resume of the folder goes on from the new branch (it went on from the abandoned
+    # one's step_384), and plot-training draws one branch
     old_384 = _weights(run / "checkpoints" / "step_000000384.pt")
-    res3 = train(_tiny(run, total_timesteps=384), resume=run / "checkpoints" / "step_000000256.pt", progress=False, quiet=True)
-    assert res3.timesteps == 384
-    (later,) = (run / "checkpoints").glob("later-*")
-    assert sorted(p.name for p in later.iterdir()) == ["step_000000384.json", "step_000000384.pt"]
-    np.testing.assert_array_equal(_weights(later / "step_000000384.pt"), old_384)
+    assert [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()] == [128, 256, 384]
+    resumed = Path("run") / "checkpoints" / "step_000000256.pt"  # (relative to the working directory)
+    monkeypatch.chdir(tmp_path)
+    cfg = _tiny(run, total_timesteps=384).model_copy(update={"out_dir": None})
+    res3 = train(cfg, resume=resumed, progress=False, quiet=True)
+    assert res3.timesteps == 384 and res3.model_path == run / "model.pt"
+    (later,) = run.glob("later-*")
+    assert sorted(str(p.relative_to(later)) for p in later.rglob("*") if p.is_file()) == [
+        "checkpoints/step_000000384.json",
+        "checkpoints/step_000000384.pt",
+        "eval_model.pt",
+        "evals.jsonl",
+        "final_eval/random/games.csv",
+        "final_eval/random/results.json",
+        "final_eval/random/summary.csv",
+        "final_eval/random/winrate.png",
+        "model.pt",
+        "results.json",
+    ]
+    assert [json.loads(line)["timesteps"] for line in (later / "evals.jsonl").read_text().splitlines()] == [384]
+    assert [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()] == [128, 256, 384]
+    np.testing.assert_array_equal(_weights(later / "checkpoints" / "step_000000384.pt"), old_384)
     assert latest_checkpoint(run) == run / "checkpoints" / "step_000000384.pt"
     # (a new file, of the same weights: the resumed run replays the steps from 256 exactly)
     np.testing.assert_array_equal(_weights(run / "checkpoints" / "step_000000384.pt"), old_384)
-    assert f"resuming step_000000256.pt: the checkpoints past it moved to {later}" in (run / "train.log").read_text()
+    assert f"resuming step_000000256.pt: the run's files past it moved to {later}" in (run / "train.log").read_text()
+    # resuming the newest checkpoint moves nothing
+    train(_tiny(run, total_timesteps=512), resume=run, progress=False, quiet=True)
+    assert len(list(run.glob("later-*"))) == 1 and not list((run / "checkpoints").glob("later-*"))
+    # resuming the set-aside branch into the run folder (not the folder that holds it): the run there moves aside whole
+    train(_tiny(run, total_timesteps=384), resume=later / "checkpoints" / "step_000000384.pt", progress=False, quiet=True)
+    (earlier,) = run.glob("earlier-*")
+    assert latest_checkpoint(earlier) == earlier / "checkpoints" / "step_000000512.pt"
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_000000384.json", "step_000000384.pt"]
+    np.testing.assert_array_equal(_weights(run / "checkpoints" / "step_000000384.pt"), old_384)
+    assert (later / "checkpoints" / "step_000000384.pt").is_file() and (run / "model.pt").is_file()
 
     # the policy file plays through the agent interface, the evaluation and the watch command, no glue code
     from risk_env.agents import load_agent
@@ -983,3 +1011,43 @@ def test_checkpoints_sort_by_their_step_count_past_a_billion_steps(tmp_path: Pat
         None,
     ]
     assert checkpoints_in(tmp_path / "none") == [] and checkpoints_in(tmp_path, (".zip",)) == []
+
+
+def test_a_resumed_run_finds_its_snapshots_in_the_pool_of_the_folder_that_holds_its_checkpoint(tmp_path: Path) -> None:
+    # (the recorded paths were used as given: a run folder set aside, copied or moved lost the snapshots past its
+    # branch point, and the run failed after its folder was rearranged)
+    import shutil
+
+    from risk_env.train.run import resumed_snapshots, set_aside_later_branch
+
+    run = tmp_path / "run"
+    for name in (
+        "checkpoints/step_000000256.pt",
+        "checkpoints/step_000000384.pt",
+        "pool/snap_000000128.pt",
+        "pool/snap_000000384.pt",
+    ):
+        (run / name).parent.mkdir(exist_ok=True, parents=True)
+        (run / name).write_bytes(name.encode())
+    recorded = [str(run / "pool" / "snap_000000128.pt"), str(run / "pool" / "snap_000000384.pt")]
+    meta = {"snapshots": recorded}
+    later = set_aside_later_branch(run, run / "checkpoints" / "step_000000256.pt")
+    assert later is not None and sorted(p.name for p in (later / "pool").iterdir()) == ["snap_000000384.pt"]
+    # the set-aside branch, resumed into its own folder: its own pool first, then the run's
+    ckpt = later / "checkpoints" / "step_000000384.pt"
+    assert resumed_snapshots(meta, ckpt, later) == [recorded[0], str(later / "pool" / "snap_000000384.pt")]
+    # ... not into the run folder, whose run would move aside with the snapshot it needs
+    with pytest.raises(ConfigError, match=r"would set the run there aside, and with it the self-play snapshot .*snap_000000128"):
+        resumed_snapshots(meta, ckpt, run)
+    # a copied run folder reads its own copies
+    shutil.copytree(later, tmp_path / "copy")
+    shutil.copy(run / "pool" / "snap_000000128.pt", tmp_path / "copy" / "pool")
+    copied = tmp_path / "copy" / "checkpoints" / "step_000000384.pt"
+    assert resumed_snapshots(meta, copied, tmp_path / "copy") == [
+        str(tmp_path / "copy" / "pool" / n) for n in ("snap_000000128.pt", "snap_000000384.pt")
+    ]
+    # a snapshot found nowhere is named, before anything is written
+    (later / "pool" / "snap_000000384.pt").unlink()
+    with pytest.raises(ConfigError, match=r"the self-play snapshot snap_000000384.pt it plays against is neither in "):
+        resumed_snapshots(meta, ckpt, later)
+    assert resumed_snapshots({}, ckpt, later) == []

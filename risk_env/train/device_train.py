@@ -38,6 +38,8 @@ from .run import (
     checkpoint_meta,
     latest_checkpoint,
     prepare_run_folder,
+    resumed_run_dir,
+    resumed_snapshots,
 )
 
 __all__ = [
@@ -446,6 +448,7 @@ def train(
     run_dir = cfg.run_dir
     ckpt: Path | None = None
     meta: dict[str, Any] = {}
+    snapshots: list[str] = []
     if resume is not None:
         ckpt = latest_checkpoint(Path(resume))
         if ckpt.suffix == ".zip":
@@ -465,8 +468,8 @@ def train(
                 "or start from the network with --set ppo.init=PATH"
             )
         meta = checkpoint_meta(ckpt)
-        if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
-            run_dir = ckpt.parent.parent
+        run_dir = resumed_run_dir(cfg, ckpt)
+        snapshots = resumed_snapshots(meta, ckpt, run_dir)  # (each one found, before the run folder is touched)
     check_rules(cfg)  # (a map that does not load, too few armies, a variant the map lacks: before the run folder)
     device = resolve_device(cfg.ppo.device)
     init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
@@ -492,7 +495,7 @@ def train(
         run.deadline = t_start + 60.0 * cfg.max_minutes
     rules = cfg.rules_config
     if meta:
-        run.snapshots = list(meta.get("snapshots", []))
+        run.snapshots = snapshots
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))

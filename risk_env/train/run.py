@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,9 @@ __all__ = [
     "check_rules",
     "check_run_dir",
     "set_aside_earlier_run",
-    "set_aside_later_checkpoints",
+    "set_aside_later_branch",
+    "resumed_run_dir",
+    "resumed_snapshots",
     "prepare_run_folder",
     "evaluate_model",
     "latest_checkpoint",
@@ -528,58 +531,165 @@ def set_aside_earlier_run(run_dir: Path) -> Path | None:
     return aside
 
 
-def checkpoint_step(path: Path) -> int | None:
-    """The step count in a checkpoint's name (``step_000250000.pt`` -> 250000), or None for another name."""
-    digits = path.stem.removeprefix("step_")
-    return int(digits) if digits != path.stem and digits.isdigit() else None
+def checkpoint_step(path: Path, prefix: str = "step_") -> int | None:
+    """The step count in a checkpoint's name (``step_000250000.pt`` -> 250000; with ``prefix="snap_"``, a self-play
+    snapshot's), or None for another name (ASCII digits only)."""
+    digits = path.stem.removeprefix(prefix)
+    return int(digits) if digits != path.stem and digits.isascii() and digits.isdigit() else None
 
 
 def checkpoints_in(folder: Path, suffixes: tuple[str, ...] = (".zip", ".pt")) -> list[Path]:
     """The ``step_*`` checkpoints in ``folder`` (not below it) with one of ``suffixes``, oldest first by their step
-    count (so a run past 10^9 steps, whose names are longer, still sorts right). Empty where there is no such folder."""
+    count (so a run past 10^9 steps, whose names are longer, still sorts right; equal counts by name). Empty where
+    there is no such folder."""
     if not folder.is_dir():
         return []
     found = [p for p in folder.iterdir() if p.suffix in suffixes and checkpoint_step(p) is not None and p.is_file()]
-    return sorted(found, key=lambda p: (checkpoint_step(p), p.suffix))
+    return sorted(found, key=lambda p: (checkpoint_step(p), p.suffix, p.name))
 
 
-def set_aside_later_checkpoints(run_dir: Path, ckpt: Path) -> Path | None:
-    """Move the checkpoints (with their ``.json``) that ``run_dir/checkpoints`` holds past ``ckpt`` into a new folder
-    ``run_dir/checkpoints/later-<date>-<time>``, when a run resumes from an earlier checkpoint of its own folder: left
-    in place, a later ``--resume`` of the folder would continue the abandoned branch from its newest checkpoint, and
-    the rotation would remove the new branch's checkpoints first. Nothing is removed. Call it once every check has
-    passed.
+def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
+    """The folder a run resumed from ``ckpt`` writes in: ``out_dir`` where the config sets it, else the run folder
+    that holds ``ckpt`` in its ``checkpoints/`` (however the path was given: relative, from inside that folder), else
+    the config's default run folder."""
+    if cfg.out_dir is None:
+        here = Path(os.path.abspath(ckpt))
+        if here.parent.name == "checkpoints":
+            return here.parent.parent
+    return cfg.run_dir
 
-    Returns the folder they went to, or None where ``ckpt`` is not in ``run_dir/checkpoints`` or is its newest.
+
+def resumed_snapshots(meta: dict[str, Any], ckpt: Path, run_dir: Path) -> list[str]:
+    """The self-play snapshots a run resumed from ``ckpt`` plays against (the ``snapshots`` of its ``meta``), each
+    read from the ``pool/`` of the run folder that holds ``ckpt`` where it is there (a run folder copied, moved or set
+    aside by :func:`set_aside_later_branch`), else from the path the run recorded.
+
+    Raises:
+        ConfigError: a snapshot found in neither place; or one in ``run_dir/pool`` where the run resumes a checkpoint
+            of another folder into ``run_dir``, so that :func:`prepare_run_folder` would move it aside with the run
+            there.
     """
-    d = run_dir / "checkpoints"
+    own_pool = Path(os.path.abspath(ckpt)).parent.parent / "pool"
+    found: list[str] = []
+    for recorded in meta.get("snapshots", []):
+        here = own_pool / Path(recorded).name
+        path = here if here.is_file() else Path(recorded)
+        if not path.is_file():
+            raise ConfigError(
+                f"resuming {ckpt}: the self-play snapshot {Path(recorded).name} it plays against is neither in "
+                f"{own_pool} nor at {recorded}; put it back in one of them"
+            )
+        if not _in_checkpoints_of(ckpt, run_dir) and _inside(path, run_dir / "pool"):
+            raise ConfigError(
+                f"resuming {ckpt} into {run_dir} would set the run there aside, and with it the self-play snapshot "
+                f"{path} that the checkpoint plays against: resume it into its own folder (without --out) or another one"
+            )
+        found.append(str(path))
+    return found
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+def _in_checkpoints_of(ckpt: Path, run_dir: Path) -> bool:
+    return os.path.realpath(ckpt.parent) == os.path.realpath(run_dir / "checkpoints")
+
+
+def set_aside_later_branch(run_dir: Path, ckpt: Path) -> Path | None:
+    """Move what ``run_dir`` holds past the step of ``ckpt`` into a new folder ``run_dir/later-<date>-<time>``, when a
+    run resumes from an earlier checkpoint of its own folder: the checkpoints past it (with their ``.json``), the
+    self-play snapshots past it, the evaluations past it (the lines of ``evals.jsonl``) and the final outputs
+    (``model.*``, ``results.json``, ``final_eval``...). Left in place, a later ``--resume`` of the folder would go on
+    from the abandoned branch, the new branch would overwrite its snapshots and models, and ``plot-training`` would
+    draw both branches as one. The set-aside folder has a run folder's layout, so it can be resumed itself. Nothing
+    is removed; a move that fails is undone.
+
+    Returns the folder, or None where nothing lay past ``ckpt`` (or ``ckpt`` has no step in its name).
+
+    Raises:
+        ConfigError: a file could not be moved (the message names it; nothing has moved).
+    """
     step = checkpoint_step(ckpt)
-    if step is None or not d.is_dir() or ckpt.parent.resolve() != d.resolve():
+    if step is None:
         return None
-    later = [p for p in checkpoints_in(d) if (checkpoint_step(p) or 0) > step]
-    if not later:
-        return None
-    aside = _new_folder(d, "later")
-    for p in later:
-        os.replace(p, aside / p.name)
-        meta = p.with_suffix(".json")
-        if meta.is_file():
-            os.replace(meta, aside / meta.name)
+    moves: list[tuple[Path, Path]] = []
+    for p in checkpoints_in(run_dir / "checkpoints"):
+        if (checkpoint_step(p) or 0) > step and not _same_file(p, ckpt):
+            moves += [(p, Path("checkpoints") / p.name)]
+            if p.with_suffix(".json").is_file():
+                moves += [(p.with_suffix(".json"), Path("checkpoints") / p.with_suffix(".json").name)]
+    pool = run_dir / "pool"
+    if pool.is_dir():
+        moves += [(p, Path("pool") / p.name) for p in sorted(pool.iterdir()) if (checkpoint_step(p, "snap_") or 0) > step]
+    evals = run_dir / "evals.jsonl"
+    kept, later = _split_evals(evals, step) if evals.is_file() else ([], [])
+    if not moves and not later:
+        return None  # (resuming the newest checkpoint: the run goes on, and its final outputs are rewritten)
+    final = ("final_eval", "results.json", "model.pt", "model.zip", "eval_model.pt", "eval_model.zip")
+    moves += [(run_dir / name, Path(name)) for name in final if (run_dir / name).exists()]
+    aside = _new_folder(run_dir, "later")
+    done: list[tuple[Path, Path]] = []
+    try:
+        for source, name in moves:
+            (aside / name).parent.mkdir(exist_ok=True)
+            os.replace(source, aside / name)
+            done.append((source, aside / name))
+        if later:
+            (aside / "evals.jsonl").write_text("".join(later))
+            evals.write_text("".join(kept))
+    except OSError as e:
+        for source, target in reversed(done):
+            os.replace(target, source)
+        shutil.rmtree(aside, ignore_errors=True)
+        raise ConfigError(
+            f"cannot set aside the run's files past {ckpt.name} in {run_dir} ({e.strerror or type(e).__name__}: "
+            f"{e.filename}): nothing moved; make them movable, or resume into another folder with --out"
+        ) from None
     return aside
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def _split_evals(evals: Path, step: int) -> tuple[list[str], list[str]]:
+    """The lines of ``evals.jsonl`` at or before ``step``, and those past it (a line that does not read stays)."""
+    kept: list[str] = []
+    later: list[str] = []
+    for line in evals.read_text().splitlines(keepends=True):
+        try:
+            t = json.loads(line).get("timesteps")
+        except (ValueError, AttributeError):
+            t = None
+        (later if isinstance(t, int) and t > step else kept).append(line)
+    return kept, later
+
+
 def prepare_run_folder(run_dir: Path, ckpt: Path | None) -> str | None:
-    """Clear the way in ``run_dir`` before a run writes there: a fresh run (``ckpt`` None) sets an earlier run aside
-    (:func:`set_aside_earlier_run`); a run resuming an earlier checkpoint of this folder sets its later checkpoints
-    aside (:func:`set_aside_later_checkpoints`). Returns the line for the run's log, or None where nothing moved.
-    Call it once every check has passed."""
-    if ckpt is None:
+    """Clear the way in ``run_dir`` before a run writes there, and return the line for the run's log (None where
+    nothing moved). Call it once every check has passed.
+
+    * A fresh run (``ckpt`` None), or a run resumed from a checkpoint that is not in ``run_dir/checkpoints`` (another
+      run's, or one set aside below ``run_dir``): an earlier run there moves aside whole (:func:`set_aside_earlier_run`).
+    * A run resumed from a checkpoint in ``run_dir/checkpoints``: what lies past it moves aside
+      (:func:`set_aside_later_branch`).
+
+    Raises:
+        ConfigError: files that could not be moved (nothing has moved).
+    """
+    if ckpt is None or not _in_checkpoints_of(ckpt, run_dir):
         aside = set_aside_earlier_run(run_dir)
-        return None if aside is None else f"a fresh run in {run_dir}: the earlier run's files moved to {aside}"
-    later = set_aside_later_checkpoints(run_dir, ckpt)
+        if aside is None:
+            return None
+        return f"{'a fresh run' if ckpt is None else f'resuming {ckpt}'} in {run_dir}: the earlier run's files moved to {aside}"
+    later = set_aside_later_branch(run_dir, ckpt)
     if later is None:
         return None
-    return f"resuming {ckpt.name}: the checkpoints past it moved to {later} (a later --resume of the folder goes on from here)"
+    return f"resuming {ckpt.name}: the run's files past it moved to {later} (a later --resume of the folder goes on from here)"
 
 
 def latest_checkpoint(path: Path) -> Path:

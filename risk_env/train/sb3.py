@@ -110,6 +110,8 @@ from .run import (
     planned_steps,
     prepare_run_folder,
     progress_callback_class,
+    resumed_run_dir,
+    resumed_snapshots,
 )
 
 __all__ = [
@@ -374,13 +376,14 @@ def train(
     run_dir = cfg.run_dir
     ckpt: Path | None = None
     meta: dict[str, Any] = {}
+    snapshots: list[str] = []
     if resume is not None:
         ckpt = latest_checkpoint(Path(resume))
         _check_sb3_checkpoint(ckpt, str(resume))
         meta = checkpoint_meta(ckpt)
         _check_resumed_network(cfg, meta, str(resume))
-        if cfg.out_dir is None and ckpt.parent.name == "checkpoints":
-            run_dir = ckpt.parent.parent
+        run_dir = resumed_run_dir(cfg, ckpt)
+        snapshots = resumed_snapshots(meta, ckpt, run_dir)  # (each one found, before the run folder is touched)
     check_rules(cfg)  # (refused before the run folder is touched, the evaluation rules too)
     check_opponents(cfg)  # (refused before the run folder is touched, as a device SB3 cannot use)
     from .device_train import resolve_device
@@ -395,7 +398,7 @@ def train(
         run.deadline = t_start + 60.0 * cfg.max_minutes
     rules = cfg.rules_config
     if meta:
-        run.snapshots = list(meta.get("snapshots", []))
+        run.snapshots = snapshots
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))

@@ -90,11 +90,11 @@ class RLlibPolicyAgent(Agent):
         elif policy not in modules:
             raise RiskError(f"RLlib checkpoint {str(path)!r} has no policy {policy!r}; it has: {', '.join(modules) or 'none'}")
         require("ray.rllib", "rllib", "loading an RLlib checkpoint")
-        import torch
         from ray.rllib.core.columns import Columns
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        self._torch, self._obs_key, self._logits_key = torch, Columns.OBS, Columns.ACTION_DIST_INPUTS
+        # (names, not the modules: the agent pickles, so it plays in evaluation worker processes)
+        self._obs_key, self._logits_key = Columns.OBS, Columns.ACTION_DIST_INPUTS
         self.module: Any = RLModule.from_checkpoint(path / _MODULES / policy)
         self.policy = policy
         self.name = name or path.resolve().name
@@ -122,7 +122,8 @@ class RLlibPolicyAgent(Agent):
                 f"it was trained for another map, number of players or variant{trained}"
             )
         legal = np.flatnonzero(mask)
-        torch = self._torch
+        import torch
+
         batch = {"observations": torch.from_numpy(x[None]), "action_mask": torch.from_numpy(mask.astype(np.float32)[None])}
         with torch.no_grad():
             logits = self.module.forward_inference({self._obs_key: batch})[self._logits_key][0].numpy()

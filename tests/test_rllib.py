@@ -191,6 +191,26 @@ def test_evaluate_and_watch_take_the_checkpoint(checkpoint):
     assert text.splitlines()[0] == f"seats: player_0 = {path}, player_1 = random"
 
 
+def test_the_policy_object_pickles_and_plays_the_same_games_in_worker_processes(checkpoint):
+    # (it held the torch module, so evaluate([agent, ...], workers=2) refused the object)
+    import pickle
+
+    import risk_env
+    from risk_env.agents import RLlibPolicyAgent
+
+    path, _ = checkpoint
+    agent = RLlibPolicyAgent(path)
+    twin = pickle.loads(pickle.dumps(agent))
+    assert isinstance(twin, RLlibPolicyAgent) and twin.name == "ckpt" and twin.policy == "shared"
+    rules = {"preset": "fast", "map": "small", "two_player": "none", "turn_limit": 20}
+    kw = dict(num_games=3, seed=5, progress=False, rules=rules)
+    here = risk_env.evaluate([agent, "random"], workers=1, **kw)
+    there = risk_env.evaluate([agent, "random"], workers=2, **kw)
+    assert [(g.winner, g.turns, g.steps, g.places) for g in here.games] == [
+        (g.winner, g.turns, g.steps, g.places) for g in there.games
+    ]
+
+
 def test_a_policy_in_a_game_of_other_rules_or_a_bad_folder_is_refused(checkpoint, tmp_path):
     import risk_env
     from risk_env.agents import RLlibPolicyAgent, load_agent

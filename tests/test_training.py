@@ -687,7 +687,7 @@ def test_an_sb3_rollout_buffer_too_large_for_the_memory_is_refused_before_its_fo
     # processes until the system stopped them)
     for key, value, message in (
         ("ppo.n_steps", 100_000_000, r"^env\.n_envs=2 x ppo\.n_steps=100,000,000: the rollout buffer needs about "
-         r"[\d,.]+ GiB \([\d,]+ bytes a decision: .*\), but this machine has [\d,.]+ GiB \(its physical RAM\); "
+         r"[\d,.]+ GiB \([\d,]+ bytes a decision: .*\), but this machine has [\d,.]+ GiB \(the memory .*\); "
          r"the largest ppo\.n_steps that fits is [\d,]+$"),
         ("env.n_envs", 1_000_000_000, r"^env\.n_envs=1,000,000,000 x ppo\.n_steps=64: the rollout buffer needs about "
          r"[\d,.]+ GiB .*; lower env\.n_envs: not one step of them fits$"),

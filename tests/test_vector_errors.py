@@ -4,7 +4,9 @@ entry points is checked before anything changes, with the AEC env's error types.
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -455,6 +457,40 @@ def test_a_batch_beyond_the_device_memory_is_refused_when_built(monkeypatch: pyt
         VectorEnv(1, map="small")
     monkeypatch.setattr(engine, "device_memory", lambda device: None)  # (a device that is not asked: mps, ...)
     assert VectorEnv(10**7, map="small").num_envs == 10**7
+
+
+def test_the_cpu_offers_the_memory_available_to_the_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (it was the physical RAM: a run that the RAM held but the free memory or a container's limit did not passed
+    # the check and was killed by the system)
+    from risk_env.vector import engine
+
+    (tmp_path / "meminfo").write_text("MemTotal:       25165824 kB\nMemFree:  1000 kB\nMemAvailable:   12582912 kB\n")
+    assert engine._meminfo_available(str(tmp_path / "meminfo")) == 12 * 2**30
+    assert engine._meminfo_available(str(tmp_path / "none")) is None
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    (v2 / "memory.max").write_text(f"{8 * 2**30}\n")
+    (v2 / "memory.current").write_text(f"{3 * 2**30}\n")
+    (v2 / "memory.stat").write_text(f"anon 1\nactive_file 5\ninactive_file {2**30}\n")
+    assert engine._cgroup_headroom(str(v2)) == 6 * 2**30  # (8 - (3 - 1 of droppable file cache))
+    (v2 / "memory.max").write_text("max\n")
+    assert engine._cgroup_headroom(str(v2)) is None
+    v1 = tmp_path / "v1" / "memory"
+    v1.mkdir(parents=True)
+    (v1 / "memory.limit_in_bytes").write_text(f"{4 * 2**30}\n")
+    (v1 / "memory.usage_in_bytes").write_text(f"{5 * 2**30}\n")
+    assert engine._cgroup_headroom(str(tmp_path / "v1")) == 0  # (no stat file: all of the usage counts)
+    assert engine._cgroup_headroom(str(tmp_path / "none")) is None
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(engine, "_meminfo_available", lambda: 12 * 2**30)
+    monkeypatch.setattr(engine, "_cgroup_headroom", lambda: None)
+    assert engine.device_memory(cpu) == (12 * 2**30, "the memory available to it")
+    monkeypatch.setattr(engine, "_cgroup_headroom", lambda: 6 * 2**30)
+    assert engine.device_memory(cpu) == (6 * 2**30, "the memory its cgroup may still take")
+    monkeypatch.setattr(engine, "_meminfo_available", lambda: None)
+    monkeypatch.setattr(engine, "_cgroup_headroom", lambda: 2**60)
+    ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert engine.device_memory(cpu) == (ram, "its physical RAM")
 
 
 def test_measuring_a_game_draws_nothing_from_the_generator() -> None:

@@ -185,16 +185,71 @@ a process stepping a batch on the CPU was measured at 6.6 to 9.5 times the state
 
 
 def device_memory(device: torch.device) -> tuple[int, str] | None:
-    """The bytes of memory ``device`` offers a batch, and what they are: the physical RAM on the CPU, the free memory
-    on a CUDA device (``torch.cuda.mem_get_info``); None for another device (nothing to ask)."""
+    """The bytes of memory ``device`` offers a batch now, and what they are.
+
+    On the CPU: the memory the system can still give without swapping (``MemAvailable`` of ``/proc/meminfo``; the
+    physical RAM where the system does not say), or less where the process's cgroup (a container's, a job
+    scheduler's) caps it below that (its ``memory.max`` less its ``memory.current``; cgroup v1's ``limit_in_bytes``
+    less its ``usage_in_bytes``). On a CUDA device: its free memory (``torch.cuda.mem_get_info``). None for another
+    device (nothing to ask)."""
     if device.type == "cpu":
         try:
-            return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "its physical RAM"
+            have, source = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "its physical RAM"
         except (AttributeError, OSError, ValueError):  # pragma: no cover - not on a POSIX system
             return None
+        available = _meminfo_available()
+        if available is not None:
+            have, source = available, "the memory available to it"
+        headroom = _cgroup_headroom()
+        if headroom is not None and headroom < have:
+            have, source = headroom, "the memory its cgroup may still take"
+        return have, source
     if device.type == "cuda":
         free, _total = torch.cuda.mem_get_info(device)
         return int(free), "free memory"
+    return None
+
+
+def _meminfo_available(path: str = "/proc/meminfo") -> int | None:
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes, or None where there is no such line."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    kib = line.split()[1]
+                    return int(kib) * 1024 if kib.isdigit() else None
+    except OSError:
+        return None
+    return None
+
+
+def _cgroup_headroom(root: str = "/sys/fs/cgroup") -> int | None:
+    """The bytes this process's cgroup may still take: its limit less its usage, the usage without the file cache the
+    kernel can drop (``inactive_file`` of its ``memory.stat``). None where it sets no limit or none can be read
+    (cgroup v2's ``memory.max``, else v1's ``memory/memory.limit_in_bytes``)."""
+    for limit_file, usage_file, stat_file, cache_key in (
+        ("memory.max", "memory.current", "memory.stat", "inactive_file"),
+        ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes", "memory/memory.stat", "total_inactive_file"),
+    ):
+        try:
+            with open(os.path.join(root, limit_file)) as f:
+                limit = f.read().strip()
+            with open(os.path.join(root, usage_file)) as f:
+                usage = f.read().strip()
+        except OSError:
+            continue
+        if not (limit.isdigit() and usage.isdigit()):
+            return None  # ("max": no limit)
+        cache = 0
+        try:
+            with open(os.path.join(root, stat_file)) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == cache_key and value.strip().isdigit():
+                        cache = int(value)
+        except OSError:
+            pass
+        return max(int(limit) - max(int(usage) - cache, 0), 0)
     return None
 
 

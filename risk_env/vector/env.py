@@ -116,8 +116,9 @@ class VectorEnv:
     may train on.
 
     Memory: ``num_envs`` is refused up front (a ``ConfigError`` when the env is built, before any game is
-    made) when the games would need more memory than the device has: on the CPU its physical RAM, on a CUDA
-    device its free memory (``torch.cuda.mem_get_info``); other devices are not asked. A game is counted as
+    made) when the games would need more memory than the device has: on the CPU the memory available to the
+    process (``MemAvailable``, or less where its cgroup caps it), on a CUDA device its free memory
+    (``torch.cuda.mem_get_info``); other devices are not asked. A game is counted as
     :meth:`VectorGame.bytes_per_game <risk_env.vector.engine.VectorGame.bytes_per_game>` bytes, measured
     from the state tensors of the map and rules: 5 times its state (the state and a step's work tensors) plus
     its observation and mask, about 3 KB on the small map and 8 KB on the classic map with 4 players. That is

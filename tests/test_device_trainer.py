@@ -1051,3 +1051,55 @@ def test_a_resumed_run_finds_its_snapshots_in_the_pool_of_the_folder_that_holds_
     with pytest.raises(ConfigError, match=r"the self-play snapshot snap_000000384.pt it plays against is neither in "):
         resumed_snapshots(meta, ckpt, later)
     assert resumed_snapshots({}, ckpt, later) == []
+
+
+def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (an OSError in the middle was raised raw, after part of the earlier run had moved)
+    import os
+
+    from risk_env.train import run as run_module
+    from risk_env.train.run import set_aside_earlier_run, set_aside_later_branch
+
+    run = tmp_path / "run"
+    files = {
+        "config.yaml": "c",
+        "train.log": "l",
+        "checkpoints/step_000000128.pt": "a",
+        "checkpoints/step_000000256.pt": "b",
+        "evals.jsonl": '{"timesteps": 128}\n{"timesteps": 256}\n',
+        "model.pt": "m",
+    }
+    for name, text in files.items():
+        (run / name).parent.mkdir(parents=True, exist_ok=True)
+        (run / name).write_text(text)
+
+    def layout() -> dict[str, str]:
+        return {str(p.relative_to(run)): p.read_text() for p in sorted(run.rglob("*")) if p.is_file()}
+
+    real_replace = os.replace
+    refused = {"model.pt"}
+
+    def failing(source: Any, target: Any) -> None:
+        if Path(source).name in refused:
+            raise PermissionError(13, "Permission denied", str(source))
+        real_replace(source, target)
+
+    monkeypatch.setattr(run_module.os, "replace", failing)
+    with pytest.raises(ConfigError) as e:
+        set_aside_earlier_run(run)
+    assert str(e.value) == (
+        f"cannot set aside the earlier run in {run} (Permission denied: {run / 'model.pt'}): nothing moved; make its "
+        "files movable, or write the run into another folder with --out"
+    )
+    assert layout() == files and not list(run.glob("earlier-*"))
+    refused = {"evals.jsonl.part"}  # (the last step: the checkpoint and model.pt had moved)
+    with pytest.raises(
+        ConfigError,
+        match=r"^cannot set aside the run's files past step_000000128\.pt in .*evals\.jsonl\.part\): .*make those files",
+    ):
+        set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
+    assert layout() == files and not list(run.glob("later-*"))
+    monkeypatch.setattr(run_module.os, "replace", real_replace)
+    later = set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
+    assert later is not None and (run / "evals.jsonl").read_text() == '{"timesteps": 128}\n'
+    assert (later / "evals.jsonl").read_text() == '{"timesteps": 256}\n' and (later / "model.pt").read_text() == "m"

@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -518,16 +518,49 @@ def set_aside_earlier_run(run_dir: Path) -> Path | None:
 
     Only a folder that holds a run (its ``config.yaml`` and ``train.log``) is touched. Returns the folder the earlier
     run went to, or None where there was nothing to move.
+
+    Raises:
+        ConfigError: a file could not be moved (the message names it; nothing has moved).
     """
     if not ((run_dir / "config.yaml").is_file() and (run_dir / "train.log").is_file()):
         return None
     present = [name for name in RUN_OUTPUTS if (run_dir / name).exists() or (run_dir / name).is_symlink()]
     if not present:
         return None
-    aside = _new_folder(run_dir, "earlier")
-    for name in present:
-        os.replace(run_dir / name, aside / name)
-    os.replace(run_dir / "config.yaml", aside / "config.yaml")  # (its config, beside its files; the new one is written)
+    moves = [(run_dir / name, Path(name)) for name in [*present, "config.yaml"]]  # (its config beside its files)
+    return _move_aside(run_dir, "earlier", moves, None, f"cannot set aside the earlier run in {run_dir}", "its")
+
+
+def _move_aside(
+    run_dir: Path,
+    prefix: str,
+    moves: list[tuple[Path, Path]],
+    finish: Callable[[Path], None] | None,
+    refusal: str,
+    whose: str,
+) -> Path:
+    """Move each ``(source, name)`` of ``moves`` to ``name`` in a new folder ``run_dir/<prefix>-<date>-<time>``, then
+    call ``finish`` with that folder; all or nothing: where a step fails, what moved goes back, the folder is removed
+    and a :class:`ConfigError` begins with ``refusal``."""
+    aside: Path | None = None
+    done: list[tuple[Path, Path]] = []
+    try:
+        aside = _new_folder(run_dir, prefix)
+        for source, name in moves:
+            (aside / name).parent.mkdir(exist_ok=True)
+            os.replace(source, aside / name)
+            done.append((source, aside / name))
+        if finish is not None:
+            finish(aside)
+    except OSError as e:
+        for source, target in reversed(done):
+            os.replace(target, source)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+        raise ConfigError(
+            f"{refusal} ({e.strerror or type(e).__name__}: {e.filename}): nothing moved; make {whose} files movable, "
+            "or write the run into another folder with --out"
+        ) from None
     return aside
 
 
@@ -628,25 +661,19 @@ def set_aside_later_branch(run_dir: Path, ckpt: Path) -> Path | None:
         return None  # (resuming the newest checkpoint: the run goes on, and its final outputs are rewritten)
     final = ("final_eval", "results.json", "model.pt", "model.zip", "eval_model.pt", "eval_model.zip")
     moves += [(run_dir / name, Path(name)) for name in final if (run_dir / name).exists()]
-    aside = _new_folder(run_dir, "later")
-    done: list[tuple[Path, Path]] = []
-    try:
-        for source, name in moves:
-            (aside / name).parent.mkdir(exist_ok=True)
-            os.replace(source, aside / name)
-            done.append((source, aside / name))
+
+    def split_evals(aside: Path) -> None:
         if later:
             (aside / "evals.jsonl").write_text("".join(later))
-            evals.write_text("".join(kept))
-    except OSError as e:
-        for source, target in reversed(done):
-            os.replace(target, source)
-        shutil.rmtree(aside, ignore_errors=True)
-        raise ConfigError(
-            f"cannot set aside the run's files past {ckpt.name} in {run_dir} ({e.strerror or type(e).__name__}: "
-            f"{e.filename}): nothing moved; make them movable, or resume into another folder with --out"
-        ) from None
-    return aside
+            part = evals.with_name(evals.name + ".part")
+            try:
+                part.write_text("".join(kept))
+                os.replace(part, evals)  # (the whole file or none of it)
+            finally:
+                part.unlink(missing_ok=True)
+
+    refusal = f"cannot set aside the run's files past {ckpt.name} in {run_dir}"
+    return _move_aside(run_dir, "later", moves, split_evals, refusal, "those")
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -690,6 +690,7 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     cfg = _tiny(
         tmp_path / "sp",
         **{
+            "rules.turn_limit": 2,  # (games that end within the tiny run, for PFSP's results)
             "opponents": {
                 "baselines": ["random", "aggressive"],
                 "self_play": {"enabled": True, "snapshot_every": 128, "p_snapshot": 0.5},
@@ -705,13 +706,22 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     assert meta["snapshots"] == [str(p) for p in snaps]
     log = (tmp_path / "sp" / "train.log").read_text()
     assert "joins the league" in log and "pfsp @" in log
+    # the checkpoint keeps the league's results, and a resumed run draws from them (they were dropped)
+    kept = meta["pfsp"]["2p"]
+    assert kept["total_games"] > 0 and {"random", "aggressive"} <= set(kept["results"])
+    assert all(0.0 <= x <= 1.0 for scores in kept["results"].values() for x in scores)
     res2 = train(
-        _tiny(tmp_path / "sp", **{"total_timesteps": 512, "opponents": cfg.opponents.model_dump(), "eval.final_games": 0}),
+        _tiny(
+            tmp_path / "sp",
+            **{"total_timesteps": 512, "rules.turn_limit": 2, "opponents": cfg.opponents.model_dump(), "eval.final_games": 0},
+        ),
         resume=tmp_path / "sp",
         progress=False,
         quiet=True,
     )
     assert res2.timesteps >= 512 and res.timesteps >= 256
+    log = (tmp_path / "sp" / "train.log").read_text()
+    assert f"pfsp: the results of {kept['total_games']:,} episodes restored from the checkpoint" in log
 
 
 def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from risk_env.train.graph_policy import GraphPolicy  # noqa: E402
 from risk_env.train.imitation import DecisionSet, agreement, collect_decisions, fit  # noqa: E402
 from risk_env.train.kickstart import KickstartPPO, TeacherLabelCallback, kickstart_coef  # noqa: E402
 from risk_env.train.pfsp import PFSPTracker  # noqa: E402
+from risk_env.train.run import latest_checkpoint  # noqa: E402
 from risk_env.train.teacher import DECISION_KINDS, TrainingEnvWrapper  # noqa: E402
 
 SMALL = {"preset": "fast", "num_players": 2, "map": "small"}
@@ -257,6 +258,30 @@ def test_pfsp_priorities_move_toward_the_opponent_the_learner_loses_to():
         pool.set_priorities({"random": -1.0})
 
 
+def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused(tmp_path):
+    from risk_env.errors import ConfigError
+    from risk_env.train.run import checkpoint_meta
+
+    t = PFSPTracker(power=2.0, window=3)
+    for score in (1.0, 0.0, 0.5, 1.0):
+        t.record(["random", "balanced"], score)
+    state = json.loads(json.dumps(t.state_dict()))  # (plain JSON, as a checkpoint keeps it)
+    assert state == {"results": {"random": [0.0, 0.5, 1.0], "balanced": [0.0, 0.5, 1.0]}, "total_games": 4}
+    other = PFSPTracker(power=2.0, window=2)
+    other.load_state_dict(state)
+    assert other.total_games == 4 and list(other.results["random"]) == [0.5, 1.0]  # (its own window)
+    assert other.priorities() == {"random": (1 - 2.5 / 4) ** 2, "balanced": (1 - 2.5 / 4) ** 2}
+    for bad in ({"results": {"random": [1.5]}, "total_games": 1}, {"results": [], "total_games": 0}, {"total_games": -1}, None):
+        with pytest.raises(ConfigError, match=r"^PFSP state must be \{'results': \{opponent: \[scores in \[0, 1\]\]\}"):
+            other.load_state_dict(bad)
+        assert other.total_games == 4 and list(other.results["balanced"]) == [0.5, 1.0]  # (unchanged)
+    (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "pfsp": {"pool": {"results": 3}}}))
+    with pytest.raises(ConfigError, match=r"step_000000128\.json: PFSP state must be "):
+        checkpoint_meta(tmp_path / "step_000000128.zip")
+    (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "pfsp": {"pool": state}}))
+    assert checkpoint_meta(tmp_path / "step_000000128.zip")["pfsp"]["pool"] == state
+
+
 def test_envs_report_scores_and_opponents_to_pfsp():
     env = TrainingEnvWrapper(_env(OpponentPool(["random"], p_snapshot=0.0)))
     tr = PFSPTracker()
@@ -316,9 +341,13 @@ def test_tiny_run_with_warm_start_kickstart_pfsp_and_the_plot(tmp_path):
     assert (run / "checkpoints" / "step_000000000.zip").exists()  # the cloned policy
     assert type(MaskablePPO.load(res.model_path, device="cpu")) is MaskablePPO
 
-    # resume with kickstarting from the plain MaskablePPO checkpoint
+    # resume with kickstarting from the plain MaskablePPO checkpoint; PFSP's results go on from the checkpoint's
+    kept = json.loads(latest_checkpoint(run).with_suffix(".json").read_text())["pfsp"]["pool"]
+    assert kept["total_games"] > 0 and set(kept["results"]) <= {"random", "balanced"}
     res2 = train(cfg.model_copy(update={"total_timesteps": 384}), resume=run, progress=False, quiet=True)
-    assert res2.timesteps == 384 and "resumed from" in (run / "train.log").read_text()
+    log = (run / "train.log").read_text()
+    assert res2.timesteps == 384 and "resumed from" in log
+    assert f"pfsp: the results of {kept['total_games']:,} episodes restored from the checkpoint" in log
 
     # a line-up of different agents in the other seats (the 4-player target's form), here 3 players
     from risk_env.rules.config import resolve_rules

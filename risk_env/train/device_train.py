@@ -571,8 +571,10 @@ def train(
         f"{'+'.join(str(lane.env.num_envs) for lane in lanes)} slots x {p.n_steps} calls per rollout, "
         f"{'self-play' if opp is None else 'vs ' + ', '.join(opp.names)} | {cfg.total_timesteps} steps | seed {cfg.seed}"
     )
+    run.pfsp_trackers = {f"{lane.players}p": lane.league.pfsp for lane in lanes if lane.league is not None and lane.league.pfsp}
     if ckpt is not None:
         run.log(f"resumed from {ckpt} at step {steps()}")
+        run.restore_pfsp(meta)  # (the league's results: drawn as before, not uniformly until the window refills)
     else:
         if p.init is not None:
             run.log(f"the network starts from {p.init} ({net.sizes['hidden']} wide, {net.sizes['rounds']} rounds)")

@@ -14,6 +14,8 @@ every env's :class:`~risk_env.envs.opponents.OpponentPool` (``set_priorities``):
 baseline is drawn proportionally to ``weight * priority``, an older snapshot
 proportionally to its priority. ``power = 0`` gives uniform priorities (plain
 fictitious self-play); larger powers focus harder on the hardest opponents.
+
+A checkpoint keeps the trackers' results (:meth:`PFSPTracker.state_dict`), so a resumed run draws as the run did.
 """
 
 from __future__ import annotations
@@ -85,3 +87,27 @@ class PFSPTracker:
         """``{key: (1 - win_rate) ** power}`` for ``keys`` (default: every opponent met)."""
         ks = list(self.results) if keys is None else [str(k) for k in keys]
         return {k: (1.0 - self.win_rate(k)) ** self.power for k in ks}
+
+    def state_dict(self) -> dict[str, Any]:
+        """The results as plain values (JSON), for a checkpoint: ``{"results": {key: [score, ...]}, "total_games": n}``."""
+        return {"results": {k: list(r) for k, r in self.results.items()}, "total_games": self.total_games}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Replace the results with those of :meth:`state_dict` (each key's last ``window`` scores kept).
+
+        Raises:
+            ConfigError: not such a dict, or a score outside [0, 1]; the results are unchanged.
+        """
+        results: Any = state.get("results") if isinstance(state, Mapping) else None
+        total: Any = state.get("total_games") if isinstance(state, Mapping) else None
+        ok = isinstance(results, Mapping) and isinstance(total, int) and not isinstance(total, bool) and total >= 0
+        for scores in results.values() if ok else ():
+            ok = ok and isinstance(scores, list)
+            ok = ok and all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in scores)
+        if not ok:
+            raise ConfigError(
+                "PFSP state must be {'results': {opponent: [scores in [0, 1]]}, 'total_games': int >= 0}, got "
+                f"{str(state)[:200]}"
+            )
+        self.results = {str(k): deque((float(x) for x in v), maxlen=self.window) for k, v in results.items()}
+        self.total_games = total

@@ -331,6 +331,9 @@ class Run:
         pf = cfg.opponents.pfsp
         self.pfsp: PFSPTracker | None = PFSPTracker(pf.power, pf.window) if pf.enabled else None
         self.next_pfsp = pf.update_every
+        self.pfsp_trackers: dict[str, PFSPTracker] = {} if self.pfsp is None else {"pool": self.pfsp}
+        """The PFSP trackers a checkpoint keeps, by a key of the trainer's (the SB3 path's one, the on-device
+        trainer's per player count); restored by :meth:`restore_pfsp`."""
         self.log_file = run_dir / "train.log"
 
     def align_schedule(self, t: int) -> None:
@@ -371,6 +374,23 @@ class Run:
             model.logger.record(f"pfsp/win_rate/{_safe(k)}", self.pfsp.win_rate(k))
             model.logger.record(f"pfsp/priority/{_safe(k)}", pr[k])
 
+    def restore_pfsp(self, meta: dict[str, Any]) -> None:
+        """Load the PFSP results a checkpoint's ``meta`` kept into :attr:`pfsp_trackers` (a tracker it did not keep,
+        as in a checkpoint written before they were kept, starts empty), and log it. Call it once the run's log is
+        open; :func:`checkpoint_meta` has checked that the states read.
+
+        Raises:
+            ConfigError: a kept state that does not read (:meth:`PFSPTracker.load_state_dict`).
+        """
+        kept = meta.get("pfsp") or {}
+        games = 0
+        for key, tracker in self.pfsp_trackers.items():
+            if key in kept:
+                tracker.load_state_dict(kept[key])
+                games += tracker.total_games
+        if games:
+            self.log(f"pfsp: the results of {games:,} episodes restored from the checkpoint")
+
     def save_checkpoint(self, model: Any, t: int) -> Path:
         d = self.dir / "checkpoints"
         d.mkdir(parents=True, exist_ok=True)
@@ -382,6 +402,7 @@ class Run:
             "next_snapshot": self.next_snapshot,
             "next_checkpoint": self.next_checkpoint,
             "next_eval": self.next_eval,
+            "pfsp": {k: tracker.state_dict() for k, tracker in self.pfsp_trackers.items()},
             "config": self.cfg.model_dump(mode="json"),
         }
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
@@ -756,4 +777,12 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
         raise ConfigError(f"{mp}: cannot read the checkpoint's metadata ({type(e).__name__}: {e})") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("config", {}), dict):
         raise ConfigError(f"{mp}: a checkpoint's metadata is a JSON object with a 'config' mapping")
+    kept = meta.get("pfsp", {})
+    try:
+        if not isinstance(kept, dict):
+            raise ConfigError(f"'pfsp' must map a key to a tracker's state, got {type(kept).__name__}")
+        for state in kept.values():
+            PFSPTracker().load_state_dict(state)  # (read here, so a resume refuses it before the run folder)
+    except ConfigError as e:
+        raise ConfigError(f"{mp}: {e}") from None
     return meta

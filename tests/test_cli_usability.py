@@ -63,6 +63,30 @@ def test_watch_says_which_agent_holds_which_seat() -> None:
     assert " (aggressive) wins after " in lines[1] or " (random) wins after " in lines[1] or "no winner" in lines[1]
 
 
+def test_one_agent_per_seat_sets_the_player_count_as_evaluate_does() -> None:
+    # (three agents without --players asked for "exactly 4", the default count)
+    res = runner.invoke(
+        app, ["watch", "--map", "small", "--turns", "1", "--show", "none", "--agents", "random,aggressive,balanced"]
+    )
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "seats: player_0 = random, player_1 = aggressive, player_2 = balanced"
+    res = runner.invoke(
+        app, ["play", "--map", "small", "--turns", "1", "--seed", "0", "--agents", "random,balanced"], input="q\n"
+    )
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "seats: player_0 = you, player_1 = random, player_2 = balanced"
+    # a preset of a fixed count, --players, or seven agents: the count stays and the agents must fit it
+    for args, n, got in (
+        (["--rules", "duel", "--agents", "random,random,random"], 2, 3),
+        (["--players", "4", "--agents", "random,random,random"], 4, 3),
+        (["--agents", ",".join(["random"] * 7)], 6, 7),
+    ):
+        res = runner.invoke(app, ["watch", "--show", "none", "--turns", "1", *args])
+        assert (
+            res.exit_code == 2 and f"give one agent name for all players or exactly {n} (one per seat), got {got}" in res.output
+        )
+
+
 @pytest.mark.parametrize("command", ["watch", "play", "serve"])
 def test_an_unknown_agent_is_a_bad_parameter_listing_the_shipped_agents(command) -> None:  # type: ignore[no-untyped-def]
     if command == "serve":

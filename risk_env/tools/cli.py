@@ -166,6 +166,16 @@ def _agent_names(spec: str, n: int) -> list[str]:
     return names
 
 
+def _players_for(players: int | None, rules: str, agents: str, humans: int) -> int | None:
+    """The player count a command plays: ``--players`` where given; else, where ``--agents`` names one agent per seat
+    of several and ``--rules`` fixes no count, those agents and ``humans`` seats (as ``risk-env evaluate`` takes its
+    count from its agents); else None (the preset's count, or 4)."""
+    given = [x for x in agents.split(",") if x.strip()]
+    if players is None and len(given) > 1 and preset_player_count(rules) is None:
+        return min(len(given) + humans, 6)  # (more agents than 6 seats: refused by the seats' count)
+    return players
+
+
 def _seats_line(game: Game, names: list[str]) -> str:
     """``seats: player_0 = random, player_1 = aggressive, ...`` (the neutral or the allied army last, when there is one),
     wrapped to 120 columns."""
@@ -284,7 +294,13 @@ def _import(module: str, extra: str, feature: str) -> ModuleType:
 # ---------------------------------------------------------------------- options several commands share
 _AGENT_FORMS = spec_forms()
 _PLAYERS = typer.Option(
-    None, "--players", "-n", min=2, max=6, help="number of players, 2..6 (default: the preset's count, else 4)"
+    None,
+    "--players",
+    "-n",
+    min=2,
+    max=6,
+    help="number of players, 2..6 (default: the preset's count, else one per agent of --agents when it names one per "
+    "seat, else 4)",
 )
 _RULES = typer.Option(
     "classic",
@@ -349,7 +365,7 @@ def play(
     """
     _check_numbers(seed=seed)
     _at_least("--turns", turns, 1)
-    cfg = build_rules(players, rules, map_name, turns, settings)
+    cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
         raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
@@ -411,7 +427,7 @@ def serve(
     _at_least("--turns", turns, 1)
     if not 0 <= port <= 65535:
         raise _fail(f"--port must be 0..65535, got {port}")
-    cfg = build_rules(players, rules, map_name, turns, settings)
+    cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
         raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
@@ -475,7 +491,7 @@ def watch(
     _at_least("--turns", turns, 1)
     _check_suffix(png, "--png", (".png",))
     _check_suffix(gif, "--gif", _ANIMATIONS)
-    cfg = build_rules(players, rules, map_name, turns, settings)
+    cfg = build_rules(_players_for(players, rules, agents, 0), rules, map_name, turns, settings)
     if png or gif:  # checked before the game is played
         try:
             require("matplotlib", "render", "drawing the board (--png, --gif)")

@@ -669,6 +669,8 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
 
 
 def test_rollout_buffer_bytes_counts_sb3_contribs_own_buffers() -> None:
+    import tracemalloc
+
     from sb3_contrib.common.maskable.buffers import MaskableDictRolloutBuffer, MaskableRolloutBuffer
 
     from risk_env.envs.single_agent import RiskSingleAgentEnv
@@ -676,10 +678,30 @@ def test_rollout_buffer_bytes_counts_sb3_contribs_own_buffers() -> None:
 
     for observation, buffer_class in (("flat", MaskableRolloutBuffer), ("graph", MaskableDictRolloutBuffer)):
         env = RiskSingleAgentEnv(num_players=3, preset="fast", observation=observation)
-        buf = buffer_class(5, env.observation_space, env.action_space, n_envs=3)
-        arrays = [v for v in vars(buf).values() if isinstance(v, np.ndarray)]
-        arrays += [a for v in vars(buf).values() if isinstance(v, dict) for a in v.values() if isinstance(a, np.ndarray)]
-        assert rollout_buffer_bytes(env.observation_space, env.action_space) * 15 == sum(a.nbytes for a in arrays)
+        tracemalloc.start()  # (numpy reports its arrays to tracemalloc)
+        try:
+            buf = buffer_class(5, env.observation_space, env.action_space, n_envs=3)
+            arrays = [v for v in vars(buf).values() if isinstance(v, np.ndarray)]
+            observed = [a for v in vars(buf).values() if isinstance(v, dict) for a in v.values() if isinstance(a, np.ndarray)]
+            total = sum(a.nbytes for a in arrays + observed)
+            assert rollout_buffer_bytes(env.observation_space, env.action_space) * 15 == total
+            # at its peak, while the buffer's first get() flattens each array into a copy: a copy of the largest (the
+            # dict buffer's last observation array, held by get's loop, lives on while the others are copied)
+            if observed:
+                peak = total + max(a.nbytes for a in observed) + max(a.nbytes for a in arrays)
+            else:
+                peak = total + max(a.nbytes for a in arrays)
+            assert rollout_buffer_bytes(env.observation_space, env.action_space, peak=True) * 15 == peak
+            del arrays, observed  # (the buffer's own references only)
+            buf.full = True
+            held = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            next(buf.get(batch_size=1))
+            grew = tracemalloc.get_traced_memory()[1] - held
+        finally:
+            tracemalloc.stop()
+        # (besides: the index permutation and a one-decision sample, a few KB)
+        assert peak - total <= grew <= peak - total + 8_000, (observation, grew, peak - total)
 
 
 def test_an_sb3_rollout_buffer_too_large_for_the_memory_is_refused_before_its_folder(tmp_path: Path) -> None:

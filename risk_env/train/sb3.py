@@ -237,21 +237,30 @@ def _check_sb3_checkpoint(ckpt: Path, resume: str) -> None:
         raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint (no data and policy.pth in it)")
 
 
-def rollout_buffer_bytes(observation_space: Any, action_space: Any) -> int:
+def rollout_buffer_bytes(observation_space: Any, action_space: Any, peak: bool = False) -> int:
     """Bytes one decision of one env takes in MaskablePPO's rollout buffer: the observation as its space stores it
     (every key of a dict observation, the action mask among them), the action, the mask again as float32 (sb3-contrib
-    keeps its own copy) and six float32 numbers (reward, return, episode start, value, log-probability, advantage)."""
+    keeps its own copy) and six float32 numbers (reward, return, episode start, value, log-probability, advantage).
+
+    With ``peak``, the most the buffer holds at once, while its first ``get`` replaces each array by a flattened copy
+    one after another: the buffer and a copy of its largest array; for a dict observation, whose last key's old array
+    lives on through that ``get``, the buffer, its largest observation array and its largest other array."""
     import numpy as np
 
     parts = getattr(observation_space, "spaces", None)
     spaces = list(parts.values()) if isinstance(parts, dict) else [observation_space]
-    obs = sum(int(np.prod(s.shape)) * np.dtype(s.dtype).itemsize for s in spaces)
-    return obs + np.dtype(action_space.dtype).itemsize + 4 * int(action_space.n) + 6 * 4
+    observed = [int(np.prod(s.shape)) * np.dtype(s.dtype).itemsize for s in spaces]
+    other = [np.dtype(action_space.dtype).itemsize, 4 * int(action_space.n)] + [4] * 6
+    total = sum(observed) + sum(other)
+    if not peak:
+        return total
+    return total + (max(observed) + max(other) if isinstance(parts, dict) else max(observed + other))
 
 
 def check_rollout_memory(cfg: TrainConfig) -> None:
     """Refuse, before any env is built or the run folder written, a rollout buffer of ``env.n_envs`` times
-    ``ppo.n_steps`` decisions (:func:`rollout_buffer_bytes`) larger than this machine's RAM: numpy's allocation failed
+    ``ppo.n_steps`` decisions (:func:`rollout_buffer_bytes` at its peak) larger than the memory this machine can give
+    the process (:func:`risk_env.vector.engine.device_memory`): numpy's allocation failed
     after the run had started (and a huge ``env.n_envs`` started env processes until the system stopped them). A lower
     bound: the envs and the network come on top.
 
@@ -269,7 +278,7 @@ def check_rollout_memory(cfg: TrainConfig) -> None:
         return
     memory, source = have
     env = RiskSingleAgentEnv(rules=cfg.rules_config, **env_kwargs(cfg))  # (its spaces; the rules' opponents unused)
-    per = rollout_buffer_bytes(env.observation_space, env.action_space)
+    per = rollout_buffer_bytes(env.observation_space, env.action_space, peak=True)
     n_envs, n_steps = cfg.env.n_envs, cfg.ppo.n_steps
     need = n_envs * n_steps * per
     if need <= memory:
@@ -277,7 +286,8 @@ def check_rollout_memory(cfg: TrainConfig) -> None:
     fit = memory // (n_envs * per)
     raise ConfigError(
         f"env.n_envs={n_envs:,} x ppo.n_steps={n_steps:,}: the rollout buffer needs about {need / 2**30:,.1f} GiB "
-        f"({per:,} bytes a decision: observation, action mask, action, reward, value...), but this machine has "
+        f"({per:,} bytes a decision: observation, action mask, action, reward, value..., and its largest array again "
+        "while SB3 flattens it), but this machine has "
         f"{memory / 2**30:,.1f} GiB ({source}); "
         + (f"the largest ppo.n_steps that fits is {fit:,}" if fit else "lower env.n_envs: not one step of them fits")
     )

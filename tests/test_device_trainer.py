@@ -313,7 +313,8 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
         "model.pt",
         "results.json",
     ]
-    assert [json.loads(line)["timesteps"] for line in (later / "evals.jsonl").read_text().splitlines()] == [384]
+    # (the set-aside branch's evaluations from its start, for its curves)
+    assert [json.loads(line)["timesteps"] for line in (later / "evals.jsonl").read_text().splitlines()] == [128, 256, 384]
     assert [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()] == [128, 256, 384]
     np.testing.assert_array_equal(_weights(later / "checkpoints" / "step_000000384.pt"), old_384)
     assert latest_checkpoint(run) == run / "checkpoints" / "step_000000384.pt"
@@ -722,6 +723,18 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     assert res2.timesteps >= 512 and res.timesteps >= 256
     log = (tmp_path / "sp" / "train.log").read_text()
     assert f"pfsp: the results of {kept['total_games']:,} episodes restored from the checkpoint" in log
+    # one evaluation per period, across the resume (the checkpoint was written before the evaluation of its step
+    # moved the schedule on, so the resumed run evaluated that period again)
+    periods = [json.loads(line)["timesteps"] // 128 for line in (tmp_path / "sp" / "evals.jsonl").read_text().splitlines()]
+    assert periods == sorted(set(periods)) and len(periods) >= 3
+    # a snapshot that does not read is refused before anything in the folder moves (it failed after the set-aside)
+    first = sorted((tmp_path / "sp" / "pool").glob("snap_*.pt"))[0]
+    first.write_bytes(first.read_bytes()[:100])
+    earliest = sorted((tmp_path / "sp" / "checkpoints").glob("step_*.pt"))[0]
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "sp").rglob("*")}
+    with pytest.raises(RiskError, match=f"'{first}' is not a readable policy file"):
+        train(_tiny(tmp_path / "sp", **{"rules.turn_limit": 2}), resume=earliest, progress=False, quiet=True)
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "sp").rglob("*")} == before
 
 
 def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -1042,11 +1055,20 @@ def test_a_resumed_run_finds_its_snapshots_in_the_pool_of_the_folder_that_holds_
     recorded = [str(run / "pool" / "snap_000000128.pt"), str(run / "pool" / "snap_000000384.pt")]
     meta = {"snapshots": recorded}
     later = set_aside_later_branch(run, run / "checkpoints" / "step_000000256.pt")
-    assert later is not None and sorted(p.name for p in (later / "pool").iterdir()) == ["snap_000000384.pt"]
-    # the set-aside branch, resumed into its own folder: its own pool first, then the run's
+    # the snapshots past the step move; those before it are copied, so the set-aside folder resumes on its own even
+    # where the new branch writes a snapshot of the same name
+    assert later is not None and sorted(p.name for p in (later / "pool").iterdir()) == ["snap_000000128.pt", "snap_000000384.pt"]
+    assert [p.name for p in (run / "pool").iterdir()] == ["snap_000000128.pt"]
+    (run / "pool" / "snap_000000128.pt").write_bytes(b"the new branch's")
+    assert (later / "pool" / "snap_000000128.pt").read_bytes() == b"pool/snap_000000128.pt"
     ckpt = later / "checkpoints" / "step_000000384.pt"
-    assert resumed_snapshots(meta, ckpt, later) == [recorded[0], str(later / "pool" / "snap_000000384.pt")]
-    # ... not into the run folder, whose run would move aside with the snapshot it needs
+    own = [str(later / "pool" / n) for n in ("snap_000000128.pt", "snap_000000384.pt")]
+    assert resumed_snapshots(meta, ckpt, later) == own
+    assert resumed_snapshots(meta, ckpt, run) == own  # (into the run folder: nothing it needs moves aside)
+    # where the checkpoint's folder lacks a snapshot, the recorded path; one in the run folder's pool, which a resume
+    # of another folder's checkpoint into it would move aside, is refused
+    (later / "pool" / "snap_000000128.pt").unlink()
+    assert resumed_snapshots(meta, ckpt, later) == [recorded[0], own[1]]
     with pytest.raises(ConfigError, match=r"would set the run there aside, and with it the self-play snapshot .*snap_000000128"):
         resumed_snapshots(meta, ckpt, run)
     # a copied run folder reads its own copies
@@ -1066,6 +1088,7 @@ def test_a_resumed_run_finds_its_snapshots_in_the_pool_of_the_folder_that_holds_
 def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (an OSError in the middle was raised raw, after part of the earlier run had moved)
     import os
+    import shutil
 
     from risk_env.train import run as run_module
     from risk_env.train.run import set_aside_earlier_run, set_aside_later_branch
@@ -1086,15 +1109,16 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
     def layout() -> dict[str, str]:
         return {str(p.relative_to(run)): p.read_text() for p in sorted(run.rglob("*")) if p.is_file()}
 
-    real_replace = os.replace
+    real_replace, real_move = os.replace, shutil.move
     refused = {"model.pt"}
 
-    def failing(source: Any, target: Any) -> None:
+    def failing(source: Any, target: Any) -> Any:
         if Path(source).name in refused:
             raise PermissionError(13, "Permission denied", str(source))
-        real_replace(source, target)
+        return (real_replace if Path(source).suffix == ".part" else real_move)(source, target)
 
     monkeypatch.setattr(run_module.os, "replace", failing)
+    monkeypatch.setattr(run_module.shutil, "move", failing)
     with pytest.raises(ConfigError) as e:
         set_aside_earlier_run(run)
     assert str(e.value) == (
@@ -1110,6 +1134,21 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
         set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
     assert layout() == files and not list(run.glob("later-*"))
     monkeypatch.setattr(run_module.os, "replace", real_replace)
+    monkeypatch.setattr(run_module.shutil, "move", real_move)
+    # Ctrl-C in the middle: what moved goes back, and the interrupt goes on
+    moved: list[str] = []
+
+    def interrupted(source: Any, target: Any) -> Any:
+        moved.append(Path(source).name)
+        if len(moved) == 3:
+            raise KeyboardInterrupt
+        return real_move(source, target)
+
+    monkeypatch.setattr(run_module.shutil, "move", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        set_aside_earlier_run(run)
+    assert layout() == files and not list(run.glob("earlier-*"))
+    monkeypatch.setattr(run_module.shutil, "move", real_move)
     later = set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
     assert later is not None and (run / "evals.jsonl").read_text() == '{"timesteps": 128}\n'
-    assert (later / "evals.jsonl").read_text() == '{"timesteps": 256}\n' and (later / "model.pt").read_text() == "m"
+    assert (later / "evals.jsonl").read_text() == files["evals.jsonl"] and (later / "model.pt").read_text() == "m"

@@ -517,6 +517,31 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
         assert str(info.value).startswith(f"--resume {str(run)!r} continues a network of {message} network; set ")
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
 
+    # a checkpoint whose policy does not load, or a damaged self-play snapshot, is refused before anything moves
+    # (torch's UnpicklingError; the snapshot failed in an env process after the run folder was rearranged)
+    import zipfile
+
+    ckpts = sorted((run / "checkpoints").glob("step_*.zip"))
+    assert [p.name for p in ckpts] == ["step_000000256.zip", "step_000000384.zip"]
+    garbage = tmp_path / "garbage.zip"
+    with zipfile.ZipFile(ckpts[0]) as src, zipfile.ZipFile(garbage, "w") as dst:
+        for item in src.infolist():
+            dst.writestr(item, b"not a pickle" if item.filename == "policy.pth" else src.read(item.filename))
+    with pytest.raises(ConfigError, match=r"^--resume '.*garbage\.zip': garbage\.zip does not load \(UnpicklingError: "):
+        train(_tiny(tmp_path / "r3"), resume=garbage, progress=False, quiet=True)
+    assert not (tmp_path / "r3").exists()
+    snap = Path(json.loads(ckpts[0].with_suffix(".json").read_text())["snapshots"][0])
+    data = bytearray(snap.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # (a flipped byte in the middle of a member)
+    snap.write_bytes(bytes(data))
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    with pytest.raises(
+        ConfigError,
+        match=r"^resuming .*step_000000256\.zip: its self-play snapshot: snap_000000128\.zip is damaged \(its policy\.pth ",
+    ):
+        train(_tiny(run, total_timesteps=512), resume=ckpts[0], progress=False, quiet=True)
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before and not list(run.glob("later-*"))
+
     # a warm start from a plain model file into a new run: the schedule goes on from the model's steps
     warm = train(_tiny(tmp_path / "warm", total_timesteps=512), resume=res2.model_path, progress=False, quiet=True)
     assert warm.timesteps == 512

@@ -479,6 +479,8 @@ def train(
     if ckpt is not None:  # (read, and its sizes checked, before the run folder is written)
         init_net, saved = load_policy(ckpt, device=device)
         check_init_sizes(cfg, init_net, resumed=str(resume))
+    # the self-play snapshots a resumed run plays against, read before the run folder is touched
+    snapshot_nets = {path: load_policy(path, device=device)[0] for path in snapshots}
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
     check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
@@ -539,7 +541,6 @@ def train(
     sp = cfg.opponents.self_play
     if sp.enabled:
         from ..vector.network import NetworkPolicy
-        from .graph_net import load_policy as load_snapshot
 
         snap_gen = torch.Generator(device=device)
         snap_gen.manual_seed(cfg.seed + 15485863)
@@ -550,7 +551,7 @@ def train(
             # the latest learner's seats are learner seats (the seating plays them); the policy names it
             lane.league.set_latest(NetworkPolicy(g, net, "graph", False, snap_gen, "latest", turn))
             for path in run.snapshots:  # a resumed run's pool
-                snap, _ = load_snapshot(path, device=device)
+                snap = snapshot_nets[path]
                 policy = NetworkPolicy(g, snap, "graph", sp.snapshot_deterministic, snap_gen, Path(path).stem, turn)
                 lane.league.add_snapshot(policy, name=Path(path).stem)
             lane.snapshot_policy = NetworkPolicy(g, net, "graph", sp.snapshot_deterministic, snap_gen, "snapshot", turn)
@@ -627,17 +628,17 @@ def train(
                 while run.next_snapshot <= t:
                     run.next_snapshot += sp.snapshot_every
                 add_snapshot(t)
-            if t >= run.next_checkpoint:
-                while run.next_checkpoint <= t:
-                    run.next_checkpoint += cfg.checkpoint.every
-                run.save_checkpoint(model, t)
-                saved_at = t
             if cfg.eval.every and t >= run.next_eval:
                 while run.next_eval <= t:
                     run.next_eval += cfg.eval.every
                 run.periodic_eval(model, t)
                 for ln in lanes:
                     _log_pfsp(ln, t, run, logger, f"{ln.players}p " if multi else "")
+            if t >= run.next_checkpoint:  # (after the evaluation: a run resumed here does not evaluate this step again)
+                while run.next_checkpoint <= t:
+                    run.next_checkpoint += cfg.checkpoint.every
+                run.save_checkpoint(model, t)
+                saved_at = t
             if run.deadline is not None and time.monotonic() > run.deadline:
                 run.stopped_early = True
                 run.log(

@@ -238,12 +238,12 @@ def callback_class() -> type:
             if sp.enabled and t >= r.next_snapshot:
                 r.next_snapshot += sp.snapshot_every
                 r.add_snapshot(self.model, t)
-            if t >= r.next_checkpoint:
-                r.next_checkpoint += cfg.checkpoint.every
-                r.save_checkpoint(self.model, t)
             if cfg.eval.every and t >= r.next_eval:
                 r.next_eval += cfg.eval.every
                 r.periodic_eval(self.model, t)
+            if t >= r.next_checkpoint:  # (after the evaluation: a run resumed here does not evaluate this step again)
+                r.next_checkpoint += cfg.checkpoint.every
+                r.save_checkpoint(self.model, t)
             if r.deadline is not None and time.monotonic() > r.deadline:
                 r.stopped_early = True
                 r.log(
@@ -569,15 +569,17 @@ def _move_aside(
         aside = _new_folder(run_dir, prefix)
         for source, name in moves:
             (aside / name).parent.mkdir(exist_ok=True)
-            os.replace(source, aside / name)
+            shutil.move(source, aside / name)  # (a rename; a copy where the two lie on other disks)
             done.append((source, aside / name))
         if finish is not None:
             finish(aside)
-    except OSError as e:
+    except BaseException as e:  # (Ctrl-C too: what moved goes back before the interrupt goes on)
         for source, target in reversed(done):
-            os.replace(target, source)
+            shutil.move(target, source)
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
+        if not isinstance(e, OSError):
+            raise
         raise ConfigError(
             f"{refusal} ({e.strerror or type(e).__name__}: {e.filename}): nothing moved; make {whose} files movable, "
             "or write the run into another folder with --out"
@@ -667,34 +669,45 @@ def set_aside_later_branch(run_dir: Path, ckpt: Path) -> Path | None:
     step = checkpoint_step(ckpt)
     if step is None:
         return None
-    moves: list[tuple[Path, Path]] = []
+    moves: dict[Path, Path] = {}  # (source -> name in the new folder; a .json beside both a .pt and a .zip, once)
     for p in checkpoints_in(run_dir / "checkpoints"):
         if (checkpoint_step(p) or 0) > step and not _same_file(p, ckpt):
-            moves += [(p, Path("checkpoints") / p.name)]
+            moves[p] = Path("checkpoints") / p.name
             if p.with_suffix(".json").is_file():
-                moves += [(p.with_suffix(".json"), Path("checkpoints") / p.with_suffix(".json").name)]
+                moves[p.with_suffix(".json")] = Path("checkpoints") / p.with_suffix(".json").name
     pool = run_dir / "pool"
-    if pool.is_dir():
-        moves += [(p, Path("pool") / p.name) for p in sorted(pool.iterdir()) if (checkpoint_step(p, "snap_") or 0) > step]
+    snaps = sorted(p for p in pool.iterdir() if checkpoint_step(p, "snap_") is not None) if pool.is_dir() else []
+    moves.update({p: Path("pool") / p.name for p in snaps if (checkpoint_step(p, "snap_") or 0) > step})
     evals = run_dir / "evals.jsonl"
     kept, later = _split_evals(evals, step) if evals.is_file() else ([], [])
     if not moves and not later:
         return None  # (resuming the newest checkpoint: the run goes on, and its final outputs are rewritten)
     final = ("final_eval", "results.json", "model.pt", "model.zip", "eval_model.pt", "eval_model.zip")
-    moves += [(run_dir / name, Path(name)) for name in final if (run_dir / name).exists()]
+    moves.update({run_dir / name: Path(name) for name in final if (run_dir / name).exists()})
+    earlier_snaps = [p for p in snaps if p not in moves and p.is_file()]
 
-    def split_evals(aside: Path) -> None:
+    def finish(aside: Path) -> None:
+        # the snapshots the branch played before the step are copied (not linked: the new branch may write snapshots
+        # of the same names), so the folder resumes on its own; its evaluations from the start, for its curves
+        if earlier_snaps:
+            (aside / "pool").mkdir(exist_ok=True)
+        for p in earlier_snaps:
+            shutil.copy2(p, aside / "pool" / p.name)
         if later:
-            (aside / "evals.jsonl").write_text("".join(later))
+            (aside / "evals.jsonl").write_bytes(_encoded(kept + later))
             part = evals.with_name(evals.name + ".part")
             try:
-                part.write_text("".join(kept))
+                part.write_bytes(_encoded(kept))
                 os.replace(part, evals)  # (the whole file or none of it)
             finally:
                 part.unlink(missing_ok=True)
 
     refusal = f"cannot set aside the run's files past {ckpt.name} in {run_dir}"
-    return _move_aside(run_dir, "later", moves, split_evals, refusal, "those")
+    return _move_aside(run_dir, "later", list(moves.items()), finish, refusal, "those")
+
+
+def _encoded(lines: list[str]) -> bytes:
+    return "".join(lines).encode("utf-8", "surrogateescape")
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -705,13 +718,14 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _split_evals(evals: Path, step: int) -> tuple[list[str], list[str]]:
-    """The lines of ``evals.jsonl`` at or before ``step``, and those past it (a line that does not read stays)."""
+    """The lines of ``evals.jsonl`` at or before ``step``, and those past it (a line that does not read, as JSON with
+    a ``timesteps`` count, stays; bytes that are not UTF-8 are kept as they are)."""
     kept: list[str] = []
     later: list[str] = []
-    for line in evals.read_text().splitlines(keepends=True):
+    for line in evals.read_bytes().decode("utf-8", "surrogateescape").splitlines(keepends=True):
         try:
             t = json.loads(line).get("timesteps")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             t = None
         (later if isinstance(t, int) and t > step else kept).append(line)
     return kept, later

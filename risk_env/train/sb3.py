@@ -214,27 +214,32 @@ def build_vec_env(cfg: TrainConfig, snapshots: Sequence[str] = ()) -> Any:
 
 
 # ---------------------------------------------------------------------------- train
-def _check_sb3_checkpoint(ckpt: Path, resume: str) -> None:
-    """Refuse, before anything is written, a ``--resume`` file that is not a MaskablePPO checkpoint: a graph policy
-    file of the device trainer (``.pt``), or a file that is not an SB3 archive (no ``data`` and ``policy.pth``).
+def _check_sb3_checkpoint(ckpt: Path, resume: str, where: str | None = None) -> None:
+    """Refuse, before anything is written, a ``--resume`` file (or, with ``where``, a self-play snapshot of the run
+    resumed) that is not a MaskablePPO checkpoint: a graph policy file of the device trainer (``.pt``), a file that is
+    not an SB3 archive (no ``data`` and ``policy.pth``), or a damaged one (a member that does not read).
 
     Raises:
         ConfigError: the file and what it is instead.
     """
     import zipfile
 
+    where = where or f"--resume {resume!r}"
     if ckpt.suffix == ".pt":
         raise ConfigError(
-            f"--resume {resume!r}: {ckpt.name} is a graph policy file of trainer 'device'; trainer 'sb3' resumes a "
+            f"{where}: {ckpt.name} is a graph policy file of trainer 'device'; trainer 'sb3' resumes a "
             "MaskablePPO checkpoint (.zip): resume it with --config device (or its run's own config)"
         )
     try:
         with zipfile.ZipFile(ckpt) as z:
             names = set(z.namelist())
-    except (zipfile.BadZipFile, OSError) as e:
-        raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint ({e})") from None
+            damaged = z.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise ConfigError(f"{where}: {ckpt.name} is not a MaskablePPO checkpoint ({e})") from None
     if not {"data", "policy.pth"} <= names:
-        raise ConfigError(f"--resume {resume!r}: {ckpt.name} is not a MaskablePPO checkpoint (no data and policy.pth in it)")
+        raise ConfigError(f"{where}: {ckpt.name} is not a MaskablePPO checkpoint (no data and policy.pth in it)")
+    if damaged is not None:
+        raise ConfigError(f"{where}: {ckpt.name} is damaged (its {damaged} does not read)")
 
 
 def rollout_buffer_bytes(observation_space: Any, action_space: Any, peak: bool = False) -> int:
@@ -302,7 +307,11 @@ def _check_resumed_spaces(ckpt: Path, venv: Any, resume: str) -> None:
     """
     from stable_baselines3.common.save_util import load_from_zip_file
 
-    data, _params, _vars = load_from_zip_file(ckpt, device="cpu", load_data=True)
+    try:
+        data, _params, _vars = load_from_zip_file(ckpt, device="cpu", load_data=True)
+    except Exception as e:  # (a damaged member: torch and pickle raise several types)
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({type(e).__name__}: {first})") from None
     saved = (data or {}).get("observation_space"), (data or {}).get("action_space")
     here = venv.observation_space, venv.action_space
     if saved != here:
@@ -394,6 +403,8 @@ def train(
         _check_resumed_network(cfg, meta, str(resume))
         run_dir = resumed_run_dir(cfg, ckpt)
         snapshots = resumed_snapshots(meta, ckpt, run_dir)  # (each one found, before the run folder is touched)
+        for path in snapshots:
+            _check_sb3_checkpoint(Path(path), path, where=f"resuming {ckpt}: its self-play snapshot")
     check_rules(cfg)  # (refused before the run folder is touched, the evaluation rules too)
     check_opponents(cfg)  # (refused before the run folder is touched, as a device SB3 cannot use)
     from .device_train import resolve_device

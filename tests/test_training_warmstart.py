@@ -256,6 +256,20 @@ def test_pfsp_priorities_move_toward_the_opponent_the_learner_loses_to():
     assert abs(drawn.count("balanced") / 2000 - 121 / 124) < 0.02
     with pytest.raises(ConfigError, match="priority"):
         pool.set_priorities({"random": -1.0})
+    # snapshots go by their file name, wherever their run folder lies (a copied or set-aside run's results apply)
+    loaded: list[str] = []
+    pool = OpponentPool(
+        ["random"],
+        p_snapshot=1.0,
+        p_latest=0.0,
+        snapshots=["/runs/a/pool/snap_000000128.zip", "/runs/a/later-1/pool/snap_000000256.zip"],
+        load_snapshot=lambda path, deterministic: loaded.append(path) or BalancedAgent(),
+    )
+    pool.set_priorities({"snap_000000128": 0.0, "snap_000000256": 1.0})
+    for _ in range(20):
+        pool.sample(rng, 2)
+        assert pool.last_drawn == ["snap_000000256", "snap_000000256"]
+    assert set(loaded) == {"/runs/a/later-1/pool/snap_000000256.zip"}
 
 
 def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused(tmp_path):

@@ -18,6 +18,7 @@ import contextlib
 import random
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
@@ -239,7 +240,8 @@ class OpponentPool:
 
     Priorities (prioritized fictitious self-play, :mod:`risk_env.train.pfsp`):
     :meth:`set_priorities` gives opponents a multiplier by key (:meth:`key_of`: the
-    spec string of a baseline, the path of a snapshot; default 1). A baseline is then
+    spec string of a baseline; :meth:`snapshot_key`: a snapshot's file name without its
+    suffix, the same wherever its run folder is copied or moved; default 1). A baseline is then
     drawn with probability proportional to ``weights * priority`` and an older
     snapshot (the non-newest branch above) proportionally to its priority. The keys
     of the latest episode's opponents are :attr:`last_drawn` (one per seat).
@@ -317,6 +319,12 @@ class OpponentPool:
         the string itself, else the agent's ``name`` (else its ``repr``)."""
         return spec if isinstance(spec, str) else str(getattr(spec, "name", None) or repr(spec))
 
+    @staticmethod
+    def snapshot_key(path: str) -> str:
+        """The key of a snapshot in :attr:`priorities` and :attr:`last_drawn`: its file name without the suffix
+        (``.../pool/snap_000128000.zip`` -> ``snap_000128000``)."""
+        return PurePath(path).stem
+
     def set_priorities(self, priorities: Mapping[str, float]) -> None:
         """Replace the sampling multipliers (class docstring); keys not given count 1.
 
@@ -364,13 +372,13 @@ class OpponentPool:
                 if rng.random() < self.p_latest:
                     path = self.snapshots[-1]
                 elif self.priorities:
-                    w = np.array([self.priorities.get(p, 1.0) for p in self.snapshots])
+                    w = np.array([self.priorities.get(self.snapshot_key(p), 1.0) for p in self.snapshots])
                     j = int(rng.choice(len(w), p=w / w.sum())) if w.sum() > 0 else int(rng.integers(len(w)))
                     path = self.snapshots[j]
                 else:
                     path = self.snapshots[int(rng.integers(len(self.snapshots)))]
                 out.append(self._get(f"snap:{path}", path, seed))  # seats may share a snapshot: it keeps no state
-                drawn.append(path)
+                drawn.append(self.snapshot_key(path))
             else:
                 j = int(rng.choice(len(self.baselines), p=p_base))
                 # one instance per (baseline, seat): two seats never share a stateful agent

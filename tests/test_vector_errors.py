@@ -467,20 +467,29 @@ def test_the_cpu_offers_the_memory_available_to_the_process(tmp_path: Path, monk
     (tmp_path / "meminfo").write_text("MemTotal:       25165824 kB\nMemFree:  1000 kB\nMemAvailable:   12582912 kB\n")
     assert engine._meminfo_available(str(tmp_path / "meminfo")) == 12 * 2**30
     assert engine._meminfo_available(str(tmp_path / "none")) is None
+    # cgroup v2: the process's own cgroup (named in /proc/self/cgroup) and each one above it; the least headroom
     v2 = tmp_path / "v2"
-    v2.mkdir()
-    (v2 / "memory.max").write_text(f"{8 * 2**30}\n")
-    (v2 / "memory.current").write_text(f"{3 * 2**30}\n")
-    (v2 / "memory.stat").write_text(f"anon 1\nactive_file 5\ninactive_file {2**30}\n")
-    assert engine._cgroup_headroom(str(v2)) == 6 * 2**30  # (8 - (3 - 1 of droppable file cache))
-    (v2 / "memory.max").write_text("max\n")
-    assert engine._cgroup_headroom(str(v2)) is None
-    v1 = tmp_path / "v1" / "memory"
+    (v2 / "job" / "step").mkdir(parents=True)
+    (v2 / "cgroup.controllers").write_text("cpu memory\n")
+    (tmp_path / "own_v2").write_text("0::/job/step\n")
+    (v2 / "job" / "step" / "memory.max").write_text(f"{8 * 2**30}\n")
+    (v2 / "job" / "step" / "memory.current").write_text(f"{3 * 2**30}\n")
+    (v2 / "job" / "step" / "memory.stat").write_text(f"anon 1\nactive_file 5\ninactive_file {2**30}\n")
+    assert engine._cgroup_headroom(str(v2), str(tmp_path / "own_v2")) == 6 * 2**30  # (8 - (3 - 1 of droppable cache))
+    (v2 / "job" / "memory.max").write_text(f"{5 * 2**30}\n")
+    (v2 / "job" / "memory.current").write_text(f"{3 * 2**30}\n")
+    assert engine._cgroup_headroom(str(v2), str(tmp_path / "own_v2")) == 2 * 2**30  # (the job's limit is the lower)
+    for level in (v2 / "job", v2 / "job" / "step"):
+        (level / "memory.max").write_text("max\n")
+    assert engine._cgroup_headroom(str(v2), str(tmp_path / "own_v2")) is None
+    # cgroup v1's memory controller
+    v1 = tmp_path / "v1" / "memory" / "process_api" / "c1"
     v1.mkdir(parents=True)
+    (tmp_path / "own_v1").write_text("5:devices:/\n4:memory:/process_api/c1\n0::/\n")
     (v1 / "memory.limit_in_bytes").write_text(f"{4 * 2**30}\n")
     (v1 / "memory.usage_in_bytes").write_text(f"{5 * 2**30}\n")
-    assert engine._cgroup_headroom(str(tmp_path / "v1")) == 0  # (no stat file: all of the usage counts)
-    assert engine._cgroup_headroom(str(tmp_path / "none")) is None
+    assert engine._cgroup_headroom(str(tmp_path / "v1"), str(tmp_path / "own_v1")) == 0  # (no stat: all the usage counts)
+    assert engine._cgroup_headroom(str(tmp_path / "none"), str(tmp_path / "none")) is None
     cpu = torch.device("cpu")
     monkeypatch.setattr(engine, "_meminfo_available", lambda: 12 * 2**30)
     monkeypatch.setattr(engine, "_cgroup_headroom", lambda: None)

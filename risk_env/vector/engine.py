@@ -223,34 +223,58 @@ def _meminfo_available(path: str = "/proc/meminfo") -> int | None:
     return None
 
 
-def _cgroup_headroom(root: str = "/sys/fs/cgroup") -> int | None:
-    """The bytes this process's cgroup may still take: its limit less its usage, the usage without the file cache the
-    kernel can drop (``inactive_file`` of its ``memory.stat``). None where it sets no limit or none can be read
-    (cgroup v2's ``memory.max``, else v1's ``memory/memory.limit_in_bytes``)."""
-    for limit_file, usage_file, stat_file, cache_key in (
-        ("memory.max", "memory.current", "memory.stat", "inactive_file"),
-        ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes", "memory/memory.stat", "total_inactive_file"),
-    ):
-        try:
-            with open(os.path.join(root, limit_file)) as f:
-                limit = f.read().strip()
-            with open(os.path.join(root, usage_file)) as f:
-                usage = f.read().strip()
-        except OSError:
-            continue
-        if not (limit.isdigit() and usage.isdigit()):
-            return None  # ("max": no limit)
-        cache = 0
-        try:
-            with open(os.path.join(root, stat_file)) as f:
-                for line in f:
-                    key, _, value = line.partition(" ")
-                    if key == cache_key and value.strip().isdigit():
-                        cache = int(value)
-        except OSError:
-            pass
-        return max(int(limit) - max(int(usage) - cache, 0), 0)
-    return None
+def _cgroup_headroom(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") -> int | None:
+    """The bytes this process's cgroups may still take: at its own cgroup (``own`` names it) and each one above it,
+    the limit less the usage, the usage without the file cache the kernel can drop (``inactive_file`` of its
+    ``memory.stat``); the least of them. cgroup v2 (``memory.max``, ``memory.current``) where the process has a v2
+    cgroup, else v1's memory controller (``memory.limit_in_bytes``, ``memory.usage_in_bytes``). None where no level
+    sets a limit or none can be read."""
+    v2, v1 = None, None
+    try:
+        with open(own) as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if controllers == "":
+                    v2 = path
+                elif "memory" in controllers.split(","):
+                    v1 = path
+    except (OSError, ValueError):
+        pass
+    if os.path.exists(os.path.join(root, "cgroup.controllers")):  # (the unified hierarchy, v2)
+        base, path, files = root, v2 or "/", ("memory.max", "memory.current", "inactive_file")
+    else:
+        base, path = os.path.join(root, "memory"), v1 or "/"
+        files = ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file")
+    least: int | None = None
+    parts = [p for p in path.split("/") if p]
+    for depth in range(len(parts), -1, -1):  # (the process's own cgroup first, then each one above it)
+        headroom = _cgroup_level_headroom(os.path.join(base, *parts[:depth]), *files)
+        if headroom is not None and (least is None or headroom < least):
+            least = headroom
+    return least
+
+
+def _cgroup_level_headroom(folder: str, limit_file: str, usage_file: str, cache_key: str) -> int | None:
+    """One cgroup's limit less its usage (its droppable file cache left out), or None (no limit, or unreadable)."""
+    try:
+        with open(os.path.join(folder, limit_file)) as f:
+            limit = f.read().strip()
+        with open(os.path.join(folder, usage_file)) as f:
+            usage = f.read().strip()
+    except OSError:
+        return None
+    if not (limit.isdigit() and usage.isdigit()):
+        return None  # ("max": no limit)
+    cache = 0
+    try:
+        with open(os.path.join(folder, "memory.stat")) as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == cache_key and value.strip().isdigit():
+                    cache = int(value)
+    except OSError:
+        pass
+    return max(int(limit) - max(int(usage) - cache, 0), 0)
 
 
 def _gib(n: int) -> str:

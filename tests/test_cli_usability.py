@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -63,7 +64,7 @@ def test_watch_says_which_agent_holds_which_seat() -> None:
     assert " (aggressive) wins after " in lines[1] or " (random) wins after " in lines[1] or "no winner" in lines[1]
 
 
-def test_one_agent_per_seat_sets_the_player_count_as_evaluate_does() -> None:
+def test_one_agent_per_seat_sets_the_player_count_as_evaluate_does(tmp_path: Path) -> None:
     # (three agents without --players asked for "exactly 4", the default count)
     res = runner.invoke(
         app, ["watch", "--map", "small", "--turns", "1", "--show", "none", "--agents", "random,aggressive,balanced"]
@@ -75,9 +76,13 @@ def test_one_agent_per_seat_sets_the_player_count_as_evaluate_does() -> None:
     )
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[0] == "seats: player_0 = you, player_1 = random, player_2 = balanced"
-    # a preset of a fixed count, --players, or seven agents: the count stays and the agents must fit it
+    # a preset or a rules file of a fixed count, --players, or seven agents: the count stays and the agents must fit it
+    (tmp_path / "three.yaml").write_text("preset: fast\nnum_players: 3\n")
+    (tmp_path / "duel.yaml").write_text("preset: duel\nturn_limit: 30\n")
     for args, n, got in (
         (["--rules", "duel", "--agents", "random,random,random"], 2, 3),
+        (["--rules", str(tmp_path / "three.yaml"), "--agents", "random,random"], 3, 2),
+        (["--rules", str(tmp_path / "duel.yaml"), "--agents", "random,random,random"], 2, 3),
         (["--players", "4", "--agents", "random,random,random"], 4, 3),
         (["--agents", ",".join(["random"] * 7)], 6, 7),
     ):

@@ -44,6 +44,7 @@ __all__ = [
     "resolve_rules",
     "check_preset_players",
     "preset_player_count",
+    "rules_player_count",
     "parse_value",
     "parse_settings",
     "rules_files",
@@ -413,6 +414,27 @@ def preset_player_count(preset: str | None) -> int | None:
         return None
     fixed = PRESETS[preset].get("num_players")
     return None if fixed is None else int(fixed)
+
+
+def rules_player_count(name: str | None) -> int | None:
+    """The player count a preset or rules file fixes: a preset's own (:func:`preset_player_count`), a rules file's
+    ``num_players``, else the count of the preset it starts from; None where it takes any count, or where the file
+    does not read (:func:`resolve_rules` reports that).
+
+    >>> rules_player_count("duel"), rules_player_count("fast"), rules_player_count("stars")
+    (2, None, None)
+    """
+    if name is None or name in PRESETS:
+        return preset_player_count(name)
+    try:
+        switches = load_rules_file(name)
+    except ConfigError:
+        return None
+    fixed = switches.get("num_players")
+    if isinstance(fixed, int) and not isinstance(fixed, bool):
+        return fixed
+    inner = switches.get("preset")
+    return preset_player_count(inner) if isinstance(inner, str) else None
 
 
 def check_preset_players(preset: str | None, num_players: int | None) -> None:

@@ -65,7 +65,15 @@ from ..records.ansi import distinct_labels, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
 from ..records.replay import MAX_FPS, MIN_FPS
-from ..rules.config import PRESETS, RulesConfig, parse_settings, preset_player_count, resolve_rules, rules_files
+from ..rules.config import (
+    PRESETS,
+    RulesConfig,
+    parse_settings,
+    preset_player_count,
+    resolve_rules,
+    rules_files,
+    rules_player_count,
+)
 from ..rules.engine import Game
 from ..rules.moves import MoveKind
 from ..rules.state import Phase
@@ -168,10 +176,10 @@ def _agent_names(spec: str, n: int) -> list[str]:
 
 def _players_for(players: int | None, rules: str, agents: str, humans: int) -> int | None:
     """The player count a command plays: ``--players`` where given; else, where ``--agents`` names one agent per seat
-    of several and ``--rules`` fixes no count, those agents and ``humans`` seats (as ``risk-env evaluate`` takes its
-    count from its agents); else None (the preset's count, or 4)."""
+    of several and ``--rules`` fixes no count (a preset's or a rules file's), those agents and ``humans`` seats (as
+    ``risk-env evaluate`` takes its count from its agents); else None (the rules' count, or 4)."""
     given = [x for x in agents.split(",") if x.strip()]
-    if players is None and len(given) > 1 and preset_player_count(rules) is None:
+    if players is None and len(given) > 1 and rules_player_count(rules) is None:
         return min(len(given) + humans, 6)  # (more agents than 6 seats: refused by the seats' count)
     return players
 
@@ -299,8 +307,8 @@ _PLAYERS = typer.Option(
     "-n",
     min=2,
     max=6,
-    help="number of players, 2..6 (default: the preset's count, else one per agent of --agents when it names one per "
-    "seat, else 4)",
+    help="number of players, 2..6 (default: the count the rules fix, else one per agent of --agents when it names one "
+    "per seat, and one more for you in play and serve, else 4)",
 )
 _RULES = typer.Option(
     "classic",

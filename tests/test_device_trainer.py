@@ -1063,26 +1063,32 @@ def test_a_resumed_run_finds_its_snapshots_in_the_pool_of_the_folder_that_holds_
     assert (later / "pool" / "snap_000000128.pt").read_bytes() == b"pool/snap_000000128.pt"
     ckpt = later / "checkpoints" / "step_000000384.pt"
     own = [str(later / "pool" / n) for n in ("snap_000000128.pt", "snap_000000384.pt")]
-    assert resumed_snapshots(meta, ckpt, later) == own
-    assert resumed_snapshots(meta, ckpt, run) == own  # (into the run folder: nothing it needs moves aside)
+    assert resumed_snapshots(meta, ckpt, later, 10) == own
+    assert resumed_snapshots(meta, ckpt, run, 10) == own  # (into the run folder: nothing it needs moves aside)
     # where the checkpoint's folder lacks a snapshot, the recorded path; one in the run folder's pool, which a resume
     # of another folder's checkpoint into it would move aside, is refused
     (later / "pool" / "snap_000000128.pt").unlink()
-    assert resumed_snapshots(meta, ckpt, later) == [recorded[0], own[1]]
+    assert resumed_snapshots(meta, ckpt, later, 10) == [recorded[0], own[1]]
     with pytest.raises(ConfigError, match=r"would set the run there aside, and with it the self-play snapshot .*snap_000000128"):
-        resumed_snapshots(meta, ckpt, run)
+        resumed_snapshots(meta, ckpt, run, 10)
     # a copied run folder reads its own copies
     shutil.copytree(later, tmp_path / "copy")
     shutil.copy(run / "pool" / "snap_000000128.pt", tmp_path / "copy" / "pool")
     copied = tmp_path / "copy" / "checkpoints" / "step_000000384.pt"
-    assert resumed_snapshots(meta, copied, tmp_path / "copy") == [
+    assert resumed_snapshots(meta, copied, tmp_path / "copy", 10) == [
         str(tmp_path / "copy" / "pool" / n) for n in ("snap_000000128.pt", "snap_000000384.pt")
     ]
+    # only the snapshots a pool of max_snapshots keeps are needed (the first, an anchor, and the newest): the files
+    # of those it dropped may be gone
+    (run / "pool" / "snap_000000128.pt").unlink()
+    assert resumed_snapshots(meta, ckpt, later, 1) == [own[1]]
+    with pytest.raises(ConfigError, match=r"snapshot snap_000000128\.pt it plays against is neither in "):
+        resumed_snapshots(meta, ckpt, later, 2)
     # a snapshot found nowhere is named, before anything is written
     (later / "pool" / "snap_000000384.pt").unlink()
     with pytest.raises(ConfigError, match=r"the self-play snapshot snap_000000384.pt it plays against is neither in "):
-        resumed_snapshots(meta, ckpt, later)
-    assert resumed_snapshots({}, ckpt, later) == []
+        resumed_snapshots(meta, ckpt, later, 1)
+    assert resumed_snapshots({}, ckpt, later, 10) == []
 
 
 def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

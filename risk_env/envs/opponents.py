@@ -19,7 +19,7 @@ import random
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePath
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,6 +37,7 @@ __all__ = [
     "agent_resolver",
     "check_fits_game",
     "check_game_type",
+    "kept_snapshots",
     "preserve_global_rng",
     "reseed",
     "resolve_agent",
@@ -228,6 +229,23 @@ def reseed(agent: Any, seed: int) -> None:
         agent.rng = np.random.default_rng(seed)
 
 
+T = TypeVar("T")
+
+
+def kept_snapshots(snapshots: Sequence[T], max_snapshots: int) -> list[T]:
+    """The snapshots a pool of at most ``max_snapshots`` keeps, oldest first: the very first one (an anchor) and the
+    newest ``max_snapshots - 1``; the newest alone for ``max_snapshots`` 1. The one rule of :class:`OpponentPool`, the
+    batched :class:`~risk_env.vector.league.League` and a resumed run's list.
+
+    >>> kept_snapshots([1, 2, 3, 4, 5], 3), kept_snapshots([1, 2, 3], 1), kept_snapshots([1, 2], 5)
+    ([1, 4, 5], [3], [1, 2])
+    """
+    items = list(snapshots)
+    if len(items) <= max_snapshots:
+        return items
+    return items[-1:] if max_snapshots == 1 else items[:1] + items[len(items) - (max_snapshots - 1) :]
+
+
 class OpponentPool:
     """A self-play opponent pool: fixed baselines plus frozen snapshots of the learner.
 
@@ -309,9 +327,10 @@ class OpponentPool:
         if path in self.snapshots:
             return
         self.snapshots.append(path)
-        while len(self.snapshots) > self.max_snapshots:
-            dropped = self.snapshots.pop(1 if self.max_snapshots > 1 else 0)
+        kept = kept_snapshots(self.snapshots, self.max_snapshots)
+        for dropped in set(self.snapshots) - set(kept):
             self._cache.pop(f"snap:{dropped}", None)
+        self.snapshots = kept
 
     @staticmethod
     def key_of(spec: Any) -> str:

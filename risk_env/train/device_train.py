@@ -469,7 +469,8 @@ def train(
             )
         meta = checkpoint_meta(ckpt)
         run_dir = resumed_run_dir(cfg, ckpt)
-        snapshots = resumed_snapshots(meta, ckpt, run_dir)  # (each one found, before the run folder is touched)
+        # (each one found, before the run folder is touched)
+        snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)
     check_rules(cfg)  # (a map that does not load, too few armies, a variant the map lacks: before the run folder)
     device = resolve_device(cfg.ppo.device)
     init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
@@ -559,7 +560,7 @@ def train(
     def add_snapshot(t: int) -> None:
         path = run_dir / "pool" / f"snap_{t:09d}.pt"
         model.save(path)
-        run.snapshots.append(str(path))
+        run.record_snapshot(path)
         for lane in lanes:
             if lane.league is not None and lane.snapshot_policy is not None:
                 lane.league.add_snapshot(lane.snapshot_policy.frozen(path.stem), name=path.stem)

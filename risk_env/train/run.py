@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .._output import folder_problem
+from ..envs.opponents import kept_snapshots
 from ..errors import ConfigError
 from ..rules.config import RulesConfig
 from .config import TrainConfig
@@ -356,11 +357,16 @@ class Run:
             except ImportError:  # pragma: no cover
                 print(line, flush=True)
 
+    def record_snapshot(self, path: Path) -> None:
+        """Add a snapshot file to :attr:`snapshots`, the list a checkpoint keeps: those the pools keep
+        (:func:`~risk_env.envs.opponents.kept_snapshots`)."""
+        self.snapshots = kept_snapshots([*self.snapshots, str(path)], self.cfg.opponents.self_play.max_snapshots)
+
     def add_snapshot(self, model: Any, t: int) -> None:
         path = self.dir / "pool" / f"snap_{t:09d}{self.suffix}"
         path.parent.mkdir(parents=True, exist_ok=True)
         model.save(path)
-        self.snapshots.append(str(path))  # the pools drop old ones themselves (OpponentPool.add)
+        self.record_snapshot(path)
         self.venv.env_method("add_snapshot", str(path))
         self.log(f"self-play: snapshot {path.name} joins the opponent pool")
 
@@ -615,10 +621,11 @@ def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
     return cfg.run_dir
 
 
-def resumed_snapshots(meta: dict[str, Any], ckpt: Path, run_dir: Path) -> list[str]:
-    """The self-play snapshots a run resumed from ``ckpt`` plays against (the ``snapshots`` of its ``meta``), each
-    read from the ``pool/`` of the run folder that holds ``ckpt`` where it is there (a run folder copied, moved or set
-    aside by :func:`set_aside_later_branch`), else from the path the run recorded.
+def resumed_snapshots(meta: dict[str, Any], ckpt: Path, run_dir: Path, max_snapshots: int) -> list[str]:
+    """The self-play snapshots a run resumed from ``ckpt`` plays against: those of the ``snapshots`` of its ``meta``
+    that a pool of ``max_snapshots`` keeps (:func:`~risk_env.envs.opponents.kept_snapshots`; the files of the others
+    may be gone), each read from the ``pool/`` of the run folder that holds ``ckpt`` where it is there (a run folder
+    copied, moved or set aside by :func:`set_aside_later_branch`), else from the path the run recorded.
 
     Raises:
         ConfigError: a snapshot found in neither place; or one in ``run_dir/pool`` where the run resumes a checkpoint
@@ -627,7 +634,7 @@ def resumed_snapshots(meta: dict[str, Any], ckpt: Path, run_dir: Path) -> list[s
     """
     own_pool = Path(os.path.abspath(ckpt)).parent.parent / "pool"
     found: list[str] = []
-    for recorded in meta.get("snapshots", []):
+    for recorded in kept_snapshots(meta.get("snapshots", []), max_snapshots):
         here = own_pool / Path(recorded).name
         path = here if here.is_file() else Path(recorded)
         if not path.is_file():

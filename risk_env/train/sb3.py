@@ -402,7 +402,8 @@ def train(
         meta = checkpoint_meta(ckpt)
         _check_resumed_network(cfg, meta, str(resume))
         run_dir = resumed_run_dir(cfg, ckpt)
-        snapshots = resumed_snapshots(meta, ckpt, run_dir)  # (each one found, before the run folder is touched)
+        # (each one found, before the run folder is touched)
+        snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)
         for path in snapshots:
             _check_sb3_checkpoint(Path(path), path, where=f"resuming {ckpt}: its self-play snapshot")
     check_rules(cfg)  # (refused before the run folder is touched, the evaluation rules too)

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from ..envs.opponents import kept_snapshots
 from ..errors import ConfigError
 from .agents import BatchedPolicy, make_policy
 
@@ -161,9 +162,7 @@ class League:
         """
         label = name or str(getattr(policy, "name", f"snapshot-{len(self.snapshots) + 1}"))
         k = self._add(policy, label)
-        self.snapshots.append(k)
-        while len(self.snapshots) > self.max_snapshots:
-            self.snapshots.pop(1 if self.max_snapshots > 1 else 0)
+        self.snapshots = kept_snapshots([*self.snapshots, k], self.max_snapshots)
         return k
 
     def set_latest(self, policy: BatchedPolicy) -> int:

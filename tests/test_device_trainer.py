@@ -1017,6 +1017,25 @@ def test_a_fresh_run_into_an_earlier_runs_folder_sets_that_run_aside(tmp_path: P
     (other / "checkpoints" / "mine.txt").write_text("keep")
     train(_tiny(other, total_timesteps=128), progress=False, quiet=True)
     assert (other / "checkpoints" / "mine.txt").read_text() == "keep" and not list(other.glob("earlier-*"))
+    # ... but files a run would overwrite or rotate away, in a folder that holds no run, are refused (they were
+    # overwritten: --out . in a folder of the user's)
+    mine = tmp_path / "mine"
+    (mine / "checkpoints").mkdir(parents=True)
+    for name in ("model.pt", "results.json", "checkpoints/step_000000128.pt"):
+        (mine / name).write_text("the user's")
+    with pytest.raises(ConfigError) as e:
+        train(_tiny(mine, total_timesteps=128), progress=False, quiet=True)
+    assert str(e.value) == (
+        f"the run folder {str(mine)!r} holds results.json, model.pt, checkpoints/step_000000128.pt, but no run (no "
+        "config.yaml and train.log of one): a run there would overwrite them, add to them or rotate them away; move "
+        "them elsewhere, or give another --out"
+    )
+    assert sorted(str(p.relative_to(mine)) for p in mine.rglob("*")) == [
+        "checkpoints",
+        "checkpoints/step_000000128.pt",
+        "model.pt",
+        "results.json",
+    ]
 
 
 def test_checkpoints_sort_by_their_step_count_past_a_billion_steps(tmp_path: Path) -> None:

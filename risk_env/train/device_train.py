@@ -484,7 +484,7 @@ def train(
     snapshot_nets = {path: load_policy(path, device=device)[0] for path in snapshots}
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
-    check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
+    check_run_dir(run_dir, ckpt)  # (a file at its place or above it, a user's files in it: refused before training)
     moved = prepare_run_folder(run_dir, ckpt)  # (an earlier run, or checkpoints past the one resumed, move aside)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())

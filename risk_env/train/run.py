@@ -36,6 +36,7 @@ __all__ = [
     "check_opponents",
     "check_rules",
     "check_run_dir",
+    "holds_run",
     "set_aside_earlier_run",
     "set_aside_later_branch",
     "resumed_run_dir",
@@ -489,14 +490,18 @@ class Run:
             )
 
 
-def check_run_dir(run_dir: Path) -> None:
+def check_run_dir(run_dir: Path, ckpt: Path | None = None) -> None:
     """Refuse, before any training, a run folder (``--out``, ``out_dir``) that cannot be made or written: a file
     at its place, a file among the folders above it, a folder above it that this user may not write, a name longer
     than the file system takes, or a place where the system refuses new folders or files (``/proc``, ``/sys``, a
     read-only file system). The check is :func:`risk_env._output.folder_problem`'s, which leaves nothing behind.
 
+    Also refused: a folder that holds no run (:func:`holds_run`) but files a run would overwrite, add to or rotate
+    away (``model.pt``, ``results.json``, ``evals.jsonl``, ``checkpoints/step_*``, ``pool/snap_*``, ``final_eval/``),
+    unless the run resumes ``ckpt`` from that folder's ``checkpoints/`` (a set-aside branch, say).
+
     Raises:
-        ConfigError: the run folder and the system's reason.
+        ConfigError: the run folder and the system's reason, or the files a run would overwrite.
     """
     where = f"the run folder {str(run_dir)!r}"
     # (os.path's tests: False for a name the system cannot even look up, where Path's raise)
@@ -505,6 +510,24 @@ def check_run_dir(run_dir: Path) -> None:
     why = folder_problem(run_dir)
     if why is not None:
         raise ConfigError(f"{where} cannot be made or written: {why}: give another --out")
+    if not os.path.isdir(run_dir) or holds_run(run_dir) or (ckpt is not None and _in_checkpoints_of(ckpt, run_dir)):
+        return
+    found = [name for name in RUN_OUTPUTS if name not in ("checkpoints", "pool", "tb") and (run_dir / name).exists()]
+    found += [f"checkpoints/{p.name}" for p in checkpoints_in(run_dir / "checkpoints")]
+    pool = run_dir / "pool"
+    if pool.is_dir():
+        found += [f"pool/{p.name}" for p in sorted(pool.iterdir()) if checkpoint_step(p, "snap_") is not None]
+    if found:
+        shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
+        raise ConfigError(
+            f"{where} holds {shown}, but no run (no config.yaml and train.log of one): a run there would overwrite "
+            "them, add to them or rotate them away; move them elsewhere, or give another --out"
+        )
+
+
+def holds_run(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds a run of these trainers: its ``config.yaml`` and ``train.log``."""
+    return (run_dir / "config.yaml").is_file() and (run_dir / "train.log").is_file()
 
 
 RUN_OUTPUTS = (
@@ -549,7 +572,7 @@ def set_aside_earlier_run(run_dir: Path) -> Path | None:
     Raises:
         ConfigError: a file could not be moved (the message names it; nothing has moved).
     """
-    if not ((run_dir / "config.yaml").is_file() and (run_dir / "train.log").is_file()):
+    if not holds_run(run_dir):
         return None
     present = [name for name in RUN_OUTPUTS if (run_dir / name).exists() or (run_dir / name).is_symlink()]
     if not present:

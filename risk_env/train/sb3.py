@@ -412,7 +412,7 @@ def train(
 
     resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
     check_rollout_memory(cfg)  # (a buffer too large for the RAM: refused, not failed in numpy after the run began)
-    check_run_dir(run_dir)  # (a file at its place or above it: refused before any training)
+    check_run_dir(run_dir, ckpt)  # (a file at its place or above it, a user's files in it: refused before training)
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)
     t_start = time.monotonic()

@@ -79,6 +79,17 @@ def test_torch_threads_is_capped_at_a_fixed_documented_number():
         TrainConfig.from_dict({"torch_threads": 0})
 
 
+def test_every_count_key_reads_a_whole_number_in_e_notation():
+    # (env.n_envs=1e3 was "Input should be a valid integer, got 1000.0" where total_timesteps=1e3 was read)
+    cfg = load_config(
+        "device", ["env.n_envs=1e3", "ppo.n_steps=2e1", "checkpoint.keep=5.0", "seed=1e2", "ppo.learning_rate=1e-4"]
+    )
+    assert (cfg.env.n_envs, cfg.ppo.n_steps, cfg.checkpoint.keep, cfg.seed) == (1000, 20, 5, 100)
+    assert type(cfg.env.n_envs) is int and cfg.ppo.learning_rate == 1e-4
+    with pytest.raises(ConfigError, match=r"env\.n_envs: Input should be a valid integer, got 2\.5 \(set by the override"):
+        load_config("device", ["env.n_envs=2.5"])
+
+
 def test_total_timesteps_is_capped_at_a_trillion():
     """A typing slip such as --timesteps 1e30 is refused, not read as 'train until max_minutes'."""
     from risk_env.train.config import MAX_TIMESTEPS

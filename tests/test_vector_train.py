@@ -40,6 +40,7 @@ def test_vector_backend_builds_the_batched_env() -> None:
         (["opponents.baselines=[random,ppo-2p]"], "ppo-2p"),
         (["env.max_turn_steps=50"], "max_turn_steps"),
         (["opponents.pfsp.enabled=true"], r"opponents\.pfsp\.enabled: false \(the opponents are dealt to the slots once"),
+        (["env.vector_device=tpu"], r"^env\.vector_device='tpu' is not a torch device; available here: cpu"),
     ],
 )
 def test_vector_backend_names_what_it_lacks(sets: list[str], what: str) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -673,6 +673,19 @@ def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
     raise ConfigError(f"no training config {str(path)!r}; a path to a YAML file, or a shipped name: {', '.join(shipped)}")
 
 
+def _counts(key: str) -> bool:
+    """Whether the dotted config key names an integer field of :class:`TrainConfig` (``env.n_envs``, ``seed``...)."""
+    model: Any = TrainConfig
+    *sections, last = key.split(".")
+    for part in sections:
+        field = model.model_fields.get(part)
+        model = field.annotation if field is not None else None
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return False
+    field = model.model_fields.get(last)
+    return field is not None and int in (field.annotation, *get_args(field.annotation))
+
+
 def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
     """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy).
 
@@ -683,13 +696,8 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
     out = json.loads(json.dumps(dict(data)))
     for key, value in parse_settings(overrides, what="a training config key such as ppo.learning_rate").items():
         item = f"{key}={value}"
-        if (
-            isinstance(value, float)
-            and value.is_integer()
-            and key.split(".")[-1]
-            in ("total_timesteps", "every", "snapshot_every", "decisions", "dagger_decisions", "anneal_steps", "update_every")
-        ):
-            value = int(value)
+        if isinstance(value, float) and value.is_integer() and _counts(key):
+            value = int(value)  # (1e3 for a count: 1000, as the YAML file's 1_000 would be)
         node = out
         parts = key.split(".")
         for part in parts[:-1]:

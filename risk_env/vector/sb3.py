@@ -38,6 +38,7 @@ from gymnasium import spaces
 from .._extras import require
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
 from .agents import BATCHED_HEURISTICS, HeuristicPolicy, RandomPolicy, random_legal
+from .engine import resolve_device
 from .env import refuse_masked
 from .learner import FixedOpponents, LearnerEnv, LearnerStep
 from .network import NetworkPolicy
@@ -301,7 +302,7 @@ def build_train_env(cfg: TrainConfig) -> VecEnv:
         ConfigError: what the batched backend does not do: the graph policy (the batched
             engine gives the flat observation: use ``ppo.policy: mlp``), self-play, PFSP, baselines
             other than ``random`` and the batched heuristics, ``env.max_turn_steps``, or rules
-            the batched engine does not support.
+            the batched engine does not support; an ``env.vector_device`` torch does not know or has not here.
     """
     from stable_baselines3.common.vec_env import VecMonitor
 
@@ -323,6 +324,10 @@ def build_train_env(cfg: TrainConfig) -> VecEnv:
         problems.append("env.max_turn_steps: null")
     if problems:
         raise ConfigError("env.backend 'vector' needs " + "; ".join(problems))
+    try:
+        resolve_device(cfg.env.vector_device)
+    except ConfigError as e:  # ("device='cuda' is not available...": named by its key)
+        raise ConfigError(f"env.vector_{e}") from None
     names = list(cfg.opponents.baselines)
     w = np.asarray(cfg.opponents.weights if cfg.opponents.weights is not None else [1.0] * len(names), dtype=np.float64)
     picks = np.random.default_rng(cfg.seed).choice(len(names), size=cfg.env.n_envs, p=w / w.sum())

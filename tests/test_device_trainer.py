@@ -328,6 +328,9 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     train(_tiny(run, total_timesteps=384), resume=later / "checkpoints" / "step_000000384.pt", progress=False, quiet=True)
     (earlier,) = run.glob("earlier-*")
     assert latest_checkpoint(earlier) == earlier / "checkpoints" / "step_000000512.pt"
+    assert (  # (a resume with nothing left to train says so: it only played the final evaluation again)
+        "note: the run is at step 384, total_timesteps is 384: nothing to train; the final evaluation is played again"
+    ) in (run / "train.log").read_text()
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_000000384.json", "step_000000384.pt"]
     np.testing.assert_array_equal(_weights(run / "checkpoints" / "step_000000384.pt"), old_384)
     assert (later / "checkpoints" / "step_000000384.pt").is_file() and (run / "model.pt").is_file()

@@ -575,8 +575,7 @@ def train(
     )
     run.pfsp_trackers = {f"{lane.players}p": lane.league.pfsp for lane in lanes if lane.league is not None and lane.league.pfsp}
     if ckpt is not None:
-        run.log(f"resumed from {ckpt} at step {steps()}")
-        run.restore_pfsp(meta)  # (the league's results: drawn as before, not uniformly until the window refills)
+        run.resumed(ckpt, steps(), meta)  # (and the league's PFSP results: drawn as before, not uniformly)
     else:
         if p.init is not None:
             run.log(f"the network starts from {p.init} ({net.sizes['hidden']} wide, {net.sizes['rounds']} rounds)")

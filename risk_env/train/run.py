@@ -381,6 +381,17 @@ class Run:
             model.logger.record(f"pfsp/win_rate/{_safe(k)}", self.pfsp.win_rate(k))
             model.logger.record(f"pfsp/priority/{_safe(k)}", pr[k])
 
+    def resumed(self, ckpt: Path, t: int, meta: dict[str, Any]) -> None:
+        """Log a resume from ``ckpt`` at step ``t`` (and say so where ``total_timesteps`` leaves nothing to train),
+        and restore the PFSP results its ``meta`` kept (:meth:`restore_pfsp`)."""
+        self.log(f"resumed from {ckpt} at step {t}")
+        if t >= self.cfg.total_timesteps:
+            self.log(
+                f"note: the run is at step {t:,}, total_timesteps is {self.cfg.total_timesteps:,}: nothing to train; the "
+                "final evaluation is played again (raise --timesteps to train on)"
+            )
+        self.restore_pfsp(meta)
+
     def restore_pfsp(self, meta: dict[str, Any]) -> None:
         """Load the PFSP results a checkpoint's ``meta`` kept into :attr:`pfsp_trackers` (a tracker it did not keep,
         as in a checkpoint written before they were kept, starts empty), and log it. Call it once the run's log is

@@ -469,8 +469,7 @@ def train(
         model = algo.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
         if isinstance(model, KickstartPPO):
             model.kl_coef, model.anneal_steps = ks.kl_coef, ks.anneal_steps
-        run.log(f"resumed from {ckpt} at step {model.num_timesteps}")
-        run.restore_pfsp(meta)  # (the opponents' results: drawn as before, not uniformly until the window refills)
+        run.resumed(ckpt, model.num_timesteps, meta)  # (and the PFSP results: drawn as before, not uniformly)
         if not meta:  # a warm start from a plain model: schedule from its step count, not from 0
             run.align_schedule(model.num_timesteps)
         arch = model.policy_kwargs.get("net_arch")

@@ -10,6 +10,8 @@ import pytest
 import torch
 from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture applies to this module)
 
+from risk_env.errors import ConfigError
+
 SMALL: dict[str, Any] = dict(map="small", setup="random", num_players=2, turn_limit=30)
 
 
@@ -257,3 +259,22 @@ def test_sb3_face_takes_batched_policies_and_learner_env_opponents() -> None:
     ]:
         with pytest.raises(ConfigError, match=what):
             VectorSB3Env(2, **kwargs, **rules)  # type: ignore[arg-type]
+
+
+def test_sb3_face_refuses_reset_options_it_would_ignore() -> None:
+    """VectorSB3Env.set_options kept any options and the next reset ignored them: they are refused, None and empty
+    ones pass, and the env plays on."""
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(2, device=str(DEVICE), opponent="random", preset="fast", num_players=2)
+    for fine in (None, {}, [{}, {}]):
+        venv.set_options(fine)
+    for bad, unknown in (({"learner_seat": 1}, " (unknown: learner_seat)"), ([{"a": 1}, {}], " (unknown: a)"), ("x", "")):
+        with pytest.raises(ConfigError) as e:
+            venv.set_options(bad)  # type: ignore[arg-type]
+        assert str(e.value) == (
+            f"VectorSB3Env takes no reset options, got {bad!r}{unknown}; its games are set by the constructor's rules, "
+            "seat and opponents"
+        )
+    assert venv.reset().shape == (2, venv.observation_space.shape[0])
+    venv.close()

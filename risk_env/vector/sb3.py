@@ -178,6 +178,22 @@ class VectorSB3Env(VecEnv):
         check_seed(seed, allow_none=True, torch_seed=True)
         return super().seed(None if seed is None else int(seed))
 
+    def set_options(self, options: list[dict[str, Any]] | dict[str, Any] | None = None) -> None:
+        """SB3's ``VecEnv.set_options``: this env takes no reset options, so only None or empty ones.
+
+        Raises:
+            ConfigError: any option (it was kept and silently ignored at the next reset).
+        """
+        given = [options] if isinstance(options, dict) else list(options or [])
+        named = sorted({str(k) for o in given if isinstance(o, dict) for k in o})
+        if named or any(not isinstance(o, dict) for o in given):
+            raise ConfigError(
+                f"VectorSB3Env takes no reset options, got {options!r}"
+                + (f" (unknown: {', '.join(named)})" if named else "")
+                + "; its games are set by the constructor's rules, seat and opponents"
+            )
+        super().set_options(None)
+
     def reset(self) -> VecEnvObs:
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
         self._seeds = []

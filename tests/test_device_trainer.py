@@ -315,7 +315,11 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     ]
     # (the set-aside branch's evaluations from its start, for its curves)
     assert [json.loads(line)["timesteps"] for line in (later / "evals.jsonl").read_text().splitlines()] == [128, 256, 384]
-    assert [json.loads(line)["timesteps"] for line in (run / "evals.jsonl").read_text().splitlines()] == [128, 256, 384]
+    rows = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [r["timesteps"] for r in rows] == [128, 256, 384]
+    # (the wall clock goes on from the checkpoint's: plot-training drew it restarting at the resume)
+    resumed_from = json.loads((run / "checkpoints" / "step_000000256.json").read_text())["wall_seconds"]
+    assert rows[1]["wall_seconds"] <= resumed_from <= rows[2]["wall_seconds"]
     np.testing.assert_array_equal(_weights(later / "checkpoints" / "step_000000384.pt"), old_384)
     assert latest_checkpoint(run) == run / "checkpoints" / "step_000000384.pt"
     # (a new file, of the same weights: the resumed run replays the steps from 256 exactly)

@@ -9,7 +9,7 @@ to ``<run>/evals.jsonl``::
 and the final evaluation (more games) to ``<run>/results.json``. :func:`plot_runs`
 draws, for one or more runs, the win rate against every opponent as a line with
 its 95 % interval as a band and error bars, over learner decisions (left) and over wall time
-(right; the time since the run started, evaluations included), with the final
+(right; the time since the run started, evaluations included, a resumed run's time before its resume too), with the final
 evaluation as a point with an error bar. Command line (``risk-env plot-training``; ``scripts/plot_training.py``
 is the same command)::
 

@@ -11,6 +11,7 @@ on-device one (:mod:`risk_env.train.device_train`) share them.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -329,6 +330,7 @@ class Run:
         self.next_eval = cfg.eval.every
         self.deadline: float | None = None
         self.t_start = time.monotonic()
+        self.wall_offset = 0.0  # (a resumed run's wall seconds before this process: its curves go on, not restart)
         self.stopped_early = False
         pf = cfg.opponents.pfsp
         self.pfsp: PFSPTracker | None = PFSPTracker(pf.power, pf.window) if pf.enabled else None
@@ -381,10 +383,18 @@ class Run:
             model.logger.record(f"pfsp/win_rate/{_safe(k)}", self.pfsp.win_rate(k))
             model.logger.record(f"pfsp/priority/{_safe(k)}", pr[k])
 
+    def wall_seconds(self) -> float:
+        """Wall-clock seconds of the run so far, those before a resume included (``evals.jsonl``'s ``wall_seconds``)."""
+        return self.wall_offset + time.monotonic() - self.t_start
+
     def resumed(self, ckpt: Path, t: int, meta: dict[str, Any]) -> None:
         """Log a resume from ``ckpt`` at step ``t`` (and say so where ``total_timesteps`` leaves nothing to train),
-        and restore the PFSP results its ``meta`` kept (:meth:`restore_pfsp`)."""
+        take up the wall-clock seconds its ``meta`` counted, and restore the PFSP results it kept
+        (:meth:`restore_pfsp`)."""
         self.log(f"resumed from {ckpt} at step {t}")
+        wall = meta.get("wall_seconds")
+        if isinstance(wall, (int, float)) and not isinstance(wall, bool) and math.isfinite(wall) and wall >= 0:
+            self.wall_offset = float(wall)
         if t >= self.cfg.total_timesteps:
             self.log(
                 f"note: the run is at step {t:,}, total_timesteps is {self.cfg.total_timesteps:,}: nothing to train; the "
@@ -420,6 +430,7 @@ class Run:
             "next_snapshot": self.next_snapshot,
             "next_checkpoint": self.next_checkpoint,
             "next_eval": self.next_eval,
+            "wall_seconds": round(self.wall_seconds(), 1),
             "pfsp": {k: tracker.state_dict() for k, tracker in self.pfsp_trackers.items()},
             "config": self.cfg.model_dump(mode="json"),
         }
@@ -493,7 +504,7 @@ class Run:
                 json.dumps(
                     {
                         "timesteps": t,
-                        "wall_seconds": round(time.monotonic() - self.t_start, 1),
+                        "wall_seconds": round(self.wall_seconds(), 1),
                         **{k: vars(v) for k, v in res.items()},
                     }
                 )

@@ -739,7 +739,7 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     first.write_bytes(first.read_bytes()[:100])
     earliest = sorted((tmp_path / "sp" / "checkpoints").glob("step_*.pt"))[0]
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "sp").rglob("*")}
-    with pytest.raises(RiskError, match=f"'{first}' is not a readable policy file"):
+    with pytest.raises(ConfigError, match=f"its self-play snapshot does not load: '{first}' is not a readable policy file"):
         train(_tiny(tmp_path / "sp", **{"rules.turn_limit": 2}), resume=earliest, progress=False, quiet=True)
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "sp").rglob("*")} == before
 
@@ -1121,6 +1121,7 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
     # (an OSError in the middle was raised raw, after part of the earlier run had moved)
     import os
     import shutil
+    import signal
 
     from risk_env.train import run as run_module
     from risk_env.train.run import set_aside_earlier_run, set_aside_later_branch
@@ -1180,7 +1181,36 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
     with pytest.raises(KeyboardInterrupt):
         set_aside_earlier_run(run)
     assert layout() == files and not list(run.glob("earlier-*"))
+    # a real SIGINT is held back until the move is done or undone: one in the middle, and a second one while what
+    # moved goes back (it stranded files), and one after the evaluations were split (they were lost)
+    moved.clear()
+
+    def signalled(source: Any, target: Any) -> Any:
+        moved.append(Path(source).name)
+        if len(moved) in (2, 4):  # (the second while the first two moves are undone)
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_move(source, target)
+
+    monkeypatch.setattr(run_module.shutil, "move", signalled)
+    with pytest.raises(KeyboardInterrupt):
+        set_aside_earlier_run(run)
+    assert len(moved) == 4 and layout() == files and not list(run.glob("earlier-*"))
     monkeypatch.setattr(run_module.shutil, "move", real_move)
+    (run / "pool").mkdir()
+    (run / "pool" / "snap_000000128.pt").write_text("s")  # (copied into the set-aside folder, in its finish)
+    files["pool/snap_000000128.pt"] = "s"
+
+    real_copy2 = shutil.copy2
+
+    def copy_then_signal(source: Any, target: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_copy2(source, target)
+
+    monkeypatch.setattr(run_module.shutil, "copy2", copy_then_signal)
+    with pytest.raises(KeyboardInterrupt):
+        set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
+    assert layout() == files and not list(run.glob("later-*"))
+    monkeypatch.setattr(run_module.shutil, "copy2", real_copy2)
     later = set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
     assert later is not None and (run / "evals.jsonl").read_text() == '{"timesteps": 128}\n'
     assert (later / "evals.jsonl").read_text() == files["evals.jsonl"] and (later / "model.pt").read_text() == "m"

@@ -362,6 +362,21 @@ def test_a_broken_checkpoint_metadata_file_is_a_config_error(tmp_path, capsys):
         code, _, err = run_cli("train", "--resume", tmp_path, "--print-config")
         assert code == 2
         assert err.startswith(f"error: {ck.with_suffix('.json')}") and err.count("\n") == 1
+    # entries a resume reads, of the wrong kind (a TypeError once the folder had been rearranged)
+    from risk_env.train.run import checkpoint_meta
+
+    for entry, message in (
+        ('"next_eval": null', "the checkpoint's 'next_eval' is a step count (an integer >= 0), got None"),
+        ('"timesteps": -5', "the checkpoint's 'timesteps' is a step count (an integer >= 0), got -5"),
+        ('"next_snapshot": true', "the checkpoint's 'next_snapshot' is a step count (an integer >= 0), got True"),
+        ('"snapshots": 5', "the checkpoint's 'snapshots' is a list of snapshot paths, got 5"),
+        ('"snapshots": ["a", 3]', "the checkpoint's 'snapshots' is a list of snapshot paths, got ['a', 3]"),
+        ('"wall_seconds": "soon"', "the checkpoint's 'wall_seconds' is a number of seconds >= 0, got 'soon'"),
+    ):
+        ck.with_suffix(".json").write_text(f'{{"config": {{}}, {entry}}}')
+        with pytest.raises(ConfigError) as info:
+            checkpoint_meta(ck)
+        assert str(info.value) == f"{ck.with_suffix('.json')}: {message}"
 
 
 # ---------------------------------------------------------------------- a tiny run
@@ -550,6 +565,12 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
         ConfigError,
         match=r"^resuming .*step_000000256\.zip: its self-play snapshot: snap_000000128\.zip is damaged \(its policy\.pth ",
     ):
+        train(_tiny(run, total_timesteps=512), resume=ckpts[0], progress=False, quiet=True)
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before and not list(run.glob("later-*"))
+    # ... and one whose archive reads but whose policy does not load (it failed in the pool, after the folder moved)
+    snap.write_bytes(garbage.read_bytes())
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    with pytest.raises(ConfigError, match=r"^resuming .*: its self-play snapshot .*snap_000000128\.zip does not load here \("):
         train(_tiny(run, total_timesteps=512), resume=ckpts[0], progress=False, quiet=True)
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before and not list(run.glob("later-*"))
 

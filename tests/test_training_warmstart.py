@@ -294,6 +294,15 @@ def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused
         checkpoint_meta(tmp_path / "step_000000128.zip")
     (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "pfsp": {"pool": state}}))
     assert checkpoint_meta(tmp_path / "step_000000128.zip")["pfsp"]["pool"] == state
+    # the priorities pushed and logged are those of the opponents drawn now: a dropped snapshot's results stay out
+    from risk_env.train.run import Run
+
+    run = Run(_tiny(tmp_path / "run"), tmp_path / "run", quiet=True)
+    assert run.pfsp is not None and run.pfsp_trackers == {"pool": run.pfsp}
+    for key in ("random", "snap_000000064", "snap_000000128", "balanced"):
+        run.pfsp.record([key], 1.0)
+    run.snapshots = ["/runs/a/pool/snap_000000128.zip"]  # (snap_000000064 dropped from the pool)
+    assert run.pool_keys() == ["random", "balanced", "snap_000000128"]
 
 
 def test_envs_report_scores_and_opponents_to_pfsp():

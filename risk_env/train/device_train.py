@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from ..errors import ConfigError
+from ..errors import ConfigError, RiskError
 from .config import TrainConfig
 from .run import (
     Run,
@@ -481,7 +481,12 @@ def train(
         init_net, saved = load_policy(ckpt, device=device)
         check_init_sizes(cfg, init_net, resumed=str(resume))
     # the self-play snapshots a resumed run plays against, read before the run folder is touched
-    snapshot_nets = {path: load_policy(path, device=device)[0] for path in snapshots}
+    snapshot_nets = {}
+    for path in snapshots:
+        try:
+            snapshot_nets[path] = load_policy(path, device=device)[0]
+        except RiskError as e:
+            raise ConfigError(f"resuming {ckpt}: its self-play snapshot does not load: {e}") from None
     check_opponents(cfg)  # (refused before the run folder is touched)
     check_memory(cfg, device)  # (a batch too large for the memory: refused, not killed by the system)
     check_run_dir(run_dir, ckpt)  # (a file at its place or above it, a user's files in it: refused before training)

@@ -15,6 +15,9 @@ import math
 import os
 import re
 import shutil
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .._output import folder_problem
-from ..envs.opponents import kept_snapshots
+from ..envs.opponents import OpponentPool, kept_snapshots
 from ..errors import ConfigError
 from ..rules.config import RulesConfig
 from .config import TrainConfig
@@ -377,11 +380,17 @@ class Run:
         """Push the PFSP priorities to every env's opponent pool and log them."""
         if self.pfsp is None or not self.pfsp.results:
             return
-        pr = self.pfsp.priorities()
+        pr = self.pfsp.priorities(self.pool_keys())
         self.venv.env_method("set_opponent_priorities", pr)
         for k in pr:
             model.logger.record(f"pfsp/win_rate/{_safe(k)}", self.pfsp.win_rate(k))
             model.logger.record(f"pfsp/priority/{_safe(k)}", pr[k])
+
+    def pool_keys(self) -> list[str]:
+        """The PFSP keys of the opponents the pools draw now: the baselines and the kept snapshots
+        (:meth:`OpponentPool.snapshot_key <risk_env.envs.opponents.OpponentPool.snapshot_key>`), those met so far."""
+        now = [*self.cfg.opponents.baselines, *(OpponentPool.snapshot_key(p) for p in self.snapshots)]
+        return [k for k in now if self.pfsp is not None and k in self.pfsp.results]
 
     def wall_seconds(self) -> float:
         """Wall-clock seconds of the run so far, those before a resume included (``evals.jsonl``'s ``wall_seconds``)."""
@@ -392,9 +401,7 @@ class Run:
         take up the wall-clock seconds its ``meta`` counted, and restore the PFSP results it kept
         (:meth:`restore_pfsp`)."""
         self.log(f"resumed from {ckpt} at step {t}")
-        wall = meta.get("wall_seconds")
-        if isinstance(wall, (int, float)) and not isinstance(wall, bool) and math.isfinite(wall) and wall >= 0:
-            self.wall_offset = float(wall)
+        self.wall_offset = float(meta.get("wall_seconds", 0.0))  # (checked by checkpoint_meta)
         if t >= self.cfg.total_timesteps:
             self.log(
                 f"note: the run is at step {t:,}, total_timesteps is {self.cfg.total_timesteps:,}: nothing to train; the "
@@ -487,7 +494,7 @@ class Run:
                 f"pfsp @ {t}: "
                 + ", ".join(
                     f"{Path(k).name} scored {pf.win_rate(k):.0%} over {pf.games(k)} -> priority {v:.2f}"
-                    for k, v in pf.priorities().items()
+                    for k, v in pf.priorities(self.pool_keys()).items()
                 )
             )
         # SB3's public logger; before learn() it has none yet (the warm start's evaluation) and the property raises
@@ -600,7 +607,7 @@ def set_aside_earlier_run(run_dir: Path) -> Path | None:
     if not present:
         return None
     moves = [(run_dir / name, Path(name)) for name in [*present, "config.yaml"]]  # (its config beside its files)
-    return _move_aside(run_dir, "earlier", moves, None, f"cannot set aside the earlier run in {run_dir}", "its")
+    return _move_aside(run_dir, "earlier", moves, None, None, f"cannot set aside the earlier run in {run_dir}", "its")
 
 
 def _move_aside(
@@ -608,33 +615,50 @@ def _move_aside(
     prefix: str,
     moves: list[tuple[Path, Path]],
     finish: Callable[[Path], None] | None,
+    undo: Callable[[], None] | None,
     refusal: str,
     whose: str,
 ) -> Path:
     """Move each ``(source, name)`` of ``moves`` to ``name`` in a new folder ``run_dir/<prefix>-<date>-<time>``, then
-    call ``finish`` with that folder; all or nothing: where a step fails, what moved goes back, the folder is removed
-    and a :class:`ConfigError` begins with ``refusal``."""
+    call ``finish`` with that folder; all or nothing: where a step fails, or Ctrl-C comes (held back until the moves
+    are done or undone, a second one too), what moved goes back, ``undo`` undoes what ``finish`` did, the folder is
+    removed and a :class:`ConfigError` begins with ``refusal`` (``KeyboardInterrupt`` goes on as it came)."""
+    interrupts: list[int] = []
+    held = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupts.append(signum)) if held else None
     aside: Path | None = None
     done: list[tuple[Path, Path]] = []
     try:
-        aside = _new_folder(run_dir, prefix)
-        for source, name in moves:
-            (aside / name).parent.mkdir(exist_ok=True)
-            shutil.move(source, aside / name)  # (a rename; a copy where the two lie on other disks)
-            done.append((source, aside / name))
-        if finish is not None:
-            finish(aside)
-    except BaseException as e:  # (Ctrl-C too: what moved goes back before the interrupt goes on)
-        for source, target in reversed(done):
-            shutil.move(target, source)
-        if aside is not None:
-            shutil.rmtree(aside, ignore_errors=True)
-        if not isinstance(e, OSError):
-            raise
-        raise ConfigError(
-            f"{refusal} ({e.strerror or type(e).__name__}: {e.filename}): nothing moved; make {whose} files movable, "
-            "or write the run into another folder with --out"
-        ) from None
+        try:
+            aside = _new_folder(run_dir, prefix)
+            for source, name in moves:
+                (aside / name).parent.mkdir(exist_ok=True)
+                shutil.move(source, aside / name)  # (a rename; a copy where the two lie on other disks)
+                done.append((source, aside / name))
+                if interrupts:
+                    raise KeyboardInterrupt
+            if finish is not None:
+                finish(aside)
+            if interrupts:
+                raise KeyboardInterrupt
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                print(f"interrupted: putting back the {len(done):,} files moved so far", file=sys.stderr, flush=True)
+            for source, target in reversed(done):
+                shutil.move(target, source)
+            if undo is not None:
+                undo()
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)
+            if not isinstance(e, OSError):
+                raise
+            raise ConfigError(
+                f"{refusal} ({e.strerror or type(e).__name__}: {e.filename}): nothing moved; make {whose} files "
+                "movable, or write the run into another folder with --out"
+            ) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return aside
 
 
@@ -737,6 +761,7 @@ def set_aside_later_branch(run_dir: Path, ckpt: Path) -> Path | None:
     final = ("final_eval", "results.json", "model.pt", "model.zip", "eval_model.pt", "eval_model.zip")
     moves.update({run_dir / name: Path(name) for name in final if (run_dir / name).exists()})
     earlier_snaps = [p for p in snaps if p not in moves and p.is_file()]
+    original = evals.read_bytes() if later else b""
 
     def finish(aside: Path) -> None:
         # the snapshots the branch played before the step are copied (not linked: the new branch may write snapshots
@@ -747,15 +772,24 @@ def set_aside_later_branch(run_dir: Path, ckpt: Path) -> Path | None:
             shutil.copy2(p, aside / "pool" / p.name)
         if later:
             (aside / "evals.jsonl").write_bytes(_encoded(kept + later))
-            part = evals.with_name(evals.name + ".part")
-            try:
-                part.write_bytes(_encoded(kept))
-                os.replace(part, evals)  # (the whole file or none of it)
-            finally:
-                part.unlink(missing_ok=True)
+            _replace_bytes(evals, _encoded(kept))
+
+    def undo() -> None:
+        if later and evals.read_bytes() != original:
+            _replace_bytes(evals, original)
 
     refusal = f"cannot set aside the run's files past {ckpt.name} in {run_dir}"
-    return _move_aside(run_dir, "later", list(moves.items()), finish, refusal, "those")
+    return _move_aside(run_dir, "later", list(moves.items()), finish, undo, refusal, "those")
+
+
+def _replace_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a file beside it, then a rename)."""
+    part = path.with_name(path.name + ".part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _encoded(lines: list[str]) -> bytes:
@@ -832,7 +866,8 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
     when there is none.
 
     Raises:
-        ConfigError: the file is not JSON text holding an object (the message names the file).
+        ConfigError: the file is not JSON text holding an object, or an entry a resume reads is not of its kind (step
+            counts, the snapshot list, the wall seconds, the PFSP results); the message names the file.
     """
     mp = checkpoint.with_suffix(".json")
     if not mp.exists():
@@ -843,6 +878,16 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
         raise ConfigError(f"{mp}: cannot read the checkpoint's metadata ({type(e).__name__}: {e})") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("config", {}), dict):
         raise ConfigError(f"{mp}: a checkpoint's metadata is a JSON object with a 'config' mapping")
+    for key in ("timesteps", "next_snapshot", "next_checkpoint", "next_eval"):
+        value = meta.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"{mp}: the checkpoint's {key!r} is a step count (an integer >= 0), got {value!r}")
+    listed = meta.get("snapshots", [])
+    if not isinstance(listed, list) or not all(isinstance(x, str) and x for x in listed):
+        raise ConfigError(f"{mp}: the checkpoint's 'snapshots' is a list of snapshot paths, got {str(listed)[:200]}")
+    wall = meta.get("wall_seconds", 0.0)
+    if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall) or wall < 0:
+        raise ConfigError(f"{mp}: the checkpoint's 'wall_seconds' is a number of seconds >= 0, got {wall!r}")
     kept = meta.get("pfsp", {})
     try:
         if not isinstance(kept, dict):

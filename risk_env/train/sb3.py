@@ -242,6 +242,39 @@ def _check_sb3_checkpoint(ckpt: Path, resume: str, where: str | None = None) -> 
         raise ConfigError(f"{where}: {ckpt.name} is damaged (its {damaged} does not read)")
 
 
+def _load_resumed(ckpt: Path, resume: str, venv: Any, cfg: TrainConfig, tb: str, snapshots: Sequence[str]) -> Any:
+    """The checkpoint's model on ``venv`` (the config's PPO settings from here on, the network the checkpoint's), each
+    self-play snapshot loaded and checked against the rules once: all before the run folder changes.
+
+    Raises:
+        ConfigError: the checkpoint or a snapshot does not load (a damaged member, a network of other sizes), or a
+            snapshot cannot play these rules; the message names the file.
+    """
+    from sb3_contrib import MaskablePPO
+
+    from ..agents import MaskablePPOAgent
+    from ..rules.engine import Game
+    from .kickstart import KickstartPPO
+
+    p, ks = cfg.ppo, cfg.kickstart
+    keys = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef")
+    hyper = {k: getattr(p, k) for k in (*keys, "vf_coef", "max_grad_norm")}
+    algo = KickstartPPO if ks.enabled else MaskablePPO
+    try:
+        model = algo.load(ckpt, env=venv, device=p.device, tensorboard_log=tb, custom_objects=hyper)
+    except Exception as e:  # (torch and SB3 raise several types for a damaged or foreign policy)
+        first = (str(e).strip().splitlines() or [""])[0][:300]
+        raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({type(e).__name__}: {first})") from None
+    game = Game(cfg.rules_config)
+    for path in snapshots:
+        try:
+            MaskablePPOAgent(path).check_game(game)
+        except Exception as e:  # (the pool loads them later, in the env processes, after the folder changed)
+            first = (str(e).strip().splitlines() or [""])[0][:300]
+            raise ConfigError(f"resuming {ckpt}: its self-play snapshot {path} does not load here ({first})") from None
+    return model
+
+
 def rollout_buffer_bytes(observation_space: Any, action_space: Any, peak: bool = False) -> int:
     """Bytes one decision of one env takes in MaskablePPO's rollout buffer: the observation as its space stores it
     (every key of a dict observation, the action mask among them), the action, the mask again as float32 (sb3-contrib
@@ -432,6 +465,17 @@ def train(
             venv.close()
             raise
     run.venv = venv
+    p = cfg.ppo
+    ks = cfg.kickstart
+    from .kickstart import KickstartPPO
+
+    model: Any = None
+    if ckpt is not None:  # (the checkpoint and its snapshots load, or are refused before the run folder changes)
+        try:
+            model = _load_resumed(ckpt, str(resume), venv, cfg, str(run_dir / "tb"), snapshots)
+        except ConfigError:
+            venv.close()
+            raise
     moved = prepare_run_folder(run_dir, ckpt)  # (an earlier run, or checkpoints past the one resumed, move aside)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
@@ -443,30 +487,8 @@ def train(
         f"turn limit {rules.turn_limit} | "
         f"{n_envs} envs ({type(venv).__name__}) | {cfg.total_timesteps} steps | seed {cfg.seed}"
     )
-    p = cfg.ppo
-    ks = cfg.kickstart
-    from .kickstart import KickstartPPO
 
     if ckpt is not None:
-        # the config's PPO settings apply from here on (a warm start may change them); the
-        # network is the checkpoint's
-        hyper = {
-            k: getattr(p, k)
-            for k in (
-                "learning_rate",
-                "n_steps",
-                "batch_size",
-                "n_epochs",
-                "gamma",
-                "gae_lambda",
-                "clip_range",
-                "ent_coef",
-                "vf_coef",
-                "max_grad_norm",
-            )
-        }
-        algo = KickstartPPO if ks.enabled else MaskablePPO
-        model = algo.load(ckpt, env=venv, device=p.device, tensorboard_log=str(run_dir / "tb"), custom_objects=hyper)
         if isinstance(model, KickstartPPO):
             model.kl_coef, model.anneal_steps = ks.kl_coef, ks.anneal_steps
         run.resumed(ckpt, model.num_timesteps, meta)  # (and the PFSP results: drawn as before, not uniformly)

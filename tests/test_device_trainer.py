@@ -5,6 +5,7 @@ reproducibility for a seed, and its config checks."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -1043,6 +1044,22 @@ def test_a_fresh_run_into_an_earlier_runs_folder_sets_that_run_aside(tmp_path: P
         "model.pt",
         "results.json",
     ]
+    # links to nothing (the run wrote through them, or failed half-way on one), a config.yaml of the user's alone
+    for name, shown in (
+        ("evals.jsonl", "evals.jsonl"),
+        ("checkpoints", "checkpoints (a link to nothing)"),
+        ("config.yaml", None),
+    ):
+        folder = tmp_path / f"with-{name}"
+        folder.mkdir()
+        if shown is None:
+            (folder / name).write_text("# the user's own\n")
+            shown = name
+        else:
+            (folder / name).symlink_to(tmp_path / "nowhere" / name)
+        with pytest.raises(ConfigError, match=f"holds {re.escape(shown)}, but no run"):
+            train(_tiny(folder, total_timesteps=128), progress=False, quiet=True)
+        assert [p.name for p in folder.iterdir()] == [name] and not (tmp_path / "nowhere").exists()
 
 
 def test_checkpoints_sort_by_their_step_count_past_a_billion_steps(tmp_path: Path) -> None:
@@ -1195,6 +1212,26 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
     with pytest.raises(KeyboardInterrupt):
         set_aside_earlier_run(run)
     assert len(moved) == 4 and layout() == files and not list(run.glob("earlier-*"))
+    # SIGTERM (timeout, a job scheduler) is held back the same way, then goes to its own handler
+    moved.clear()
+
+    def terminated(source: Any, target: Any) -> Any:
+        moved.append(Path(source).name)
+        if len(moved) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_move(source, target)
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise SystemExit(143)
+
+    monkeypatch.setattr(run_module.shutil, "move", terminated)
+    before_term = signal.signal(signal.SIGTERM, on_term)
+    try:
+        with pytest.raises(SystemExit):
+            set_aside_earlier_run(run)
+    finally:
+        signal.signal(signal.SIGTERM, before_term)
+    assert layout() == files and not list(run.glob("earlier-*"))
     monkeypatch.setattr(run_module.shutil, "move", real_move)
     (run / "pool").mkdir()
     (run / "pool" / "snap_000000128.pt").write_text("s")  # (copied into the set-aside folder, in its finish)

@@ -86,6 +86,8 @@ def test_every_count_key_reads_a_whole_number_in_e_notation():
     )
     assert (cfg.env.n_envs, cfg.ppo.n_steps, cfg.checkpoint.keep, cfg.seed) == (1000, 20, 5, 100)
     assert type(cfg.env.n_envs) is int and cfg.ppo.learning_rate == 1e-4
+    cfg = load_config("device", ["rules.turn_limit=1.6e2", "eval.rules.turn_limit=2e2", "rules.starting_armies=3e1"])
+    assert (cfg.rules_config.turn_limit, cfg.eval_rules_config.turn_limit, cfg.rules_config.starting_armies) == (160, 200, 30)
     with pytest.raises(ConfigError, match=r"env\.n_envs: Input should be a valid integer, got 2\.5 \(set by the override"):
         load_config("device", ["env.n_envs=2.5"])
 
@@ -574,6 +576,10 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
         train(_tiny(run, total_timesteps=512), resume=ckpts[0], progress=False, quiet=True)
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before and not list(run.glob("later-*"))
 
+    # a plain model file has no .json: its network itself is compared with the config (it trained on silently)
+    with pytest.raises(ConfigError, match=r"continues a network of ppo\.graph_hidden=32, but ppo\.graph_hidden=16"):
+        train(_tiny(tmp_path / "other", total_timesteps=512, **{"ppo.graph_hidden": 16}), resume=res2.model_path, quiet=True)
+    assert not (tmp_path / "other").exists()
     # a warm start from a plain model file into a new run: the schedule goes on from the model's steps
     warm = train(_tiny(tmp_path / "warm", total_timesteps=512), resume=res2.model_path, progress=False, quiet=True)
     assert warm.timesteps == 512

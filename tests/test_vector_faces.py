@@ -269,7 +269,8 @@ def test_sb3_face_refuses_reset_options_it_would_ignore() -> None:
     venv = VectorSB3Env(2, device=str(DEVICE), opponent="random", preset="fast", num_players=2)
     for fine in (None, {}, [{}, {}]):
         venv.set_options(fine)
-    for bad, unknown in (({"learner_seat": 1}, " (unknown: learner_seat)"), ([{"a": 1}, {}], " (unknown: a)"), ("x", "")):
+    bads = (({"learner_seat": 1}, " (unknown: learner_seat)"), ([{"a": 1}, {}], " (unknown: a)"), ("x", ""), (5, ""))
+    for bad, unknown in (*bads, (0, ""), ([{}, {}, {}], ""), ([None, None], "")):
         with pytest.raises(ConfigError) as e:
             venv.set_options(bad)  # type: ignore[arg-type]
         assert str(e.value) == (

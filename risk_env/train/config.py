@@ -18,6 +18,7 @@ section goes through :func:`risk_env.rules.config.resolve_rules`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -674,9 +675,13 @@ def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
 
 
 def _counts(key: str) -> bool:
-    """Whether the dotted config key names an integer field of :class:`TrainConfig` (``env.n_envs``, ``seed``...)."""
+    """Whether the dotted config key names an integer field of :class:`TrainConfig` (``env.n_envs``, ``seed``...) or of
+    the rules it holds (``rules.turn_limit``: :class:`RulesConfig`'s)."""
     model: Any = TrainConfig
     *sections, last = key.split(".")
+    if sections in (["rules"], ["eval", "rules"]):  # (a mapping of rule switches: RulesConfig's own fields say)
+        kinds = {f.name: f.type for f in dataclasses.fields(RulesConfig)}
+        return kinds.get(last) in (int, "int", "int | None")
     for part in sections:
         field = model.model_fields.get(part)
         model = field.annotation if field is not None else None

@@ -526,8 +526,9 @@ def check_run_dir(run_dir: Path, ckpt: Path | None = None) -> None:
     read-only file system). The check is :func:`risk_env._output.folder_problem`'s, which leaves nothing behind.
 
     Also refused: a folder that holds no run (:func:`holds_run`) but files a run would overwrite, add to or rotate
-    away (``model.pt``, ``results.json``, ``evals.jsonl``, ``checkpoints/step_*``, ``pool/snap_*``, ``final_eval/``),
-    unless the run resumes ``ckpt`` from that folder's ``checkpoints/`` (a set-aside branch, say).
+    away (``model.pt``, ``results.json``, ``evals.jsonl``, ``checkpoints/step_*``, ``pool/snap_*``, ``final_eval/``,
+    a ``config.yaml`` or ``train.log`` without the other; links to nothing among them too), unless the run resumes
+    ``ckpt`` from that folder's ``checkpoints/`` (a set-aside branch, say).
 
     Raises:
         ConfigError: the run folder and the system's reason, or the files a run would overwrite.
@@ -541,11 +542,14 @@ def check_run_dir(run_dir: Path, ckpt: Path | None = None) -> None:
         raise ConfigError(f"{where} cannot be made or written: {why}: give another --out")
     if not os.path.isdir(run_dir) or holds_run(run_dir) or (ckpt is not None and _in_checkpoints_of(ckpt, run_dir)):
         return
-    found = [name for name in RUN_OUTPUTS if name not in ("checkpoints", "pool", "tb") and (run_dir / name).exists()]
-    found += [f"checkpoints/{p.name}" for p in checkpoints_in(run_dir / "checkpoints")]
-    pool = run_dir / "pool"
-    if pool.is_dir():
-        found += [f"pool/{p.name}" for p in sorted(pool.iterdir()) if checkpoint_step(p, "snap_") is not None]
+    # (lexists and iterdir: a link to nothing counts, as the run would write through it or fail on it)
+    folders = ("checkpoints", "pool", "tb")
+    found = [n for n in (*RUN_OUTPUTS, "config.yaml", "train.log") if n not in folders and os.path.lexists(run_dir / n)]
+    found += [f"{n} (a link to nothing)" for n in folders if os.path.islink(run_dir / n) and not os.path.exists(run_dir / n)]
+    for folder, prefix in (("checkpoints", "step_"), ("pool", "snap_")):
+        if (run_dir / folder).is_dir():
+            named = sorted(p.name for p in (run_dir / folder).iterdir() if checkpoint_step(p, prefix) is not None)
+            found += [f"{folder}/{name}" for name in named]
     if found:
         shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
         raise ConfigError(
@@ -624,8 +628,8 @@ def _move_aside(
     are done or undone, a second one too), what moved goes back, ``undo`` undoes what ``finish`` did, the folder is
     removed and a :class:`ConfigError` begins with ``refusal`` (``KeyboardInterrupt`` goes on as it came)."""
     interrupts: list[int] = []
-    held = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupts.append(signum)) if held else None
+    held = (signal.SIGINT, signal.SIGTERM) if threading.current_thread() is threading.main_thread() else ()
+    previous = {signum: signal.signal(signum, lambda signum, frame: interrupts.append(signum)) for signum in held}
     aside: Path | None = None
     done: list[tuple[Path, Path]] = []
     try:
@@ -641,6 +645,7 @@ def _move_aside(
                 finish(aside)
             if interrupts:
                 raise KeyboardInterrupt
+            result = aside
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt):
                 print(f"interrupted: putting back the {len(done):,} files moved so far", file=sys.stderr, flush=True)
@@ -650,16 +655,22 @@ def _move_aside(
                 undo()
             if aside is not None:
                 shutil.rmtree(aside, ignore_errors=True)
-            if not isinstance(e, OSError):
+            if isinstance(e, KeyboardInterrupt) and interrupts:
+                pass  # (the signal held back is delivered below, once its handler is back)
+            elif not isinstance(e, OSError):
                 raise
-            raise ConfigError(
-                f"{refusal} ({e.strerror or type(e).__name__}: {e.filename}): nothing moved; make {whose} files "
-                "movable, or write the run into another folder with --out"
-            ) from None
+            else:
+                raise ConfigError(
+                    f"{refusal} ({e.strerror or type(e).__name__}: {e.filename}): nothing moved; make {whose} files "
+                    "movable, or write the run into another folder with --out"
+                ) from None
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-    return aside
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if interrupts:  # (Ctrl-C: KeyboardInterrupt; SIGTERM: what its handler does, by default the end of the process)
+        signal.raise_signal(interrupts[0])
+        raise KeyboardInterrupt  # (a handler that returned: the set-aside is undone all the same)
+    return result
 
 
 def checkpoint_step(path: Path, prefix: str = "step_") -> int | None:

@@ -265,6 +265,9 @@ def _load_resumed(ckpt: Path, resume: str, venv: Any, cfg: TrainConfig, tb: str,
     except Exception as e:  # (torch and SB3 raise several types for a damaged or foreign policy)
         first = (str(e).strip().splitlines() or [""])[0][:300]
         raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({type(e).__name__}: {first})") from None
+    kw = model.policy_kwargs or {}  # (a plain model file has no .json to compare: its network itself is compared)
+    held = {"policy": "graph", "graph_hidden": kw.get("hidden"), "graph_rounds": kw.get("rounds")} if "hidden" in kw else {}
+    _check_resumed_network(cfg, {"config": {"ppo": held or {"policy": "mlp"}}}, resume)
     game = Game(cfg.rules_config)
     for path in snapshots:
         try:
@@ -552,8 +555,6 @@ def train(
             reset_num_timesteps=ckpt is None,
             tb_log_name="ppo",
         )
-    else:
-        run.log(f"nothing to do: the checkpoint is at step {model.num_timesteps} >= total_timesteps {cfg.total_timesteps}")
     learn_s = time.monotonic() - t_start
     model_path = run_dir / "model.zip"
     model.save(model_path)

@@ -179,12 +179,17 @@ class VectorSB3Env(VecEnv):
         return super().seed(None if seed is None else int(seed))
 
     def set_options(self, options: list[dict[str, Any]] | dict[str, Any] | None = None) -> None:
-        """SB3's ``VecEnv.set_options``: this env takes no reset options, so only None or empty ones.
+        """SB3's ``VecEnv.set_options``: this env takes no reset options, so only None, ``{}`` or one ``{}`` per env.
 
         Raises:
-            ConfigError: any option (it was kept and silently ignored at the next reset).
+            ConfigError: any option (it was kept and silently ignored at the next reset), or options of another form.
         """
-        given = [options] if isinstance(options, dict) else list(options or [])
+        if options is None or isinstance(options, dict):
+            given: list[Any] = [options or {}]
+        elif isinstance(options, (list, tuple)) and len(options) == self.num_envs:
+            given = list(options)
+        else:
+            given = [None]  # (neither None, a dict nor one dict per env: refused below)
         named = sorted({str(k) for o in given if isinstance(o, dict) for k in o})
         if named or any(not isinstance(o, dict) for o in given):
             raise ConfigError(

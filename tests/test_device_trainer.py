@@ -735,6 +735,25 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     # moved the schedule on, so the resumed run evaluated that period again)
     periods = [json.loads(line)["timesteps"] // 128 for line in (tmp_path / "sp" / "evals.jsonl").read_text().splitlines()]
     assert periods == sorted(set(periods)) and len(periods) >= 3
+    # resumed into another folder (--out), the run copies the snapshots it plays into its own pool: it recorded the
+    # source's paths, so a later branch of the source that wrote snapshots of the same names changed what it played
+    newest = sorted((tmp_path / "sp" / "checkpoints").glob("step_*.pt"))[-1]
+    played = json.loads(newest.with_suffix(".json").read_text())["snapshots"]
+    other = tmp_path / "other"
+    opponents = cfg.opponents.model_dump()
+    train(
+        _tiny(other, **{"total_timesteps": 640, "rules.turn_limit": 2, "opponents": opponents, "eval.final_games": 0}),
+        resume=newest,
+        progress=False,
+        quiet=True,
+    )
+    listed = json.loads(sorted((other / "checkpoints").glob("step_*.json"))[-1].read_text())["snapshots"]
+    assert [Path(p).parent for p in listed] == [other / "pool"] * len(listed) and len(listed) >= len(played)
+    for source in played:
+        assert (other / "pool" / Path(source).name).read_bytes() == Path(source).read_bytes()
+    assert (
+        f"self-play: {len(played)} snapshots of the run resumed copied into {other / 'pool'}" in (other / "train.log").read_text()
+    )
     # a snapshot that does not read is refused before anything in the folder moves (it failed after the set-aside)
     first = sorted((tmp_path / "sp" / "pool").glob("snap_*.pt"))[0]
     first.write_bytes(first.read_bytes()[:100])

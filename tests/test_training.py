@@ -514,6 +514,8 @@ def _params(path: Path) -> np.ndarray:
 
 
 def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
+    from risk_env.train.run import latest_checkpoint
+
     run = tmp_path / "run"
     res = train(_tiny(run), progress=False, quiet=True)
     assert res.timesteps == 256 and res.model_path == run / "model.zip" and res.model_path.exists()
@@ -545,6 +547,14 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
         assert str(info.value).startswith(f"--resume {str(run)!r} continues a network of {message} network; set ")
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
 
+    # resumed into another folder, the run plays copies of its snapshots in its own pool (the SB3 pools load them
+    # later, in the env processes: from the copies, which a later branch of the source does not change)
+    newest = latest_checkpoint(run)
+    played = json.loads(newest.with_suffix(".json").read_text())["snapshots"]
+    train(_tiny(tmp_path / "elsewhere", total_timesteps=512), resume=newest, progress=False, quiet=True)
+    listed = json.loads(latest_checkpoint(tmp_path / "elsewhere").with_suffix(".json").read_text())["snapshots"]
+    assert {str(Path(p).parent) for p in listed} == {str(tmp_path / "elsewhere" / "pool")}
+    assert all((tmp_path / "elsewhere" / "pool" / Path(p).name).read_bytes() == Path(p).read_bytes() for p in played)
     # a checkpoint whose policy does not load, or a damaged self-play snapshot, is refused before anything moves
     # (torch's UnpicklingError; the snapshot failed in an env process after the run folder was rearranged)
     import zipfile

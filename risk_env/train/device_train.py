@@ -32,10 +32,12 @@ from .config import TrainConfig
 from .run import (
     Run,
     TrainResult,
+    adopted_snapshots,
     check_opponents,
     check_rules,
     check_run_dir,
     checkpoint_meta,
+    copy_adopted_snapshots,
     latest_checkpoint,
     prepare_run_folder,
     resumed_run_dir,
@@ -503,7 +505,12 @@ def train(
         run.deadline = t_start + 60.0 * cfg.max_minutes
     rules = cfg.rules_config
     if meta:
-        run.snapshots = snapshots
+        adopted = adopted_snapshots(run_dir, snapshots)
+        copied = copy_adopted_snapshots(adopted)
+        if copied:
+            run.log(f"self-play: {copied} snapshots of the run resumed copied into {run_dir / 'pool'}")
+        snapshot_nets = {path: snapshot_nets[source] for source, path in adopted}
+        run.snapshots = [path for _, path in adopted]
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))

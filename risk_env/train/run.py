@@ -45,6 +45,8 @@ __all__ = [
     "set_aside_later_branch",
     "resumed_run_dir",
     "resumed_snapshots",
+    "adopted_snapshots",
+    "copy_adopted_snapshots",
     "prepare_run_folder",
     "evaluate_model",
     "latest_checkpoint",
@@ -729,6 +731,40 @@ def resumed_snapshots(meta: dict[str, Any], ckpt: Path, run_dir: Path, max_snaps
             )
         found.append(str(path))
     return found
+
+
+def adopted_snapshots(run_dir: Path, snapshots: Sequence[str]) -> list[tuple[str, str]]:
+    """``(source, path)`` for each snapshot a resumed run plays against: where it lies outside ``run_dir/pool`` (a run
+    resumed into another folder with ``--out``), the path its copy will have there, so that the new run folder stands
+    on its own and a later change of the source run (a branch that writes a snapshot of the same name) does not
+    change what it plays; else the snapshot itself. :func:`copy_adopted_snapshots` makes the copies."""
+    pool = run_dir / "pool"
+    return [(p, p if _inside(Path(p), pool) else str(pool / Path(p).name)) for p in snapshots]
+
+
+def copy_adopted_snapshots(adopted: Sequence[tuple[str, str]]) -> int:
+    """Copy each adopted snapshot (:func:`adopted_snapshots`) to its place in the run's ``pool/``, once the run
+    folder is prepared; returns how many were copied.
+
+    Raises:
+        ConfigError: a file of another content is in the way, or a copy fails (the message names it).
+    """
+    copied = 0
+    for source, path in adopted:
+        if source == path:
+            continue
+        target = Path(path)
+        try:
+            if target.exists():
+                if target.read_bytes() != Path(source).read_bytes():
+                    raise ConfigError(f"cannot copy the self-play snapshot {source} to {target}: another file is there")
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+            copied += 1
+        except OSError as e:
+            raise ConfigError(f"cannot copy the self-play snapshot {source} to {target}: {e.strerror or e}") from None
+    return copied
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -99,11 +99,13 @@ from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kw
 from .run import (
     Run,
     TrainResult,
+    adopted_snapshots,
     callback_class,
     check_opponents,
     check_rules,
     check_run_dir,
     checkpoint_meta,
+    copy_adopted_snapshots,
     evaluate_model,
     latest_checkpoint,
     opponent_lineup,
@@ -456,7 +458,7 @@ def train(
         run.deadline = t_start + 60.0 * cfg.max_minutes
     rules = cfg.rules_config
     if meta:
-        run.snapshots = snapshots
+        run.snapshots = [path for _, path in adopted_snapshots(run_dir, snapshots)]  # (copied there below)
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
@@ -484,6 +486,9 @@ def train(
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     if moved is not None:
         run.log(moved)
+    copied = copy_adopted_snapshots(adopted_snapshots(run_dir, snapshots))  # (before the pools first load them)
+    if copied:
+        run.log(f"self-play: {copied} snapshots of the run resumed copied into {run_dir / 'pool'}")
     n_envs = cfg.env.n_envs
     run.log(
         f"run {cfg.name} -> {run_dir} | {rules.num_players} players, map {rules.map}, setup {rules.setup}, "

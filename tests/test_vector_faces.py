@@ -279,3 +279,45 @@ def test_sb3_face_refuses_reset_options_it_would_ignore() -> None:
         )
     assert venv.reset().shape == (2, venv.observation_space.shape[0])
     venv.close()
+
+
+def test_close_releases_the_games_and_a_reset_starts_new_ones() -> None:
+    """close() did nothing on the batched faces and VectorEnv had none: the games' tensors stayed held (a GPU's
+    memory in a notebook). Closed, each face refuses a step as before its first reset, and a reset plays on."""
+    from risk_env.errors import ResetNeededError
+    from risk_env.vector import VectorEnv
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+    from risk_env.vector.sb3 import VectorSB3Env
+    from risk_env.vector.torchrl_env import TorchRLVectorEnv
+
+    venv = VectorEnv(4, device=str(DEVICE), **SMALL)
+    out = venv.reset(seed=1)
+    venv.close()
+    venv.close()  # (twice is fine)
+    assert venv.state is None
+    with pytest.raises(ResetNeededError, match="no games in progress"):
+        venv.step(out.action_mask.float().argmax(1))
+    venv.step(venv.reset(seed=1).action_mask.float().argmax(1))
+
+    gym = GymnasiumVectorEnv(4, device=str(DEVICE), **SMALL)
+    _, info = gym.reset(seed=2)
+    ids = np.asarray(info["action_mask"]).argmax(1)
+    gym.close()
+    assert gym.closed and gym.learner_env.venv.state is None
+    with pytest.raises(ResetNeededError, match="no games in progress"):
+        gym.step(ids)
+    gym.reset(seed=2)
+    gym.step(ids)
+
+    sb3 = VectorSB3Env(4, device=str(DEVICE), opponent="random", **SMALL)
+    sb3.reset()
+    sb3.close()
+    with pytest.raises(ResetNeededError, match="no games in progress"):
+        sb3.action_masks()
+    sb3.reset()
+    assert sb3.action_masks().shape == (4, sb3.learner_env.num_actions)
+
+    trl = TorchRLVectorEnv(4, device=str(DEVICE), **SMALL)
+    trl.reset()
+    trl.close()
+    assert trl.is_closed and trl.learner_env.venv.state is None

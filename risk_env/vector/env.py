@@ -258,6 +258,16 @@ class VectorEnv:
         return a
 
     # ------------------------------------------------------------------ the interface
+    def close(self) -> None:
+        """Release the games: their state, observations and masks (a GPU's memory too, once nothing else holds
+        them), and a CUDA graph's buffers. :meth:`step` then raises :class:`~risk_env.errors.ResetNeededError`
+        until :meth:`reset` starts new games, as before the first one. Closing twice is fine."""
+        self.state = None
+        self._mask = self._flat = None
+        self._obs = None
+        self._pool = None
+        self._runner = None
+
     def reset(self, seed: int | None = None) -> VectorStep:
         """New games in every slot (``seed``, an integer >= 0, re-seeds the generator first).
 

@@ -256,7 +256,12 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         return self._mask.astype(bool)
 
     def close(self, **kwargs: Any) -> None:
-        """Nothing to release (the games live in tensors); marks the env closed."""
+        """Release the games (:meth:`LearnerEnv.close <risk_env.vector.learner.LearnerEnv.close>`) and mark the env
+        closed; :meth:`step` then raises :class:`~risk_env.errors.ResetNeededError` until :meth:`reset`."""
+        env = getattr(self, "learner_env", None)  # (None: called by __del__ after a refused construction)
+        if env is not None:
+            env.close()
+        self._obs = self._mask = None
         self.closed = True
 
 

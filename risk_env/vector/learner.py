@@ -329,6 +329,13 @@ class LearnerEnv:
         return (2 * own - players).double() / self.game.T
 
     # ------------------------------------------------------------------ reset and step
+    def close(self) -> None:
+        """Release the games (:meth:`VectorEnv.close <risk_env.vector.env.VectorEnv.close>`) and the last call's
+        output; :meth:`step` then raises :class:`~risk_env.errors.ResetNeededError` until :meth:`reset`."""
+        self.venv.close()
+        self._out = None
+        self.last = None
+
     def reset(self, seed: int | None = None) -> LearnerStep:
         """New games in every slot, advanced to the first learner decision (``seed`` re-seeds both generators).
 

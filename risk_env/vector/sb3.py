@@ -255,7 +255,12 @@ class VectorSB3Env(VecEnv):
         return self._out.action_mask.cpu().numpy()
 
     def close(self) -> None:
-        return None
+        """Release the games (:meth:`LearnerEnv.close <risk_env.vector.learner.LearnerEnv.close>`); :meth:`step_wait`
+        and :meth:`action_masks` then raise :class:`~risk_env.errors.ResetNeededError` until :meth:`reset`."""
+        env = getattr(self, "learner_env", None)  # (None: after a refused construction)
+        if env is not None:
+            env.close()
+        self._out = None
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         return [getattr(self, attr_name) for _ in self._get_indices(indices)]

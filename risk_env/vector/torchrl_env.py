@@ -144,6 +144,16 @@ class TorchRLVectorEnv(EnvBase):
         td.set("truncated", out.truncated[:, None])
         return td
 
+    def close(self, *, raise_if_closed: bool = True) -> None:
+        """Release the games (:meth:`LearnerEnv.close <risk_env.vector.learner.LearnerEnv.close>`) and close as
+        TorchRL's ``EnvBase.close`` does; a step then raises :class:`~risk_env.errors.ResetNeededError` until a
+        reset."""
+        env = getattr(self, "learner_env", None)  # (None: called by __del__ after a refused construction)
+        if env is not None:
+            env.close()
+        self._started = False
+        super().close(raise_if_closed=raise_if_closed)
+
     def _set_seed(self, seed: int | None) -> None:
         check_seed(seed, allow_none=True, torch_seed=True)
         self._seed = seed

@@ -174,3 +174,15 @@ def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = Fa
         forms.append("a numpy SeedSequence")
     allowed = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
     raise ConfigError(f"seed must be {allowed}, got {seed!r}")
+
+
+def cause_line(e: BaseException, limit: int = 300) -> str:
+    """``"<type>: <first line>"`` of an exception raised by another library, for a one-line message of ours (torch
+    and pickle write several lines of advice after the first; at most ``limit`` characters of it). A helper of the
+    package's modules, not exported with the errors.
+
+    >>> cause_line(ValueError("bad header\\nmore advice"))
+    'ValueError: bad header'
+    """
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0][:limit] if text else ''}"

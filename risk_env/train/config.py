@@ -18,7 +18,6 @@ section goes through :func:`risk_env.rules.config.resolve_rules`.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -26,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -680,15 +679,16 @@ def _counts(key: str) -> bool:
     model: Any = TrainConfig
     *sections, last = key.split(".")
     if sections in (["rules"], ["eval", "rules"]):  # (a mapping of rule switches: RulesConfig's own fields say)
-        kinds = {f.name: f.type for f in dataclasses.fields(RulesConfig)}
-        return kinds.get(last) in (int, "int", "int | None")
-    for part in sections:
-        field = model.model_fields.get(part)
-        model = field.annotation if field is not None else None
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return False
-    field = model.model_fields.get(last)
-    return field is not None and int in (field.annotation, *get_args(field.annotation))
+        kind = get_type_hints(RulesConfig).get(last)
+    else:
+        for part in sections:
+            field = model.model_fields.get(part)
+            model = field.annotation if field is not None else None
+            if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                return False
+        field = model.model_fields.get(last)
+        kind = field.annotation if field is not None else None
+    return kind is not None and int in (kind, *get_args(kind))
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:

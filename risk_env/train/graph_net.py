@@ -42,7 +42,7 @@ from typing import Any, cast
 import torch as th
 from torch import nn
 
-from ..errors import RiskError
+from ..errors import RiskError, cause_line
 
 __all__ = [
     "POLICY_FORMAT",
@@ -236,8 +236,7 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
     try:
         data = th.load(p, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for a foreign or damaged file
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""  # (torch's advice on weights_only left out)
-        raise RiskError(f"{str(p)!r} is not a readable policy file ({type(e).__name__}: {first})") from None
+        raise RiskError(f"{str(p)!r} is not a readable policy file ({cause_line(e)})") from None
     if not isinstance(data, dict) or data.get("format") != POLICY_FORMAT:
         raise RiskError(
             f"{str(p)!r} is not a risk_env graph policy file (no format {POLICY_FORMAT!r}); "

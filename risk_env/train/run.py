@@ -391,8 +391,10 @@ class Run:
     def pool_keys(self) -> list[str]:
         """The PFSP keys of the opponents the pools draw now: the baselines and the kept snapshots
         (:meth:`OpponentPool.snapshot_key <risk_env.envs.opponents.OpponentPool.snapshot_key>`), those met so far."""
+        if self.pfsp is None:
+            return []
         now = [*self.cfg.opponents.baselines, *(OpponentPool.snapshot_key(p) for p in self.snapshots)]
-        return [k for k in now if self.pfsp is not None and k in self.pfsp.results]
+        return [k for k in now if k in self.pfsp.results]
 
     def wall_seconds(self) -> float:
         """Wall-clock seconds of the run so far, those before a resume included (``evals.jsonl``'s ``wall_seconds``)."""
@@ -495,7 +497,7 @@ class Run:
             self.log(
                 f"pfsp @ {t}: "
                 + ", ".join(
-                    f"{Path(k).name} scored {pf.win_rate(k):.0%} over {pf.games(k)} -> priority {v:.2f}"
+                    f"{k} scored {pf.win_rate(k):.0%} over {pf.games(k)} -> priority {v:.2f}"
                     for k, v in pf.priorities(self.pool_keys()).items()
                 )
             )
@@ -545,9 +547,8 @@ def check_run_dir(run_dir: Path, ckpt: Path | None = None) -> None:
     if not os.path.isdir(run_dir) or holds_run(run_dir) or (ckpt is not None and _in_checkpoints_of(ckpt, run_dir)):
         return
     # (lexists and iterdir: a link to nothing counts, as the run would write through it or fail on it)
-    folders = ("checkpoints", "pool", "tb")
-    found = [n for n in (*RUN_OUTPUTS, "config.yaml", "train.log") if n not in folders and os.path.lexists(run_dir / n)]
-    found += [f"{n} (a link to nothing)" for n in folders if os.path.islink(run_dir / n) and not os.path.exists(run_dir / n)]
+    found = [n for n in (*RUN_FILES, "config.yaml", "train.log") if os.path.lexists(run_dir / n)]
+    found += [f"{n} (a link to nothing)" for n in RUN_FOLDERS if os.path.islink(run_dir / n) and not os.path.exists(run_dir / n)]
     for folder, prefix in (("checkpoints", "step_"), ("pool", "snap_")):
         if (run_dir / folder).is_dir():
             named = sorted(p.name for p in (run_dir / folder).iterdir() if checkpoint_step(p, prefix) is not None)
@@ -579,6 +580,13 @@ RUN_OUTPUTS = (
 )
 """What a run writes in its folder besides ``config.yaml`` and ``train.log``: a fresh run into a folder that holds
 them sets them aside (:func:`set_aside_earlier_run`)."""
+
+RUN_FOLDERS = ("checkpoints", "pool", "tb")
+"""The folders among :data:`RUN_OUTPUTS` (a run adds files to them)."""
+
+RUN_FILES = tuple(name for name in RUN_OUTPUTS if name not in RUN_FOLDERS)
+"""The rest of :data:`RUN_OUTPUTS`: what a run writes whole (``final_eval/`` with its files) or appends to
+(``evals.jsonl``)."""
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:
@@ -805,7 +813,7 @@ def set_aside_later_branch(run_dir: Path, ckpt: Path) -> Path | None:
     kept, later = _split_evals(evals, step) if evals.is_file() else ([], [])
     if not moves and not later:
         return None  # (resuming the newest checkpoint: the run goes on, and its final outputs are rewritten)
-    final = ("final_eval", "results.json", "model.pt", "model.zip", "eval_model.pt", "eval_model.zip")
+    final = [name for name in RUN_FILES if name != "evals.jsonl"]  # (the evaluations are split, not moved)
     moves.update({run_dir / name: Path(name) for name in final if (run_dir / name).exists()})
     earlier_snaps = [p for p in snaps if p not in moves and p.is_file()]
     original = evals.read_bytes() if later else b""

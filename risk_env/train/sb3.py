@@ -94,7 +94,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, MissingExtraError
+from ..errors import ConfigError, MissingExtraError, cause_line
 from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
 from .run import (
     Run,
@@ -258,15 +258,12 @@ def _load_resumed(ckpt: Path, resume: str, venv: Any, cfg: TrainConfig, tb: str,
     from ..rules.engine import Game
     from .kickstart import KickstartPPO
 
-    p, ks = cfg.ppo, cfg.kickstart
-    keys = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef")
-    hyper = {k: getattr(p, k) for k in (*keys, "vf_coef", "max_grad_norm")}
-    algo = KickstartPPO if ks.enabled else MaskablePPO
+    p = cfg.ppo
+    algo = KickstartPPO if cfg.kickstart.enabled else MaskablePPO
     try:
-        model = algo.load(ckpt, env=venv, device=p.device, tensorboard_log=tb, custom_objects=hyper)
+        model = algo.load(ckpt, env=venv, device=p.device, tensorboard_log=tb, custom_objects=ppo_hyperparameters(p))
     except Exception as e:  # (torch and SB3 raise several types for a damaged or foreign policy)
-        first = (str(e).strip().splitlines() or [""])[0][:300]
-        raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({type(e).__name__}: {first})") from None
+        raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({cause_line(e)})") from None
     kw = model.policy_kwargs or {}  # (a plain model file has no .json to compare: its network itself is compared)
     held = {"policy": "graph", "graph_hidden": kw.get("hidden"), "graph_rounds": kw.get("rounds")} if "hidden" in kw else {}
     _check_resumed_network(cfg, {"config": {"ppo": held or {"policy": "mlp"}}}, resume)
@@ -275,8 +272,7 @@ def _load_resumed(ckpt: Path, resume: str, venv: Any, cfg: TrainConfig, tb: str,
         try:
             MaskablePPOAgent(path).check_game(game)
         except Exception as e:  # (the pool loads them later, in the env processes, after the folder changed)
-            first = (str(e).strip().splitlines() or [""])[0][:300]
-            raise ConfigError(f"resuming {ckpt}: its self-play snapshot {path} does not load here ({first})") from None
+            raise ConfigError(f"resuming {ckpt}: its self-play snapshot {path} does not load here ({cause_line(e)})") from None
     return model
 
 
@@ -348,8 +344,7 @@ def _check_resumed_spaces(ckpt: Path, venv: Any, resume: str) -> None:
     try:
         data, _params, _vars = load_from_zip_file(ckpt, device="cpu", load_data=True)
     except Exception as e:  # (a damaged member: torch and pickle raise several types)
-        first = (str(e).strip().splitlines() or [""])[0]
-        raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({type(e).__name__}: {first})") from None
+        raise ConfigError(f"--resume {resume!r}: {ckpt.name} does not load ({cause_line(e)})") from None
     saved = (data or {}).get("observation_space"), (data or {}).get("action_space")
     here = venv.observation_space, venv.action_space
     if saved != here:
@@ -444,6 +439,7 @@ def train(
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)
         for path in snapshots:
             _check_sb3_checkpoint(Path(path), path, where=f"resuming {ckpt}: its self-play snapshot")
+    adopted = adopted_snapshots(run_dir, snapshots)  # (a run resumed into another folder plays copies in its own)
     check_rules(cfg)  # (refused before the run folder is touched, the evaluation rules too)
     check_opponents(cfg)  # (refused before the run folder is touched, as a device SB3 cannot use)
     from .device_train import resolve_device
@@ -458,7 +454,7 @@ def train(
         run.deadline = t_start + 60.0 * cfg.max_minutes
     rules = cfg.rules_config
     if meta:
-        run.snapshots = [path for _, path in adopted_snapshots(run_dir, snapshots)]  # (copied there below)
+        run.snapshots = [path for _, path in adopted]  # (copied there below)
         run.next_snapshot = int(meta.get("next_snapshot", run.next_snapshot))
         run.next_checkpoint = int(meta.get("next_checkpoint", run.next_checkpoint))
         run.next_eval = int(meta.get("next_eval", run.next_eval))
@@ -486,7 +482,7 @@ def train(
     (run_dir / "config.yaml").write_text(cfg.to_yaml())
     if moved is not None:
         run.log(moved)
-    copied = copy_adopted_snapshots(adopted_snapshots(run_dir, snapshots))  # (before the pools first load them)
+    copied = copy_adopted_snapshots(adopted)  # (before the pools first load them)
     if copied:
         run.log(f"self-play: {copied} snapshots of the run resumed copied into {run_dir / 'pool'}")
     n_envs = cfg.env.n_envs

@@ -429,6 +429,8 @@ def test_dice_rule_states_round_trip_and_default_dicts_are_unchanged():
         dict(d, last_roll=[1, 0, 1, 6, 6]),  # the 0 is not after the 3 attack dice
         dict(d, last_roll=[1, 1, 1, 0]),  # no defender dice
         dict(d, last_roll=[1, 1, 1, 0, 6, 6, 6]),  # three defender dice
+        dict(d, att_src=2**40),  # (no territory: an IndexError, found by the position fuzz test)
+        dict(d, att_dst=len(s.owner)),
     ):
         with pytest.raises(risk_env.StateError, match="pending roll"):
             g.state_from_dict(bad)

@@ -163,12 +163,13 @@ class ExpertDice(Variant):
         if not s.roll_pending:
             return []
         att, roll = s.att_dice, s.last_roll
-        ok = s.phase == Phase.ATTACK and s.att_src >= 0 and s.att_dst >= 0 and 1 <= att <= 3
+        T = len(s.owner)
+        ok = s.phase == Phase.ATTACK and 0 <= s.att_src < T and 0 <= s.att_dst < T and 1 <= att <= 3
         ok = ok and att + 2 <= len(roll) <= att + 3 and roll[att] == 0
         ok = ok and all(1 <= f <= 6 for f in roll[:att] + roll[att + 1 :])
         if not ok:
             return [
-                "a pending roll (roll_pending) needs the attack phase, a battle, and its roll: "
+                "a pending roll (roll_pending) needs the attack phase, a battle between two territories, and its roll: "
                 "att_dice attacker faces, a 0, then 1 or 2 defender faces (faces 1..6)"
             ]
         a, b = s.att_src, s.att_dst

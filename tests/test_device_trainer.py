@@ -1270,3 +1270,43 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
     later = set_aside_later_branch(run, run / "checkpoints" / "step_000000128.pt")
     assert later is not None and (run / "evals.jsonl").read_text() == '{"timesteps": 128}\n'
     assert (later / "evals.jsonl").read_text() == files["evals.jsonl"] and (later / "model.pt").read_text() == "m"
+
+
+def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: Path) -> None:
+    # (a resumed 2-player run with --set rules.num_players=3 trained on 3-player games, its config.yaml now naming 3
+    # players, while its checkpoints, snapshots and PFSP results held 2-player ones)
+    from risk_env.train.sb3 import train
+
+    run = tmp_path / "run"
+    train(_tiny(run, total_timesteps=128, **{"eval.final_games": 0}), progress=False, quiet=True)
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    three = {"preset": "fast", "num_players": 3, "turn_limit": 16}
+    for changes, what in (
+        ({"rules": three, "eval.rules": three}, "rules.num_players=2 -> 3"),
+        ({"rules.turn_limit": 24}, "rules.turn_limit=16 -> 24"),
+        ({"env.player_counts": [2, 3]}, "env.player_counts=None -> [2, 3]"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            train(_tiny(run, total_timesteps=256, **changes), resume=run, progress=False, quiet=True)
+        assert str(info.value) == (
+            f"--resume {str(run)!r} continues a run of other rules ({what}): a resumed run plays its run's game; "
+            "resume it with its own rules, or start a new run from its network with --set ppo.init=PATH"
+        )
+        assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    # settings outside the game (the evaluation's rules, the step count) may change
+    later = _tiny(run, total_timesteps=256, **{"eval.final_games": 0, "eval.rules.turn_limit": 20})
+    res = train(later, resume=run, progress=False, quiet=True)
+    assert res.timesteps == 256
+
+
+def test_the_resume_rules_check_names_the_switches_the_configs_name() -> None:
+    from risk_env.rules.config import resolve_rules
+    from risk_env.train.run import check_resumed_rules
+
+    cfg = _tiny(Path("unused"))
+    fast = resolve_rules(rules=cfg.rules).to_dict()
+    check_resumed_rules(cfg, {"config": {"rules": fast}}, "r")  # (the same game written out switch by switch)
+    check_resumed_rules(cfg, {}, "r")  # (no metadata: nothing to compare)
+    check_resumed_rules(cfg, {"config": {"rules": {"num_players": 9}}}, "r")  # (rules that no longer resolve)
+    with pytest.raises(ConfigError, match=r"\(rules\.preset=None -> 'fast', rules\.turn_limit=1000 -> 16\)"):
+        check_resumed_rules(cfg, {"config": {"rules": {"num_players": 2}}}, "r")

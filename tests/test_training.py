@@ -732,8 +732,19 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
     train(_tiny(run, total_timesteps=128), progress=False, quiet=True)
     before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
     small = {"preset": "fast", "num_players": 2, "turn_limit": 16, "map": "small"}
+    other = _tiny(run, total_timesteps=256, rules=small, **{"eval.rules": small})
     with pytest.raises(ConfigError) as info:
-        train(_tiny(run, total_timesteps=256, rules=small, **{"eval.rules": small}), resume=run, progress=False, quiet=True)
+        train(other, resume=run, progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(run)!r} continues a run of other rules (rules.map='classic' -> 'small'): a resumed run plays its "
+        "run's game; resume it with its own rules, or start a new run from its network with --set ppo.init=PATH"
+    )
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    # a checkpoint without its metadata (the rules it was trained under unknown) is checked by its spaces
+    (run / "checkpoints" / "step_000000128.json").unlink()
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    with pytest.raises(ConfigError) as info:
+        train(other, resume=run, progress=False, quiet=True)
     msg = str(info.value)
     assert msg.startswith(f"--resume {str(run)!r}: step_000000128.zip reads observations action_mask (70,), edges (2, 166)")
     assert "; these rules give action_mask (37,), edges (2, 26), globals (73,), nodes (9, 20) and 37 action ids: " in msg

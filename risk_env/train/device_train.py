@@ -34,6 +34,7 @@ from .run import (
     TrainResult,
     adopted_snapshots,
     check_opponents,
+    check_resumed_rules,
     check_rules,
     check_run_dir,
     checkpoint_meta,
@@ -470,6 +471,7 @@ def train(
                 "or start from the network with --set ppo.init=PATH"
             )
         meta = checkpoint_meta(ckpt)
+        check_resumed_rules(cfg, meta, str(resume))
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)

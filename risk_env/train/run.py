@@ -711,6 +711,45 @@ def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
     return cfg.run_dir
 
 
+def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str) -> None:
+    """Refuse to resume a checkpoint under rules other than its run's (``rules``, resolved as the engine plays them,
+    and ``env.player_counts``, as its metadata's config says): the checkpoint's schedule, self-play snapshots and
+    PFSP results belong to its run's game, so a ``--set rules.num_players=4`` would train on a mix of two games while
+    ``config.yaml`` named one. A checkpoint without metadata, or whose rules no longer resolve, is not compared.
+
+    Raises:
+        ConfigError: a setting differs; the message names each one, both values and how to start from the network.
+    """
+    from dataclasses import fields
+
+    from .config import rules_from
+
+    saved = meta.get("config", {})
+    if not isinstance(saved.get("rules"), dict):
+        return
+    try:
+        before = rules_from(saved["rules"])
+    except ConfigError:  # (an older run's rules: nothing to compare)
+        return
+    now = cfg.rules_config
+    differ = [f.name for f in fields(RulesConfig) if getattr(before, f.name) != getattr(now, f.name)]
+    named = set(saved["rules"]) | set(cfg.rules)  # (the switches the configs name; the others follow from them)
+    changed = [f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ if k in named]
+    if saved["rules"].get("preset") != cfg.rules.get("preset") and differ:
+        changed.insert(0, f"rules.preset={saved['rules'].get('preset')!r} -> {cfg.rules.get('preset')!r}")
+    if differ and not changed:
+        changed = [f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ]
+    env = saved.get("env")
+    counts = env.get("player_counts") if isinstance(env, dict) else None
+    if counts != cfg.env.player_counts:
+        changed.append(f"env.player_counts={counts!r} -> {cfg.env.player_counts!r}")
+    if changed:
+        raise ConfigError(
+            f"--resume {resume!r} continues a run of other rules ({', '.join(changed)}): a resumed run plays its run's "
+            "game; resume it with its own rules, or start a new run from its network with --set ppo.init=PATH"
+        )
+
+
 def resumed_snapshots(meta: dict[str, Any], ckpt: Path, run_dir: Path, max_snapshots: int) -> list[str]:
     """The self-play snapshots a run resumed from ``ckpt`` plays against: those of the ``snapshots`` of its ``meta``
     that a pool of ``max_snapshots`` keeps (:func:`~risk_env.envs.opponents.kept_snapshots`; the files of the others

@@ -102,6 +102,7 @@ from .run import (
     adopted_snapshots,
     callback_class,
     check_opponents,
+    check_resumed_rules,
     check_rules,
     check_run_dir,
     checkpoint_meta,
@@ -434,6 +435,7 @@ def train(
         _check_sb3_checkpoint(ckpt, str(resume))
         meta = checkpoint_meta(ckpt)
         _check_resumed_network(cfg, meta, str(resume))
+        check_resumed_rules(cfg, meta, str(resume))
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)

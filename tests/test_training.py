@@ -92,6 +92,19 @@ def test_every_count_key_reads_a_whole_number_in_e_notation():
         load_config("device", ["env.n_envs=2.5"])
 
 
+def test_a_yaml_file_reads_whole_numbers_at_count_keys_as_the_overrides_do(tmp_path):
+    # (`n_steps: 16.0` in a YAML file was "Input should be a valid integer, got 16.0" where --set ppo.n_steps=16.0 read)
+    path = tmp_path / "run.yaml"
+    path.write_text("trainer: device\ntotal_timesteps: 1e6\nppo: {n_steps: 16.0}\nrules: {turn_limit: 2.0e2}\n")
+    cfg = load_config(path)
+    assert (cfg.total_timesteps, cfg.ppo.n_steps, cfg.rules_config.turn_limit) == (10**6, 16, 200)
+    assert type(cfg.ppo.n_steps) is int and "n_steps: 16\n" in cfg.to_yaml()
+    path.write_text("trainer: device\nenv: {n_envs: 8.5}\nppo: {learning_rate: 1.0}\n")
+    refused = r"run\.yaml: invalid training config: env\.n_envs: Input should be a valid integer, got 8\.5$"
+    with pytest.raises(ConfigError, match=refused):
+        load_config(path)
+
+
 def test_total_timesteps_is_capped_at_a_trillion():
     """A typing slip such as --timesteps 1e30 is refused, not read as 'train until max_minutes'."""
     from risk_env.train.config import MAX_TIMESTEPS

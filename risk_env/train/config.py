@@ -421,7 +421,7 @@ class TrainConfig(_Section):
         _check_plain(data, source)
         set_by = {item.split("=", 1)[0].strip(): item for item in overrides}
         try:
-            return cls.model_validate(dict(data))
+            return cls.model_validate(_whole_counts(data))
         except ValidationError as e:
             parts = []
             for err in e.errors():
@@ -691,6 +691,21 @@ def _counts(key: str) -> bool:
     return kind is not None and int in (kind, *get_args(kind))
 
 
+def _whole_counts(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``data`` with each whole float at an integer key (:func:`_counts`) made an int: ``1e3`` or ``16.0`` for a count
+    reads as 1000 or 16, in a YAML file as in a ``--set`` override; a fraction stays, for the schema to refuse."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out[k] = _whole_counts(v, f"{key}.")
+        elif isinstance(v, float) and v.is_integer() and _counts(key):
+            out[k] = int(v)
+        else:
+            out[k] = v
+    return out
+
+
 def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
     """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy).
 
@@ -701,8 +716,6 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
     out = json.loads(json.dumps(dict(data)))
     for key, value in parse_settings(overrides, what="a training config key such as ppo.learning_rate").items():
         item = f"{key}={value}"
-        if isinstance(value, float) and value.is_integer() and _counts(key):
-            value = int(value)  # (1e3 for a count: 1000, as the YAML file's 1_000 would be)
         node = out
         parts = key.split(".")
         for part in parts[:-1]:

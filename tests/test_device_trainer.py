@@ -235,6 +235,14 @@ def test_resume_refuses_a_file_that_is_no_checkpoint(tmp_path: Path) -> None:
     junk = tmp_path / "d" / "checkpoints" / "step_1.pt"
     junk.parent.mkdir(parents=True)
     junk.write_bytes(b"\x80\x02junk")
+    # (a policy file renamed step_*.pt, its .json not beside it, resumed as a run of the default config from step 0)
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(tmp_path / 'd')!r}: step_1.json is not beside step_1.pt: a checkpoint's metadata (the run's "
+        "config and schedule) goes with it; copy it along, or start from the network with --set ppo.init=PATH"
+    )
+    junk.with_suffix(".json").write_text("{}")
     with pytest.raises(RiskError) as err:
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
     assert str(err.value).startswith(f"{str(junk)!r} is not a readable policy file (") and "\n" not in str(err.value)

@@ -470,6 +470,12 @@ def train(
                 "beside it; a run's model.pt is its final policy): give the run folder to resume its newest checkpoint, "
                 "or start from the network with --set ppo.init=PATH"
             )
+        if not ckpt.with_suffix(".json").is_file():  # (a policy file renamed step_*: no schedule, no config to go on)
+            raise ConfigError(
+                f"--resume {str(resume)!r}: {ckpt.with_suffix('.json').name} is not beside {ckpt.name}: a checkpoint's "
+                "metadata (the run's config and schedule) goes with it; copy it along, or start from the network with "
+                "--set ppo.init=PATH"
+            )
         meta = checkpoint_meta(ckpt)
         check_resumed_rules(cfg, meta, str(resume))
         run_dir = resumed_run_dir(cfg, ckpt)

@@ -242,7 +242,11 @@ def test_resume_refuses_a_file_that_is_no_checkpoint(tmp_path: Path) -> None:
         f"--resume {str(tmp_path / 'd')!r}: step_1.json is not beside step_1.pt: a checkpoint's metadata (the run's "
         "config and schedule) goes with it; copy it along, or start from the network with --set ppo.init=PATH"
     )
+    # (a .json without the run's config resumed as a run of the default config)
     junk.with_suffix(".json").write_text("{}")
+    with pytest.raises(ConfigError, match=r"step_1\.json holds no 'config': a checkpoint's metadata is the run's config"):
+        train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
+    junk.with_suffix(".json").write_text('{"config": {}}')
     with pytest.raises(RiskError) as err:
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
     assert str(err.value).startswith(f"{str(junk)!r} is not a readable policy file (") and "\n" not in str(err.value)
@@ -269,6 +273,7 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     ]
     meta = json.loads((run / "checkpoints" / "step_000000256.json").read_text())
     assert meta["timesteps"] == 256 and meta["config"]["trainer"] == "device"
+    assert meta["game"] == {"rules": _tiny(run).rules_config.to_dict(), "player_counts": [2]}  # (the game as played)
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert [e["timesteps"] for e in evals] == [128, 256] and evals[0]["random"]["games"] == 2
     assert list((run / "tb").rglob("events.out.tfevents.*"))
@@ -1292,7 +1297,7 @@ def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: P
     for changes, what in (
         ({"rules": three, "eval.rules": three}, "rules.num_players=2 -> 3"),
         ({"rules.turn_limit": 24}, "rules.turn_limit=16 -> 24"),
-        ({"env.player_counts": [2, 3]}, "env.player_counts=None -> [2, 3]"),
+        ({"env.player_counts": [2, 3]}, "env.player_counts=[2] -> [2, 3]"),
     ):
         with pytest.raises(ConfigError) as info:
             train(_tiny(run, total_timesteps=256, **changes), resume=run, progress=False, quiet=True)
@@ -1313,8 +1318,19 @@ def test_the_resume_rules_check_names_the_switches_the_configs_name() -> None:
 
     cfg = _tiny(Path("unused"))
     fast = resolve_rules(rules=cfg.rules).to_dict()
-    check_resumed_rules(cfg, {"config": {"rules": fast}}, "r")  # (the same game written out switch by switch)
-    check_resumed_rules(cfg, {}, "r")  # (no metadata: nothing to compare)
-    check_resumed_rules(cfg, {"config": {"rules": {"num_players": 9}}}, "r")  # (rules that no longer resolve)
-    with pytest.raises(ConfigError, match=r"\(rules\.preset=None -> 'fast', rules\.turn_limit=1000 -> 16\)"):
-        check_resumed_rules(cfg, {"config": {"rules": {"num_players": 2}}}, "r")
+    fresh = "start anew"
+    check_resumed_rules(cfg, {"config": {"rules": fast}}, "r", fresh)  # (the same game written out switch by switch)
+    check_resumed_rules(cfg, {}, "r", fresh)  # (no metadata: nothing to compare)
+    check_resumed_rules(cfg, {"config": {"rules": {"num_players": 9}}}, "r", fresh)  # (an older run's unreadable rules)
+    with pytest.raises(ConfigError, match=r"\(rules\.preset=None -> 'fast', rules\.turn_limit=1000 -> 16\): .* or start anew$"):
+        check_resumed_rules(cfg, {"config": {"rules": {"num_players": 2}}}, "r", fresh)
+    # the game the checkpoint kept decides, not its config's rules read again (a rules file edited since)
+    kept = {"rules": {**fast, "fortify": "connected"}, "player_counts": [2]}
+    with pytest.raises(ConfigError, match=r"\(rules\.fortify='connected' -> 'adjacent'\)"):
+        check_resumed_rules(cfg, {"config": {"rules": cfg.rules}, "game": kept}, "r", fresh)
+    # one player count, however written: env.player_counts [2] plays the games of num_players 2; the lanes' order aside
+    check_resumed_rules(_tiny(Path("unused"), **{"env.player_counts": [2]}), {"game": {**kept, "rules": fast}}, "r", fresh)
+    two = _tiny(Path("unused"), **{"env.player_counts": [3, 2]})
+    check_resumed_rules(two, {"game": {"rules": fast, "player_counts": [2, 3]}}, "r", fresh)
+    with pytest.raises(ConfigError, match=r"\(env\.player_counts=\[2\] -> \[2, 3\]\)"):
+        check_resumed_rules(two, {"game": {"rules": fast, "player_counts": [2]}}, "r", fresh)

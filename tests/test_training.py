@@ -12,7 +12,7 @@ import yaml
 from helpers import run_cli
 
 from risk_env import ConfigError
-from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, train
+from risk_env.train.sb3 import CONFIG_DIR, TrainConfig, load_config, run_config, train
 
 SHIPPED = ("default", "device", "sb3", "2p", "4p", "long")
 
@@ -99,6 +99,9 @@ def test_a_yaml_file_reads_whole_numbers_at_count_keys_as_the_overrides_do(tmp_p
     cfg = load_config(path)
     assert (cfg.total_timesteps, cfg.ppo.n_steps, cfg.rules_config.turn_limit) == (10**6, 16, 200)
     assert type(cfg.ppo.n_steps) is int and "n_steps: 16\n" in cfg.to_yaml()
+    path.write_text("trainer: device\nenv: {player_counts: [2, 3.0]}\n")  # (a list of counts too)
+    assert load_config(path).env.player_counts == [2, 3]
+    assert load_config("sb3", ["ppo.net_arch=[64.0, 32]"]).ppo.net_arch == [64, 32]
     path.write_text("trainer: device\nenv: {n_envs: 8.5}\nppo: {learning_rate: 1.0}\n")
     refused = r"run\.yaml: invalid training config: env\.n_envs: Input should be a valid integer, got 8\.5$"
     with pytest.raises(ConfigError, match=refused):
@@ -548,6 +551,11 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
     from sb3_contrib import MaskablePPO
 
     assert MaskablePPO.load(res2.model_path, device="cpu").n_epochs == 2  # the resumed config's settings apply
+    # without --config, the overrides of a resume are read against its run's config (they were first checked against
+    # the main job's, which refused an sb3 setting naming default.yaml)
+    assert run_config(None, ["env.vec_env=subproc"], run).env.vec_env == "subproc"
+    with pytest.raises(ConfigError, match=r"step_000000384\.json: invalid training config: env\.n_envs: .*\(set by the override"):
+        run_config(None, ["env.n_envs=0"], run)
 
     # the network is the checkpoint's: a config that describes another is refused, nothing written
     before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
@@ -750,7 +758,8 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
         train(other, resume=run, progress=False, quiet=True)
     assert str(info.value) == (
         f"--resume {str(run)!r} continues a run of other rules (rules.map='classic' -> 'small'): a resumed run plays its "
-        "run's game; resume it with its own rules, or start a new run from its network with --set ppo.init=PATH"
+        "run's game; resume it with its own rules, or start a new run from its weights by resuming a plain model file "
+        "(the run's model.zip) with --out NEW"
     )
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
     # a checkpoint without its metadata (the rules it was trained under unknown) is checked by its spaces

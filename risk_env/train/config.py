@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -674,8 +674,9 @@ def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
 
 
 def _counts(key: str) -> bool:
-    """Whether the dotted config key names an integer field of :class:`TrainConfig` (``env.n_envs``, ``seed``...) or of
-    the rules it holds (``rules.turn_limit``: :class:`RulesConfig`'s)."""
+    """Whether the dotted config key names an integer field of :class:`TrainConfig` (``env.n_envs``, ``seed``...), a list
+    of integers (``env.player_counts``, ``ppo.net_arch``), or an integer field of the rules it holds
+    (``rules.turn_limit``: :class:`RulesConfig`'s)."""
     model: Any = TrainConfig
     *sections, last = key.split(".")
     if sections in (["rules"], ["eval", "rules"]):  # (a mapping of rule switches: RulesConfig's own fields say)
@@ -688,7 +689,12 @@ def _counts(key: str) -> bool:
                 return False
         field = model.model_fields.get(last)
         kind = field.annotation if field is not None else None
-    return kind is not None and int in (kind, *get_args(kind))
+
+    def whole(t: Any) -> bool:  # (int, or Annotated[int, ...])
+        return t is int or (get_origin(t) is Annotated and get_args(t)[0] is int)
+
+    kinds = (kind, *get_args(kind)) if kind is not None else ()
+    return any(whole(k) or (get_origin(k) is list and len(get_args(k)) == 1 and whole(get_args(k)[0])) for k in kinds)
 
 
 def _whole_counts(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -701,6 +707,8 @@ def _whole_counts(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
             out[k] = _whole_counts(v, f"{key}.")
         elif isinstance(v, float) and v.is_integer() and _counts(key):
             out[k] = int(v)
+        elif isinstance(v, list) and _counts(key):  # (a list of counts: env.player_counts, ppo.net_arch)
+            out[k] = [int(x) if isinstance(x, float) and x.is_integer() else x for x in v]
         else:
             out[k] = v
     return out

@@ -477,7 +477,12 @@ def train(
                 "--set ppo.init=PATH"
             )
         meta = checkpoint_meta(ckpt)
-        check_resumed_rules(cfg, meta, str(resume))
+        if "config" not in meta:  # (as without it: nothing says what the run was)
+            raise ConfigError(
+                f"--resume {str(resume)!r}: {ckpt.with_suffix('.json').name} holds no 'config': a checkpoint's metadata "
+                "is the run's config and schedule as the run wrote them; start from the network with --set ppo.init=PATH"
+            )
+        check_resumed_rules(cfg, meta, str(resume), "start a new run from its network with --set ppo.init=PATH")
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)

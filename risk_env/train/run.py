@@ -444,6 +444,7 @@ class Run:
             "wall_seconds": round(self.wall_seconds(), 1),
             "pfsp": {k: tracker.state_dict() for k, tracker in self.pfsp_trackers.items()},
             "config": self.cfg.model_dump(mode="json"),
+            "game": played_game(self.cfg),  # (as played: a rules file edited later does not change it)
         }
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
         keep = self.cfg.checkpoint.keep
@@ -711,42 +712,62 @@ def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
     return cfg.run_dir
 
 
-def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str) -> None:
-    """Refuse to resume a checkpoint under rules other than its run's (``rules``, resolved as the engine plays them,
-    and ``env.player_counts``, as its metadata's config says): the checkpoint's schedule, self-play snapshots and
+def played_game(cfg: TrainConfig) -> dict[str, Any]:
+    """The game a run of ``cfg`` plays, as a checkpoint keeps it (``game`` in its ``.json``): the rules resolved as the
+    engine plays them (:meth:`RulesConfig.to_dict`: a rules file's switches as they were, not its name) and the player
+    counts (``env.player_counts``, sorted, or the rules' own count)."""
+    rules = cfg.rules_config
+    return {"rules": rules.to_dict(), "player_counts": sorted(cfg.env.player_counts or [rules.num_players])}
+
+
+def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fresh_start: str) -> None:
+    """Refuse to resume a checkpoint under another game than its run's: the rules (every switch but the player count,
+    resolved) and the player counts, against the ``game`` its ``meta`` kept (:func:`played_game`; for a checkpoint
+    written before it kept one, its config's rules resolved now). The checkpoint's schedule, self-play snapshots and
     PFSP results belong to its run's game, so a ``--set rules.num_players=4`` would train on a mix of two games while
-    ``config.yaml`` named one. A checkpoint without metadata, or whose rules no longer resolve, is not compared.
+    ``config.yaml`` named one. A checkpoint without metadata, or an older one whose rules no longer resolve, is not
+    compared. ``fresh_start`` says how the trainer starts a new run from the checkpoint's network.
 
     Raises:
-        ConfigError: a setting differs; the message names each one, both values and how to start from the network.
+        ConfigError: the game differs; the message names each switch that changed, both values, and ``fresh_start``.
     """
     from dataclasses import fields
 
     from .config import rules_from
 
     saved = meta.get("config", {})
-    if not isinstance(saved.get("rules"), dict):
-        return
+    given = saved.get("rules") if isinstance(saved.get("rules"), dict) else {}
+    game = meta.get("game")
     try:
-        before = rules_from(saved["rules"])
-    except ConfigError:  # (an older run's rules: nothing to compare)
+        if isinstance(game, dict):
+            before = RulesConfig.from_dict(game.get("rules", {}))
+            counts = sorted(game.get("player_counts") or [before.num_players])
+        elif given:
+            before = rules_from(given)
+            env = saved.get("env")
+            counts = sorted((env.get("player_counts") if isinstance(env, dict) else None) or [before.num_players])
+        else:
+            return
+    except (ConfigError, TypeError):  # (an older run's rules that no longer resolve: nothing to compare)
         return
     now = cfg.rules_config
-    differ = [f.name for f in fields(RulesConfig) if getattr(before, f.name) != getattr(now, f.name)]
-    named = set(saved["rules"]) | set(cfg.rules)  # (the switches the configs name; the others follow from them)
+    differ = [f.name for f in fields(RulesConfig) if f.name != "num_players" and getattr(before, f.name) != getattr(now, f.name)]
+    named = set(given) | set(cfg.rules)  # (the switches the configs name; the others follow from them)
     changed = [f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ if k in named]
-    if saved["rules"].get("preset") != cfg.rules.get("preset") and differ:
-        changed.insert(0, f"rules.preset={saved['rules'].get('preset')!r} -> {cfg.rules.get('preset')!r}")
-    if differ and not changed:
+    if given.get("preset") != cfg.rules.get("preset") and differ:
+        changed.insert(0, f"rules.preset={given.get('preset')!r} -> {cfg.rules.get('preset')!r}")
+    now_counts = played_game(cfg)["player_counts"]
+    if counts != now_counts:  # (a switch that follows from the count, such as the starting armies, is not named)
+        if len(counts) == len(now_counts) == 1:
+            changed.insert(0, f"rules.num_players={counts[0]} -> {now_counts[0]}")
+        else:
+            changed.append(f"env.player_counts={counts} -> {now_counts}")
+    elif differ and not changed:
         changed = [f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ]
-    env = saved.get("env")
-    counts = env.get("player_counts") if isinstance(env, dict) else None
-    if counts != cfg.env.player_counts:
-        changed.append(f"env.player_counts={counts!r} -> {cfg.env.player_counts!r}")
     if changed:
         raise ConfigError(
             f"--resume {resume!r} continues a run of other rules ({', '.join(changed)}): a resumed run plays its run's "
-            "game; resume it with its own rules, or start a new run from its network with --set ppo.init=PATH"
+            f"game; resume it with its own rules, or {fresh_start}"
         )
 
 

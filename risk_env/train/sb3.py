@@ -435,7 +435,8 @@ def train(
         _check_sb3_checkpoint(ckpt, str(resume))
         meta = checkpoint_meta(ckpt)
         _check_resumed_network(cfg, meta, str(resume))
-        check_resumed_rules(cfg, meta, str(resume))
+        fresh = "start a new run from its weights by resuming a plain model file (the run's model.zip) with --out NEW"
+        check_resumed_rules(cfg, meta, str(resume), fresh)
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)
@@ -595,16 +596,16 @@ def run_config(
     Raises:
         ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``.
     """
-    cfg = load_config("default" if config is None else config, list(overrides))
     if resume is not None and config is None:
         ckpt = latest_checkpoint(Path(resume))
         saved = checkpoint_meta(ckpt).get("config")
-        if saved is not None:  # resume with the run's own config unless one is given
+        if saved is not None:  # resume with the run's own config unless one is given (the overrides checked against it)
             # (in the folder resumed, not the one the run was first written to: a copied or moved run, or one resumed
             # from another working folder, wrote into the original's folder)
             saved = {**saved, "out_dir": None}
-            cfg = TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=str(ckpt.with_suffix(".json")))
-    return cfg
+            source = str(ckpt.with_suffix(".json"))
+            return TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=source, overrides=overrides)
+    return load_config("default" if config is None else config, list(overrides))
 
 
 def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200) -> str:

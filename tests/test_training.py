@@ -321,6 +321,7 @@ BROKEN_CONFIGS = {
     "not UTF-8": (b"name: \xe9t\xe9\n", r"not UTF-8 text \(byte 6\)"),
     "not YAML": (b"ppo: [1, 2\n", r"not valid YAML: "),
     "python object": (b"seed: !!python/object/apply:os.getpid []\n", r"not valid YAML: "),
+    "a tag that does not read": (b"ppo: {n_steps: !!int 16.0}\n", r"not valid YAML: a tagged value does not read \(inv"),
     "too deep": (b"a: " + b"[" * 3000 + b"]" * 3000, r"nests too deeply to be a training config"),
     "an alias bomb": (
         b"a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"

@@ -511,6 +511,8 @@ def read_yaml(path: Path | Traversable) -> Any:
         data = yaml.load(text, Loader=_Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    except (ValueError, TypeError, OverflowError) as e:  # (a tag's own constructor: !!int 16.0, !!float abc)
+        raise ConfigError(f"{path}: not valid YAML: a tagged value does not read ({e})") from None
     except RecursionError:
         raise ConfigError(f"{path}: nests too deeply to be a training config (at most {MAX_DEPTH} levels)") from None
     if data is None:

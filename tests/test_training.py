@@ -824,3 +824,39 @@ def test_an_sb3_rollout_buffer_too_large_for_the_memory_is_refused_before_its_fo
         with pytest.raises(ConfigError, match=message):
             train(_tiny(tmp_path / "run", **{key: value}), progress=False, quiet=True)
         assert not (tmp_path / "run").exists()
+
+
+def test_the_counted_weights_are_those_of_the_networks_the_trainers_build():
+    from sb3_contrib import MaskablePPO
+
+    from risk_env.envs.single_agent import RiskSingleAgentEnv
+    from risk_env.train.graph_net import GraphNet
+    from risk_env.train.graph_policy import GraphPolicy
+    from risk_env.train.sb3 import _network_weights
+
+    for sizes in ((20, 73, 28, 16, 2), (5, 7, 3, 1, 0), (20, 73, 28, 64, 3)):
+        assert GraphNet.parameter_count(*sizes) == sum(p.numel() for p in GraphNet(*sizes).parameters())
+    for policy, arch in (("mlp", [8, 4]), ("mlp", [5]), ("graph", None)):
+        net = {"ppo.net_arch": arch} if arch else {"ppo.graph_hidden": 8, "ppo.graph_rounds": 1}
+        cfg = _tiny(Path("unused"), **{"ppo.policy": policy, **net})
+        env = RiskSingleAgentEnv(rules=cfg.rules_config, observation=policy if policy == "graph" else "flat")
+        kwargs = {"hidden": 8, "rounds": 1} if arch is None else {"net_arch": arch}
+        model = MaskablePPO(GraphPolicy if arch is None else "MlpPolicy", env, policy_kwargs=kwargs, device="cpu")
+        weights, device, what = _network_weights(cfg)
+        assert weights == sum(p.numel() for p in model.policy.parameters()) and str(device) == "cpu"
+        assert what == ("ppo.graph_hidden=8, ppo.graph_rounds=1" if arch is None else f"ppo.net_arch={arch}")
+
+
+@pytest.mark.parametrize("trainer", ["device", "sb3"])
+def test_a_network_too_large_to_train_is_refused_before_the_run_folder(tmp_path, trainer):
+    # (ppo.graph_hidden=1e12: torch's "can't allocate memory" traceback after config.yaml was written)
+    changes = {"ppo.graph_hidden": 10**12, "ppo.graph_rounds": 1, "trainer": trainer}
+    if trainer == "device":
+        changes.update({"opponents": {"baselines": ["random"]}, "ppo.batch_size": 64})
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "run", **changes), progress=False, quiet=True)
+    assert str(info.value).startswith(
+        "ppo.graph_hidden=1,000,000,000,000, ppo.graph_rounds=1: the network's 1.40e+25 weights need about 2.09e+17 GiB "
+        "to train (weights, gradients and the optimizer's two moments: 16 bytes a weight), but cpu has "
+    )
+    assert not (tmp_path / "run").exists()

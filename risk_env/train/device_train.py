@@ -33,6 +33,7 @@ from .run import (
     Run,
     TrainResult,
     adopted_snapshots,
+    check_network_memory,
     check_opponents,
     check_resumed_rules,
     check_rules,
@@ -396,13 +397,16 @@ def check_memory(cfg: TrainConfig, device: Any) -> None:
     ``env.n_envs`` slots of each player count, each with its game (:meth:`VectorGame.bytes_per_game
     <risk_env.vector.engine.VectorGame.bytes_per_game>`) and its rollout of ``ppo.n_steps`` calls
     (:func:`~risk_env.train.device_ppo.rollout_bytes`). A lower bound: the network's work in the update comes on top.
+    Then the network's training state (:func:`~risk_env.train.run.check_network_memory`).
 
     Raises:
         ConfigError: the message names ``env.n_envs`` and ``ppo.n_steps``, the memory needed and there, and the most
-            slots that fit.
+            slots that fit; or ``ppo.graph_hidden`` and ``ppo.graph_rounds``, for a network too large.
     """
+    from ..envs.graph import F_SIZE, G_SIZE
     from ..vector.engine import VectorGame
     from .device_ppo import rollout_bytes
+    from .graph_net import GraphNet
 
     counts = cfg.env.player_counts or [cfg.rules_config.num_players]
     games = [VectorGame(_lane_config(cfg, players).rules_config, device=device) for players in counts]
@@ -416,6 +420,9 @@ def check_memory(cfg: TrainConfig, device: Any) -> None:
         f", in each of the {len(counts)} lanes of env.player_counts" if len(counts) > 1 else ""
     )
     games[0].check_batch(cfg.env.n_envs, "env.n_envs", extra, what)
+    g, p = games[0], cfg.ppo
+    weights = GraphNet.parameter_count(F_SIZE, G_SIZE, g.num_actions - g.T, p.graph_hidden, p.graph_rounds)
+    check_network_memory(weights, device, f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}")
 
 
 def train(

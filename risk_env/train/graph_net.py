@@ -105,6 +105,21 @@ class GraphNet(nn.Module):
         self._adj: th.Tensor | None = None
 
     @staticmethod
+    def parameter_count(node_dim: int, global_dim: int, n_other: int, hidden: int, rounds: int) -> int:
+        """The weights of a network of these sizes (the arguments of the constructor), without building it: a size
+        too large to allocate can be refused before anything is written (:func:`risk_env.train.run.check_network_memory`).
+
+        >>> GraphNet.parameter_count(20, 73, 28, 16, 2) == sum(p.numel() for p in GraphNet(20, 73, 28, 16, 2).parameters())
+        True
+        """
+        d = hidden
+        inputs = (node_dim + 1) * d + (d + 1) * d + (global_dim + 1) * d  # node_in (two layers), glob_in
+        passing = rounds * (3 * d * d + 3 * d)  # W_self (+ bias), W_nbr, W_glob, LayerNorm
+        heads = (d + 1) * d + 3 * d * d + (d + 1)  # territory logit: terr_node, terr_pool, terr_out
+        heads += (3 * d + 1) * d + (d + 1) * n_other + (3 * d + 1) * d + (d + 1)  # other_head, value_head
+        return inputs + passing + heads
+
+    @staticmethod
     def mean_adjacency(edges: th.Tensor, T: int, dtype: th.dtype = th.float32) -> th.Tensor:
         """The row-normalized adjacency ``A`` ``(T, T)`` of one edge index (int ``(2, E)``: row 0
         sources, row 1 targets): ``A @ h`` is the mean of each territory's neighbours (0 for none)."""

@@ -116,6 +116,32 @@ def evaluate_model(
     return out
 
 
+def check_network_memory(weights: int, device: Any, what: str) -> None:
+    """Refuse, before the run folder is written, a network whose training state cannot fit the memory of ``device``
+    (:func:`risk_env.vector.engine.device_memory`): ``weights`` float32 weights, their gradients and Adam's two moments
+    (16 bytes a weight). A lower bound: the activations of the update come on top. ``what`` names the settings that
+    size the network (``"ppo.graph_hidden=..., ppo.graph_rounds=..."``).
+
+    Raises:
+        ConfigError: the message names ``what``, the weights, the memory needed and there.
+    """
+    from ..vector.engine import device_memory
+
+    have = device_memory(device)
+    need = 16 * weights
+    if have is None or need <= have[0]:
+        return
+    memory, source = have
+    count = f"{weights:,}" if weights < 10**12 else f"{weights:.2e}"
+    gib = need / 2**30
+    raise ConfigError(
+        f"{what}: the network's {count} weights need about "
+        + (f"{gib:,.1f}" if gib < 10**6 else f"{gib:.2e}")
+        + f" GiB to train (weights, gradients and the optimizer's two moments: 16 bytes a weight), but {device} has "
+        f"{memory / 2**30:,.1f} GiB ({source}); choose a smaller network"
+    )
+
+
 def check_rules(cfg: TrainConfig) -> None:
     """Refuse, before any training and before the run folder is touched, rules that no game can be played under:
     the training rules (under each player count of ``env.player_counts`` too) and the evaluation rules, each built

@@ -84,7 +84,9 @@ Configs
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import os
 import sys
 import time
@@ -92,7 +94,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ConfigError, MissingExtraError, cause_line
 from .config import CONFIG_DIR, PPOSection, TrainConfig, apply_overrides, env_kwargs, load_config, rules_from
@@ -101,6 +103,7 @@ from .run import (
     TrainResult,
     adopted_snapshots,
     callback_class,
+    check_network_memory,
     check_opponents,
     check_resumed_rules,
     check_rules,
@@ -297,6 +300,26 @@ def rollout_buffer_bytes(observation_space: Any, action_space: Any, peak: bool =
     return total + (max(observed) + max(other) if isinstance(parts, dict) else max(observed + other))
 
 
+def _network_weights(cfg: TrainConfig) -> tuple[int, Any, str]:
+    """The weights of the network ``cfg`` trains (the graph policy's, or the MLP policy's separate actor and critic),
+    the device its update runs on, and the settings that size it: the arguments of
+    :func:`~risk_env.train.run.check_network_memory`."""
+    from ..envs.single_agent import RiskSingleAgentEnv
+    from .device_train import resolve_device
+    from .graph_net import GraphNet
+
+    env = RiskSingleAgentEnv(rules=cfg.rules_config, **env_kwargs(cfg))  # (its spaces; the rules' opponents unused)
+    n, T, p = int(cast(Any, env.action_space).n), env.game.T, cfg.ppo
+    if p.policy == "graph":
+        from ..envs.graph import F_SIZE, G_SIZE
+
+        weights = GraphNet.parameter_count(F_SIZE, G_SIZE, n - T, p.graph_hidden, p.graph_rounds)
+        return weights, resolve_device(p.device), f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}"
+    sizes = [math.prod(env.observation_space.shape or (1,)), *p.net_arch]
+    chain = sum((a + 1) * b for a, b in itertools.pairwise(sizes))  # (one of the two MLPs: actor, critic)
+    return 2 * chain + (sizes[-1] + 1) * (n + 1), resolve_device(p.device), f"ppo.net_arch={list(p.net_arch)}"
+
+
 def check_rollout_memory(cfg: TrainConfig) -> None:
     """Refuse, before any env is built or the run folder written, a rollout buffer of ``env.n_envs`` times
     ``ppo.n_steps`` decisions (:func:`rollout_buffer_bytes` at its peak) larger than the memory this machine can give
@@ -449,6 +472,7 @@ def train(
 
     resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
     check_rollout_memory(cfg)  # (a buffer too large for the RAM: refused, not failed in numpy after the run began)
+    check_network_memory(*_network_weights(cfg))  # (a network too large: refused, not torch's error after the folder)
     check_run_dir(run_dir, ckpt)  # (a file at its place or above it, a user's files in it: refused before training)
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)

@@ -246,7 +246,10 @@ def test_resume_refuses_a_file_that_is_no_checkpoint(tmp_path: Path) -> None:
     junk.with_suffix(".json").write_text("{}")
     with pytest.raises(ConfigError, match=r"step_1\.json holds no 'config': a checkpoint's metadata is the run's config"):
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
-    junk.with_suffix(".json").write_text('{"config": {}}')
+    junk.with_suffix(".json").write_text('{"config": {}}')  # (an empty config: read as the schema's defaults)
+    with pytest.raises(ConfigError, match=r"step_1\.json holds no 'config'"):
+        train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
+    junk.with_suffix(".json").write_text('{"config": {"name": "tiny"}}')
     with pytest.raises(RiskError) as err:
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
     assert str(err.value).startswith(f"{str(junk)!r} is not a readable policy file (") and "\n" not in str(err.value)
@@ -1306,6 +1309,13 @@ def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: P
             "resume it with its own rules, or start a new run from its network with --set ppo.init=PATH"
         )
         assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    # a ppo.init the resumed run would not use (it goes on from its checkpoint's network) is refused, not ignored
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(run, total_timesteps=256, **{"ppo.init": str(run / "model.pt")}), resume=run, progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(run)!r} continues its checkpoint's network, so ppo.init={str(run / 'model.pt')!r} would not be "
+        "used (the run started from None); drop --resume to start a new run from it, or leave ppo.init as the run had it"
+    )
     # settings outside the game (the evaluation's rules, the step count) may change
     later = _tiny(run, total_timesteps=256, **{"eval.final_games": 0, "eval.rules.turn_limit": 20})
     res = train(later, resume=run, progress=False, quiet=True)

@@ -185,6 +185,7 @@ def test_rules_mappings_with_keys_that_are_not_names() -> None:
         (b"preset: 2024-01-01\n", r"a rules preset is a name"),
         (b"map: !!python/object:os.system ls\n", r"not valid YAML"),
         (b"turn_limit: !!float abc\n", r"not valid YAML: a tagged value does not read \(could not convert"),
+        (b"turn_limit: !!bool maybe\n", r"not valid YAML: a tagged value does not read \('maybe'\)"),
         (b"- fast\n", r"must hold a mapping of rules switches"),
         (b"42\n", r"must hold a mapping of rules switches.*got int"),
         (b"territory_bonus: once_per_trade\ncard_trade: stars\n", r"has no effect with card_trade='stars'"),

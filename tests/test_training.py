@@ -90,6 +90,10 @@ def test_every_count_key_reads_a_whole_number_in_e_notation():
     assert (cfg.rules_config.turn_limit, cfg.eval_rules_config.turn_limit, cfg.rules_config.starting_armies) == (160, 200, 30)
     with pytest.raises(ConfigError, match=r"env\.n_envs: Input should be a valid integer, got 2\.5 \(set by the override"):
         load_config("device", ["env.n_envs=2.5"])
+    # (ppo.graph_rounds=1e6 passed the memory check, its million Python modules uncounted, and took minutes to build)
+    assert load_config("device", ["ppo.graph_rounds=64"]).ppo.graph_rounds == 64
+    with pytest.raises(ConfigError, match=r"ppo\.graph_rounds: Input should be less than or equal to 64, got 1000000 "):
+        load_config("device", ["ppo.graph_rounds=1e6"])
 
 
 def test_a_yaml_file_reads_whole_numbers_at_count_keys_as_the_overrides_do(tmp_path):
@@ -322,6 +326,9 @@ BROKEN_CONFIGS = {
     "not YAML": (b"ppo: [1, 2\n", r"not valid YAML: "),
     "python object": (b"seed: !!python/object/apply:os.getpid []\n", r"not valid YAML: "),
     "a tag that does not read": (b"ppo: {n_steps: !!int 16.0}\n", r"not valid YAML: a tagged value does not read \(inv"),
+    "a bool tag that does not read": (b"seed: !!bool maybe\n", r"not valid YAML: a tagged value does not read \('maybe'\)"),
+    "an empty int tag": (b'seed: !!int ""\n', r"not valid YAML: a tagged value does not read \(string index"),
+    "a timestamp tag that does not read": (b"seed: !!timestamp foo\n", r"not valid YAML: a tagged value does not read"),
     "too deep": (b"a: " + b"[" * 3000 + b"]" * 3000, r"nests too deeply to be a training config"),
     "an alias bomb": (
         b"a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
@@ -759,10 +766,18 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
         train(other, resume=run, progress=False, quiet=True)
     assert str(info.value) == (
         f"--resume {str(run)!r} continues a run of other rules (rules.map='classic' -> 'small'): a resumed run plays its "
-        "run's game; resume it with its own rules, or start a new run from its weights by resuming a plain model file "
-        "(the run's model.zip) with --out NEW"
+        "run's game; resume it with its own rules, or start a new run from its weights: --resume RUN/model.zip --config "
+        "RUN/config.yaml --out NEW with the rules set (a plain model file, where the spaces match), or --config device "
+        "--set ppo.init=PATH (a graph network, any rules)"
     )
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    # the advice, followed as written: another player count (the same spaces) from the run's model.zip, its config
+    code, out, err = run_cli(
+        "train", "--resume", str(run / "model.zip"), "--config", str(run / "config.yaml"), "--out", str(tmp_path / "new"),
+        "--set", "rules.num_players=3", "--set", "eval.rules.num_players=3", "--set", "total_timesteps=256", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "3 players" in (tmp_path / "new" / "train.log").read_text()
     # a checkpoint without its metadata (the rules it was trained under unknown) is checked by its spaces
     (run / "checkpoints" / "step_000000128.json").unlink()
     before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
@@ -771,7 +786,9 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
     msg = str(info.value)
     assert msg.startswith(f"--resume {str(run)!r}: step_000000128.zip reads observations action_mask (70,), edges (2, 166)")
     assert "; these rules give action_mask (37,), edges (2, 26), globals (73,), nodes (9, 20) and 37 action ids: " in msg
-    assert msg.endswith("start a new run from its network with ppo.init")
+    assert msg.endswith(
+        "the on-device trainer starts a new run from a graph network on any rules (--config device --set ppo.init=PATH)"
+    )
     assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
 
 
@@ -860,3 +877,8 @@ def test_a_network_too_large_to_train_is_refused_before_the_run_folder(tmp_path,
         "to train (weights, gradients and the optimizer's two moments: 16 bytes a weight), but cpu has "
     )
     assert not (tmp_path / "run").exists()
+    if trainer == "sb3":  # (a warm start from a plain model file trains its own network: the config's is not counted)
+        small = _tiny(tmp_path / "mlp", **{"ppo.policy": "mlp", "ppo.net_arch": [8], "total_timesteps": 128})
+        train(small, progress=False, quiet=True)
+        big = _tiny(tmp_path / "warm", **{"ppo.policy": "mlp", "ppo.net_arch": [10**6, 10**6], "total_timesteps": 256})
+        assert train(big, resume=tmp_path / "mlp" / "model.zip", progress=False, quiet=True).timesteps == 256

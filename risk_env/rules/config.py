@@ -352,7 +352,8 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise ConfigError(f"{where} is not valid YAML: {' '.join(str(e).split())}") from None
-    except (ValueError, TypeError, OverflowError) as e:  # (a tag's own constructor: !!int 16.0, !!float abc)
+    except (ValueError, TypeError, OverflowError, KeyError, IndexError, AttributeError) as e:  # (a tag's own reader:
+        # !!int 16.0, !!float abc, !!bool maybe, !!int "", !!timestamp foo)
         raise ConfigError(f"{where} is not valid YAML: a tagged value does not read ({e})") from None
     except RecursionError:
         raise ConfigError(f"{where} nests too deeply to be a rules file") from None

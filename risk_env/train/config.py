@@ -67,6 +67,11 @@ MAX_COUNT = 2**31 - 1
 could not even size a tensor by; what fits the memory is checked by the trainer before the run folder is written
 (:func:`risk_env.train.device_train.check_memory`)."""
 
+MAX_ROUNDS = 64
+"""The most message-passing rounds of the graph policy (``ppo.graph_rounds``): a round reaches one territory further,
+and no shipped map is 64 territories across; each round costs Python objects besides its weights, so a slip such as
+``1e6`` would take minutes and gigabytes to build."""
+
 MAX_TORCH_THREADS = 1024
 """Most torch threads a config may ask for (``torch_threads``): a fixed cap, so a config means the same on every
 machine; torch crashes (a segmentation fault) when asked for many more threads than that."""
@@ -163,7 +168,7 @@ class PPOSection(_Section):
     )
     activation: Literal["tanh", "relu"] = Field("tanh", description="mlp policy only")
     graph_hidden: int = Field(32, ge=1, description="graph policy: embedding width")
-    graph_rounds: int = Field(3, ge=0, description="graph policy: message-passing rounds")
+    graph_rounds: int = Field(3, ge=0, le=MAX_ROUNDS, description=f"graph policy: message-passing rounds (at most {MAX_ROUNDS})")
     device: str = Field("cpu", description="torch device: cpu, cuda, auto")
     init: str | None = Field(
         None,
@@ -511,7 +516,8 @@ def read_yaml(path: Path | Traversable) -> Any:
         data = yaml.load(text, Loader=_Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
-    except (ValueError, TypeError, OverflowError) as e:  # (a tag's own constructor: !!int 16.0, !!float abc)
+    except (ValueError, TypeError, OverflowError, KeyError, IndexError, AttributeError) as e:  # (a tag's own reader:
+        # !!int 16.0, !!float abc, !!bool maybe, !!int "", !!timestamp foo)
         raise ConfigError(f"{path}: not valid YAML: a tagged value does not read ({e})") from None
     except RecursionError:
         raise ConfigError(f"{path}: nests too deeply to be a training config (at most {MAX_DEPTH} levels)") from None

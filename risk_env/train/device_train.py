@@ -484,12 +484,19 @@ def train(
                 "--set ppo.init=PATH"
             )
         meta = checkpoint_meta(ckpt)
-        if "config" not in meta:  # (as without it: nothing says what the run was)
+        if not meta.get("config"):  # (as without it: nothing says what the run was)
             raise ConfigError(
                 f"--resume {str(resume)!r}: {ckpt.with_suffix('.json').name} holds no 'config': a checkpoint's metadata "
                 "is the run's config and schedule as the run wrote them; start from the network with --set ppo.init=PATH"
             )
         check_resumed_rules(cfg, meta, str(resume), "start a new run from its network with --set ppo.init=PATH")
+        started = meta["config"].get("ppo", {}).get("init") if isinstance(meta["config"].get("ppo"), dict) else None
+        if cfg.ppo.init != started:  # (ignored: the run goes on from its checkpoint's network)
+            raise ConfigError(
+                f"--resume {str(resume)!r} continues its checkpoint's network, so ppo.init={cfg.ppo.init!r} would not be "
+                f"used (the run started from {started!r}); drop --resume to start a new run from it, or leave ppo.init "
+                "as the run had it"
+            )
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)

@@ -376,7 +376,8 @@ def _check_resumed_spaces(ckpt: Path, venv: Any, resume: str) -> None:
             f"--resume {resume!r}: {ckpt.name} reads observations {_space_text(saved[0])} and scores "
             f"{_space_text(saved[1])}; these rules give {_space_text(here[0])} and {_space_text(here[1])}: a resumed run "
             "plays its checkpoint's rules (map, players, the switches that change the observation or the action ids); "
-            "start a new run from its network with ppo.init"
+            "the on-device trainer starts a new run from a graph network on any rules (--config device --set "
+            "ppo.init=PATH)"
         )
 
 
@@ -458,7 +459,11 @@ def train(
         _check_sb3_checkpoint(ckpt, str(resume))
         meta = checkpoint_meta(ckpt)
         _check_resumed_network(cfg, meta, str(resume))
-        fresh = "start a new run from its weights by resuming a plain model file (the run's model.zip) with --out NEW"
+        fresh = (
+            "start a new run from its weights: --resume RUN/model.zip --config RUN/config.yaml --out NEW with the rules "
+            "set (a plain model file, where the spaces match), or --config device --set ppo.init=PATH (a graph network, "
+            "any rules)"
+        )
         check_resumed_rules(cfg, meta, str(resume), fresh)
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
@@ -472,7 +477,8 @@ def train(
 
     resolve_device(cfg.ppo.device)  # (SB3 would fall back to the CPU for a missing GPU, or raise torch's error)
     check_rollout_memory(cfg)  # (a buffer too large for the RAM: refused, not failed in numpy after the run began)
-    check_network_memory(*_network_weights(cfg))  # (a network too large: refused, not torch's error after the folder)
+    if ckpt is None:  # (a network too large: refused, not torch's error after the folder; a resumed one is its own)
+        check_network_memory(*_network_weights(cfg))
     check_run_dir(run_dir, ckpt)  # (a file at its place or above it, a user's files in it: refused before training)
     torch.set_num_threads(cfg.torch_threads or 1)
     run = Run(cfg, run_dir, quiet)

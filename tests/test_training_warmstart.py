@@ -303,6 +303,16 @@ def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused
         run.pfsp.record([key], 1.0)
     run.snapshots = ["/runs/a/pool/snap_000000128.zip"]  # (snap_000000064 dropped from the pool)
     assert run.pool_keys() == ["random", "balanced", "snap_000000128"]
+    # a snapshot the pool drops takes its results along (a checkpoint kept one key for every snapshot ever made)
+    cap = run.cfg.opponents.self_play.max_snapshots
+    run.snapshots = [f"/runs/a/pool/snap_{64 * k:09d}.zip" for k in range(1, cap + 1)]
+    for k in range(1, cap + 2):
+        run.pfsp.record([f"snap_{64 * k:09d}"], 0.0)
+    run.record_snapshot(Path(f"/runs/a/pool/snap_{64 * (cap + 1):09d}.zip"))
+    gone = f"snap_{64 * 2:09d}"  # (the first snapshot stays: kept_snapshots keeps it and the newest cap - 1)
+    assert len(run.snapshots) == cap and f"/runs/a/pool/{gone}.zip" not in run.snapshots
+    assert gone not in run.pfsp.results and "snap_000000064" in run.pfsp.results and "random" in run.pfsp.results
+    assert sorted(k for k in run.pfsp.results if k.startswith("snap_")) == sorted(Path(p).stem for p in run.snapshots)
 
 
 def test_envs_report_scores_and_opponents_to_pfsp():

@@ -88,6 +88,12 @@ class PFSPTracker:
         ks = list(self.results) if keys is None else [str(k) for k in keys]
         return {k: (1.0 - self.win_rate(k)) ** self.power for k in ks}
 
+    def forget(self, keys: Iterable[str]) -> None:
+        """Drop the results of ``keys`` (opponents that are no longer drawn: a snapshot the pool dropped), so the
+        results, and a checkpoint's copy of them, hold only the opponents there are."""
+        for key in keys:
+            self.results.pop(str(key), None)
+
     def state_dict(self) -> dict[str, Any]:
         """The results as plain values (JSON), for a checkpoint: ``{"results": {key: [score, ...]}, "total_games": n}``."""
         return {"results": {k: list(r) for k, r in self.results.items()}, "total_games": self.total_games}

@@ -393,8 +393,13 @@ class Run:
 
     def record_snapshot(self, path: Path) -> None:
         """Add a snapshot file to :attr:`snapshots`, the list a checkpoint keeps: those the pools keep
-        (:func:`~risk_env.envs.opponents.kept_snapshots`)."""
-        self.snapshots = kept_snapshots([*self.snapshots, str(path)], self.cfg.opponents.self_play.max_snapshots)
+        (:func:`~risk_env.envs.opponents.kept_snapshots`); the PFSP results of a snapshot the pools drop are dropped
+        too (:meth:`PFSPTracker.forget`)."""
+        before = [*self.snapshots, str(path)]
+        self.snapshots = kept_snapshots(before, self.cfg.opponents.self_play.max_snapshots)
+        dropped = [OpponentPool.snapshot_key(p) for p in before if p not in self.snapshots]
+        for tracker in self.pfsp_trackers.values():
+            tracker.forget(dropped)
 
     def add_snapshot(self, model: Any, t: int) -> None:
         path = self.dir / "pool" / f"snap_{t:09d}{self.suffix}"

@@ -313,6 +313,14 @@ def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused
     assert len(run.snapshots) == cap and f"/runs/a/pool/{gone}.zip" not in run.snapshots
     assert gone not in run.pfsp.results and "snap_000000064" in run.pfsp.results and "random" in run.pfsp.results
     assert sorted(k for k in run.pfsp.results if k.startswith("snap_")) == sorted(Path(p).stem for p in run.snapshots)
+    # a game begun against it that ends later records under its name again: a checkpoint or a resume drops that too
+    run.pfsp.record([gone], 1.0)
+    kept = {"pool": run.pfsp.state_dict()}
+    run.forget_dropped()
+    assert gone not in run.pfsp.results and "random" in run.pfsp.results
+    (tmp_path / "run").mkdir()  # (restoring logs how many results it read)
+    run.restore_pfsp({"pfsp": kept})
+    assert gone not in run.pfsp.results and f"snap_{64 * (cap + 1):09d}" in run.pfsp.results
 
 
 def test_envs_report_scores_and_opponents_to_pfsp():

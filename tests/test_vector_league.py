@@ -78,6 +78,20 @@ def test_league_pfsp_priorities() -> None:
     assert league.probabilities().tolist() == pytest.approx(want, abs=1e-12)
 
 
+def test_a_dropped_snapshot_leaves_the_leagues_results_and_rates() -> None:
+    # (win_rates, and so the trainer's pfsp log and TensorBoard, named every snapshot ever made; a game begun against a
+    # dropped snapshot wrote its result under the dropped name when it ended)
+    tracker = PFSPTracker(power=1.0, window=50)
+    league = League(_game(), _gen(0), baselines=["random"], p_snapshot=0.5, max_snapshots=2, pfsp=tracker)
+    for name in ("s1", "s2", "s3"):
+        league.add_snapshot(_Const(name))
+    assert league.opponent_names() == ["random", "s1", "s3"]  # (the first and the newest: kept_snapshots)
+    s2 = league.names.index("s2")
+    league.record(torch.tensor([[-1, s2, 0]], device=DEVICE), torch.tensor([0.0], device=DEVICE))
+    assert set(tracker.results) == {"random"} and league.games == 1
+    assert league.win_rates() == pytest.approx({"random": 1 / 3, "s1": 0.5, "s3": 0.5})
+
+
 def test_league_draws_follow_its_probabilities() -> None:
     g = _game()
     league = League(g, _gen(3), baselines=["random", "aggressive"], weights=[1, 2], p_snapshot=0.4, p_latest=0.5)

@@ -394,12 +394,9 @@ class Run:
     def record_snapshot(self, path: Path) -> None:
         """Add a snapshot file to :attr:`snapshots`, the list a checkpoint keeps: those the pools keep
         (:func:`~risk_env.envs.opponents.kept_snapshots`); the PFSP results of a snapshot the pools drop are dropped
-        too (:meth:`PFSPTracker.forget`)."""
-        before = [*self.snapshots, str(path)]
-        self.snapshots = kept_snapshots(before, self.cfg.opponents.self_play.max_snapshots)
-        dropped = [OpponentPool.snapshot_key(p) for p in before if p not in self.snapshots]
-        for tracker in self.pfsp_trackers.values():
-            tracker.forget(dropped)
+        too (:meth:`forget_dropped`)."""
+        self.snapshots = kept_snapshots([*self.snapshots, str(path)], self.cfg.opponents.self_play.max_snapshots)
+        self.forget_dropped()
 
     def add_snapshot(self, model: Any, t: int) -> None:
         path = self.dir / "pool" / f"snap_{t:09d}{self.suffix}"
@@ -424,8 +421,20 @@ class Run:
         (:meth:`OpponentPool.snapshot_key <risk_env.envs.opponents.OpponentPool.snapshot_key>`), those met so far."""
         if self.pfsp is None:
             return []
-        now = [*self.cfg.opponents.baselines, *(OpponentPool.snapshot_key(p) for p in self.snapshots)]
-        return [k for k in now if k in self.pfsp.results]
+        return [k for k in self.opponent_keys() if k in self.pfsp.results]
+
+    def opponent_keys(self) -> list[str]:
+        """The PFSP keys of every opponent the pools (or the leagues) may draw now: the baselines and the kept
+        snapshots (:meth:`OpponentPool.snapshot_key <risk_env.envs.opponents.OpponentPool.snapshot_key>`: a league
+        names its snapshots so too)."""
+        return [*self.cfg.opponents.baselines, *(OpponentPool.snapshot_key(p) for p in self.snapshots)]
+
+    def forget_dropped(self) -> None:
+        """Drop from each of :attr:`pfsp_trackers` the results of opponents no longer drawn (a snapshot the pools
+        dropped, a result of a game begun against it that ended later), so a checkpoint keeps those there are."""
+        now = set(self.opponent_keys())
+        for tracker in self.pfsp_trackers.values():
+            tracker.forget([k for k in tracker.results if k not in now])
 
     def wall_seconds(self) -> float:
         """Wall-clock seconds of the run so far, those before a resume included (``evals.jsonl``'s ``wall_seconds``)."""
@@ -458,6 +467,7 @@ class Run:
             if key in kept:
                 tracker.load_state_dict(kept[key])
                 games += tracker.total_games
+        self.forget_dropped()  # (results a checkpoint kept of opponents the resumed pool no longer draws)
         if games:
             self.log(f"pfsp: the results of {games:,} episodes restored from the checkpoint")
 
@@ -466,6 +476,7 @@ class Run:
         d.mkdir(parents=True, exist_ok=True)
         path = d / f"step_{t:09d}{self.suffix}"
         model.save(path)
+        self.forget_dropped()  # (a game begun against a dropped snapshot may have ended since)
         meta = {
             "timesteps": int(t),
             "snapshots": self.snapshots,

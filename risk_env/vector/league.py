@@ -175,17 +175,21 @@ class League:
         return self.latest
 
     def win_rates(self) -> dict[str, float]:
-        """The learner's PFSP win rate against each opponent met (empty without PFSP)."""
+        """The learner's PFSP win rate against each opponent drawn now (:meth:`opponent_names`; empty without PFSP)."""
         if self.pfsp is None:
             return {}
         rate = getattr(self.pfsp, "win_rate", None)
-        return {k: float(rate(k)) for k in self.names if k != LATEST} if callable(rate) else {}
+        return {k: float(rate(k)) for k in self.opponent_names()} if callable(rate) else {}
+
+    def opponent_names(self) -> list[str]:
+        """The names of the opponents drawn now: the baselines and the kept snapshots (not the latest learner)."""
+        return [self.names[i] for i in (*self.baselines, *self.snapshots)]
 
     def probabilities(self) -> torch.Tensor:
         """float64 ``(len(policies),)``: the probability that an opponent seat of a new game gets each policy."""
         if self._probs is not None:
             return self._probs
-        pri = self.pfsp.priorities([self.names[i] for i in (*self.baselines, *self.snapshots)]) if self.pfsp else {}
+        pri = self.pfsp.priorities(self.opponent_names()) if self.pfsp else {}
         P = [0.0] * len(self.policies)
         learners = self.snapshots or ([] if self.latest is None else [self.latest])
         p_learner = self.p_snapshot if learners else 0.0
@@ -221,7 +225,8 @@ class League:
         self.games += int(seating.shape[0])
         if self.pfsp is None:
             return
+        now = set(self.opponent_names())  # (a game begun against a snapshot dropped since: no result to keep)
         for row, sc in zip(seating.tolist(), score.tolist(), strict=True):
-            keys = {self.names[i] for i in row if i >= 0 and self.names[i] != LATEST}
+            keys = {self.names[i] for i in row if i >= 0 and self.names[i] in now}
             self.pfsp.record(sorted(keys), float(sc))
         self._probs = None

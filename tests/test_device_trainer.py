@@ -1316,6 +1316,23 @@ def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: P
         f"--resume {str(run)!r} continues its checkpoint's network, so ppo.init={str(run / 'model.pt')!r} would not be "
         "used (the run started from None); drop --resume to start a new run from it, or leave ppo.init as the run had it"
     )
+    # a run started from a network: the same file however written resumes; a config that names none is told so
+    from risk_env.train.device_train import _same_init
+
+    assert _same_init(str(run / "model.pt"), str(run / "checkpoints" / ".." / "model.pt"))
+    assert not _same_init("ppo-4p", str(run / "model.pt")) and not _same_init(None, "ppo-4p") and _same_init(None, None)
+    meta = run / "checkpoints" / "step_000000128.json"
+    saved = json.loads(meta.read_text())
+    saved["config"]["ppo"]["init"] = "ppo-4p"
+    meta.write_text(json.dumps(saved))
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(run, total_timesteps=256), resume=run, progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(run)!r}: the run started from ppo.init='ppo-4p', which this config does not name; resume "
+        "without --config (the run's own config), or set ppo.init='ppo-4p'"
+    )
+    saved["config"]["ppo"]["init"] = None
+    meta.write_text(json.dumps(saved))
     # settings outside the game (the evaluation's rules, the step count) may change
     later = _tiny(run, total_timesteps=256, **{"eval.final_games": 0, "eval.rules.turn_limit": 20})
     res = train(later, resume=run, progress=False, quiet=True)

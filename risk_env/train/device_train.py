@@ -392,6 +392,18 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 
+def _same_init(a: str | None, b: str | None) -> bool:
+    """Whether two ``ppo.init`` values name the same network: the same text, or two paths to one file."""
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # (a name such as ppo-4p, or a file gone)
+        return False
+
+
 def check_memory(cfg: TrainConfig, device: Any) -> None:
     """Refuse, before the run folder is written, a run whose games and rollout cannot fit the memory of ``device``:
     ``env.n_envs`` slots of each player count, each with its game (:meth:`VectorGame.bytes_per_game
@@ -491,7 +503,12 @@ def train(
             )
         check_resumed_rules(cfg, meta, str(resume), "start a new run from its network with --set ppo.init=PATH")
         started = meta["config"].get("ppo", {}).get("init") if isinstance(meta["config"].get("ppo"), dict) else None
-        if cfg.ppo.init != started:  # (ignored: the run goes on from its checkpoint's network)
+        if not _same_init(cfg.ppo.init, started):  # (ignored: the run goes on from its checkpoint's network)
+            if cfg.ppo.init is None:
+                raise ConfigError(
+                    f"--resume {str(resume)!r}: the run started from ppo.init={started!r}, which this config does not "
+                    f"name; resume without --config (the run's own config), or set ppo.init={started!r}"
+                )
             raise ConfigError(
                 f"--resume {str(resume)!r} continues its checkpoint's network, so ppo.init={cfg.ppo.init!r} would not be "
                 f"used (the run started from {started!r}); drop --resume to start a new run from it, or leave ppo.init "

@@ -294,6 +294,16 @@ def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused
         checkpoint_meta(tmp_path / "step_000000128.zip")
     (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "pfsp": {"pool": state}}))
     assert checkpoint_meta(tmp_path / "step_000000128.zip")["pfsp"]["pool"] == state
+    # the game a checkpoint played (played_game) is read as the rest: a resume compares the config with it
+    for game, why in (
+        ({"rules": {"num_players": 9}, "player_counts": [2]}, "num_players must be an integer from 2 to 6, got 9"),
+        ({"rules": {}, "player_counts": [7]}, r"'player_counts' must be a list of player counts from 2 to 6, got \[7\]"),
+        ("classic", "not a mapping with 'rules'"),
+    ):
+        (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "game": game}))
+        where = r"step_000000128\.json: the checkpoint's 'game' \(the rules and player counts it played\): "
+        with pytest.raises(ConfigError, match=where + why + "$"):
+            checkpoint_meta(tmp_path / "step_000000128.zip")
     # the priorities pushed and logged are those of the opponents drawn now: a dropped snapshot's results stay out
     from risk_env.train.run import Run
 

@@ -1024,7 +1024,8 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
 
     Raises:
         ConfigError: the file is not JSON text holding an object, or an entry a resume reads is not of its kind (step
-            counts, the snapshot list, the wall seconds, the PFSP results); the message names the file.
+            counts, the snapshot list, the wall seconds, the game played, the PFSP results); the message names the
+            file.
     """
     mp = checkpoint.with_suffix(".json")
     if not mp.exists():
@@ -1045,6 +1046,17 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
     wall = meta.get("wall_seconds", 0.0)
     if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall) or wall < 0:
         raise ConfigError(f"{mp}: the checkpoint's 'wall_seconds' is a number of seconds >= 0, got {wall!r}")
+    game = meta.get("game", {"rules": {}, "player_counts": []})
+    counts = game.get("player_counts") if isinstance(game, dict) else None
+    try:
+        if not isinstance(game, dict) or not isinstance(game.get("rules"), dict):
+            raise ConfigError("not a mapping with 'rules'")
+        if game["rules"]:
+            RulesConfig.from_dict(game["rules"])
+        if not isinstance(counts, list) or not all(type(n) is int and 2 <= n <= 6 for n in counts):
+            raise ConfigError(f"'player_counts' must be a list of player counts from 2 to 6, got {str(counts)[:100]}")
+    except ConfigError as e:
+        raise ConfigError(f"{mp}: the checkpoint's 'game' (the rules and player counts it played): {e}") from None
     kept = meta.get("pfsp", {})
     try:
         if not isinstance(kept, dict):

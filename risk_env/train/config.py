@@ -713,10 +713,10 @@ def _whole_counts(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         key = f"{prefix}{k}"
         if isinstance(v, Mapping):
             out[k] = _whole_counts(v, f"{key}.")
-        elif isinstance(v, float) and v.is_integer() and _counts(key):
+        elif type(v) is float and v.is_integer() and _counts(key):  # (a plain float: a numpy one is refused as before)
             out[k] = int(v)
         elif isinstance(v, list) and _counts(key):  # (a list of counts: env.player_counts, ppo.net_arch)
-            out[k] = [int(x) if isinstance(x, float) and x.is_integer() else x for x in v]
+            out[k] = [int(x) if type(x) is float and x.is_integer() else x for x in v]
         else:
             out[k] = v
     return out

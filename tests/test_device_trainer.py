@@ -747,6 +747,12 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     assert res2.timesteps >= 512 and res.timesteps >= 256
     log = (tmp_path / "sp" / "train.log").read_text()
     assert f"pfsp: the results of {kept['total_games']:,} episodes restored from the checkpoint" in log
+    # the league names a snapshot by the run's PFSP key (Run.forget_dropped keeps the results of those it draws)
+    meta2 = json.loads(sorted((tmp_path / "sp" / "checkpoints").glob("step_*.json"))[-1].read_text())
+    drawn = {Path(p).stem for p in meta2["snapshots"]}
+    assert set(meta2["pfsp"]["2p"]["results"]) - {"random", "aggressive"} <= drawn
+    last = [line for line in log.splitlines() if "] pfsp @ " in line][-1]
+    assert {part.split(" scored ")[0] for part in last.split(": ", 1)[1].split(", ")} == {"random", "aggressive", *drawn}
     # one evaluation per period, across the resume (the checkpoint was written before the evaluation of its step
     # moved the schedule on, so the resumed run evaluated that period again)
     periods = [json.loads(line)["timesteps"] // 128 for line in (tmp_path / "sp" / "evals.jsonl").read_text().splitlines()]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
+from ..envs.opponents import OpponentPool
 from ..errors import ConfigError, RiskError
 from .config import TrainConfig
 from .run import (
@@ -392,6 +393,18 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 
+def graph_net_weights(cfg: TrainConfig, n_other: int) -> tuple[int, str]:
+    """The weights of the graph network ``cfg.ppo`` describes, for rules of ``n_other`` non-territory action ids
+    (:meth:`GraphNet.parameter_count <risk_env.train.graph_net.GraphNet.parameter_count>`, without building it), and
+    the settings that size it, as :func:`~risk_env.train.run.check_network_memory` names them."""
+    from ..envs.graph import F_SIZE, G_SIZE
+    from .graph_net import GraphNet
+
+    p = cfg.ppo
+    weights = GraphNet.parameter_count(F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
+    return weights, f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}"
+
+
 def _same_init(a: str | None, b: str | None) -> bool:
     """Whether two ``ppo.init`` values name the same network: the same text, or two paths to one file."""
     if a == b:
@@ -415,10 +428,8 @@ def check_memory(cfg: TrainConfig, device: Any) -> None:
         ConfigError: the message names ``env.n_envs`` and ``ppo.n_steps``, the memory needed and there, and the most
             slots that fit; or ``ppo.graph_hidden`` and ``ppo.graph_rounds``, for a network too large.
     """
-    from ..envs.graph import F_SIZE, G_SIZE
     from ..vector.engine import VectorGame
     from .device_ppo import rollout_bytes
-    from .graph_net import GraphNet
 
     counts = cfg.env.player_counts or [cfg.rules_config.num_players]
     games = [VectorGame(_lane_config(cfg, players).rules_config, device=device) for players in counts]
@@ -432,9 +443,8 @@ def check_memory(cfg: TrainConfig, device: Any) -> None:
         f", in each of the {len(counts)} lanes of env.player_counts" if len(counts) > 1 else ""
     )
     games[0].check_batch(cfg.env.n_envs, "env.n_envs", extra, what)
-    g, p = games[0], cfg.ppo
-    weights = GraphNet.parameter_count(F_SIZE, G_SIZE, g.num_actions - g.T, p.graph_hidden, p.graph_rounds)
-    check_network_memory(weights, device, f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}")
+    weights, what_sizes = graph_net_weights(cfg, games[0].num_actions - games[0].T)
+    check_network_memory(weights, device, what_sizes)
 
 
 def train(
@@ -609,8 +619,9 @@ def train(
             lane.league.set_latest(NetworkPolicy(g, net, "graph", False, snap_gen, "latest", turn))
             for path in run.snapshots:  # a resumed run's pool
                 snap = snapshot_nets[path]
-                policy = NetworkPolicy(g, snap, "graph", sp.snapshot_deterministic, snap_gen, Path(path).stem, turn)
-                lane.league.add_snapshot(policy, name=Path(path).stem)
+                key = OpponentPool.snapshot_key(path)  # (the run's PFSP key: Run.forget_dropped reads it so)
+                policy = NetworkPolicy(g, snap, "graph", sp.snapshot_deterministic, snap_gen, key, turn)
+                lane.league.add_snapshot(policy, name=key)
             lane.snapshot_policy = NetworkPolicy(g, net, "graph", sp.snapshot_deterministic, snap_gen, "snapshot", turn)
 
     def add_snapshot(t: int) -> None:
@@ -619,7 +630,8 @@ def train(
         run.record_snapshot(path)
         for lane in lanes:
             if lane.league is not None and lane.snapshot_policy is not None:
-                lane.league.add_snapshot(lane.snapshot_policy.frozen(path.stem), name=path.stem)
+                key = OpponentPool.snapshot_key(str(path))
+                lane.league.add_snapshot(lane.snapshot_policy.frozen(key), name=key)
         run.log(f"self-play: snapshot {path.name} joins the league")
 
     opp = lanes[0].seating

@@ -305,16 +305,13 @@ def _network_weights(cfg: TrainConfig) -> tuple[int, Any, str]:
     the device its update runs on, and the settings that size it: the arguments of
     :func:`~risk_env.train.run.check_network_memory`."""
     from ..envs.single_agent import RiskSingleAgentEnv
-    from .device_train import resolve_device
-    from .graph_net import GraphNet
+    from .device_train import graph_net_weights, resolve_device
 
     env = RiskSingleAgentEnv(rules=cfg.rules_config, **env_kwargs(cfg))  # (its spaces; the rules' opponents unused)
     n, T, p = int(cast(Any, env.action_space).n), env.game.T, cfg.ppo
     if p.policy == "graph":
-        from ..envs.graph import F_SIZE, G_SIZE
-
-        weights = GraphNet.parameter_count(F_SIZE, G_SIZE, n - T, p.graph_hidden, p.graph_rounds)
-        return weights, resolve_device(p.device), f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}"
+        weights, what = graph_net_weights(cfg, n - T)
+        return weights, resolve_device(p.device), what
     sizes = [math.prod(env.observation_space.shape or (1,)), *p.net_arch]
     chain = sum((a + 1) * b for a, b in itertools.pairwise(sizes))  # (one of the two MLPs: actor, critic)
     return 2 * chain + (sizes[-1] + 1) * (n + 1), resolve_device(p.device), f"ppo.net_arch={list(p.net_arch)}"

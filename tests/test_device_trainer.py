@@ -17,6 +17,7 @@ from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture a
 
 from risk_env import RulesConfig
 from risk_env.errors import ConfigError, RiskError
+from risk_env.rules.map import load_map
 from risk_env.train.config import TrainConfig, load_config
 from risk_env.train.device_ppo import DevicePPO, PPOSettings
 from risk_env.train.graph_net import GraphNet, load_policy, save_policy
@@ -276,7 +277,8 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     ]
     meta = json.loads((run / "checkpoints" / "step_000000256.json").read_text())
     assert meta["timesteps"] == 256 and meta["config"]["trainer"] == "device"
-    assert meta["game"] == {"rules": _tiny(run).rules_config.to_dict(), "player_counts": [2]}  # (the game as played)
+    classic = load_map("classic").fingerprint()
+    assert meta["game"] == {"rules": _tiny(run).rules_config.to_dict(), "player_counts": [2], "map": classic}  # (as played)
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert [e["timesteps"] for e in evals] == [128, 256] and evals[0]["random"]["games"] == 2
     assert list((run / "tb").rglob("events.out.tfevents.*"))
@@ -1347,7 +1349,7 @@ def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: P
 
 def test_the_resume_rules_check_names_the_switches_the_configs_name() -> None:
     from risk_env.rules.config import resolve_rules
-    from risk_env.train.run import check_resumed_rules
+    from risk_env.train.run import check_resumed_rules, played_game
 
     cfg = _tiny(Path("unused"))
     fast = resolve_rules(rules=cfg.rules).to_dict()
@@ -1367,3 +1369,37 @@ def test_the_resume_rules_check_names_the_switches_the_configs_name() -> None:
     check_resumed_rules(two, {"game": {"rules": fast, "player_counts": [2, 3]}}, "r", fresh)
     with pytest.raises(ConfigError, match=r"\(env\.player_counts=\[2\] -> \[2, 3\]\)"):
         check_resumed_rules(two, {"game": {"rules": fast, "player_counts": [2]}}, "r", fresh)
+    # with env.player_counts each lane sets its own count: rules.num_players plays no game (nor its starting armies)
+    three = _tiny(Path("unused"), **{"env.player_counts": [3, 2], "rules.num_players": 3})
+    check_resumed_rules(three, {"config": {"rules": cfg.rules}, "game": played_game(two)}, "r", fresh)
+    older = {"rules": resolve_rules(rules={**cfg.rules, "num_players": 3}).to_dict(), "player_counts": [2, 3]}
+    check_resumed_rules(two, {"config": {"rules": cfg.rules}, "game": older}, "r", fresh)  # (kept at num_players 3)
+    assert played_game(three)["rules"] == played_game(two)["rules"] and played_game(two)["rules"]["starting_armies"] == 40
+
+
+def test_the_resume_rules_check_compares_the_board_not_the_name(tmp_path: Path) -> None:
+    from risk_env.train.run import check_resumed_rules, played_game
+
+    fresh = "start anew"
+    cfg = _tiny(Path("unused"))
+    kept = {"config": {"rules": cfg.rules}, "game": played_game(cfg)}
+    board = load_map("classic").to_dict()
+    same = tmp_path / "my_classic.json"  # the classic board under another name, drawn elsewhere
+    same.write_text(json.dumps({**board, "name": "mine", "territories": [{**t, "xy": [1, 1]} for t in board["territories"]]}))
+    check_resumed_rules(_tiny(Path("unused"), **{"rules.map": str(same)}), kept, "r", fresh)
+    # a map file edited since the checkpoint: the same name, another board
+    mine = _tiny(Path("unused"), **{"rules.map": str(same)})
+    saved = {"config": {"rules": mine.rules}, "game": played_game(mine)}
+    bonus = [{**c, "bonus": c["bonus"] + 1} for c in board["continents"]]
+    same.write_text(json.dumps({**board, "continents": bonus}))
+    edited = r"\(rules\.map='.*my_classic\.json': the board differs from the checkpoint's \(a map file edited since\?\)\)"
+    with pytest.raises(ConfigError, match=edited):
+        check_resumed_rules(mine, saved, "r", fresh)
+    small = _tiny(Path("unused"), **{"rules.map": "small"})
+    with pytest.raises(ConfigError, match=r"\(rules\.map='classic' -> 'small'\)"):
+        check_resumed_rules(small, kept, "r", fresh)
+    # a checkpoint without the board's fingerprint (older runs) compares the map's name
+    older = {"config": {"rules": cfg.rules}, "game": {k: v for k, v in kept["game"].items() if k != "map"}}
+    check_resumed_rules(cfg, older, "r", fresh)
+    with pytest.raises(ConfigError, match=r"\(rules\.map='classic' -> '.*my_classic\.json'\)"):
+        check_resumed_rules(mine, older, "r", fresh)

@@ -42,6 +42,30 @@ def test_the_main_job_runs_the_shipped_default_config():
     assert code == 0 and yaml.safe_load(out)["trainer"] == "device" and yaml.safe_load(out)["name"] == "device"
 
 
+def test_a_resume_without_config_reads_the_runs_config_where_its_checkpoint_keeps_none(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    ckpt = run / "checkpoints" / "step_000000128.zip"
+    ckpt.write_bytes(b"")  # (run_config reads only the metadata and the config)
+    cfg = load_config("sb3", ["env.n_envs=3", f"out_dir={tmp_path / 'elsewhere'}"])
+    (run / "config.yaml").write_text(cfg.to_yaml())
+    for meta in ({"timesteps": 128}, {"timesteps": 128, "config": {}}, None):  # (no config kept, or no .json at all)
+        ckpt.with_suffix(".json").unlink(missing_ok=True)
+        if meta is not None:
+            ckpt.with_suffix(".json").write_text(json.dumps(meta))
+        got = run_config(None, ["seed=5"], run)
+        assert (got.trainer, got.env.n_envs, got.seed, got.out_dir) == ("sb3", 3, 5, None)  # (its folder: the one resumed)
+        assert run_config(None, [], ckpt).env.n_envs == 3
+    (run / "config.yaml").unlink()
+    with pytest.raises(
+        ConfigError,
+        match=r"^--resume '.*run': the run's config is not kept with step_000000128\.zip \(no "
+        r"step_000000128\.json with a config\) nor in '.*config\.yaml': give it with --config PATH$",
+    ):
+        run_config(None, [], run)
+    assert run_config("sb3", [], run).env.n_envs == 16  # (a config given is used as it is)
+
+
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_configs_validate(name):
     cfg = TrainConfig.load(name)

@@ -301,7 +301,7 @@ def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused
         ("classic", "not a mapping with 'rules'"),
     ):
         (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "game": game}))
-        where = r"step_000000128\.json: the checkpoint's 'game' \(the rules and player counts it played\): "
+        where = r"step_000000128\.json: the checkpoint's 'game' \(the rules, player counts and board it played\): "
         with pytest.raises(ConfigError, match=where + why + "$"):
             checkpoint_meta(tmp_path / "step_000000128.zip")
     # the priorities pushed and logged are those of the opponents drawn now: a dropped snapshot's results stay out

@@ -38,6 +38,7 @@ directions is a duplicate.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -179,6 +180,26 @@ class GameMap:
                 raise InvalidMoveError(f"no card {text!r}: this map has {self.num_cards - self.num_territories} wild cards")
             return card
         return self.id_of(s)
+
+    def fingerprint(self) -> str:
+        """SHA-256 (hex) of the facts a game on this map depends on: the territories in id order (their names,
+        continents and card symbols), the continents and their bonuses, the borders and the wild cards. The name,
+        the description and the drawing positions are left out: two maps with one fingerprint play the same games
+        with the same action ids, whatever their files are called (a training checkpoint keeps it,
+        :func:`risk_env.train.run.played_game`).
+
+        >>> classic = load_map("classic")
+        >>> classic.fingerprint() == map_from_dict({**classic.to_dict(), "name": "other"}).fingerprint()
+        True
+        """
+        facts = {
+            "territories": list(self.territory_names),
+            "territory_continent": self.territory_continent.tolist(),
+            "continents": [[n, int(b)] for n, b in zip(self.continent_names, self.continent_bonus, strict=True)],
+            "borders": [list(b) for b in self.borders],
+            "cards": self.card_symbol.tolist(),
+        }
+        return hashlib.sha256(json.dumps(facts, separators=(",", ":")).encode()).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
         """The map as a JSON-compatible dict (the file format)."""

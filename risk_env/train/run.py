@@ -370,6 +370,9 @@ class Run:
         """The PFSP trackers a checkpoint keeps, by a key of the trainer's (the SB3 path's one, the on-device
         trainer's per player count); restored by :meth:`restore_pfsp`."""
         self.log_file = run_dir / "train.log"
+        self.game = played_game(cfg)
+        """The game the run plays (:func:`played_game`), as it began: a rules or map file edited during the run does
+        not change what its checkpoints keep."""
 
     def align_schedule(self, t: int) -> None:
         """Put the next snapshot, checkpoint and evaluation at the first multiple of their period after step ``t``."""
@@ -486,7 +489,7 @@ class Run:
             "wall_seconds": round(self.wall_seconds(), 1),
             "pfsp": {k: tracker.state_dict() for k, tracker in self.pfsp_trackers.items()},
             "config": self.cfg.model_dump(mode="json"),
-            "game": played_game(self.cfg),  # (as played: a rules file edited later does not change it)
+            "game": self.game,
         }
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
         keep = self.cfg.checkpoint.keep
@@ -755,31 +758,50 @@ def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
 
 
 def played_game(cfg: TrainConfig) -> dict[str, Any]:
-    """The game a run of ``cfg`` plays, as a checkpoint keeps it (``game`` in its ``.json``): the rules resolved as the
-    engine plays them (:meth:`RulesConfig.to_dict`: a rules file's switches as they were, not its name) and the player
-    counts (``env.player_counts``, sorted, or the rules' own count)."""
-    rules = cfg.rules_config
-    return {"rules": rules.to_dict(), "player_counts": sorted(cfg.env.player_counts or [rules.num_players])}
+    """The game a run of ``cfg`` plays, as a checkpoint keeps it (``game`` in its ``.json``):
+
+    * ``rules``: the rules resolved as the engine plays them (:meth:`RulesConfig.to_dict`: a rules file's switches as
+      they were, not its name), at the first of the player counts (with ``env.player_counts`` each lane sets its own
+      count, so ``rules.num_players`` plays no game and the switches that follow from it, such as the starting
+      armies, are those of the first lane);
+    * ``player_counts``: ``env.player_counts``, sorted, or the rules' own count;
+    * ``map``: the map's :meth:`~risk_env.rules.map.GameMap.fingerprint` (the same board under another name or path
+      is the same game; a map file edited since is not).
+
+    Raises:
+        MapError: the rules' map does not load (:func:`check_rules` refuses it first).
+    """
+    from ..rules.map import load_map
+    from .config import rules_from
+
+    counts = sorted(cfg.env.player_counts or [cfg.rules_config.num_players])
+    rules = rules_from({**cfg.rules, "num_players": counts[0]})
+    return {"rules": rules.to_dict(), "player_counts": counts, "map": load_map(rules.map).fingerprint()}
 
 
 def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fresh_start: str) -> None:
     """Refuse to resume a checkpoint under another game than its run's: the rules (every switch but the player count,
-    resolved) and the player counts, against the ``game`` its ``meta`` kept (:func:`played_game`; for a checkpoint
-    written before it kept one, its config's rules resolved now). The checkpoint's schedule, self-play snapshots and
-    PFSP results belong to its run's game, so a ``--set rules.num_players=4`` would train on a mix of two games while
-    ``config.yaml`` named one. A checkpoint without metadata, or an older one whose rules no longer resolve, is not
-    compared. ``fresh_start`` says how the trainer starts a new run from the checkpoint's network.
+    resolved), the player counts and the board, against the ``game`` its ``meta`` kept (:func:`played_game`; for a
+    checkpoint written before it kept one, its config's rules resolved now). The checkpoint's schedule, self-play
+    snapshots and PFSP results belong to its run's game, so a ``--set rules.num_players=4`` would train on a mix of two
+    games while ``config.yaml`` named one. The map is compared by its fingerprint where the checkpoint kept one: the
+    same board named another way passes, a map file edited since the checkpoint is refused. A checkpoint without
+    metadata, or an older one whose rules no longer resolve, is not compared. ``fresh_start`` says how the trainer
+    starts a new run from the checkpoint's network.
 
     Raises:
         ConfigError: the game differs; the message names each switch that changed, both values, and ``fresh_start``.
     """
     from dataclasses import fields
 
+    from ..errors import RiskError
+    from ..rules.config import STARTING_ARMIES
     from .config import rules_from
 
     saved = meta.get("config", {})
     given = saved.get("rules") if isinstance(saved.get("rules"), dict) else {}
     game = meta.get("game")
+    kept_board = game.get("map") if isinstance(game, dict) else None
     try:
         if isinstance(game, dict):
             before = RulesConfig.from_dict(game.get("rules", {}))
@@ -790,22 +812,36 @@ def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fre
             counts = sorted((env.get("player_counts") if isinstance(env, dict) else None) or [before.num_players])
         else:
             return
-    except (ConfigError, TypeError):  # (an older run's rules that no longer resolve: nothing to compare)
+        if before.num_players != counts[0]:  # (older runs kept the rules at rules.num_players, not the first lane's)
+            derived = before.starting_armies == STARTING_ARMIES[before.num_players]
+            before = before.replace(num_players=counts[0], **({"starting_armies": None} if derived else {}))
+    except (ConfigError, TypeError, KeyError):  # (an older run's rules that no longer resolve: nothing to compare)
         return
-    now = cfg.rules_config
-    differ = [f.name for f in fields(RulesConfig) if f.name != "num_players" and getattr(before, f.name) != getattr(now, f.name)]
+    try:
+        playing = played_game(cfg)
+    except RiskError:  # (a map that does not load: check_rules refuses it, naming the key)
+        playing = {"rules": cfg.rules_config.to_dict(), "player_counts": sorted(cfg.env.player_counts or [])}
+    now = RulesConfig.from_dict(playing["rules"])
+    boards = isinstance(kept_board, str) and "map" in playing  # (compared by fingerprint, not by name)
+    skip = {"num_players", "map"} if boards else {"num_players"}
+    differ = [f.name for f in fields(RulesConfig) if f.name not in skip and getattr(before, f.name) != getattr(now, f.name)]
+    if boards and kept_board != playing["map"]:
+        differ.append("map")
     named = set(given) | set(cfg.rules)  # (the switches the configs name; the others follow from them)
-    changed = [f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ if k in named]
+    what = {k: f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ}
+    if "map" in what and before.map == now.map:
+        what["map"] = f"rules.map={now.map!r}: the board differs from the checkpoint's (a map file edited since?)"
+    changed = [what[k] for k in differ if k in named or k == "map"]
     if given.get("preset") != cfg.rules.get("preset") and differ:
         changed.insert(0, f"rules.preset={given.get('preset')!r} -> {cfg.rules.get('preset')!r}")
-    now_counts = played_game(cfg)["player_counts"]
+    now_counts = playing["player_counts"] or [now.num_players]
     if counts != now_counts:  # (a switch that follows from the count, such as the starting armies, is not named)
         if len(counts) == len(now_counts) == 1:
             changed.insert(0, f"rules.num_players={counts[0]} -> {now_counts[0]}")
         else:
             changed.append(f"env.player_counts={counts} -> {now_counts}")
     elif differ and not changed:
-        changed = [f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ]
+        changed = [what[k] for k in differ]
     if changed:
         raise ConfigError(
             f"--resume {resume!r} continues a run of other rules ({', '.join(changed)}): a resumed run plays its run's "
@@ -1055,8 +1091,11 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
             RulesConfig.from_dict(game["rules"])
         if not isinstance(counts, list) or not all(type(n) is int and 2 <= n <= 6 for n in counts):
             raise ConfigError(f"'player_counts' must be a list of player counts from 2 to 6, got {str(counts)[:100]}")
+        board = game.get("map", "0" * 64)
+        if not isinstance(board, str) or not re.fullmatch(r"[0-9a-f]{64}", board):
+            raise ConfigError(f"'map' must be the board's fingerprint (64 hex digits), got {str(board)[:100]}")
     except ConfigError as e:
-        raise ConfigError(f"{mp}: the checkpoint's 'game' (the rules and player counts it played): {e}") from None
+        raise ConfigError(f"{mp}: the checkpoint's 'game' (the rules, player counts and board it played): {e}") from None
     kept = meta.get("pfsp", {})
     try:
         if not isinstance(kept, dict):

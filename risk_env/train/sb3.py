@@ -618,20 +618,30 @@ def run_config(
 ) -> TrainConfig:
     """The config ``risk-env train`` runs: ``config`` (a shipped name, a path, or None for the main
     job, the shipped ``default`` config) with ``overrides`` (``key=value``) applied; when resuming
-    without a ``config``, the resumed run's own config (from its checkpoint's ``.json``) with the overrides.
+    without a ``config``, the resumed run's own config with the overrides: the one its checkpoint's ``.json``
+    keeps, else (a checkpoint whose metadata holds none) the ``config.yaml`` of the run folder that holds it.
 
     Raises:
-        ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``.
+        ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``; a resume without a
+            ``config`` of a checkpoint whose run's config is in neither place.
     """
     if resume is not None and config is None:
         ckpt = latest_checkpoint(Path(resume))
-        saved = checkpoint_meta(ckpt).get("config")
+        saved = checkpoint_meta(ckpt).get("config") or None
         if saved is not None:  # resume with the run's own config unless one is given (the overrides checked against it)
             # (in the folder resumed, not the one the run was first written to: a copied or moved run, or one resumed
             # from another working folder, wrote into the original's folder)
             saved = {**saved, "out_dir": None}
             source = str(ckpt.with_suffix(".json"))
             return TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=source, overrides=overrides)
+        here = Path(os.path.abspath(ckpt)).parent
+        folder = here.parent if here.name == "checkpoints" else here
+        if (folder / "config.yaml").is_file():  # (its out_dir dropped, as above)
+            return load_config(str(folder / "config.yaml"), ["out_dir=null", *overrides])
+        raise ConfigError(
+            f"--resume {str(resume)!r}: the run's config is not kept with {ckpt.name} (no {ckpt.with_suffix('.json').name} "
+            f"with a config) nor in {str(folder / 'config.yaml')!r}: give it with --config PATH"
+        )
     return load_config("default" if config is None else config, list(overrides))
 
 

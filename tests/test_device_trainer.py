@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -788,7 +789,9 @@ def test_self_play_snapshots_and_pfsp_in_the_league(tmp_path: Path) -> None:
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "sp").rglob("*")} == before
 
 
-def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_the_benchmark_times_both_trainers_with_one_config(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from risk_env.train.bench import benchmark, main
 
     sets = [
@@ -803,7 +806,11 @@ def test_the_benchmark_times_both_trainers_with_one_config(capsys: pytest.Captur
         "opponents.baselines=[random]",
     ]
     cfg = load_config(None, sets)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
     res = benchmark(cfg, updates=1, repeats=2, sb3_envs=4)
+    assert list((tmp_path / "temp").glob("SB3-*")) == []  # (SB3's own logger made an empty folder there per learn)
+    monkeypatch.undo()
     assert len(res.device_windows) == len(res.sb3_windows) == 2
     assert res.device > 0 and res.sb3 > 0 and res.ratio == pytest.approx(res.device / res.sb3)
     assert 8 <= res.decisions_per_update <= 64  # the learner's decisions of 8 slots x 8 calls, to the sb3 path's envs

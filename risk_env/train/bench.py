@@ -92,12 +92,13 @@ def _sb3_config(cfg: TrainConfig, envs: int, opponent: str, per_update: int) -> 
 def _sb3_model(scfg: TrainConfig, venv: Any, device: Any) -> Any:
     """MaskablePPO with the graph policy and ``scfg``'s PPO settings on ``venv``."""
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from .graph_policy import GraphPolicy
     from .sb3 import ppo_hyperparameters
 
     sp = scfg.ppo
-    return MaskablePPO(
+    model = MaskablePPO(
         GraphPolicy,
         venv,
         **ppo_hyperparameters(sp),
@@ -106,6 +107,8 @@ def _sb3_model(scfg: TrainConfig, venv: Any, device: Any) -> Any:
         device=device,
         verbose=0,
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # (SB3's own makes an empty SB3-<time> folder in the temp dir)
+    return model
 
 
 def _snapshot(cfg: TrainConfig, envs: int, per_update: int, path: Path) -> str:

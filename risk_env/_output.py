@@ -90,9 +90,14 @@ def _not_folder_kind(path: str) -> str:
 
 def _probe(near: str, missing: list[str]) -> str | None:
     """Make the ``missing`` folders under the existing folder ``near`` and an empty file in the last, then remove
-    them all (best effort: the check never fails on its own clean-up): the system's reason where it refuses."""
+    them all and put back ``near``'s times (best effort: the check never fails on its own clean-up): the system's
+    reason where it refuses. So a run refused after the check leaves its folder as it was, its times included."""
     made: list[str] = []
     probe: str | None = None
+    try:
+        times: os.stat_result | None = os.stat(near)
+    except OSError:
+        times = None
     try:
         path = near
         for name in missing:
@@ -113,6 +118,9 @@ def _probe(near: str, missing: list[str]) -> str | None:
         for path in reversed(made):
             with contextlib.suppress(OSError):
                 os.rmdir(path)
+        if times is not None:
+            with contextlib.suppress(OSError):  # (a folder this user may write but does not own)
+                os.utime(near, ns=(times.st_atime_ns, times.st_mtime_ns))
     return None
 
 

@@ -78,6 +78,11 @@ def test_folder_problem_names_nothing_where_a_folder_can_be_made_or_written(tmp_
     assert folder_problem(f"{tmp_path}/a\0b") == "a path cannot hold a NUL character"
     assert folder_problem("") == folder_problem(" ") == "an empty folder name"  # (was the current folder, a folder ' ')
     assert _tree(tmp_path) == []
+    # the folder written into is left as it was, its times too (a run refused after the check changed its mtime)
+    os.utime(tmp_path, ns=(10**18, 10**18))
+    for folder in (tmp_path, tmp_path / "new" / "deeper"):
+        assert folder_problem(folder) is None
+        assert (tmp_path.stat().st_atime_ns, tmp_path.stat().st_mtime_ns) == (10**18, 10**18)
 
 
 @pytest.mark.parametrize("place", ["/proc/x/y", "/sys/kernel/a/b"])

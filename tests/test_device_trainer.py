@@ -616,6 +616,38 @@ def test_a_device_torch_lacks_is_a_clear_error() -> None:
     assert resolve_device("auto").type in ("cpu", "cuda")
 
 
+@pytest.mark.parametrize("seated", [False, True])
+def test_stagger_spreads_the_slots_games_over_their_phases(seated: bool) -> None:
+    # every slot begins its game in the same call; stagger(K) has slot b play its next L_b calls (L_b uniform below K,
+    # from the trainer's seeded generator) with the policy, storing nothing and counting no step
+    from risk_env.train.seating import Seating
+    from risk_env.vector.learner import FixedOpponents
+
+    B, K = 64, 40
+    mode: dict[str, Any] = {"self_play": True} if seated else {"opponents": "random"}
+    env = LearnerEnv(B, device=DEVICE, seed=3, preset="fast", num_players=2, **mode)
+    seating = Seating(FixedOpponents("random", env.game, torch.Generator(device=DEVICE).manual_seed(1)), B, 2, env.device)
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1)
+    ppo = DevicePPO(env, net, PPOSettings(n_steps=8, batch_size=64, n_epochs=1), seed=5, seating=seating if seated else None)
+    assert ppo.stagger(0) == ppo.stagger(1) == 0 and int(ppo._ep_len.sum()) == 0  # (no spread: nothing played)
+    for bad in (-1, 2.5, True, "8"):
+        with pytest.raises(ConfigError, match=r"^max_calls must be an integer >= 0, got "):
+            ppo.stagger(bad)  # type: ignore[arg-type]
+    want = torch.randint(K, (B,), generator=torch.Generator(device=DEVICE).manual_seed(5), device=DEVICE)
+    assert ppo.stagger(K) == int(want.max()) and ppo.num_timesteps == 0
+    own = ppo._ep_len.sum(1)  # (each slot's learner decisions in its game so far: no game of 40 calls ends)
+    if seated:  # the calls of a slot are its learner's and its opponent's turns
+        assert bool((own <= want).all()) and len(set(own.tolist())) >= 15
+    else:
+        assert own.tolist() == want.tolist()
+    # the games are at different moves now: the first rollout sees every part of the opening, not one
+    assert len(set(env.venv.state.steps.tolist())) >= 15
+    stats = ppo.learn_once()
+    assert stats["n_updates"] >= 1
+    assert ppo.num_timesteps == B * 8 if not seated else 0 < ppo.num_timesteps < B * 8  # (the rollout's own, counted)
+
+
 def test_opponent_weights_become_slot_shares() -> None:
     from risk_env.train.device_train import _slot_entries
 
@@ -628,12 +660,16 @@ def test_opponent_weights_become_slot_shares() -> None:
 def test_a_run_against_batched_opponents_logs_its_scores(tmp_path: Path) -> None:
     from risk_env.train.sb3 import train
 
-    cfg = _tiny(tmp_path / "opp", **{"opponents.baselines": ["random", "aggressive"], "eval.every": 0, "eval.final_games": 0})
-    res = train(cfg, progress=False, quiet=True)
+    opp = {"opponents.baselines": ["random", "aggressive"], "eval.every": 0, "eval.final_games": 0, "env.stagger_calls": 12}
+    res = train(_tiny(tmp_path / "opp", **opp), progress=False, quiet=True)
     # only the learner seats' decisions count: a rollout of 8 slots x 16 calls holds about half of them
     assert 256 <= res.timesteps < 256 + 128
     log = (tmp_path / "opp" / "train.log").read_text()
     assert "vs random, aggressive" in log
+    assert re.search(r"stagger: each slot played 0-(\d+) calls before the first rollout \(not trained on, not counted\)", log)
+    with pytest.raises(ConfigError, match=r"env\.stagger_calls needs trainer 'device' \(the sb3 trainer's envs are not in"):
+        load_config("sb3", ["env.stagger_calls=8"])
+    assert load_config("sb3", ["env.stagger_calls=0"]).env.stagger_calls == 0
 
 
 def test_behaviour_cloning_learns_the_batched_teacher() -> None:

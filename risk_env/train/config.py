@@ -138,6 +138,15 @@ class EnvSection(_Section):
         description="trainer device: train one network on games of each of these player counts in turn "
         "(n_envs slots each; null: rules.num_players)",
     )
+    stagger_calls: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="trainer device: before the first rollout (after a warm start; on a resume too) each slot plays "
+        "a uniform random number of calls below this with the policy, not trained on or counted, so the games of the "
+        "lockstep slots are spread over their phases instead of all beginning together (0: no spread; about one "
+        "game's learner decisions spreads them fully)",
+    )
 
     @field_validator("player_counts")
     @classmethod
@@ -372,6 +381,8 @@ class TrainConfig(_Section):
                 raise ValueError(f"ppo.precision={self.ppo.precision!r} needs trainer 'device' (sb3 computes in float32)")
             if self.ppo.init is not None or self.env.player_counts is not None:
                 raise ValueError("ppo.init and env.player_counts need trainer 'device' (sb3: --resume a model to start from it)")
+            if self.env.stagger_calls:
+                raise ValueError("env.stagger_calls needs trainer 'device' (the sb3 trainer's envs are not in lockstep)")
             if SELF in self.opponents.baselines:
                 raise ValueError(
                     f"opponents.baselines: {SELF!r} (the learner in an opponent seat) needs trainer 'device'; "

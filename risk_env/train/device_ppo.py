@@ -312,7 +312,6 @@ class DevicePPO:
         env, buf = self.env, self.buf
         n = env.num_players
         out = self._last
-        rows = torch.arange(env.num_envs, device=self.device)
         if label is None:
             label = actor == "teacher" or self.kickstart_coef() > 0
         if label and self.teacher is None:
@@ -333,25 +332,10 @@ class DevicePPO:
                 taught = self.teacher(state, mask, lrn)
                 buf["teacher"][r] = taught
             forced = taught if actor == "teacher" else None
-            greedy = actor == "greedy"
-            if lrn is None:
-                action, logp, value = self.act(nodes, glob, mask, greedy=greedy, forced=forced)
-                played += env.num_envs
-            else:
-                # the network on the learner's rows only, the opponents on theirs
-                assert seating is not None
-                idx = lrn.nonzero()[:, 0]
-                action = torch.zeros_like(cur)
-                logp = torch.zeros(env.num_envs, device=self.device)
-                value = torch.zeros(env.num_envs, device=self.device)
-                if idx.numel():
-                    a, lp, v = self.act(
-                        nodes[idx], glob[idx], mask[idx], greedy=greedy, forced=None if forced is None else forced[idx]
-                    )
-                    action[idx], logp[idx], value[idx] = a, lp, v
-                action = seating.opponent_actions(state, mask, cur, action)
+            action, logp, value = self._decide(state, out, nodes, glob, lrn, actor == "greedy", forced)
+            if lrn is not None:
                 self._valid[r] = lrn
-                played += int(idx.numel())
+            played += env.num_envs if lrn is None else int(lrn.sum())
             buf["nodes"][r] = nodes
             buf["globals"][r] = glob
             buf["action_mask"][r] = mask
@@ -359,18 +343,84 @@ class DevicePPO:
             buf["log_prob"][r] = logp
             buf["value"][r] = value
             self._seat[r] = cur
-            self._ep_len[rows, cur] += 1 if lrn is None else lrn.long()
-            learners = env.learners.clone() if seating is None else seating.learners()
-            out = env.step(action)
-            ended = out.seat_terminated | out.seat_truncated
+            out = self._play(out, action, lrn)
             self._rewards[r] = out.rewards
-            self._ended[r] = ended
-            self._track_episodes(out.rewards, ended & learners, learners)
-            if seating is not None:
-                seating.finish(out.autoreset, cur, out.seat_terminated, out.seat_truncated)
+            self._ended[r] = out.seat_terminated | out.seat_truncated
         self._last = out
         if count:
             self.num_timesteps += played
+
+    def _decide(
+        self,
+        state: Any,
+        out: Any,
+        nodes: torch.Tensor,
+        glob: torch.Tensor,
+        lrn: torch.Tensor | None,
+        greedy: bool,
+        forced: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One call's ids: the network's (:meth:`act`) in every row, or, with a seating, on the learner rows ``lrn``
+        only and the opponents' on theirs (their log-probability and value 0)."""
+        if lrn is None:
+            return self.act(nodes, glob, out.action_mask, greedy=greedy, forced=forced)
+        assert self.seating is not None
+        cur, mask = out.current_player, out.action_mask
+        idx = lrn.nonzero()[:, 0]
+        action = torch.zeros_like(cur)
+        logp = torch.zeros(cur.shape[0], device=self.device)
+        value = torch.zeros(cur.shape[0], device=self.device)
+        if idx.numel():
+            a, lp, v = self.act(nodes[idx], glob[idx], mask[idx], greedy=greedy, forced=None if forced is None else forced[idx])
+            action[idx], logp[idx], value[idx] = a, lp, v
+        return self.seating.opponent_actions(state, mask, cur, action), logp, value
+
+    def _play(self, out: Any, action: torch.Tensor, lrn: torch.Tensor | None, active: torch.Tensor | None = None) -> Any:
+        """Step the env with one call's ids (in the ``active`` slots only, where given) and keep the learner
+        episodes' returns and lengths and the seating up to date; returns the env's output."""
+        env, cur = self.env, out.current_player
+        rows = torch.arange(env.num_envs, device=self.device)
+        own = torch.ones_like(cur, dtype=torch.bool) if lrn is None else lrn
+        self._ep_len[rows, cur] += (own if active is None else own & active).long()
+        learners = env.learners.clone() if self.seating is None else self.seating.learners()
+        out = env.step(action, active=active)
+        ended = out.seat_terminated | out.seat_truncated
+        self._track_episodes(out.rewards, ended & learners, learners)
+        if self.seating is not None:
+            self.seating.finish(out.autoreset, cur, out.seat_terminated, out.seat_truncated)
+        return out
+
+    def stagger(self, max_calls: int) -> int:
+        """Spread the slots' games over their phases before training: slot ``b`` plays its next ``L_b`` calls with
+        the policy (sampled, as in a rollout; nothing stored, trained on or counted in :attr:`num_timesteps`),
+        ``L_b`` uniform in ``0 .. max_calls - 1`` from the seeded generator, while the others wait.
+
+        All slots begin their games together, so without it the first rollouts hold only the setup and the opening
+        of every game, the next ones only the middle: the updates follow the game's phases in waves, one game long
+        each, until the lengths of the games have spread them (``env.stagger_calls``). Returns the calls played.
+
+        Raises:
+            ConfigError: ``max_calls`` is not an integer >= 0.
+        """
+        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0:
+            raise ConfigError(f"max_calls must be an integer >= 0, got {max_calls!r}")
+        if max_calls <= 1:
+            return 0
+        self._carry()
+        self.drop_held()  # (a held decision's successor would come after calls nobody stored)
+        env = self.env
+        length = torch.randint(max_calls, (env.num_envs,), generator=self.generator, device=self.device)
+        out = self._last
+        calls = int(length.max())
+        for t in range(calls):
+            state = env.venv.state
+            assert state is not None
+            nodes, glob = self.observe(out)
+            lrn = self.seating.is_learner(out.current_player) if self.seating is not None else None
+            action, _, _ = self._decide(state, out, nodes, glob, lrn, False, None)
+            out = self._play(out, action, lrn, active=length > t)
+        self._last = out
+        return calls
 
     def _track_episodes(self, rewards: torch.Tensor, ended: torch.Tensor, learners: torch.Tensor) -> None:
         """Learner episodes' returns (with the shaping) and lengths (own decisions)."""

@@ -653,6 +653,9 @@ def train(
             run.save_checkpoint(model, 0)  # the cloned policy, before any PPO update
             if cfg.eval.every:
                 run.periodic_eval(model, 0)
+    if cfg.env.stagger_calls > 1:  # (the games of the slots spread over their phases: PPOs first rollouts see them all)
+        calls = max(lane.ppo.stagger(cfg.env.stagger_calls) for lane in lanes)
+        run.log(f"stagger: each slot played 0-{calls} calls before the first rollout (not trained on, not counted)")
     bar: Any = None
     if progress and not quiet:
         from tqdm.auto import tqdm

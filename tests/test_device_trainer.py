@@ -1400,7 +1400,11 @@ def test_the_resume_rules_check_names_the_switches_the_configs_name() -> None:
     check_resumed_rules(cfg, {"config": {"rules": fast}}, "r", fresh)  # (the same game written out switch by switch)
     check_resumed_rules(cfg, {}, "r", fresh)  # (no metadata: nothing to compare)
     check_resumed_rules(cfg, {"config": {"rules": {"num_players": 9}}}, "r", fresh)  # (an older run's unreadable rules)
-    with pytest.raises(ConfigError, match=r"\(rules\.preset=None -> 'fast', rules\.turn_limit=1000 -> 16\): .* or start anew$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"\(rules\.preset=None -> 'fast', rules\.setup='deal' -> 'random', rules\.turn_limit=1000 -> 16\): "
+        r".* or start anew$",
+    ):
         check_resumed_rules(cfg, {"config": {"rules": {"num_players": 2}}}, "r", fresh)
     # the game the checkpoint kept decides, not its config's rules read again (a rules file edited since)
     kept = {"rules": {**fast, "fortify": "connected"}, "player_counts": [2]}
@@ -1441,6 +1445,15 @@ def test_the_resume_rules_check_compares_the_board_not_the_name(tmp_path: Path) 
     small = _tiny(Path("unused"), **{"rules.map": "small"})
     with pytest.raises(ConfigError, match=r"\(rules\.map='classic' -> 'small'\)"):
         check_resumed_rules(small, kept, "r", fresh)
+    # a map that does not load is not compared: check_rules names it and why ("unknown map 'Classic'"), not "other rules"
+    check_resumed_rules(_tiny(Path("unused"), **{"rules.map": "Classic"}), kept, "r", fresh)
+    check_resumed_rules(cfg, {**kept, "game": {**kept["game"], "map": kept["game"]["map"].upper()}}, "r", fresh)
+    # a checkpoint whose .json keeps the game but no config: no preset is blamed that nobody changed
+    with pytest.raises(ConfigError, match=r"other rules \(rules\.turn_limit=16 -> 20\): "):
+        check_resumed_rules(_tiny(Path("unused"), **{"rules.turn_limit": 20}), {"game": kept["game"]}, "r", fresh)
+    # a count set by env.player_counts is named so
+    with pytest.raises(ConfigError, match=r"other rules \(env\.player_counts=\[2\] -> \[3\]\): "):
+        check_resumed_rules(_tiny(Path("unused"), **{"env.player_counts": [3]}), kept, "r", fresh)
     # a checkpoint without the board's fingerprint (older runs) compares the map's name
     older = {"config": {"rules": cfg.rules}, "game": {k: v for k, v in kept["game"].items() if k != "map"}}
     check_resumed_rules(cfg, older, "r", fresh)

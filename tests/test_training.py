@@ -802,8 +802,14 @@ def test_a_resume_under_rules_of_other_spaces_is_refused_before_the_run_folder(t
     )  # fmt: skip
     assert code == 0, err
     assert "3 players" in (tmp_path / "new" / "train.log").read_text()
-    # a checkpoint without its metadata (the rules it was trained under unknown) is checked by its spaces
+    # a run's checkpoint without its metadata is compared with its run folder's config.yaml
     (run / "checkpoints" / "step_000000128.json").unlink()
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    with pytest.raises(ConfigError, match=r"continues a run of other rules \(rules\.map='classic' -> 'small'\): "):
+        train(other, resume=run, progress=False, quiet=True)
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
+    # without either (the rules it was trained under unknown), it is checked by its spaces
+    (run / "config.yaml").unlink()
     before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
     with pytest.raises(ConfigError) as info:
         train(other, resume=run, progress=False, quiet=True)

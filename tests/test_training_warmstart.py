@@ -297,7 +297,7 @@ def test_pfsp_results_round_trip_through_a_checkpoint_and_a_bad_state_is_refused
     # the game a checkpoint played (played_game) is read as the rest: a resume compares the config with it
     for game, why in (
         ({"rules": {"num_players": 9}, "player_counts": [2]}, "num_players must be an integer from 2 to 6, got 9"),
-        ({"rules": {}, "player_counts": [7]}, r"'player_counts' must be a list of player counts from 2 to 6, got \[7\]"),
+        ({"rules": {}, "player_counts": [7]}, r"'player_counts' must be a list of distinct player counts from 2 to 6, got \[7\]"),
         ("classic", "not a mapping with 'rules'"),
     ):
         (tmp_path / "step_000000128.json").write_text(json.dumps({"config": {}, "game": game}))

@@ -757,6 +757,31 @@ def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
     return cfg.run_dir
 
 
+def run_folder(ckpt: Path) -> Path:
+    """The run folder that holds the checkpoint ``ckpt``: ``RUN`` for ``RUN/checkpoints/step_N``, else the folder
+    ``ckpt`` is in (a run's ``model.zip``)."""
+    here = Path(os.path.abspath(ckpt)).parent
+    return here.parent if here.name == "checkpoints" else here
+
+
+def run_folder_config(ckpt: Path) -> dict[str, Any] | None:
+    """The ``config.yaml`` of the :func:`run_folder` that holds ``ckpt``, as a mapping (not validated), or None where
+    there is none: the run's config where the checkpoint's ``.json`` keeps none.
+
+    Raises:
+        ConfigError: the file is not YAML text holding a mapping (one line naming it).
+    """
+    from .config import read_yaml
+
+    path = run_folder(ckpt) / "config.yaml"
+    if not path.is_file():
+        return None
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a run's config.yaml holds a mapping of settings, got {type(data).__name__}")
+    return data
+
+
 def played_game(cfg: TrainConfig) -> dict[str, Any]:
     """The game a run of ``cfg`` plays, as a checkpoint keeps it (``game`` in its ``.json``):
 
@@ -786,8 +811,10 @@ def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fre
     snapshots and PFSP results belong to its run's game, so a ``--set rules.num_players=4`` would train on a mix of two
     games while ``config.yaml`` named one. The map is compared by its fingerprint where the checkpoint kept one: the
     same board named another way passes, a map file edited since the checkpoint is refused. A checkpoint without
-    metadata, or an older one whose rules no longer resolve, is not compared. ``fresh_start`` says how the trainer
-    starts a new run from the checkpoint's network.
+    metadata (the sb3 trainer gives a run's ``step_*`` checkpoint its folder's ``config.yaml`` instead,
+    :func:`run_folder_config`), an older one whose rules no longer resolve, or a config whose map does not load
+    (:func:`check_rules` names why) is not compared. Where the preset or rules file changed, every switch that
+    differs is named. ``fresh_start`` says how the trainer starts a new run from the checkpoint's network.
 
     Raises:
         ConfigError: the game differs; the message names each switch that changed, both values, and ``fresh_start``.
@@ -819,24 +846,25 @@ def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fre
         return
     try:
         playing = played_game(cfg)
-    except RiskError:  # (a map that does not load: check_rules refuses it, naming the key)
-        playing = {"rules": cfg.rules_config.to_dict(), "player_counts": sorted(cfg.env.player_counts or [])}
+    except RiskError:  # (a map that does not load: check_rules, next, names it and why)
+        return
     now = RulesConfig.from_dict(playing["rules"])
-    boards = isinstance(kept_board, str) and "map" in playing  # (compared by fingerprint, not by name)
+    boards = isinstance(kept_board, str)  # (compared by fingerprint, not by name)
     skip = {"num_players", "map"} if boards else {"num_players"}
     differ = [f.name for f in fields(RulesConfig) if f.name not in skip and getattr(before, f.name) != getattr(now, f.name)]
-    if boards and kept_board != playing["map"]:
+    if boards and str(kept_board).lower() != playing["map"]:
         differ.append("map")
     named = set(given) | set(cfg.rules)  # (the switches the configs name; the others follow from them)
     what = {k: f"rules.{k}={getattr(before, k)!r} -> {getattr(now, k)!r}" for k in differ}
     if "map" in what and before.map == now.map:
         what["map"] = f"rules.map={now.map!r}: the board differs from the checkpoint's (a map file edited since?)"
     changed = [what[k] for k in differ if k in named or k == "map"]
-    if given.get("preset") != cfg.rules.get("preset") and differ:
-        changed.insert(0, f"rules.preset={given.get('preset')!r} -> {cfg.rules.get('preset')!r}")
-    now_counts = playing["player_counts"] or [now.num_players]
+    if given and given.get("preset") != cfg.rules.get("preset") and differ:
+        # (another preset or rules file: each switch it changes, which the configs do not name one by one)
+        changed = [f"rules.preset={given.get('preset')!r} -> {cfg.rules.get('preset')!r}", *(what[k] for k in differ)]
+    now_counts = playing["player_counts"]
     if counts != now_counts:  # (a switch that follows from the count, such as the starting armies, is not named)
-        if len(counts) == len(now_counts) == 1:
+        if len(counts) == len(now_counts) == 1 and not cfg.env.player_counts:
             changed.insert(0, f"rules.num_players={counts[0]} -> {now_counts[0]}")
         else:
             changed.append(f"env.player_counts={counts} -> {now_counts}")
@@ -1089,10 +1117,14 @@ def checkpoint_meta(checkpoint: Path) -> dict[str, Any]:
             raise ConfigError("not a mapping with 'rules'")
         if game["rules"]:
             RulesConfig.from_dict(game["rules"])
-        if not isinstance(counts, list) or not all(type(n) is int and 2 <= n <= 6 for n in counts):
-            raise ConfigError(f"'player_counts' must be a list of player counts from 2 to 6, got {str(counts)[:100]}")
+        if (
+            not isinstance(counts, list)
+            or not all(type(n) is int and 2 <= n <= 6 for n in counts)
+            or len(set(counts)) != len(counts)
+        ):
+            raise ConfigError(f"'player_counts' must be a list of distinct player counts from 2 to 6, got {str(counts)[:100]}")
         board = game.get("map", "0" * 64)
-        if not isinstance(board, str) or not re.fullmatch(r"[0-9a-f]{64}", board):
+        if not isinstance(board, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", board):
             raise ConfigError(f"'map' must be the board's fingerprint (64 hex digits), got {str(board)[:100]}")
     except ConfigError as e:
         raise ConfigError(f"{mp}: the checkpoint's 'game' (the rules, player counts and board it played): {e}") from None

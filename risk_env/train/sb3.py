@@ -109,6 +109,7 @@ from .run import (
     check_rules,
     check_run_dir,
     checkpoint_meta,
+    checkpoint_step,
     copy_adopted_snapshots,
     evaluate_model,
     latest_checkpoint,
@@ -118,6 +119,8 @@ from .run import (
     progress_callback_class,
     resumed_run_dir,
     resumed_snapshots,
+    run_folder,
+    run_folder_config,
 )
 
 __all__ = [
@@ -455,13 +458,16 @@ def train(
         ckpt = latest_checkpoint(Path(resume))
         _check_sb3_checkpoint(ckpt, str(resume))
         meta = checkpoint_meta(ckpt)
-        _check_resumed_network(cfg, meta, str(resume))
+        run_meta = meta  # (compared with: a run's step_* checkpoint whose .json keeps no config, its folder's config)
+        if not meta.get("config") and checkpoint_step(ckpt) is not None:
+            run_meta = {**meta, "config": run_folder_config(ckpt) or {}}
+        _check_resumed_network(cfg, run_meta, str(resume))
         fresh = (
             "start a new run from its weights: --resume RUN/model.zip --config RUN/config.yaml --out NEW with the rules "
             "set (a plain model file, where the spaces match), or --config device --set ppo.init=PATH (a graph network, "
             "any rules)"
         )
-        check_resumed_rules(cfg, meta, str(resume), fresh)
+        check_resumed_rules(cfg, run_meta, str(resume), fresh)
         run_dir = resumed_run_dir(cfg, ckpt)
         # (each one found, before the run folder is touched)
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)
@@ -634,9 +640,8 @@ def run_config(
             saved = {**saved, "out_dir": None}
             source = str(ckpt.with_suffix(".json"))
             return TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=source, overrides=overrides)
-        here = Path(os.path.abspath(ckpt)).parent
-        folder = here.parent if here.name == "checkpoints" else here
-        if (folder / "config.yaml").is_file():  # (its out_dir dropped, as above)
+        folder = run_folder(ckpt)
+        if run_folder_config(ckpt) is not None:  # (its out_dir dropped, as above)
             return load_config(str(folder / "config.yaml"), ["out_dir=null", *overrides])
         raise ConfigError(
             f"--resume {str(resume)!r}: the run's config is not kept with {ckpt.name} (no {ckpt.with_suffix('.json').name} "

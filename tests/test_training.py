@@ -64,6 +64,13 @@ def test_a_resume_without_config_reads_the_runs_config_where_its_checkpoint_keep
     ):
         run_config(None, [], run)
     assert run_config("sb3", [], run).env.n_envs == 16  # (a config given is used as it is)
+    # a run's own config.yaml given with --config: the run goes on in its folder, not in the out_dir the file names
+    (run / "config.yaml").write_text(cfg.to_yaml())
+    assert run_config(str(run / "config.yaml"), [], run).out_dir is None
+    assert run_config(str(run / "config.yaml"), [f"out_dir={tmp_path / 'new'}"], run).out_dir == str(tmp_path / "new")
+    model = tmp_path / "model.zip"  # (a plain model file: a warm start into the folder the config names)
+    model.write_bytes(b"")
+    assert run_config(str(run / "config.yaml"), [], model).out_dir == str(tmp_path / "elsewhere")
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -625,7 +625,10 @@ def run_config(
     """The config ``risk-env train`` runs: ``config`` (a shipped name, a path, or None for the main
     job, the shipped ``default`` config) with ``overrides`` (``key=value``) applied; when resuming
     without a ``config``, the resumed run's own config with the overrides: the one its checkpoint's ``.json``
-    keeps, else (a checkpoint whose metadata holds none) the ``config.yaml`` of the run folder that holds it.
+    keeps, else (a checkpoint whose metadata holds none) the ``config.yaml`` of the run folder that holds it. A
+    resume of a run's checkpoint (in its ``checkpoints/``) with a ``config`` drops the config's ``out_dir`` unless an
+    override sets it (``--out``): the run goes on in its own folder, as :func:`~risk_env.train.run.resumed_run_dir`
+    says, not in the folder a moved run's ``config.yaml`` names.
 
     Raises:
         ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``; a resume without a
@@ -647,6 +650,11 @@ def run_config(
             f"--resume {str(resume)!r}: the run's config is not kept with {ckpt.name} (no {ckpt.with_suffix('.json').name} "
             f"with a config) nor in {str(folder / 'config.yaml')!r}: give it with --config PATH"
         )
+    if resume is not None and config is not None and not any(o.partition("=")[0].strip() == "out_dir" for o in overrides):
+        if Path(os.path.abspath(latest_checkpoint(Path(resume)))).parent.name == "checkpoints":
+            # (a run's checkpoint: the run goes on in the folder that holds it unless --out says otherwise, whatever
+            # folder the config names, such as the out_dir in a moved run's own config.yaml)
+            overrides = ["out_dir=null", *overrides]
     return load_config("default" if config is None else config, list(overrides))
 
 

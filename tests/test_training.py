@@ -318,8 +318,19 @@ def test_the_final_evaluate_commands_name_the_seed_backend_and_opponents():
     assert final_evaluate_commands(four, "my runs/m.zip") == [
         "risk-env evaluate 'my runs/m.zip' random balanced random --games 200 --rules fast --seed 12345"
     ]
+    # no final evaluation: the run's evaluation opponents, 200 games (a 4-player line-up got 'random random random')
     none = load_config(None, ["eval.final_games=0", "eval.seed=3"])
-    assert final_evaluate_commands(none, "m.zip") == ["risk-env evaluate m.zip random --games 200 --rules fast --seed 3"]
+    assert final_evaluate_commands(none, "m.zip") == [
+        "risk-env evaluate m.zip random --games 200 --rules fast --seed 3",
+        "risk-env evaluate m.zip balanced --games 200 --rules fast --seed 3",
+    ]
+    lineup = TrainConfig.from_dict({"rules": fast4, "eval": {"rules": fast4, "opponents": ["aggressive+continent+balanced"]}})
+    lineup = TrainConfig.from_dict({**lineup.model_dump(mode="json"), "eval": {**lineup.eval.model_dump(), "final_games": 0}})
+    assert final_evaluate_commands(lineup, "m.pt") == [
+        "risk-env evaluate m.pt aggressive continent balanced --games 200 --rules fast --seed 12345"
+    ]
+    nobody = load_config(None, ["eval.opponents=[]", "eval.final_games=0"])
+    assert final_evaluate_commands(nobody, "m.zip") == ["risk-env evaluate m.zip random --games 200 --rules fast --seed 12345"]
 
 
 @pytest.mark.parametrize("backend", ["reference", "vector"])

@@ -686,9 +686,8 @@ def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], oppon
 
 def final_evaluate_commands(cfg: TrainConfig, model_path: str | os.PathLike[str]) -> list[str]:
     """The commands that repeat a run's final evaluation (:meth:`risk_env.train.run.Run.final_eval`), one per
-    ``eval.opponents`` entry with ``eval.final_games`` games; with no final evaluation, the command of 200 games
-    against ``random``."""
+    ``eval.opponents`` entry with ``eval.final_games`` games; with no final evaluation, the same commands with 200
+    games (against ``random`` where ``eval.opponents`` is empty)."""
     ev = cfg.eval
-    if ev.final_games <= 0 or not ev.opponents:
-        return [evaluate_command(cfg, model_path)]
-    return [evaluate_command(cfg, model_path, opp, ev.final_games) for opp in ev.opponents]
+    games = ev.final_games if ev.final_games > 0 else 200
+    return [evaluate_command(cfg, model_path, opp, games) for opp in ev.opponents or ["random"]]

@@ -389,12 +389,13 @@ def test_load_agent_names_and_labels() -> None:
 
 
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1"
     for spec in ("nobody", "  ", "ppo-9p"):
         with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
             load_agent(spec)
         assert isinstance(info.value, RiskError)  # so every `except RiskError` still catches it
-    with pytest.raises(UnknownAgentError, match="^no pretrained agent 'ppo-9p': use one of ppo-2p, ppo-3p, ppo-4p, ppo-5p$"):
+    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1"
+    with pytest.raises(UnknownAgentError, match=f"^no pretrained agent 'ppo-9p': use one of {names}$"):
         pretrained_path("ppo-9p")
     env = risk_env.raw_env(num_players=2, map="small")
     env.reset(seed=0)
@@ -405,7 +406,7 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
 
 def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None:
     # (the path probes raised OSError "File name too long" before)
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1"
     for spec, n in (("a" * 5000, 5000), ("a/" * 3000, 6000), ("a" * 300 + "\x00", 301)):
         with pytest.raises(UnknownAgentError) as info:
             load_agent(spec)
@@ -720,7 +721,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     from risk_env.agents import PRETRAINED, pretrained_path
     from risk_env.tools.evaluation import evaluate
 
-    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p"}
+    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-4p-0.1"}
     for name in PRETRAINED:
         assert pretrained_path(name).is_file()
         assert load_agent(name).name == name
@@ -743,6 +744,11 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     net, meta = load_policy(pretrained_path("ppo-5p"))
     assert meta["timesteps"] == 1_000_490 and meta["config"]["name"] == "ppo-5p" and meta["rules"]["num_players"] == 5
     assert net.sizes["hidden"] == 64 and "optimizer" not in meta
+    # ppo-4p: the 0.1 release's ppo-4p (ppo-4p-0.1, a MaskablePPO file) trained on for 4 players by its shipped config
+    net, meta = load_policy(pretrained_path("ppo-4p"))
+    assert meta["timesteps"] == 500_525 and meta["config"]["name"] == "ppo-4p" and meta["rules"]["num_players"] == 4
+    assert meta["config"]["ppo"]["init"] == "ppo-4p-0.1" and meta["config"]["out_dir"] is None and "optimizer" not in meta
+    assert type(load_agent("ppo-4p")).__name__ == "GraphNetAgent" and type(load_agent("ppo-4p-0.1")).__name__ != "GraphNetAgent"
     # ... on the batched engine too, by name (every shipped name; a .pt is a graph policy file, not MaskablePPO's)
     for name in PRETRAINED:
         lockstep = evaluate([name, "balanced", "continent"], num_games=3, rules="fast", seed=1, backend="vector", progress=False)

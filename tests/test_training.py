@@ -587,6 +587,12 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
     assert res.timesteps == 256 and res.model_path == run / "model.zip" and res.model_path.exists()
     ckpts = sorted((run / "checkpoints").glob("step_*.zip"))
     assert [p.name for p in ckpts] == ["step_000000128.zip", "step_000000256.zip"]
+    # the last checkpoint is the loop's: written and logged once, not again at the run's end
+    log = (run / "train.log").read_text()
+    assert [line.split("] checkpoint ", 1)[1] for line in log.splitlines() if "] checkpoint " in line] == [
+        str(run / "checkpoints" / "step_000000128.zip"),
+        str(run / "checkpoints" / "step_000000256.zip"),
+    ]
     meta = json.loads(ckpts[-1].with_suffix(".json").read_text())
     assert meta["timesteps"] == 256 and len(meta["snapshots"]) == 2  # snapshots at 128 and 256
     assert all(Path(p).exists() for p in meta["snapshots"])

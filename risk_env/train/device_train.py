@@ -667,7 +667,6 @@ def train(
     start_steps = steps()
     multi = len(lanes) > 1
     k = 0
-    saved_at = -1  # the step of the last checkpoint written in the loop (the final one is not written twice)
     try:
         while steps() < cfg.total_timesteps:
             before = steps()
@@ -709,7 +708,6 @@ def train(
                 while run.next_checkpoint <= t:
                     run.next_checkpoint += cfg.checkpoint.every
                 run.save_checkpoint(model, t)
-                saved_at = t
             if run.deadline is not None and time.monotonic() > run.deadline:
                 run.stopped_early = True
                 run.log(
@@ -724,7 +722,7 @@ def train(
     model_path = run_dir / "model.pt"
     model.save(model_path)
     total = steps()
-    if saved_at != total:  # (a checkpoint of the last update: the same weights, already written and logged)
+    if run.saved_step != total:  # (a checkpoint of the last update: the same weights, already written and logged)
         run.save_checkpoint(model, total)
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")

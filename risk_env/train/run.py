@@ -370,6 +370,9 @@ class Run:
         """The PFSP trackers a checkpoint keeps, by a key of the trainer's (the SB3 path's one, the on-device
         trainer's per player count); restored by :meth:`restore_pfsp`."""
         self.log_file = run_dir / "train.log"
+        self.saved_step: int | None = None
+        """The step of the last checkpoint written (:meth:`save_checkpoint`): a run's end writes none at the same step
+        again."""
         self.game = played_game(cfg)
         """The game the run plays (:func:`played_game`), as it began: a rules or map file edited during the run does
         not change what its checkpoints keep."""
@@ -492,6 +495,7 @@ class Run:
             "game": self.game,
         }
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+        self.saved_step = int(t)
         keep = self.cfg.checkpoint.keep
         if keep is not None:
             old = checkpoints_in(d, (self.suffix,))[:-keep]

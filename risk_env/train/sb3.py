@@ -596,7 +596,8 @@ def train(
     learn_s = time.monotonic() - t_start
     model_path = run_dir / "model.zip"
     model.save(model_path)
-    run.save_checkpoint(model, model.num_timesteps)
+    if run.saved_step != model.num_timesteps:  # (a checkpoint of the last rollout: the same weights, already written)
+        run.save_checkpoint(model, model.num_timesteps)
     venv.close()
     run.log(f"trained {model.num_timesteps} steps in {learn_s / 60:.1f} min; saved {model_path}")
     result = TrainResult(run_dir, model_path, int(model.num_timesteps), learn_s, run.stopped_early)

@@ -750,22 +750,25 @@ def checkpoints_in(folder: Path, suffixes: tuple[str, ...] = (".zip", ".pt")) ->
     return sorted(found, key=lambda p: (checkpoint_step(p), p.suffix, p.name))
 
 
+def in_checkpoints(ckpt: Path) -> bool:
+    """Whether ``ckpt`` lies in a run folder's ``checkpoints/`` (however the path was given: relative, from inside
+    that folder): a run's checkpoint, which :func:`run_folder` names the folder of."""
+    return Path(os.path.abspath(ckpt)).parent.name == "checkpoints"
+
+
 def resumed_run_dir(cfg: TrainConfig, ckpt: Path) -> Path:
     """The folder a run resumed from ``ckpt`` writes in: ``out_dir`` where the config sets it, else the run folder
-    that holds ``ckpt`` in its ``checkpoints/`` (however the path was given: relative, from inside that folder), else
-    the config's default run folder."""
-    if cfg.out_dir is None:
-        here = Path(os.path.abspath(ckpt))
-        if here.parent.name == "checkpoints":
-            return here.parent.parent
+    that holds ``ckpt`` in its ``checkpoints/`` (:func:`in_checkpoints`), else the config's default run folder."""
+    if cfg.out_dir is None and in_checkpoints(ckpt):
+        return run_folder(ckpt)
     return cfg.run_dir
 
 
 def run_folder(ckpt: Path) -> Path:
-    """The run folder that holds the checkpoint ``ckpt``: ``RUN`` for ``RUN/checkpoints/step_N``, else the folder
-    ``ckpt`` is in (a run's ``model.zip``)."""
+    """The run folder that holds the checkpoint ``ckpt``: ``RUN`` for ``RUN/checkpoints/step_N``
+    (:func:`in_checkpoints`), else the folder ``ckpt`` is in (a run's ``model.zip``)."""
     here = Path(os.path.abspath(ckpt)).parent
-    return here.parent if here.name == "checkpoints" else here
+    return here.parent if in_checkpoints(ckpt) else here
 
 
 def run_folder_config(ckpt: Path) -> dict[str, Any] | None:

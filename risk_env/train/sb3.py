@@ -113,6 +113,7 @@ from .run import (
     checkpoint_step,
     copy_adopted_snapshots,
     evaluate_model,
+    in_checkpoints,
     latest_checkpoint,
     opponent_lineup,
     planned_steps,
@@ -646,14 +647,14 @@ def run_config(
             source = str(ckpt.with_suffix(".json"))
             return TrainConfig.from_dict(apply_overrides(saved, list(overrides)), source=source, overrides=overrides)
         folder = run_folder(ckpt)
-        if run_folder_config(ckpt) is not None:  # (its out_dir dropped, as above)
+        if (folder / "config.yaml").is_file():  # (its out_dir dropped, as above)
             return load_config(str(folder / "config.yaml"), ["out_dir=null", *overrides])
         raise ConfigError(
             f"--resume {str(resume)!r}: the run's config is not kept with {ckpt.name} (no {ckpt.with_suffix('.json').name} "
             f"with a config) nor in {str(folder / 'config.yaml')!r}: give it with --config PATH"
         )
     if resume is not None and config is not None and not any(o.partition("=")[0].strip() == "out_dir" for o in overrides):
-        if Path(os.path.abspath(latest_checkpoint(Path(resume)))).parent.name == "checkpoints":
+        if in_checkpoints(latest_checkpoint(Path(resume))):
             # (a run's checkpoint: the run goes on in the folder that holds it unless --out says otherwise, whatever
             # folder the config names, such as the out_dir in a moved run's own config.yaml)
             overrides = ["out_dir=null", *overrides]

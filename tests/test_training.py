@@ -81,6 +81,17 @@ def test_shipped_configs_validate(name):
     assert cfg.eval.opponents[0] == "random"
 
 
+def test_every_shipped_config_loads_by_its_name():
+    # (a dotted name such as ppo-4p-0.1 was read as a file with the suffix ".1" and refused, though the message listed it)
+    from risk_env.train.config import shipped_configs
+
+    for name in shipped_configs():
+        assert load_config(name).name == name == load_config(f"{name}.yaml").name
+    assert load_config("ppo-4p-0.1").ppo.policy == "graph" and load_config("ppo-4p").ppo.init == "ppo-4p-0.1"
+    with pytest.raises(ConfigError, match=r"^no training config 'ppo-4p-0\.2'; a path to a YAML file, or a shipped name: "):
+        load_config("ppo-4p-0.2")
+
+
 def test_unknown_keys_and_bad_values_are_named():
     with pytest.raises(ConfigError, match=r"ppo\.learning_rat: unknown key; allowed here: learning_rate"):
         TrainConfig.from_dict({"ppo": {"learning_rat": 1e-3}})

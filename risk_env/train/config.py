@@ -687,7 +687,7 @@ def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
         return p
     shipped = shipped_configs()
     name = p.name[: -len(".yaml")] if p.name.endswith(".yaml") else p.name
-    if name in shipped and p.suffix in ("", ".yaml"):
+    if name in shipped:  # (by name, ".yaml" or not: a dotted name such as ppo-4p-0.1 too)
         return shipped[name]
     raise ConfigError(f"no training config {str(path)!r}; a path to a YAML file, or a shipped name: {', '.join(shipped)}")
 

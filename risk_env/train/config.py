@@ -413,6 +413,11 @@ class TrainConfig(_Section):
     def rules_config(self) -> RulesConfig:
         return rules_from(self.rules)
 
+    def lane_rules(self, players: int) -> dict[str, Any]:
+        """The ``rules`` mapping of the games of ``players`` players (a lane of ``env.player_counts``): the config's,
+        with its ``num_players`` set; switches that follow from the count (the starting armies) follow it."""
+        return {**self.rules, "num_players": players}
+
     @property
     def eval_rules_config(self) -> RulesConfig:
         return rules_from(self.eval.rules) if self.eval.rules is not None else self.rules_config

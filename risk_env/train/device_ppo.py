@@ -317,7 +317,7 @@ class DevicePPO:
         if label and self.teacher is None:
             raise ConfigError("labelled decisions need a teacher")
         seating = self.seating
-        played = 0
+        played: Any = 0  # (learner decisions of this rollout; a device tensor with a seating)
         for t in range(self.settings.n_steps):
             r = n + t
             cur = out.current_player
@@ -335,7 +335,7 @@ class DevicePPO:
             action, logp, value = self._decide(state, out, nodes, glob, lrn, actor == "greedy", forced)
             if lrn is not None:
                 self._valid[r] = lrn
-            played += env.num_envs if lrn is None else int(lrn.sum())
+            played = played + (env.num_envs if lrn is None else lrn.sum())  # (a tensor: no host sync per call)
             buf["nodes"][r] = nodes
             buf["globals"][r] = glob
             buf["action_mask"][r] = mask
@@ -348,7 +348,7 @@ class DevicePPO:
             self._ended[r] = out.seat_terminated | out.seat_truncated
         self._last = out
         if count:
-            self.num_timesteps += played
+            self.num_timesteps += int(played)
 
     def _decide(
         self,

@@ -389,7 +389,7 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     if players == cfg.rules_config.num_players:
         return cfg
     data = cfg.model_dump(mode="json")
-    data["rules"] = {**data["rules"], "num_players": players}
+    data["rules"] = cfg.lane_rules(players)
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 

@@ -160,7 +160,7 @@ def check_rules(cfg: TrainConfig) -> None:
     checks: list[tuple[str, dict[str, Any], bool]] = [("rules", cfg.rules, batched)]  # (key, rules, batched engine)
     for n in cfg.env.player_counts or ():
         if n != cfg.rules_config.num_players:
-            checks.append((f"rules (num_players={n} of env.player_counts)", {**cfg.rules, "num_players": n}, batched))
+            checks.append((f"rules (num_players={n} of env.player_counts)", cfg.lane_rules(n), batched))
     if cfg.eval.rules is not None:
         checks.append(("eval.rules", cfg.eval.rules, cfg.eval.backend == "vector"))
     for key, rules, on_batched in checks:
@@ -807,7 +807,7 @@ def played_game(cfg: TrainConfig) -> dict[str, Any]:
     from .config import rules_from
 
     counts = sorted(cfg.env.player_counts or [cfg.rules_config.num_players])
-    rules = rules_from({**cfg.rules, "num_players": counts[0]})
+    rules = rules_from(cfg.lane_rules(counts[0]))
     return {"rules": rules.to_dict(), "player_counts": counts, "map": load_map(rules.map).fingerprint()}
 
 

@@ -749,6 +749,14 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     assert meta["timesteps"] == 500_525 and meta["config"]["name"] == "ppo-4p" and meta["rules"]["num_players"] == 4
     assert meta["config"]["ppo"]["init"] == "ppo-4p-0.1" and meta["config"]["out_dir"] is None and "optimizer" not in meta
     assert type(load_agent("ppo-4p")).__name__ == "GraphNetAgent" and type(load_agent("ppo-4p-0.1")).__name__ != "GraphNetAgent"
+    # every shipped policy file keeps its shipped config (configs/train/<name>.yaml), its ppo.init naming the shipped
+    # network it started from by today's name (ppo-3p and ppo-5p started from ppo-4p-0.1, once called ppo-4p)
+    from risk_env.train.config import load_config
+
+    for name in (n for n in PRETRAINED if pretrained_path(n).suffix == ".pt"):
+        net, meta = load_policy(pretrained_path(name))
+        assert meta["config"] == load_config(name).model_dump(mode="json"), name
+        assert meta["config"]["ppo"]["init"] in PRETRAINED, name
     # ... on the batched engine too, by name (every shipped name; a .pt is a graph policy file, not MaskablePPO's)
     for name in PRETRAINED:
         lockstep = evaluate([name, "balanced", "continent"], num_games=3, rules="fast", seed=1, backend="vector", progress=False)

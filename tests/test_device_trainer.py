@@ -1006,6 +1006,23 @@ def test_an_init_network_of_other_sizes_than_the_config_is_refused(tmp_path: Pat
     assert not (tmp_path / "run").exists()  # refused before the run folder is written
 
 
+def test_ppo_init_reads_a_pretrained_name_before_a_file_of_that_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (a stray ./ppo-2p in the working folder took the place of the shipped network, where load_agent("ppo-2p") did not)
+    from risk_env.agents.registry import pretrained_path
+    from risk_env.train.device_train import init_network
+    from risk_env.train.graph_net import graph_net_from_sb3
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ppo-2p").write_text("not a network")
+    shipped = graph_net_from_sb3(pretrained_path("ppo-2p")).state_dict()
+    net = init_network("ppo-2p", "cpu")
+    assert all(torch.equal(v, shipped[k]) for k, v in net.state_dict().items())
+    with pytest.raises(ConfigError, match=r"ppo.init='./ppo-2p': .*not a readable policy file"):
+        init_network("./ppo-2p", "cpu")  # the path form names the file
+    with pytest.raises(ConfigError, match=r"ppo.init='ppo-9p': no such file, nor a pretrained agent \(ppo-2p, "):
+        init_network("ppo-9p", "cpu")
+
+
 def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:
     from risk_env.vector import VectorGame
 

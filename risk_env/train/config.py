@@ -182,7 +182,8 @@ class PPOSection(_Section):
     init: str | None = Field(
         None,
         description="trainer device: start from this network (a policy file .pt, a MaskablePPO graph checkpoint "
-        ".zip, or a pretrained name such as ppo-2p) instead of fresh weights; the step count starts at 0",
+        ".zip, or a pretrained name such as ppo-2p, which comes before a file of that name: ./ppo-2p names the file) "
+        "instead of fresh weights; the step count starts at 0",
     )
     precision: Literal["float32", "bfloat16"] = Field(
         "float32", description="trainer device: 'bfloat16' runs the network's matrix products under autocast"

@@ -335,23 +335,24 @@ class Lane:
 
 
 def init_network(spec: str, device: Any) -> Any:
-    """The network ``ppo.init`` names: a policy file (``.pt``), a MaskablePPO graph checkpoint (``.zip``) or a
-    pretrained agent's name (:data:`risk_env.agents.registry.PRETRAINED`).
+    """The network ``ppo.init`` names: a pretrained agent's name (:data:`risk_env.agents.registry.PRETRAINED`), a
+    policy file (``.pt``) or a MaskablePPO graph checkpoint (``.zip``). A pretrained name comes first, as in
+    :func:`~risk_env.agents.registry.load_agent`, so a shipped recipe starts from the shipped network whatever files
+    lie in the working folder (``./ppo-4p`` names a file called ``ppo-4p``).
 
     Raises:
         ConfigError: nothing loadable under that name.
     """
+    from ..agents.registry import PRETRAINED, pretrained_path
     from ..errors import RiskError
     from .graph_net import graph_net_from_sb3, load_policy
 
     path = Path(spec)
     try:
-        if not path.exists():
-            from ..agents.registry import PRETRAINED, pretrained_path
-
-            if spec.strip().lower() not in PRETRAINED:
-                raise ConfigError(f"ppo.init={spec!r}: no such file, nor a pretrained agent ({', '.join(PRETRAINED)})")
+        if spec.strip().lower() in PRETRAINED:
             path = pretrained_path(spec)
+        elif not path.exists():
+            raise ConfigError(f"ppo.init={spec!r}: no such file, nor a pretrained agent ({', '.join(PRETRAINED)})")
         if path.suffix == ".zip":
             return graph_net_from_sb3(path, device=device)
         return load_policy(path, device=device)[0]

@@ -74,16 +74,18 @@ def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarra
     return nodes, edges.astype(np.int64, copy=False), glob
 
 
-def _check_graph_fits(net: Any, game: Game, name: str) -> None:
+def _check_graph_fits(net: Any, game: Game, name: str, trained: Any = None) -> None:
     """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``, its
-    refusal an :class:`AgentRulesError` naming the agent ``name``."""
+    refusal an :class:`AgentRulesError` naming the agent ``name`` and, where the policy file kept its training rules
+    (``trained``), the switches that differ (:func:`~risk_env.train.graph_net.trained_rules_note`)."""
     from risk_env.envs.graph import GraphObservationEncoder
+    from risk_env.train.graph_net import trained_rules_note
 
     enc = GraphObservationEncoder(game)
     try:
         net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
     except ConfigError as e:
-        raise AgentRulesError(name, str(e)) from None
+        raise AgentRulesError(name, str(e) + trained_rules_note(trained, game.config)) from None
 
 
 def graph_observation(
@@ -311,7 +313,7 @@ class GraphNetAgent(Agent):
             AgentRulesError (a ConfigError): the message names the agent, the size that differs and what changes it.
         """
         check_game_type(game)
-        _check_graph_fits(self.net, game, self.name)
+        _check_graph_fits(self.net, game, self.name, self.meta.get("rules"))
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any] | None = None) -> int:
         """The network's action id (legal under ``observation["action_mask"]``).

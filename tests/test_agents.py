@@ -4,6 +4,7 @@ baselines' legality and determinism, and the spec loader."""
 from __future__ import annotations
 
 import pickle
+import re
 import sys
 import textwrap
 
@@ -767,6 +768,23 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     obs, *_, info = env.last()
     with pytest.raises(ConfigError, match="scores 28 action ids besides the 42 territories; these rules have 35"):
         load_agent("ppo-2p").act(obs, info)
+    # a policy file that kept its training rules names the switches behind the difference, on either backend (the
+    # expert preset differs from fast in six switches; the two dice switches change the action ids)
+    trained = "it was trained with reroll_with_card=False, die_to_six=False (these rules: reroll_with_card=True, die_to_six=True)"
+    expert = Game(RulesConfig.from_preset("expert", num_players=4))
+    with pytest.raises(
+        AgentRulesError, match=re.escape("these rules have 35 (rule switches such as the") + ".*; " + re.escape(trained) + "$"
+    ):
+        load_agent("ppo-4p").check_game(expert)
+    with pytest.raises(AgentRulesError, match=re.escape(trained) + "$"):
+        risk_env.evaluate(["ppo-4p", "balanced"], num_games=1, rules="expert", backend="vector", progress=False)
+    # a switch that changes the card trade's action ids, alone
+    no_cards = Game(RulesConfig.from_preset("fast", num_players=3, card_trade="no_cards"))
+    with pytest.raises(
+        AgentRulesError,
+        match=re.escape("; it was trained with card_trade='escalating' (these rules: card_trade='no_cards')") + "$",
+    ):
+        load_agent("ppo-3p").check_game(no_cards)
 
 
 def _global_generators() -> tuple:

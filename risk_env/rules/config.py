@@ -213,6 +213,14 @@ class RulesConfig:
         """JSON-compatible dict of every switch."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if not f.name.startswith("_")}
 
+    def differences(self, other: RulesConfig) -> list[str]:
+        """The switches (:meth:`options`, in their order) whose values differ between these rules and ``other``.
+
+        >>> RulesConfig.from_preset("fast").differences(RulesConfig.from_preset("fast", card_trade="no_cards"))
+        ['card_trade']
+        """
+        return [k for k in self.options() if getattr(self, k) != getattr(other, k)]
+
     @classmethod
     def options(cls) -> list[str]:
         """Names of every switch."""

@@ -51,6 +51,7 @@ __all__ = [
     "load_policy",
     "masked_logits",
     "save_policy",
+    "trained_rules_note",
 ]
 
 POLICY_FORMAT = "risk_env.graph_net"
@@ -200,6 +201,53 @@ class GraphNet(nn.Module):
                 f"this graph policy scores {n_other} action ids besides the {T} territories; these rules have "
                 f"{num_actions - T} (rule switches such as the dice rules or the card trade change that block): {where}"
             )
+
+
+def trained_rules_note(trained: Any, rules: Any) -> str:
+    """The rule switches by which ``rules`` (a :class:`~risk_env.rules.config.RulesConfig`) differ from the rules a policy
+    file says its network was trained under (``trained``: its ``meta["rules"]``, a dict) and which change what the
+    network reads or scores, as the end of a refusal of :meth:`GraphNet.check_fits`:
+    ``"; it was trained with reroll_with_card=False (these rules: True)"``.
+
+    A switch is named where setting it alone to ``rules``' value changes the node features, the global features or the
+    non-territory action ids (a Game is built for each switch that differs; this runs only on a refusal); where no one
+    switch does, every switch that differs is named. The map, the player count and the starting armies are left out (the
+    network plays any map and count). ``""`` where the file keeps no rules or they no longer resolve.
+    """
+    from ..envs.codec import ActionCodec
+    from ..envs.graph import GraphObservationEncoder
+    from ..errors import ConfigError
+    from ..rules.config import RulesConfig
+    from ..rules.engine import Game
+
+    if not isinstance(trained, dict) or not isinstance(rules, RulesConfig):
+        return ""
+    keep = {"map": rules.map, "num_players": rules.num_players, "starting_armies": rules.starting_armies}
+    try:
+        before = RulesConfig.from_dict({**trained, **keep})
+    except (ConfigError, TypeError):  # (rules of an older release that no longer resolve: nothing to name)
+        return ""
+
+    def sizes(cfg: RulesConfig) -> tuple[int, int, int]:
+        game = Game(cfg)
+        enc = GraphObservationEncoder(game)
+        return enc.F, enc.G, ActionCodec(game).n - enc.T
+
+    differ = before.differences(rules)
+    base = sizes(before)
+    named = []
+    for k in differ:
+        try:
+            if sizes(before.replace(**{k: getattr(rules, k)})) != base:
+                named.append(k)
+        except ConfigError:  # (a switch that needs another with it: judged with the rest)
+            continue
+    named = named or differ
+    if not named:
+        return ""
+    was = ", ".join(f"{k}={getattr(before, k)!r}" for k in named)
+    now = ", ".join(f"{k}={getattr(rules, k)!r}" for k in named)
+    return f"; it was trained with {was} (these rules: {now})"
 
 
 def masked_logits(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:

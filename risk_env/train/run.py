@@ -826,8 +826,6 @@ def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fre
     Raises:
         ConfigError: the game differs; the message names each switch that changed, both values, and ``fresh_start``.
     """
-    from dataclasses import fields
-
     from ..errors import RiskError
     from ..rules.config import STARTING_ARMIES
     from .config import rules_from
@@ -858,7 +856,7 @@ def check_resumed_rules(cfg: TrainConfig, meta: dict[str, Any], resume: str, fre
     now = RulesConfig.from_dict(playing["rules"])
     boards = isinstance(kept_board, str)  # (compared by fingerprint, not by name)
     skip = {"num_players", "map"} if boards else {"num_players"}
-    differ = [f.name for f in fields(RulesConfig) if f.name not in skip and getattr(before, f.name) != getattr(now, f.name)]
+    differ = [k for k in before.differences(now) if k not in skip]
     if boards and str(kept_board).lower() != playing["map"]:
         differ.append("map")
     named = set(given) | set(cfg.rules)  # (the switches the configs name; the others follow from them)

@@ -321,13 +321,14 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
 
 
 def agent_label(spec: Any) -> str:
-    """A short label for a spec without building it: the baseline name, the model file's
-    stem, the attribute of ``module:attr``, or the object's ``name``."""
+    """A short label for a spec without building it: the baseline's or pretrained agent's name (in lower case, as
+    :func:`load_agent` names the agent), the model file's stem, the attribute of ``module:attr``, or the object's
+    ``name``."""
     if isinstance(spec, Path):
         spec = str(spec)
     if isinstance(spec, str):
         key = spec.strip()
-        if key.lower() in BASELINES:
+        if key.lower() in BASELINES or key.lower() in PRETRAINED:
             return key.lower()
         if _is_model_path(key):
             p = Path(key)

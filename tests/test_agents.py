@@ -378,6 +378,8 @@ def test_load_agent_names_and_labels() -> None:
         agent = load_agent(name, seed=0)
         assert isinstance(agent, cls) and agent.name == name == agent_label(name)
     assert isinstance(load_agent("Balanced"), BalancedAgent)
+    # a name in another case is labelled as load_agent names the agent (an evaluation's table, a match's seats)
+    assert agent_label(" Balanced ") == "balanced" and agent_label("PPO-4P") == "ppo-4p" == agent_label("ppo-4p")
     assert isinstance(load_agent("risk_env.agents.aggressive:AggressiveAgent", seed=3), AggressiveAgent)
     agent = RandomAgent(seed=0)
     assert load_agent(agent) is agent

@@ -843,6 +843,7 @@ def test_the_benchmark_times_both_trainers_with_one_config(
     ]
     cfg = load_config(None, sets)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)  # (conftest sends SB3's default folders elsewhere)
     (tmp_path / "temp").mkdir()
     res = benchmark(cfg, updates=1, repeats=2, sb3_envs=4)
     assert list((tmp_path / "temp").glob("SB3-*")) == []  # (SB3's own logger made an empty folder there per learn)

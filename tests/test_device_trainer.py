@@ -283,6 +283,18 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert [e["timesteps"] for e in evals] == [128, 256] and evals[0]["random"]["games"] == 2
     assert list((run / "tb").rglob("events.out.tfevents.*"))
+    # the run's summary: the trainer's own entries beside those every trainer writes (Run.finish)
+    summary = json.loads((run / "results.json").read_text())
+    assert list(summary) == [
+        *("name", "trainer", "device", "player_counts", "learner_decisions_per_second", "model", "timesteps"),
+        *("learn_seconds", "total_seconds", "stopped_early", "eval_rules", "final_eval"),
+    ]
+    assert summary["trainer"] == "device" and summary["player_counts"] == [2] and summary["timesteps"] == 256
+    assert summary["model"] == str(res.model_path) and summary["final_eval"]["random"]["games"] == res.final_eval["random"].games
+    assert (
+        0 < summary["learn_seconds"] <= summary["total_seconds"] == round(res.seconds, 1)
+        and summary["learner_decisions_per_second"] > 0
+    )
     assert res.final_eval["random"].games == 2 and (run / "final_eval" / "random" / "summary.csv").exists()
     net, saved = load_policy(res.model_path)
     assert saved["timesteps"] == 256 and saved["rules"]["num_players"] == 2 and net.sizes["hidden"] == 8

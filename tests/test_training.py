@@ -610,6 +610,9 @@ def test_tiny_run_checkpoints_self_play_resume_and_agent(tmp_path):
     assert list((run / "tb").rglob("events.out.tfevents.*"))
     assert (run / "results.json").exists() and (run / "final_eval" / "random" / "summary.csv").exists()
     assert res.final_eval["random"].games == 2
+    summary = json.loads((run / "results.json").read_text())  # (Run.finish: the entries every trainer writes)
+    assert summary["trainer"] == "sb3" and summary["timesteps"] == 256 and summary["model"] == str(res.model_path)
+    assert summary["final_eval"]["random"]["games"] == 2 and 0 < summary["learn_seconds"] <= summary["total_seconds"]
 
     # resume: same run directory, continue to 384 steps from the newest checkpoint
     res2 = train(_tiny(run, total_timesteps=384, **{"ppo.n_epochs": 2}), resume=run, progress=False, quiet=True)

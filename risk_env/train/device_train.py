@@ -728,24 +728,15 @@ def train(
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
     result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early)
-    result.final_eval = run.final_eval(model_path)
-    result.seconds = time.monotonic() - t_start
-    summary = {
-        "name": cfg.name,
-        "trainer": "device",
-        "device": str(device),
-        "player_counts": counts,
-        "model": str(model_path),
-        "timesteps": result.timesteps,
-        "learn_seconds": round(learn_s, 1),
-        "learner_decisions_per_second": round(rate, 1),
-        "total_seconds": round(result.seconds, 1),
-        "stopped_early": result.stopped_early,
-        "eval_rules": cfg.eval_rules_config.to_dict(),
-        "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
-    }
-    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
-    run.log(f"done in {result.seconds / 60:.1f} min (wall time, training + final evaluation)")
+    run.finish(
+        result,
+        t_start,
+        learn_s,
+        trainer="device",
+        device=str(device),
+        player_counts=counts,
+        learner_decisions_per_second=round(rate, 1),
+    )
     logger.close()
     torch.set_num_threads(threads_before)
     return result

@@ -505,6 +505,28 @@ class Run:
         self.log(f"checkpoint {path}")
         return path
 
+    def finish(self, result: TrainResult, t_start: float, learn_seconds: float, **fields: Any) -> TrainResult:
+        """End a run whose model is saved at ``result.model_path``: its final evaluation (:meth:`final_eval`), the
+        wall time since ``t_start`` (``time.monotonic()``) as ``result.seconds``, and ``results.json`` with ``fields``
+        (the trainer's own entries) beside the name, model, step count, times (``learn_seconds``: the training's),
+        evaluation rules and final evaluation."""
+        result.final_eval = self.final_eval(result.model_path)
+        result.seconds = time.monotonic() - t_start
+        summary = {
+            "name": self.cfg.name,
+            **fields,
+            "model": str(result.model_path),
+            "timesteps": result.timesteps,
+            "learn_seconds": round(learn_seconds, 1),
+            "total_seconds": round(result.seconds, 1),
+            "stopped_early": result.stopped_early,
+            "eval_rules": self.cfg.eval_rules_config.to_dict(),
+            "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
+        }
+        (self.dir / "results.json").write_text(json.dumps(summary, indent=1))
+        self.log(f"done in {result.seconds / 60:.1f} min (wall time, training + final evaluation)")
+        return result
+
     def final_eval(self, model_path: Path) -> dict[str, EvalSummary]:
         """The run's final evaluation of its saved model (``eval.final_games`` games against each of
         ``eval.opponents``, on the evaluation rules, ``eval.seed``), each result logged and its games written

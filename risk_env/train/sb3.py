@@ -602,21 +602,7 @@ def train(
     venv.close()
     run.log(f"trained {model.num_timesteps} steps in {learn_s / 60:.1f} min; saved {model_path}")
     result = TrainResult(run_dir, model_path, int(model.num_timesteps), learn_s, run.stopped_early)
-    result.final_eval = run.final_eval(model_path)
-    result.seconds = time.monotonic() - t_start
-    summary = {
-        "name": cfg.name,
-        "model": str(model_path),
-        "timesteps": result.timesteps,
-        "learn_seconds": round(learn_s, 1),
-        "total_seconds": round(result.seconds, 1),
-        "stopped_early": result.stopped_early,
-        "eval_rules": cfg.eval_rules_config.to_dict(),
-        "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
-    }
-    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
-    run.log(f"done in {result.seconds / 60:.1f} min (wall time, training + final evaluation)")
-    return result
+    return run.finish(result, t_start, learn_s, trainer="sb3")
 
 
 # ---------------------------------------------------------------------------- the command line's config

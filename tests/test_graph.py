@@ -156,6 +156,33 @@ def test_one_network_serves_two_maps_and_two_player_counts():
         assert torch.allclose(l1, l2, atol=1e-5) and torch.allclose(v1, v2, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("batch", "T", "hidden", "rounds"),
+    [(512, 42, 32, 3), (256, 42, 64, 1), (64, 42, 16, 0), (128, 12, 8, 2), (32, 42, 1, 1), (40, 42, 96, 6)],
+)
+def test_activation_bytes_bounds_what_autograd_keeps(batch: int, T: int, hidden: int, rounds: int) -> None:
+    """GraphNet.activation_bytes (the memory check's figure for a minibatch) is at least what autograd keeps for the
+    backward pass of a forward and its log-softmax (the features, embeddings and logits; not the weights), and at most
+    1.3 times it."""
+    from risk_env.train.graph_policy import GraphNet
+
+    net = GraphNet(20, 73, 28, hidden=hidden, rounds=rounds)
+    A = GraphNet.mean_adjacency(torch.tensor([[i, (i + 1) % T] for i in range(T)]).T, T)
+    kept: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        kept[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        logits, value = net.forward_dense(torch.rand(batch, T, 20), torch.rand(batch, 73), A)
+        torch.log_softmax(logits, -1)
+    skip = {p.untyped_storage().data_ptr() for p in net.parameters()} | {A.untyped_storage().data_ptr()}
+    measured = sum(n for ptr, n in kept.items() if ptr not in skip)
+    estimate = GraphNet.activation_bytes(batch, T, 20, 73, 28, hidden, rounds)
+    assert measured <= estimate <= 1.3 * measured, (measured, estimate)
+
+
 def test_graph_policy_respects_masks_and_trains_with_maskable_ppo(tmp_path):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv

@@ -4,6 +4,7 @@ resume, reproducibility, and the saved policy playing through the agent interfac
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -927,9 +928,13 @@ def test_the_counted_weights_are_those_of_the_networks_the_trainers_build():
         env = RiskSingleAgentEnv(rules=cfg.rules_config, observation=policy if policy == "graph" else "flat")
         kwargs = {"hidden": 8, "rounds": 1} if arch is None else {"net_arch": arch}
         model = MaskablePPO(GraphPolicy if arch is None else "MlpPolicy", env, policy_kwargs=kwargs, device="cpu")
-        weights, device, what = _network_weights(cfg)
+        weights, device, what, kept, batch = _network_weights(cfg)
         assert weights == sum(p.numel() for p in model.policy.parameters()) and str(device) == "cpu"
         assert what == ("ppo.graph_hidden=8, ppo.graph_rounds=1" if arch is None else f"ppo.net_arch={arch}")
+        # (the graph policy's minibatch activations: GraphNet.activation_bytes, checked against autograd's in test_graph)
+        B = cfg.ppo.batch_size
+        graph = (GraphNet.activation_bytes(B, 42, 20, 73, 28, 8, 1), f"ppo.batch_size={B}")
+        assert (kept, batch) == (graph if arch is None else (0, ""))
 
 
 @pytest.mark.parametrize("trainer", ["device", "sb3"])
@@ -941,9 +946,23 @@ def test_a_network_too_large_to_train_is_refused_before_the_run_folder(tmp_path,
     with pytest.raises(ConfigError) as info:
         train(_tiny(tmp_path / "run", **changes), progress=False, quiet=True)
     assert str(info.value).startswith(
-        "ppo.graph_hidden=1,000,000,000,000, ppo.graph_rounds=1: the network's 1.40e+25 weights need about 2.09e+17 GiB "
-        "to train (weights, gradients and the optimizer's two moments: 16 bytes a weight), but cpu has "
+        "ppo.graph_hidden=1,000,000,000,000, ppo.graph_rounds=1, ppo.batch_size=64: the network's 1.40e+25 weights and "
+        "a minibatch's activations need about 2.09e+17 GiB to train (weights, gradients and the optimizer's two moments: "
+        "16 bytes a weight; 8.20e+07 GiB of activations kept for the backward pass), but cpu has "
     )
+    assert not (tmp_path / "run").exists()
+    # a network whose weights fit, with a minibatch whose activations do not (GraphNet.activation_bytes: 341.2 GiB; the
+    # check counted the weights alone)
+    changes.update({"ppo.graph_hidden": 512, "ppo.graph_rounds": 3, "ppo.batch_size": 2**18, "ppo.n_steps": 2**14})
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "run", **{**changes, "env.n_envs": 16}), progress=False, quiet=True)
+    assert re.fullmatch(
+        r"ppo\.graph_hidden=512, ppo\.graph_rounds=3, ppo\.batch_size=262,144: the network's 5,313,566 weights and a "
+        r"minibatch's activations need about 341\.2 GiB to train \(weights, gradients and the optimizer's two moments: "
+        r"16 bytes a weight; 341\.2 GiB of activations kept for the backward pass\), but cpu has [\d.,]+ GiB \(.*\); "
+        r"choose a smaller network or minibatch",
+        str(info.value),
+    ), str(info.value)
     assert not (tmp_path / "run").exists()
     if trainer == "sb3":  # (a warm start from a plain model file trains its own network: the config's is not counted)
         small = _tiny(tmp_path / "mlp", **{"ppo.policy": "mlp", "ppo.net_arch": [8], "total_timesteps": 128})

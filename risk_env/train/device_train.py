@@ -394,16 +394,20 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 
-def graph_net_weights(cfg: TrainConfig, n_other: int) -> tuple[int, str]:
+def graph_net_weights(cfg: TrainConfig, n_other: int, T: int) -> tuple[int, str, int, str]:
     """The weights of the graph network ``cfg.ppo`` describes, for rules of ``n_other`` non-territory action ids
-    (:meth:`GraphNet.parameter_count <risk_env.train.graph_net.GraphNet.parameter_count>`, without building it), and
-    the settings that size it, as :func:`~risk_env.train.run.check_network_memory` names them."""
+    (:meth:`GraphNet.parameter_count <risk_env.train.graph_net.GraphNet.parameter_count>`, without building it), the
+    settings that size it, the bytes a minibatch of ``ppo.batch_size`` observations of ``T`` territories keeps for the
+    backward pass (:meth:`GraphNet.activation_bytes <risk_env.train.graph_net.GraphNet.activation_bytes>`) and the
+    setting that sizes that: the arguments of :func:`~risk_env.train.run.check_network_memory` after the device."""
     from ..envs.graph import F_SIZE, G_SIZE
     from .graph_net import GraphNet
 
     p = cfg.ppo
     weights = GraphNet.parameter_count(F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
-    return weights, f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}"
+    kept = GraphNet.activation_bytes(p.batch_size, T, F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
+    what = f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}"
+    return weights, what, kept, f"ppo.batch_size={p.batch_size:,}"
 
 
 def _same_init(a: str | None, b: str | None) -> bool:
@@ -444,8 +448,8 @@ def check_memory(cfg: TrainConfig, device: Any) -> None:
         f", in each of the {len(counts)} lanes of env.player_counts" if len(counts) > 1 else ""
     )
     games[0].check_batch(cfg.env.n_envs, "env.n_envs", extra, what)
-    weights, what_sizes = graph_net_weights(cfg, games[0].num_actions - games[0].T)
-    check_network_memory(weights, device, what_sizes)
+    weights, what_sizes, kept, batch = graph_net_weights(cfg, games[0].num_actions - games[0].T, games[0].T)
+    check_network_memory(weights, device, what_sizes, kept, batch)
 
 
 def train(

@@ -116,28 +116,41 @@ def evaluate_model(
     return out
 
 
-def check_network_memory(weights: int, device: Any, what: str) -> None:
-    """Refuse, before the run folder is written, a network whose training state cannot fit the memory of ``device``
+def check_network_memory(weights: int, device: Any, what: str, activations: int = 0, batch: str = "") -> None:
+    """Refuse, before the run folder is written, a network whose training cannot fit the memory of ``device``
     (:func:`risk_env.vector.engine.device_memory`): ``weights`` float32 weights, their gradients and Adam's two moments
-    (16 bytes a weight). A lower bound: the activations of the update come on top. ``what`` names the settings that
-    size the network (``"ppo.graph_hidden=..., ppo.graph_rounds=..."``).
+    (16 bytes a weight), and ``activations``, the bytes a minibatch's forward pass keeps for the backward pass
+    (:meth:`GraphNet.activation_bytes <risk_env.train.graph_net.GraphNet.activation_bytes>`; 0 where not counted). A
+    lower bound: the backward pass's own temporaries come on top. ``what`` names the settings that size the network
+    (``"ppo.graph_hidden=..., ppo.graph_rounds=..."``), ``batch`` the one that sizes the minibatch
+    (``"ppo.batch_size=512"``).
 
     Raises:
-        ConfigError: the message names ``what``, the weights, the memory needed and there.
+        ConfigError: the message names ``what`` (and ``batch`` where the activations are counted), the weights, the
+            memory needed and there.
     """
     from ..vector.engine import device_memory
 
     have = device_memory(device)
-    need = 16 * weights
+    need = 16 * weights + activations
     if have is None or need <= have[0]:
         return
     memory, source = have
     count = f"{weights:,}" if weights < 10**12 else f"{weights:.2e}"
-    gib = need / 2**30
+
+    def gib(n: int) -> str:
+        return f"{n / 2**30:,.1f}" if n < 10**6 * 2**30 else f"{n / 2**30:.2e}"
+
+    size = gib(need)
+    state = "weights, gradients and the optimizer's two moments: 16 bytes a weight"
+    if activations:
+        raise ConfigError(
+            f"{what}, {batch}: the network's {count} weights and a minibatch's activations need about {size} GiB to "
+            f"train ({state}; {gib(activations)} GiB of activations kept for the backward pass), but {device} "
+            f"has {memory / 2**30:,.1f} GiB ({source}); choose a smaller network or minibatch"
+        )
     raise ConfigError(
-        f"{what}: the network's {count} weights need about "
-        + (f"{gib:,.1f}" if gib < 10**6 else f"{gib:.2e}")
-        + f" GiB to train (weights, gradients and the optimizer's two moments: 16 bytes a weight), but {device} has "
+        f"{what}: the network's {count} weights need about {size} GiB to train ({state}), but {device} has "
         f"{memory / 2**30:,.1f} GiB ({source}); choose a smaller network"
     )
 

@@ -305,21 +305,22 @@ def rollout_buffer_bytes(observation_space: Any, action_space: Any, peak: bool =
     return total + (max(observed) + max(other) if isinstance(parts, dict) else max(observed + other))
 
 
-def _network_weights(cfg: TrainConfig) -> tuple[int, Any, str]:
+def _network_weights(cfg: TrainConfig) -> tuple[int, Any, str, int, str]:
     """The weights of the network ``cfg`` trains (the graph policy's, or the MLP policy's separate actor and critic),
-    the device its update runs on, and the settings that size it: the arguments of
-    :func:`~risk_env.train.run.check_network_memory`."""
+    the device its update runs on, the settings that size it, and for the graph policy the bytes a minibatch keeps for
+    the backward pass and the setting that sizes it (0 and ``""`` for the MLP policy, whose activations are small
+    beside its weights): the arguments of :func:`~risk_env.train.run.check_network_memory`."""
     from ..envs.single_agent import RiskSingleAgentEnv
     from .device_train import graph_net_weights, resolve_device
 
     env = RiskSingleAgentEnv(rules=cfg.rules_config, **env_kwargs(cfg))  # (its spaces; the rules' opponents unused)
     n, T, p = int(cast(Any, env.action_space).n), env.game.T, cfg.ppo
     if p.policy == "graph":
-        weights, what = graph_net_weights(cfg, n - T)
-        return weights, resolve_device(p.device), what
+        weights, what, kept, batch = graph_net_weights(cfg, n - T, T)
+        return weights, resolve_device(p.device), what, kept, batch
     sizes = [math.prod(env.observation_space.shape or (1,)), *p.net_arch]
     chain = sum((a + 1) * b for a, b in itertools.pairwise(sizes))  # (one of the two MLPs: actor, critic)
-    return 2 * chain + (sizes[-1] + 1) * (n + 1), resolve_device(p.device), f"ppo.net_arch={list(p.net_arch)}"
+    return 2 * chain + (sizes[-1] + 1) * (n + 1), resolve_device(p.device), f"ppo.net_arch={list(p.net_arch)}", 0, ""
 
 
 def check_rollout_memory(cfg: TrainConfig) -> None:

@@ -330,6 +330,9 @@ def agent_label(spec: Any) -> str:
         key = spec.strip()
         if key.lower() in BASELINES or key.lower() in PRETRAINED:
             return key.lower()
+        policy_file = graph_policy_path(key)  # (as load_agent reads it, and names the agent: the file's stem)
+        if policy_file is not None:
+            return policy_file.stem
         if _is_model_path(key):
             p = Path(key)
             return p.stem if p.suffix == ".zip" else p.name

@@ -789,6 +789,60 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
         load_agent("ppo-3p").check_game(no_cards)
 
 
+def test_a_policy_file_is_labelled_as_its_agent_is_named(tmp_path) -> None:
+    # (a table's label was "net.pt" where the agent and its errors say "net"; without the suffix, the whole path)
+    from risk_env.train.graph_net import GraphNet, save_policy
+
+    path = save_policy(tmp_path / "net.pt", GraphNet(20, 73, 28, hidden=4, rounds=1))
+    for spec in (str(path), str(tmp_path / "net"), path):
+        assert agent_label(spec) == "net" == load_agent(spec).name
+    res = risk_env.evaluate([str(tmp_path / "net"), "random"], num_games=2, rules="fast", turn_limit=5, workers=1, progress=False)
+    assert list(res.stats) == ["net", "random"]
+
+
+_C4 = RulesConfig(num_players=4).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("trained", "rules", "note"),
+    [
+        # (missions need the classic map: the training rules are judged as they were, not on this map)
+        (
+            {**_C4, "secret_missions": True},
+            RulesConfig(map="small", card_trade="no_cards"),
+            "card_trade='escalating' (these rules: card_trade='no_cards')",
+        ),
+        # (a 2-player duel's two-player rule does not exist at 3 players: left out)
+        (
+            {**_C4, "num_players": 2, "two_player": "none", "setup": "claim"},
+            RulesConfig.from_preset("expert", num_players=3),
+            "reroll_with_card=False, die_to_six=False (these rules: reroll_with_card=True, die_to_six=True)",
+        ),
+        # (stars cannot be set alone in the training rules, which trade once per trade: judged from these rules' side)
+        (
+            {**_C4, "territory_bonus": "once_per_trade"},
+            RulesConfig(num_players=4, card_trade="stars"),
+            "card_trade='escalating' (these rules: card_trade='stars')",
+        ),
+        # (a reroll needs cards: each judged from the side where it can be set alone)
+        (
+            {**_C4, "card_trade": "no_cards"},
+            RulesConfig(num_players=4, reroll_with_card=True),
+            "card_trade='no_cards', reroll_with_card=False (these rules: card_trade='escalating', reroll_with_card=True)",
+        ),
+        (_C4, RulesConfig(num_players=4, turn_limit=50), None),  # (no switch that changes the sizes)
+        ({**_C4, "card_trade": "gold"}, RulesConfig(num_players=4, card_trade="no_cards"), None),  # (rules that do not resolve)
+        ("classic", RulesConfig(num_players=4, card_trade="no_cards"), None),
+    ],
+)
+def test_a_refusal_names_the_switches_that_change_what_the_network_reads(
+    trained: object, rules: RulesConfig, note: str | None
+) -> None:
+    from risk_env.train.graph_net import trained_rules_note
+
+    assert trained_rules_note(trained, rules) == ("" if note is None else f"; it was trained with {note}")
+
+
 def _global_generators() -> tuple:
     import random
 

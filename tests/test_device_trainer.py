@@ -1019,6 +1019,26 @@ def test_an_init_network_of_other_sizes_than_the_config_is_refused(tmp_path: Pat
     assert not (tmp_path / "run").exists()  # refused before the run folder is written
 
 
+def test_an_init_network_that_cannot_play_the_training_rules_is_refused_before_the_run_folder(tmp_path: Path) -> None:
+    # (refused by the trainer's network after an earlier run in the folder was moved aside and config.yaml written, naming
+    # neither ppo.init nor the switch)
+    from risk_env.train.sb3 import train
+
+    changes = {"ppo.init": "ppo-4p", "ppo.graph_hidden": 64, "ppo.graph_rounds": 3}
+    changes.update({"rules.card_trade": "no_cards", "eval.rules.card_trade": "no_cards"})
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError) as info:
+        train(_tiny(tmp_path / "run", **changes), progress=False, quiet=True)
+    assert str(info.value) == (
+        "ppo.init='ppo-4p' cannot play the training rules: this graph policy scores 28 action ids besides the 42 "
+        "territories; these rules have 15 (rule switches such as the dice rules or the card trade change that block): "
+        "train a policy under these rules (or play it under the rules it was trained for); it was trained with "
+        "card_trade='escalating' (these rules: card_trade='no_cards')"
+    )
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["notes.txt"]
+
+
 def test_ppo_init_reads_a_pretrained_name_before_a_file_of_that_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (a stray ./ppo-2p in the working folder took the place of the shipped network, where load_agent("ppo-2p") did not)
     from risk_env.agents.registry import pretrained_path
@@ -1028,12 +1048,16 @@ def test_ppo_init_reads_a_pretrained_name_before_a_file_of_that_name(tmp_path: P
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ppo-2p").write_text("not a network")
     shipped = graph_net_from_sb3(pretrained_path("ppo-2p")).state_dict()
-    net = init_network("ppo-2p", "cpu")
-    assert all(torch.equal(v, shipped[k]) for k, v in net.state_dict().items())
+    net, meta = init_network("ppo-2p", "cpu")
+    assert all(torch.equal(v, shipped[k]) for k, v in net.state_dict().items()) and meta == {}  # (a .zip keeps no rules)
     with pytest.raises(ConfigError, match=r"ppo.init='./ppo-2p': .*not a readable policy file"):
         init_network("./ppo-2p", "cpu")  # the path form names the file
-    with pytest.raises(ConfigError, match=r"ppo.init='ppo-9p': no such file, nor a pretrained agent \(ppo-2p, "):
+    with pytest.raises(ConfigError, match=r"ppo.init='ppo-9p': no such file, nor a pretrained agent \(ppo-2p, [^()]*\)$"):
         init_network("ppo-9p", "cpu")
+    with pytest.raises(ConfigError, match=r"\(the pretrained agent is named 'ppo-4p', without the suffix\)$"):
+        init_network("ppo-4p.pt", "cpu")
+    with pytest.raises(ConfigError, match=r"^ppo.init=' ' names no network: a pretrained agent \(ppo-2p, "):
+        init_network(" ", "cpu")  # (it loaded the working folder, '.', as a file)
 
 
 def test_the_dense_adjacency_gives_the_networks_own_neighbour_mean() -> None:
@@ -1402,6 +1426,17 @@ def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: P
 
     assert _same_init(str(run / "model.pt"), str(run / "checkpoints" / ".." / "model.pt"))
     assert not _same_init("ppo-4p", str(run / "model.pt")) and not _same_init(None, "ppo-4p") and _same_init(None, None)
+    # (a pretrained name in any case is that network, and never a file of its name, which ppo.init does not read)
+    assert _same_init("PPO-4P ", "ppo-4p") and not _same_init("ppo-4p", "ppo-4p-0.1")
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        Path("ppo-4p").write_text("a file of the name")
+        assert not _same_init("ppo-4p", "./ppo-4p") and _same_init("./ppo-4p", str(tmp_path / "ppo-4p"))
+    finally:
+        os.chdir(cwd)
     meta = run / "checkpoints" / "step_000000128.json"
     saved = json.loads(meta.read_text())
     saved["config"]["ppo"]["init"] = "ppo-4p"

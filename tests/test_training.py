@@ -937,6 +937,38 @@ def test_the_counted_weights_are_those_of_the_networks_the_trainers_build():
         assert (kept, batch) == (graph if arch is None else (0, ""))
 
 
+def test_the_memory_check_names_sizes_past_a_floats_range():
+    # (ppo.graph_hidden=1e200 was an OverflowError from formatting the weights as a float)
+    import torch
+
+    from risk_env.train.run import check_network_memory
+
+    big = r"^x, y: the network's 1\.00e\+401 weights and .* about 1\.49e\+393 GiB .*; 1\.00e\+191 GiB of activations"
+    with pytest.raises(ConfigError, match=big):
+        check_network_memory(10**401, torch.device("cpu"), "x", 2**30 * 10**191, "y")
+
+
+def test_the_memory_check_counts_the_largest_minibatch_the_network_trains_on():
+    # (a ppo.batch_size past one rollout was refused for activations no minibatch has: the minibatch is cut at the
+    # rollout; the warm start's minibatch, which trains the same network, was not counted)
+    from risk_env.train.device_train import graph_net_weights
+    from risk_env.train.graph_net import GraphNet
+
+    def counted(*sets):
+        _, _, kept, batch = graph_net_weights(load_config("device", list(sets)), 28, 42)
+        return kept, batch
+
+    def rows(n, hidden=32):
+        return GraphNet.activation_bytes(n, 42, 20, 73, 28, hidden, 3)
+
+    assert counted() == (rows(512), "ppo.batch_size=512")  # (the device config: both minibatches of 512)
+    assert counted("imitation.enabled=false", "ppo.batch_size=100000") == (rows(8192), "ppo.batch_size=100,000")  # 512 x 16
+    assert counted("imitation.enabled=false", "ppo.batch_size=3000", "env.n_envs=1000") == (rows(3000), "ppo.batch_size=3,000")
+    assert counted("ppo.graph_hidden=1100", "imitation.batch_size=8192") == (rows(8192, 1100), "imitation.batch_size=8,192")
+    # (the warm start's minibatch is at most the decisions it clones: 60,000 + 1 x 30,000 in the device config)
+    assert counted("imitation.batch_size=1000000") == (rows(90_000), "imitation.batch_size=1,000,000")
+
+
 @pytest.mark.parametrize("trainer", ["device", "sb3"])
 def test_a_network_too_large_to_train_is_refused_before_the_run_folder(tmp_path, trainer):
     # (ppo.graph_hidden=1e12: torch's "can't allocate memory" traceback after config.yaml was written)

@@ -53,6 +53,7 @@ __all__ = [
     "build_env",
     "build_network",
     "check_init_sizes",
+    "check_init_fits",
     "init_network",
     "ppo_settings",
     "resolve_device",
@@ -334,32 +335,63 @@ class Lane:
     snapshot_policy: Any = None  # builds a frozen graph policy of the live network for this lane's league
 
 
-def init_network(spec: str, device: Any) -> Any:
-    """The network ``ppo.init`` names: a pretrained agent's name (:data:`risk_env.agents.registry.PRETRAINED`), a
-    policy file (``.pt``) or a MaskablePPO graph checkpoint (``.zip``). A pretrained name comes first, as in
-    :func:`~risk_env.agents.registry.load_agent`, so a shipped recipe starts from the shipped network whatever files
-    lie in the working folder (``./ppo-4p`` names a file called ``ppo-4p``).
+def init_network(spec: str, device: Any) -> tuple[Any, dict[str, Any]]:
+    """The network ``ppo.init`` names, and the metadata its file keeps (``{}`` for a MaskablePPO checkpoint): a
+    pretrained agent's name (:data:`risk_env.agents.registry.PRETRAINED`), a policy file (``.pt``) or a MaskablePPO
+    graph checkpoint (``.zip``). A pretrained name comes first, as in :func:`~risk_env.agents.registry.load_agent`, so
+    a shipped recipe starts from the shipped network whatever files lie in the working folder (``./ppo-4p`` names a
+    file called ``ppo-4p``).
 
     Raises:
-        ConfigError: nothing loadable under that name.
+        ConfigError: an empty name, or nothing loadable under it.
     """
     from ..agents.registry import PRETRAINED, pretrained_path
     from ..errors import RiskError
     from .graph_net import graph_net_from_sb3, load_policy
 
+    if not spec.strip():
+        raise ConfigError(f"ppo.init={spec!r} names no network: a pretrained agent ({', '.join(PRETRAINED)}) or a file")
     path = Path(spec)
     try:
         if spec.strip().lower() in PRETRAINED:
             path = pretrained_path(spec)
         elif not path.exists():
-            raise ConfigError(f"ppo.init={spec!r}: no such file, nor a pretrained agent ({', '.join(PRETRAINED)})")
+            near = Path(spec.strip()).stem.lower()
+            hint = f" (the pretrained agent is named {near!r}, without the suffix)" if near in PRETRAINED else ""
+            raise ConfigError(f"ppo.init={spec!r}: no such file, nor a pretrained agent ({', '.join(PRETRAINED)}){hint}")
         if path.suffix == ".zip":
-            return graph_net_from_sb3(path, device=device)
-        return load_policy(path, device=device)[0]
+            return graph_net_from_sb3(path, device=device), {}
+        return load_policy(path, device=device)
     except RiskError as e:
         if isinstance(e, ConfigError):
             raise
         raise ConfigError(f"ppo.init={spec!r}: {e}") from None
+
+
+def check_init_fits(cfg: TrainConfig, net: Any, meta: dict[str, Any]) -> None:
+    """Refuse a ``ppo.init`` network that cannot play the training rules (of each lane of ``env.player_counts``): other
+    node or global features or non-territory action ids (:meth:`GraphNet.check_fits
+    <risk_env.train.graph_net.GraphNet.check_fits>`), before the run folder is touched. Where the network's file kept its
+    training rules (``meta["rules"]``), the switches behind the difference are named
+    (:func:`~risk_env.train.graph_net.trained_rules_note`).
+
+    Raises:
+        ConfigError: the message names ``ppo.init``, the size that differs and the switches.
+    """
+    from ..envs.codec import ActionCodec
+    from ..envs.graph import GraphObservationEncoder
+    from ..rules.engine import Game
+    from .graph_net import trained_rules_note
+
+    for players in cfg.env.player_counts or [cfg.rules_config.num_players]:
+        rules = _lane_config(cfg, players).rules_config
+        game = Game(rules)
+        enc = GraphObservationEncoder(game)
+        try:
+            net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
+        except ConfigError as e:
+            note = trained_rules_note(meta.get("rules"), rules)
+            raise ConfigError(f"ppo.init={cfg.ppo.init!r} cannot play the training rules: {e}{note}") from None
 
 
 def check_init_sizes(cfg: TrainConfig, net: Any, resumed: str | None = None) -> None:
@@ -397,25 +429,40 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
 def graph_net_weights(cfg: TrainConfig, n_other: int, T: int) -> tuple[int, str, int, str]:
     """The weights of the graph network ``cfg.ppo`` describes, for rules of ``n_other`` non-territory action ids
     (:meth:`GraphNet.parameter_count <risk_env.train.graph_net.GraphNet.parameter_count>`, without building it), the
-    settings that size it, the bytes a minibatch of ``ppo.batch_size`` observations of ``T`` territories keeps for the
-    backward pass (:meth:`GraphNet.activation_bytes <risk_env.train.graph_net.GraphNet.activation_bytes>`) and the
-    setting that sizes that: the arguments of :func:`~risk_env.train.run.check_network_memory` after the device."""
+    settings that size it, the bytes its largest minibatch of observations of ``T`` territories keeps for the backward
+    pass (:meth:`GraphNet.activation_bytes <risk_env.train.graph_net.GraphNet.activation_bytes>`) and the setting
+    that sizes that minibatch: the arguments of :func:`~risk_env.train.run.check_network_memory` after the device.
+
+    The minibatches: PPO's, ``ppo.batch_size`` decisions but at most a rollout's (``env.n_envs`` x ``ppo.n_steps``),
+    and with the warm start (``imitation.enabled``) its own, ``imitation.batch_size`` but at most the decisions it
+    clones (``imitation.decisions`` and ``imitation.dagger_decisions`` per DAgger round).
+    """
     from ..envs.graph import F_SIZE, G_SIZE
     from .graph_net import GraphNet
 
-    p = cfg.ppo
+    p, im = cfg.ppo, cfg.imitation
     weights = GraphNet.parameter_count(F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
-    kept = GraphNet.activation_bytes(p.batch_size, T, F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
-    what = f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}"
-    return weights, what, kept, f"ppo.batch_size={p.batch_size:,}"
+    batches = [(min(p.batch_size, cfg.env.n_envs * p.n_steps), f"ppo.batch_size={p.batch_size:,}")]
+    if im.enabled:
+        cloned = im.decisions + im.dagger_rounds * im.dagger_decisions
+        batches.append((min(im.batch_size, cloned), f"imitation.batch_size={im.batch_size:,}"))
+    rows, batch = max(batches, key=lambda b: b[0])
+    kept = GraphNet.activation_bytes(rows, T, F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
+    return weights, f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}", kept, batch
 
 
 def _same_init(a: str | None, b: str | None) -> bool:
-    """Whether two ``ppo.init`` values name the same network: the same text, or two paths to one file."""
+    """Whether two ``ppo.init`` values name the same network: the same text, one pretrained name in any case (a name
+    comes before a file, :func:`init_network`), or two paths to one file."""
     if a == b:
         return True
     if a is None or b is None:
         return False
+    from ..agents.registry import PRETRAINED
+
+    named = [v.strip().lower() for v in (a, b) if v.strip().lower() in PRETRAINED]
+    if named:
+        return len(named) == 2 and named[0] == named[1]
     try:
         return os.path.samefile(a, b)
     except (OSError, ValueError):  # (a name such as ppo-4p, or a file gone)
@@ -534,9 +581,11 @@ def train(
         snapshots = resumed_snapshots(meta, ckpt, run_dir, cfg.opponents.self_play.max_snapshots)
     check_rules(cfg)  # (a map that does not load, too few armies, a variant the map lacks: before the run folder)
     device = resolve_device(cfg.ppo.device)
-    init_net = init_network(cfg.ppo.init, device) if ckpt is None and cfg.ppo.init is not None else None
-    if init_net is not None:
+    init_net = None
+    if ckpt is None and cfg.ppo.init is not None:
+        init_net, init_meta = init_network(cfg.ppo.init, device)
         check_init_sizes(cfg, init_net)
+        check_init_fits(cfg, init_net, init_meta)
     saved: dict[str, Any] = {}
     if ckpt is not None:  # (read, and its sizes checked, before the run folder is written)
         init_net, saved = load_policy(ckpt, device=device)

@@ -223,40 +223,55 @@ def trained_rules_note(trained: Any, rules: Any) -> str:
     network reads or scores, as the end of a refusal of :meth:`GraphNet.check_fits`:
     ``"; it was trained with reroll_with_card=False (these rules: True)"``.
 
-    A switch is named where setting it alone to ``rules``' value changes the node features, the global features or the
-    non-territory action ids (a Game is built for each switch that differs; this runs only on a refusal); where no one
-    switch does, every switch that differs is named. The map, the player count and the starting armies are left out (the
-    network plays any map and count). ``""`` where the file keeps no rules or they no longer resolve.
+    A switch is named where changing it alone changes the node features, the global features or the non-territory
+    action ids, judged from either side: these rules with the switch at its training value, or the training rules with
+    it at its value here (a Game is built for each; this runs only on a refusal). A switch that cannot be changed alone
+    on either side (it needs another with it) is named where no switch is found on its own. The map, the player count,
+    the starting armies and, between different player counts, the two-player rule are left out (the network plays any
+    map and count). ``""`` where the file keeps no rules, they no longer resolve, or no switch is found.
     """
     from ..envs.codec import ActionCodec
     from ..envs.graph import GraphObservationEncoder
-    from ..errors import ConfigError
+    from ..errors import RiskError
     from ..rules.config import RulesConfig
     from ..rules.engine import Game
 
     if not isinstance(trained, dict) or not isinstance(rules, RulesConfig):
         return ""
-    keep = {"map": rules.map, "num_players": rules.num_players, "starting_armies": rules.starting_armies}
     try:
-        before = RulesConfig.from_dict({**trained, **keep})
-    except (ConfigError, TypeError):  # (rules of an older release that no longer resolve: nothing to name)
+        before = RulesConfig.from_dict(trained)
+    except (RiskError, TypeError, ValueError):  # (rules of an older release that no longer resolve: nothing to name)
         return ""
 
-    def sizes(cfg: RulesConfig) -> tuple[int, int, int]:
-        game = Game(cfg)
+    def sizes(cfg: RulesConfig) -> tuple[int, int, int] | None:
+        try:
+            game = Game(cfg)
+        except RiskError:  # (a map that does not load here, a variant this map lacks)
+            return None
         enc = GraphObservationEncoder(game)
         return enc.F, enc.G, ActionCodec(game).n - enc.T
 
-    differ = before.differences(rules)
-    base = sizes(before)
-    named = []
-    for k in differ:
+    def changes(base: RulesConfig, key: str, value: Any) -> bool | None:
+        """Whether setting ``key`` alone to ``value`` in ``base`` changes the sizes (None: it cannot be set alone)."""
         try:
-            if sizes(before.replace(**{k: getattr(rules, k)})) != base:
-                named.append(k)
-        except ConfigError:  # (a switch that needs another with it: judged with the rest)
-            continue
-    named = named or differ
+            other = base.replace(**{key: value})
+        except RiskError:
+            return None
+        a, b = sizes(base), sizes(other)
+        return None if a is None or b is None else a != b
+
+    skip = {"map", "num_players", "starting_armies"}
+    if before.num_players != rules.num_players:
+        skip.add("two_player")
+    differ = [k for k in before.differences(rules) if k not in skip]
+    named, unsure = [], []
+    for k in differ:
+        judged = [changes(rules, k, getattr(before, k)), changes(before, k, getattr(rules, k))]
+        if any(judged):
+            named.append(k)
+        elif None in judged and not any(j is False for j in judged):
+            unsure.append(k)
+    named = named or unsure
     if not named:
         return ""
     was = ", ".join(f"{k}={getattr(before, k)!r}" for k in named)

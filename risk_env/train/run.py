@@ -129,6 +129,8 @@ def check_network_memory(weights: int, device: Any, what: str, activations: int 
         ConfigError: the message names ``what`` (and ``batch`` where the activations are counted), the weights, the
             memory needed and there.
     """
+    from decimal import Decimal
+
     from ..vector.engine import device_memory
 
     have = device_memory(device)
@@ -136,10 +138,10 @@ def check_network_memory(weights: int, device: Any, what: str, activations: int 
     if have is None or need <= have[0]:
         return
     memory, source = have
-    count = f"{weights:,}" if weights < 10**12 else f"{weights:.2e}"
+    count = f"{weights:,}" if weights < 10**12 else f"{Decimal(weights):.2e}"  # (an int past a float's range too)
 
     def gib(n: int) -> str:
-        return f"{n / 2**30:,.1f}" if n < 10**6 * 2**30 else f"{n / 2**30:.2e}"
+        return f"{n / 2**30:,.1f}" if n < 10**6 * 2**30 else f"{Decimal(n) / 2**30:.2e}"
 
     size = gib(need)
     state = "weights, gradients and the optimizer's two moments: 16 bytes a weight"

@@ -4,7 +4,7 @@ A *spec* is one of
 
 * a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
   (see :data:`BASELINES`);
-* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"``, ``"ppo-4p-0.1"`` (see
+* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"``, ``"ppo-6p"``, ``"ppo-4p-0.1"`` (see
   :data:`PRETRAINED`; needs the ``train`` extra), a checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
@@ -72,6 +72,7 @@ PRETRAINED: dict[str, str] = {
     "ppo-3p": "ppo-3p.pt",
     "ppo-4p": "ppo-4p.pt",
     "ppo-5p": "ppo-5p.pt",
+    "ppo-6p": "ppo-6p.pt",
     "ppo-4p-0.1": "ppo-4p-0.1.zip",
 }
 """Pretrained agents shipped with the package: name -> file in ``risk_env/agents/models/``
@@ -81,8 +82,8 @@ device trainer (``.pt``), all the same territory-graph network.
 ``ppo-2p``: trained by ``configs/train/ppo-2p.yaml`` for 2-player games; ``ppo-4p-0.1`` (the 0.1 release's
 ``ppo-4p``): the same network trained on from it for 4-player games by ``configs/train/ppo-4p-0.1.yaml``;
 ``ppo-3p``, ``ppo-4p`` and ``ppo-5p``: ``ppo-4p-0.1`` trained on for 3-, 4- and 5-player games by
-``configs/train/ppo-3p.yaml``, ``ppo-4p.yaml`` and ``ppo-5p.yaml``. All under the ``fast`` preset. Win rates:
-docs/baselines.md.
+``configs/train/ppo-3p.yaml``, ``ppo-4p.yaml`` and ``ppo-5p.yaml``; ``ppo-6p``: ``ppo-4p`` trained on for 6-player
+games by ``configs/train/ppo-6p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
 """
 
 
@@ -103,7 +104,7 @@ def spec_forms() -> str:
     of :data:`BASELINES` and :data:`PRETRAINED`, then the file and module forms.
 
     >>> spec_forms().split(", a ")[0]
-    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1'
+    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1'
     """
     names = ", ".join([*BASELINES, *PRETRAINED])
     files = (

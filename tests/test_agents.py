@@ -392,12 +392,12 @@ def test_load_agent_names_and_labels() -> None:
 
 
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
     for spec in ("nobody", "  ", "ppo-9p"):
         with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
             load_agent(spec)
         assert isinstance(info.value, RiskError)  # so every `except RiskError` still catches it
-    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1"
+    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
     with pytest.raises(UnknownAgentError, match=f"^no pretrained agent 'ppo-9p': use one of {names}$"):
         pretrained_path("ppo-9p")
     env = risk_env.raw_env(num_players=2, map="small")
@@ -409,7 +409,7 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
 
 def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None:
     # (the path probes raised OSError "File name too long" before)
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-4p-0.1"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
     for spec, n in (("a" * 5000, 5000), ("a/" * 3000, 6000), ("a" * 300 + "\x00", 301)):
         with pytest.raises(UnknownAgentError) as info:
             load_agent(spec)
@@ -724,7 +724,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     from risk_env.agents import PRETRAINED, pretrained_path
     from risk_env.tools.evaluation import evaluate
 
-    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-4p-0.1"}
+    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-6p", "ppo-4p-0.1"}
     for name in PRETRAINED:
         assert pretrained_path(name).is_file()
         assert load_agent(name).name == name
@@ -752,6 +752,19 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     assert meta["timesteps"] == 500_525 and meta["config"]["name"] == "ppo-4p" and meta["rules"]["num_players"] == 4
     assert meta["config"]["ppo"]["init"] == "ppo-4p-0.1" and meta["config"]["out_dir"] is None and "optimizer" not in meta
     assert type(load_agent("ppo-4p")).__name__ == "GraphNetAgent" and type(load_agent("ppo-4p-0.1")).__name__ != "GraphNetAgent"
+    # ppo-6p: ppo-4p trained on for 6 players by its shipped config
+    net, meta = load_policy(pretrained_path("ppo-6p"))
+    assert meta["timesteps"] == 500_925 and meta["rules"]["num_players"] == 6 and meta["config"]["ppo"]["init"] == "ppo-4p"
+    six = evaluate(
+        ["ppo-6p", "balanced", "balanced", "continent", "continent", "aggressive"],
+        num_games=1,
+        rules="fast",
+        seed=1,
+        workers=1,
+        progress=False,
+        turn_limit=30,
+    )
+    assert sum(st.games for st in six.stats.values()) == 6
     # every shipped policy file keeps its shipped config (configs/train/<name>.yaml), its ppo.init naming the shipped
     # network it started from by today's name (ppo-3p and ppo-5p started from ppo-4p-0.1, once called ppo-4p)
     from risk_env.train.config import load_config

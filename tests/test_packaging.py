@@ -140,7 +140,7 @@ def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) 
     assert Path(where).is_relative_to(site)  # the unpacked wheel, not the checkout
     assert files == (
         "['2p.yaml', '4p.yaml', 'default.yaml', 'device.yaml', 'long.yaml', 'ppo-2p.yaml', 'ppo-3p.yaml', "
-        "'ppo-4p-0.1.yaml', 'ppo-4p.yaml', 'ppo-5p.yaml', 'sb3.yaml']"
+        "'ppo-4p-0.1.yaml', 'ppo-4p.yaml', 'ppo-5p.yaml', 'ppo-6p.yaml', 'sb3.yaml']"
     )
     assert players == "[2, 2, 2, 2, 4, 2]"
     assert rules == "['stars', 'stars']"  # rules files load by name from the installed package

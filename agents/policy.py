@@ -75,17 +75,15 @@ def _graph_arrays(x: Mapping[str, Any], who: str) -> tuple[np.ndarray, np.ndarra
 
 
 def _check_graph_fits(net: Any, game: Game, name: str, trained: Any = None) -> None:
-    """``net.check_fits`` (a :class:`~risk_env.train.graph_net.GraphNet`) for the graph observation of ``game``, its
-    refusal an :class:`AgentRulesError` naming the agent ``name`` and, where the policy file kept its training rules
-    (``trained``), the switches that differ (:func:`~risk_env.train.graph_net.trained_rules_note`)."""
-    from risk_env.envs.graph import GraphObservationEncoder
-    from risk_env.train.graph_net import trained_rules_note
+    """:func:`risk_env.train.graph_net.check_plays` (a :class:`~risk_env.train.graph_net.GraphNet` against ``game``; the
+    switches named where the policy file kept its training rules, ``trained``), its refusal an :class:`AgentRulesError`
+    naming the agent ``name``."""
+    from risk_env.train.graph_net import check_plays
 
-    enc = GraphObservationEncoder(game)
     try:
-        net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
+        check_plays(net, game, trained)
     except ConfigError as e:
-        raise AgentRulesError(name, str(e) + trained_rules_note(trained, game.config)) from None
+        raise AgentRulesError(name, str(e)) from None
 
 
 def graph_observation(

@@ -86,15 +86,14 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             policy_file = graph_policy_path(key)  # (as load_agent: "runs/x/model" for runs/x/model.pt)
             name = policy_file.stem if policy_file is not None else name
         if policy_file is not None:
-            from ..train.graph_net import load_policy, trained_rules_note
+            from ..rules.engine import Game
+            from ..train.graph_net import check_plays, load_policy
 
             net, meta = load_policy(policy_file, device=game.device)
-            probe = game.new_games(1)
-            one = game.observe_graph(probe, mask=game.action_mask(probe))
             try:
-                net.check_fits(game.T, one["nodes"].shape[-1], one["globals"].shape[-1], game.num_actions)
+                check_plays(net, Game(game.config), meta.get("rules"))  # (the batched engine's sizes are the reference's)
             except ConfigError as e:  # (named as the reference backend names it: risk_env.agents.base.check_fits_game)
-                raise AgentRulesError(name, str(e) + trained_rules_note(meta.get("rules"), game.config)) from None
+                raise AgentRulesError(name, str(e)) from None
             return NetworkPolicy(game, net, "graph", True, generator, name=name)
         if p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file():
             return load_maskable_ppo(p, game, generator=generator)

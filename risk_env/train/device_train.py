@@ -370,28 +370,21 @@ def init_network(spec: str, device: Any) -> tuple[Any, dict[str, Any]]:
 
 def check_init_fits(cfg: TrainConfig, net: Any, meta: dict[str, Any]) -> None:
     """Refuse a ``ppo.init`` network that cannot play the training rules (of each lane of ``env.player_counts``): other
-    node or global features or non-territory action ids (:meth:`GraphNet.check_fits
-    <risk_env.train.graph_net.GraphNet.check_fits>`), before the run folder is touched. Where the network's file kept its
-    training rules (``meta["rules"]``), the switches behind the difference are named
-    (:func:`~risk_env.train.graph_net.trained_rules_note`).
+    node or global features or non-territory action ids (:func:`~risk_env.train.graph_net.check_plays`), before the run
+    folder is touched. Where the network's file kept its training rules (``meta["rules"]``), the switches behind the
+    difference are named.
 
     Raises:
         ConfigError: the message names ``ppo.init``, the size that differs and the switches.
     """
-    from ..envs.codec import ActionCodec
-    from ..envs.graph import GraphObservationEncoder
     from ..rules.engine import Game
-    from .graph_net import trained_rules_note
+    from .graph_net import check_plays
 
     for players in cfg.env.player_counts or [cfg.rules_config.num_players]:
-        rules = _lane_config(cfg, players).rules_config
-        game = Game(rules)
-        enc = GraphObservationEncoder(game)
         try:
-            net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
+            check_plays(net, Game(_lane_config(cfg, players).rules_config), meta.get("rules"))
         except ConfigError as e:
-            note = trained_rules_note(meta.get("rules"), rules)
-            raise ConfigError(f"ppo.init={cfg.ppo.init!r} cannot play the training rules: {e}{note}") from None
+            raise ConfigError(f"ppo.init={cfg.ppo.init!r} cannot play the training rules: {e}") from None
 
 
 def check_init_sizes(cfg: TrainConfig, net: Any, resumed: str | None = None) -> None:

@@ -49,6 +49,7 @@ __all__ = [
     "GraphNet",
     "graph_net_from_sb3",
     "load_policy",
+    "check_plays",
     "masked_logits",
     "save_policy",
     "trained_rules_note",
@@ -215,6 +216,26 @@ class GraphNet(nn.Module):
                 f"this graph policy scores {n_other} action ids besides the {T} territories; these rules have "
                 f"{num_actions - T} (rule switches such as the dice rules or the card trade change that block): {where}"
             )
+
+
+def check_plays(net: GraphNet, game: Any, trained: Any = None) -> None:
+    """Refuse a game (a :class:`~risk_env.rules.engine.Game`) whose graph observation or action ids ``net`` was not built
+    for (:meth:`GraphNet.check_fits`), naming, where the policy file kept its training rules (``trained``), the switches
+    behind the difference (:func:`trained_rules_note`). The one check of a graph network against a game's rules: the
+    agents, the batched evaluation and the trainer's ``ppo.init`` call it.
+
+    Raises:
+        ConfigError: a size differs; the message names it, what changes it and the switches.
+    """
+    from ..envs.codec import ActionCodec
+    from ..envs.graph import GraphObservationEncoder
+    from ..errors import ConfigError
+
+    enc = GraphObservationEncoder(game)
+    try:
+        net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
+    except ConfigError as e:
+        raise ConfigError(f"{e}{trained_rules_note(trained, game.config)}") from None
 
 
 def trained_rules_note(trained: Any, rules: Any) -> str:

@@ -738,14 +738,14 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     # ... and the same kind of network plays 4-player games (owners are relative to the observer)
     four = evaluate(["ppo-4p", "ppo-2p", "random", "random"], num_games=1, rules="fast", turn_limit=20, workers=1, progress=False)
     assert sum(st.games for st in four.stats.values()) == 4
-    # ppo-3p is a graph policy file of the device trainer, trained on from ppo-4p's network
+    # ppo-3p is a graph policy file of the device trainer, trained on from ppo-4p's network (as ppo-5p and ppo-6p)
     three = evaluate(["ppo-3p", "balanced", "continent"], num_games=3, rules="fast", seed=1, workers=1, progress=False)
     assert sum(st.games for st in three.stats.values()) == 9 and type(load_agent("ppo-3p")).__name__ == "GraphNetAgent"
     # ppo-5p too, for 5 players (its file holds its training config and step count)
     from risk_env.train.graph_net import load_policy
 
     net, meta = load_policy(pretrained_path("ppo-5p"))
-    assert meta["timesteps"] == 1_000_490 and meta["config"]["name"] == "ppo-5p" and meta["rules"]["num_players"] == 5
+    assert meta["timesteps"] == 500_857 and meta["config"]["name"] == "ppo-5p" and meta["rules"]["num_players"] == 5
     assert net.sizes["hidden"] == 64 and "optimizer" not in meta
     # ppo-4p: the 0.1 release's ppo-4p (ppo-4p-0.1, a MaskablePPO file) trained on for 4 players by its shipped config
     net, meta = load_policy(pretrained_path("ppo-4p"))
@@ -766,7 +766,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     )
     assert sum(st.games for st in six.stats.values()) == 6
     # every shipped policy file keeps its shipped config (configs/train/<name>.yaml), its ppo.init naming the shipped
-    # network it started from by today's name (ppo-3p and ppo-5p started from ppo-4p-0.1, once called ppo-4p)
+    # network it started from by its name (ppo-3p, ppo-5p and ppo-6p started from ppo-4p)
     from risk_env.train.config import load_config
 
     for name in (n for n in PRETRAINED if pretrained_path(n).suffix == ".pt"):

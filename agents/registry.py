@@ -81,9 +81,9 @@ device trainer (``.pt``), all the same territory-graph network.
 
 ``ppo-2p``: trained by ``configs/train/ppo-2p.yaml`` for 2-player games; ``ppo-4p-0.1`` (the 0.1 release's
 ``ppo-4p``): the same network trained on from it for 4-player games by ``configs/train/ppo-4p-0.1.yaml``;
-``ppo-3p``, ``ppo-4p`` and ``ppo-5p``: ``ppo-4p-0.1`` trained on for 3-, 4- and 5-player games by
-``configs/train/ppo-3p.yaml``, ``ppo-4p.yaml`` and ``ppo-5p.yaml``; ``ppo-6p``: ``ppo-4p`` trained on for 6-player
-games by ``configs/train/ppo-6p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
+``ppo-4p``: ``ppo-4p-0.1`` trained on for 4-player games by ``configs/train/ppo-4p.yaml``; ``ppo-3p``, ``ppo-5p``
+and ``ppo-6p``: ``ppo-4p`` trained on for 3-, 5- and 6-player games by ``configs/train/ppo-3p.yaml``,
+``ppo-5p.yaml`` and ``ppo-6p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
 """
 
 

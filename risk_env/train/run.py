@@ -138,10 +138,15 @@ def check_network_memory(weights: int, device: Any, what: str, activations: int 
     if have is None or need <= have[0]:
         return
     memory, source = have
-    count = f"{weights:,}" if weights < 10**12 else f"{Decimal(weights):.2e}"  # (an int past a float's range too)
+
+    def sci(x: int | Decimal) -> str:  # (a number past a float's range too: Decimal's exponent padded as a float's)
+        mantissa, exponent = f"{Decimal(x):.2e}".split("e")
+        return f"{mantissa}e{int(exponent):+03d}"
 
     def gib(n: int) -> str:
-        return f"{n / 2**30:,.1f}" if n < 10**6 * 2**30 else f"{Decimal(n) / 2**30:.2e}"
+        return f"{n / 2**30:,.1f}" if n < 10**6 * 2**30 else sci(Decimal(n) / 2**30)
+
+    count = f"{weights:,}" if weights < 10**12 else sci(weights)
 
     size = gib(need)
     state = "weights, gradients and the optimizer's two moments: 16 bytes a weight"

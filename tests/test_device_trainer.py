@@ -1393,7 +1393,7 @@ def test_a_set_aside_that_fails_midway_puts_back_what_it_moved(tmp_path: Path, m
     assert (later / "evals.jsonl").read_text() == files["evals.jsonl"] and (later / "model.pt").read_text() == "m"
 
 
-def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: Path) -> None:
+def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (a resumed 2-player run with --set rules.num_players=3 trained on 3-player games, its config.yaml now naming 3
     # players, while its checkpoints, snapshots and PFSP results held 2-player ones)
     from risk_env.train.sb3 import train
@@ -1428,15 +1428,10 @@ def test_a_resume_under_other_rules_is_refused_before_the_run_folder(tmp_path: P
     assert not _same_init("ppo-4p", str(run / "model.pt")) and not _same_init(None, "ppo-4p") and _same_init(None, None)
     # (a pretrained name in any case is that network, and never a file of its name, which ppo.init does not read)
     assert _same_init("PPO-4P ", "ppo-4p") and not _same_init("ppo-4p", "ppo-4p-0.1")
-    import os
-
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
+    with monkeypatch.context() as m:
+        m.chdir(tmp_path)
         Path("ppo-4p").write_text("a file of the name")
         assert not _same_init("ppo-4p", "./ppo-4p") and _same_init("./ppo-4p", str(tmp_path / "ppo-4p"))
-    finally:
-        os.chdir(cwd)
     meta = run / "checkpoints" / "step_000000128.json"
     saved = json.loads(meta.read_text())
     saved["config"]["ppo"]["init"] = "ppo-4p"

@@ -29,7 +29,7 @@ from typing import Any
 from .._extras import require
 from ..envs.opponents import OpponentPool
 from ..errors import ConfigError, RiskError
-from .config import TrainConfig
+from .config import TrainConfig, rules_from
 from .run import (
     Run,
     TrainResult,
@@ -382,7 +382,7 @@ def check_init_fits(cfg: TrainConfig, net: Any, meta: dict[str, Any]) -> None:
 
     for players in cfg.env.player_counts or [cfg.rules_config.num_players]:
         try:
-            check_plays(net, Game(_lane_config(cfg, players).rules_config), meta.get("rules"))
+            check_plays(net, Game(rules_from(cfg.lane_rules(players))), meta.get("rules"))
         except ConfigError as e:
             raise ConfigError(f"ppo.init={cfg.ppo.init!r} cannot play the training rules: {e}") from None
 

@@ -272,13 +272,15 @@ def trained_rules_note(trained: Any, rules: Any) -> str:
         enc = GraphObservationEncoder(game)
         return enc.F, enc.G, ActionCodec(game).n - enc.T
 
-    def changes(base: RulesConfig, key: str, value: Any) -> bool | None:
-        """Whether setting ``key`` alone to ``value`` in ``base`` changes the sizes (None: it cannot be set alone)."""
+    base_sizes = {"here": sizes(rules), "trained": sizes(before)}  # (each side's, built once)
+
+    def changes(side: str, key: str, value: Any) -> bool | None:
+        """Whether setting ``key`` alone to ``value`` on one side changes its sizes (None: it cannot be set alone)."""
         try:
-            other = base.replace(**{key: value})
+            other = (rules if side == "here" else before).replace(**{key: value})
         except RiskError:
             return None
-        a, b = sizes(base), sizes(other)
+        a, b = base_sizes[side], sizes(other)
         return None if a is None or b is None else a != b
 
     skip = {"map", "num_players", "starting_armies"}
@@ -287,7 +289,7 @@ def trained_rules_note(trained: Any, rules: Any) -> str:
     differ = [k for k in before.differences(rules) if k not in skip]
     named, unsure = [], []
     for k in differ:
-        judged = [changes(rules, k, getattr(before, k)), changes(before, k, getattr(rules, k))]
+        judged = [changes("here", k, getattr(before, k)), changes("trained", k, getattr(rules, k))]
         if any(judged):
             named.append(k)
         elif None in judged and not any(j is False for j in judged):

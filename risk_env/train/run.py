@@ -148,17 +148,14 @@ def check_network_memory(weights: int, device: Any, what: str, activations: int 
 
     count = f"{weights:,}" if weights < 10**12 else sci(weights)
 
-    size = gib(need)
     state = "weights, gradients and the optimizer's two moments: 16 bytes a weight"
-    if activations:
-        raise ConfigError(
-            f"{what}, {batch}: the network's {count} weights and a minibatch's activations need about {size} GiB to "
-            f"train ({state}; {gib(activations)} GiB of activations kept for the backward pass), but {device} "
-            f"has {memory / 2**30:,.1f} GiB ({source}); choose a smaller network or minibatch"
-        )
+    sized, needs, smaller = what, f"the network's {count} weights", "network"
+    if activations:  # (the minibatch's setting, its activations and the smaller minibatch named too)
+        sized, needs, smaller = f"{what}, {batch}", f"{needs} and a minibatch's activations", "network or minibatch"
+        state += f"; {gib(activations)} GiB of activations kept for the backward pass"
     raise ConfigError(
-        f"{what}: the network's {count} weights need about {size} GiB to train ({state}), but {device} has "
-        f"{memory / 2**30:,.1f} GiB ({source}); choose a smaller network"
+        f"{sized}: {needs} need about {gib(need)} GiB to train ({state}), but {device} has {memory / 2**30:,.1f} GiB "
+        f"({source}); choose a smaller {smaller}"
     )
 
 

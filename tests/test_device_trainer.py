@@ -246,8 +246,13 @@ def test_resume_refuses_a_file_that_is_no_checkpoint(tmp_path: Path) -> None:
     )
     # (a .json without the run's config resumed as a run of the default config)
     junk.with_suffix(".json").write_text("{}")
-    with pytest.raises(ConfigError, match=r"step_1\.json holds no 'config': a checkpoint's metadata is the run's config"):
+    with pytest.raises(ConfigError) as info:
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
+    assert str(info.value) == (
+        f"--resume {str(tmp_path / 'd')!r}: step_1.json holds no 'config' and {str(tmp_path / 'd' / 'config.yaml')!r} "
+        "is not there: a checkpoint's metadata is the run's config and schedule as the run wrote them; start from the "
+        "network with --set ppo.init=PATH"
+    )
     junk.with_suffix(".json").write_text('{"config": {}}')  # (an empty config: read as the schema's defaults)
     with pytest.raises(ConfigError, match=r"step_1\.json holds no 'config'"):
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
@@ -256,6 +261,32 @@ def test_resume_refuses_a_file_that_is_no_checkpoint(tmp_path: Path) -> None:
         train(_tiny(tmp_path / "r2"), resume=tmp_path / "d", progress=False, quiet=True)
     assert str(err.value).startswith(f"{str(junk)!r} is not a readable policy file (") and "\n" not in str(err.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "notes.txt"]
+
+
+def test_resume_reads_the_run_folders_config_where_the_checkpoint_keeps_none(tmp_path: Path) -> None:
+    # (as the sb3 trainer: a step_*.json without the run's config, its run folder's config.yaml beside it)
+    from risk_env.train.sb3 import run_config, train
+
+    run = tmp_path / "run"
+    train(_tiny(run, total_timesteps=128), progress=False, quiet=True)
+    side = run / "checkpoints" / "step_000000128.json"
+    meta = json.loads(side.read_text())
+    del meta["config"]
+    side.write_text(json.dumps(meta))
+    cfg = run_config(None, ["total_timesteps=256"], resume=run)  # (the CLI's config: the folder's config.yaml)
+    assert cfg.trainer == "device" and cfg.ppo.graph_hidden == 8 and cfg.total_timesteps == 256
+    res = train(cfg, resume=run, progress=False, quiet=True)
+    assert res.timesteps == 256 and res.model_path == run / "model.pt"
+    assert f"resumed from {run / 'checkpoints' / 'step_000000128.pt'}" in (run / "train.log").read_text()
+    # the game is still compared: the folder's config under other rules is refused, nothing written
+    side = run / "checkpoints" / "step_000000256.json"
+    meta = json.loads(side.read_text())
+    del meta["config"], meta["game"]
+    side.write_text(json.dumps(meta))
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*")}
+    with pytest.raises(ConfigError, match=r"rules\.num_players"):
+        train(_tiny(run, total_timesteps=384, **{"rules.num_players": 3}), resume=run, progress=False, quiet=True)
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*")} == before
 
 
 def _weights(path: Path) -> np.ndarray:

@@ -465,6 +465,8 @@ def test_unknown_option_values(kw, fragment):
         ({"turn_limit": 0}, "turn_limit must be an integer from 1 to 10000000, got 0"),
         ({"turn_limit": -1}, "from 1 to 10000000, got -1"),
         ({"turn_limit": "100"}, "got '100'"),
+        ({"turn_limit": 10**30}, "from 1 to 10000000, got 1e+30"),  # (a huge integer in short, as a training config's 1e30)
+        ({"turn_limit": 10_000_001}, "from 1 to 10000000, got 10000001"),
     ],
 )
 def test_out_of_range_numbers(kw, fragment):

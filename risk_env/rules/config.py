@@ -172,7 +172,8 @@ class RulesConfig:
         ):
             v = getattr(self, key)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {v!r}")
+                shown = f"{v:.3g}" if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**15 else repr(v)
+                raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {shown}")  # (1e+30, not 31 digits)
         for key in ("secret_missions", "capitals"):
             if not isinstance(getattr(self, key), bool):
                 raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")

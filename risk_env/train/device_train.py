@@ -45,6 +45,8 @@ from .run import (
     prepare_run_folder,
     resumed_run_dir,
     resumed_snapshots,
+    run_folder,
+    run_folder_config,
 )
 
 __all__ = [
@@ -551,10 +553,13 @@ def train(
                 "--set ppo.init=PATH"
             )
         meta = checkpoint_meta(ckpt)
-        if not meta.get("config"):  # (as without it: nothing says what the run was)
+        if not meta.get("config"):  # (its run folder's config.yaml, as the sb3 trainer reads it; else nothing says
+            meta = {**meta, "config": run_folder_config(ckpt) or {}}  # what the run was)
+        if not meta["config"]:
             raise ConfigError(
-                f"--resume {str(resume)!r}: {ckpt.with_suffix('.json').name} holds no 'config': a checkpoint's metadata "
-                "is the run's config and schedule as the run wrote them; start from the network with --set ppo.init=PATH"
+                f"--resume {str(resume)!r}: {ckpt.with_suffix('.json').name} holds no 'config' and "
+                f"{str(run_folder(ckpt) / 'config.yaml')!r} is not there: a checkpoint's metadata is the run's config "
+                "and schedule as the run wrote them; start from the network with --set ppo.init=PATH"
             )
         check_resumed_rules(cfg, meta, str(resume), "start a new run from its network with --set ppo.init=PATH")
         started = meta["config"].get("ppo", {}).get("init") if isinstance(meta["config"].get("ppo"), dict) else None

@@ -385,6 +385,9 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     assert rows[1]["wall_seconds"] <= resumed_from <= rows[2]["wall_seconds"]
     np.testing.assert_array_equal(_weights(later / "checkpoints" / "step_000000384.pt"), old_384)
     assert latest_checkpoint(run) == run / "checkpoints" / "step_000000384.pt"
+    monkeypatch.chdir(run)  # (the run folder as ".", from inside it: it raised a ValueError for the empty name)
+    assert latest_checkpoint(Path(".")) == Path("checkpoints") / "step_000000384.pt"
+    monkeypatch.chdir(tmp_path)
     # (a new file, of the same weights: the resumed run replays the steps from 256 exactly)
     np.testing.assert_array_equal(_weights(run / "checkpoints" / "step_000000384.pt"), old_384)
     assert f"resuming step_000000256.pt: the run's files past it moved to {later}" in (run / "train.log").read_text()

@@ -489,6 +489,34 @@ def test_too_few_starting_armies_for_the_map():
     assert "cannot claim the 42 territories of map 'classic'" in msg and "raise starting_armies to at least 14" in msg
 
 
+def test_a_map_with_fewer_territories_than_seats_is_refused(tmp_path):
+    # (a seat without a territory had no legal move: reset crashed in the random deal, or a game stalled on an
+    # all-zero mask; the engines, the env and the trainers' rules check all build this Game)
+    three = {
+        "name": "three",
+        "continents": [{"name": "C0", "bonus": 2}],
+        "territories": [
+            {"name": f"T{i}", "continent": "C0", "card": c} for i, c in enumerate(("infantry", "cavalry", "artillery"))
+        ],
+        "borders": [["T0", "T1"], ["T1", "T2"]],
+        "wild_cards": 2,
+    }
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(three))
+    for setup in ("random", "deal", "claim"):
+        with pytest.raises(ConfigError) as info:
+            risk_env.env(num_players=4, map=str(path), setup=setup)
+        assert str(info.value) == (
+            "map 'three' has 3 territories, too few for 4 seats (4 players): each seat starts with a territory, so the "
+            "map needs at least 4 (or play fewer players)"
+        )
+    assert Game(num_players=3, map=str(path)).num_seats == 3  # (one territory each)
+    assert Game(num_players=2, map=str(path)).num_seats == 3  # (the neutral holds the third)
+    game = Game(num_players=3, map=str(path), setup="random")
+    state = game.new_game(0)
+    assert sorted(int(o) for o in state.owner) == [0, 1, 2]
+
+
 def test_rules_and_preset_together():
     with pytest.raises(ConfigError, match="give either rules= or preset=, not both"):
         risk_env.env(rules=RulesConfig(), preset="fast")

@@ -734,6 +734,11 @@ def test_resume_refuses_a_file_that_is_no_maskable_ppo_checkpoint(tmp_path):
 def test_cli_resume_bad_path_is_a_clear_error(tmp_path):
     code, _, err = run_cli("train", "--resume", tmp_path / "nothing", "--no-progress")
     assert code == 2 and "no checkpoint" in err and err.count("\n") == 1
+    for empty in ("", "  "):  # (not the working folder by accident)
+        code, _, err = run_cli("train", "--resume", empty, "--no-progress")
+        assert (code, err) == (2, "error: --resume takes a checkpoint or a run folder ('.' for the working folder), got ''\n")
+    code, _, err = run_cli("train", "--resume", "/", "--no-progress")  # (a folder without a name: it was a ValueError)
+    assert code == 2 and err.startswith("error: --resume '/': no checkpoint there") and err.count("\n") == 1
 
 
 def test_subprocess_envs_get_the_snapshots(tmp_path):

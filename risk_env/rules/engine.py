@@ -133,6 +133,13 @@ class Game:
             self.move_specs[MoveKind.TRADE] = cast(MoveSpec, self.trade_variant.trade_spec())
         self._kind_variant = {s.kind: v for v in self.variants for s in v.moves}
         self.move_specs.update({s.kind: s for v in self.variants for s in v.moves})
+        if T < self.num_seats:  # (a seat with no territory has no legal move at its first decision)
+            others = " and the neutral" if cfg.has_neutral else " and the allied army" if self.army >= 0 else ""
+            raise ConfigError(
+                f"map {m.name!r} has {T} territor{'y' if T == 1 else 'ies'}, too few for {self.num_seats} seats "
+                f"({cfg.num_players} players{others}): "
+                f"each seat starts with a territory, so the map needs at least {self.num_seats} (or play fewer players)"
+            )
         if not self.claims and self.starting_armies * self.num_seats < T:
             raise ConfigError(
                 f"starting_armies={cfg.starting_armies} is too few: {self.num_seats} seats "

@@ -707,6 +707,8 @@ def train(
     """Train an agent from a YAML config (configs/train/*.yaml; docs/training.md): MaskablePPO on vectorized envs,
     or the on-device trainer (trainer: device); self-play, checkpoints, periodic evaluation, a final evaluation
     and the command that repeats it."""
+    if resume is not None and not resume.strip():  # (not the working folder: "." says so)
+        raise _fail("--resume takes a checkpoint or a run folder ('.' for the working folder), got ''")
     sb3 = _import("risk_env.train.sb3", "train", "training")
     overrides = list(settings or [])
     if out is not None:

@@ -1114,7 +1114,7 @@ def latest_checkpoint(path: Path) -> Path:
     """
     if path.is_file():
         return path
-    for suffix in (".zip", ".pt"):
+    for suffix in (".zip", ".pt") if path.name else ():  # ("." and "/" name a folder, never a file without its suffix)
         if path.with_name(path.name + suffix).is_file():
             return path.with_name(path.name + suffix)
     for d in (path / "checkpoints", path):

@@ -74,15 +74,28 @@ def test_seats_rotate_and_seeds_are_recorded_and_reproducible() -> None:
 
 
 def test_process_pool_matches_in_process() -> None:
-    kw = dict(num_games=4, rules="fast", turn_limit=40, seed=1, progress=False)
+    # (40 games in 20 chunks of 2: more than the 8 kept in flight, so chunks are submitted as others return)
+    kw = dict(num_games=40, rules="fast", turn_limit=8, seed=1, progress=False)
     one = evaluate(["balanced", "random"], workers=1, **kw)
     two = evaluate(["balanced", "random"], workers=2, **kw)
-    assert two.workers == 2
+    assert two.workers == 2 and [g.index for g in two.games] == list(range(40))
 
     def key(r):  # type: ignore[no-untyped-def]
         return [(g.seats, g.winner, g.turns, g.steps) for g in r.games]
 
     assert key(one) == key(two)
+
+
+def test_the_schedule_is_made_as_it_is_played() -> None:
+    from risk_env.tools.evaluation import _schedule
+
+    # (a huge game count starts at once: it was built whole first, growing ~16 MB/s before the first game)
+    first = next(_schedule(10**15, 3, 5, 2))
+    assert [(g, seating) for g, _, seating, _ in first] == [(0, [0, 1, 2]), (1, [1, 2, 0])]
+    chunks = list(_schedule(7, 3, 5, 2))
+    assert [len(c) for c in chunks] == [2, 2, 2, 1] and [j[0] for c in chunks for j in c] == list(range(7))
+    games = [j for c in chunks for j in c]
+    assert games[0][1] == games[2][1] != games[3][1]  # (one deal per block of rotated seatings)
 
 
 def test_truncated_games_are_draws() -> None:

@@ -41,6 +41,30 @@ def test_torchrl_partial_reset_of_a_running_episode_starts_a_new_game() -> None:
     assert cut >= 8  # StepCounter cut every slot at least once
 
 
+def test_torchrl_reset_takes_a_seed_as_gymnasium_does_and_refuses_other_keywords() -> None:
+    """reset(seed=s) is set_seed(s) and a full reset (before, the seed was dropped and the games differed); another
+    keyword is refused and changes nothing."""
+    pytest.importorskip("torchrl", reason="needs the clients extra: pip install 'risk_env[clients]'")
+    from risk_env.vector.torchrl_env import TorchRLVectorEnv
+
+    env = TorchRLVectorEnv(4, device=DEVICE, seed=0, opponents="aggressive", **SMALL)
+    td = env.reset(seed=5)
+    first = td["observation"].clone()
+    env.step(td.set("action", td["action_mask"].float().multinomial(1)[:, 0]))  # (a legal id in every slot)
+    assert torch.equal(env.reset(seed=5)["observation"], first)
+    assert not torch.equal(env.reset(seed=6)["observation"], first)
+    env.set_seed(5)
+    assert torch.equal(env.reset()["observation"], first)  # (the same games as set_seed's)
+    assert torch.equal(env.reset(seed=None)["observation"], env.learner_env.last.observation)  # type: ignore[union-attr]
+    before = env.learner_env.last.observation.clone()  # type: ignore[union-attr]
+    with pytest.raises(ConfigError) as info:
+        env.reset(foo="bar")
+    assert str(info.value) == "TorchRLVectorEnv.reset takes a tensordict (with '_reset' for some slots) and seed=, got foo="
+    with pytest.raises(ConfigError, match="seed"):
+        env.reset(seed=-1)
+    assert torch.equal(env.learner_env.last.observation, before)  # type: ignore[union-attr]
+
+
 def _legal(info_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.choice(np.flatnonzero(m)) for m in info_mask])
 
@@ -175,8 +199,9 @@ def test_gymnasium_step_takes_unsigned_ids_and_refuses_masked_arrays() -> None:
     assert str(e.value) == f"action {2**64 - 1} is out of range in slot 2: ids are 0..{n - 1}"
     far = legal.astype(np.uint32)
     far[1] = n
-    with pytest.raises(IllegalActionError, match=f"^action {n} is illegal in slot 1 "):
+    with pytest.raises(IllegalActionError) as e:
         envs.step(far)
+    assert str(e.value) == f"action {n} is out of range in slot 1: ids are 0..{n - 1}"
     for masked in (np.ma.masked_array(legal, mask=[True, False, False, False]), np.ma.masked_array(legal)):
         with pytest.raises(IllegalActionError) as e:
             envs.step(masked)
@@ -184,6 +209,34 @@ def test_gymnasium_step_takes_unsigned_ids_and_refuses_masked_arrays() -> None:
     s = learner.venv.state
     assert s is not None and all(torch.equal(v, getattr(s, k)) for k, v in state.items())
     assert np.array_equal(envs.action_masks(), info["action_mask"].astype(bool))
+
+
+def test_gymnasium_refuses_an_id_out_of_range_in_a_slot_whose_action_is_ignored() -> None:
+    """next_step autoreset: the step after a slot's episode ends ignores its action, but an id outside 0..N-1 there
+    was taken silently; it is refused as in any slot, nothing changed."""
+    from risk_env import IllegalActionError
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    envs = GymnasiumVectorEnv(4, seed=2, opponents="aggressive", **{**SMALL, "turn_limit": 3})
+    _obs, info = envs.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(500):
+        _obs, _r, term, trunc, info = envs.step(_legal(info["action_mask"], rng))
+        if (term | trunc).any():
+            break
+    ended = int(np.flatnonzero(term | trunc)[0])
+    n = envs.single_action_space.n
+    state = {k: v.clone() for k, v in envs.learner_env.venv.state.fields().items()}  # type: ignore[union-attr]
+    a = _legal(info["action_mask"], rng)
+    for bad in (999, -1):
+        a[ended] = bad
+        with pytest.raises(IllegalActionError) as e:
+            envs.step(a)
+        assert str(e.value) == f"action {bad} is out of range in slot {ended}: ids are 0..{n - 1}"
+    s = envs.learner_env.venv.state
+    assert s is not None and all(torch.equal(v, getattr(s, k)) for k, v in state.items())
+    a[ended] = 0  # (any id in range: ignored there)
+    envs.step(a)
 
 
 def test_gymnasium_disabled_autoreset_waits_for_a_reset_mask() -> None:

@@ -77,7 +77,8 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +225,9 @@ def _play_jobs(
     return out
 
 
-def _schedule(num_games: int, n: int, seed: int) -> list[tuple[int, int, list[int], list[int]]]:
+def _schedule(num_games: int, n: int, seed: int, chunk: int) -> Iterator[list[tuple[int, int, list[int], list[int]]]]:
+    """The games in chunks of ``chunk``, each game ``(index, game seed, seat -> entrant, agent seeds)``, made as they
+    are asked for: a huge ``num_games`` starts at once and holds only the games played so far."""
     jobs = []
     for g in range(num_games):
         block, rot = divmod(g, n)
@@ -232,7 +235,11 @@ def _schedule(num_games: int, n: int, seed: int) -> list[tuple[int, int, list[in
         seating = [(i + rot) % n for i in range(n)]  # seat i -> entrant
         aseeds = [int(np.random.SeedSequence([seed, g, i, 1]).generate_state(1, dtype=np.uint32)[0]) for i in range(n)]
         jobs.append((g, gseed, seating, aseeds))
-    return jobs
+        if len(jobs) == chunk:
+            yield jobs
+            jobs = []
+    if jobs:
+        yield jobs
 
 
 def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
@@ -418,14 +425,13 @@ def evaluate(
     for sp in specs:  # fail fast, in this process, on a bad spec
         if isinstance(sp, str):
             load_agent(sp)
-    jobs = _schedule(num_games, num_players, int(seed))
     if workers is None:
         workers = default_workers()
     if not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"workers must be a positive integer or None, got {workers!r}")
     chunk = max(1, min(num_players, math.ceil(num_games / (workers * 4))))
-    chunks = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
-    workers = min(workers, len(chunks))
+    chunks = _schedule(num_games, num_players, int(seed), chunk)
+    workers = min(workers, math.ceil(num_games / chunk))
     t0 = time.perf_counter()
     records: list[EvaluatedGame] = []
     bar = progress_bar(num_games, progress)
@@ -443,11 +449,18 @@ def evaluate(
                 worker_context(specs) as ctx,
                 ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init) as pool,
             ):
-                futs = [pool.submit(_play_jobs, specs, labels, rules_d, c, max_turn_steps) for c in chunks]
-                for fut in as_completed(futs):
-                    part = fut.result()
-                    records.extend(part)
-                    bar.update(len(part))
+                # (a few chunks per worker in flight, the next submitted as one returns: not every chunk at once)
+                pending = {
+                    pool.submit(_play_jobs, specs, labels, rules_d, c, max_turn_steps) for c in islice(chunks, 4 * workers)
+                }
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        part = fut.result()
+                        records.extend(part)
+                        bar.update(len(part))
+                        for c in islice(chunks, 1):
+                            pending.add(pool.submit(_play_jobs, specs, labels, rules_d, c, max_turn_steps))
     finally:
         bar.close()
     records.sort(key=lambda g: g.index)

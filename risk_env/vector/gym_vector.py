@@ -204,6 +204,10 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         if a.shape != (B,) or a.dtype not in ID_DTYPES:
             raise IllegalActionError(f"{want}, got shape {tuple(a.shape)} dtype {str(a.dtype).removeprefix('torch.')}")
         a = a.to(env.device)
+        bad = (a < 0) | (a >= env.num_actions)  # (in every slot, also one whose action is ignored below)
+        if bool(bad.any()):
+            b = int(bad.nonzero()[0, 0])
+            raise IllegalActionError(f"action {int(a[b])} is out of range in slot {b}: ids are 0..{env.num_actions - 1}")
         mode = self.metadata["autoreset_mode"]
         if mode == AutoresetMode.DISABLED and self._pending.any():
             raise ResetNeededError(

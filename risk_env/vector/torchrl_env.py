@@ -33,7 +33,9 @@ observation the following partial ``reset`` (the ``"_reset"`` entry TorchRL's co
 ``step_and_maybe_reset`` send) returns without playing anything. A partial reset of a slot whose
 episode goes on (a client's own time limit, such as TorchRL's ``StepCounter(max_steps=...)``)
 starts a new game there (:meth:`~risk_env.vector.learner.LearnerEnv.reset_slots`; the episode is
-dropped). Seeding: ``set_seed(s)`` seeds the engine for the next full reset.
+dropped). Seeding: ``set_seed(s)`` seeds the engine for the next full reset; ``reset(seed=s)`` (as
+Gymnasium's) is that full reset. Any other keyword of ``reset`` is refused (:class:`~risk_env.errors.ConfigError`;
+TorchRL itself refuses ``set_state=True``: the games are not reset to a given state).
 """
 
 from __future__ import annotations
@@ -103,7 +105,17 @@ class TorchRLVectorEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         env = self.learner_env
-        partial = tensordict is not None and "_reset" in tensordict.keys()
+        seeded = "seed" in kwargs
+        seed = kwargs.pop("seed", None)
+        if kwargs:
+            raise ConfigError(
+                f"TorchRLVectorEnv.reset takes a tensordict (with '_reset' for some slots) and seed=, got "
+                f"{', '.join(f'{k}=' for k in kwargs)}"
+            )
+        if seeded:  # (as Gymnasium's reset(seed=...): set_seed's seed, then every slot anew)
+            check_seed(seed, allow_none=True, torch_seed=True)
+            self._seed = seed
+        partial = not seeded and tensordict is not None and "_reset" in tensordict.keys()
         if partial and self._started and env.last is not None:
             assert tensordict is not None
             want = tensordict.get("_reset").reshape(self.batch_size[0]).to(device=self.device, dtype=torch.bool)

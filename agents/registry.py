@@ -14,8 +14,9 @@ A *spec* is one of
   where ``runs/x/model.pt`` is a file (:func:`graph_policy_path`; :class:`~.policy.GraphNetAgent`,
   :func:`risk_env.train.graph_net.load_policy`);
 * ``"package.module:attr"``: an :class:`~.base.Agent` subclass (built with
-  ``seed=``), an agent object, a factory returning one, or a plain function
-  ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`);
+  ``seed=``), an agent object, a factory returning one (a function of no arguments, or of ``seed=``, called
+  once), or a plain function ``f(observation, info) -> int`` (wrapped in :class:`~.base.CallableAgent`); a
+  function of other arguments is refused (:class:`~risk_env.errors.RiskError`);
 * an agent object (returned as is), an object with ``act(observation, info) -> int`` and
   perhaps ``name`` and ``reset(seed)`` (wrapped; the class needs not derive from
   :class:`~.base.Agent`), or a callable (wrapped).
@@ -237,8 +238,47 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
     if _acts(obj):
         return _ActingObject(obj)
     if callable(obj):
-        return CallableAgent(obj, name=label)
+        takes_two, takes_none, sig = _call_forms(obj)
+        if takes_two:
+            return CallableAgent(obj, name=label)
+        if takes_none:  # a factory: what it returns is the agent (an agent object, or a policy function)
+            try:
+                made = obj(seed=seed) if "seed" in sig else obj()
+            except Exception as e:  # (the factory's own code failed)
+                raise RiskError(f"{label!r}: the agent factory raised {type(e).__name__}: {e}") from e
+            if isinstance(made, AgentLike):
+                return made
+            if _acts(made):
+                return _ActingObject(made)
+            if callable(made) and _call_forms(made)[0]:
+                return CallableAgent(made, name=label)
+            raise RiskError(
+                f"{label!r} is a factory (it takes no arguments) that returned a {type(made).__name__}, not an agent: "
+                "return an object with act(observation, info) -> int, or a function f(observation, info) -> int"
+            )
+        raise RiskError(
+            f"{label!r} is a function of {sig}: an agent function takes (observation, info) and returns an action id, "
+            "an agent factory takes no arguments (or seed=) and returns an agent"
+        )
     raise RiskError(f"{label!r} is a {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int")
+
+
+def _call_forms(fn: Any) -> tuple[bool, bool, str]:
+    """Whether ``fn`` can be called as ``fn(observation, info)``, and with no arguments, and its signature's text
+    (those that have none, such as some builtins, are taken as policy functions)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True, False, "(...)"
+
+    def binds(*args: Any) -> bool:
+        try:
+            sig.bind(*args)
+        except TypeError:
+            return False
+        return True
+
+    return binds(None, None), binds(), str(sig)
 
 
 def load_agent(spec: Any, seed: int | None = None) -> AgentLike:

@@ -688,6 +688,50 @@ def test_callable_spec_plugs_in(tmp_path, monkeypatch) -> None:  # type: ignore[
         CallableAgent(3)  # type: ignore[arg-type]
 
 
+def test_a_factory_spec_builds_its_agent_and_a_function_of_other_arguments_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # (a function of other arguments was wrapped as a policy and raised TypeError at its first decision; a factory,
+    # as the module docstring promises, was not called)
+    (tmp_path / "my_factories.py").write_text(
+        textwrap.dedent("""
+        import numpy as np
+        from risk_env.agents import RandomAgent
+        def seeded(seed=None):
+            return RandomAgent(seed)
+        def policy():
+            return lambda observation, info: int(np.flatnonzero(observation["action_mask"])[0])
+        def number():
+            return 0
+        def one(observation):
+            return 0
+        def broken():
+            raise KeyError("x")
+    """)
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    a, b = load_agent("my_factories:seeded", seed=4), load_agent("my_factories:seeded", seed=4)
+    assert isinstance(a, RandomAgent) and a.rng.integers(1 << 30) == b.rng.integers(1 << 30)
+    first = load_agent("my_factories:policy")
+    assert isinstance(first, CallableAgent) and first.name == "policy"
+    r = risk_env.evaluate(["my_factories:policy", "my_factories:seeded"], num_games=2, turn_limit=5, workers=1, progress=False)
+    assert r.entrants == ["policy", "seeded"] and r.num_games == 2
+    with pytest.raises(RiskError) as info:
+        load_agent("my_factories:number")
+    assert str(info.value) == (
+        "'number' is a factory (it takes no arguments) that returned a int, not an agent: return an object with "
+        "act(observation, info) -> int, or a function f(observation, info) -> int"
+    )
+    with pytest.raises(RiskError) as info:
+        load_agent("my_factories:one")
+    assert str(info.value) == (
+        "'one' is a function of (observation): an agent function takes (observation, info) and returns an action id, "
+        "an agent factory takes no arguments (or seed=) and returns an agent"
+    )
+    with pytest.raises(RiskError, match=r"^'broken': the agent factory raised KeyError: 'x'$"):
+        load_agent("my_factories:broken")
+    with pytest.raises(RiskError, match=r"^'<lambda>' is a function of \(x, y, z\)"):
+        load_agent(lambda x, y, z: 0)
+
+
 def test_an_object_with_act_is_an_agent() -> None:
     """The class a user writes first need not derive from Agent: act, and name and reset when it has them."""
 

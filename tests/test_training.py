@@ -179,6 +179,11 @@ def test_total_timesteps_is_capped_at_a_trillion():
     with pytest.raises(ConfigError) as info:  # a section's error names the overrides inside it
         load_config(None, ["rules.turn_limt=5"])
     assert str(info.value).endswith("(set by the override 'rules.turn_limt=5')")
+    with pytest.raises(ConfigError) as info:  # the last override to reach a key is named (it replaced the earlier)
+        load_config("device", ["ppo.n_steps=8", "ppo=1"])
+    assert str(info.value).endswith(
+        "ppo: Input should be a valid dictionary or instance of PPOSection, got 1 (set by the override 'ppo=1')"
+    )
 
 
 @pytest.mark.parametrize(

@@ -456,7 +456,8 @@ class TrainConfig(_Section):
                     msg = f"unknown key; allowed here: {', '.join(_allowed_keys(cls, err['loc'][:-1]))}"
                 elif err["type"] != "missing" and not isinstance(value, (dict, list)) and repr(value) not in msg:
                     msg = f"{msg}, got {_value_text(value)}"  # (once: a validator's own message may name the value already)
-                by = next((item for key, item in set_by.items() if _overlaps(loc, key)), None)
+                # (the last override that reached the key: a later one replaced what an earlier one set there)
+                by = next((item for key, item in reversed(set_by.items()) if _overlaps(loc, key)), None)
                 parts.append(f"{loc}: {msg}" + (f" (set by the override {by!r})" if by is not None else ""))
             raise ConfigError(f"{source}: invalid training config: " + "; ".join(parts)) from None
 

@@ -231,6 +231,17 @@ def test_rules_files_load_by_name_and_path(tmp_path):
 def test_rules_file_errors(tmp_path):
     with pytest.raises(ConfigError, match="unknown rules preset 'nope'; presets: classic.*rules files: stars"):
         resolve_rules("nope")
+    # (a missing file, a folder and a name in capitals were all "unknown rules preset")
+    for given, start in (
+        (str(tmp_path / "gone.yaml"), f"no rules file {str(tmp_path / 'gone.yaml')!r} (no such file); presets: classic"),
+        ("gone.yml", "no rules file 'gone.yml' (no such file); presets: classic"),
+        (str(tmp_path), f"rules {str(tmp_path)!r} is a folder, not a rules file; presets: classic"),
+        ("FAST", "unknown rules preset 'FAST': names are lower case ('fast'); presets: classic"),
+        ("Stars", "unknown rules preset 'Stars': names are lower case ('stars'); presets: classic"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            resolve_rules(given)
+        assert str(info.value).startswith(start), str(info.value)
     bad = tmp_path / "bad.yaml"
     bad.write_text("card_trade: [unclosed\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="not valid YAML"):

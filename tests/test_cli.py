@@ -297,6 +297,17 @@ def test_set_num_players_is_refused_in_one_line_naming_players():
     assert r.exit_code == 2 and "give the number of players as --players (-n)" in r.output
 
 
+def test_a_set_and_its_option_that_disagree_are_refused():
+    # (the option won without a word: --set map=small --map classic played the classic map)
+    r = runner.invoke(app, ["evaluate", "random", "random", "--set", "map=small", "--map", "classic", "--games", "1"])
+    assert r.exit_code == 2 and "error: --set map=small and --map classic disagree: give one of them" in r.output
+    r = runner.invoke(app, ["watch", "--map", "small", "--set", "turn_limit=5", "--turns", "6", "--show", "none"])
+    assert r.exit_code == 2 and "error: --set turn_limit=5 and --turns 6 disagree: give one of them" in r.output
+    args = ["--set", "map=small", "--map", "small", "--set", "turn_limit=3", "--turns", "3", "--games", "1", "--no-progress"]
+    r = runner.invoke(app, ["evaluate", "random", "random", *args])
+    assert r.exit_code == 0, r.output  # (the same value twice)
+
+
 def test_a_file_that_is_no_checkpoint_is_refused_with_risk_error(tmp_path):
     pytest.importorskip("sb3_contrib")
     import zipfile

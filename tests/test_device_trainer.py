@@ -538,6 +538,14 @@ def test_a_policy_file_with_bad_meta_or_weights_is_refused_by_name(tmp_path: Pat
                 f"{str(tmp_path / 'diverged.pt')!r}: the network's weights 'value_head.2.bias' hold NaN or infinite "
                 "values (a diverged run?)"
             )
+    # (a size GraphNet refuses: its message did not name the file)
+    torch.save({**data, "network": {**data["network"], "hidden": "8"}}, tmp_path / "sizes.pt")
+    with pytest.raises(RiskError) as info:
+        load_policy(tmp_path / "sizes.pt")
+    assert str(info.value) == (
+        f"{str(tmp_path / 'sizes.pt')!r}: the network in the policy file does not load (RiskError: GraphNet: hidden must be "
+        "an integer >= 1, got '8')"
+    )
 
 
 # ---------------------------------------------------------------------------- config

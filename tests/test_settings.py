@@ -189,6 +189,8 @@ def test_rules_mappings_with_keys_that_are_not_names() -> None:
         (b"- fast\n", r"must hold a mapping of rules switches"),
         (b"42\n", r"must hold a mapping of rules switches.*got int"),
         (b"territory_bonus: once_per_trade\ncard_trade: stars\n", r"has no effect with card_trade='stars'"),
+        # (a key given twice: PyYAML kept the last silently)
+        (b"preset: fast\npreset: classic\n", r"not valid YAML: the key 'preset' is given twice \(lines 1 and 2\); a key may"),
     ],
 )
 def test_broken_rules_files(tmp_path, content, message) -> None:

@@ -399,6 +399,13 @@ BROKEN_CONFIGS = {
     "text for an int": (b"env:\n  n_envs: '16'\n", r"env.n_envs: Input should be a valid integer, got '16'"),
     "a number for text": (b"name: 7\n", r"name: Input should be a valid string, got 7"),
     "infinity": (b"ppo:\n  learning_rate: .inf\n", r"ppo.learning_rate: Input should be a finite number, got inf"),
+    # (PyYAML kept the last silently: this trained with sb3)
+    "a key twice": (
+        b"trainer: device\nseed: 1\ntrainer: sb3\n",
+        r"not valid YAML: the key 'trainer' is given twice \(lines 1 and 3\)",
+    ),
+    "a key twice in a section": (b"ppo:\n  n_steps: 8\n  n_steps: 16\n", r"the key 'n_steps' is given twice \(lines 2 and 3\)"),
+    "a merge key may be overridden": (b"a: &a {x: 1}\nb:\n  <<: *a\n  x: 2\n", r"a: unknown key; allowed here:"),
 }
 
 
@@ -734,6 +741,24 @@ def test_resume_refuses_a_file_that_is_no_maskable_ppo_checkpoint(tmp_path):
         train(_tiny(tmp_path / "r2"), resume=pretrained_path("ppo-3p"), progress=False, quiet=True)
     assert "ppo-3p.pt is a graph policy file of trainer 'device'; trainer 'sb3' resumes a MaskablePPO" in str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.zip"]
+
+
+def test_cli_an_option_and_a_set_that_disagree_are_refused(tmp_path):
+    # (the option won without a word: --out A --set out_dir=B wrote to A)
+    for args, message in (
+        (["--out", "A", "--set", "out_dir=B"], "error: --set out_dir=B and --out A disagree: give one of them\n"),
+        (["--seed", "5", "--set", "seed=7"], "error: --set seed=7 and --seed 5 disagree: give one of them\n"),
+        (
+            ["--timesteps", "5000", "--set", "total_timesteps=7000"],
+            "error: --set total_timesteps=7000 and --timesteps 5000 disagree: give one of them\n",
+        ),
+    ):
+        code, _, err = run_cli("train", *args, "--print-config")
+        assert (code, err) == (2, message)
+    code, out, _ = run_cli(
+        "train", "--timesteps", "5e3", "--set", "total_timesteps=5000", "--seed", "5", "--set", "seed=5", "--print-config"
+    )
+    assert code == 0 and "total_timesteps: 5000" in out and "seed: 5" in out  # (the same value twice)
 
 
 def test_cli_resume_bad_path_is_a_clear_error(tmp_path):

@@ -342,10 +342,16 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     else:
         path = Path(key)
         if not path.is_file():
-            raise ConfigError(
-                f"unknown rules preset {key!r}; presets: {', '.join(PRESETS)}; "
-                f"rules files: {', '.join(shipped) or 'none'}, or the path of a rules .yaml file"
+            choices = (
+                f"presets: {', '.join(PRESETS)}; rules files: {', '.join(shipped) or 'none'}, or the path of a rules .yaml file"
             )
+            if path.is_dir():
+                raise ConfigError(f"rules {key!r} is a folder, not a rules file; {choices}")
+            if key.lower() in PRESETS or key.lower() in shipped:  # (names are lower case, as the shipped files')
+                raise ConfigError(f"unknown rules preset {key!r}: names are lower case ({key.lower()!r}); {choices}")
+            if os.sep in key or (os.altsep and os.altsep in key) or path.suffix.lower() in (".yaml", ".yml"):
+                raise ConfigError(f"no rules file {key!r} (no such file); {choices}")
+            raise ConfigError(f"unknown rules preset {key!r}; {choices}")
         where = f"rules file {key}"
         try:
             text = path.read_bytes().decode("utf-8")
@@ -358,7 +364,9 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     except ImportError as e:  # pragma: no cover (pyyaml is a dependency)
         raise ConfigError(f"reading {where} needs pyyaml: pip install pyyaml") from e
     try:
-        data = yaml.safe_load(text)
+        from .._yaml import UniqueKeyLoader
+
+        data = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass (a key given twice refused)
     except yaml.YAMLError as e:
         raise ConfigError(f"{where} is not valid YAML: {' '.join(str(e).split())}") from None
     except (ValueError, TypeError, OverflowError, KeyError, IndexError, AttributeError) as e:  # (a tag's own reader:

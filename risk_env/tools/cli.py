@@ -122,14 +122,14 @@ def build_rules(
     read by :func:`risk_env.rules.config.parse_settings`).
 
     Raises:
-        typer.Exit: (code 2, after a one-line error) ``--players`` against rules made for another count.
-        typer.BadParameter: a malformed ``--set`` or a bad rule (the message lists what is allowed).
+        typer.Exit: (code 2, after a one-line error) ``--players`` against rules made for another count, a malformed
+            ``--set``, or a bad rule (the message lists what is allowed).
     """
     _check_players(preset, players)
     try:
         return resolve_rules(preset, num_players=players, **_overrides(settings, map_name, turn_limit))
     except RiskError as e:
-        raise typer.BadParameter(str(e)) from None
+        raise _fail(str(e)) from None
 
 
 def _overrides(settings: list[str] | None, map_name: str | None = None, turn_limit: int | None = None) -> dict[str, Any]:
@@ -137,10 +137,12 @@ def _overrides(settings: list[str] | None, map_name: str | None = None, turn_lim
     overrides = parse_settings(settings)
     if "num_players" in overrides:  # (the count has its own option; the two would clash)
         raise ConfigError(f"--set num_players={overrides['num_players']}: give the number of players as --players (-n)")
-    if map_name is not None:
-        overrides["map"] = map_name
-    if turn_limit is not None:
-        overrides["turn_limit"] = turn_limit
+    for key, option, value in (("map", "--map", map_name), ("turn_limit", "--turns", turn_limit)):
+        if value is None:
+            continue
+        if key in overrides and overrides[key] != value:  # (one of them would be dropped without a word)
+            raise ConfigError(f"--set {key}={overrides[key]} and {option} {value} disagree: give one of them")
+        overrides[key] = value
     return overrides
 
 
@@ -151,7 +153,7 @@ def _load(name: str, seed: int) -> Any:
     except MissingExtraError as e:
         raise _fail(str(e), 1) from None
     except RiskError as e:
-        raise typer.BadParameter(f"cannot load agent {name!r}: {e}") from None
+        raise _fail(f"cannot load agent {name!r}: {e}") from None
 
 
 def _check_fits(agents: Iterable[Any], game: Game) -> None:
@@ -160,17 +162,17 @@ def _check_fits(agents: Iterable[Any], game: Game) -> None:
     try:
         check_fits_game(agents, game)
     except RiskError as e:
-        raise typer.BadParameter(str(e)) from None
+        raise _fail(str(e)) from None
 
 
 def _agent_names(spec: str, n: int) -> list[str]:
     names = [x.strip() for x in spec.split(",") if x.strip()]
     if not names:
-        raise typer.BadParameter("give at least one agent name")
+        raise _fail("give at least one agent name")
     if len(names) == 1:
         return names * n
     if len(names) != n:
-        raise typer.BadParameter(f"give one agent name for all players or exactly {n} (one per seat), got {len(names)}")
+        raise _fail(f"give one agent name for all players or exactly {n} (one per seat), got {len(names)}")
     return names
 
 
@@ -376,7 +378,7 @@ def play(
     cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
-        raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
+        raise _fail(f"--seat must be from 0 to {cfg.num_players - 1}, got {seat}")
     game = Game(cfg)
     seed = fresh_seed() if seed is None else seed
     others = [p for p in range(cfg.num_players) if p != seat]
@@ -438,7 +440,7 @@ def serve(
     cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
     _output_path(record, "--record")
     if not 0 <= seat < cfg.num_players:
-        raise typer.BadParameter(f"--seat must be from 0 to {cfg.num_players - 1}", param_hint="--seat")
+        raise _fail(f"--seat must be from 0 to {cfg.num_players - 1}, got {seat}")
     web = _import("risk_env.web.app", "web", "'risk-env serve'")
     _import("uvicorn", "web", "'risk-env serve'")
     from ..web.session import GameSession
@@ -449,7 +451,7 @@ def serve(
     except MissingExtraError as e:
         raise _fail(str(e), 1) from None
     except RiskError as e:
-        raise typer.BadParameter(str(e)) from None
+        raise _fail(str(e)) from None
     typer.echo(_seats_line(session.game, session.labels))
     try:
         web.serve(session, host, port, open_browser)
@@ -490,11 +492,11 @@ def watch(
 ) -> None:
     """Watch agents play each other: boards as text in the terminal, and optionally a GIF/MP4, a PNG and a record."""
     if show not in ("turn", "move", "log", "end", "none"):
-        raise typer.BadParameter("--show must be turn, move, log, end or none", param_hint="--show")
+        raise _fail("--show must be turn, move, log, end or none")
     if every not in ("turn", "move"):
-        raise typer.BadParameter("--every must be turn or move", param_hint="--every")
+        raise _fail("--every must be turn or move")
     if png_when not in ("end", "last-attack"):
-        raise typer.BadParameter("--png-when must be end or last-attack", param_hint="--png-when")
+        raise _fail("--png-when must be end or last-attack")
     _check_numbers(seed=seed, delay=delay, fps=fps)
     _at_least("--turns", turns, 1)
     _check_suffix(png, "--png", (".png",))
@@ -711,6 +713,15 @@ def train(
         raise _fail("--resume takes a checkpoint or a run folder ('.' for the working folder), got ''")
     sb3 = _import("risk_env.train.sb3", "train", "training")
     overrides = list(settings or [])
+    try:
+        given = parse_settings(overrides, what="a training config key such as ppo.learning_rate")
+    except RiskError as e:
+        raise _fail(str(e)) from None
+    options: tuple[tuple[str, str, Any], ...] = (("out_dir", "--out", out), ("seed", "--seed", seed))
+    for key, option, value in (*options, ("total_timesteps", "--timesteps", timesteps)):
+        if value is not None and key in given and given[key] != value and str(given[key]) != str(value):
+            shown = value if isinstance(value, str) else f"{value:.15g}"  # (one of them would be dropped without a word)
+            raise _fail(f"--set {key}={given[key]} and {option} {shown} disagree: give one of them")
     if out is not None:
         overrides.append(f"out_dir={out}")
     if seed is not None:

@@ -30,6 +30,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .._yaml import UniqueKeyLoader
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
 
@@ -497,8 +498,9 @@ MAX_NODES = 100_000
 """Most values (keys, items, scalars) a training config may hold (a YAML alias repeats its value)."""
 
 
-class _Yaml12Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, reading exponent floats as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
+class _Yaml12Loader(UniqueKeyLoader):
+    """The settings files' safe loader (:class:`risk_env._yaml.UniqueKeyLoader`: a key given twice is refused),
+    reading exponent floats as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
 
 
 _Yaml12Loader.add_implicit_resolver(

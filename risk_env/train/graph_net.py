@@ -362,7 +362,7 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
     try:
         net = GraphNet(**data["network"])
         net.load_state_dict(data["state_dict"])
-    except (KeyError, TypeError, RuntimeError) as e:
+    except (KeyError, TypeError, RuntimeError, RiskError) as e:  # (RiskError: sizes GraphNet refuses)
         raise RiskError(f"{str(p)!r}: the network in the policy file does not load ({type(e).__name__}: {e})") from None
     for name, t in net.state_dict().items():
         if t.is_floating_point() and not bool(th.isfinite(t).all()):

@@ -79,6 +79,27 @@ def test_the_same_mistake_from_python_is_explained_in_agents_too() -> None:
         risk_env.evaluate(["random"] * 4, rules={"preset": "allied"}, num_games=4, workers=1)
 
 
+def test_rules_that_name_a_player_count_are_not_played_at_another(tmp_path) -> None:
+    # (a rules file or mapping naming its count was played at the agents' count without a word)
+    import risk_env
+    from risk_env.errors import ConfigError
+
+    five = tmp_path / "five.yaml"
+    five.write_text("preset: fast\nnum_players: 5\n")
+    with pytest.raises(ConfigError) as e:
+        risk_env.evaluate(["random", "random"], rules=str(five), num_games=2, workers=1, progress=False)
+    assert str(e.value) == (
+        f"rules {str(five)!r} are for 5 players, but 2 agents were given (one per seat): give 5 agents, or choose rules "
+        "for 2 players"
+    )
+    with pytest.raises(ConfigError, match=r"^rules with num_players=3 are for 3 players, but 2 agents were given"):
+        risk_env.evaluate(["random", "random"], rules={"preset": "fast", "num_players": 3}, num_games=2, workers=1)
+    r = risk_env.evaluate(["random"] * 5, rules=str(five), num_games=1, workers=1, progress=False, turn_limit=3)
+    assert r.num_players == 5
+    code, _, err = run_cli("evaluate", "random", "random", "--rules", five, "--games", "2")
+    assert code == 2 and err.startswith(f"error: rules {str(five)!r} are for 5 players, but 2 agents were given")
+
+
 @pytest.mark.parametrize(
     "args,message",
     [

@@ -87,7 +87,7 @@ import numpy as np
 from .._extras import require
 from .._output import folder_problem
 from ..errors import ConfigError, check_seed
-from ..rules.config import RulesConfig, preset_player_count, resolve_rules
+from ..rules.config import RulesConfig, resolve_rules, rules_player_count
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .progress import progress_bar
@@ -265,11 +265,13 @@ def _check_seat_count(rules: Any, n: int) -> None:
         ConfigError: e.g. ``rules="duel"`` (2 players) with 3 agents.
     """
     preset = rules if isinstance(rules, str) else rules.get("preset") if isinstance(rules, Mapping) else None
-    fixed = preset_player_count(preset)
+    named, fixed = preset, rules_player_count(preset) if isinstance(preset, str) else None  # (a rules file's own too)
+    if isinstance(rules, Mapping) and rules.get("num_players") is not None:
+        named, fixed = f"with num_players={rules['num_players']!r}", rules["num_players"]
     if fixed is not None and fixed != n:
         raise ConfigError(
-            f"rules {preset!r} are for {fixed} players, but {n} agents were given (one per seat): "
-            f"give {fixed} agents, or choose rules for {n} players"
+            f"rules {named if named and named.startswith('with ') else repr(named)} are for {fixed} players, but {n} "
+            f"agents were given (one per seat): give {fixed} agents, or choose rules for {n} players"
         )
 
 

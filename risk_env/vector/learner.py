@@ -363,8 +363,9 @@ class LearnerEnv:
                 ignored; their outputs are zeros and the same observation and mask as before).
 
         Raises:
-            ResetNeededError: before :meth:`reset`. IllegalActionError: a wrong shape or dtype, or an id the mask
-                forbids in an active slot. ConfigError: ``active`` is not a bool ``(B,)`` tensor. Nothing is changed then.
+            ResetNeededError: before :meth:`reset`. IllegalActionError: a wrong shape or dtype, or an id out of range
+                (0..N-1) or the mask forbids in an active slot. ConfigError: ``active`` is not a bool ``(B,)`` tensor.
+                Nothing is changed then.
             IllegalActionError: an opponent policy returned an id its mask forbids, or no integer ``(B,)`` tensor
                 (the message names the policy); the learner's ids are played by then, and the env needs :meth:`reset`.
         """
@@ -383,6 +384,10 @@ class LearnerEnv:
                 raise ConfigError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
         a = a.long()
         ok = (a >= 0) & (a < self.num_actions)
+        far = ~ok if act is None else ~ok & act
+        if bool(far.any()):  # (named as such: no mask could allow it)
+            b = int(far.nonzero()[0, 0])
+            raise IllegalActionError(f"action {int(a[b])} is out of range in slot {b}: ids are 0..{self.num_actions - 1}")
         ok &= prev.action_mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0]
         if act is not None:
             ok |= ~act

@@ -16,7 +16,17 @@ from .continent import ContinentAgent
 from .heuristic import HeuristicAgent
 from .policy import MaskablePPOAgent
 from .random_agent import RandomAgent
-from .registry import BASELINES, HEURISTICS, PRETRAINED, agent_label, check_spec, load_agent, pretrained_path, spec_forms
+from .registry import (
+    BASELINES,
+    HEURISTICS,
+    PRETRAINED,
+    agent_label,
+    check_spec,
+    load_agent,
+    pretrained_path,
+    pretrained_rules,
+    spec_forms,
+)
 from .rllib_policy import RLlibPolicyAgent
 
 __all__ = [
@@ -35,6 +45,7 @@ __all__ = [
     "HEURISTICS",
     "PRETRAINED",
     "pretrained_path",
+    "pretrained_rules",
     "check_spec",
     "load_agent",
     "agent_label",

@@ -116,20 +116,37 @@ class MaskablePPOAgent(Agent):
         device: torch device for loading (default ``"cpu"``): one this torch can use here, or ``"auto"``
             (SB3's choice: CUDA when available).
         name: label (default: the file's stem, or ``"maskable_ppo"``).
+        trained_rules: the rules a graph policy was trained under (:meth:`RulesConfig.to_dict
+            <risk_env.rules.config.RulesConfig.to_dict>`), where known: a refusal of other rules then names the rule
+            switches behind it (``load_agent`` gives the pretrained ``.zip`` agents theirs,
+            :func:`~risk_env.agents.registry.pretrained_rules`).
 
     Neither loading, :meth:`reset` nor :meth:`act` changes the process's global generators
     (Python's ``random``, numpy's and torch's), which SB3 itself would re-seed on load.
 
     Raises:
         ConfigError: ``deterministic`` is not a bool; ``device`` (given with a path) is not a torch device, or one
-            that is not available here.
+            that is not available here; ``trained_rules`` is not a mapping.
         RiskError: the file does not exist, or sb3-contrib is not installed (``pip install risk_env[train]``).
     """
 
     name = "maskable_ppo"
 
-    def __init__(self, model: Any, deterministic: bool = True, device: str = "cpu", name: str | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        deterministic: bool = True,
+        device: str = "cpu",
+        name: str | None = None,
+        trained_rules: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(None)
+        if trained_rules is not None and not isinstance(trained_rules, Mapping):
+            raise ConfigError(
+                f"MaskablePPOAgent: trained_rules is a mapping of rule switches (RulesConfig.to_dict()) or None, got "
+                f"{type(trained_rules).__name__}"
+            )
+        self.trained_rules = None if trained_rules is None else dict(trained_rules)
         self.deterministic = check_flag(deterministic, "deterministic", "MaskablePPOAgent")
         name = check_name(name, "MaskablePPOAgent")
         if isinstance(model, (str, os.PathLike)):
@@ -177,7 +194,7 @@ class MaskablePPOAgent(Agent):
         check_game_type(game)
         graph_net = getattr(self.model.policy, "graph_net", None)
         if self.needs_view and graph_net is not None:
-            _check_graph_fits(graph_net, game, self.name)
+            _check_graph_fits(graph_net, game, self.name, self.trained_rules)
         elif not self._dict_obs:
             from risk_env.envs.observation import ObservationEncoder
 

@@ -54,6 +54,7 @@ __all__ = [
     "load_agent",
     "agent_label",
     "pretrained_path",
+    "pretrained_rules",
     "spec_forms",
 ]
 
@@ -98,6 +99,23 @@ def pretrained_path(name: str) -> Path:
     if key not in PRETRAINED:
         raise UnknownAgentError(f"no pretrained agent {name!r}: use one of {', '.join(PRETRAINED)}")
     return Path(__file__).with_name("models") / PRETRAINED[key]
+
+
+def pretrained_rules(name: str) -> dict[str, Any] | None:
+    """The rules a pretrained MaskablePPO agent (``.zip``: ``ppo-2p``, ``ppo-4p-0.1``) was trained under, from its shipped
+    training config (``configs/train/<name>.yaml``; :meth:`RulesConfig.to_dict
+    <risk_env.rules.config.RulesConfig.to_dict>`), for the rule switches an :class:`~risk_env.errors.AgentRulesError`
+    names (:func:`risk_env.train.graph_net.trained_rules_note`). None for a graph policy file (``.pt``), which keeps
+    its own (``meta["rules"]``). Needs the ``train`` extra, as the agents do.
+
+    Raises:
+        UnknownAgentError: ``name`` is not a pretrained agent.
+    """
+    if pretrained_path(name).suffix != ".zip":
+        return None
+    from risk_env.train.config import load_config
+
+    return load_config(name.strip().lower()).rules_config.to_dict()
 
 
 def spec_forms() -> str:
@@ -315,7 +333,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
                 return GraphNetAgent(path, name=key.lower())
             from .policy import MaskablePPOAgent
 
-            return MaskablePPOAgent(path, name=key.lower())
+            return MaskablePPOAgent(path, name=key.lower(), trained_rules=pretrained_rules(key))
         if is_rllib_checkpoint(key):
             from .rllib_policy import RLlibPolicyAgent
 

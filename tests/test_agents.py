@@ -837,6 +837,19 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
         load_agent("ppo-4p").check_game(expert)
     with pytest.raises(AgentRulesError, match=re.escape(trained) + "$"):
         risk_env.evaluate(["ppo-4p", "balanced"], num_games=1, rules="expert", backend="vector", progress=False)
+    # the MaskablePPO files keep no rules: theirs come from their shipped training configs (a refusal named no switch)
+    from risk_env.agents import MaskablePPOAgent, pretrained_rules
+
+    assert pretrained_rules("ppo-2p") == load_config("ppo-2p").rules_config.to_dict()
+    assert pretrained_rules("PPO-4P-0.1")["num_players"] == 4 and pretrained_rules("ppo-4p") is None  # type: ignore[index]
+    for name in ("ppo-2p", "ppo-4p-0.1"):
+        with pytest.raises(AgentRulesError, match=re.escape(trained) + "$"):
+            load_agent(name).check_game(expert)
+        for backend in ("vector", "reference"):
+            with pytest.raises(AgentRulesError, match=f"^agent {name!r} cannot play these rules: .*" + re.escape(trained) + "$"):
+                risk_env.evaluate([name, "balanced"], num_games=1, rules="expert", backend=backend, workers=1, progress=False)
+    with pytest.raises(ConfigError, match="trained_rules is a mapping of rule switches"):
+        MaskablePPOAgent(pretrained_path("ppo-2p"), trained_rules="fast")  # type: ignore[arg-type]
     # a switch that changes the card trade's action ids, alone
     no_cards = Game(RulesConfig.from_preset("fast", num_players=3, card_trade="no_cards"))
     with pytest.raises(

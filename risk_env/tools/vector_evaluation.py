@@ -96,7 +96,10 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
                 raise AgentRulesError(name, str(e)) from None
             return NetworkPolicy(game, net, "graph", True, generator, name=name)
         if p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file():
-            return load_maskable_ppo(p, game, generator=generator)
+            from ..agents.registry import pretrained_rules
+
+            trained = pretrained_rules(name) if key.lower() in PRETRAINED else None
+            return load_maskable_ppo(p, game, generator=generator, trained_rules=trained)
         raise ConfigError(
             f"the vector backend cannot play {spec!r}; it takes {BATCHED_SPECS}, or a batched policy object "
             "(evaluate other agents with backend='reference')"

@@ -148,7 +148,11 @@ class NetworkPolicy:
 
 
 def load_maskable_ppo(
-    path: str | os.PathLike[str], game: Any, deterministic: bool = True, generator: torch.Generator | None = None
+    path: str | os.PathLike[str],
+    game: Any,
+    deterministic: bool = True,
+    generator: torch.Generator | None = None,
+    trained_rules: dict[str, Any] | None = None,
 ) -> NetworkPolicy:
     """A sb3-contrib ``MaskablePPO`` checkpoint as a batched policy (its actor on the engine's device): an
     ``MlpPolicy`` on the flat observation, or the territory-graph :class:`~risk_env.train.graph_policy.GraphPolicy`
@@ -160,7 +164,8 @@ def load_maskable_ppo(
         AgentRulesError: a checkpoint that does not fit these rules: a flat policy for another map or player count
             (its observation size) or for other rule switches (its action count: on the classic map
             ``card_trade="no_cards"`` has 57 action ids, the classic cards 70), a graph policy whose feature or
-            action blocks differ.
+            action blocks differ (:func:`~risk_env.train.graph_net.check_plays`; the rule switches behind it named
+            where ``trained_rules``, the rules it was trained under, are given).
     """
     p = Path(path)
     if not p.is_file() and p.with_name(p.name + ".zip").is_file():
@@ -175,15 +180,14 @@ def load_maskable_ppo(
     space = model.observation_space
     keys = getattr(space, "spaces", None)
     if keys is not None and "nodes" in keys:
-        probe = game.new_games(1)
-        mask = game.action_mask(probe)
-        one = game.observe_graph(probe, mask=mask)
-        sample = {k: v[0].cpu().numpy() for k, v in one.items()}
-        try:
-            policy.check_fits(sample)  # (a ConfigError naming the sizes that differ)
+        from ..rules.engine import Game
+        from ..train.graph_net import check_plays
+
+        net = policy.graph_net
+        try:  # (the batched engine's sizes are the reference's)
+            check_plays(net, Game(game.config), trained_rules)
         except RiskError as e:
             raise AgentRulesError(p.stem, str(e)) from None
-        net = policy.graph_net
         return NetworkPolicy(game, net, "graph", deterministic, generator, name=p.stem)
     shape = getattr(space, "shape", None)
     if shape is None or len(shape) != 1:

@@ -95,7 +95,7 @@ def pretrained_path(name: str) -> Path:
     Raises:
         UnknownAgentError: ``name`` is not a pretrained agent (the message lists them).
     """
-    key = name.strip().lower()
+    key = name.strip().lower() if isinstance(name, str) else None
     if key not in PRETRAINED:
         raise UnknownAgentError(f"no pretrained agent {name!r}: use one of {', '.join(PRETRAINED)}")
     return Path(__file__).with_name("models") / PRETRAINED[key]
@@ -256,19 +256,24 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
     if _acts(obj):
         return _ActingObject(obj)
     if callable(obj):
-        takes_two, takes_none, sig = _call_forms(obj)
+        takes_two, factory_args, sig = _call_forms(obj, seed)
         if takes_two:
             return CallableAgent(obj, name=label)
-        if takes_none:  # a factory: what it returns is the agent (an agent object, or a policy function)
+        if factory_args is not None:  # a factory: what it returns is the agent (an agent object, or a policy function)
             try:
-                made = obj(seed=seed) if "seed" in sig else obj()
+                made = obj(**factory_args)
             except Exception as e:  # (the factory's own code failed)
                 raise RiskError(f"{label!r}: the agent factory raised {type(e).__name__}: {e}") from e
+            if inspect.isclass(made):
+                raise RiskError(
+                    f"{label!r} is a factory that returned the class {made.__name__}, not an agent: return an agent "
+                    f"object (or give the class itself as the spec: it is built with seed=)"
+                )
             if isinstance(made, AgentLike):
                 return made
             if _acts(made):
                 return _ActingObject(made)
-            if callable(made) and _call_forms(made)[0]:
+            if callable(made) and _call_forms(made, seed)[0]:
                 return CallableAgent(made, name=label)
             raise RiskError(
                 f"{label!r} is a factory (it takes no arguments) that returned a {type(made).__name__}, not an agent: "
@@ -276,27 +281,29 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
             )
         raise RiskError(
             f"{label!r} is a function of {sig}: an agent function takes (observation, info) and returns an action id, "
-            "an agent factory takes no arguments (or seed=) and returns an agent"
+            "an agent factory takes no arguments (or seed) and returns an agent"
         )
     raise RiskError(f"{label!r} is a {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int")
 
 
-def _call_forms(fn: Any) -> tuple[bool, bool, str]:
-    """Whether ``fn`` can be called as ``fn(observation, info)``, and with no arguments, and its signature's text
-    (those that have none, such as some builtins, are taken as policy functions)."""
+def _call_forms(fn: Any, seed: int | None) -> tuple[bool, dict[str, Any] | None, str]:
+    """Whether ``fn`` can be called as ``fn(observation, info)``; the arguments it is called with as a factory (``{}``,
+    or ``{"seed": seed}`` where it takes ``seed``, required or not, or ``**kwargs``), None where it is none; and its
+    signature's text. Callables without a signature (some builtins) are taken as policy functions."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return True, False, "(...)"
+        return True, None, "(...)"
 
-    def binds(*args: Any) -> bool:
+    def binds(*args: Any, **kwargs: Any) -> bool:
         try:
-            sig.bind(*args)
+            sig.bind(*args, **kwargs)
         except TypeError:
             return False
         return True
 
-    return binds(None, None), binds(), str(sig)
+    factory = {"seed": seed} if binds(seed=seed) else {} if binds() else None
+    return binds(None, None), factory, str(sig)
 
 
 def load_agent(spec: Any, seed: int | None = None) -> AgentLike:

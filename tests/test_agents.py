@@ -705,6 +705,14 @@ def test_a_factory_spec_builds_its_agent_and_a_function_of_other_arguments_is_re
             return 0
         def broken():
             raise KeyError("x")
+        def needs_seed(seed):
+            return RandomAgent(seed)
+        def keywords(**options):
+            return RandomAgent(options["seed"])
+        def other(nseeds=3):
+            return RandomAgent(nseeds)
+        def a_class():
+            return RandomAgent
     """)
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -724,10 +732,21 @@ def test_a_factory_spec_builds_its_agent_and_a_function_of_other_arguments_is_re
         load_agent("my_factories:one")
     assert str(info.value) == (
         "'one' is a function of (observation): an agent function takes (observation, info) and returns an action id, "
-        "an agent factory takes no arguments (or seed=) and returns an agent"
+        "an agent factory takes no arguments (or seed) and returns an agent"
     )
     with pytest.raises(RiskError, match=r"^'broken': the agent factory raised KeyError: 'x'$"):
         load_agent("my_factories:broken")
+    # (seed given by the parameter's name, required or through **kwargs; "seed" in another name or default is not one)
+    for name in ("needs_seed", "keywords"):
+        made = load_agent(f"my_factories:{name}", seed=4)
+        assert isinstance(made, RandomAgent) and made.rng.integers(1 << 30) == RandomAgent(4).rng.integers(1 << 30)
+    assert isinstance(load_agent("my_factories:other", seed=4), RandomAgent)
+    with pytest.raises(RiskError) as info:  # (a class passed as an agent failed at check_game with a TypeError)
+        load_agent("my_factories:a_class")
+    assert str(info.value) == (
+        "'a_class' is a factory that returned the class RandomAgent, not an agent: return an agent object (or give the "
+        "class itself as the spec: it is built with seed=)"
+    )
     with pytest.raises(RiskError, match=r"^'<lambda>' is a function of \(x, y, z\)"):
         load_agent(lambda x, y, z: 0)
 
@@ -842,6 +861,9 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
 
     assert pretrained_rules("ppo-2p") == load_config("ppo-2p").rules_config.to_dict()
     assert pretrained_rules("PPO-4P-0.1")["num_players"] == 4 and pretrained_rules("ppo-4p") is None  # type: ignore[index]
+    for odd in (None, 3):  # (an AttributeError)
+        with pytest.raises(UnknownAgentError, match="no pretrained agent"):
+            pretrained_rules(odd)  # type: ignore[arg-type]
     for name in ("ppo-2p", "ppo-4p-0.1"):
         with pytest.raises(AgentRulesError, match=re.escape(trained) + "$"):
             load_agent(name).check_game(expert)

@@ -238,6 +238,8 @@ def test_rules_file_errors(tmp_path):
         (str(tmp_path), f"rules {str(tmp_path)!r} is a folder, not a rules file; presets: classic"),
         ("FAST", "unknown rules preset 'FAST': names are lower case ('fast'); presets: classic"),
         ("Stars", "unknown rules preset 'Stars': names are lower case ('stars'); presets: classic"),
+        ("", "rules '' names nothing; presets: classic"),
+        ("/dev/null", "rules '/dev/null' is not a regular file; presets: classic"),
     ):
         with pytest.raises(ConfigError) as info:
             resolve_rules(given)

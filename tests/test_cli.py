@@ -303,6 +303,10 @@ def test_a_set_and_its_option_that_disagree_are_refused():
     assert r.exit_code == 2 and "error: --set map=small and --map classic disagree: give one of them" in r.output
     r = runner.invoke(app, ["watch", "--map", "small", "--set", "turn_limit=5", "--turns", "6", "--show", "none"])
     assert r.exit_code == 2 and "error: --set turn_limit=5 and --turns 6 disagree: give one of them" in r.output
+    r = runner.invoke(app, ["evaluate", "random", "random", "--set", "map=null", "--map", "small", "--games", "1"])
+    assert r.exit_code == 2 and "error: --set map=null and --map small disagree: give one of them" in r.output  # (as typed)
+    r = runner.invoke(app, ["watch", "--map", "small", "--set", "turn_limit=true", "--turns", "1", "--show", "none"])
+    assert r.exit_code == 2 and "error: --set turn_limit=true and --turns 1 disagree" in r.output  # (True == 1 passed)
     args = ["--set", "map=small", "--map", "small", "--set", "turn_limit=3", "--turns", "3", "--games", "1", "--no-progress"]
     r = runner.invoke(app, ["evaluate", "random", "random", *args])
     assert r.exit_code == 0, r.output  # (the same value twice)

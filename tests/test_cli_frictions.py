@@ -98,6 +98,22 @@ def test_rules_that_name_a_player_count_are_not_played_at_another(tmp_path) -> N
     assert r.num_players == 5
     code, _, err = run_cli("evaluate", "random", "random", "--rules", five, "--games", "2")
     assert code == 2 and err.startswith(f"error: rules {str(five)!r} are for 5 players, but 2 agents were given")
+    # (also where the count is given: it was not checked then, and the rules' count was dropped)
+    with pytest.raises(ConfigError, match=r"^rules with num_players=3 are for 3 players, but 2 agents were given"):
+        risk_env.evaluate(["random"] * 2, num_players=2, rules={"num_players": 3}, num_games=2, workers=1, progress=False)
+    refused = f"error: --rules {five} is for 5 players, got --players 2: omit --players, or choose other --rules\n"
+    code, _, err = run_cli("evaluate", "random", "random", "-n", "2", "--rules", five, "--games", "2")
+    assert (code, err) == (2, refused)
+    code, _, err = run_cli("watch", "--rules", five, "-n", "2", "--show", "none")
+    assert (code, err) == (2, refused)
+    # (a count that is no count: the file's was dropped, the mapping's named "True players")
+    bad = tmp_path / "bad.yaml"
+    for value in ("true", "'3'", "3.0", "abc", "7"):
+        bad.write_text(f"num_players: {value}\n")
+        with pytest.raises(ConfigError, match=r"^num_players must be an integer from 2 to 6, got "):
+            risk_env.evaluate(["random", "random"], rules=str(bad), num_games=2, workers=1, progress=False)
+    with pytest.raises(ConfigError, match=r"^num_players must be an integer from 2 to 6, got True$"):
+        risk_env.evaluate(["random", "random"], rules={"num_players": True}, num_games=2, workers=1, progress=False)
 
 
 @pytest.mark.parametrize(

@@ -465,7 +465,8 @@ def test_unknown_option_values(kw, fragment):
         ({"turn_limit": 0}, "turn_limit must be an integer from 1 to 10000000, got 0"),
         ({"turn_limit": -1}, "from 1 to 10000000, got -1"),
         ({"turn_limit": "100"}, "got '100'"),
-        ({"turn_limit": 10**30}, "from 1 to 10000000, got 1e+30"),  # (a huge integer in short, as a training config's 1e30)
+        ({"turn_limit": int(1e30)}, "from 1 to 10000000, got 1e+30"),  # (a config's 1e30 read as an integer, in short)
+        ({"turn_limit": 99999999999999999999}, "from 1 to 10000000, got 99999999999999999999"),  # (digits as typed)
         ({"turn_limit": 10_000_001}, "from 1 to 10000000, got 10000001"),
     ],
 )

@@ -755,6 +755,10 @@ def test_cli_an_option_and_a_set_that_disagree_are_refused(tmp_path):
     ):
         code, _, err = run_cli("train", *args, "--print-config")
         assert (code, err) == (2, message)
+    code, _, err = run_cli("train", "--seed", "1", "--set", "seed=true", "--print-config")  # (True == 1 passed)
+    assert (code, err) == (2, "error: --set seed=true and --seed 1 disagree: give one of them\n")
+    code, out, _ = run_cli("train", "--out", "./runs/a", "--set", "out_dir=runs/a", "--print-config")  # (one folder)
+    assert code == 0 and "out_dir: ./runs/a" in out
     code, out, _ = run_cli(
         "train", "--timesteps", "5e3", "--set", "total_timesteps=5000", "--seed", "5", "--set", "seed=5", "--print-config"
     )
@@ -766,7 +770,10 @@ def test_cli_resume_bad_path_is_a_clear_error(tmp_path):
     assert code == 2 and "no checkpoint" in err and err.count("\n") == 1
     for empty in ("", "  "):  # (not the working folder by accident)
         code, _, err = run_cli("train", "--resume", empty, "--no-progress")
-        assert (code, err) == (2, "error: --resume takes a checkpoint or a run folder ('.' for the working folder), got ''\n")
+        assert (code, err) == (
+            2,
+            f"error: --resume takes a checkpoint or a run folder ('.' for the working folder), got {empty!r}\n",
+        )
     code, _, err = run_cli("train", "--resume", "/", "--no-progress")  # (a folder without a name: it was a ValueError)
     assert code == 2 and err.startswith("error: --resume '/': no checkpoint there") and err.count("\n") == 1
 

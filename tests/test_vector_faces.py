@@ -62,6 +62,11 @@ def test_torchrl_reset_takes_a_seed_as_gymnasium_does_and_refuses_other_keywords
     assert str(info.value) == "TorchRLVectorEnv.reset takes a tensordict (with '_reset' for some slots) and seed=, got foo="
     with pytest.raises(ConfigError, match="seed"):
         env.reset(seed=-1)
+    from tensordict import TensorDict
+
+    some = TensorDict({"_reset": torch.tensor([[True], [False], [False], [False]], device=DEVICE)}, batch_size=[4])
+    with pytest.raises(ConfigError, match=r"seed= starts every slot anew; give it without a '_reset' entry"):
+        env.reset(some, seed=5)  # (it reset every game but returned the one slot's observation)
     assert torch.equal(env.learner_env.last.observation, before)  # type: ignore[union-attr]
 
 

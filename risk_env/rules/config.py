@@ -172,8 +172,11 @@ class RulesConfig:
         ):
             v = getattr(self, key)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                shown = f"{v:.3g}" if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**15 else repr(v)
-                raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {shown}")  # (1e+30, not 31 digits)
+                # (a whole float read as an integer, such as a config's 1e30, in short: not its 31 digits; digits typed as
+                # digits stay as typed)
+                as_float = isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**15 and int(float(v)) == v
+                shown = f"{v:.15g}" if as_float else repr(v)
+                raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {shown}")
         for key in ("secret_missions", "capitals"):
             if not isinstance(getattr(self, key), bool):
                 raise ConfigError(f"{key} must be true or false, got {getattr(self, key)!r}")
@@ -345,6 +348,10 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
             choices = (
                 f"presets: {', '.join(PRESETS)}; rules files: {', '.join(shipped) or 'none'}, or the path of a rules .yaml file"
             )
+            if not key.strip():
+                raise ConfigError(f"rules {key!r} names nothing; {choices}")
+            if path.exists() and not path.is_dir():  # (a device, a pipe: no file to read the switches from)
+                raise ConfigError(f"rules {key!r} is not a regular file; {choices}")
             if path.is_dir():
                 raise ConfigError(f"rules {key!r} is a folder, not a rules file; {choices}")
             if key.lower() in PRESETS or key.lower() in shipped:  # (names are lower case, as the shipped files')

@@ -69,7 +69,6 @@ from ..rules.config import (
     PRESETS,
     RulesConfig,
     parse_settings,
-    preset_player_count,
     resolve_rules,
     rules_files,
     rules_player_count,
@@ -110,7 +109,7 @@ def _check_players(rules: str | None, players: int | None) -> None:
     Raises:
         typer.Exit: (code 2, after a one-line error).
     """
-    fixed = preset_player_count(rules)
+    fixed = rules_player_count(rules)
     if fixed is not None and players is not None and players != fixed:
         raise _fail(f"--rules {rules} is for {fixed} players, got --players {players}: omit --players, or choose other --rules")
 
@@ -140,10 +139,24 @@ def _overrides(settings: list[str] | None, map_name: str | None = None, turn_lim
     for key, option, value in (("map", "--map", map_name), ("turn_limit", "--turns", turn_limit)):
         if value is None:
             continue
-        if key in overrides and overrides[key] != value:  # (one of them would be dropped without a word)
-            raise ConfigError(f"--set {key}={overrides[key]} and {option} {value} disagree: give one of them")
+        if key in overrides and not _same_setting(overrides[key], value):  # (one would be dropped without a word)
+            raise ConfigError(f"--set {_typed(settings, key)} and {option} {value} disagree: give one of them")
         overrides[key] = value
     return overrides
+
+
+def _same_setting(given: Any, value: Any) -> bool:
+    """Whether a ``--set`` value (parsed) says what an option's ``value`` says: equal and of one type (``true`` is no
+    turn limit of 1), or text naming the same path (``./a`` and ``a``)."""
+    if isinstance(given, str) and isinstance(value, str):
+        return given == value or os.path.normpath(given) == os.path.normpath(value)
+    return type(given) is type(value) and given == value
+
+
+def _typed(settings: list[str] | None, key: str) -> str:
+    """The last ``--set`` item for ``key`` as it was typed (``map=null``, not ``map=None``)."""
+    items = [item.strip() for item in settings or () if item.partition("=")[0].strip() == key]
+    return items[-1] if items else key
 
 
 def _load(name: str, seed: int) -> Any:
@@ -710,7 +723,7 @@ def train(
     or the on-device trainer (trainer: device); self-play, checkpoints, periodic evaluation, a final evaluation
     and the command that repeats it."""
     if resume is not None and not resume.strip():  # (not the working folder: "." says so)
-        raise _fail("--resume takes a checkpoint or a run folder ('.' for the working folder), got ''")
+        raise _fail(f"--resume takes a checkpoint or a run folder ('.' for the working folder), got {resume!r}")
     sb3 = _import("risk_env.train.sb3", "train", "training")
     overrides = list(settings or [])
     try:
@@ -719,9 +732,13 @@ def train(
         raise _fail(str(e)) from None
     options: tuple[tuple[str, str, Any], ...] = (("out_dir", "--out", out), ("seed", "--seed", seed))
     for key, option, value in (*options, ("total_timesteps", "--timesteps", timesteps)):
-        if value is not None and key in given and given[key] != value and str(given[key]) != str(value):
+        if key == "total_timesteps" and isinstance(given.get(key), (int, float)) and not isinstance(given[key], bool):
+            same = value is not None and float(given[key]) == value  # (--timesteps 5e3 and total_timesteps=5000)
+        else:
+            same = value is not None and key in given and _same_setting(given[key], value)
+        if value is not None and key in given and not same:
             shown = value if isinstance(value, str) else f"{value:.15g}"  # (one of them would be dropped without a word)
-            raise _fail(f"--set {key}={given[key]} and {option} {shown} disagree: give one of them")
+            raise _fail(f"--set {_typed(overrides, key)} and {option} {shown} disagree: give one of them")
     if out is not None:
         overrides.append(f"out_dir={out}")
     if seed is not None:

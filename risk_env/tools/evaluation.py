@@ -87,7 +87,7 @@ import numpy as np
 from .._extras import require
 from .._output import folder_problem
 from ..errors import ConfigError, check_seed
-from ..rules.config import RulesConfig, resolve_rules, rules_player_count
+from ..rules.config import PRESETS, RulesConfig, load_rules_file, resolve_rules, rules_player_count
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .progress import progress_bar
@@ -266,8 +266,18 @@ def _check_seat_count(rules: Any, n: int) -> None:
     """
     preset = rules if isinstance(rules, str) else rules.get("preset") if isinstance(rules, Mapping) else None
     named, fixed = preset, rules_player_count(preset) if isinstance(preset, str) else None  # (a rules file's own too)
-    if isinstance(rules, Mapping) and rules.get("num_players") is not None:
-        named, fixed = f"with num_players={rules['num_players']!r}", rules["num_players"]
+    given = rules.get("num_players") if isinstance(rules, Mapping) else None
+    if isinstance(rules, str) and rules not in PRESETS:  # (a rules file: its own value, also one of no count)
+        try:
+            given = load_rules_file(rules).get("num_players")
+        except ConfigError:  # (resolve_rules names what is wrong with the file)
+            given = None
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, int) or not 2 <= given <= 6:
+            raise ConfigError(f"num_players must be an integer from 2 to 6, got {given!r}")
+        fixed = given
+        if isinstance(rules, Mapping):
+            named = f"with num_players={given}"
     if fixed is not None and fixed != n:
         raise ConfigError(
             f"rules {named if named and named.startswith('with ') else repr(named)} are for {fixed} players, but {n} "
@@ -387,8 +397,9 @@ def evaluate(
                 f"give 2 to 6 agents, one per seat, got {n} ({given}): repeat a spec to seat it several times, "
                 "e.g. ['balanced', 'random']"
             )
-        _check_seat_count(rules, n)
         num_players = n
+    if 2 <= n <= 6:  # (also where num_players is given: it must be the agents' count, checked below)
+        _check_seat_count(rules, n)
     if not isinstance(num_players, int) or not 2 <= num_players <= 6:
         raise ConfigError(f"num_players must be 2..6, got {num_players!r}")
     if n != num_players:

@@ -363,7 +363,7 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
         net = GraphNet(**data["network"])
         net.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, RuntimeError, RiskError) as e:  # (RiskError: sizes GraphNet refuses)
-        raise RiskError(f"{str(p)!r}: the network in the policy file does not load ({type(e).__name__}: {e})") from None
+        raise RiskError(f"{str(p)!r}: the network in the policy file does not load ({cause_line(e)})") from None
     for name, t in net.state_dict().items():
         if t.is_floating_point() and not bool(th.isfinite(t).all()):
             raise RiskError(f"{str(p)!r}: the network's weights {name!r} hold NaN or infinite values (a diverged run?)")

@@ -112,10 +112,15 @@ class TorchRLVectorEnv(EnvBase):
                 f"TorchRLVectorEnv.reset takes a tensordict (with '_reset' for some slots) and seed=, got "
                 f"{', '.join(f'{k}=' for k in kwargs)}"
             )
+        partial = tensordict is not None and "_reset" in tensordict.keys()
         if seeded:  # (as Gymnasium's reset(seed=...): set_seed's seed, then every slot anew)
+            if partial:
+                raise ConfigError(
+                    "TorchRLVectorEnv.reset: seed= starts every slot anew; give it without a '_reset' entry (a partial "
+                    "reset goes on from the seeded games)"
+                )
             check_seed(seed, allow_none=True, torch_seed=True)
             self._seed = seed
-        partial = not seeded and tensordict is not None and "_reset" in tensordict.keys()
         if partial and self._started and env.last is not None:
             assert tensordict is not None
             want = tensordict.get("_reset").reshape(self.batch_size[0]).to(device=self.device, dtype=torch.bool)

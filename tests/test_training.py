@@ -759,6 +759,13 @@ def test_cli_an_option_and_a_set_that_disagree_are_refused(tmp_path):
     assert (code, err) == (2, "error: --set seed=true and --seed 1 disagree: give one of them\n")
     code, out, _ = run_cli("train", "--out", "./runs/a", "--set", "out_dir=runs/a", "--print-config")  # (one folder)
     assert code == 0 and "out_dir: ./runs/a" in out
+    for folder in ("null", "5", "~", "1e3"):  # (read as values: null wrote to runs/<name>, 5 was refused)
+        code, out, _ = run_cli("train", "--out", folder, "--print-config")
+        assert code == 0 and f"out_dir: '{folder}'" in out, out
+    # (config.yaml wrote 1e3 bare, which the loader's YAML 1.2 floats read back as the number 1000.0)
+    cfg = TrainConfig.from_dict({**load_config("device").model_dump(mode="json"), "out_dir": "1e3", "name": "2E6"})
+    (tmp_path / "c.yaml").write_text(cfg.to_yaml())
+    assert TrainConfig.load(tmp_path / "c.yaml") == cfg
     code, out, _ = run_cli(
         "train", "--timesteps", "5e3", "--set", "total_timesteps=5000", "--seed", "5", "--set", "seed=5", "--print-config"
     )

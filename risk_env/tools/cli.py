@@ -739,8 +739,6 @@ def train(
         if value is not None and key in given and not same:
             shown = value if isinstance(value, str) else f"{value:.15g}"  # (one of them would be dropped without a word)
             raise _fail(f"--set {_typed(overrides, key)} and {option} {shown} disagree: give one of them")
-    if out is not None:
-        overrides.append(f"out_dir={out}")
     if seed is not None:
         overrides.append(f"seed={seed}")
     if timesteps is not None:
@@ -759,7 +757,7 @@ def train(
     if benchmark and config is None:
         config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)
     try:
-        cfg = sb3.run_config(config, overrides, resume)
+        cfg = sb3.run_config(config, overrides, resume, out_dir=out)  # (--out as typed: "null" and "5" are folders)
         if print_config:
             typer.echo(cfg.to_yaml(), nl=False)
             return

@@ -482,7 +482,8 @@ class TrainConfig(_Section):
         return cls.from_dict(apply_overrides(data, overrides), source=str(p), overrides=overrides)
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+        """The config as YAML (``config.yaml`` of a run, ``--print-config``), read back by :func:`read_yaml` as itself."""
+        return yaml.dump(self.model_dump(mode="json"), Dumper=_Yaml12Dumper, sort_keys=False)
 
 
 def _overlaps(loc: str, key: str) -> bool:
@@ -503,18 +504,23 @@ class _Yaml12Loader(UniqueKeyLoader):
     reading exponent floats as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
 
 
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
-        |[-+]?\.(?:inf|Inf|INF)
-        |\.(?:nan|NaN|NAN))$""",
-        re.X,
-    ),
-    list("-+0123456789."),
+_YAML12_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+    |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.X,
 )
+_Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+
+
+class _Yaml12Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting text that :class:`_Yaml12Loader` would read as a number (an ``out_dir`` of
+    ``1e3``), so that a written ``config.yaml`` reads back as it was."""
+
+
+_Yaml12Dumper.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
 
 
 def read_yaml(path: Path | Traversable) -> Any:

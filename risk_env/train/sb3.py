@@ -611,19 +611,24 @@ def run_config(
     config: str | os.PathLike[str] | None = None,
     overrides: Sequence[str] = (),
     resume: str | os.PathLike[str] | None = None,
+    out_dir: str | None = None,
 ) -> TrainConfig:
     """The config ``risk-env train`` runs: ``config`` (a shipped name, a path, or None for the main
     job, the shipped ``default`` config) with ``overrides`` (``key=value``) applied; when resuming
     without a ``config``, the resumed run's own config with the overrides: the one its checkpoint's ``.json``
     keeps, else (a checkpoint whose metadata holds none) the ``config.yaml`` of the run folder that holds it. A
     resume of a run's checkpoint (in its ``checkpoints/``) with a ``config`` drops the config's ``out_dir`` unless an
-    override sets it (``--out``): the run goes on in its own folder, as :func:`~risk_env.train.run.resumed_run_dir`
-    says, not in the folder a moved run's ``config.yaml`` names.
+    override sets it: the run goes on in its own folder, as :func:`~risk_env.train.run.resumed_run_dir`
+    says, not in the folder a moved run's ``config.yaml`` names. ``out_dir`` (``--out``) is the run folder, taken as
+    the text it is (an override's value is read as a value: ``out_dir=null`` is no folder, ``out_dir=5`` a number).
 
     Raises:
         ConfigError: an unknown config, a bad override or value, no checkpoint under ``resume``; a resume without a
             ``config`` of a checkpoint whose run's config is in neither place.
     """
+    if out_dir is not None:  # (after everything else: the --out folder as typed)
+        cfg = run_config(config, overrides, resume)
+        return TrainConfig.from_dict({**cfg.model_dump(mode="json"), "out_dir": out_dir}, source="--out")
     if resume is not None and config is None:
         ckpt = latest_checkpoint(Path(resume))
         saved = checkpoint_meta(ckpt).get("config") or None

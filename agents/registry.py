@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from risk_env.errors import RiskError, UnknownAgentError, check_seed
+from risk_env.rules.config import resolve_rules
 from risk_env.rules.engine import Game
 
 from .aggressive import AggressiveAgent
@@ -88,6 +89,13 @@ and ``ppo-6p``: ``ppo-4p`` trained on for 3-, 5- and 6-player games by ``configs
 ``ppo-5p.yaml`` and ``ppo-6p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
 """
 
+_PRETRAINED_ZIP_RULES: dict[str, dict[str, Any]] = {
+    "ppo-2p": {"preset": "fast", "num_players": 2},
+    "ppo-4p-0.1": {"preset": "fast", "num_players": 4},
+}
+"""The ``rules`` of the shipped training configs of the ``.zip`` agents, which keep none in their files
+(:func:`pretrained_rules`)."""
+
 
 def pretrained_path(name: str) -> Path:
     """The checkpoint file of a pretrained agent (a key of :data:`PRETRAINED`).
@@ -102,20 +110,18 @@ def pretrained_path(name: str) -> Path:
 
 
 def pretrained_rules(name: str) -> dict[str, Any] | None:
-    """The rules a pretrained MaskablePPO agent (``.zip``: ``ppo-2p``, ``ppo-4p-0.1``) was trained under, from its shipped
-    training config (``configs/train/<name>.yaml``; :meth:`RulesConfig.to_dict
-    <risk_env.rules.config.RulesConfig.to_dict>`), for the rule switches an :class:`~risk_env.errors.AgentRulesError`
-    names (:func:`risk_env.train.graph_net.trained_rules_note`). None for a graph policy file (``.pt``), which keeps
-    its own (``meta["rules"]``). Needs the ``train`` extra, as the agents do.
+    """The rules a pretrained MaskablePPO agent (``.zip``: ``ppo-2p``, ``ppo-4p-0.1``) was trained under, resolved
+    (:meth:`RulesConfig.to_dict <risk_env.rules.config.RulesConfig.to_dict>`): the ``rules`` of its shipped training
+    config (``configs/train/<name>.yaml``, which the tests hold equal), for the rule switches an
+    :class:`~risk_env.errors.AgentRulesError` names (:func:`risk_env.train.graph_net.trained_rules_note`). None for a
+    graph policy file (``.pt``), which keeps its own (``meta["rules"]``).
 
     Raises:
         UnknownAgentError: ``name`` is not a pretrained agent.
     """
     if pretrained_path(name).suffix != ".zip":
         return None
-    from risk_env.train.config import load_config
-
-    return load_config(name.strip().lower()).rules_config.to_dict()
+    return resolve_rules(rules=_PRETRAINED_ZIP_RULES[name.strip().lower()]).to_dict()
 
 
 def spec_forms() -> str:

@@ -859,7 +859,8 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     # the MaskablePPO files keep no rules: theirs come from their shipped training configs (a refusal named no switch)
     from risk_env.agents import MaskablePPOAgent, pretrained_rules
 
-    assert pretrained_rules("ppo-2p") == load_config("ppo-2p").rules_config.to_dict()
+    for name in ("ppo-2p", "ppo-4p-0.1"):  # (the registry's copy of each shipped config's rules)
+        assert pretrained_rules(name) == load_config(name).rules_config.to_dict(), name
     assert pretrained_rules("PPO-4P-0.1")["num_players"] == 4 and pretrained_rules("ppo-4p") is None  # type: ignore[index]
     for odd in (None, 3):  # (an AttributeError)
         with pytest.raises(UnknownAgentError, match="no pretrained agent"):

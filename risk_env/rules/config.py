@@ -371,7 +371,7 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     except ImportError as e:  # pragma: no cover (pyyaml is a dependency)
         raise ConfigError(f"reading {where} needs pyyaml: pip install pyyaml") from e
     try:
-        from .._yaml import UniqueKeyLoader
+        from .yaml_loader import UniqueKeyLoader
 
         data = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass (a key given twice refused)
     except yaml.YAMLError as e:

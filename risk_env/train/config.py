@@ -30,9 +30,9 @@ from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .._yaml import UniqueKeyLoader
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
+from ..rules.yaml_loader import UniqueKeyLoader
 
 __all__ = [
     "BATCHED_POLICIES",
@@ -500,7 +500,7 @@ MAX_NODES = 100_000
 
 
 class _Yaml12Loader(UniqueKeyLoader):
-    """The settings files' safe loader (:class:`risk_env._yaml.UniqueKeyLoader`: a key given twice is refused),
+    """The settings files' safe loader (:class:`risk_env.rules.yaml_loader.UniqueKeyLoader`: a key given twice is refused),
     reading exponent floats as YAML 1.2 does (``1e-4``, ``2E6`` are floats)."""
 
 

@@ -1,6 +1,6 @@
-"""The YAML reader of every settings file (rules files, training configs): PyYAML's safe loader, refusing a key
-given twice in one mapping (PyYAML keeps the last silently, so ``trainer: device`` then ``trainer: sb3`` trained
-with sb3 and no word).
+"""The safe YAML loader of the settings files: rules files read with it, and training configs with a subclass of it
+(:mod:`risk_env.train.config`, which also reads YAML 1.2's exponent floats). It refuses a key given twice in one
+mapping (PyYAML keeps the last silently, so ``trainer: device`` then ``trainer: sb3`` trained with sb3 and no word).
 
 >>> import yaml
 >>> yaml.load("a: 1\\nb: 2\\n", Loader=UniqueKeyLoader)

@@ -268,6 +268,8 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
         if factory_args is not None:  # a factory: what it returns is the agent (an agent object, or a policy function)
             try:
                 made = obj(**factory_args)
+            except RiskError:  # (the library's own refusal, of its own kind)
+                raise
             except Exception as e:  # (the factory's own code failed)
                 raise RiskError(f"{label!r}: the agent factory raised {type(e).__name__}: {e}") from e
             if inspect.isclass(made):
@@ -282,7 +284,8 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
             if callable(made) and _call_forms(made, seed)[0]:
                 return CallableAgent(made, name=label)
             raise RiskError(
-                f"{label!r} is a factory (it takes no arguments) that returned a {type(made).__name__}, not an agent: "
+                f"{label!r} is an agent factory (a function of no arguments or of seed) that returned "
+                f"{type(made).__name__} {made!r:.40}, not an agent: "
                 "return an object with act(observation, info) -> int, or a function f(observation, info) -> int"
             )
         raise RiskError(

@@ -711,6 +711,9 @@ def test_a_factory_spec_builds_its_agent_and_a_function_of_other_arguments_is_re
             return RandomAgent(options["seed"])
         def other(nseeds=3):
             return RandomAgent(nseeds)
+        def refuses():
+            from risk_env.errors import ConfigError
+            raise ConfigError("no such setting")
         def a_class():
             return RandomAgent
     """)
@@ -725,8 +728,8 @@ def test_a_factory_spec_builds_its_agent_and_a_function_of_other_arguments_is_re
     with pytest.raises(RiskError) as info:
         load_agent("my_factories:number")
     assert str(info.value) == (
-        "'number' is a factory (it takes no arguments) that returned a int, not an agent: return an object with "
-        "act(observation, info) -> int, or a function f(observation, info) -> int"
+        "'number' is an agent factory (a function of no arguments or of seed) that returned int 0, not an agent: return "
+        "an object with act(observation, info) -> int, or a function f(observation, info) -> int"
     )
     with pytest.raises(RiskError) as info:
         load_agent("my_factories:one")
@@ -740,7 +743,10 @@ def test_a_factory_spec_builds_its_agent_and_a_function_of_other_arguments_is_re
     for name in ("needs_seed", "keywords"):
         made = load_agent(f"my_factories:{name}", seed=4)
         assert isinstance(made, RandomAgent) and made.rng.integers(1 << 30) == RandomAgent(4).rng.integers(1 << 30)
-    assert isinstance(load_agent("my_factories:other", seed=4), RandomAgent)
+    made = load_agent("my_factories:other", seed=4)  # (called without seed: its own 3)
+    assert isinstance(made, RandomAgent) and made.rng.integers(1 << 30) == RandomAgent(3).rng.integers(1 << 30)
+    with pytest.raises(ConfigError, match="^no such setting$"):  # (the library's own error, of its own kind)
+        load_agent("my_factories:refuses")
     with pytest.raises(RiskError) as info:  # (a class passed as an agent failed at check_game with a TypeError)
         load_agent("my_factories:a_class")
     assert str(info.value) == (

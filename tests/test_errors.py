@@ -467,6 +467,7 @@ def test_unknown_option_values(kw, fragment):
         ({"turn_limit": "100"}, "got '100'"),
         ({"turn_limit": int(1e30)}, "from 1 to 10000000, got 1e+30"),  # (a config's 1e30 read as an integer, in short)
         ({"turn_limit": 99999999999999999999}, "from 1 to 10000000, got 99999999999999999999"),  # (digits as typed)
+        ({"turn_limit": 2**60}, "from 1 to 10000000, got 1152921504606846976"),  # (no short form is its value)
         ({"turn_limit": 10_000_001}, "from 1 to 10000000, got 10000001"),
     ],
 )

@@ -589,11 +589,13 @@ def test_a_run_folder_name_too_long_or_empty_is_refused_and_the_check_leaves_not
     # an empty --out fell back to runs/<name>
     with pytest.raises(ConfigError) as info:
         TrainConfig.from_dict({"out_dir": ""})
-    assert str(info.value).endswith("out_dir: an empty run folder (--out): give a folder, or null for runs/<name>, got ''")
-    with pytest.raises(ConfigError, match=r"out_dir: an empty run folder \(--out\)"):
+    assert str(info.value).endswith(
+        "out_dir: an empty run folder: give a folder, or leave it out (out_dir: null, no --out) for runs/<name>, got ''"
+    )
+    with pytest.raises(ConfigError, match=r"out_dir: an empty run folder: give a folder"):
         TrainConfig.from_dict({"out_dir": " "})
     code, _, err = run_cli("train", "--out", "", "--print-config")
-    assert code == 2 and "out_dir: an empty run folder (--out)" in err and err.count("\n") == 1
+    assert code == 2 and "out_dir: an empty run folder: give a folder" in err and err.count("\n") == 1
 
 
 def _params(path: Path) -> np.ndarray:

@@ -175,7 +175,7 @@ class RulesConfig:
                 # (a whole float read as an integer, such as a config's 1e30, in short: not its 31 digits; digits typed as
                 # digits stay as typed)
                 as_float = isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**15 and int(float(v)) == v
-                shown = f"{v:.15g}" if as_float else repr(v)
+                shown = f"{v:.15g}" if as_float and int(float(f"{v:.15g}")) == v else repr(v)
                 raise ConfigError(f"{key} must be an integer from {lo} to {hi}, got {shown}")
         for key in ("secret_missions", "capitals"):
             if not isinstance(getattr(self, key), bool):

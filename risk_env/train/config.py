@@ -400,7 +400,7 @@ class TrainConfig(_Section):
     @classmethod
     def _out_dir(cls, v: str | None) -> str | None:
         if v is not None and not v.strip():
-            raise ValueError("an empty run folder (--out): give a folder, or null for runs/<name>")
+            raise ValueError("an empty run folder: give a folder, or leave it out (out_dir: null, no --out) for runs/<name>")
         return v
 
     @field_validator("name")

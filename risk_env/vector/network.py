@@ -180,12 +180,11 @@ def load_maskable_ppo(
     space = model.observation_space
     keys = getattr(space, "spaces", None)
     if keys is not None and "nodes" in keys:
-        from ..rules.engine import Game
         from ..train.graph_net import check_plays
 
         net = policy.graph_net
-        try:  # (the batched engine's sizes are the reference's)
-            check_plays(net, Game(game.config), trained_rules)
+        try:  # (the batched engine's sizes are its reference Game's)
+            check_plays(net, game.game, trained_rules)
         except RiskError as e:
             raise AgentRulesError(p.stem, str(e)) from None
         return NetworkPolicy(game, net, "graph", deterministic, generator, name=p.stem)

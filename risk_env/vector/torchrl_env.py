@@ -105,7 +105,6 @@ class TorchRLVectorEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         env = self.learner_env
-        seeded = "seed" in kwargs
         seed = kwargs.pop("seed", None)
         if kwargs:
             raise ConfigError(
@@ -113,14 +112,13 @@ class TorchRLVectorEnv(EnvBase):
                 f"{', '.join(f'{k}=' for k in kwargs)}"
             )
         partial = tensordict is not None and "_reset" in tensordict.keys()
-        if seeded:  # (as Gymnasium's reset(seed=...): set_seed's seed, then every slot anew)
+        if seed is not None:  # (as Gymnasium's reset(seed=...): set_seed's seed, then every slot anew; None: no new seed)
             if partial:
                 raise ConfigError(
                     "TorchRLVectorEnv.reset: seed= starts every slot anew; give it without a '_reset' entry (a partial "
                     "reset goes on from the seeded games)"
                 )
-            check_seed(seed, allow_none=True, torch_seed=True)
-            self._seed = seed
+            self._set_seed(seed)
         if partial and self._started and env.last is not None:
             assert tensordict is not None
             want = tensordict.get("_reset").reshape(self.batch_size[0]).to(device=self.device, dtype=torch.bool)

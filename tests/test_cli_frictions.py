@@ -15,6 +15,7 @@ import typer.main  # noqa: E402
 from helpers import run_cli  # noqa: E402
 
 from risk_env.agents import BASELINES, PRETRAINED  # noqa: E402
+from risk_env.rules.config import resolve_rules  # noqa: E402
 from risk_env.tools.cli import COMMANDS, app  # noqa: E402
 
 WIDE = {"COLUMNS": "400"}  # help texts on one line each, to search them
@@ -106,12 +107,24 @@ def test_rules_that_name_a_player_count_are_not_played_at_another(tmp_path) -> N
     assert (code, err) == (2, refused)
     code, _, err = run_cli("watch", "--rules", five, "-n", "2", "--show", "none")
     assert (code, err) == (2, refused)
+    with pytest.raises(ConfigError) as e:  # (the rules' owner refuses it for every front end: the env built)
+        risk_env.env(rules=str(five), num_players=2)
+    assert str(e.value) == (
+        f"rules file {str(five)!r} is meant for 5 players, got num_players=2; omit num_players (or pass num_players=5), "
+        "or choose another rules file"
+    )
     # (a count that is no count: the file's was dropped, the mapping's named "True players")
     bad = tmp_path / "bad.yaml"
     for value in ("true", "'3'", "3.0", "abc", "7"):
         bad.write_text(f"num_players: {value}\n")
-        with pytest.raises(ConfigError, match=r"^num_players must be an integer from 2 to 6, got "):
+        with pytest.raises(
+            ConfigError, match=f"^rules file {re.escape(str(bad))}: num_players must be an integer from 2 to 6, got "
+        ):
             risk_env.evaluate(["random", "random"], rules=str(bad), num_games=2, workers=1, progress=False)
+        with pytest.raises(
+            ConfigError, match=r": num_players must be an integer from 2 to 6, got "
+        ):  # (the owner: any front end)
+            resolve_rules(rules=str(bad), num_players=2)
     with pytest.raises(ConfigError, match=r"^num_players must be an integer from 2 to 6, got True$"):
         risk_env.evaluate(["random", "random"], rules={"num_players": True}, num_games=2, workers=1, progress=False)
 

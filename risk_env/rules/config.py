@@ -448,6 +448,10 @@ def rules_player_count(name: str | None) -> int | None:
     ``num_players``, else the count of the preset it starts from; None where it takes any count, or where the file
     does not read (:func:`resolve_rules` reports that).
 
+    Raises:
+        ConfigError: a rules file whose ``num_players`` is no integer from 2 to 6 (a count given beside it would
+            replace it without a word).
+
     >>> rules_player_count("duel"), rules_player_count("fast"), rules_player_count("stars")
     (2, None, None)
     """
@@ -458,17 +462,21 @@ def rules_player_count(name: str | None) -> int | None:
     except ConfigError:
         return None
     fixed = switches.get("num_players")
-    if isinstance(fixed, int) and not isinstance(fixed, bool):
+    if fixed is not None:
+        if isinstance(fixed, bool) or not isinstance(fixed, int) or not 2 <= fixed <= 6:
+            raise ConfigError(f"rules file {name}: num_players must be an integer from 2 to 6, got {fixed!r}")
         return fixed
     inner = switches.get("preset")
     return preset_player_count(inner) if isinstance(inner, str) else None
 
 
 def check_preset_players(preset: str | None, num_players: int | None) -> None:
-    """Refuse a player count that contradicts a preset made for a fixed count (``duel`` is for 2).
+    """Refuse a player count that contradicts a preset made for a fixed count (``duel`` is for 2), or a rules file
+    that names its own (:func:`rules_player_count`).
 
     Raises:
-        ConfigError: ``num_players`` differs from the preset's own ``num_players``.
+        ConfigError: ``num_players`` differs from the preset's or rules file's own ``num_players``; a rules file's
+            ``num_players`` that is no count.
 
     >>> check_preset_players("duel", 2)  # agrees: nothing to say
     >>> try:
@@ -477,11 +485,12 @@ def check_preset_players(preset: str | None, num_players: int | None) -> None:
     ...     print(str(e)[:47])
     preset 'duel' is meant for 2 players, got num_p
     """
-    fixed = preset_player_count(preset)
+    fixed = rules_player_count(preset)
     if fixed is not None and num_players is not None and fixed != num_players:
+        what = "preset" if preset in PRESETS else "rules file"
         raise ConfigError(
-            f"preset {preset!r} is meant for {fixed} players, got num_players={num_players!r}; "
-            f"omit num_players (or pass num_players={fixed}), or choose another preset"
+            f"{what} {preset!r} is meant for {fixed} players, got num_players={num_players!r}; "
+            f"omit num_players (or pass num_players={fixed}), or choose another {what}"
         )
 
 

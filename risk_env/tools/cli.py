@@ -109,7 +109,10 @@ def _check_players(rules: str | None, players: int | None) -> None:
     Raises:
         typer.Exit: (code 2, after a one-line error).
     """
-    fixed = rules_player_count(rules)
+    try:
+        fixed = rules_player_count(rules)
+    except RiskError as e:
+        raise _fail(str(e)) from None
     if fixed is not None and players is not None and players != fixed:
         raise _fail(f"--rules {rules} is for {fixed} players, got --players {players}: omit --players, or choose other --rules")
 
@@ -194,7 +197,11 @@ def _players_for(players: int | None, rules: str, agents: str, humans: int) -> i
     of several and ``--rules`` fixes no count (a preset's or a rules file's), those agents and ``humans`` seats (as
     ``risk-env evaluate`` takes its count from its agents); else None (the rules' count, or 4)."""
     given = [x for x in agents.split(",") if x.strip()]
-    if players is None and len(given) > 1 and rules_player_count(rules) is None:
+    try:
+        fixed = rules_player_count(rules)
+    except RiskError as e:
+        raise _fail(str(e)) from None
+    if players is None and len(given) > 1 and fixed is None:
         return min(len(given) + humans, 6)  # (more agents than 6 seats: refused by the seats' count)
     return players
 

@@ -87,7 +87,7 @@ import numpy as np
 from .._extras import require
 from .._output import folder_problem
 from ..errors import ConfigError, check_seed
-from ..rules.config import PRESETS, RulesConfig, load_rules_file, resolve_rules, rules_player_count
+from ..rules.config import RulesConfig, resolve_rules, rules_player_count
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .progress import progress_bar
@@ -266,12 +266,7 @@ def _check_seat_count(rules: Any, n: int) -> None:
     """
     preset = rules if isinstance(rules, str) else rules.get("preset") if isinstance(rules, Mapping) else None
     named, fixed = preset, rules_player_count(preset) if isinstance(preset, str) else None  # (a rules file's own too)
-    given = rules.get("num_players") if isinstance(rules, Mapping) else None
-    if isinstance(rules, str) and rules not in PRESETS:  # (a rules file: its own value, also one of no count)
-        try:
-            given = load_rules_file(rules).get("num_players")
-        except ConfigError:  # (resolve_rules names what is wrong with the file)
-            given = None
+    given = rules.get("num_players") if isinstance(rules, Mapping) else None  # (a mapping's own count)
     if given is not None:
         if isinstance(given, bool) or not isinstance(given, int) or not 2 <= given <= 6:
             raise ConfigError(f"num_players must be an integer from 2 to 6, got {given!r}")

@@ -759,6 +759,8 @@ def test_cli_an_option_and_a_set_that_disagree_are_refused(tmp_path):
         assert (code, err) == (2, message)
     code, _, err = run_cli("train", "--seed", "1", "--set", "seed=true", "--print-config")  # (True == 1 passed)
     assert (code, err) == (2, "error: --set seed=true and --seed 1 disagree: give one of them\n")
+    code, out, _ = run_cli("train", "--seed", "5", "--set", "seed=5.0", "--print-config")  # (one number)
+    assert code == 0 and "seed: 5" in out
     code, out, _ = run_cli("train", "--out", "./runs/a", "--set", "out_dir=runs/a", "--print-config")  # (one folder)
     assert code == 0 and "out_dir: ./runs/a" in out
     for folder in ("null", "5", "~", "1e3"):  # (read as values: null wrote to runs/<name>, 5 was refused)

@@ -149,10 +149,13 @@ def _overrides(settings: list[str] | None, map_name: str | None = None, turn_lim
 
 
 def _same_setting(given: Any, value: Any) -> bool:
-    """Whether a ``--set`` value (parsed) says what an option's ``value`` says: equal and of one type (``true`` is no
-    turn limit of 1), or text naming the same path (``./a`` and ``a``)."""
+    """Whether a ``--set`` value (parsed) says what an option's ``value`` says: equal numbers (``5.0`` and ``5``), other
+    values equal and of one type (``true`` is no turn limit of 1), or text naming the same path (``./a`` and ``a``)."""
     if isinstance(given, str) and isinstance(value, str):
         return given == value or os.path.normpath(given) == os.path.normpath(value)
+    numbers = (int, float)
+    if isinstance(given, numbers) and isinstance(value, numbers) and not isinstance(given, bool) and not isinstance(value, bool):
+        return given == value  # (seed=5.0 is the seed 5)
     return type(given) is type(value) and given == value
 
 
@@ -739,10 +742,7 @@ def train(
         raise _fail(str(e)) from None
     options: tuple[tuple[str, str, Any], ...] = (("out_dir", "--out", out), ("seed", "--seed", seed))
     for key, option, value in (*options, ("total_timesteps", "--timesteps", timesteps)):
-        if key == "total_timesteps" and isinstance(given.get(key), (int, float)) and not isinstance(given[key], bool):
-            same = value is not None and float(given[key]) == value  # (--timesteps 5e3 and total_timesteps=5000)
-        else:
-            same = value is not None and key in given and _same_setting(given[key], value)
+        same = value is not None and key in given and _same_setting(given[key], value)  # (5e3 and 5000 are one)
         if value is not None and key in given and not same:
             shown = value if isinstance(value, str) else f"{value:.15g}"  # (one of them would be dropped without a word)
             raise _fail(f"--set {_typed(overrides, key)} and {option} {shown} disagree: give one of them")

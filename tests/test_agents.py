@@ -1043,16 +1043,13 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
     for agent in (graph, sb3_graph):
         with pytest.raises(AgentRulesError) as info:
             check_fits_game([load_agent("balanced"), agent], expert)
+        # (the switches are named: a policy file keeps its training rules, a shipped .zip has its config's)
         reason = (
             "this graph policy scores 28 action ids besides the 42 territories; these rules have 35 (rule switches such "
             "as the dice rules or the card trade change that block): train a policy under these rules (or play it "
-            "under the rules it was trained for)"
+            "under the rules it was trained for); it was trained with reroll_with_card=False, die_to_six=False (these "
+            "rules: reroll_with_card=True, die_to_six=True)"
         )
-        if agent is graph:  # (its file keeps its training rules: the switches are named; a MaskablePPO .zip keeps none)
-            reason += (
-                "; it was trained with reroll_with_card=False, die_to_six=False (these rules: reroll_with_card=True, "
-                "die_to_six=True)"
-            )
         assert str(info.value) == f"agent {agent.name!r} cannot play these rules: {reason}"
         assert (info.value.agent, info.value.reason) == (agent.name, reason)
         again = pickle.loads(pickle.dumps(info.value))  # (as a subprocess worker sends it back)

@@ -288,16 +288,21 @@ def test_shipped_graph_policy_as_a_batched_policy() -> None:
     agent = load_agent("ppo-2p")
     other = AggressivePolicy(env.game)
     out = env.reset()
-    checked = 0
+    checked = ties = 0
     for step in range(25):
         assert env.state is not None
         ids = policy(env.state, out.action_mask)
         g = env.game.observe_graph(env.state, mask=out.action_mask)
+        logits = policy.logits(env.state, out.action_mask)
         for b in range(32):
-            assert agent.act({k: v[b].cpu().numpy() for k, v in g.items()}) == int(ids[b])
+            picked = agent.act({k: v[b].cpu().numpy() for k, v in g.items()})
+            if picked != int(ids[b]):  # (only an exact tie of two legal ids' logits, broken the other way by the
+                # scalar pass's last bits: two territories the network cannot tell apart)
+                assert bool(out.action_mask[b, picked]) and torch.isclose(logits[b, picked], logits[b, ids[b]], rtol=0, atol=1e-5)
+                ties += 1
             checked += 1
         out = env.step(torch.where(torch.arange(32, device=DEVICE) % 2 == step % 2, ids, other(env.state, out.action_mask)))
-    assert checked == 800
+    assert checked == 800 and ties <= 4
     expert = VectorGame(RulesConfig.from_preset("expert", num_players=2), device=DEVICE)
     with pytest.raises(AgentRulesError, match="^agent 'ppo-2p' cannot play these rules: this graph policy scores 28 "):
         load_maskable_ppo(pretrained_path("ppo-2p"), expert)

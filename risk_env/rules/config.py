@@ -42,6 +42,7 @@ __all__ = [
     "PRESETS",
     "STARTING_ARMIES",
     "resolve_rules",
+    "check_player_count",
     "check_preset_players",
     "preset_player_count",
     "rules_player_count",
@@ -146,9 +147,7 @@ class RulesConfig:
 
     def __post_init__(self) -> None:
         _plain_values(self)
-        n = self.num_players
-        if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 6:
-            raise ConfigError(f"num_players must be an integer from 2 to 6, got {n!r}")
+        n = check_player_count(self.num_players)
         if not isinstance(self.map, str) or not self.map:
             raise ConfigError(f"map must be a map name or a path to a map file, got {self.map!r}")
         for key, allowed in _CHOICES.items():
@@ -443,6 +442,21 @@ def preset_player_count(preset: str | None) -> int | None:
     return None if fixed is None else int(fixed)
 
 
+def check_player_count(n: Any, where: str = "") -> int:
+    """``n`` where it is a player count (an integer from 2 to 6, not a bool): the one check of a count, for the rules
+    and the places that read a count before the rules are built (a rules file's, a rules mapping's).
+
+    Raises:
+        ConfigError: ``"<where>num_players must be an integer from 2 to 6, got <n>"``.
+
+    >>> check_player_count(3)
+    3
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 6:
+        raise ConfigError(f"{where}num_players must be an integer from 2 to 6, got {n!r}")
+    return n
+
+
 def rules_player_count(name: str | None) -> int | None:
     """The player count a preset or rules file fixes: a preset's own (:func:`preset_player_count`), a rules file's
     ``num_players``, else the count of the preset it starts from; None where it takes any count, or where the file
@@ -463,9 +477,7 @@ def rules_player_count(name: str | None) -> int | None:
         return None
     fixed = switches.get("num_players")
     if fixed is not None:
-        if isinstance(fixed, bool) or not isinstance(fixed, int) or not 2 <= fixed <= 6:
-            raise ConfigError(f"rules file {name}: num_players must be an integer from 2 to 6, got {fixed!r}")
-        return fixed
+        return check_player_count(fixed, f"rules file {name}: ")
     inner = switches.get("preset")
     return preset_player_count(inner) if isinstance(inner, str) else None
 

@@ -103,16 +103,21 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _rules_count(rules: str | None) -> int | None:
+    """:func:`~risk_env.rules.config.rules_player_count` of ``--rules``, its refusal a command-line error."""
+    try:
+        return rules_player_count(rules)
+    except RiskError as e:
+        raise _fail(str(e)) from None
+
+
 def _check_players(rules: str | None, players: int | None) -> None:
     """Refuse ``--players`` against rules made for another count, naming the option the user passed.
 
     Raises:
         typer.Exit: (code 2, after a one-line error).
     """
-    try:
-        fixed = rules_player_count(rules)
-    except RiskError as e:
-        raise _fail(str(e)) from None
+    fixed = _rules_count(rules)
     if fixed is not None and players is not None and players != fixed:
         raise _fail(f"--rules {rules} is for {fixed} players, got --players {players}: omit --players, or choose other --rules")
 
@@ -200,11 +205,7 @@ def _players_for(players: int | None, rules: str, agents: str, humans: int) -> i
     of several and ``--rules`` fixes no count (a preset's or a rules file's), those agents and ``humans`` seats (as
     ``risk-env evaluate`` takes its count from its agents); else None (the rules' count, or 4)."""
     given = [x for x in agents.split(",") if x.strip()]
-    try:
-        fixed = rules_player_count(rules)
-    except RiskError as e:
-        raise _fail(str(e)) from None
-    if players is None and len(given) > 1 and fixed is None:
+    if players is None and len(given) > 1 and _rules_count(rules) is None:
         return min(len(given) + humans, 6)  # (more agents than 6 seats: refused by the seats' count)
     return players
 

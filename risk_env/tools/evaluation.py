@@ -87,7 +87,7 @@ import numpy as np
 from .._extras import require
 from .._output import folder_problem
 from ..errors import ConfigError, check_seed
-from ..rules.config import RulesConfig, resolve_rules, rules_player_count
+from ..rules.config import RulesConfig, check_player_count, resolve_rules, rules_player_count
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
 from .progress import progress_bar
@@ -268,9 +268,7 @@ def _check_seat_count(rules: Any, n: int) -> None:
     named, fixed = preset, rules_player_count(preset) if isinstance(preset, str) else None  # (a rules file's own too)
     given = rules.get("num_players") if isinstance(rules, Mapping) else None  # (a mapping's own count)
     if given is not None:
-        if isinstance(given, bool) or not isinstance(given, int) or not 2 <= given <= 6:
-            raise ConfigError(f"num_players must be an integer from 2 to 6, got {given!r}")
-        fixed = given
+        fixed = check_player_count(given)
         if isinstance(rules, Mapping):
             named = f"with num_players={given}"
     if fixed is not None and fixed != n:

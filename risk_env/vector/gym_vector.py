@@ -62,7 +62,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
 from .env import ID_DTYPES, as_tensor
-from .learner import LearnerEnv, LearnerStep
+from .learner import LearnerEnv, LearnerStep, refuse_out_of_range
 
 __all__ = ["GymnasiumVectorEnv"]
 
@@ -204,10 +204,7 @@ class GymnasiumVectorEnv(gymnasium.vector.VectorEnv):
         if a.shape != (B,) or a.dtype not in ID_DTYPES:
             raise IllegalActionError(f"{want}, got shape {tuple(a.shape)} dtype {str(a.dtype).removeprefix('torch.')}")
         a = a.to(env.device)
-        bad = (a < 0) | (a >= env.num_actions)  # (in every slot, also one whose action is ignored below)
-        if bool(bad.any()):
-            b = int(bad.nonzero()[0, 0])
-            raise IllegalActionError(f"action {int(a[b])} is out of range in slot {b}: ids are 0..{env.num_actions - 1}")
+        refuse_out_of_range(a, env.num_actions)  # (in every slot, also one whose action is ignored below)
         mode = self.metadata["autoreset_mode"]
         if mode == AutoresetMode.DISABLED and self._pending.any():
             raise ResetNeededError(

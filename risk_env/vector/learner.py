@@ -70,11 +70,26 @@ from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededErr
 from .agents import BatchedPolicy, make_policy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 
-__all__ = ["FixedOpponents", "LearnerEnv", "LearnerStep", "OpponentAssignment", "seat_credit"]
+__all__ = ["FixedOpponents", "LearnerEnv", "LearnerStep", "OpponentAssignment", "refuse_out_of_range", "seat_credit"]
 
 OBSERVATIONS = OBSERVATION_MODES
 """Observation kinds of :class:`LearnerEnv`, as :class:`~risk_env.vector.VectorEnv`'s: ``"flat"``
 (:class:`risk_env.ObservationEncoder` vectors) and ``"graph"`` (the AEC env's graph observation)."""
+
+
+def refuse_out_of_range(ids: torch.Tensor, num_actions: int, slots: torch.Tensor | None = None) -> None:
+    """Refuse an action id outside ``0..num_actions-1`` (no mask could allow it) in ``slots`` (bool ``(B,)``; every
+    slot where None), named as such: the one range check of the learner env and its faces.
+
+    Raises:
+        IllegalActionError: ``"action 70 is out of range in slot 3: ids are 0..69"``.
+    """
+    far = (ids < 0) | (ids >= num_actions)
+    if slots is not None:
+        far &= slots
+    if bool(far.any()):
+        b = int(far.nonzero()[0, 0])
+        raise IllegalActionError(f"action {int(ids[b])} is out of range in slot {b}: ids are 0..{num_actions - 1}")
 
 
 class LearnerStep(NamedTuple):
@@ -383,12 +398,8 @@ class LearnerEnv:
             if act.shape != (B,) or act.dtype != torch.bool:
                 raise ConfigError(f"active must be a bool tensor of shape ({B},), got {tuple(act.shape)} {act.dtype}")
         a = a.long()
-        ok = (a >= 0) & (a < self.num_actions)
-        far = ~ok if act is None else ~ok & act
-        if bool(far.any()):  # (named as such: no mask could allow it)
-            b = int(far.nonzero()[0, 0])
-            raise IllegalActionError(f"action {int(a[b])} is out of range in slot {b}: ids are 0..{self.num_actions - 1}")
-        ok &= prev.action_mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0]
+        refuse_out_of_range(a, self.num_actions, act)
+        ok = prev.action_mask.gather(1, a.clamp(0, self.num_actions - 1)[:, None])[:, 0]
         if act is not None:
             ok |= ~act
             a = torch.where(act, a, 0)

@@ -569,14 +569,22 @@ def test_device_trainer_names_the_settings_it_lacks(sets: list[str], named: str)
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("imitation.teacher", "ppo-2p"), ("kickstart.teacher", "ppo-2p"), ("kickstart.teacher", "Balanced")],
+    [
+        ("imitation.teacher", "risk_env.agents:BalancedAgent"),
+        ("kickstart.teacher", "risk_env.agents:BalancedAgent"),
+        ("kickstart.teacher", "Balanced"),
+        ("kickstart.teacher", "balanced+random"),
+    ],
 )
 def test_a_teacher_with_no_batched_form_is_refused_before_the_run_starts(tmp_path: Path, key: str, value: str) -> None:
     with pytest.raises(ConfigError) as info:
         load_config("device", [f"{key}={value}"])
     msg = str(info.value)
     assert f"trainer 'device' does not support {key}={value!r}" in msg
-    assert "its teachers are the batched policies: random, aggressive, balanced, continent" in msg
+    assert "its teachers are the batched policies: random, aggressive, balanced, continent; or a network: " in msg
+    assert (
+        "a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1), a policy file .pt or a MaskablePPO .zip" in msg
+    )
     out = tmp_path / "run"
     code, _, err = run_cli("train", "--config", "device", "--set", f"{key}={value}", "--out", out)
     assert code == 2 and f"{key}={value!r}" in err and "Traceback" not in err
@@ -755,6 +763,44 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
     after = agreement()
     assert ppo.num_timesteps == 0  # the warm start's games do not count
     assert after > before + 0.15 and after > 0.75, (before, after)
+
+
+def test_a_network_teaches_its_own_most_probable_action(tmp_path: Path) -> None:
+    from risk_env.tools.vector_evaluation import batched_policy
+
+    env = LearnerEnv(16, device=DEVICE, seed=3, opponents="balanced", preset="fast", num_players=3)
+    torch.manual_seed(4)
+    net = GraphNet(20, 73, env.game.num_actions - env.game.T, hidden=8, rounds=1).to(DEVICE)
+    path = save_policy(tmp_path / "teacher.pt", net)
+    teacher = batched_policy(str(path), env.game, torch.Generator(device=DEVICE).manual_seed(0))
+    ppo = DevicePPO(env, net, PPOSettings(n_steps=16), seed=0, teacher=teacher, kl_coef=1.0, anneal_steps=10**6)
+    ppo.collect()
+    entries, _, _ = ppo.advantages()
+    R, B = ppo._seat.shape
+    flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+    mask = flat["action_mask"][entries]
+    with torch.no_grad():
+        logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
+    best = logits.masked_fill(~mask, float("-inf")).argmax(1)
+    assert entries.numel() > 100 and int((mask.sum(1) > 1).sum()) > 50  # decisions with a choice among them
+    assert torch.equal(flat["teacher"][entries], best)  # the frozen copy labels what the network itself plays
+
+
+def test_a_network_teacher_in_the_config(tmp_path: Path) -> None:
+    from risk_env.train.device_train import train
+
+    net = GraphNet(20, 73, 28, hidden=8, rounds=1)  # (the classic map's sizes, as the tiny config plays)
+    path = save_policy(tmp_path / "teacher.pt", net)
+    kick = {"enabled": True, "teacher": str(path), "kl_coef": 0.5, "anneal_steps": 10**6}
+    cfg = _tiny(tmp_path / "net", **{"ppo.init": str(path), "kickstart": kick, "eval.every": 0, "eval.final_games": 0})
+    res = train(cfg, progress=False, quiet=True)
+    assert 256 <= res.timesteps < 256 + 128
+    assert load_config("device", ["kickstart.enabled=true", "kickstart.teacher=ppo-3p"]).kickstart.teacher == "ppo-3p"
+    other = _tiny(tmp_path / "other", **{"rules.reroll_with_card": True, "kickstart": dict(kick, teacher="ppo-3p")})
+    with pytest.raises(
+        ConfigError, match=r"^kickstart\.teacher: 'ppo-3p' cannot be played: .*trained with reroll_with_card=False"
+    ):
+        train(other, progress=False, quiet=True)
 
 
 def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:

@@ -253,7 +253,8 @@ class ImitationSection(_Section):
     teacher: str = Field(
         "balanced",
         description="agent spec (load_agent) whose decisions are cloned; trainer device: a batched policy "
-        "(random, aggressive, balanced, continent)",
+        "(random, aggressive, balanced, continent) or a network (a pretrained agent, a policy file .pt, a MaskablePPO "
+        ".zip) playing its most probable action",
     )
     decisions: int = Field(20_000, ge=1, description="teacher decisions in the first dataset")
     dagger_rounds: int = Field(2, ge=0, description="rounds of: the student plays, the teacher labels, refit")
@@ -279,7 +280,8 @@ class KickstartSection(_Section):
     teacher: str = Field(
         "balanced",
         description="agent spec (load_agent) labelling the learner's rollout states; trainer device: a batched "
-        "policy (random, aggressive, balanced, continent)",
+        "policy (random, aggressive, balanced, continent) or a network (a pretrained agent, a policy file .pt, a "
+        "MaskablePPO .zip) playing its most probable action",
     )
     kl_coef: float = Field(1.0, ge=0, description="weight of the teacher term at step 0")
     anneal_steps: int = Field(1_000_000, ge=1, description="steps until the weight reaches 0 (linearly)")
@@ -627,7 +629,7 @@ named here so that a config is checked without torch)."""
 def device_unsupported(cfg: TrainConfig) -> list[str]:
     """The settings of ``cfg`` that ``trainer: device`` does not implement, each with what to do instead
     (an empty list when it runs)."""
-    from ..agents.registry import is_lineup, lineup_parts
+    from ..agents.registry import PRETRAINED, is_lineup, lineup_parts
 
     bad = []
     if cfg.ppo.policy != "graph":
@@ -673,9 +675,21 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
             "opponents.self_play for snapshots of the learner)"
         )
     for key, section in (("imitation", cfg.imitation), ("kickstart", cfg.kickstart)):
-        if section.enabled and section.teacher not in BATCHED_POLICIES:
-            bad.append(f"{key}.teacher={section.teacher!r} (its teachers are the batched policies: {batched})")
+        if section.enabled and not _batched_teacher(section.teacher):
+            bad.append(
+                f"{key}.teacher={section.teacher!r} (its teachers are the batched policies: {batched}; or a network: "
+                f"a pretrained agent ({', '.join(PRETRAINED)}), a policy file .pt or a MaskablePPO .zip)"
+            )
     return bad
+
+
+def _batched_teacher(spec: str) -> bool:
+    """Whether trainer ``device`` teaches with ``spec``: a batched policy, a pretrained agent, or a network file
+    (``.pt``, ``.zip``), the forms :func:`risk_env.tools.vector_evaluation.batched_policy` reads."""
+    from ..agents.registry import PRETRAINED
+
+    key = spec.strip()
+    return key in BATCHED_POLICIES or key in PRETRAINED or Path(key).suffix in (".pt", ".zip")
 
 
 def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:

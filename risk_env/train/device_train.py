@@ -190,15 +190,25 @@ def build_network(cfg: TrainConfig, env: Any) -> Any:
     return GraphNet(F_SIZE, G_SIZE, g.num_actions - g.T, hidden=cfg.ppo.graph_hidden, rounds=cfg.ppo.graph_rounds)
 
 
-def _teacher(cfg: TrainConfig, env: Any, name: str) -> Any:
-    """The batched policy named ``name`` (a batched heuristic) on ``env``'s engine."""
+def _teacher(cfg: TrainConfig, env: Any, name: str, key: str) -> Any:
+    """The batched policy named ``name`` on ``env``'s engine, the teacher of config key ``key``: a batched
+    heuristic, or a frozen network (a pretrained name, a policy file ``.pt`` or a MaskablePPO ``.zip``) playing
+    its most probable legal id, as :func:`risk_env.tools.vector_evaluation.batched_policy` reads a spec.
+
+    Raises:
+        ConfigError: the message names ``key``: a spec no batched policy reads, or a network that does not fit
+            the training rules; RiskError: a model file that does not load.
+    """
     import torch
 
-    from ..vector.agents import make_policy
+    from ..tools.vector_evaluation import batched_policy
 
     gen = torch.Generator(device=env.device)
     gen.manual_seed(cfg.seed + 104729)
-    return make_policy(name, env.game, gen)
+    try:
+        return batched_policy(name, env.game, gen)
+    except ConfigError as e:
+        raise ConfigError(f"{key}: {name!r} cannot be played: {e}") from None
 
 
 def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
@@ -218,7 +228,7 @@ def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
 
     im = cfg.imitation
     teacher_before = ppo.teacher
-    ppo.teacher = _teacher(cfg, ppo.env, im.teacher)
+    ppo.teacher = _teacher(cfg, ppo.env, im.teacher, "imitation.teacher")
     opt = torch.optim.Adam(ppo.net.parameters(), lr=im.learning_rate)
     clone = {"epochs": im.epochs, "batch_size": im.batch_size, "vf_coef": im.vf_coef, "optimizer": opt}
     per = ppo.env.num_envs * ppo.settings.n_steps
@@ -632,7 +642,11 @@ def train(
             net = build_network(cfg, env)
         ks = cfg.kickstart
         kick: dict[str, Any] = (
-            {"teacher": _teacher(lcfg, env, ks.teacher), "kl_coef": ks.kl_coef, "anneal_steps": ks.anneal_steps}
+            {
+                "teacher": _teacher(lcfg, env, ks.teacher, "kickstart.teacher"),
+                "kl_coef": ks.kl_coef,
+                "anneal_steps": ks.anneal_steps,
+            }
             if ks.enabled
             else {}
         )

@@ -795,7 +795,8 @@ def test_a_network_teacher_in_the_config(tmp_path: Path) -> None:
     cfg = _tiny(tmp_path / "net", **{"ppo.init": str(path), "kickstart": kick, "eval.every": 0, "eval.final_games": 0})
     res = train(cfg, progress=False, quiet=True)
     assert 256 <= res.timesteps < 256 + 128
-    assert load_config("device", ["kickstart.enabled=true", "kickstart.teacher=ppo-3p"]).kickstart.teacher == "ppo-3p"
+    for form in ("ppo-3p", "PPO-3P", str(path), str(path.with_suffix("")), "x.zip"):  # (the forms batched_policy reads)
+        assert load_config("device", ["kickstart.enabled=true", f"kickstart.teacher={form}"]).kickstart.teacher == form
     other = _tiny(tmp_path / "other", **{"rules.reroll_with_card": True, "kickstart": dict(kick, teacher="ppo-3p")})
     with pytest.raises(
         ConfigError, match=r"^kickstart\.teacher: 'ppo-3p' cannot be played: .*trained with reroll_with_card=False"

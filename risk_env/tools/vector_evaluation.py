@@ -52,10 +52,33 @@ from ..rules.config import RulesConfig
 from .progress import progress_bar
 from .stats import EvaluatedGame, EvaluationResult, summarize
 
-__all__ = ["BATCHED_SPECS", "batched_policy", "evaluate_batched"]
+__all__ = ["BATCHED_SPECS", "batched_policy", "evaluate_batched", "network_form"]
 
 BATCHED_SPECS = "'random', 'aggressive', 'balanced', 'continent', a pretrained name, a MaskablePPO .zip, a policy .pt"
 """What the vector backend takes as an entrant (besides BatchedPolicy objects)."""
+
+
+def network_form(spec: str) -> str | None:
+    """Which network a text spec names on the vector backend, without loading it (and without torch):
+    ``"pretrained"`` (a shipped name, in any case), ``"policy"`` (a policy file: a path ending ``.pt``, or naming
+    one without its suffix), ``"zip"`` (a MaskablePPO checkpoint: a path ending ``.zip``, or naming one without its
+    suffix), or None (no network). The one reading of a spec as a network by :func:`batched_policy`, and by the
+    training config's check of the device trainer's teachers.
+
+    >>> [network_form(s) for s in ("PPO-4P", "runs/x/model.pt", "a.zip", "balanced", "risk_env.agents:RandomAgent")]
+    ['pretrained', 'policy', 'zip', None, None]
+    """
+    from ..agents.registry import PRETRAINED, graph_policy_path
+
+    key = spec.strip()
+    if key.lower() in PRETRAINED:
+        return "pretrained"
+    if graph_policy_path(key) is not None:
+        return "policy"
+    p = Path(key)
+    if key and (p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file()):
+        return "zip"
+    return None
 
 
 def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
@@ -75,11 +98,12 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
         key = spec.strip()
         if key.lower() in ("random", *BATCHED_HEURISTICS):
             return make_policy(key.lower(), game, generator)
+        kind = network_form(key)
         from ..agents.registry import PRETRAINED, graph_policy_path, pretrained_path
 
         p = Path(key)
         name = p.stem
-        if key.lower() in PRETRAINED:  # a MaskablePPO checkpoint (.zip) or a graph policy file (.pt)
+        if kind == "pretrained":  # a MaskablePPO checkpoint (.zip) or a graph policy file (.pt)
             p, name = pretrained_path(key), key.lower()
             policy_file = p if p.suffix == ".pt" else None
         else:
@@ -94,7 +118,7 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             except ConfigError as e:  # (named as the reference backend names it: risk_env.agents.base.check_fits_game)
                 raise AgentRulesError(name, str(e)) from None
             return NetworkPolicy(game, net, "graph", True, generator, name=name)
-        if p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file():
+        if kind == "zip" or kind == "pretrained":
             from ..agents.registry import pretrained_rules
 
             trained = pretrained_rules(name) if key.lower() in PRETRAINED else None

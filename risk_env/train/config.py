@@ -621,7 +621,7 @@ SELF = "self"
 """The opponent spec naming the learner itself (trainer ``device``): a seat it plays is a learner seat."""
 
 BATCHED_POLICIES = ("random", "aggressive", "balanced", "continent")
-"""The agents trainer ``device`` seats as opponents and teaches with: the batched policies of
+"""The agents trainer ``device`` seats as opponents and teaches with (a network teaches too): the batched policies of
 :func:`risk_env.vector.agents.make_policy` (``random`` and :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`;
 named here so that a config is checked without torch)."""
 
@@ -684,12 +684,12 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
 
 
 def _batched_teacher(spec: str) -> bool:
-    """Whether trainer ``device`` teaches with ``spec``: a batched policy, a pretrained agent, or a network file
-    (``.pt``, ``.zip``), the forms :func:`risk_env.tools.vector_evaluation.batched_policy` reads."""
-    from ..agents.registry import PRETRAINED
+    """Whether trainer ``device`` teaches with ``spec``: a batched policy, or a network the batched evaluation reads
+    (:func:`risk_env.tools.vector_evaluation.network_form`: a pretrained agent, a policy file, a MaskablePPO ``.zip``)."""
+    from ..tools.vector_evaluation import network_form
 
     key = spec.strip()
-    return key in BATCHED_POLICIES or key in PRETRAINED or Path(key).suffix in (".pt", ".zip")
+    return key in BATCHED_POLICIES or network_form(key) is not None
 
 
 def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:

@@ -149,8 +149,9 @@ class DevicePPO:
         seed: seeds the action sampling and the minibatch order.
         turn_feature: show ``turn / turn_limit`` in the graph observation.
         teacher: a batched policy (:class:`risk_env.vector.agents.BatchedPolicy`, such as a batched
-            heuristic) for kickstarting and behaviour cloning: it labels the learner's decisions with
-            its own choice for the seat to act (seeing what that seat may know).
+            heuristic or a frozen network, :class:`risk_env.vector.network.NetworkPolicy`) for kickstarting and
+            behaviour cloning: it labels the learner's decisions with its own choice for the seat to act (seeing
+            what that seat may know).
         kl_coef, anneal_steps: kickstarting (Schmitt et al., 2018): the loss adds
             ``c(t) * mean(-log pi(a_teacher | s))`` on the rollout's states, ``c(t) = kl_coef *
             max(0, 1 - t / anneal_steps)`` at ``t`` learner decisions (0: no teacher term).

@@ -196,8 +196,9 @@ def _teacher(cfg: TrainConfig, env: Any, name: str, key: str) -> Any:
     its most probable legal id, as :func:`risk_env.tools.vector_evaluation.batched_policy` reads a spec.
 
     Raises:
-        ConfigError: the message names ``key``: a spec no batched policy reads, or a network that does not fit
-            the training rules; RiskError: a model file that does not load.
+        ConfigError: the message names ``key``: a spec no batched policy reads, a network that does not fit the
+            training rules, or a model file that does not load (the run's check of its agents refuses these
+            first, :func:`risk_env.train.run.check_opponents`; this names them for any other caller).
     """
     import torch
 
@@ -207,7 +208,7 @@ def _teacher(cfg: TrainConfig, env: Any, name: str, key: str) -> Any:
     gen.manual_seed(cfg.seed + 104729)
     try:
         return batched_policy(name, env.game, gen)
-    except ConfigError as e:
+    except RiskError as e:
         raise ConfigError(f"{key}: {name!r} cannot be played: {e}") from None
 
 

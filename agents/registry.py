@@ -49,6 +49,7 @@ __all__ = [
     "HEURISTICS",
     "PRETRAINED",
     "check_spec",
+    "check_not_pretrained_file",
     "graph_policy_path",
     "is_lineup",
     "lineup_parts",
@@ -207,6 +208,22 @@ def graph_policy_path(spec: str) -> Path | None:
     return None
 
 
+def check_not_pretrained_file(spec: str) -> None:
+    """Refuse a model file name that is not there but whose stem is a pretrained agent's name (``"ppo-4p.pt"``,
+    ``"ppo-2p.zip"``): the shipped agents are given by name. :func:`load_agent` and the vector backend of
+    :func:`risk_env.evaluate` call it before they read a model file.
+
+    Raises:
+        RiskError: the message names the file and the name to give instead.
+
+    >>> check_not_pretrained_file("runs/x/model.pt")  # (another file: loading it says whether it is there)
+    """
+    key = spec.strip()
+    p = Path(key)
+    if p.suffix in (".pt", ".zip") and p.parent == Path(".") and p.stem.lower() in PRETRAINED and not path_is(p, "exists"):
+        raise RiskError(f"no model file at {key!r}: {p.stem.lower()!r} is a pretrained agent, given by its name without a suffix")
+
+
 def _is_model_path(spec: str) -> bool:
     if not spec:
         return False
@@ -350,6 +367,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             from .policy import MaskablePPOAgent
 
             return MaskablePPOAgent(path, name=key.lower(), trained_rules=pretrained_rules(key))
+        check_not_pretrained_file(key)
         if is_rllib_checkpoint(key):
             from .rllib_policy import RLlibPolicyAgent
 

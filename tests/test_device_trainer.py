@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -461,8 +462,18 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(RiskError, match="no policy file"):
         load_agent(str(tmp_path / "missing.pt"))
     (tmp_path / "junk.pt").write_bytes(b"not a torch file")
-    with pytest.raises(RiskError, match="not a readable policy file"):
+    with pytest.raises(RiskError, match=r"not a readable policy file \(not a torch file: torch.save writes a zip archive\)$"):
         load_agent(str(tmp_path / "junk.pt"))
+    (tmp_path / "empty.pt").write_bytes(b"")
+    with pytest.raises(RiskError, match=r"not a readable policy file \(the file is empty\)$"):
+        load_agent(str(tmp_path / "empty.pt"))
+    (tmp_path / "model.pt").write_bytes((Path(__file__).parents[1] / "agents" / "models" / "ppo-2p.zip").read_bytes())
+    with pytest.raises(RiskError, match=r"a zip archive but not a torch file: a MaskablePPO checkpoint\? give it with its .zip"):
+        load_agent(str(tmp_path / "model.pt"))
+    with zipfile.ZipFile(tmp_path / "cut.pt", "w") as z:  # a torch archive whose pickle is damaged
+        z.writestr("cut/data.pkl", b"\x80\x02garbage")
+    with pytest.raises(RiskError, match=r"not a readable policy file \(torch cannot read it: \w+"):
+        load_agent(str(tmp_path / "cut.pt"))
     torch.save({"something": 1}, tmp_path / "other.pt")
     with pytest.raises(RiskError, match="not a risk_env graph policy file"):
         load_agent(str(tmp_path / "other.pt"))

@@ -136,6 +136,29 @@ def test_a_policy_file_named_without_its_suffix_plays_on_both_backends(tmp_path:
         batched_policy(str(tmp_path / "other.pt"), game, torch.Generator(device=DEVICE))
 
 
+@pytest.mark.parametrize("spec", ["ppo-4p.pt", "PPO-2P.zip"])
+def test_a_pretrained_name_with_a_suffix_is_refused_with_its_name(spec: str, tmp_path: Path, monkeypatch) -> None:
+    import torch
+
+    from risk_env.agents import load_agent
+    from risk_env.train.graph_net import GraphNet, save_policy
+    from risk_env.vector import VectorGame
+
+    monkeypatch.chdir(tmp_path)
+    game = VectorGame(device=DEVICE, num_players=2, **SMALL)
+    name = spec.split(".")[0].lower()
+    hint = f"no model file at {spec!r}: {name!r} is a pretrained agent, given by its name without a suffix"
+    with pytest.raises(RiskError) as ref:
+        load_agent(spec)
+    with pytest.raises(RiskError) as vec:
+        batched_policy(spec, game, torch.Generator(device=DEVICE))
+    assert str(ref.value) == str(vec.value) == hint
+    if spec.endswith(".pt"):  # a file of that name that is there is read as a file
+        save_policy(tmp_path / spec, GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
+        assert load_agent(spec).name == "ppo-4p"
+        assert batched_policy(spec, game, torch.Generator(device=DEVICE)).name == "ppo-4p"
+
+
 def test_cli_evaluate_on_the_vector_backend() -> None:
     pytest.importorskip("typer")
     from typer.testing import CliRunner

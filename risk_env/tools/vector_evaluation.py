@@ -99,7 +99,9 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
         if key.lower() in ("random", *BATCHED_HEURISTICS):
             return make_policy(key.lower(), game, generator)
         kind = network_form(key)
-        from ..agents.registry import PRETRAINED, graph_policy_path, pretrained_path
+        from ..agents.registry import PRETRAINED, check_not_pretrained_file, graph_policy_path, pretrained_path
+
+        check_not_pretrained_file(key)
 
         p = Path(key)
         name = p.stem

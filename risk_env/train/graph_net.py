@@ -330,6 +330,23 @@ def save_policy(path: str | os.PathLike[str], net: GraphNet, **meta: Any) -> Pat
     return p
 
 
+def _unreadable(p: Path, e: BaseException) -> str:
+    """Why ``torch.load`` could not read ``p``, in one line (not torch's advice to load it without ``weights_only``)."""
+    import zipfile
+
+    if p.stat().st_size == 0:
+        return "the file is empty"
+    if not zipfile.is_zipfile(p):
+        return "not a torch file: torch.save writes a zip archive"
+    try:
+        names = zipfile.ZipFile(p).namelist()
+    except (zipfile.BadZipFile, OSError):
+        names = []
+    if not any(n.endswith("data.pkl") for n in names):
+        return "a zip archive but not a torch file: a MaskablePPO checkpoint? give it with its .zip suffix"
+    return f"torch cannot read it: {cause_line(e)}"
+
+
 def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -> tuple[GraphNet, dict[str, Any]]:
     """Read a policy file of :func:`save_policy`: the network (on ``device``, in eval mode) and its metadata.
 
@@ -351,7 +368,7 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
     try:
         data = th.load(p, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for a foreign or damaged file
-        raise RiskError(f"{str(p)!r} is not a readable policy file ({cause_line(e)})") from None
+        raise RiskError(f"{str(p)!r} is not a readable policy file ({_unreadable(p, e)})") from None
     if not isinstance(data, dict) or data.get("format") != POLICY_FORMAT:
         raise RiskError(
             f"{str(p)!r} is not a risk_env graph policy file (no format {POLICY_FORMAT!r}); "

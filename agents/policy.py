@@ -87,11 +87,12 @@ def _check_graph_fits(net: Any, game: Game, name: str, trained: Any = None) -> N
 
 
 def graph_observation(
-    name: str, encoders: dict[int, Any], mask: np.ndarray, info: Mapping[str, Any] | None
+    name: str, encoders: dict[int, Any], mask: np.ndarray, info: Mapping[str, Any] | None, turn_feature: bool = False
 ) -> dict[str, np.ndarray]:
     """The graph observation (:mod:`risk_env.envs.graph`) of ``info["view"]`` (what the seat may
     know: the observation the env would give), for a policy that reads graph observations but
-    is given the flat one. ``encoders`` caches one encoder per game.
+    is given the flat one. ``encoders`` caches one encoder per game; ``turn_feature``: show
+    ``turn / turn_limit`` (as the network was trained).
 
     Raises:
         RiskError: ``info`` holds no view (the message says what to give the policy ``name``).
@@ -102,7 +103,7 @@ def graph_observation(
     if enc is None or enc.game is not game:
         from risk_env.envs.graph import GraphObservationEncoder
 
-        enc = encoders[id(game)] = GraphObservationEncoder(game)
+        enc = encoders[id(game)] = GraphObservationEncoder(game, turn_feature=turn_feature)
     return enc.encode(view.state, view.seat, view.selection, mask.astype(np.int8))
 
 
@@ -283,6 +284,10 @@ class GraphNetAgent(Agent):
         device: torch device of the network (default ``"cpu"``), one this torch can use here.
         name: label (default: the file's stem, or ``"graph_net"``).
 
+    A network trained with ``turn / turn_limit`` in its observation (the device trainer's ``env.turn_feature``,
+    :func:`risk_env.train.graph_net.trained_turn_feature`) is shown it when the agent encodes the observation from
+    ``info["view"]`` (given the env's graph observation, it reads what the env shows).
+
     Raises:
         ConfigError: ``deterministic`` is not a bool; ``device`` is not a torch device, or one that is not available
             here (the message names the available ones).
@@ -301,7 +306,7 @@ class GraphNetAgent(Agent):
             import torch  # noqa: F401  (a missing torch is refused here, before anything loads)
         except ImportError:  # pragma: no cover - depends on the install
             raise RiskError("a graph policy needs torch: pip install 'risk_env[train]'") from None
-        from risk_env.train.graph_net import GraphNet, load_policy
+        from risk_env.train.graph_net import GraphNet, load_policy, trained_turn_feature
         from risk_env.vector.engine import resolve_device
 
         self.device = resolve_device(device)
@@ -317,6 +322,7 @@ class GraphNetAgent(Agent):
             self.name = name or self.name
         else:
             raise RiskError(f"GraphNetAgent takes a policy file (.pt) or a GraphNet, got {type(policy).__name__}")
+        self.turn_feature = trained_turn_feature(self.meta)  # (shown turn / turn limit when it encodes from a view)
         self._graph_encoders: dict[int, Any] = {}
         self._edges: dict[bytes, Any] = {}
 
@@ -369,4 +375,4 @@ class GraphNetAgent(Agent):
         return int(self.rng.choice(z.shape[0], p=p / p.sum()))
 
     def _graph(self, mask: np.ndarray, info: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
-        return graph_observation(self.name, self._graph_encoders, mask, info)
+        return graph_observation(self.name, self._graph_encoders, mask, info, self.turn_feature)

@@ -374,3 +374,40 @@ def test_round_robin_checks_every_entrant_before_the_first_pair_plays(tmp_path: 
         round_robin(["random", "aggressive"], num_games=2, rules=SMALL, progress=False, out_dir=out / "rr")
     res = round_robin(["random", "aggressive"], num_games=2, rules=SMALL, progress=False, out_dir=tmp_path / "ok", **VEC)
     assert list(res) == [("random", "aggressive")] and (tmp_path / "ok" / "round_robin.md").exists()
+
+
+def test_a_network_trained_with_the_turn_is_shown_it_on_both_backends(tmp_path: Path) -> None:
+    # (both players of a policy file fed such a network turn 0: the device trainer's env.turn_feature was lost)
+    import torch
+
+    import risk_env
+    from risk_env.agents import load_agent
+    from risk_env.train.graph_net import GraphNet, save_policy
+    from risk_env.vector import VectorGame
+
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, 28, hidden=8, rounds=1)
+    save_policy(tmp_path / "turn.pt", net, timesteps=0, config={"env": {"turn_feature": True}})
+    save_policy(tmp_path / "plain.pt", net, timesteps=0, config={"env": {"turn_feature": None}})
+    rules = {**SMALL, "num_players": 2}
+    game = VectorGame(device=DEVICE, **rules)
+    for name, shown in (("turn", True), ("plain", False)):
+        assert batched_policy(str(tmp_path / f"{name}.pt"), game, torch.Generator(device=DEVICE)).turn_feature is shown
+        agent = load_agent(str(tmp_path / f"{name}.pt"))
+        seen: list[float] = []
+        agent.net.register_forward_hook(lambda _m, args, _out, seen=seen: seen.append(float(args[2][0, 71])))
+        env = risk_env.env(rules=rules, observation="flat")
+        shown_env = risk_env.env(rules=rules, observation="graph", turn_feature=True)  # (the same game, lockstep)
+        env.reset(seed=5)
+        shown_env.reset(seed=5)
+        turns = []
+        for _ in env.agent_iter(max_iter=400):
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                break
+            turns.append(float(shown_env.last()[0]["globals"][71]))
+            action = agent.act(obs, info)
+            env.step(action)
+            shown_env.step(action)
+        assert len(seen) == len(turns) > 50 and max(turns) > 0
+        assert seen == (pytest.approx(turns) if shown else [0.0] * len(turns))

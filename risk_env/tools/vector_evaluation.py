@@ -112,14 +112,14 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             policy_file = graph_policy_path(key)  # (as load_agent: "runs/x/model" for runs/x/model.pt)
             name = policy_file.stem if policy_file is not None else name
         if policy_file is not None:
-            from ..train.graph_net import check_plays, load_policy
+            from ..train.graph_net import check_plays, load_policy, trained_turn_feature
 
             net, meta = load_policy(policy_file, device=game.device)
             try:
                 check_plays(net, game.game, meta.get("rules"))  # (the batched engine's sizes are its reference Game's)
             except ConfigError as e:  # (named as the reference backend names it: risk_env.agents.base.check_fits_game)
                 raise AgentRulesError(name, str(e)) from None
-            return NetworkPolicy(game, net, "graph", True, generator, name=name)
+            return NetworkPolicy(game, net, "graph", True, generator, name=name, turn_feature=trained_turn_feature(meta))
         if kind == "zip" or kind == "pretrained":
             from ..agents.registry import pretrained_rules
 

@@ -36,6 +36,7 @@ plays such a file, and ``load_agent("path/model.pt")`` builds one.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -53,6 +54,7 @@ __all__ = [
     "masked_logits",
     "save_policy",
     "trained_rules_note",
+    "trained_turn_feature",
 ]
 
 POLICY_FORMAT = "risk_env.graph_net"
@@ -309,6 +311,20 @@ def masked_logits(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:
 
 
 # ---------------------------------------------------------------------------- policy files
+def trained_turn_feature(meta: Mapping[str, Any]) -> bool:
+    """Whether the network of a policy file's ``meta`` (:func:`load_policy`) was trained with ``turn / turn_limit``
+    in its graph observation (``globals[71]``; the device trainer's ``env.turn_feature``, kept in the file's
+    ``config``): the players of the network (:class:`~risk_env.agents.policy.GraphNetAgent`, the batched evaluation's
+    policy) show it the turn as it was trained. False for a file without it (a network built elsewhere).
+
+    >>> trained_turn_feature({"config": {"env": {"turn_feature": True}}}), trained_turn_feature({})
+    (True, False)
+    """
+    config = meta.get("config")
+    env = config.get("env") if isinstance(config, Mapping) else None
+    return bool(env.get("turn_feature")) if isinstance(env, Mapping) else False
+
+
 def save_policy(path: str | os.PathLike[str], net: GraphNet, **meta: Any) -> Path:
     """Write ``net`` (its sizes and weights, on the CPU) and ``meta`` (plain values: numbers,
     strings, lists, dicts, tensors) to ``path`` with ``torch.save``; returns the path.

@@ -745,6 +745,18 @@ def test_a_run_against_batched_opponents_logs_its_scores(tmp_path: Path) -> None
     assert load_config("sb3", ["env.stagger_calls=0"]).env.stagger_calls == 0
 
 
+def _network_choices(ppo: DevicePPO) -> tuple[torch.Tensor, dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
+    """The last rollout's ready decisions: their entries, the flat buffer, their masks and the network's most
+    probable legal action at each."""
+    entries, _, _ = ppo.advantages()
+    R, B = ppo._seat.shape
+    flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
+    mask = flat["action_mask"][entries]
+    with torch.no_grad():
+        logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
+    return entries, flat, mask, logits.masked_fill(~mask, float("-inf")).argmax(1)
+
+
 def test_behaviour_cloning_learns_the_batched_teacher() -> None:
     from risk_env.vector.agents import AggressivePolicy
 
@@ -757,13 +769,7 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
 
     def agreement() -> float:  # on fresh teacher games, before fitting them; decisions with a choice only
         ppo.collect("teacher", count=False)
-        entries, _, target = ppo.advantages()
-        R, B = ppo._seat.shape
-        flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
-        mask = flat["action_mask"][entries]
-        with torch.no_grad():
-            logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
-        best = logits.masked_fill(~mask, float("-inf")).argmax(1)
+        entries, flat, mask, best = _network_choices(ppo)
         choice = mask.sum(1) > 1
         return float((best == flat["teacher"][entries])[choice].float().mean())
 
@@ -786,13 +792,7 @@ def test_a_network_teaches_its_own_most_probable_action(tmp_path: Path) -> None:
     teacher = batched_policy(str(path), env.game, torch.Generator(device=DEVICE).manual_seed(0))
     ppo = DevicePPO(env, net, PPOSettings(n_steps=16), seed=0, teacher=teacher, kl_coef=1.0, anneal_steps=10**6)
     ppo.collect()
-    entries, _, _ = ppo.advantages()
-    R, B = ppo._seat.shape
-    flat = {k: v.reshape(R * B, *v.shape[2:]) for k, v in ppo.buf.items()}
-    mask = flat["action_mask"][entries]
-    with torch.no_grad():
-        logits, _ = ppo.model(flat["nodes"][entries], flat["globals"][entries])
-    best = logits.masked_fill(~mask, float("-inf")).argmax(1)
+    entries, flat, mask, best = _network_choices(ppo)
     assert entries.numel() > 100 and int((mask.sum(1) > 1).sum()) > 50  # decisions with a choice among them
     assert torch.equal(flat["teacher"][entries], best)  # the frozen copy labels what the network itself plays
 

@@ -400,3 +400,73 @@ def test_reset_slots_starts_new_games_there_alone() -> None:
     assert isinstance(ref, torch.Tensor) and torch.equal(new.observation, ref)
     for _ in range(20):  # and they play on
         new = env.step(_random_actions(new.action_mask, gen))
+
+
+def test_an_outside_opponent_sees_what_its_seat_may_know_and_writes_nothing() -> None:
+    """A policy that is not one of the package's gets BatchState.known_to of the seat to act and a copy of the mask
+    (it was handed the live state: every seat's mission and hand)."""
+
+    class Peek:
+        name = "peek"
+
+        def __init__(self) -> None:
+            self.g = torch.Generator(device=DEVICE).manual_seed(0)
+            self.calls = 0
+            self.leaks = 0
+
+        def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+            seat = env.venv.state.player  # (the test reads the live state; the policy sees only its argument)
+            live = env.venv.state
+            own = state.missions.gather(1, seat[:, None])[:, 0]
+            others = (state.missions >= 0).sum(1) - (own >= 0).long()
+            self.leaks += int((others[active] > 0).sum())
+            assert own[active].equal(live.missions.gather(1, seat[:, None])[:, 0][active])  # its own mission
+            mine = state.card_loc == seat[:, None]
+            assert mine[active].equal((live.card_loc == seat[:, None])[active])  # its own cards
+            self.calls += 1
+            ids = RandomPolicy(self.g)(state, mask, active)
+            state.owner.fill_(0)  # what it writes reaches nothing
+            mask.fill_(True)
+            return ids
+
+    peek = Peek()
+    env = LearnerEnv(8, seed=0, opponents=peek, preset="secret_missions", num_players=3, learner_seat=0, device=DEVICE)
+    out = env.reset()
+    g = torch.Generator(device=DEVICE).manual_seed(1)
+    hands = 0
+    for _ in range(120):
+        out = env.step(RandomPolicy(g)(env.venv.state, out.action_mask))
+        live = env.venv.state
+        assert int(live.owner.max()) > 0
+        hands += int(((live.card_loc == 1) | (live.card_loc == 2)).sum())
+    assert peek.calls > 100 and hands > 50 and peek.leaks == 0
+
+
+def test_the_package_policies_choose_the_same_on_the_seats_view() -> None:
+    """The learner env hands its own policies the live state (SEAT_SAFE_POLICIES): they choose on it what they
+    choose on what their seat may know (BatchState.known_to), in positions with cards in other hands."""
+    from risk_env.train.graph_net import GraphNet
+    from risk_env.vector.agents import make_policy
+    from risk_env.vector.learner import SEAT_SAFE_POLICIES
+    from risk_env.vector.network import NetworkPolicy
+
+    venv = VectorEnv(64, device=DEVICE, seed=3, preset="fast", num_players=4)
+    game = venv.game
+    torch.manual_seed(0)
+    net = GraphNet(20, 73, game.num_actions - game.T, hidden=8, rounds=1).to(DEVICE)
+    policies = [make_policy(name, game) for name in ("aggressive", "balanced", "continent")]
+    policies.append(NetworkPolicy(game, net, "graph", True))
+    assert all(isinstance(p, SEAT_SAFE_POLICIES) for p in policies)
+    g = torch.Generator(device=DEVICE).manual_seed(2)
+    out = venv.reset()
+    compared = with_cards = 0
+    for step in range(600):
+        s, mask, cur = venv.state, out.action_mask, out.current_player
+        if step % 5 == 0:
+            view = s.known_to(cur)
+            for p in policies:
+                assert p(s, mask, None).equal(p(view, mask.clone(), None)), (p.name, step)
+            compared += 1
+            with_cards += int(((s.card_loc >= 0) & (s.card_loc != cur[:, None])).any(1).sum())
+        out = venv.step(RandomPolicy(g)(s, mask))
+    assert compared == 120 and with_cards > 1000

@@ -114,9 +114,9 @@ class BatchedPolicy(Protocol):
     each policy gets only the games where its seat acts, ``active=None``, as a copy that its seat
     knows (:meth:`BatchState.known_to`: those parts filled in a fixed way) and a copy of their
     mask, so nothing it reads or writes reaches the game. The batched heuristics and the network
-    policies here read only those parts, so they play the same on the live state; the learner's
-    opponents (:mod:`risk_env.vector.learner`) are handed the live state, which they must not
-    write to.
+    policies here read only those parts, so they play the same on the live state; the learner env
+    (:mod:`risk_env.vector.learner`) hands them the live state, and any other opponent policy the
+    view of the seat to act (:data:`~risk_env.vector.learner.SEAT_SAFE_POLICIES`).
     """
 
     name: str

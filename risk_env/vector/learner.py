@@ -26,7 +26,12 @@ a new game: :class:`FixedOpponents` (a name, a policy, or a list of them, slot `
 entry ``b % len``; an entry may be a tuple naming each opponent seat) or a
 :class:`~risk_env.vector.league.League`. After the learners' actions are applied, the
 opponents' turns are advanced in batch (each engine step on the slots still waiting, see
-:meth:`risk_env.vector.VectorEnv.step`) until a learner is to act in every slot.
+:meth:`risk_env.vector.VectorEnv.step`) until a learner is to act in every slot. An opponent sees
+what its seat may know (docs/rules.md §2, §8): the package's own policies (``"random"``, the batched
+heuristics, :class:`~risk_env.vector.network.NetworkPolicy`) read only that and are handed the live
+state; any other policy is handed :meth:`BatchState.known_to <risk_env.vector.BatchState.known_to>`
+of the seat to act (other hands and missions hidden) and a copy of the mask, so nothing it reads
+shows another seat's cards or mission and nothing it writes reaches the games.
 
 Episodes. A learner seat's episode ends when it wins, is eliminated (reward -1), or the game
 hits the turn limit (a truncation, whatever its reward: 0 under the ``"draw"`` rule, the
@@ -67,8 +72,9 @@ from typing import Any, NamedTuple, Protocol
 import torch
 
 from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError
-from .agents import BatchedPolicy, make_policy
+from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy, make_policy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
+from .network import NetworkPolicy
 
 __all__ = ["FixedOpponents", "LearnerEnv", "LearnerStep", "OpponentAssignment", "refuse_out_of_range", "seat_credit"]
 
@@ -203,6 +209,12 @@ class FixedOpponents:
 
     def record(self, seating: torch.Tensor, score: torch.Tensor) -> None:
         return None
+
+
+SEAT_SAFE_POLICIES = (RandomPolicy, HeuristicPolicy, NetworkPolicy)
+"""The package's batched policies, which read only what the seat to act may know and write nothing (their
+tests play them on :meth:`BatchState.known_to <risk_env.vector.BatchState.known_to>` too): the learner env
+hands them the live state; any other opponent policy gets the seat's view (module docstring)."""
 
 
 def _check_policy(obj: Any) -> BatchedPolicy:
@@ -533,7 +545,11 @@ class LearnerEnv:
         so the env then needs :meth:`reset`."""
         assert self.assignment is not None
         name = self.assignment.names[k] if k < len(self.assignment.names) else f"#{k}"
-        ids = self.policies[k](s, out.action_mask, rows)
+        policy = self.policies[k]
+        if isinstance(policy, SEAT_SAFE_POLICIES):
+            ids = policy(s, out.action_mask, rows)
+        else:  # what the seat to act may know, and copies (module docstring)
+            ids = policy(s.known_to(out.current_player.clamp(min=0)), out.action_mask.clone(), rows)
         B, N = self.num_envs, self.num_actions
         problem = None
         if not isinstance(ids, torch.Tensor) or ids.shape != (B,) or ids.dtype not in ID_DTYPES:

@@ -815,6 +815,16 @@ def test_a_network_teacher_in_the_config(tmp_path: Path) -> None:
         train(other, progress=False, quiet=True)
 
 
+def test_the_opponents_are_checked_at_each_player_count_of_the_run(tmp_path: Path) -> None:
+    from risk_env.train.device_train import train
+
+    cfg = _tiny(tmp_path / "pc", **{"env.player_counts": [2, 3], "opponents.baselines": ["random+random"]})
+    with pytest.raises(ConfigError) as info:  # (the 3-player line-up does not fit the 2-player games; no key named)
+        train(cfg, progress=False, quiet=True)
+    assert str(info.value).startswith("opponents.baselines: opponent line-up 'random+random' names 2 agents; 2 players need 1")
+    assert not (tmp_path / "pc").exists()
+
+
 def test_warm_start_and_kickstarting_run_end_to_end(tmp_path: Path) -> None:
     from risk_env.train.sb3 import train
 

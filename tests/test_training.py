@@ -525,6 +525,18 @@ def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path):
             {"imitation": {"enabled": True, "teacher": "missing.zip"}},
             "imitation.teacher: 'missing.zip' cannot be played: no saved model at 'missing.zip'",
         ),
+        # a network of other rules as a teacher or an evaluation opponent was refused after the training
+        (
+            {"rules.card_trade": "no_cards", "kickstart": {"enabled": True, "teacher": "ppo-4p"}},
+            "kickstart.teacher: 'ppo-4p' cannot be played: agent 'ppo-4p' cannot play these rules: this graph policy "
+            "scores 28 action ids besides the 42 territories; these rules have 15",
+        ),
+        (
+            {"eval.rules.card_trade": "no_cards", "eval.opponents": ["random", "ppo-2p"]},
+            "eval.opponents: 'ppo-2p' cannot be played: agent 'ppo-2p' cannot play these rules: ",
+        ),
+        # a line-up as a teacher was read as opponents ("names 2 agents; 2 players need 1")
+        ({"kickstart": {"enabled": True, "teacher": "random+balanced"}}, "kickstart.teacher: a teacher is one agent, "),
     ],
 )
 def test_the_sb3_trainer_refuses_rules_and_teachers_before_the_run_folder(tmp_path, changes, message):

@@ -199,45 +199,62 @@ def check_opponents(cfg: TrainConfig) -> None:
     """Refuse, before any training, an ``opponents.baselines`` or ``eval.opponents`` entry (or a teacher of
     ``imitation`` or ``kickstart`` when enabled) that could not be played: each agent of each line-up is built
     once, as the training env or the evaluation's backend builds it (``load_agent``, or the batched policy of a
-    ``vector`` backend and of ``trainer: device``).
+    ``vector`` backend and of ``trainer: device``), and checked against the rules it would play (the training
+    rules at each player count of ``env.player_counts``, or the evaluation rules): a network of other rules is
+    refused here, not after the training.
 
     Raises:
         ConfigError: the entry and why (an unknown name, a missing file, a spec the vector backend does not play,
-            rules the batched heuristics do not play).
+            rules the batched heuristics do not play, a network of other rules, a line-up as a teacher or of
+            another length than the other seats).
     """
+    from ..agents.registry import is_lineup
     from ..errors import RiskError
-    from .config import SELF
+    from ..rules.engine import Game
+    from .config import SELF, rules_from
 
     ev = cfg.eval
+    lanes = [rules_from(cfg.lane_rules(n)) for n in cfg.env.player_counts or ()] or [cfg.rules_config]
     checks: list[tuple[str, str, str, RulesConfig]] = []  # (section, spec, backend, rules)
     train_backend = "vector" if cfg.trainer == "device" else cfg.env.backend
-    for spec in cfg.opponents.baselines:
-        if spec != SELF:
-            checks.append(("opponents.baselines", spec, train_backend, cfg.rules_config))
+    for rules in lanes:
+        for spec in cfg.opponents.baselines:
+            if spec != SELF:
+                checks.append(("opponents.baselines", spec, train_backend, rules))
     teacher_backend = "vector" if cfg.trainer == "device" else "reference"  # (the sb3 trainer's teachers: load_agent)
     for key, teaching in (("imitation.teacher", cfg.imitation), ("kickstart.teacher", cfg.kickstart)):
         if teaching.enabled:
-            checks.append((key, teaching.teacher, teacher_backend, cfg.rules_config))
+            if is_lineup(teaching.teacher):
+                raise ConfigError(f"{key}: a teacher is one agent, got the line-up {teaching.teacher!r}")
+            checks += [(key, teaching.teacher, teacher_backend, rules) for rules in lanes]
     if ev.final_games > 0 or ev.every > 0:
         checks += [("eval.opponents", spec, ev.backend, cfg.eval_rules_config) for spec in ev.opponents]
-    games: dict[int, Any] = {}
+    games: dict[tuple[int, str], Any] = {}  # one game per rules object and backend (a check of the specs: on the CPU)
     for section, spec, backend, rules in checks:
-        for part in dict.fromkeys(opponent_lineup(spec, rules.num_players)):
+        try:
+            parts = [spec] if section.endswith("teacher") else opponent_lineup(spec, rules.num_players)
+        except ConfigError as e:
+            raise ConfigError(f"{section}: {e}") from None
+        for part in dict.fromkeys(parts):
             try:
                 if backend == "vector":
                     from ..tools.vector_evaluation import batched_policy
                     from ..vector.engine import VectorGame
 
-                    if id(rules) not in games:  # one game per rules object (a check of the spec: on the CPU)
-                        games[id(rules)] = VectorGame(rules)
-                    game = games[id(rules)]
+                    if (id(rules), backend) not in games:
+                        games[id(rules), backend] = VectorGame(rules)
+                    game = games[id(rules), backend]
                     batched_policy(part, game, game.generator)
                 else:
                     from ..agents import load_agent
+                    from ..envs.opponents import check_fits_game
 
-                    load_agent(part)
+                    if (id(rules), backend) not in games:
+                        games[id(rules), backend] = Game(rules)
+                    check_fits_game([load_agent(part)], games[id(rules), backend])
             except RiskError as e:
-                raise ConfigError(f"{section}: {part!r} cannot be played: {e}") from None
+                players = f" ({rules.num_players} players)" if len(lanes) > 1 and not section.startswith("eval") else ""
+                raise ConfigError(f"{section}: {part!r} cannot be played{players}: {e}") from None
 
 
 def opponent_lineup(spec: str, num_players: int) -> list[str]:

@@ -25,6 +25,8 @@ from helpers import build
 import risk_env
 from risk_env import ActionCodec, Game, Move, Phase, RulesConfig
 from risk_env.envs.codec import Selection
+from risk_env.envs.single_agent import RiskSingleAgentEnv
+from risk_env.envs.wrappers import ClassicWrapper, StrictWrapper
 from risk_env.errors import (
     ActionSpaceError,
     ConfigError,
@@ -210,31 +212,44 @@ def test_illegal_id_wrapped_follows_pettingzoo_convention(caplog):
 # ---------------------------------------------------------------- reset order and the end of a game
 
 
-@pytest.mark.parametrize("make", ["raw", "wrapped"])
+MAKERS = {
+    "raw": risk_env.raw_env,
+    "wrapped": risk_env.env,
+    "strict": lambda **kw: risk_env.env(strict=True, **kw),
+}
+
+
+@pytest.mark.parametrize("make", list(MAKERS))
 def test_calls_before_reset(make):
-    env = risk_env.raw_env(num_players=2) if make == "raw" else risk_env.env(num_players=2)
+    """Every form refuses each call before reset() with ResetNeededError (not PettingZoo's bare
+    AssertionError or AttributeError), naming the call (docs/reliability.md)."""
+    env = MAKERS[make](num_players=2, render_mode="ansi")
     for call, name in (
         (lambda: env.step(0), "step"),
         (lambda: env.step(None), "step"),
         (lambda: env.observe("player_0"), "observe"),
         (lambda: env.last(), "last"),
         (lambda: env.state(), "state"),
+        (lambda: env.render(), "render"),
+        (lambda: env.agent_iter(), "agent_iter"),
     ):
         with pytest.raises(ResetNeededError) as info:
             call()
+        assert type(info.value) is ResetNeededError
         assert isinstance(info.value, ValueError) and isinstance(info.value, AssertionError)
-        assert f"call reset() before {name}()" in str(info.value)
+        assert str(info.value) == f"no game in progress: call reset() before {name}()"
     assert env.unwrapped.game_state is None
     env.reset(seed=0)  # and it still works afterwards
     assert env.unwrapped.game_state.phase == Phase.SETUP_PLACE  # 2 players: the cards are dealt (docs/rules.md §7)
+    assert env.render().startswith("North America (+5)\n") and env.last()[0]["action_mask"].any()
 
 
-def test_strict_wrapper_before_reset_keeps_pettingzoo_assertion():
-    """env(strict=True) is PettingZoo's plain OrderEnforcingWrapper: before reset it raises
-    its AssertionError (documented in docs/reliability.md)."""
-    env = risk_env.env(num_players=2, strict=True)
-    with pytest.raises(AssertionError, match="reset"):
-        env.step(0)
+@pytest.mark.parametrize("make", ["wrapped", "strict"])
+def test_wrapped_render_before_reset_without_a_render_mode(make):
+    """The wrapped forms refuse render() before reset() whatever the render_mode (PettingZoo's order check)."""
+    env = MAKERS[make](num_players=2)
+    with pytest.raises(ResetNeededError, match=r"^no game in progress: call reset\(\) before render\(\)$"):
+        env.render()
 
 
 def _finish(env, seed: int) -> None:
@@ -243,6 +258,22 @@ def _finish(env, seed: int) -> None:
     for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("eliminated", ["remove", "stay"])
+@pytest.mark.parametrize("make", list(MAKERS))
+def test_last_after_the_end(make, eliminated):
+    """last() once every agent has left the finished game is ResetNeededError (was PettingZoo's KeyError)."""
+    env = MAKERS[make](num_players=2, setup="random", map="small", turn_limit=3, eliminated=eliminated)
+    _finish(env, 1)
+    raw = env.unwrapped
+    assert raw.game_state.phase == Phase.GAME_OVER and env.agents == []
+    for observe in (True, False):
+        msg = raises_unchanged(raw.game_state, ResetNeededError, lambda o=observe: env.last(o))
+        assert msg == "the game is over and every agent has left it: call reset() to start a new game"
+    assert env.agents == [] and raw._cumulative_rewards == {}
+    env.reset(seed=1)
+    assert env.agents == env.possible_agents and env.last()[1:4] == (0.0, False, False)
 
 
 def test_step_after_the_end_raw():
@@ -409,6 +440,44 @@ def test_unknown_rules_option(make):
     with pytest.raises(ConfigError) as info:
         make()
     assert "unknown rules option(s)" in str(info.value) and ALLOWED_OPTIONS in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: risk_env.raw_env(num_players=2, turn_feature="x"), "turn_feature must be True, False or None, got 'x'"),
+        (lambda: risk_env.env(num_players=2, turn_feature="x"), "turn_feature must be True, False or None, got 'x'"),
+        (lambda: risk_env.env(num_players=2, turn_feature=1), "turn_feature must be True, False or None, got 1"),
+        (
+            lambda: risk_env.env(num_players=2, turn_feature=np.bool_(True)),
+            f"turn_feature must be True, False or None, got {np.bool_(True)!r}",
+        ),
+        (lambda: risk_env.env(num_players=2, strict="yes"), "strict must be True or False, got 'yes'"),
+        (lambda: risk_env.env(num_players=2, strict=1), "strict must be True or False, got 1"),
+        (lambda: risk_env.env(num_players=2, strict=None), "strict must be True or False, got None"),
+        (lambda: risk_env.env(num_players=2, views="no"), "views must be True or False, got 'no'"),
+        (
+            lambda: RiskSingleAgentEnv(turn_feature="x"),
+            "turn_feature must be True, False or None, got 'x'",
+        ),
+        (lambda: RiskSingleAgentEnv(turn_feature=0), "turn_feature must be True, False or None, got 0"),
+    ],
+)
+def test_env_flags_are_true_or_false(make, message):
+    """The AEC and single-agent envs refuse a flag that is not a bool, as VectorEnv does."""
+    with pytest.raises(ConfigError) as info:
+        make()
+    assert type(info.value) is ConfigError and str(info.value) == message
+
+
+@pytest.mark.parametrize("turn_feature,shown", [(None, True), (True, True), (False, False)])
+def test_env_flags_that_are_accepted(turn_feature, shown):
+    assert risk_env.env(num_players=2, turn_feature=turn_feature).unwrapped.turn_feature is shown
+    graph = risk_env.raw_env(num_players=2, observation="graph", turn_feature=turn_feature)
+    assert graph.turn_feature is (turn_feature is True)  # the graph observation's default is False
+    assert RiskSingleAgentEnv(turn_feature=turn_feature).turn_feature is shown
+    assert type(risk_env.env(num_players=2, strict=True)) is StrictWrapper
+    assert type(risk_env.env(num_players=2, strict=False)) is ClassicWrapper
 
 
 @pytest.mark.parametrize(

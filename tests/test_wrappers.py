@@ -69,6 +69,9 @@ def test_out_of_bounds_and_order_errors_match():
 
 def test_is_an_order_enforcing_wrapper():
     assert isinstance(risk_env.env(), wrappers.OrderEnforcingWrapper)
-    strict = risk_env.env(strict=True)  # PettingZoo's wrapper as it is, plus the board in Jupyter (_repr_svg_)
-    assert type(strict) is StrictWrapper and type(strict).__mro__[1] is wrappers.OrderEnforcingWrapper
-    assert [k for k in vars(StrictWrapper) if not k.startswith("__")] == ["_repr_svg_"]
+    # PettingZoo's wrapper, plus ResetNeededError before reset() and the board in Jupyter (_repr_svg_)
+    strict = risk_env.env(strict=True)
+    assert type(strict) is StrictWrapper and type(strict).__mro__[2] is wrappers.OrderEnforcingWrapper
+    assert [k for k in vars(StrictWrapper) if not k.startswith("__")] == ["step"]
+    shared = [k for k in vars(type(strict).__mro__[1]) if not k.startswith("__")]
+    assert shared == ["_refuse", "_repr_svg_", "last", "observe", "state", "render", "agent_iter"]

@@ -142,9 +142,9 @@ Illegal actions
     (:mod:`risk_env.envs.action_input`). A value that is not an id at all
     (out of range, float, str, bool, ``None`` for a live agent) raises in every form: ``IllegalActionError`` from
     ``raw_env``, ``ActionSpaceError`` (also an ``AssertionError``) from
-    ``env()``. ``step``/``observe``/``last``/``state`` before ``reset()``, and
-    ``raw_env.step`` after every agent has left a finished game, raise
-    :class:`~risk_env.errors.ResetNeededError`. See ``docs/reliability.md``.
+    ``env()``. ``step``/``observe``/``last``/``state``/``render``/``agent_iter`` before ``reset()``
+    (in every form), ``last`` after every agent has left a finished game, and ``raw_env.step`` then,
+    raise :class:`~risk_env.errors.ResetNeededError`. See ``docs/reliability.md``.
 
 Termination vs truncation
     Elimination and victory terminate; the turn limit truncates. The outcome
@@ -211,6 +211,34 @@ __all__ = ["raw_env", "env", "ELIMINATED_MODES"]
 ELIMINATED_MODES = ("remove", "stay")
 """Values of ``raw_env(eliminated=...)`` (see the module docstring, "Eliminated players")."""
 
+
+def check_flag(value: Any, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False``.
+
+    Raises:
+        ConfigError: anything else (``1``, ``"yes"``, a numpy bool), naming ``name``:
+            ``"views must be True or False, got 'no'"``.
+    """
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_turn_feature(turn_feature: Any, observation: str) -> bool:
+    """Whether the observation shows ``turn / turn_limit``: ``turn_feature``, or for ``None`` the
+    default of ``observation`` (True for ``"flat"``, False for ``"graph"``).
+
+    Raises:
+        ConfigError: ``turn_feature`` is not ``True``, ``False`` or ``None`` (the wording of
+            :class:`risk_env.vector.VectorEnv`'s check).
+    """
+    if turn_feature is None:
+        return observation == "flat"
+    if not isinstance(turn_feature, bool):
+        raise ConfigError(f"turn_feature must be True, False or None, got {turn_feature!r}")
+    return turn_feature
+
+
 # spawn key that separates the stream of game seeds drawn by unseeded resets from the game's own stream
 _RESET_STREAM = 0x5EED
 
@@ -245,7 +273,8 @@ class raw_env(AECEnv):
         **config: rule switches of :class:`RulesConfig` (``setup="random"``, ``turn_limit=300``...).
 
     Raises:
-        ConfigError: unknown option, preset or bad value, a player count that
+        ConfigError: unknown option, preset or bad value (``views`` other than True or False,
+            ``turn_feature`` other than True, False or None), a player count that
             contradicts the preset (``preset="duel"`` is for 2 players); MapError: a bad map.
     """
 
@@ -265,9 +294,8 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.observation_mode = check_observation_mode(observation)
-        if not isinstance(views, bool):
-            raise ConfigError(f"views must be True or False, got {views!r}")
-        self.views = views
+        self.views = check_flag(views, "views")
+        self.turn_feature = check_turn_feature(turn_feature, observation)
         modes: list[str] = self.metadata["render_modes"]  # type: ignore[assignment]
         if render_mode is not None and render_mode not in modes:
             raise ConfigError(f"render_mode={render_mode!r} is not supported; choose one of {modes} or None")
@@ -279,7 +307,6 @@ class raw_env(AECEnv):
         self.game = Game(self.rules)
         self.codec = ActionCodec(self.game)
         self.encoder = ObservationEncoder(self.game)
-        self.turn_feature = (observation == "flat") if turn_feature is None else bool(turn_feature)
         self.graph_encoder = GraphObservationEncoder(self.game, turn_feature=self.turn_feature)
         self.render_mode = render_mode
         n = self.rules.num_players
@@ -452,8 +479,21 @@ class raw_env(AECEnv):
             raise ResetNeededError(f"no game in progress: call reset() before {what}()")
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()`` for ``agent_selection``.
+
+        Raises:
+            ResetNeededError: before ``reset()``, or after every agent has left the finished game
+                (as :meth:`step` then).
+        """
         self._require_game("last")
+        if not self.agents:
+            raise ResetNeededError("the game is over and every agent has left it: call reset() to start a new game")
         return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's agent iterator. Raises: ResetNeededError: before ``reset()``."""
+        self._require_game("agent_iter")
+        return super().agent_iter(max_iter)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         s = self._live("observe")
@@ -653,7 +693,14 @@ def env(num_players: int | None = None, render_mode: str | None = None, strict: 
         num_players: as :class:`raw_env`.
         render_mode: as :class:`raw_env`.
         **kwargs: as :class:`raw_env` (rules, ``preset``, ``observation``, ``eliminated``...).
+
+    Raises:
+        ConfigError: ``strict`` other than True or False, or as :class:`raw_env`; MapError: as :class:`raw_env`.
+
+    Every call before ``reset()`` (``step``, ``observe``, ``last``, ``state``, ``render``, ``agent_iter``)
+    raises :class:`~risk_env.errors.ResetNeededError`, in both forms.
     """
+    check_flag(strict, "strict")
     e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
     if strict:
         return StrictWrapper(e)

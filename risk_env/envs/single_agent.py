@@ -122,6 +122,7 @@ from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .action_input import as_action_id, describe_action
+from .aec import check_turn_feature
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
@@ -171,7 +172,8 @@ class RiskSingleAgentEnv(gymnasium.Env):
             (default: :func:`risk_env.envs.opponents.agent_resolver`'s, the agent registry).
 
     Raises:
-        ConfigError: a bad option or rule, a player count that contradicts the preset.
+        ConfigError: a bad option or rule (``turn_feature`` other than True, False or None), a player
+            count that contradicts the preset.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -197,6 +199,7 @@ class RiskSingleAgentEnv(gymnasium.Env):
         super().__init__()
         self.resolve = resolve
         check_observation_mode(observation)
+        self.turn_feature = check_turn_feature(turn_feature, observation)
         if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
             raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
         if rules is None and preset is None:  # the quick default game: 2 players, no decisions in setup
@@ -224,7 +227,6 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.codec = ActionCodec(self.game)
         self.encoder = ObservationEncoder(self.game)
         self.observation_mode = observation
-        self.turn_feature = (observation == "flat") if turn_feature is None else bool(turn_feature)
         self.graph_encoder = GraphObservationEncoder(self.game, turn_feature=self.turn_feature)
         self.observation_space: spaces.Space = (
             spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)

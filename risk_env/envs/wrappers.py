@@ -9,9 +9,9 @@ checks for it still works:
 
 * before ``reset()``: reading ``agents``, ``rewards``, ``terminations``,
   ``truncations``, ``infos``, ``agent_selection`` or ``num_agents`` raises
-  ``AttributeError``; ``step``/``observe``/``last``/``state`` raise
-  :class:`~risk_env.errors.ResetNeededError` and ``render``/``agent_iter``
-  PettingZoo's order errors (all ``AssertionError``);
+  ``AttributeError``; ``step``/``observe``/``last``/``state``/``render``/``agent_iter``
+  raise :class:`~risk_env.errors.ResetNeededError` (an ``AssertionError``, as
+  PettingZoo's order errors are), as under :class:`StrictWrapper`;
 * an action outside ``action_space(agent)`` (or a bool, or ``None`` for an
   agent that must act) raises :class:`~risk_env.errors.ActionSpaceError`, an
   ``AssertionError`` as ``AssertOutOfBoundsWrapper`` raises, and a
@@ -27,7 +27,7 @@ same trajectories, rewards and errors.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
@@ -40,15 +40,73 @@ __all__ = ["ClassicWrapper", "StrictWrapper"]
 _BEFORE_RESET = "{} cannot be accessed before reset"
 
 
-class StrictWrapper(OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` alone (``risk_env.env(strict=True)``: illegal actions raise), which also
-    shows the board in Jupyter (PettingZoo's wrappers do not pass on underscore names such as ``_repr_svg_``)."""
+class _ResetChecked(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` whose calls before ``reset()`` raise the library's
+    :class:`~risk_env.errors.ResetNeededError` (an ``AssertionError`` too, as PettingZoo's are) instead of
+    PettingZoo's bare ``AssertionError`` (``step``, ``observe``, ``state``, ``render``, ``agent_iter``) or
+    ``AttributeError`` (``last``); after ``reset()`` they are PettingZoo's, and ``last``, ``observe``,
+    ``state`` and ``render`` are the raw env's (``last`` after every agent has left a finished game raises
+    ``ResetNeededError``). It also shows the board in Jupyter (PettingZoo's wrappers do not pass on
+    underscore names such as ``_repr_svg_``)."""
+
+    @staticmethod
+    def _refuse(what: str) -> NoReturn:
+        """The refusal of a call before ``reset()`` (``what`` names the call; callers check ``_has_reset``,
+        which keeps the hot ``step`` and ``last`` to one attribute test)."""
+        raise ResetNeededError(f"no game in progress: call reset() before {what}()")
 
     def _repr_svg_(self) -> str | None:
+        """The board as SVG, for Jupyter (:meth:`risk_env.envs.aec.raw_env.position`)."""
         return self.env._repr_svg_()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Raises: ResetNeededError: before ``reset()``, or after every agent has left the finished game."""
+        if not self._has_reset:
+            self._refuse("last")
+        return self.env.last(observe)
 
-class ClassicWrapper(OrderEnforcingWrapper):
+    def observe(self, agent: Any) -> Any:
+        """Raises: ResetNeededError: before ``reset()``; UnknownAgentError: ``agent`` is not one of the agents."""
+        if not self._has_reset:
+            self._refuse("observe")
+        return self.env.observe(agent)
+
+    def state(self) -> Any:
+        """Raises: ResetNeededError: before ``reset()``."""
+        if not self._has_reset:
+            self._refuse("state")
+        return self.env.state()
+
+    def render(self) -> Any:
+        """Raises: ResetNeededError: before ``reset()`` (whatever the ``render_mode``)."""
+        if not self._has_reset:
+            self._refuse("render")
+        return self.env.render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's order-enforcing iterator. Raises: ResetNeededError: before ``reset()``."""
+        if not self._has_reset:
+            self._refuse("agent_iter")
+        return super().agent_iter(max_iter)
+
+
+class StrictWrapper(_ResetChecked):
+    """PettingZoo's ``OrderEnforcingWrapper`` alone (``risk_env.env(strict=True)``: illegal actions raise
+    :class:`~risk_env.errors.IllegalActionError`), with the library's
+    :class:`~risk_env.errors.ResetNeededError` for every call before ``reset()``, and the board in Jupyter."""
+
+    def step(self, action: Any) -> None:
+        """PettingZoo's (a warning and no change after every agent has left the game).
+
+        Raises:
+            ResetNeededError: before ``reset()``; IllegalActionError: as :meth:`risk_env.envs.aec.raw_env.step`.
+        """
+        if not self._has_reset:
+            self._refuse("step")
+        super().step(action)
+
+
+class ClassicWrapper(_ResetChecked):
     """Order enforcing + out-of-bounds assertion + terminate-on-illegal, in one layer.
 
     Args:
@@ -78,31 +136,18 @@ class ClassicWrapper(OrderEnforcingWrapper):
     def num_agents(self) -> int:
         return len(self._raw("agents"))
 
-    def _repr_svg_(self) -> str | None:
-        """The board as SVG, for Jupyter (:meth:`risk_env.envs.aec.raw_env.position`)."""
-        return self.env._repr_svg_()
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         super().reset(seed=seed, options=options)
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise ResetNeededError("no game in progress: call reset() before last()")
-        return self.env.last(observe)
-
-    def observe(self, agent: Any) -> Any:
-        if not self._has_reset:
-            raise ResetNeededError("no game in progress: call reset() before observe()")
-        return self.env.observe(agent)
-
-    def state(self) -> Any:
-        if not self._has_reset:
-            raise ResetNeededError("no game in progress: call reset() before state()")
-        return self.env.state()
-
     def step(self, action: Any) -> None:
+        """One step with PettingZoo's classic-game semantics (module docstring).
+
+        Raises:
+            ResetNeededError: before ``reset()``; ActionSpaceError: not an action id; IllegalActionError: an
+            action other than ``None`` for a terminated or truncated agent.
+        """
         if not self._has_reset:
-            raise ResetNeededError("no game in progress: call reset() before step()")
+            self._refuse("step")
         raw = self.env
         if not raw.agents:
             self._has_updated = True

@@ -48,6 +48,7 @@ __all__ = [
     "BASELINES",
     "HEURISTICS",
     "PRETRAINED",
+    "canonical_spec",
     "check_spec",
     "check_not_pretrained_file",
     "graph_policy_path",
@@ -178,6 +179,22 @@ def is_lineup(spec: str) -> bool:
     (True, False, False)
     """
     return "+" in spec and not spec.endswith((".zip", ".pt"))
+
+
+def canonical_spec(spec: str) -> str:
+    """``spec`` with each shipped name (a baseline or a pretrained agent, of each agent of a line-up) as the registry
+    writes it: lower case, without spaces around; anything else (a path, ``module:attr``) as given. Names are read
+    in any case everywhere (:func:`load_agent`, the batched policies); a training config keeps them in this form.
+
+    >>> canonical_spec(" Balanced "), canonical_spec("PPO-4P+random"), canonical_spec("runs/X/Model.pt")
+    ('balanced', 'ppo-4p+random', 'runs/X/Model.pt')
+    """
+
+    def one(part: str) -> str:
+        key = part.strip().lower()
+        return key if key in BASELINES or key in PRETRAINED else part
+
+    return "+".join(one(p) for p in lineup_parts(spec)) if is_lineup(spec) else one(spec)
 
 
 def lineup_parts(spec: str) -> list[str]:

@@ -97,11 +97,12 @@ def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     return v
 
 
-def _check_specs(spec: str) -> None:
+def _check_specs(spec: str) -> str:
     """Refuse an agent spec (or each agent of an ``a+b+c`` line-up) that names none of the forms
     :func:`risk_env.agents.load_agent` reads (:func:`risk_env.agents.registry.check_spec`), with the
-    forms there are."""
-    from ..agents.registry import check_spec, lineup_parts
+    forms there are; the spec with its shipped names in the registry's form
+    (:func:`risk_env.agents.registry.canonical_spec`: ``Balanced`` is ``balanced``)."""
+    from ..agents.registry import canonical_spec, check_spec, lineup_parts
     from ..errors import UnknownAgentError
 
     for part in lineup_parts(spec):
@@ -109,6 +110,7 @@ def _check_specs(spec: str) -> None:
             check_spec(part)
         except UnknownAgentError as e:
             raise ValueError(str(e)) from None
+    return canonical_spec(spec)
 
 
 class EnvSection(_Section):
@@ -226,10 +228,7 @@ class OpponentsSection(_Section):
     @classmethod
     def _baselines(cls, v: list[str]) -> list[str]:
         # the names before the weights: a mistyped name is the error to show, not the count it changed
-        for spec in v:
-            if spec != SELF:
-                _check_specs(spec)
-        return v
+        return [SELF if spec.strip().lower() == SELF else _check_specs(spec) for spec in v]
 
     @model_validator(mode="after")
     def _weights(self) -> OpponentsSection:
@@ -268,8 +267,7 @@ class ImitationSection(_Section):
     @field_validator("teacher")
     @classmethod
     def _teacher(cls, v: str) -> str:
-        _check_specs(v)
-        return v
+        return _check_specs(v)
 
 
 class KickstartSection(_Section):
@@ -289,8 +287,7 @@ class KickstartSection(_Section):
     @field_validator("teacher")
     @classmethod
     def _teacher(cls, v: str) -> str:
-        _check_specs(v)
-        return v
+        return _check_specs(v)
 
 
 class EvalSection(_Section):
@@ -316,6 +313,13 @@ class EvalSection(_Section):
     seed: int = Field(
         12345, ge=0, lt=2**32, description="seeds the evaluation games (below 2**32: a torch generator reads 32 bits)"
     )
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents(cls, v: list[str]) -> list[str]:
+        from ..agents.registry import canonical_spec
+
+        return [canonical_spec(spec) for spec in v]  # (each is checked as it is played: risk_env.train.run)
 
     @field_validator("rules")
     @classmethod

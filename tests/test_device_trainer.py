@@ -1027,9 +1027,25 @@ def test_the_benchmark_refuses_its_arguments_before_it_runs(
     cfg = load_config(None, ["trainer=device", "rules.map=small", "env.n_envs=8", "ppo.n_steps=8"])
     warm_ups: list[object] = []
     monkeypatch.setattr(DevicePPO, "learn_once", lambda self: warm_ups.append(self))
-    with pytest.raises(ConfigError, match=r"^--sb3-envs must be >= 1, got 0$"):  # (it was refused after the warm-up)
-        bench.benchmark(cfg, updates=1, repeats=1, sb3_envs=0)
+    for kwargs, named in (
+        ({"sb3_envs": 0}, "--sb3-envs must be an integer >= 1, got 0"),  # (it was refused after the warm-up)
+        ({"updates": 0}, "--updates must be an integer >= 1, got 0"),  # ("updates and repeats must be >= 1")
+        ({"repeats": -1, "sb3_opponent": "missing.zip"}, "--repeats must be an integer >= 1, got -1"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            bench.benchmark(cfg, **{"updates": 1, "repeats": 1, **kwargs})  # type: ignore[arg-type]
+        assert str(info.value) == named
     assert warm_ups == []
+    with pytest.raises(ConfigError) as info:  # (the opponent's first game refused it, unnamed)
+        bench.benchmark(
+            load_config("device", ["rules.card_trade=no_cards", "eval.rules.card_trade=no_cards"]), sb3_opponent="ppo-4p"
+        )
+    assert str(info.value).startswith("--sb3-opponent: 'ppo-4p' cannot be played: agent 'ppo-4p' cannot play these rules: ")
+    assert warm_ups == []
+    # a rollout that makes no learner decision is refused (every figure was 0 decisions/s, "ratio 0.00x")
+    monkeypatch.setattr(DevicePPO, "learn_once", lambda self: None)
+    with pytest.raises(ConfigError, match=r"^the device trainer's rollout of env.n_envs=8 x ppo.n_steps=8 calls made no"):
+        bench.benchmark(cfg, updates=1, repeats=1)
     # --json is checked before the config is read and the trainers timed, not when the figures are written
 
     def run(*args: object, **kwargs: object) -> None:

@@ -136,18 +136,31 @@ def benchmark(
     Raises:
         ConfigError: a config the device trainer refuses, rules no game is played under, ``updates``, ``repeats``
             or ``sb3_envs`` below 1, or an ``sb3_opponent`` that is neither ``self`` nor an agent spec, or one that
-            does not load (a missing model file) (all checked before anything is timed).
+            does not load (a missing model file) or does not play the rules (all checked before anything is timed);
+            a warm-up rollout with no learner decision.
     """
     from ..agents.registry import check_spec, load_agent
     from ..errors import RiskError, UnknownAgentError
 
+    for option, value in (("--updates", updates), ("--repeats", repeats), ("--sb3-envs", sb3_envs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{option} must be an integer >= 1, got {value!r}")
+    if cfg.trainer != "device":
+        cfg = TrainConfig.from_dict({**cfg.model_dump(mode="json"), "trainer": "device"}, source="benchmark config")
+    from .run import check_rules
+
+    check_rules(cfg)  # (a map that does not load was a MapError traceback from the env's build)
     if sb3_opponent != SELF:
         try:
             check_spec(sb3_opponent)
         except UnknownAgentError as e:
             raise ConfigError(f"--sb3-opponent: {e}; or {SELF} (a frozen snapshot of the same network)") from None
         try:
-            load_agent(sb3_opponent)  # (a missing model file was found when the sb3 path was built, after the warm-up)
+            # (a missing model file was found when the sb3 path was built, after the warm-up; other rules at its first game)
+            from ..envs.opponents import check_fits_game
+            from ..rules.engine import Game
+
+            check_fits_game([load_agent(sb3_opponent)], Game(cfg.rules_config))
         except RiskError as e:
             raise ConfigError(f"--sb3-opponent: {sb3_opponent!r} cannot be played: {e}") from None
     import torch
@@ -156,15 +169,6 @@ def benchmark(
     from .device_train import build_env, build_network, ppo_settings, resolve_device
     from .sb3 import build_vec_env
 
-    if cfg.trainer != "device":
-        cfg = TrainConfig.from_dict({**cfg.model_dump(mode="json"), "trainer": "device"}, source="benchmark config")
-    if updates < 1 or repeats < 1:
-        raise ConfigError(f"updates and repeats must be >= 1, got {updates} and {repeats}")
-    if sb3_envs < 1:  # (before the warm-up)
-        raise ConfigError(f"--sb3-envs must be >= 1, got {sb3_envs}")
-    from .run import check_rules
-
-    check_rules(cfg)  # (a map that does not load was a MapError traceback from the env's build)
     threads = cfg.torch_threads or 1
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
@@ -175,6 +179,12 @@ def benchmark(
     ppo = DevicePPO(env, build_network(cfg, env), settings, seed=cfg.seed + 1, seating=seating)
     ppo.learn_once()  # warm-up: allocations, first call of each op; and the learner's decisions per rollout
     per_update = ppo.num_timesteps
+    if per_update == 0:  # (every figure would be 0 decisions/s)
+        torch.set_num_threads(before)
+        raise ConfigError(
+            f"the device trainer's rollout of env.n_envs={cfg.env.n_envs} x ppo.n_steps={cfg.ppo.n_steps} calls made no "
+            "learner decision (the opponents' turns took every call): give more env.n_envs or ppo.n_steps"
+        )
     tmp = tempfile.TemporaryDirectory(prefix="risk_env_bench_")
     sb3_label = sb3_opponent
     if sb3_opponent == SELF:  # the sb3 path's self-play: a frozen MaskablePPO snapshot of the same network

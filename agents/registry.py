@@ -167,6 +167,12 @@ def check_spec(spec: str) -> None:
     mod_name, sep, attr = key.partition(":")
     if sep and mod_name and attr:
         return
+    if is_lineup(key):  # (the training configs' and logs' form of a table's other seats)
+        parts = " ".join(p.strip() for p in lineup_parts(key))
+        raise UnknownAgentError(
+            f"unknown agent {shown_spec(spec)}: a line-up 'a+b+c' names the other seats in a training config; "
+            f"give its agents one by one ({parts})"
+        )
     raise UnknownAgentError(f"unknown agent {shown_spec(spec)}: use one of {spec_forms()}")
 
 

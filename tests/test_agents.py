@@ -397,6 +397,12 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
         with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
             load_agent(spec)
         assert isinstance(info.value, RiskError)  # so every `except RiskError` still catches it
+    with pytest.raises(UnknownAgentError) as info:  # (a training config's line-up, as the logs write it)
+        load_agent("aggressive+continent + balanced")
+    assert str(info.value) == (
+        "unknown agent 'aggressive+continent + balanced': a line-up 'a+b+c' names the other seats in a training "
+        "config; give its agents one by one (aggressive continent balanced)"
+    )
     names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
     with pytest.raises(UnknownAgentError, match=f"^no pretrained agent 'ppo-9p': use one of {names}$"):
         pretrained_path("ppo-9p")

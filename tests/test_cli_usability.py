@@ -362,6 +362,8 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
     [
         (["watch", "--seed", "-5"], "--seed must be 0 or more, got -5"),
         (["play", "--seed", "-1"], "--seed must be 0 or more, got -1"),
+        # (named as the override "seed=-1", which was not typed)
+        (["train", "--seed", "-1"], "--seed must be an integer from 0 to 2**32 - 1 (the run's seed), got -1"),
         (["watch", "--delay", "-1"], "--delay must be 0 or more seconds, got -1.0"),
         (["watch", "--gif", "f.gif", "--fps", "0"], "--fps must be from 0.001 to 1000 frames per second, got 0.0"),
         (

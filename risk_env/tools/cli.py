@@ -748,6 +748,8 @@ def train(
             shown = value if isinstance(value, str) else f"{value:.15g}"  # (one of them would be dropped without a word)
             raise _fail(f"--set {_typed(overrides, key)} and {option} {shown} disagree: give one of them")
     if seed is not None:
+        if not 0 <= seed < 2**32:  # (named as --seed, not as an override the user did not type)
+            raise _fail(f"--seed must be an integer from 0 to 2**32 - 1 (the run's seed), got {seed}")
         overrides.append(f"seed={seed}")
     if timesteps is not None:
         from ..train.config import MAX_TIMESTEPS

@@ -78,6 +78,65 @@ def test_batched_step_guard_stops_games_as_a_loss_for_the_staller() -> None:
         assert g.places[g.stalled_by] == 2 and g.places[other] == 1
 
 
+def _first_legal(observation, info):  # type: ignore[no-untyped-def]
+    """The lowest legal id: it never ends a phase it may go on with, so a turn lasts well over 100 ids."""
+    return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class _FirstLegalBatched:
+    """:func:`_first_legal` as a batched policy."""
+
+    name = "first"
+
+    def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+        return mask.float().argmax(1)  # (the first of the maxima: the lowest legal id)
+
+
+@pytest.mark.parametrize("cap", [1, 2, 10])
+def test_both_backends_stop_a_turn_at_the_same_id(cap: int) -> None:
+    # (the vector backend let a turn take max_turn_steps + 1 ids, + 2 in a slot's later games: it counted the new
+    # game's first id against the finished game's turn)
+    kw = dict(num_games=6, rules={**SMALL, "num_players": 2}, seed=4, progress=False, max_turn_steps=cap)
+    ref = evaluate([_first_legal, _first_legal], **kw, workers=1)  # type: ignore[arg-type]
+    vec = evaluate([_FirstLegalBatched(), _FirstLegalBatched()], **kw, **VEC, batch_size=2)  # type: ignore[arg-type]
+    for res in (ref, vec):
+        assert [(g.steps, g.turns, g.stalled_by is not None, g.winner) for g in res.games] == [(cap, 1, True, None)] * 6
+
+
+def test_the_vector_backend_refuses_workers_and_both_refuse_a_progress_that_is_no_bool(tmp_path: Path) -> None:
+    # (the vector backend ignored workers, even workers=0; progress="x" was taken as a bar on both backends)
+    out = tmp_path / "out"
+    for play in (evaluate, round_robin):
+        for workers in (0, 2, np.int64(4)):
+            with pytest.raises(ConfigError) as info:
+                play(["balanced", "random"], num_games=2, rules=SMALL, **VEC, workers=workers, progress=False, out_dir=out)
+            assert str(info.value) == (
+                f"workers={int(workers)}: the vector backend plays its games in one process (batch_size sets how many "
+                "at once); leave workers out, or set backend='reference' to play in worker processes"
+            )
+        for kwargs in ({"workers": 1}, VEC):
+            for progress in ("x", 1, None):
+                with pytest.raises(ConfigError) as info:
+                    play(["balanced", "random"], num_games=2, rules=SMALL, progress=progress, out_dir=out, **kwargs)
+                assert str(info.value) == f"progress must be True or False, got {progress!r}"
+    assert not out.exists()
+    for workers in (None, 1):  # (1 is this process, where the vector backend plays)
+        res = evaluate(["balanced", "random"], num_games=2, rules=SMALL, **VEC, workers=workers, progress=np.False_)
+        assert (res.num_games, res.workers) == (2, 1)
+
+
+def test_cli_evaluate_refuses_workers_on_the_vector_backend() -> None:
+    from helpers import run_cli
+
+    args = ["evaluate", "random", "random", "--games", "2", "--rules", "fast", "--set", "map=small", "--no-progress"]
+    code, out, err = run_cli(*args, "--backend", "vector", "--device", str(DEVICE), "--workers", "2")
+    assert code == 2 and "worker(s)" not in out
+    assert (out + err).strip().splitlines()[-1] == (
+        "error: workers=2: the vector backend plays its games in one process (batch_size sets how many at once); "
+        "leave workers out, or set backend='reference' to play in worker processes"
+    )
+
+
 def test_batched_evaluation_refuses_what_it_cannot_play() -> None:
     with pytest.raises(ConfigError, match="backend"):
         evaluate(["random", "random"], num_games=2, backend="gpu", progress=False)

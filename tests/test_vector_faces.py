@@ -382,3 +382,64 @@ def test_close_releases_the_games_and_a_reset_starts_new_ones() -> None:
     trl.reset()
     trl.close()
     assert trl.is_closed and trl.learner_env.venv.state is None
+
+
+def _faces() -> list[Any]:
+    from risk_env.vector.gym_vector import GymnasiumVectorEnv
+
+    faces: list[Any] = [GymnasiumVectorEnv]
+    try:
+        from risk_env.vector.torchrl_env import TorchRLVectorEnv
+    except ImportError:  # (the clients extra)
+        pass
+    else:
+        faces.append(TorchRLVectorEnv)
+    return faces
+
+
+def test_faces_take_a_numpy_integer_seat_and_refuse_an_opponent_of_the_wrong_call_when_made() -> None:
+    # (np.int64(1) was refused as no seat; an (obs, mask) lambda passed and reset() raised a bare TypeError)
+    for face in _faces():
+        env = face(4, device=str(DEVICE), learner_seat=np.int64(1), **SMALL)
+        env.reset(seed=0)
+        assert env.learner_env.fixed_seat == 1 and env.learner_env.learner_seat.tolist() == [1] * 4
+        with pytest.raises(ConfigError) as info:
+            face(4, device=str(DEVICE), opponents=lambda obs, mask: mask.float().argmax(1), **SMALL)
+        assert str(info.value) == (
+            "an opponent policy is called as policy(state, mask, active) -> ids (three positional arguments), but "
+            "<lambda> takes (obs, mask); a callable (obs, mask) -> ids is VectorSB3Env's opponent= form"
+        )
+        with pytest.raises(ConfigError, match="^learner_seat must be None \\(rotate\\) or a seat in 0..1, got np.int64\\(2\\)$"):
+            face(4, device=str(DEVICE), learner_seat=np.int64(2), **SMALL)
+
+
+def test_sb3_face_checks_each_opponent_form_against_its_own_call() -> None:
+    pytest.importorskip("stable_baselines3", reason="needs the train extra: pip install 'risk_env[train]'")
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    seen: list[tuple[int, ...]] = []
+
+    def by_observation(obs, mask):  # type: ignore[no-untyped-def]
+        seen.append(tuple(obs.shape))
+        return mask.float().argmax(1)
+
+    venv = VectorSB3Env(4, device=str(DEVICE), learner_seat=np.int64(1), opponent=by_observation, **SMALL)
+    venv.reset()
+    assert venv.learner == 1 and venv.learner_env.learner_seat.tolist() == [1] * 4
+    assert seen and seen[0] == (4, venv.observation_space.shape[0])  # (it sees the flat observations)
+    with pytest.raises(ConfigError) as info:  # (a batched policy's call given as opponent=: a TypeError at reset)
+        VectorSB3Env(4, device=str(DEVICE), opponent=["random", lambda state, mask, active: mask.argmax(1)], **SMALL)
+    assert str(info.value) == (
+        "a callable opponent= is called as opponent(observation, mask) -> ids (two positional arguments), but "
+        "<lambda> takes (state, mask, active); give a batched policy (state, mask, active) -> ids as opponents= instead"
+    )
+    with pytest.raises(ConfigError) as info:  # (LearnerEnv's form: the three-argument call)
+        VectorSB3Env(4, device=str(DEVICE), opponents=by_observation, **SMALL)
+    assert str(info.value) == (
+        "an opponent policy is called as policy(state, mask, active) -> ids (three positional arguments), but "
+        "by_observation takes (obs, mask); a callable (obs, mask) -> ids is VectorSB3Env's opponent= form"
+    )
+    env = VectorSB3Env(4, device=str(DEVICE), opponents=lambda state, mask, active: mask.float().argmax(1), **SMALL)
+    env.reset()
+    with pytest.raises(ConfigError, match="^learner_seat must be a seat number or None \\(rotate\\), got np.True_$"):
+        VectorSB3Env(4, device=str(DEVICE), learner_seat=np.bool_(True), **SMALL)  # type: ignore[arg-type]

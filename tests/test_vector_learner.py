@@ -309,6 +309,71 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
             LearnerEnv(2, device=DEVICE, num_players=2, **kwargs)  # type: ignore[arg-type]
 
 
+def test_self_play_refuses_opponents_and_a_learner_seat() -> None:
+    # (under self-play both were ignored, even opponents="nope")
+    kw: dict[str, Any] = dict(device=DEVICE, self_play=True, num_players=2, **SMALL)
+    for given, text in [
+        (dict(opponents="nope", learner_seat=1), "opponents='nope', learner_seat=1"),
+        (dict(opponents="aggressive"), "opponents='aggressive'"),
+        (dict(learner_seat=0), "learner_seat=0"),
+    ]:
+        with pytest.raises(ConfigError) as info:
+            LearnerEnv(4, **kw, **given)
+        assert str(info.value) == (
+            f"{text}: under self_play=True every seat of every game is a learner, so opponents and learner_seat mean "
+            "nothing; leave them out, or set self_play=False"
+        )
+    env = LearnerEnv(4, **kw, opponents="random", learner_seat=None)  # (the defaults, given)
+    assert env.assignment is None and bool(env.reset().action_mask.any(1).all())
+
+
+def test_a_numpy_integer_learner_seat_is_a_seat() -> None:
+    # (np.int64(1) was refused as "must be None (rotate) or a seat in 0..1, got np.int64(1)")
+    for seat in (np.int64(1), np.int32(1), np.uint8(1)):
+        env = LearnerEnv(4, device=DEVICE, learner_seat=seat, num_players=2, **SMALL)
+        assert env.fixed_seat == 1 and type(env.fixed_seat) is int
+        out = env.reset(seed=0)
+        assert out.current_player.tolist() == [1] * 4
+    for bad in (np.int64(2), np.bool_(True), 1.0):
+        with pytest.raises(ConfigError) as info:
+            LearnerEnv(4, device=DEVICE, learner_seat=bad, num_players=2, **SMALL)  # type: ignore[arg-type]
+        assert str(info.value) == f"learner_seat must be None (rotate) or a seat in 0..1, got {bad!r}"
+
+
+def test_an_opponent_that_cannot_take_the_policy_call_is_refused_when_the_env_is_made() -> None:
+    # (it passed and reset() failed with "TypeError: <lambda>() takes 2 positional arguments but 3 were given")
+    def two(obs, mask):  # type: ignore[no-untyped-def]
+        return mask.float().argmax(1)
+
+    class Keyword:
+        def __call__(self, state, mask, *, active=None):  # type: ignore[no-untyped-def]
+            return mask.float().argmax(1)
+
+    for bad, name, sig in [(two, "two", "(obs, mask)"), (Keyword(), "Keyword", "(state, mask, *, active=None)")]:
+        # alone, in a list, in a tuple of opponent seats (3 players)
+        for opponents, n in ((bad, 2), (["random", bad], 2), ([("random", bad)], 3)):
+            with pytest.raises(ConfigError) as info:
+                LearnerEnv(4, device=DEVICE, opponents=opponents, num_players=n, **SMALL)
+            assert str(info.value) == (
+                f"an opponent policy is called as policy(state, mask, active) -> ids (three positional arguments), but "
+                f"{name} takes {sig}; a callable (obs, mask) -> ids is VectorSB3Env's opponent= form"
+            )
+
+    def first(state, mask, active=None, *rest):  # type: ignore[no-untyped-def]
+        return mask.float().argmax(1)
+
+    # a callable whose signature cannot be read (a builtin, a C callable) is taken as it is
+    unreadable = type("Unreadable", (), {"__call__": lambda self, *a: first(*a), "__signature__": property(_raise)})()
+    for fine in (first, lambda *a: first(*a), unreadable):
+        env = LearnerEnv(4, device=DEVICE, opponents=fine, num_players=2, **SMALL)
+        out = env.reset(seed=0)
+        env.step(out.action_mask.float().argmax(1))
+
+
+def _raise(self: Any) -> None:
+    raise ValueError("no signature found")
+
+
 def test_inactive_slots_are_left_as_they_are() -> None:
     env = LearnerEnv(8, device=DEVICE, seed=9, opponents="aggressive", num_players=2, **SMALL)
     out = env.reset()

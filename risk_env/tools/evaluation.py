@@ -58,7 +58,8 @@ Design
       conservative ``ordinal = mu - 3 sigma``).
     * Work is spread over a process pool (``spawn`` start method, safe with
       torch) of ``workers`` processes (default: every CPU core available);
-      ``workers=1`` plays in this process. A tqdm bar shows progress. The workers do not
+      ``workers=1`` plays in this process (the vector backend's only way: it
+      refuses another ``workers``). A tqdm bar shows progress. The workers do not
       import the main program again unless an agent object defined there needs it
       (:mod:`risk_env.tools.workers`), so a script without a main guard works, and so does
       code fed on standard input.
@@ -127,6 +128,18 @@ def _whole(x: Any, name: str) -> Any:
     if isinstance(x, (bool, np.bool_)):
         raise ConfigError(f"{name} must be an integer, got {x!r}")
     return int(x) if isinstance(x, np.integer) else x
+
+
+def _check_run_args(backend: Any, workers: Any, progress: Any) -> None:
+    """Refuse a ``progress`` that is no bool, and ``workers`` (other than 1) given to the vector backend, which plays
+    its games in one process (``workers`` already as :func:`_whole` gives it)."""
+    if not isinstance(progress, (bool, np.bool_)):
+        raise ConfigError(f"progress must be True or False, got {progress!r}")
+    if backend == "vector" and workers is not None and workers != 1:
+        raise ConfigError(
+            f"workers={workers!r}: the vector backend plays its games in one process (batch_size sets how many at "
+            "once); leave workers out, or set backend='reference' to play in worker processes"
+        )
 
 
 def _spec_text(spec: Any) -> str:
@@ -345,15 +358,15 @@ def evaluate(
             ``"preset"``), or None (the docs/rules.md defaults); ``num_players`` is set from the agents.
         seed: seeds every game and agent (see the module docstring).
         workers: processes (default every available core; 1 = in this process). Never more than
-            the number of game chunks.
-        progress: show a tqdm progress bar (when tqdm is installed; no bar otherwise).
+            the number of game chunks. The vector backend plays in one process and refuses any other than 1.
+        progress: show a tqdm progress bar (True or False; no bar where tqdm is not installed).
         out_dir: if given, :meth:`EvaluationResult.save` there.
         max_turn_steps: per-turn cap on action ids (see :func:`risk_env.tools.match.play_match`); a game that hits it
             is stopped, a loss for the seat deciding then and a draw for the other survivors.
         backend: ``"reference"`` (the AEC env, game by game in worker processes) or ``"vector"``: the batched
             engine, ``batch_size`` games in lockstep on ``device``, entrants as batched policies (the batched
             heuristics, ``random``, learned networks; :mod:`risk_env.tools.vector_evaluation`). Same schedule and
-            statistics; ``workers`` is unused there.
+            statistics; it plays in this process (``workers`` other than None or 1 is refused).
         device: the vector backend's torch device (the reference backend refuses any other than ``"cpu"``).
         batch_size: the vector backend's games at once (default ``min(num_games, 4096)``; the reference
             backend refuses one).
@@ -365,7 +378,9 @@ def evaluate(
     Raises:
         RiskError / ConfigError: bad agents, counts or rules; IllegalActionError: an agent played
             an illegal action (the message names it and the game seed).
-        ConfigError: ``device`` or ``batch_size`` given with ``backend="reference"``, which would not use them.
+        ConfigError: ``device`` or ``batch_size`` given with ``backend="reference"``, which would not use them;
+            ``workers`` other than 1 given with ``backend="vector"``, which plays its games in one process; a
+            ``progress`` that is not True or False.
         ConfigError: ``out_dir`` cannot be created or written (checked before any game, creating nothing: the folder
             is made when the results are saved).
         MissingExtraError: openskill (or, with ``out_dir``, matplotlib) is missing
@@ -408,6 +423,7 @@ def evaluate(
     seed = int(seed)  # (a numpy integer too: the result's seed is a plain int)
     if backend not in ("reference", "vector"):
         raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
+    _check_run_args(backend, workers, progress)
     vector_only = [f"device={device!r}"] if str(device) != "cpu" else []
     vector_only += [f"batch_size={batch_size!r}"] if batch_size is not None else []
     if backend == "reference" and vector_only:
@@ -422,7 +438,7 @@ def evaluate(
         require("matplotlib", "eval", "the win-rate plot")
         _check_out_dir(out_dir)
     if backend == "vector":
-        return _evaluate_vector(specs, num_games, cfg, int(seed), device, batch_size, progress, max_turn_steps, out_dir)
+        return _evaluate_vector(specs, num_games, cfg, seed, device, batch_size, bool(progress), max_turn_steps, out_dir)
     rules_d = cfg.to_dict()
     labels = _labels(specs)
     spec_texts = [_spec_text(sp) for sp in specs]
@@ -440,7 +456,7 @@ def evaluate(
     workers = min(workers, math.ceil(num_games / chunk))
     t0 = time.perf_counter()
     records: list[EvaluatedGame] = []
-    bar = progress_bar(num_games, progress)
+    bar = progress_bar(num_games, bool(progress))
     try:
         if workers == 1:
             _WORKER.clear()
@@ -544,12 +560,14 @@ def round_robin(
 
     Raises:
         ConfigError: a bad ``seed``, a single spec as ``agents``, or what :func:`evaluate` refuses; the rules, the
-            backend's device, ``out_dir`` and every entrant are checked before the first pair plays.
+            backend's device, ``workers``, ``progress``, ``out_dir`` and every entrant are checked before the first
+            pair plays.
     """
     check_seed(seed)
     if isinstance(agents, (str, os.PathLike)):
         raise ConfigError(f"agents must be a list of specs, got the single spec {agents!r}")
     specs = list(agents)
+    _check_run_args(backend, _whole(workers, "workers"), progress)  # (before any entrant is loaded)
     if out_dir is not None:  # every pair's arguments, before the first pair plays or writes anything
         _check_out_dir(out_dir)
     _check_entrants(specs, rules, backend, device, batch_size, rule_overrides)

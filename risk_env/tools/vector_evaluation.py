@@ -163,15 +163,17 @@ def evaluate_batched(
         seed: seeds the engine and the policies' sampling.
         device: the engine's torch device.
         batch_size: games at once (default ``min(num_games, 4096)``, rounded up to a multiple of the players).
-        progress: a tqdm bar over the games (when tqdm is installed).
-        max_turn_steps: the per-turn cap on action ids.
+        progress: a tqdm bar over the games (True or False; no bar where tqdm is not installed).
+        max_turn_steps: the per-turn cap on action ids: a turn may take that many, as in
+            :func:`~risk_env.tools.match.play_match` (a game whose turn goes on after them is stopped).
         labels: entrant labels (default from the specs, a repeated one numbered ``#2``...).
 
     Returns:
         an :class:`~risk_env.tools.stats.EvaluationResult` (``workers`` is 1).
 
     Raises:
-        ConfigError: a spec the vector backend cannot play, rules it does not support, a bad argument, or a batch of
+        ConfigError: a spec the vector backend cannot play, rules it does not support, a bad argument (a ``progress``
+            that is not True or False, a ``batch_size`` that is no positive integer), or a batch of
             games that needs more memory than the device has (:meth:`risk_env.vector.VectorGame.check_batch`).
     """
     import torch
@@ -179,6 +181,8 @@ def evaluate_batched(
     from ..vector import VectorGame
 
     n = rules.num_players
+    if not isinstance(progress, (bool, np.bool_)):
+        raise ConfigError(f"progress must be True or False, got {progress!r}")
     if len(specs) != n:
         raise ConfigError(f"give one agent per seat: {n} players need {n} agents, got {len(specs)}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
@@ -257,7 +261,8 @@ class _Lockstep:
         self.slot_game = torch.full((B,), -1, dtype=torch.int64, device=dev)
         self.entrant = torch.zeros(B, self.n, dtype=torch.int64, device=dev)  # seat -> entrant
         self.ids_taken = torch.zeros(B, dtype=torch.int64, device=dev)
-        self.turn_ids = torch.zeros(B, dtype=torch.int64, device=dev)
+        self.turn_ids = torch.zeros(B, dtype=torch.int64, device=dev)  # ids taken in the turn now being played
+        self.last_turn = torch.zeros(B, dtype=torch.int64, device=dev)  # that turn's key: turn * 8 + player
         self.elim_step = torch.full((B, self.n), -1, dtype=torch.int64, device=dev)  # ids taken when eliminated
         self.started = [0.0] * B
         self._block_lo = 0
@@ -266,7 +271,6 @@ class _Lockstep:
         self._ar_n = torch.arange(self.n, device=dev)
         self._assign(torch.arange(B, device=dev))
         self.mask = game.action_mask(self.state)
-        self.last_turn = (self.state.turn * 8 + self.state.player).clone()
 
     def running(self) -> bool:
         return bool((self.slot_game >= 0).any())
@@ -315,6 +319,7 @@ class _Lockstep:
         self.entrant[sl] = (self._ar_n[None, :] + rot[:, None]) % n
         self.ids_taken[sl] = 0
         self.turn_ids[sl] = 0
+        self.last_turn[sl] = self.state.turn[sl] * 8 + self.state.player[sl]  # (not the finished game's last turn)
         self.elim_step[sl] = -1
         now = time.perf_counter()
         for s in sl.tolist():
@@ -377,7 +382,9 @@ class _Lockstep:
         self.turn_ids = torch.where(key != self.last_turn, 0, self.turn_ids + running.long())
         self.last_turn = key
         self.elim_step = torch.where(info.eliminated & (self.elim_step < 0), self.ids_taken[:, None], self.elim_step)
-        stalled = running & (self.turn_ids > self.max_turn_steps)
+        # as play_match: a turn may take max_turn_steps ids; a game whose turn goes on after that many is stopped
+        # (one ended by its last id is not)
+        stalled = running & (self.turn_ids >= self.max_turn_steps) & ~(info.won | info.truncated)
         over = running & (info.won | info.truncated | stalled)
         out: list[dict[str, Any]] = []
         if bool(over.any()):

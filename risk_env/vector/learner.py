@@ -65,10 +65,12 @@ that skip work no slot needs (the engine's own, and one per opponent policy per 
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
+import numpy as np
 import torch
 
 from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError
@@ -168,7 +170,8 @@ class FixedOpponents:
         generator: the random policy's ``torch.Generator``.
 
     Raises:
-        ConfigError: an empty list, an unknown name, a tuple of the wrong length, or an entry that is no policy.
+        ConfigError: an empty list, an unknown name, a tuple of the wrong length, or an entry that is no policy (not
+            callable, or a callable that cannot take the call ``policy(state, mask, active)``).
     """
 
     def __init__(
@@ -217,9 +220,31 @@ tests play them on :meth:`BatchState.known_to <risk_env.vector.BatchState.known_
 hands them the live state; any other opponent policy gets the seat's view (module docstring)."""
 
 
+def _callable_name(obj: Any) -> str:
+    """A function's name, else its type's (a policy object's class)."""
+    return str(getattr(obj, "__name__", None) or type(obj).__name__)
+
+
 def _check_policy(obj: Any) -> BatchedPolicy:
+    """``obj`` as an opponent policy: a callable that takes the call ``policy(state, mask, active)``.
+
+    Raises:
+        ConfigError: ``obj`` is not callable, or its signature cannot take three positional arguments (a callable
+            whose signature cannot be read, a builtin, passes).
+    """
     if not callable(obj):
         raise ConfigError(f"an opponent must be a policy name or a batched policy (state, mask, active) -> ids; got {obj!r}")
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):  # (a builtin or C callable: its call is tried at the first opponent turn)
+        return obj  # type: ignore[no-any-return]
+    try:
+        sig.bind(None, None, None)
+    except TypeError:
+        raise ConfigError(
+            f"an opponent policy is called as policy(state, mask, active) -> ids (three positional arguments), but "
+            f"{_callable_name(obj)} takes {sig}; a callable (obs, mask) -> ids is VectorSB3Env's opponent= form"
+        ) from None
     return obj  # type: ignore[no-any-return]
 
 
@@ -232,9 +257,11 @@ class LearnerEnv:
         seed: seeds the engine's generator (the random opponent draws from a second one, seeded ``(seed + 7919) % 2**32``).
         opponents: the opponent assignment: a name, a :class:`BatchedPolicy`, a list of those (or of tuples
             per opponent seat; see :class:`FixedOpponents`), or an :class:`OpponentAssignment` such as a
-            :class:`~risk_env.vector.league.League`. Ignored with ``self_play``.
+            :class:`~risk_env.vector.league.League`. A policy is called ``policy(state, mask, active)``. Not with
+            ``self_play`` (refused there).
         self_play: every seat is a learner seat.
-        learner_seat: None rotates the learner seat over slots and games; an int fixes it.
+        learner_seat: None rotates the learner seat over slots and games; an int (a numpy integer too) fixes it.
+            Not with ``self_play`` (refused there).
         observation: ``"flat"`` or ``"graph"`` (:data:`OBSERVATIONS`).
         shaping: the weight of the potential-based territory shaping (module docstring; 0 turns it off).
         shaping_gamma: its discount ``gamma``, in (0, 1] (the learner's).
@@ -246,7 +273,9 @@ class LearnerEnv:
         **rules: ``preset=``, ``rules=`` or rule switches, as :class:`~risk_env.vector.VectorEnv`.
 
     Raises:
-        ConfigError: a bad argument, an unknown opponent, or rules the batched engine does not support.
+        ConfigError: a bad argument, an unknown opponent, an opponent policy that cannot take the call
+            ``policy(state, mask, active)``, ``opponents`` or ``learner_seat`` given with ``self_play=True``, or rules
+            the batched engine does not support.
     """
 
     def __init__(
@@ -276,6 +305,14 @@ class LearnerEnv:
         for label, flag in (("self_play", self_play), ("final_observation", final_observation)):
             if not isinstance(flag, bool):
                 raise ConfigError(f"{label} must be True or False, got {flag!r}")
+        if self_play:  # (every seat is a learner: no opponent, no one learner seat)
+            given = [] if isinstance(opponents, str) and opponents == "random" else [f"opponents={opponents!r}"]
+            given += [] if learner_seat is None else [f"learner_seat={learner_seat!r}"]
+            if given:
+                raise ConfigError(
+                    f"{', '.join(given)}: under self_play=True every seat of every game is a learner, so opponents "
+                    "and learner_seat mean nothing; leave them out, or set self_play=False"
+                )
         self.venv = VectorEnv(
             num_envs, device=device, seed=seed, check_actions=False, observation=observation, turn_feature=turn_feature, **rules
         )
@@ -288,10 +325,10 @@ class LearnerEnv:
         self.device = self.venv.device
         self.observation = observation
         if learner_seat is not None and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < n
         ):
             raise ConfigError(f"learner_seat must be None (rotate) or a seat in 0..{n - 1}, got {learner_seat!r}")
-        self.fixed_seat = learner_seat
+        self.fixed_seat = None if learner_seat is None else int(learner_seat)
         self.self_play = bool(self_play)
         self.shaping = float(shaping)
         self.shaping_gamma = float(shaping_gamma)

@@ -28,6 +28,7 @@ N)) -> ids (B,)`` run on the whole batch, or a list of those: slot ``i`` then pl
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -85,7 +86,7 @@ class VectorSB3Env(VecEnv):
         num_envs: slots.
         device: the batched engine's device (observations go to SB3 as numpy on the CPU).
         seed: seeds the engine and the random opponent.
-        learner_seat: 0..num_players-1, or None (rotated over slots and games).
+        learner_seat: 0..num_players-1 (a numpy integer too), or None (rotated over slots and games).
         opponent: ``"random"``, a batched heuristic's name, a batched policy object, a callable
             ``(observation, mask) -> ids``, or a list of those (one per slot, cycling; see the module docstring).
         opponents: instead of ``opponent``, :class:`~risk_env.vector.learner.LearnerEnv`'s ``opponents``
@@ -101,7 +102,9 @@ class VectorSB3Env(VecEnv):
         **rules: ``preset=`` / ``rules=`` / rule switches, as :class:`VectorEnv`.
 
     Raises:
-        ConfigError: a bad seat, opponent or shaping, both ``opponent`` and ``opponents``, what this face does not
+        ConfigError: a bad seat, opponent or shaping (a callable ``opponent`` that cannot take the call
+            ``opponent(observation, mask)``, an ``opponents`` policy that cannot take ``policy(state, mask, active)``),
+            both ``opponent`` and ``opponents``, what this face does not
             offer (``self_play``, the graph observation, ``final_observation``: SB3 gets the last observation in
             ``infos``), or unsupported rules.
     """
@@ -120,8 +123,9 @@ class VectorSB3Env(VecEnv):
         opponents: Any = None,
         **rules: Any,
     ) -> None:
-        if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, int)):
+        if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer))):
             raise ConfigError(f"learner_seat must be a seat number or None (rotate), got {learner_seat!r}")
+        learner_seat = None if learner_seat is None else int(learner_seat)  # (a numpy integer too)
         for key, why in (
             ("self_play", "SB3 trains one agent per slot: use LearnerEnv for self-play"),
             ("observation", "this SB3 VecEnv gives the flat observation: use LearnerEnv for observation='graph'"),
@@ -314,7 +318,26 @@ def _opponent_entries(opponent: Any) -> list[Any]:
             raise ConfigError(
                 f"opponent must be a name, a batched policy, a callable (obs, mask) -> ids, or a list of those; got {e!r}"
             )
+        if not isinstance(e, str) and not _is_batched(e):
+            _check_observation_callable(e)
     return entries
+
+
+def _check_observation_callable(fn: Any) -> None:
+    """Refuse an ``opponent=`` callable that cannot take the call ``fn(observation, mask)`` (one whose signature
+    cannot be read, a builtin, passes)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(None, None)
+    except TypeError:
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        raise ConfigError(
+            f"a callable opponent= is called as opponent(observation, mask) -> ids (two positional arguments), but "
+            f"{name} takes {sig}; give a batched policy (state, mask, active) -> ids as opponents= instead"
+        ) from None
 
 
 def build_train_env(cfg: TrainConfig) -> VecEnv:

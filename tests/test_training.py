@@ -1066,3 +1066,17 @@ def test_a_network_too_large_to_train_is_refused_before_the_run_folder(tmp_path,
         train(small, progress=False, quiet=True)
         big = _tiny(tmp_path / "warm", **{"ppo.policy": "mlp", "ppo.net_arch": [10**6, 10**6], "total_timesteps": 256})
         assert train(big, resume=tmp_path / "mlp" / "model.zip", progress=False, quiet=True).timesteps == 256
+
+
+def test_eval_workers_on_the_vector_backend_are_refused_when_the_config_is_read() -> None:
+    # (the vector evaluation refuses them: the run failed its final evaluation after the training)
+    from risk_env.train.config import load_config
+
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["eval.workers=2"])
+    assert (
+        "eval: workers=2 sets the reference backend's processes; the vector backend plays the games in one process: "
+        "leave eval.workers null (or set eval.backend: reference) (set by the override 'eval.workers=2')"
+    ) in str(info.value)
+    assert load_config("device", ["eval.workers=1"]).eval.workers == 1
+    assert load_config("device", ["eval.workers=2", "eval.backend=reference"]).eval.workers == 2

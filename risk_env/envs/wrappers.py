@@ -143,8 +143,9 @@ class ClassicWrapper(_ResetChecked):
         """One step with PettingZoo's classic-game semantics (module docstring).
 
         Raises:
-            ResetNeededError: before ``reset()``; ActionSpaceError: not an action id; IllegalActionError: an
-            action other than ``None`` for a terminated or truncated agent.
+            ResetNeededError: before ``reset()``.
+            ActionSpaceError: not an action id.
+            IllegalActionError: an action other than ``None`` for a terminated or truncated agent.
         """
         if not self._has_reset:
             self._refuse("step")

@@ -304,7 +304,7 @@ class EvalSection(_Section):
         default_factory=lambda: {"preset": "fast", "num_players": 2},
         description="rules of evaluation games (null: the training rules)",
     )
-    workers: int | None = Field(None, ge=1, description="evaluation processes (default: every core)")
+    workers: int | None = Field(None, ge=1, description="evaluation processes of the reference backend (default: every core)")
     backend: Literal["reference", "vector"] = Field(
         "reference",
         description="'reference': game by game in worker processes; 'vector': the games in lockstep on the batched "
@@ -313,6 +313,15 @@ class EvalSection(_Section):
     seed: int = Field(
         12345, ge=0, lt=2**32, description="seeds the evaluation games (below 2**32: a torch generator reads 32 bits)"
     )
+
+    @model_validator(mode="after")
+    def _workers(self) -> EvalSection:
+        if self.backend == "vector" and self.workers is not None and self.workers > 1:
+            raise ValueError(
+                f"workers={self.workers} sets the reference backend's processes; the vector backend plays the games "
+                "in one process: leave eval.workers null (or set eval.backend: reference)"
+            )
+        return self
 
     @field_validator("opponents")
     @classmethod

@@ -132,8 +132,8 @@ def test_cli_evaluate_refuses_workers_on_the_vector_backend() -> None:
     code, out, err = run_cli(*args, "--backend", "vector", "--device", str(DEVICE), "--workers", "2")
     assert code == 2 and "worker(s)" not in out
     assert (out + err).strip().splitlines()[-1] == (
-        "error: workers=2: the vector backend plays its games in one process (batch_size sets how many at once); "
-        "leave workers out, or set backend='reference' to play in worker processes"
+        "error: --workers 2: --backend vector plays its games in one process (--batch-size sets how many at once); "
+        "leave --workers out, or use --backend reference"
     )
 
 

@@ -669,6 +669,11 @@ def evaluate(
             f"{' '.join(given)}: --device and --batch-size are options of --backend vector "
             "(the reference backend would ignore them)"
         )
+    if backend == "vector" and workers is not None and workers > 1:
+        raise _fail(
+            f"--workers {workers}: --backend vector plays its games in one process (--batch-size sets how many at "
+            "once); leave --workers out, or use --backend reference"
+        )
     common = dict(
         num_games=games, rules=rules, seed=seed, workers=workers, progress=progress, out_dir=out, max_turn_steps=max_turn_steps
     )

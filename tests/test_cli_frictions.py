@@ -323,3 +323,37 @@ def test_a_broken_record_is_bad_input_like_any_other(tmp_path) -> None:  # type:
     assert (code, out) == (2, "") and err.startswith(f"error: {broken}: move 1 ('fly away') does not replay")
     code, out, err = run_cli("replay", tmp_path / "missing.json")
     assert (code, out) == (2, "") and err.startswith("error: cannot read record file ")
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["watch", "-n", "7"], "-n 7: input should be less than or equal to 6 (see risk-env watch -h)"),
+        (["play", "--players=1"], "--players 1: input should be greater than or equal to 2 (see risk-env play -h)"),
+        (
+            ["watch", "--seed", "abc"],
+            "--seed abc: input should be a valid integer, unable to parse string as an integer (see risk-env watch -h)",
+        ),
+        (
+            ["replay", "g.json", "--fps", "fast"],
+            "--fps fast: input should be a valid number, unable to parse string as a number (see risk-env replay -h)",
+        ),
+        (["replay"], "Missing argument 'record' (see risk-env replay -h)"),
+        (["bogus"], "No such command 'bogus' (see risk-env -h)"),
+        (["watch", "extra"], "Got unexpected extra argument(s) (extra) (see risk-env watch -h)"),
+    ],
+)
+def test_bad_option_types_and_ranges_are_one_line_naming_the_option_as_typed(args: list[str], message: str) -> None:
+    """Typer's own refusals (a type, a range, an unknown option) were its usage block of four lines."""
+    assert run_cli(*args) == (2, "", f"error: {message}\n")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_refuses_an_unknown_option_in_one_line(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from risk_env.tools.cli import main
+
+    assert run_cli(command, "--zzz") == (2, "", f"error: No such option: --zzz (see risk-env {command} -h)\n")
+    with pytest.raises(SystemExit) as ended:  # a script runs one command: the same line, under its name
+        main(["--zzz"], command=command, prog_name=f"python scripts/{command}.py")
+    assert ended.value.code == 2
+    assert capsys.readouterr() == ("", f"error: No such option: --zzz (see python scripts/{command}.py -h)\n")

@@ -527,3 +527,27 @@ def test_a_soak_summary_that_cannot_be_written_is_one_line(tmp_path, monkeypatch
     assert res.exit_code == 1 and res.output.endswith(
         f"error: --out {str(out)!r}: cannot write the file: No space left on device\n"
     )
+
+
+@pytest.mark.parametrize("command", ["replay", "watch"])
+def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path: Path, command: str) -> None:
+    """``risk-env replay g.json | head -2`` said ``error: cannot write None: Broken pipe`` (exit status 1), ``watch``
+    exited 1: now both stop without a word, with the status of a tool the closed pipe stopped (128 + SIGPIPE)."""
+    import subprocess
+    import sys
+
+    from risk_env.tools.cli import EXIT_CLOSED_PIPE
+
+    record = tmp_path / "long.json"
+    game = ["-n", "4", "--map", "small", "--turns", "400", "--seed", "1"]
+    res = runner.invoke(app, ["watch", *game, "--show", "none", "--record", str(record)])
+    assert res.exit_code == 0, res.output
+    args = ["replay", str(record)] if command == "replay" else ["watch", *game, "--show", "log"]
+    proc = subprocess.Popen(  # (more than a pipe's 64 KiB of output: the command is still writing when the reader goes)
+        [sys.executable, "-m", "risk_env.tools.console", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=120), err) == (EXIT_CLOSED_PIPE, b"") and first

@@ -31,7 +31,10 @@ from standard input, so a script or a test can drive it.
 ``watch`` first says which agent holds which seat. Output files (``--png``,
 ``--gif``, ``--record``...) get their folders created; a folder that cannot be
 made, two outputs on one file (or ``replay`` writing over the record it reads),
-a missing optional package, a broken record end with one ``error:`` line.
+a missing optional package, a broken record end with one ``error:`` line; so do click's own refusals in every
+command (a value of the wrong type or out of range, an unknown option or command), naming the option as it was typed
+(``error: -n 7: input should be less than or equal to 6 (see risk-env watch -h)``), exit status 2. A reader that goes
+away (``risk-env replay g.json | head``) stops the command quietly, exit status 141 (128 + SIGPIPE).
 In ``play``, Ctrl+C at the prompt leaves the game as ``quit`` does (the
 ``--record`` is written).
 """
@@ -39,6 +42,7 @@ In ``play``, Ctrl+C at the prompt leaves the game as ``quit`` does (the
 from __future__ import annotations
 
 import importlib
+import io
 import math
 import os
 import sys
@@ -82,7 +86,123 @@ from .watch import result_line, watch_game
 
 __all__ = ["app", "main", "build_rules", "COMMANDS"]
 
-app = typer.Typer(
+_CLICK = importlib.import_module(typer.BadParameter.__module__)
+"""Click's exceptions, as this typer raises them (its own copy of click from typer 0.22, click's before)."""
+
+EXIT_CLOSED_PIPE = 141
+"""Exit status when the reader of the output went away (``risk-env replay g.json | head``): 128 + SIGPIPE, what the
+shell reports for a tool the closed pipe stopped, and no message."""
+
+
+def _typed_option(param: Any, args: list[str]) -> tuple[str | None, str | None]:
+    """The name of ``param`` as the user typed it last in ``args`` (``-n``, ``--players``, ``--no-color``), and the
+    value typed with it (None for a flag, or when it was not found)."""
+    names = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
+    takes_value = not getattr(param, "is_flag", False) and getattr(param, "nargs", 1) != 0
+    found: tuple[str | None, str | None] = (None, None)
+    for i, token in enumerate(args):
+        if token == "--":
+            break
+        for name in names:
+            if token == name:
+                found = (name, args[i + 1] if takes_value and i + 1 < len(args) else None)
+            elif name.startswith("--") and token.startswith(name + "="):
+                found = (name, token[len(name) + 1 :])
+            elif len(name) == 2 and name != "--" and token.startswith(name) and not token.startswith("--"):
+                found = (name, token[2:])  # (-n7)
+    return found
+
+
+def _usage_line(e: Any, args: list[str]) -> str:
+    """A usage error of click (a bad option value, an unknown option or command, a missing argument) as one line
+    naming the option as the user typed it, with the command that lists the options."""
+    message = str(e.message).strip().rstrip(".")
+    param = getattr(e, "param", None)
+    if isinstance(e, _CLICK.BadParameter) and not isinstance(e, _CLICK.MissingParameter) and param is not None:
+        typed, value = _typed_option(param, args)
+        if typed is None:  # (an argument, or an option not found as typed)
+            opts = list(getattr(param, "opts", ()))
+            typed = f"{opts[0]} ({', '.join(opts[1:])})" if len(opts) > 1 and opts[0].startswith("--") else None
+            typed = typed or (opts[0] if opts and opts[0].startswith("-") else str(param.human_readable_name))
+        if message[:1].isupper() and message[1:2].islower():
+            message = message[0].lower() + message[1:]
+        line = f"{typed} {value}: {message}" if value is not None else f"{typed}: {message}"
+    else:
+        line = e.format_message().strip().rstrip(".")
+    ctx = getattr(e, "ctx", None)
+    if ctx is not None:
+        line += f" (see {ctx.command_path} -h)"
+    return line
+
+
+def _run_main(main: Any, args: Any, prog_name: Any, complete_var: Any, standalone_mode: bool, **extra: Any) -> Any:
+    """``main`` (click's, through typer) with click's own errors as one ``error:`` line (exit status 2) instead of
+    the usage block; ``standalone_mode=False`` leaves them to the caller, as click does."""
+    if not standalone_mode:
+        return main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
+    argv = [str(a) for a in (sys.argv[1:] if args is None else args)]
+    try:
+        rv = main(args=argv, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
+    except _CLICK.ClickException as e:
+        if e.__class__.__name__ == "NoArgsIsHelpError":  # (the help of a bare ``risk-env``: shown as click shows it)
+            e.show()
+        elif isinstance(e, _CLICK.UsageError):
+            typer.echo(f"error: {_usage_line(e, argv)}", err=True)
+        else:
+            typer.echo(f"error: {e.format_message()}", err=True)
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
+    sys.exit(rv if isinstance(rv, int) else 0)  # (an Exit's status, returned when not standalone; else 0)
+
+
+def _closed_pipe() -> typer.Exit:
+    """Point standard output at the null device (the exit's flush has nowhere else to go) and return the quiet exit
+    to raise (:data:`EXIT_CLOSED_PIPE`)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # (a stream with no file: a test's)
+        pass
+    return typer.Exit(EXIT_CLOSED_PIPE)
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose errors of click are one line (:func:`_run_main`) and which stops quietly when the reader
+    of its output goes away (:func:`_closed_pipe`)."""
+
+    def main(  # type: ignore[override]
+        self, args: Any = None, prog_name: Any = None, complete_var: Any = None, standalone_mode: bool = True, **extra: Any
+    ) -> Any:
+        return _run_main(super().main, args, prog_name, complete_var, standalone_mode, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _closed_pipe() from None
+
+
+class _Group(typer.core.TyperGroup):
+    """The ``risk-env`` group, its errors of click as one line (:func:`_run_main`)."""
+
+    def main(  # type: ignore[override]
+        self, args: Any = None, prog_name: Any = None, complete_var: Any = None, standalone_mode: bool = True, **extra: Any
+    ) -> Any:
+        return _run_main(super().main, args, prog_name, complete_var, standalone_mode, **extra)
+
+
+class _App(typer.Typer):
+    """:class:`typer.Typer` whose commands are :class:`_Command` s."""
+
+    def command(self, name: str | None = None, *, cls: Any = _Command, **kwargs: Any) -> Any:  # type: ignore[override]
+        return super().command(name, cls=cls, **kwargs)
+
+
+app = _App(
+    cls=_Group,
     name="risk-env",
     help="An environment for the board game Risk: play it, watch agents, replay records, evaluate, train, benchmark.",
     no_args_is_help=True,
@@ -611,6 +731,8 @@ def replay(
             write_replay_page(rec, html, upto=upto)
             shown = len(rec.moves) if upto is None else upto
             print(f"wrote {html} ({shown} moves; open it in a browser)")
+    except BrokenPipeError:  # the reader of the log went away: a quiet stop (_Command.invoke)
+        raise
     except OSError as e:  # an output that could not be written after all (the record's own read errors are RiskErrors)
         raise _fail(f"cannot write {e.filename!r}: {e.strerror or e}", 1) from None
     except (RiskError, ValueError) as e:  # a record that is broken or does not replay, a bad --upto: bad input
@@ -693,6 +815,8 @@ def evaluate(
         raise _fail(str(e), 1) from None
     except RiskError as e:
         raise _fail(str(e)) from None
+    except BrokenPipeError:  # the reader of the log went away: a quiet stop (_Command.invoke)
+        raise
     except OSError as e:  # results could not be written after all (disk full, removed folder)
         raise _fail(f"cannot write results to {out!r}: {e.strerror or e}") from None
     if out:
@@ -997,6 +1121,8 @@ def soak(
         )
     except MissingExtraError as e:
         raise _fail(str(e), 1) from None
+    except BrokenPipeError:  # the reader of the log went away: a quiet stop (_Command.invoke)
+        raise
     except OSError as e:  # a checkpoint that could not be written after all (the disk full)
         raise _fail(f"--out {out!r}: cannot write the file: {e.strerror or e}", 1) from None
     except (ValueError, RiskError) as e:

@@ -609,17 +609,17 @@ def test_a_record_whose_ended_differs_from_the_replay_is_refused(tmp_path):
         risk_env.env(num_players=2, map="small"), [RandomAgent(0), RandomAgent(1)], seed=0, max_steps=30, record=True
     ).record
     assert won.result["ended"] == "win" and cut.result["ended"] == "unfinished"
-    for rec, bad, how in (
-        (won, "turn_limit", "a win"),
-        (won, 7, "a win"),
-        (cut, "win", "a game still in progress"),
-        (cut, 7, "a game"),
+    for rec, bad, message in (
+        (won, "turn_limit", "replaying the record ends in a win"),
+        (cut, "win", "replaying the record ends in a game still in progress"),
+        (won, 7, r"result 'ended' must be one of 'win', .*, got 7$"),  # (refused on reading, before the replay)
+        (cut, "gave up", r"result 'ended' must be one of 'win', .*, got 'gave up'$"),
     ):
         data = rec.to_dict()
         data["result"]["ended"] = bad
         path = tmp_path / "r.json"
         path.write_text(json.dumps(data))
-        with pytest.raises(RecordError, match=f"replaying the record ends in {how}"):
+        with pytest.raises(RecordError, match=message):
             GameRecord.load(path)
     GameRecord.load(won.save(tmp_path / "ok.json"))
 
@@ -632,3 +632,122 @@ def test_a_game_of_a_preset_name_is_refused_with_the_way_to_make_it() -> None:
     with pytest.raises(ConfigError, match=r"^Game takes a RulesConfig or None, got dict$"):
         Game({"num_players": 3})  # type: ignore[arg-type]
     assert Game(RulesConfig.from_preset("expert")).config.num_players == 4
+
+
+# ---------------------------------------------------------------- a Move's fields, a position of another game
+_INT = "must be an integer (a Python or numpy int, not a bool)"
+
+
+@pytest.mark.parametrize(
+    "build,message",
+    [
+        # (place 1.5 was legal and left to_place a float; fortify 1.5 lost an army; attack 1.5 left att_dice=1.5)
+        (lambda: risk_env.Move.place(0, 1.5), f"Move.count of a PLACE move (armies) {_INT}, got 1.5 (float)"),
+        (lambda: risk_env.Move.fortify(0, 1, 1.5), f"Move.count of a FORTIFY move (armies) {_INT}, got 1.5 (float)"),
+        (lambda: risk_env.Move.attack(0, 1, 1.5), f"Move.count of an ATTACK move (dice) {_INT}, got 1.5 (float)"),
+        (lambda: risk_env.Move.attack(0.5, 1, 2), f"Move.src of an ATTACK move (a territory id) {_INT}, got 0.5 (float)"),
+        (
+            lambda: risk_env.Move.attack(np.float64(0), 1, 2),
+            f"Move.src of an ATTACK move (a territory id) {_INT}, got np.float64(0.0) (float64)",
+        ),
+        (lambda: risk_env.Move.claim("Alaska"), f"Move.src of a CLAIM move (a territory id) {_INT}, got 'Alaska' (str)"),
+        (lambda: risk_env.Move.claim(None), f"Move.src of a CLAIM move (a territory id) {_INT}, got None (NoneType)"),
+        (lambda: risk_env.Move.claim(True), f"Move.src of a CLAIM move (a territory id) {_INT}, got True (bool)"),
+        (lambda: risk_env.Move.place(0, "2"), f"Move.count of a PLACE move (armies) {_INT}, got '2' (str)"),
+        (lambda: risk_env.Move.place(0, True), f"Move.count of a PLACE move (armies) {_INT}, got True (bool)"),
+        (
+            lambda: risk_env.Move.fortify(0, 1.0, 2),
+            f"Move.dst of a FORTIFY move (a territory id) {_INT}, got 1.0 (float)",
+        ),
+        (
+            lambda: risk_env.Move.trade([0.5, 1, 2]),
+            f"Move.cards of a TRADE move holds 0.5 (float): each card id {_INT}",
+        ),
+        (
+            lambda: risk_env.Move.trade("abc"),
+            "Move.cards of a TRADE move must be a tuple or list of card ids (integers), got 'abc' (str)",
+        ),
+        (
+            lambda: risk_env.Move.trade([0, 1, 2], bonus=None),
+            f"Move.bonus of a TRADE move (a territory id, or -1 for none) {_INT}, got None (NoneType)",
+        ),
+        (
+            lambda: risk_env.Move(risk_env.MoveKind.END_TURN, src=1.5),
+            f"Move.src of an END_TURN move (a territory id) {_INT}, or None (an END_TURN move does not use it), got 1.5 (float)",
+        ),
+        (
+            lambda: risk_env.Move(99),
+            "Move.kind must be a MoveKind (CLAIM, PLACE, PLACE_NEUTRAL, TRADE, ATTACK, BLITZ, END_ATTACK, DEFEND, OCCUPY, "
+            "FORTIFY, END_TURN, REROLL, SIX, KEEP_ROLL, CAPITAL) or its integer value 0..14, got 99 (int)",
+        ),
+    ],
+)
+def test_a_move_whose_fields_are_not_integers_is_refused_when_built(build, message):
+    with pytest.raises(risk_env.InvalidMoveError) as info:
+        build()
+    assert str(info.value) == message
+
+
+def test_numpy_integers_and_none_in_unused_fields_make_the_same_moves():
+    Move, MoveKind = risk_env.Move, risk_env.MoveKind
+    m = Move.attack(np.int64(3), np.int32(5), np.uint8(2))
+    assert m == Move.attack(3, 5, 2) and hash(m) == hash(Move.attack(3, 5, 2))
+    assert [type(v) for v in (m.src, m.dst, m.count, m.bonus)] == [int] * 4
+    assert Move(MoveKind.END_TURN, None, None, None, None, None) == Move.end_turn()
+    assert Move(4, 3, 5, 2) == m and type(Move(4, 3, 5, 2).kind) is MoveKind
+    t = Move.trade(np.array([7, 2, 4]), np.int64(9))
+    assert t.cards == (2, 4, 7) and [type(c) for c in t.cards] == [int] * 3 and type(t.bonus) is int
+
+
+def test_legality_and_apply_see_only_well_formed_moves():
+    # (the float count was legal, and apply made to_place 2.5 and legal_moves a TypeError)
+    g = Game(RulesConfig(num_players=3, setup="random"))
+    s = g.new_game(7)
+    mine = int(np.flatnonzero(s.owner == s.player)[0])
+    before = s.copy()
+    with pytest.raises(risk_env.InvalidMoveError):
+        g.is_legal(s, risk_env.Move.place(mine, 1.5))
+    assert s == before
+    g.apply(s, risk_env.Move.place(np.int64(mine), np.int64(2)))
+    assert s.to_place == before.to_place - 2 and type(s.to_place) is int
+    assert s.armies[mine] == before.armies[mine] + 2
+    assert g.legal_moves(s) and s.to_dict()
+
+
+def test_a_position_of_another_game_is_refused_before_it_is_played():
+    # (a 9-territory game played a 42-territory position, and a 2-player game a 3-player one)
+    small = Game(RulesConfig(num_players=2, two_player="none", map="small", setup="random"))
+    classic2 = Game(RulesConfig(num_players=2, two_player="none", setup="random"))
+    classic3 = Game(RulesConfig(num_players=3, setup="random"))
+    s2, s3 = classic2.new_game(1), classic3.new_game(1)
+    cases = [
+        (
+            small,
+            s2,
+            classic2,
+            "this position has 42 territories and 2 players; this game has 9 territories (map 'small') and 2 players: "
+            "play a position with the Game of the rules that made it",
+        ),
+        (
+            classic2,
+            s3,
+            classic3,
+            "this position has 42 territories and 3 players; this game has 42 territories (map 'classic') and 2 players: "
+            "play a position with the Game of the rules that made it",
+        ),
+    ]
+    for game, s, own, message in cases:
+        assert game.invariant_violations(s)  # (the whole-position check saw it; the moves did not)
+        move = own.legal_moves(s)[0]
+        before = s.copy()
+        for name, args in (
+            ("legal_moves", (s,)),
+            ("is_legal", (s, move)),
+            ("check", (s, move)),
+            ("apply", (s, move)),
+            ("step", (s, move)),
+        ):
+            with pytest.raises(StateError) as info:
+                getattr(game, name)(*args)
+            assert str(info.value) == message
+            assert s == before

@@ -292,6 +292,41 @@ BROKEN_RECORDS = {
         lambda: json.loads(json.dumps(_with_map()).replace('"Ash"', '"Ash, North"')),
         r"cannot be named 'Ash, North'.*separator of the move notation",
     ),
+    # (the replay's log printed the raw line break and escape sequence)
+    "a player name with a line break": (
+        lambda: {**_small_record(), "players": ["a\nb", "c"]},
+        r"'players' must be printable text, got 'a\\nb', which holds the unprintable character '\\n'",
+    ),
+    "a player name with an escape sequence": (
+        lambda: {**_small_record(), "players": ["a", "\x1b[31mred"]},
+        r"'players' must be printable text, got '\\x1b\[31mred', which holds the unprintable character '\\x1b'",
+    ),
+    "a result that ended no way a recorder writes": (  # (the log said "result: bogus after 1 turns")
+        lambda: {**_small_record(), "result": {**_small_record()["result"], "ended": "bogus"}},
+        r"result 'ended' must be one of 'win', 'turn_limit', 'unfinished', 'stalled', 'illegal action by <agent>', "
+        r"'stopped after <n> actions of the agents', got 'bogus'$",
+    ),
+    "a result without a winner": (  # (the log's KeyError)
+        lambda: {**_small_record(), "result": {"ended": "unfinished"}},
+        r"'result' has no 'winner'; it holds: ended, winner, turns, moves, eliminated",
+    ),
+    "a result with an unknown key": (
+        lambda: {**_small_record(), "result": {**_small_record()["result"], "score": 3}},
+        r"'result' has an unknown key 'score'",
+    ),
+    "a result's turns as text": (
+        lambda: {**_small_record(), "result": {**_small_record()["result"], "turns": "1"}},
+        r"result 'turns' must be an integer >= 0, got '1'$",
+    ),
+    "rules of another shipped map than the record's": (  # (the record's map was played, the rules' map ignored)
+        lambda: {**_small_record(), "rules": {**_small_record()["rules"], "map": "classic"}},
+        r"the record's rules play map 'classic' but its 'map' is 'small': a record's rules and map name the same shipped map",
+    ),
+    "a map that is a path, not a shipped map's name": (  # (the file was read)
+        lambda: {**_small_record(), "map": "/etc/hostname"},
+        r"'map' must be a shipped map's name \(classic, small\) or the map itself \(an object, GameMap.to_dict\(\)\), "
+        r"got '/etc/hostname'$",
+    ),
     "rules switches that mean nothing together": (
         lambda: {**_small_record(), "rules": {**_small_record()["rules"], "mission_target_taken": "24_territories"}},
         r"rules or map are invalid: mission_target_taken",
@@ -326,3 +361,57 @@ def test_a_sound_record_still_loads() -> None:
     assert rec.validate().players == ["a", "b"] and GameRecord.from_dict(_with_map()).verify().turn == rec.verify().turn
     with pytest.raises(RecordError, match="JSON text"):
         GameRecord.from_json(42)  # type: ignore[arg-type]
+
+
+def test_what_a_recorder_writes_it_reads_back_and_what_it_could_not_is_refused_when_asked(tmp_path: Path) -> None:
+    # every reason a recorder writes reads back; any other is refused when given, before the game is closed
+    game = Game(num_players=2, map="small", setup="random", two_player="none")
+    s = game.new_game(3)
+    for ended in ("unfinished", "stalled", "illegal action by player_1", "stopped after 1 action of the agents"):
+        rec = GameRecorder(game, seed=3).finish(s, ended)
+        assert GameRecord.from_dict(rec.to_dict()).validate().result["ended"] == ended  # type: ignore[index]
+    with pytest.raises(risk_env.ConfigError, match=r"^ended must be one of 'win', .*, got 'bogus'$"):
+        GameRecorder(game, seed=3).finish(s, "bogus")
+    env = Recorder(risk_env.env(num_players=2, map="small", setup="random"))
+    env.reset(seed=1)
+    with pytest.raises(risk_env.ConfigError, match="got 'gave up'"):
+        env.finish("gave up")
+    assert env.records == [] and env.finish("unfinished") is env.records[-1]
+    # player labels: printable text, refused when the recorder is made
+    with pytest.raises(RecordError, match=r"^a record's players must be printable text, got 'a\\tb'"):
+        GameRecorder(game, seed=3, players=["a\tb", "c"])
+    with pytest.raises(risk_env.ConfigError, match=r"^Recorder players must be printable text, got '\\x1b\[31mred'"):
+        Recorder(risk_env.env(num_players=2, map="small"), players=["\x1b[31mred", "b"])
+    # a shipped map given to a game of other rules (Game(config, game_map=...)): the record's rules say the map played
+    game = Game(risk_env.RulesConfig(num_players=2, two_player="none", setup="random"), game_map=load_map("small"))
+    assert game.config.map == "classic"
+    rec = GameRecorder(game, seed=3).finish(game.new_game(3))
+    assert rec.rules["map"] == rec.map == "small" and GameRecord.from_dict(rec.to_dict()).validate().game().map.name == "small"
+
+
+def test_a_recorder_directory_that_cannot_hold_records_is_refused_when_it_is_made(tmp_path: Path) -> None:
+    # (a file in its place was accepted, and the whole game played before a FileExistsError)
+    blocker = tmp_path / "g.json"
+    blocker.write_text("{}")
+    with pytest.raises(risk_env.ConfigError) as e:
+        Recorder(risk_env.env(num_players=2, map="small"), directory=blocker)
+    assert str(e.value) == f"Recorder directory {str(blocker)!r}: cannot write records there: Not a directory (it is a file)"
+    with pytest.raises(risk_env.ConfigError, match=r"Not a directory \('.*g\.json' is a file\)"):
+        Recorder(risk_env.env(num_players=2, map="small"), directory=blocker / "sub")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"] and blocker.read_text() == "{}"
+    env = Recorder(risk_env.env(num_players=2, map="small", setup="random", turn_limit=2), directory=tmp_path / "new" / "games")
+    assert not (tmp_path / "new").exists()  # (checked, nothing made before a game ends)
+    _play_recorded(env, seed=4, agent_seed=0)
+    assert [p.name for p in env.paths] == ["game_00000_seed4.json"] and GameRecord.load(env.paths[0]).seed == 4
+
+
+def test_saving_a_record_to_a_folder_is_refused_with_the_path(tmp_path: Path) -> None:
+    rec = GameRecord.from_dict(_small_record())
+    with pytest.raises(risk_env.ConfigError) as e:  # (an IsADirectoryError)
+        rec.save(tmp_path)
+    assert str(e.value) == f"GameRecord.save: path {str(tmp_path)!r} is a folder; give a file name"
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(risk_env.ConfigError, match=r"^GameRecord.save: path .*: cannot create the folder .*Not a directory"):
+        rec.save(tmp_path / "file" / "r.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+    assert GameRecord.load(rec.save(tmp_path / "a" / "r.json")).players == ["a", "b"]

@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -47,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from .._output import check_output_file, make_output_folder
 from ..envs.codec import ActionCodec, Selection
 from ..errors import ConfigError, IllegalMoveError, InvalidMoveError, RecordError, RiskError, check_seed
 from ..rules.config import RulesConfig
@@ -82,7 +84,63 @@ _FIELDS = ("format", "rules", "map", "seed", "start_state", "players", "result",
 """The fields of a record file (``format``, ``rules``, ``map``, ``seed`` and ``moves`` are required)."""
 
 
+RESULT_ENDS = ("win", "turn_limit", "unfinished", "stalled")
+"""The ``result["ended"]`` values of a record besides the two with a named party (:data:`_ENDED_FORMS`): a win
+and the turn limit (the replay's to say), a game closed before its end (the recorder, ``risk-env play``, the web
+session), and a game stopped for making no progress (:func:`risk_env.tools.match.play_match`)."""
+
+_ENDED_FORMS = (
+    (re.compile(r"illegal action by [^\s]+"), "'illegal action by <agent>'"),  # (Recorder, the web session)
+    (re.compile(r"stopped after [1-9][0-9]* actions? of the agents"), "'stopped after <n> actions of the agents'"),
+)
+
+_RESULT_FIELDS = ("ended", "winner", "turns", "moves", "eliminated", "territories", "armies", "digest")
+"""The keys of a record's ``result`` (:func:`game_result`); the first four are required (the replay's log reads them)."""
+
+
+def ended_problem(ended: object) -> str | None:
+    """Why ``ended`` is not a reason a record's game ended (:data:`RESULT_ENDS`, ``"illegal action by <agent>"``,
+    ``"stopped after <n> actions of the agents"``), or None where it is one."""
+    if isinstance(ended, str) and (ended in RESULT_ENDS or any(form.fullmatch(ended) for form, _ in _ENDED_FORMS)):
+        return None
+    allowed = ", ".join([*map(repr, RESULT_ENDS), *(shown for _, shown in _ENDED_FORMS)])
+    return f"must be one of {allowed}, got {ended!r:.80}"
+
+
+def players_problem(players: object) -> str | None:
+    """Why ``players`` is not a list of player labels (printable text: no line breaks, tabs or escape sequences, which
+    would break the replay's log and pictures), or None where it is one."""
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        return f"must be a list of names (text), got {players!r:.80}"
+    for p in players:
+        if not p.isprintable():
+            bad = next(c for c in p if not c.isprintable())
+            return (
+                f"must be printable text, got {p!r:.80}, which holds the unprintable character {bad!r} "
+                "(line breaks, tabs, escape sequences and other control characters)"
+            )
+    return None
+
+
 # ---------------------------------------------------------------------- helpers
+def write_text_file(path: str | os.PathLike[str], text: str, option: str) -> Path:
+    """Write ``text`` to the output file ``path``, checked before the work by
+    :func:`risk_env._output.check_output_file` (the writers of :mod:`risk_env.records` share it), making its missing
+    folders first. Returns the path.
+
+    Raises:
+        ConfigError: the folder or the file cannot be written after all (changed since the check, the disk full);
+            the message names ``option``, the path and the system's reason.
+    """
+    make_output_folder(path, option)
+    p = Path(path)
+    try:
+        p.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{option} {os.fspath(path)!r}: cannot write the file: {e.strerror or e}") from None
+    return p
+
+
 @cache
 def _builtin_json(name: str) -> str:
     return json.dumps(load_map(name).to_dict(), sort_keys=True)
@@ -113,7 +171,14 @@ def game_result(game: Game, s: GameState, ended: str | None = None) -> dict[str,
     ``"unfinished"``), ``winner`` (seat or -1), ``turns``, ``moves``,
     ``eliminated`` (seats in order), ``territories`` and ``armies`` (per seat,
     the 2-player neutral last), ``digest`` (:func:`state_digest`).
+
+    Raises:
+        ConfigError: ``ended`` is not a reason a record's game ends (:func:`ended_problem`: ``"unfinished"``,
+            ``"stalled"``, ``"illegal action by <agent>"``...): a record that said it could not be read back.
     """
+    why = None if ended is None else ended_problem(ended)
+    if why is not None:
+        raise ConfigError(f"ended {why}")
     if ended is None:
         ended = ("win" if s.winner >= 0 else "turn_limit") if s.phase == Phase.GAME_OVER else "unfinished"
     seats = range(game.num_seats)
@@ -170,16 +235,28 @@ class GameRecord:
     ) -> GameRecord:
         """An empty record for a game of ``game`` begun with ``Game.new_game(seed)``.
 
+        The rules' ``map`` is the record's ``map`` where that is a shipped map's name (a game given a shipped map by
+        ``Game(config, game_map=...)`` keeps ``config.map`` as it was; a record says the map played).
+
         Raises:
-            RecordError: ``seed`` is not an integer >= 0 (a record needs the seed to replay).
+            RecordError: ``seed`` is not an integer >= 0 (a record needs the seed to replay), or ``players`` is not a
+                list of printable names.
         """
         try:
             check_seed(seed)
         except ConfigError:
             raise RecordError(f"a record needs an integer seed >= 0 to replay the game, got {seed!r}") from None
+        if players is not None:
+            why = players_problem(list(players) if isinstance(players, Sequence) and not isinstance(players, str) else players)
+            if why is not None:
+                raise RecordError(f"a record's players {why}")
+        spec = map_spec(game)
+        rules = game.config.to_dict()
+        if isinstance(spec, str):
+            rules["map"] = spec
         return cls(
-            rules=game.config.to_dict(),
-            map=map_spec(game),
+            rules=rules,
+            map=spec,
             seed=int(seed),
             actions=[] if actions else None,
             players=list(players) if players is not None else None,
@@ -271,7 +348,10 @@ class GameRecord:
         """Read :meth:`to_dict` output.
 
         Raises:
-            RecordError: not a record, another format version, or a field of the wrong type.
+            RecordError: not a record, another format version, a field of the wrong type, a ``map`` that is neither a
+                shipped map's name nor a map object, rules that name another shipped map than ``map``, player names
+                that are not printable text, or a ``result`` that is not :func:`game_result`'s (an ``ended`` other
+                than the reasons a recorder writes, :func:`ended_problem`).
         """
         if not isinstance(d, dict):
             raise RecordError(f"a game record is a JSON object, got {type(d).__name__}")
@@ -297,6 +377,17 @@ class GameRecord:
                 )
         if d["seed"] < 0:
             raise RecordError(f"the record's 'seed' must be an integer >= 0 (the seed of Game.new_game), got {d['seed']}")
+        if isinstance(d["map"], str) and d["map"] not in builtin_maps():
+            raise RecordError(
+                f"the record's 'map' must be a shipped map's name ({', '.join(builtin_maps())}) or the map itself "
+                f"(an object, GameMap.to_dict()), got {d['map']!r:.80}"
+            )
+        rules_map = d["rules"].get("map")
+        if isinstance(d["map"], str) and isinstance(rules_map, str) and rules_map in builtin_maps() and rules_map != d["map"]:
+            raise RecordError(
+                f"the record's rules play map {rules_map!r} but its 'map' is {d['map']!r}: a record's rules and map "
+                "name the same shipped map (a game of another map holds the map itself in 'map')"
+            )
         if not all(isinstance(m, str) for m in d["moves"]):
             raise RecordError("the record's 'moves' must be a list of move texts")
         actions = d.get("actions")
@@ -305,14 +396,16 @@ class GameRecord:
         ):
             raise RecordError("the record's 'actions' must be a list of integer action ids")
         players = d.get("players")
-        if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
-            raise RecordError("the record's 'players' must be a list of names")
+        if players is not None:
+            why = players_problem(players) if isinstance(players, list) else "must be a list of names"
+            if why is not None:
+                raise RecordError(f"the record's 'players' {why}")
         seats = d["rules"].get("num_players", RulesConfig.num_players)
         if players is not None and isinstance(seats, int) and len(players) != seats:
             raise RecordError(f"the record's 'players' names {len(players)} players, its rules have num_players={seats}")
         result = d.get("result")
-        if result is not None and not isinstance(result, dict):
-            raise RecordError("the record's 'result' must be an object")
+        if result is not None:
+            _check_result(result)
         meta = d.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError("the record's 'meta' must be an object")
@@ -358,11 +451,15 @@ class GameRecord:
         return cls.from_dict(data)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the record to ``path`` (parent folders are created). Returns the path."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(self.to_json(indent=1) + "\n", encoding="utf-8")
-        return p
+        """Write the record to ``path`` (parent folders are created). Returns the path.
+
+        Raises:
+            ConfigError: ``path`` is not text or a path, is empty or a folder, its folder cannot be made, or the file
+                cannot be written there (:func:`risk_env._output.check_output_file`); the message names the path and
+                the reason. Nothing is written.
+        """
+        check_output_file(path, "GameRecord.save: path")
+        return write_text_file(path, self.to_json(indent=1) + "\n", "GameRecord.save: path")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], validate: bool = True) -> GameRecord:
@@ -437,6 +534,31 @@ class GameRecord:
                 if key in got and got[key] != want:
                     raise RecordError(f"replaying the record gives {key}={got[key]!r}, the record says {want!r}")
         return s
+
+
+def _check_result(result: object) -> None:
+    """Refuse a record's ``result`` that is not :func:`game_result`'s form (the values are the replay's to check).
+
+    Raises:
+        RecordError: not an object, an unknown key, a missing ``ended``, ``winner``, ``turns`` or ``moves``, one
+            of these of the wrong type, or an ``ended`` that is not a reason a recorder writes.
+    """
+    if not isinstance(result, dict):
+        raise RecordError("the record's 'result' must be an object")
+    unknown = [k for k in result if k not in _RESULT_FIELDS]
+    if unknown:
+        raise RecordError(f"the record's 'result' has an unknown key {unknown[0]!r:.80}; it holds: {', '.join(_RESULT_FIELDS)}")
+    for key in _RESULT_FIELDS[:4]:
+        if key not in result:
+            raise RecordError(f"the record's 'result' has no {key!r}; it holds: {', '.join(_RESULT_FIELDS)}")
+    why = ended_problem(result["ended"])
+    if why is not None:
+        raise RecordError(f"the record's result 'ended' {why}")
+    for key in ("winner", "turns", "moves"):
+        value = result[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < (-1 if key == "winner" else 0):
+            least = "-1 (no winner)" if key == "winner" else "0"
+            raise RecordError(f"the record's result {key!r} must be an integer >= {least}, got {value!r:.80}")
 
 
 # ---------------------------------------------------------------------- replay

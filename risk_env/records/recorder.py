@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ..errors import check_seed
+from .._output import folder_problem
+from ..errors import ConfigError, check_seed
 from ..rules.engine import Game
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
-from .record import GameRecord, game_result
+from .record import GameRecord, game_result, players_problem
 
 __all__ = ["Recorder", "GameRecorder", "fresh_seed"]
 
@@ -76,7 +77,11 @@ class GameRecorder:
             self.record.actions.extend(int(a) for a in actions)
 
     def finish(self, state: GameState, ended: str | None = None) -> GameRecord:
-        """Set the result from the final ``state`` and return the record."""
+        """Set the result from the final ``state`` and return the record.
+
+        Raises:
+            ConfigError: ``ended`` is not a reason a record's game ends (:func:`~risk_env.records.record.ended_problem`).
+        """
         self.record.result = game_result(self.game, state, ended)
         return self.record
 
@@ -103,6 +108,10 @@ class Recorder(BaseWrapper):
         record: the game being recorded (or the last one).
         records: finished records (when ``keep``).
         paths: files written.
+
+    Raises:
+        ConfigError: ``directory`` cannot be made or written into (a file in the way, no permission: nothing is made);
+            ``players`` is not a list of printable names.
     """
 
     def __init__(
@@ -113,6 +122,14 @@ class Recorder(BaseWrapper):
         keep: bool = True,
         meta: dict[str, Any] | None = None,
     ) -> None:
+        if directory is not None:  # (before the games: a file in the way was a FileExistsError after the first one)
+            why = folder_problem(directory)
+            if why is not None:
+                raise ConfigError(f"Recorder directory {os.fspath(directory)!r}: cannot write records there: {why}")
+        if players is not None:
+            why = players_problem(list(players) if isinstance(players, Sequence) and not isinstance(players, str) else players)
+            if why is not None:
+                raise ConfigError(f"Recorder players {why}")
         super().__init__(env)
         self.directory = Path(directory) if directory is not None else None
         self.players = list(players) if players is not None else None
@@ -160,7 +177,12 @@ class Recorder(BaseWrapper):
 
     def finish(self, ended: str | None = None) -> GameRecord | None:
         """Close the game being recorded now (``ended``: why, e.g. ``"unfinished"``; None: from the
-        final state) and return its record; None when no game is open."""
+        final state) and return its record; None when no game is open.
+
+        Raises:
+            ConfigError: ``ended`` is not a reason a record's game ends (:func:`~risk_env.records.record.ended_problem`);
+                the game stays open.
+        """
         if not self._open or self.record is None:
             return None
         self._close(ended)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
+from risk_env import ConfigError
 from risk_env.records.html import replay_page, write_replay_page
 from risk_env.records.record import GameRecord, replay
 from risk_env.records.replay import log_entries
@@ -84,3 +85,13 @@ def test_risk_env_replay_html(tmp_path: Path) -> None:
     code, out, err = run_cli("replay", ROOT / "docs" / "board.json", "-q", "--html", tmp_path / "game.png")
     assert code == 2 and err == f"error: --html '{tmp_path / 'game.png'}' must end in .html or .htm\n"
     assert not (tmp_path / "game.png").exists()
+
+
+def test_writing_the_page_to_a_folder_is_refused_before_the_replay(record: GameRecord, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as e:  # (an IsADirectoryError, after the whole game was replayed and drawn)
+        write_replay_page(record, tmp_path)
+    assert str(e.value) == f"write_replay_page: path {str(tmp_path)!r} is a folder; give a file name"
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigError, match=r"^write_replay_page: path .*: cannot create the folder .*Not a directory"):
+        write_replay_page(record, tmp_path / "file" / "r.html")
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]

@@ -192,3 +192,29 @@ def test_pettingzoo_render_test() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NoDisplayWarning)
         render_test(make)
+
+
+def test_save_png_and_draw_refuse_what_they_cannot_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    game = Game(num_players=2, map="small", setup="random")
+    r = BoardRenderer(game)
+    s = game.new_game(1)
+    with pytest.raises(risk_env.ConfigError) as e:  # ("ValueError: unknown file extension:")
+        r.save_png(s, tmp_path)
+    assert str(e.value) == f"BoardRenderer.save_png: path {str(tmp_path)!r} is a folder; give a file name"
+    with pytest.raises(risk_env.ConfigError) as e:
+        r.save_png(s, tmp_path / "new" / "board.svg")
+    assert str(e.value) == (
+        f"BoardRenderer.save_png: path {str(tmp_path / 'new' / 'board.svg')!r}: give a file name ending in .png (this "
+        "writes a PNG picture; Position.save_svg of risk_env.records.svg writes SVG text)"
+    )
+    classic = Game(num_players=2, setup="random").new_game(1)
+    for draw in (r.draw, lambda state: r.save_png(state, tmp_path / "new" / "board.png")):
+        with pytest.raises(risk_env.StateError) as e:  # (an IndexError)
+            draw(classic)
+        assert str(e.value) == (
+            "the state is a position of a map of 42 territories; this board is of map 'small', 9 territories: "
+            "draw it with a board of its own game"
+        )
+    assert list(tmp_path.iterdir()) == []
+    r.save_png(s, tmp_path / "new" / "board.png")
+    assert (tmp_path / "new" / "board.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

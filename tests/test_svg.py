@@ -263,3 +263,37 @@ def test_save_svg_and_size(tmp_path: Path) -> None:
     assert small.get("width") == "650" and small.get("height") == "250"
     bare = BoardSvg(game, panel=False)
     assert bare.size == (map_geometry(game.map).shape[0], 1000) and 'id="panel"' not in bare.svg(game.new_game(1))
+
+
+def test_save_svg_and_width_refuse_what_they_cannot_write(tmp_path: Path) -> None:
+    game = Game(num_players=2, map="small", setup="random")
+    pos = Position(game, game.new_game(1))
+    with pytest.raises(risk_env.ConfigError) as e:  # (an IsADirectoryError)
+        pos.save_svg(tmp_path)
+    assert str(e.value) == f"Position.save_svg: path {str(tmp_path)!r} is a folder; give a file name"
+    with pytest.raises(risk_env.ConfigError) as e:  # (SVG text was written into board.png)
+        pos.save_svg(tmp_path / "new" / "board.png")
+    assert str(e.value) == (
+        f"Position.save_svg: path {str(tmp_path / 'new' / 'board.png')!r}: give a file name ending in .svg (this writes "
+        "SVG text; BoardRenderer.save_png of risk_env.records.draw writes a PNG picture)"
+    )
+    assert list(tmp_path.iterdir()) == []
+    assert pos.save_svg(tmp_path / "Board.SVG").read_text(encoding="utf-8").startswith("<?xml")
+    for width in (-5, 0, 0.5, float("nan"), True, "650"):  # (-5 gave width="-5" height="-2")
+        for draw in (pos.svg, lambda width: board_svg(game, game.new_game(1), width=width)):
+            with pytest.raises(risk_env.ConfigError) as e:
+                draw(width=width)
+            assert str(e.value) == f"width must be None (the picture's own) or a number of pixels >= 1, got {width!r}"
+    assert ET.fromstring(pos.svg(width=np.int64(650))).get("height") == "250"
+
+
+def test_a_state_of_another_game_is_refused_by_the_picture() -> None:
+    small = Game(num_players=2, map="small", setup="random")
+    with pytest.raises(risk_env.StateError) as e:  # (an IndexError, or a picture of the wrong territories)
+        BoardSvg(small).svg(Game(num_players=2, setup="random").new_game(1))
+    assert str(e.value) == (
+        "the state is a position of a map of 42 territories; this board is of map 'small', 9 territories: "
+        "draw it with a board of its own game"
+    )
+    with pytest.raises(risk_env.StateError, match="^the state is a position of 3 players; this board is of 2 players"):
+        Position(small, Game(num_players=3, map="small", setup="random").new_game(1)).svg()

@@ -35,12 +35,15 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._extras import require
+from .._output import check_output_file, make_output_folder
 from ..envs.codec import Selection
+from ..errors import ConfigError
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .layout import (  # the layout's colours and pixel helpers, shared with the painting
@@ -60,7 +63,7 @@ from .layout import (  # the layout's colours and pixel helpers, shared with the
     mix,
     text_color,
 )
-from .picture import Picture, describe, seat_colors, seat_labels
+from .picture import Picture, check_state_fits, describe, seat_colors, seat_labels
 
 __all__ = ["BoardRenderer", "PLAYER_COLORS", "NEUTRAL_COLOR", "NoDisplayWarning", "draw_board", "save_board_png"]
 
@@ -363,6 +366,10 @@ class BoardRenderer:
             recent: texts of earlier moves, oldest first; the newest that fit are listed in the panel.
             selection: the action codec's pending selection (a ring on a chosen source, a dashed arrow
                 to a chosen target); None for none.
+
+        Raises:
+            StateError: ``state`` is not a position of this renderer's game (another map or player count; the
+                message names both sizes).
         """
         pic = describe(self.game, state, last_move, recent, self._player_names, selection)
         self._highlight(pic)
@@ -438,11 +445,31 @@ class BoardRenderer:
         self._window = None
 
     def save_png(self, state: GameState, path: str | os.PathLike[str], last_move: str = "", recent: Sequence[str] = ()) -> None:
-        """Draw ``state`` and write it as a PNG file (missing parent folders are created)."""
+        """Draw ``state`` and write it as a PNG file (missing parent folders are created).
+
+        Raises:
+            ConfigError: ``path`` does not end in ``.png`` (an SVG picture is :meth:`Position.save_svg
+                <risk_env.records.svg.Position.save_svg>`'s), is a folder, its folder cannot be made, or the file
+                cannot be written there (:func:`risk_env._output.check_output_file`); checked before the board is
+                drawn, the message names the path.
+            StateError: ``state`` is not a position of this renderer's game (:meth:`draw`).
+        """
         from PIL import Image
 
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        Image.fromarray(self.draw(state, last_move, recent)).save(os.fspath(path))
+        option = "BoardRenderer.save_png: path"
+        check_output_file(path, option)
+        if Path(path).suffix.lower() != ".png":
+            raise ConfigError(
+                f"{option} {os.fspath(path)!r}: give a file name ending in .png (this writes a PNG picture; "
+                "Position.save_svg of risk_env.records.svg writes SVG text)"
+            )
+        check_state_fits(self.game, state)
+        picture = Image.fromarray(self.draw(state, last_move, recent))
+        make_output_folder(path, option)
+        try:
+            picture.save(os.fspath(path), format="PNG")
+        except OSError as e:
+            raise ConfigError(f"{option} {os.fspath(path)!r}: cannot write the file: {e.strerror or e}") from None
 
 
 def _no_display_reason() -> str | None:

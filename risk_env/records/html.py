@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from .record import GameRecord
+from .._output import check_output_file
+from .record import GameRecord, write_text_file
 from .replay import game_text, log_entries, result_text
 from .svg import BOARD_JS, BoardSvg
 
@@ -173,9 +174,10 @@ def write_replay_page(
     """Write :func:`replay_page` of ``record`` to ``path`` (missing parent folders are created). Returns the path.
 
     Raises:
-        RecordError: a move does not replay; ConfigError: bad ``upto``; OSError: the file cannot be written.
+        RecordError: a move does not replay.
+        ConfigError: bad ``upto``; ``path`` is empty or a folder, its folder cannot be made, or the file cannot be
+            written there (:func:`risk_env._output.check_output_file`: checked before the game is replayed; the
+            message names the path and the reason).
     """
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(replay_page(record, upto, title), encoding="utf-8")
-    return p
+    check_output_file(path, "write_replay_page: path")
+    return write_text_file(path, replay_page(record, upto, title), "write_replay_page: path")

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..envs.codec import Selection
-from ..errors import ConfigError
+from ..errors import ConfigError, StateError
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
@@ -191,6 +191,28 @@ def _headline(game: Game, s: GameState, names: Sequence[str]) -> tuple[str, str]
     return title, f"{names[actor]} to act{extra}"
 
 
+def check_state_fits(game: Game, state: object) -> None:
+    """Refuse a ``state`` that a picture of ``game`` cannot show: not a :class:`GameState`, or a position of another
+    map (another number of territories) or another player count.
+
+    Raises:
+        StateError: the message names both sizes.
+    """
+    if not isinstance(state, GameState):
+        raise StateError(f"a picture shows a GameState, got {type(state).__name__}")
+    T = game.map.num_territories
+    if len(state.owner) != T or len(state.armies) != T:
+        raise StateError(
+            f"the state is a position of a map of {len(state.owner)} territories; this board is of map "
+            f"{game.map.name!r}, {T} territories: draw it with a board of its own game"
+        )
+    if len(state.alive) != game.num_players:
+        raise StateError(
+            f"the state is a position of {len(state.alive)} players; this board is of {game.num_players} players: "
+            "draw it with a board of its own game"
+        )
+
+
 def describe(
     game: Game,
     state: GameState,
@@ -210,7 +232,9 @@ def describe(
 
     Raises:
         ConfigError: ``player_names`` has the wrong length.
+        StateError: ``state`` is not a position of ``game``'s map and player count (:func:`check_state_fits`).
     """
+    check_state_fits(game, state)
     s = state
     names = seat_labels(game, player_names)
     colors = seat_colors(game)

@@ -34,6 +34,7 @@ nothing else); ``BoardSvg.svg`` writes the same values into the text.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,7 +45,9 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from .._output import check_output_file
 from ..envs.codec import Selection
+from ..errors import ConfigError
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .layout import (
@@ -63,6 +66,7 @@ from .layout import (
     text_color,
 )
 from .picture import Picture, describe, seat_colors, seat_labels
+from .record import write_text_file
 
 __all__ = ["BoardSvg", "Position", "board_svg", "BOARD_JS"]
 
@@ -262,11 +266,20 @@ class BoardSvg:
             recent: texts of earlier moves, oldest first (the newest that fit are listed).
             selection: the codec's pending selection (``env.selection``), or None.
             width: the picture's displayed width in pixels (default: its own, 1300 with the panel).
+
+        Raises:
+            ConfigError: ``width`` is not None or a number of pixels >= 1 (refused before the picture is drawn).
         """
+        _check_width(width)
         return self.svg_for(self.frame(state, last_move, recent, selection), width)
 
     def svg_for(self, frame: dict[str, Any], width: int | None = None) -> str:
-        """The SVG picture showing ``frame`` (from :meth:`frame`)."""
+        """The SVG picture showing ``frame`` (from :meth:`frame`).
+
+        Raises:
+            ConfigError: ``width`` is not None or a number of pixels >= 1.
+        """
+        _check_width(width)
         H, W = self.size
         w = W if width is None else int(width)
         h = round(H * w / W)
@@ -499,6 +512,20 @@ class BoardSvg:
         return "\n".join(out)
 
 
+def _check_width(width: object) -> None:
+    """Refuse a picture ``width`` that is not None or a finite number of pixels >= 1.
+
+    Raises:
+        ConfigError: the message names the width given and what is allowed.
+    """
+    if width is None:
+        return
+    if isinstance(width, (int, float, np.integer, np.floating)) and not isinstance(width, (bool, np.bool_)):
+        if math.isfinite(width) and width >= 1:
+            return
+    raise ConfigError(f"width must be None (the picture's own) or a number of pixels >= 1, got {width!r:.60}")
+
+
 def board_svg(
     game: Game,
     state: GameState,
@@ -508,7 +535,12 @@ def board_svg(
     player_names: Sequence[str] | None = None,
     width: int | None = None,
 ) -> str:
-    """The SVG picture of ``state`` (see :class:`BoardSvg`; keep one to draw many positions of a game)."""
+    """The SVG picture of ``state`` (see :class:`BoardSvg`; keep one to draw many positions of a game).
+
+    Raises:
+        ConfigError: ``width`` is not None or a number of pixels >= 1 (refused before the picture is drawn).
+    """
+    _check_width(width)
     return BoardSvg(game, player_names).svg(state, last_move, recent, selection, width)
 
 
@@ -535,15 +567,30 @@ class Position:
     player_names: tuple[str, ...] | None = None
 
     def svg(self, width: int | None = None) -> str:
-        """The board as an ``<svg>`` element (``width``: displayed width in pixels; default 1300)."""
+        """The board as an ``<svg>`` element (``width``: displayed width in pixels; default 1300).
+
+        Raises:
+            ConfigError: ``width`` is not None or a number of pixels >= 1.
+        """
         return board_svg(self.game, self.state, self.last_move, self.recent, self.selection, self.player_names, width)
 
     def _repr_svg_(self) -> str:
         return self.svg()
 
     def save_svg(self, path: str | os.PathLike[str]) -> Path:
-        """Write the board to an ``.svg`` file (missing parent folders are created). Returns the path."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + self.svg() + "\n", encoding="utf-8")
-        return p
+        """Write the board to an ``.svg`` file (missing parent folders are created). Returns the path.
+
+        Raises:
+            ConfigError: ``path`` does not end in ``.svg`` (a PNG picture is :meth:`BoardRenderer.save_png
+                <risk_env.records.draw.BoardRenderer.save_png>`'s), is a folder, its folder cannot be made, or the
+                file cannot be written there (:func:`risk_env._output.check_output_file`); checked before the board
+                is drawn, the message names the path.
+        """
+        option = "Position.save_svg: path"
+        check_output_file(path, option)
+        if Path(path).suffix.lower() != ".svg":
+            raise ConfigError(
+                f"{option} {os.fspath(path)!r}: give a file name ending in .svg (this writes SVG text; "
+                "BoardRenderer.save_png of risk_env.records.draw writes a PNG picture)"
+            )
+        return write_text_file(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + self.svg() + "\n", option)

@@ -47,12 +47,20 @@ Move(kind=<MoveKind.ATTACK: 4>, src=0, dst=30, count=3, cards=(), bonus=-1)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
+import numpy as np
+
+from ..errors import InvalidMoveError
 from .state import Phase
 
 __all__ = ["Move", "MoveKind", "MoveSpec", "MOVES", "STARS_TRADE", "VERBS", "FIELD_DEFAULTS"]
+
+
+_set = object.__setattr__
 
 
 class MoveKind(IntEnum):
@@ -73,7 +81,7 @@ class MoveKind(IntEnum):
     CAPITAL = 14
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Move:
     """One complete decision.
 
@@ -86,6 +94,24 @@ class Move:
             rules, :func:`risk_env.rules.cards.stars_pick`); 0 if unused.
         cards: the three card ids of a set trade (sorted), else ``()``.
         bonus: territory id receiving the +2 trade bonus, or -1.
+
+    Every field is checked when the move is built (a type check, nothing more: whether the ids and
+    numbers fit a position is the rules' question, :meth:`Game.check <risk_env.rules.engine.Game.check>`):
+    ``kind`` is a :class:`MoveKind` (or its integer value), ``src``, ``dst``, ``count`` and ``bonus`` are
+    integers, ``cards`` a tuple or list of integers; a Python or numpy integer (kept as ``int``), never a
+    bool. A field the kind does not use may also be None (its default then).
+
+    Raises:
+        InvalidMoveError: a field of another type (a float, a str, a bool, None where the kind uses
+            the field); the message names the field and what it must be.
+
+    >>> try:
+    ...     Move.place(0, 1.5)
+    ... except InvalidMoveError as e:
+    ...     print(e)  # doctest: +ELLIPSIS
+    Move.count of a PLACE move (armies) must be an integer (a Python or numpy int, ...), got 1.5 (float)
+    >>> Move.attack(np.int64(0), 30, 3) == Move.attack(0, 30, 3), type(Move.attack(np.int64(0), 30, 3).src)
+    (True, <class 'int'>)
     """
 
     kind: MoveKind
@@ -94,6 +120,28 @@ class Move:
     count: int = 0
     cards: tuple[int, ...] = ()
     bonus: int = -1
+
+    def __init__(
+        self, kind: MoveKind, src: int = -1, dst: int = -1, count: int = 0, cards: tuple[int, ...] = (), bonus: int = -1
+    ) -> None:
+        # the one check of every move built (legal_moves builds many): plain ints pass on their type alone, at the cost
+        # of the dataclass's own __init__
+        if not (
+            type(src) is int
+            and type(dst) is int
+            and type(count) is int
+            and type(bonus) is int
+            and type(kind) is MoveKind
+            and type(cards) is tuple
+            and (not cards or all(type(c) is int for c in cards))
+        ):
+            kind, src, dst, count, cards, bonus = _normalise(kind, src, dst, count, cards, bonus)
+        _set(self, "kind", kind)
+        _set(self, "src", src)
+        _set(self, "dst", dst)
+        _set(self, "count", count)
+        _set(self, "cards", cards)
+        _set(self, "bonus", bonus)
 
     @staticmethod
     def claim(t: int) -> Move:
@@ -109,7 +157,7 @@ class Move:
 
     @staticmethod
     def trade(cards: tuple[int, ...] | list[int], bonus: int = -1) -> Move:
-        return Move(MoveKind.TRADE, cards=tuple(sorted(int(c) for c in cards)), bonus=bonus)
+        return Move(MoveKind.TRADE, cards=tuple(sorted(_card_ids(cards, MoveKind.TRADE))), bonus=bonus)
 
     @staticmethod
     def trade_stars(stars: int) -> Move:
@@ -162,6 +210,81 @@ class Move:
     @staticmethod
     def capital(t: int) -> Move:
         return Move(MoveKind.CAPITAL, t)
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+_INT_RULE = "must be an integer (a Python or numpy int, not a bool)"
+
+_COUNT_MEANING = {
+    MoveKind.PLACE: "armies",
+    MoveKind.PLACE_NEUTRAL: "armies",
+    MoveKind.TRADE: "the star total of a stars trade",
+    MoveKind.ATTACK: "dice",
+    MoveKind.DEFEND: "dice",
+    MoveKind.OCCUPY: "armies",
+    MoveKind.FORTIFY: "armies",
+    MoveKind.REROLL: "the die's place, 1 for the highest",
+    MoveKind.SIX: "the die's place, 1 for the highest",
+}
+_MEANING = {"src": "a territory id", "dst": "a territory id", "bonus": "a territory id, or -1 for none"}
+
+
+def _a(name: str) -> str:
+    return f"an {name}" if name[0] in "AEIOU" else f"a {name}"
+
+
+def _refuse(kind: MoveKind, field: str, value: object, unused: bool) -> InvalidMoveError:
+    meaning = _COUNT_MEANING.get(kind, "unused") if field == "count" else _MEANING[field]
+    rule = f"{_INT_RULE}, or None ({_a(kind.name)} move does not use it)" if unused else _INT_RULE
+    return InvalidMoveError(f"Move.{field} of {_a(kind.name)} move ({meaning}) {rule}, got {value!r} ({type(value).__name__})")
+
+
+def _card_ids(cards: Any, kind: MoveKind) -> tuple[int, ...]:
+    """``cards`` as a tuple of ints, or :class:`InvalidMoveError` naming what is wrong."""
+    if isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
+        raise InvalidMoveError(
+            f"Move.cards of {_a(kind.name)} move must be a tuple or list of card ids (integers), got {cards!r} "
+            f"({type(cards).__name__})"
+        )
+    out = tuple(cards)
+    for c in out:
+        if not _is_int(c):
+            raise InvalidMoveError(
+                f"Move.cards of {_a(kind.name)} move holds {c!r} ({type(c).__name__}): each card id {_INT_RULE}"
+            )
+    return tuple(int(c) for c in out)
+
+
+def _normalise(kind: Any, *values: Any) -> tuple[Any, ...]:
+    """A move's fields, checked (the slow path of :class:`Move`'s constructor): numpy integers become ints, None in
+    a field the kind does not use becomes its default; anything else is refused with :class:`InvalidMoveError`."""
+    if isinstance(kind, MoveKind):
+        k = kind
+    elif _is_int(kind) and int(kind) in _KIND_VALUES:
+        k = MoveKind(int(kind))
+    else:
+        raise InvalidMoveError(
+            f"Move.kind must be a MoveKind ({', '.join(m.name for m in MoveKind)}) or its integer value "
+            f"0..{len(MoveKind) - 1}, got {kind!r} ({type(kind).__name__})"
+        )
+    used = MOVES[k].fields
+    out: list[Any] = [k]
+    for (name, default), v in zip(FIELD_DEFAULTS, values, strict=True):
+        if v is None and name not in used:
+            out.append(default)
+        elif name == "cards":
+            out.append(_card_ids(v, k))
+        elif _is_int(v):
+            out.append(int(v))
+        else:
+            raise _refuse(k, name, v, name not in used)
+    return tuple(out)
+
+
+_KIND_VALUES = frozenset(int(k) for k in MoveKind)
 
 
 # ---------------------------------------------------------------------- the table of move kinds

@@ -657,15 +657,29 @@ class Game:
     # ------------------------------------------------------------------ legality (risk_env.rules.legality)
     def check(self, s: GameState, move: Move) -> None:
         """Raise :class:`IllegalMoveError` (saying why and what is allowed now) unless ``move``
-        is legal in ``s`` (:func:`risk_env.rules.legality.check`)."""
+        is legal in ``s`` (:func:`risk_env.rules.legality.check`).
+
+        Raises:
+            IllegalMoveError: ``move`` is not a :class:`Move`, or not legal in ``s``.
+            StateError: ``s`` is a position of another map or player count (another Game's).
+        """
         legality.check(self, s, move)
 
     def legal_moves(self, s: GameState) -> list[Move]:
         """Every legal move in ``s`` (complete moves; counts enumerated one by one)
-        (:func:`risk_env.rules.legality.legal_moves`)."""
+        (:func:`risk_env.rules.legality.legal_moves`).
+
+        Raises:
+            StateError: ``s`` is a position of another map or player count (another Game's).
+        """
         return legality.legal_moves(self, s)
 
     def is_legal(self, s: GameState, move: Move) -> bool:
+        """Whether ``move`` is legal in ``s`` (:meth:`check` raises nothing).
+
+        Raises:
+            StateError: ``s`` is a position of another map or player count (another Game's).
+        """
         try:
             self.check(s, move)
         except IllegalMoveError:
@@ -678,6 +692,7 @@ class Game:
 
         Raises:
             IllegalMoveError: the move is not legal; ``s`` is unchanged.
+            StateError: ``s`` is a position of another map or player count (another Game's); ``s`` is unchanged.
         """
         legality.check(self, s, move)
         self.apply_unchecked(s, move)

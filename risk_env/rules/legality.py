@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, StateError
 from .cards import composition_of
 from .moves import FIELD_DEFAULTS, MOVES, Move, MoveKind, MoveSpec
 from .notation import move_to_text
@@ -32,7 +32,7 @@ from .state import GameState, Phase
 if TYPE_CHECKING:
     from .engine import Game
 
-__all__ = ["check", "legal_moves", "illegal", "hand_text", "PHASE_NAME", "PHASE_ALLOWED"]
+__all__ = ["check", "check_fits", "legal_moves", "illegal", "hand_text", "PHASE_NAME", "PHASE_ALLOWED"]
 
 PHASE_NAME = {p: p.name.lower().replace("_", " ") for p in Phase}
 """Each phase's name in messages (``"setup place"``)."""
@@ -88,8 +88,30 @@ def _whose(game: Game, s: GameState, purpose: str) -> str:
     return "yours"
 
 
+def check_fits(game: Game, s: GameState) -> None:
+    """Refuse a position of another game: its territories and players are counted by lengths alone (cheap, at every
+    move); the whole-position checks are :meth:`Game.invariant_violations <risk_env.rules.engine.Game.invariant_violations>`.
+
+    Raises:
+        StateError: ``s`` has another number of territories or players than ``game``'s map and rules.
+    """
+    if len(s.owner) != game.T or len(s.hands) != game.num_players:
+        t, n = len(s.owner), len(s.hands)
+        raise StateError(
+            f"this position has {t} territor{'y' if t == 1 else 'ies'} and {n} player{'' if n == 1 else 's'}; this game "
+            f"has {game.T} territories (map {game.map.name!r}) and {game.num_players} players: play a position with the "
+            "Game of the rules that made it"
+        )
+
+
 def check(game: Game, s: GameState, move: Move) -> None:
-    """Raise :class:`IllegalMoveError` (saying why and what is allowed) unless ``move`` is legal in ``s``."""
+    """Raise :class:`IllegalMoveError` (saying why and what is allowed) unless ``move`` is legal in ``s``.
+
+    Raises:
+        IllegalMoveError: ``move`` is not a :class:`Move`, or not legal in ``s``.
+        StateError: ``s`` is a position of another map or player count (:func:`check_fits`).
+    """
+    check_fits(game, s)
     if not isinstance(move, Move):
         raise IllegalMoveError(f"expected a Move, got {type(move).__name__}: {move!r}")
     k = move.kind
@@ -248,7 +270,12 @@ _CHECKS: dict[MoveKind, Callable[[Game, GameState, Move, MoveSpec], str | None]]
 
 # ---------------------------------------------------------------------- every legal move
 def legal_moves(game: Game, s: GameState) -> list[Move]:
-    """Every legal move in ``s`` (complete moves; counts enumerated one by one)."""
+    """Every legal move in ``s`` (complete moves; counts enumerated one by one).
+
+    Raises:
+        StateError: ``s`` is a position of another map or player count (:func:`check_fits`).
+    """
+    check_fits(game, s)
     for hook in game.hooks["legal_moves"]:
         moves = hook(s)
         if moves is not None:

@@ -357,3 +357,57 @@ def test_every_command_refuses_an_unknown_option_in_one_line(command: str, capsy
         main(["--zzz"], command=command, prog_name=f"python scripts/{command}.py")
     assert ended.value.code == 2
     assert capsys.readouterr() == ("", f"error: No such option: --zzz (see python scripts/{command}.py -h)\n")
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["replay", "docs/board.json", "--upto", "1000"],
+            "--upto must be a number of moves from 0 to {moves} (the moves of {board}), got 1000",
+        ),
+        (
+            ["replay", "docs/board.json", "-q", "--upto", "1000"],
+            "--upto must be a number of moves from 0 to {moves} (the moves of {board}), got 1000",
+        ),
+        (["replay", "docs/board.json", "-q", "--strip", "o.txt"], "--strip 'o.txt' must end in .png or .jpg (or .jpeg, .pdf)"),
+        (
+            ["replay", "docs/board.json", "-q", "--every", "move", "--fps", "3"],
+            "--every and --fps are for the animation of --gif or --video: give --gif or --video too, "
+            "or leave out --every and --fps",
+        ),
+        (
+            ["replay", "docs/board.json", "-q", "--strip-turns", "3"],
+            "--strip-turns is for the contact sheet of --strip: give --strip too, or leave out --strip-turns",
+        ),
+        (
+            ["watch", "--png-when", "last-attack"],
+            "--png-when is for the picture of --png: give --png too, or leave out --png-when",
+        ),
+        (["watch", "--fps", "4"], "--fps is for the animation of --gif: give --gif too, or leave out --fps"),
+        (
+            ["bench", "--quick", "--seconds", "2"],
+            "--quick times windows of 1 second at most, got --seconds 2: leave out one of them",
+        ),
+        (
+            ["bench", "--quick", "--repeats", "5"],
+            "--quick times 3 windows per figure at most, got --repeats 5: leave out one of them",
+        ),
+        (["bench", "--batch-sizes", ""], "--batch-sizes must list batch sizes, comma-separated (such as 1,64,1024), got ''"),
+        (
+            ["bench", "--batch-sizes", "64", "--no-vector"],
+            "--batch-sizes are the batched engine's rows, which --no-vector leaves out: give one of them",
+        ),
+    ],
+)
+def test_options_ignored_or_named_by_python_are_refused_by_the_option(args: list[str], message: str) -> None:
+    """They were named by the record's parameter (upto), told by Pillow (unknown file
+    extension: .txt), silently capped (bench --quick --seconds 2 timed 1 s), silently the default (an empty
+    --batch-sizes) or silently ignored (--png-when without --png; --upto with -q was not checked at all)."""
+    import json
+    from pathlib import Path
+
+    board = str(Path(__file__).resolve().parent.parent / "docs" / "board.json")
+    args = [board if a == "docs/board.json" else a for a in args]
+    moves = len(json.loads(Path(board).read_text())["moves"])  # (the picture's game, redrawn now and then)
+    assert run_cli(*args) == (2, "", f"error: {message.format(board=repr(board), moves=moves)}\n")

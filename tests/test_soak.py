@@ -190,6 +190,13 @@ def test_a_failure_is_reported_with_what_reproduces_it(monkeypatch):
 def test_bad_soak_arguments():
     code, _, err = run_cli("soak", "--games", "-1", "--no-progress")
     assert code == 2 and err == "error: --games must be 1 or more, got -1\n"
+    for args, message in (  # (they were named by run_soak's parameters: classic_share must be in [0, 1], got 2.0)
+        (["--classic-share", "2"], "--classic-share must be a share from 0 to 1, got 2.0"),
+        (["--heuristic-share", "-0.5"], "--heuristic-share must be a share from 0 to 1, got -0.5"),
+        (["--vector-share", "nan"], "--vector-share must be a share from 0 to 1, got nan"),
+        (["--family", "0"], "--family must be 1 or more, got 0"),
+    ):
+        assert run_cli("soak", *args, "--no-progress") == (2, "", f"error: {message}\n"), args
     with pytest.raises(ValueError, match=r"classic_share must be in \[0, 1\], got 2"):
         run_soak(1, classic_share=2, progress=False)
 

@@ -66,7 +66,7 @@ from ..agents import load_agent, spec_forms
 from ..agents.base import check_fits_game
 from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
-from ..records.record import ReplayStep
+from ..records.record import GameRecord, ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
 from ..records.replay import MAX_FPS, MIN_FPS
 from ..rules.config import (
@@ -391,6 +391,8 @@ def _written(option: str, path: str, write: Any) -> Any:
 
 _ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
 """Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
+_STRIPS = (".png", ".jpg", ".jpeg", ".pdf")
+"""Suffixes ``replay --strip`` writes (:func:`risk_env.records.replay.render_strip`, through Pillow)."""
 
 
 def _check_numbers(seed: int | None = None, delay: float | None = None, fps: float | None = None) -> None:
@@ -414,6 +416,29 @@ def _at_least(option: str, value: float | None, low: float, what: str = "") -> N
         return
     if not (math.isfinite(value) and value >= low):
         raise _fail(f"{option} must be {low:g}{what} or more, got {value}")
+
+
+def _given(ctx: typer.Context, *names: str) -> list[str]:
+    """Which of the parameters ``names`` (Python names) the user gave (on the command line, not by default)."""
+    given = []
+    for name in names:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+            given.append(name)
+    return given
+
+
+def _needs(ctx: typer.Context, options: dict[str, str], what: str, needed: str, given: bool) -> None:
+    """Refuse options (Python name -> option) that only shape an output (``what``, written by the option ``needed``),
+    typed without that output: they would be ignored without a word.
+
+    Raises:
+        typer.Exit: (code 2, after a one-line error) one of ``options`` given while ``given`` is false.
+    """
+    typed = "" if given else " and ".join(options[name] for name in _given(ctx, *options))
+    if typed:
+        verb = "are" if " and " in typed else "is"
+        raise _fail(f"{typed} {verb} for {what} of {needed}: give {needed} too, or leave out {typed}")
 
 
 def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
@@ -607,6 +632,7 @@ def serve(
 
 @app.command(short_help="Watch agents play each other (text boards; GIF/MP4, PNG, record).")
 def watch(
+    ctx: typer.Context,
     players: int | None = _PLAYERS,
     rules: str = _RULES,
     map_name: str | None = _MAP,
@@ -641,6 +667,8 @@ def watch(
         raise _fail("--every must be turn or move")
     if png_when not in ("end", "last-attack"):
         raise _fail("--png-when must be end or last-attack")
+    _needs(ctx, {"png_when": "--png-when"}, "the picture", "--png", bool(png))
+    _needs(ctx, {"every": "--every", "fps": "--fps"}, "the animation", "--gif", bool(gif))
     _check_numbers(seed=seed, delay=delay, fps=fps)
     _at_least("--turns", turns, 1)
     _check_suffix(png, "--png", (".png",))
@@ -695,14 +723,15 @@ def watch(
 
 @app.command(short_help="Replay a game record: a move log, GIF/MP4, PNG strip or HTML page.")
 def replay(
+    ctx: typer.Context,
     record: str = typer.Argument(..., help="a game record (.json)"),
     gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
     video: str | None = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
     strip: str | None = typer.Option(
         None,
         "--strip",
-        help="write a PNG contact sheet here: the board at the end of each turn, or of --strip-turns turns evenly "
-        "spread over a longer game (the last turn always kept)",
+        help="write a PNG contact sheet here (.png; .jpg or .pdf too): the board at the end of each turn, or of "
+        "--strip-turns turns evenly spread over a longer game (the last turn always kept)",
     ),
     strip_turns: int = typer.Option(24, "--strip-turns", help="the most panels of --strip (1 or more)"),
     html: str | None = typer.Option(
@@ -722,7 +751,17 @@ def replay(
     _at_least("--upto", upto, 0, " moves")
     _at_least("--strip-turns", strip_turns, 1)
     _check_suffix(html, "--html", (".html", ".htm"))
+    _needs(ctx, {"every": "--every", "fps": "--fps"}, "the animation", "--gif or --video", bool(gif or video))
+    _needs(ctx, {"strip_turns": "--strip-turns"}, "the contact sheet", "--strip", bool(strip))
     _output_paths([(gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")], ((record, "the record read"),))
+    _check_suffix(strip, "--strip", _STRIPS)
+    if upto is not None:  # (the log checks it only when printed, -q not at all; and names it upto)
+        try:
+            total = len(GameRecord.load(record).moves)
+        except RiskError as e:
+            raise _fail(str(e)) from None
+        if upto > total:
+            raise _fail(f"--upto must be a number of moves from 0 to {total} (the moves of {record!r}), got {upto}")
     try:
         rec = run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns)
         if html:
@@ -1001,7 +1040,8 @@ def plot_training(
 # ---------------------------------------------------------------------- bench, soak
 @app.command(short_help="Measure engine and env speed next to PettingZoo's games (the 'bench' extra).")
 def bench(
-    quick: bool = typer.Option(False, "--quick", help="short windows, classic preset only"),
+    ctx: typer.Context,
+    quick: bool = typer.Option(False, "--quick", help="short windows (--seconds 1 and --repeats 3 at most), classic preset only"),
     seconds: float = typer.Option(2.0, "--seconds", help="length of one timed window in seconds"),
     repeats: int = typer.Option(3, "--repeats", help="windows per figure; the median is reported"),
     json_path: str | None = typer.Option(None, "--json", help="also write the results to this JSON file"),
@@ -1015,8 +1055,16 @@ def bench(
     if not (math.isfinite(seconds) and seconds > 0):
         raise _fail(f"--seconds must be more than 0, got {seconds}")
     _at_least("--repeats", repeats, 1)
+    if quick and "seconds" in _given(ctx, "seconds") and seconds > 1.0:
+        raise _fail(f"--quick times windows of 1 second at most, got --seconds {seconds:g}: leave out one of them")
+    if quick and "repeats" in _given(ctx, "repeats") and repeats > 3:
+        raise _fail(f"--quick times 3 windows per figure at most, got --repeats {repeats}: leave out one of them")
     sizes: tuple[int, ...] | None = None
-    if batch_sizes:
+    if batch_sizes is not None:
+        if not vector:
+            raise _fail("--batch-sizes are the batched engine's rows, which --no-vector leaves out: give one of them")
+        if not batch_sizes.strip(", "):
+            raise _fail(f"--batch-sizes must list batch sizes, comma-separated (such as 1,64,1024), got {batch_sizes!r}")
         try:
             sizes = tuple(int(x) for x in batch_sizes.split(",") if x.strip())
         except ValueError:
@@ -1087,8 +1135,18 @@ def soak(
         ("--max-turn-steps", max_turn_steps, 1),
         ("--chunk", chunk, 1),
         ("--vector-batch", vector_batch, 1),
+        ("--family", family, 1),
     ):
         _at_least(option, value, low)
+    for option, share in (
+        ("--classic-share", classic_share),
+        ("--heuristic-share", heuristic_share),
+        ("--variant-share", variant_share),
+        ("--observe-share", observe_share),
+        ("--vector-share", vector_share),
+    ):
+        if not 0.0 <= share <= 1.0:  # (named by the option, not as run_soak's classic_share)
+            raise _fail(f"{option} must be a share from 0 to 1, got {share}")
     for option, seconds in (("--max-seconds", max_seconds), ("--checkpoint-every", checkpoint_every)):
         if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
             raise _fail(f"{option} must be more than 0 seconds, got {seconds}")

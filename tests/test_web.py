@@ -293,6 +293,58 @@ def test_the_api(client) -> None:  # type: ignore[no-untyped-def]
     assert client.post("/api/new").status_code == 200 and client.session.seed != 9  # no body: a fresh seed
 
 
+@pytest.mark.parametrize(
+    "path,body,detail",
+    [
+        (
+            "/api/new",
+            '{"seed": 1e400}',
+            'seed: input should be a valid integer, got Infinity (the body is {"seed": <integer, 0 or more>} or {})',
+        ),
+        (
+            "/api/act",
+            '{"action": 1e400}',
+            'action: input should be a valid integer, got Infinity (the body is {"action": <integer id>})',
+        ),
+        (
+            "/api/act",
+            '{"action": NaN}',
+            'action: input should be a valid integer, got NaN (the body is {"action": <integer id>})',
+        ),
+        (
+            "/api/act",
+            '{"action": -Infinity}',
+            'action: input should be a valid integer, got -Infinity (the body is {"action": <integer id>})',
+        ),
+        (
+            "/api/new",
+            "[1e400]",
+            "the body: input should be a valid dictionary or object to extract fields from, got [Infinity] "
+            '(the body is {"seed": <integer, 0 or more>} or {})',
+        ),
+        (
+            "/api/act",
+            '{"action": "3"}',
+            'action: input should be a valid integer, got "3" (the body is {"action": <integer id>})',
+        ),
+        ("/api/act", '{"move": 1}', 'action is required (the body is {"action": <integer id>})'),
+        (
+            "/api/act",
+            '{"action": 1',
+            "the body is not JSON: Expecting ',' delimiter at character 12 (the body is {\"action\": <integer id>})",
+        ),
+    ],
+)
+def test_a_body_the_api_refuses_is_one_line_even_with_numbers_json_cannot_hold(client, path, body, detail) -> None:  # type: ignore[no-untyped-def]
+    """``{"seed": 1e400}`` (and ``{"action": NaN}``) answered 500: the framework's 422 could not encode the infinity it
+    read (ValueError: Out of range float values are not JSON compliant). Now every refused body is a 422 naming the
+    field, what it got and the body the route takes; the game is unchanged."""
+    before = client.session.state.copy(), client.session.seed
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert (r.status_code, r.json()) == (422, {"detail": detail})
+    assert (client.session.state, client.session.seed) == before
+
+
 def test_the_api_gives_the_record_once_the_game_is_over(client) -> None:  # type: ignore[no-untyped-def]
     session = client.session
     game = client.get("/api/game").json()

@@ -26,13 +26,15 @@ move, hence all that is hidden, so it is the person's only once the game is over
 (:meth:`GameSession.finished_record <risk_env.web.session.GameSession.finished_record>`); the server's
 ``--record`` file is written whenever a game ends or is left.
 
-Bad input gets a clear error: a body that is not ``{"action": integer}`` is refused with 422 by the
-framework, a legal-looking id that the env refuses with 409 and the env's own message; either way the
-game is unchanged.
+Bad input gets a clear error: a body that is not ``{"action": integer}`` (or ``{"seed": integer}``) is refused
+with 422 and ``{"detail": why}`` in one line naming the field, what it got and the body allowed (also for numbers
+JSON cannot hold, such as ``1e400`` or ``NaN``, which the framework's own answer could not encode: a 500), a
+legal-looking id that the env refuses with 409 and the env's own message; either way the game is unchanged.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -48,7 +50,8 @@ from .session import GameSession
 
 require("fastapi", "web", "the web app (risk-env serve)")
 
-from fastapi import Body, FastAPI, HTTPException  # noqa: E402
+from fastapi import Body, FastAPI, HTTPException, Request  # noqa: E402
+from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import HTMLResponse, JSONResponse, Response  # noqa: E402
 from pydantic import BaseModel, StrictInt  # noqa: E402
 
@@ -70,6 +73,42 @@ class NewGame(BaseModel):
     seed: StrictInt | None = None
 
 
+_BODIES = {"/api/act": '{"action": <integer id>}', "/api/new": '{"seed": <integer, 0 or more>} or {}'}
+"""The body each route takes, as its refusals name it."""
+
+
+def _shown(value: Any) -> str:
+    """A value of a request body as JSON writes it (``Infinity``, ``NaN``, ``"3"``), cut to 60 characters."""
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def validation_detail(path: str, errors: Any) -> str:
+    """One line for the framework's refusal of a request body (its ``errors()``): each field, what it got and
+    why, then the body the route takes. Plain text: an input JSON cannot hold (``1e400`` read as infinity) is
+    shown, not encoded (the framework's own answer failed on it, a 500)."""
+    parts = []
+    for error in errors:
+        loc = [str(x) for x in error.get("loc", ()) if x != "body"]
+        kind = error.get("type", "")
+        if kind == "json_invalid":
+            why = (error.get("ctx") or {}).get("error", error.get("msg", "not JSON"))
+            parts.append(f"the body is not JSON: {why}" + (f" at character {loc[0]}" if loc else ""))
+            continue
+        where = ".".join(loc) or "the body"
+        message = str(error.get("msg", "invalid")).rstrip(".")
+        message = message[0].lower() + message[1:] if message[:1].isupper() and message[1:2].islower() else message
+        if kind == "missing":
+            parts.append(f"{where} is required")
+        else:
+            parts.append(f"{where}: {message}, got {_shown(error.get('input'))}")
+    body = _BODIES.get(path)
+    return "; ".join(parts) + (f" (the body is {body})" if body else "")
+
+
 def create_app(session: GameSession) -> FastAPI:
     """The FastAPI app that serves ``session`` (see the module docstring for the routes)."""
     app = FastAPI(title="risk_env", docs_url=None, redoc_url=None, openapi_url=None)
@@ -79,6 +118,10 @@ def create_app(session: GameSession) -> FastAPI:
 
     def refuse(e: RiskError) -> HTTPException:
         return HTTPException(status_code=409, detail=str(e))
+
+    @app.exception_handler(RequestValidationError)
+    def invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_detail(request.url.path, exc.errors())}, status_code=422)
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:

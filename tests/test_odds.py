@@ -290,6 +290,52 @@ def test_error_message_names_the_argument() -> None:
         win_probability(-3, 2)
 
 
+_BATTLE = "a battle is at most 1000 armies a side (200 with exact=True), which keeps the call under a second, got "
+_TABLE = "is at most 200 armies a side (30 with exact=True), which keeps it under half a second and 130 MB, got "
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        # (a million a side was a MemoryError asking for 7.28 TiB; 3000 against 3000 took 5 s)
+        (lambda: win_probability(10**6, 10**6), _BATTLE + "attackers=1000000, defenders=1000000"),
+        (lambda: win_probability(3000, 3000), _BATTLE + "attackers=3000, defenders=3000"),
+        (lambda: outcome_distribution(1001, 1), _BATTLE + "attackers=1001, defenders=1"),
+        (lambda: attacker_survivors(1, 1001), _BATTLE + "attackers=1, defenders=1001"),
+        (lambda: win_probability(201, 2, exact=True), _BATTLE + "attackers=201, defenders=2 with exact=True"),
+        (lambda: OddsTable(201, 1), "an odds table " + _TABLE + "max_attackers=201, max_defenders=1"),
+        (lambda: OddsTable(31, 31, exact=True), "an odds table " + _TABLE + "max_attackers=31, max_defenders=31 with exact=True"),
+        (
+            lambda: expected_conquests(10**6, 3),
+            "a chain of conquests (an odds table of it) " + _TABLE + "attackers=1000000 and up to 3 defenders a territory",
+        ),
+        (
+            lambda: conquests_with_confidence(5, [1, 300]),
+            "a chain of conquests (an odds table of it) " + _TABLE + "attackers=5 and up to 300 defenders a territory",
+        ),
+        (
+            lambda: conquest_distribution(10**6, 10**6),
+            "a chain of conquests (an odds table of it) " + _TABLE + "attackers=1000000 and up to 1000000 defenders a territory",
+        ),
+    ],
+)
+def test_sizes_beyond_the_limits_are_refused_at_once(call, message) -> None:
+    with pytest.raises(ConfigError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_the_limits_themselves_are_allowed() -> None:
+    assert (odds_module.BATTLE_LIMIT, odds_module.EXACT_BATTLE_LIMIT) == (1000, 200)
+    assert (odds_module.TABLE_LIMIT, odds_module.EXACT_TABLE_LIMIT) == (200, 30)
+    assert win_probability(1000, 1) == pytest.approx(1.0) and win_probability(1, 1000) == pytest.approx(0.0)
+    assert isinstance(win_probability(200, 1, exact=True), Fraction)
+    assert OddsTable(200, 1).max_attackers == 200 and OddsTable(1, 30, exact=True).max_defenders == 30
+    assert expected_conquests(200, 1) > 100
+    # the heuristic agents' table (100 a side) is well inside
+    assert OddsTable(100, 100).win_matrix().shape == (101, 101)
+
+
 # --------------------------------------------------------------------------- simulation
 
 

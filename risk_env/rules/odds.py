@@ -74,6 +74,10 @@ from ..errors import ConfigError
 from .dice import roll_outcomes
 
 __all__ = [
+    "BATTLE_LIMIT",
+    "EXACT_BATTLE_LIMIT",
+    "TABLE_LIMIT",
+    "EXACT_TABLE_LIMIT",
     "OddsTable",
     "attacker_survivors",
     "conquest_distribution",
@@ -85,6 +89,25 @@ __all__ = [
 
 Probability = float | Fraction
 DefenderSpec = int | Iterable[int]
+
+BATTLE_LIMIT = 1000
+"""Most armies a side of one battle (:func:`win_probability`, :func:`outcome_distribution`,
+:func:`attacker_survivors`): its DP solves ``(attackers + 1) * (defenders + 1)`` states, under a second and
+8 MB at 1000 against 1000. A bigger battle is a ConfigError (3000 against 3000 took 5 s, a million a side
+asked for terabytes)."""
+
+EXACT_BATTLE_LIMIT = 200
+"""Most armies a side of one battle with ``exact=True``: the fractions grow with every roll (about half a
+second at 200 against 200)."""
+
+TABLE_LIMIT = 200
+"""Most armies a side of an :class:`OddsTable`, and of the chains of :func:`expected_conquests`,
+:func:`conquest_distribution` and :func:`conquests_with_confidence` (a table of the attackers and the most
+defenders of a territory): a table holds ``(A + 1) * (D + 1) * (A + D + 2)`` values, 130 MB and under half a
+second at 200 a side. The heuristic agents use one of 100 a side."""
+
+EXACT_TABLE_LIMIT = 30
+"""Most armies a side of an :class:`OddsTable` (or a chain) with ``exact=True`` (under half a second at 30)."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -98,6 +121,26 @@ def _count(value: object, name: str, minimum: int) -> int:
     if number < minimum:
         raise ConfigError(f"{name} must be >= {minimum}, got {number}")
     return number
+
+
+def _check_battle(a: int, d: int, exact: bool) -> None:
+    limit = EXACT_BATTLE_LIMIT if exact else BATTLE_LIMIT
+    if a > limit or d > limit:
+        raise ConfigError(
+            f"a battle is at most {BATTLE_LIMIT} armies a side ({EXACT_BATTLE_LIMIT} with exact=True), which keeps the "
+            f"call under a second, got attackers={a}, defenders={d}{' with exact=True' if exact else ''}"
+        )
+
+
+def _check_table(a: int, d: int, exact: bool, chain: bool = False) -> None:
+    limit = EXACT_TABLE_LIMIT if exact else TABLE_LIMIT
+    if a > limit or d > limit:
+        what = "a chain of conquests (an odds table of it)" if chain else "an odds table"
+        got = f"attackers={a} and up to {d} defenders a territory" if chain else f"max_attackers={a}, max_defenders={d}"
+        raise ConfigError(
+            f"{what} is at most {TABLE_LIMIT} armies a side ({EXACT_TABLE_LIMIT} with exact=True), which keeps it under "
+            f"half a second and 130 MB, got {got}{' with exact=True' if exact else ''}"
+        )
 
 
 def _defender_chain(defenders_per_territory: DefenderSpec) -> tuple[list[int] | None, int]:
@@ -193,13 +236,15 @@ class OddsTable:
         exact: store Fractions instead of floats.
 
     Raises:
-        ConfigError: a size is not an integer, ``max_attackers < 0`` or ``max_defenders < 1``.
+        ConfigError: a size is not an integer, ``max_attackers < 0`` or ``max_defenders < 1``, or a size above
+            :data:`TABLE_LIMIT` (200; :data:`EXACT_TABLE_LIMIT`, 30, with ``exact=True``).
     """
 
     def __init__(self, max_attackers: int, max_defenders: int, exact: bool = False) -> None:
         self.max_attackers = _count(max_attackers, "max_attackers", 0)
         self.max_defenders = _count(max_defenders, "max_defenders", 1)
         self.exact = bool(exact)
+        _check_table(self.max_attackers, self.max_defenders, self.exact)
         A, D = self.max_attackers, self.max_defenders
         moves = _transitions(self.exact)
         win = _zeros((A + 1, D + 1, A + 1), self.exact)
@@ -322,6 +367,7 @@ def _condition(row: np.ndarray, conditional: bool) -> np.ndarray:
 def _table_for_chain(attackers: int, defenders_per_territory: DefenderSpec, exact: bool) -> OddsTable:
     n = _count(attackers, "attackers", 0)
     _, d_max = _defender_chain(defenders_per_territory)
+    _check_table(n, d_max, exact, chain=True)
     return OddsTable(n, d_max, exact=exact)
 
 
@@ -342,10 +388,12 @@ def win_probability(attackers: int, defenders: int, exact: bool = False) -> Prob
     forward DP over the ``attackers * defenders`` transient states.
 
     Raises:
-        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``.
+        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``, or a side above
+            :data:`BATTLE_LIMIT` (1000 armies; :data:`EXACT_BATTLE_LIMIT`, 200, with ``exact=True``).
     """
     a = _count(attackers, "attackers", 0)
     d = _count(defenders, "defenders", 1)
+    _check_battle(a, d, exact)
     mass = _battle_mass(a, d, exact)
     return _scalar(mass[1:, 0].sum(), exact)
 
@@ -360,10 +408,12 @@ def outcome_distribution(attackers: int, defenders: int, exact: bool = False) ->
     with ``exact=True``, :class:`~fractions.Fraction` summing to exactly 1.
 
     Raises:
-        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``.
+        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``, or a side above
+            :data:`BATTLE_LIMIT` (1000 armies; :data:`EXACT_BATTLE_LIMIT`, 200, with ``exact=True``).
     """
     a = _count(attackers, "attackers", 0)
     d = _count(defenders, "defenders", 1)
+    _check_battle(a, d, exact)
     return _distribution_from_mass(_battle_mass(a, d, exact), exact)
 
 
@@ -377,11 +427,12 @@ def attacker_survivors(attackers: int, defenders: int, conditional: bool = False
     survivor distribution *given* a win (sums to 1).
 
     Raises:
-        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``; or
-            ``conditional=True`` with ``attackers == 0`` (no win possible).
+        ConfigError: an argument is not an integer, ``attackers < 0`` or ``defenders < 1``, or a side above
+            :data:`BATTLE_LIMIT` (1000 armies); or ``conditional=True`` with ``attackers == 0`` (no win possible).
     """
     a = _count(attackers, "attackers", 0)
     d = _count(defenders, "defenders", 1)
+    _check_battle(a, d, False)
     row = np.ascontiguousarray(_battle_mass(a, d, False)[:, 0], dtype=np.float64)
     row[0] = 0.0
     return _condition(row, conditional)
@@ -405,7 +456,9 @@ def expected_conquests(attackers: int, defenders_per_territory: DefenderSpec, ex
         exact: return a :class:`~fractions.Fraction` instead of a ``float``.
 
     Raises:
-        ConfigError: non-integer attackers or defender counts, ``attackers < 0`` or a defender count < 1.
+        ConfigError: non-integer attackers or defender counts, ``attackers < 0`` or a defender count < 1, or
+            attackers or a defender count above :data:`TABLE_LIMIT` (200; :data:`EXACT_TABLE_LIMIT`, 30, with
+            ``exact=True``).
     """
     table = _table_for_chain(attackers, defenders_per_territory, exact)
     return table.expected_conquests(attackers, defenders_per_territory)

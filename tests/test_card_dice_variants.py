@@ -237,7 +237,7 @@ def test_rules_file_errors(tmp_path):
         ("gone.yml", "no rules file 'gone.yml' (no such file); presets: classic"),
         (str(tmp_path), f"rules {str(tmp_path)!r} is a folder, not a rules file; presets: classic"),
         ("FAST", "unknown rules preset 'FAST': names are lower case ('fast'); presets: classic"),
-        ("Stars", "unknown rules preset 'Stars': names are lower case ('stars'); presets: classic"),
+        ("Stars", "unknown rules file 'Stars': names are lower case ('stars'); presets: classic"),
         ("", "rules '' names nothing; presets: classic"),
         ("/dev/null", "rules '/dev/null' is not a regular file; presets: classic"),
     ):

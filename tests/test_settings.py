@@ -200,3 +200,77 @@ def test_broken_rules_files(tmp_path, content, message) -> None:
         RulesConfig.from_file(path)
     with pytest.raises(ConfigError, match=message):
         risk_env.env(preset=str(path))
+
+
+_SWITCHES = ", ".join(RulesConfig.options())
+
+
+@pytest.mark.parametrize("content", [b"", b"\n", b"# the classic rules\n"])
+def test_an_empty_rules_file_is_refused(tmp_path, content) -> None:
+    # (it was read as the classic rules)
+    path = tmp_path / "rules.yaml"
+    path.write_bytes(content)
+    message = (
+        f"rules file {path} is empty (or holds only comments): a rules file holds a mapping of rules switches (and "
+        f"optionally 'preset'), {{}} for the classic rules; switches: {_SWITCHES}"
+    )
+    for call in (lambda: RulesConfig.from_file(path), lambda: resolve_rules(str(path))):
+        with pytest.raises(ConfigError) as info:
+            call()
+        assert str(info.value) == message
+    path.write_text("{}\n", encoding="utf-8")
+    assert RulesConfig.from_file(path) == RulesConfig()
+
+
+def test_a_map_path_in_a_rules_file_is_read_from_the_files_folder(tmp_path, monkeypatch) -> None:
+    # (map: mymap.json was read against the working directory)
+    from importlib.resources import files
+
+    small = files("risk_env.rules.maps").joinpath("small.json").read_text(encoding="utf-8")
+    folder = tmp_path / "rules"
+    (folder / "maps").mkdir(parents=True)
+    (folder / "mymap.json").write_text(small, encoding="utf-8")
+    (folder / "maps" / "mine.json").write_text(small, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for written, read in (
+        ("mymap.json", folder / "mymap.json"),
+        ("maps/mine.json", folder / "maps" / "mine.json"),
+        (str(folder / "mymap.json"), folder / "mymap.json"),  # an absolute path is kept
+        ("small", "small"),  # a shipped map's name is kept
+    ):
+        path = folder / "rules.yaml"
+        path.write_text(f"map: {written}\nnum_players: 3\n", encoding="utf-8")
+        for cfg in (RulesConfig.from_file(path), resolve_rules(str(path)), resolve_rules(rules={"preset": str(path)})):
+            assert cfg.map == str(read)
+            assert risk_env.Game(cfg).T == 9
+    # given relative to the working directory, the rules file's folder is too
+    monkeypatch.chdir(tmp_path)
+    (folder / "rules.yaml").write_text("map: mymap.json\n", encoding="utf-8")
+    assert RulesConfig.from_file("rules/rules.yaml").map == "rules/mymap.json"
+    assert risk_env.Game(RulesConfig.from_file("rules/rules.yaml")).T == 9
+
+
+def test_a_preset_name_given_as_a_rules_file_is_told_what_it_is() -> None:
+    # (from_file("fast") said "unknown rules preset 'fast': names are lower case ('fast')")
+    tail = "rules files: stars, tournament_stars, or the path of a rules .yaml file"
+    cases = [
+        ("fast", "'fast' is a preset, not a rules file: use RulesConfig.from_preset('fast') (resolve_rules and --rules take "),
+        (
+            "Fast",
+            "'Fast' is not a rules file: names are lower case, and 'fast' is a preset: use RulesConfig.from_preset('fast') "
+            "(resolve_rules and --rules take ",
+        ),
+    ]
+    for given, start in cases:
+        with pytest.raises(ConfigError) as info:
+            RulesConfig.from_file(given)
+        assert str(info.value) == start + "either); " + tail
+    with pytest.raises(ConfigError) as info:
+        RulesConfig.from_file("Stars")
+    assert str(info.value).startswith("unknown rules file 'Stars': names are lower case ('stars'); presets: classic")
+    with pytest.raises(ConfigError) as info:
+        resolve_rules("Fast")  # (where presets are taken, the capital is the one thing wrong)
+    assert str(info.value).startswith("unknown rules preset 'Fast': names are lower case ('fast'); presets: classic")
+    assert resolve_rules("fast") == RulesConfig.from_preset("fast")

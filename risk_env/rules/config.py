@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
+from .map import names_a_file
 
 __all__ = [
     "RulesConfig",
@@ -263,10 +264,26 @@ class RulesConfig:
         YAML file by path, holding a mapping of switches and optionally a ``preset`` to start
         from; ``overrides`` are applied on top.
 
+        A relative map path in the file (``map: mymap.json``) is read relative to the file's folder
+        (:func:`load_rules_file`).
+
         Raises:
-            ConfigError: no such shipped name or file (the message lists the shipped names),
-                a file that is not YAML or not a mapping, or a bad switch in it.
+            ConfigError: no such shipped name or file (the message lists the shipped names), a preset's name
+                (``"fast"``: the message says to use :meth:`from_preset`), a file that is empty, not YAML or not a
+                mapping, or a bad switch in it.
         """
+        if isinstance(name_or_path, str) and name_or_path not in rules_files() and not Path(name_or_path).exists():
+            low = name_or_path.lower()
+            if low in PRESETS:  # (a preset's name in from_file was told its name is lower case)
+                start = (
+                    f"{name_or_path!r} is a preset, not a rules file"
+                    if low == name_or_path
+                    else f"{name_or_path!r} is not a rules file: names are lower case, and {low!r} is a preset"
+                )
+                raise ConfigError(
+                    f"{start}: use RulesConfig.from_preset({low!r}) (resolve_rules and --rules take either); "
+                    f"rules files: {', '.join(rules_files()) or 'none'}, or the path of a rules .yaml file"
+                )
         return resolve_rules(rules={**load_rules_file(name_or_path), **overrides})
 
 
@@ -330,10 +347,12 @@ def rules_files() -> dict[str, Any]:
 
 def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     """The mapping of switches a rules file holds (a shipped name or a path; see
-    :meth:`RulesConfig.from_file`), not yet validated.
+    :meth:`RulesConfig.from_file`), not yet validated. A relative map path in a file given by its path
+    (``map: mymap.json``, ``map: maps/mine.json``) is made relative to the file's folder; an absolute path and
+    a shipped map's name (``small``) are kept as written.
 
     Raises:
-        ConfigError: an unknown name or missing file, unreadable YAML, or not a mapping.
+        ConfigError: an unknown name or missing file, an empty file, unreadable YAML, or not a mapping.
     """
     shipped = rules_files()
     if not isinstance(name_or_path, (str, os.PathLike)):
@@ -354,7 +373,8 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
             if path.is_dir():
                 raise ConfigError(f"rules {key!r} is a folder, not a rules file; {choices}")
             if key.lower() in PRESETS or key.lower() in shipped:  # (names are lower case, as the shipped files')
-                raise ConfigError(f"unknown rules preset {key!r}: names are lower case ({key.lower()!r}); {choices}")
+                what = "preset" if key.lower() in PRESETS else "file"
+                raise ConfigError(f"unknown rules {what} {key!r}: names are lower case ({key.lower()!r}); {choices}")
             if os.sep in key or (os.altsep and os.altsep in key) or path.suffix.lower() in (".yaml", ".yml"):
                 raise ConfigError(f"no rules file {key!r} (no such file); {choices}")
             raise ConfigError(f"unknown rules preset {key!r}; {choices}")
@@ -380,14 +400,21 @@ def load_rules_file(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"{where} is not valid YAML: a tagged value does not read ({e})") from None
     except RecursionError:
         raise ConfigError(f"{where} nests too deeply to be a rules file") from None
-    if data is None:
-        data = {}
+    if data is None:  # (an empty file was read as the classic rules)
+        raise ConfigError(
+            f"{where} is empty (or holds only comments): a rules file holds a mapping of rules switches (and "
+            f"optionally 'preset'), {{}} for the classic rules; switches: {', '.join(RulesConfig.options())}"
+        )
     if not isinstance(data, Mapping):
         raise ConfigError(
             f"{where} must hold a mapping of rules switches (and optionally 'preset'), got {type(data).__name__}; "
             f"switches: {', '.join(RulesConfig.options())}"
         )
-    return dict(data)
+    data = dict(data)
+    m = data.get("map")
+    if key not in shipped and isinstance(m, str) and names_a_file(m) and not os.path.isabs(m):
+        data["map"] = os.path.join(os.path.dirname(key), m)  # (it was read against the working directory)
+    return data
 
 
 def _reject_unknown_options(init: Any) -> Any:

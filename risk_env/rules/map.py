@@ -488,6 +488,17 @@ def builtin_maps() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files("risk_env.rules.maps").iterdir() if p.name.endswith(".json"))
 
 
+def names_a_file(name_or_path: str | Path) -> bool:
+    """Whether :func:`load_map` reads ``name_or_path`` as a map file's path (a :class:`~pathlib.Path`, a name ending
+    in ``.json`` or holding a folder separator) rather than a shipped map's name.
+
+    >>> names_a_file("classic"), names_a_file("mymap.json"), names_a_file("maps/mine")
+    (False, True, True)
+    """
+    s = str(name_or_path)
+    return isinstance(name_or_path, Path) or s.endswith(".json") or "/" in s or "\\" in s
+
+
 def load_map(name_or_path: str | Path) -> GameMap:
     """Load a shipped map by name (``"classic"``) or a map file by path.
 
@@ -495,7 +506,7 @@ def load_map(name_or_path: str | Path) -> GameMap:
         MapError: unknown name, unreadable file, invalid JSON, or an invalid map.
     """
     s = str(name_or_path)
-    if isinstance(name_or_path, Path) or s.endswith(".json") or "/" in s or "\\" in s:
+    if names_a_file(name_or_path):
         path = Path(s)
         try:
             raw = path.read_bytes()

@@ -551,3 +551,41 @@ def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path: Path, comma
     proc.stdout.close()
     err = proc.stderr.read()
     assert (proc.wait(timeout=120), err) == (EXIT_CLOSED_PIPE, b"") and first
+
+
+def test_watch_says_why_a_game_was_stopped_by_the_cap_on_one_turn(tmp_path: Path) -> None:
+    """10000 armies a side: a legal turn of attacks takes more than the 5000 action ids one turn may take. The
+    console said only ``game left unfinished at turn 2 after 2542 moves``; the record said ``ended: stalled``."""
+    from risk_env.tools.match import DEFAULT_MAX_TURN_STEPS
+
+    record = tmp_path / "stall.json"
+    args = ["watch", *SMALL2, "-s", "starting_armies=10000", "--agents", "balanced", "--turns", "3", "--show", "end"]
+    res = runner.invoke(app, [*args, "--record", str(record), "--no-color"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[-2:] == [
+        f"game stopped at turn 2 after 2542 moves: a turn of player_1 (balanced) took more than {DEFAULT_MAX_TURN_STEPS} "
+        "action ids, the most one turn may take (a guard against a turn that never ends)",
+        f"record written to {record}",
+    ]
+    result = GameRecord.load(record).result
+    assert result is not None and (result["ended"], result["turns"], result["moves"]) == ("stalled", 2, 2542)
+
+
+def test_the_replay_log_in_the_rendering_docs_is_what_the_command_prints(tmp_path: Path) -> None:
+    """docs/rendering.md's excerpt had moves 109/110 and 149/150 and a turn-4 boundary that the command no longer
+    printed: every line it shows is a line of the log of the game it names, in its order."""
+    import re
+
+    text = (ROOT / "docs" / "rendering.md").read_text(encoding="utf-8")
+    found = re.search(r"prints a log such as \(from `risk-env (watch [^`]*)`\)\n\n```\n(.*?)```", text, re.S)
+    assert found is not None
+    args = found.group(1).split()
+    record = tmp_path / args[args.index("--record") + 1]
+    args[args.index("--record") + 1] = str(record)
+    assert runner.invoke(app, [*args, "--show", "none"]).exit_code == 0
+    res = runner.invoke(app, ["replay", str(record)])
+    assert res.exit_code == 0, res.output
+    log = res.output.splitlines()
+    shown = [line for line in found.group(2).splitlines() if line.strip() != "..."]
+    at = [log.index(line) if line in log else -1 for line in shown]
+    assert len(shown) >= 6 and -1 not in at and at == sorted(at), list(zip(shown, at, strict=True))

@@ -28,7 +28,8 @@ opens the rest. ``n <territory>`` shows a territory's neighbours. Mistakes at
 the prompt are explained and never end the game. Input is read line by line
 from standard input, so a script or a test can drive it.
 
-``watch`` first says which agent holds which seat. Output files (``--png``,
+``watch`` first says which agent holds which seat; a game stopped because one turn took more than
+:data:`~risk_env.tools.match.DEFAULT_MAX_TURN_STEPS` action ids says so in its last line (exit status 0). Output files (``--png``,
 ``--gif``, ``--record``...) get their folders created; a folder that cannot be
 made, two outputs on one file (or ``replay`` writing over the record it reads),
 a missing optional package, a broken record end with one ``error:`` line; so do click's own refusals in every
@@ -470,6 +471,18 @@ def _import(module: str, extra: str, feature: str) -> ModuleType:
         raise _fail(message, 1) from None
 
 
+def _stalled_line(game: Game, s: Any, names: list[str]) -> str:
+    """Why a game was stopped by the cap on one turn's action ids (:data:`~risk_env.tools.match.DEFAULT_MAX_TURN_STEPS`;
+    the record says ``ended: stalled``): the unfinished game's line said no more than that it was unfinished."""
+    who = seat_name(game, s.player)
+    if s.player < len(names) and names[s.player] != who:
+        who += f" ({names[s.player]})"
+    return (
+        f"game stopped at turn {s.turn} after {s.steps} moves: a turn of {who} took more than {DEFAULT_MAX_TURN_STEPS} "
+        "action ids, the most one turn may take (a guard against a turn that never ends)"
+    )
+
+
 # ---------------------------------------------------------------------- options several commands share
 _AGENT_FORMS = spec_forms()
 _PLAYERS = typer.Option(
@@ -700,7 +713,8 @@ def watch(
     use_color = sys.stdout.isatty() if color is None else color
     typer.echo(_seats_line(game, names))
     s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
-    typer.echo(result_line(game, s, names))
+    stalled = result is not None and (result.result or {}).get("ended") == "stalled"
+    typer.echo(_stalled_line(game, s, names) if stalled else result_line(game, s, names))
     if record and result is not None:
         _written("--record", record, lambda: result.save(record))
         typer.echo(f"record written to {record}")

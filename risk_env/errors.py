@@ -32,8 +32,9 @@ class RiskError(ValueError):
 
 
 class InvalidMoveError(RiskError):
-    """Move text that cannot be read (malformed, or naming an unknown territory or card), and a
-    territory's or card's name that the map does not have (``GameMap.id_of``, ``GameMap.card_of``).
+    """Move text that cannot be read (malformed, or naming an unknown territory or card), a
+    territory's or card's name that the map does not have (``GameMap.id_of``, ``GameMap.card_of``), and a
+    :class:`~risk_env.rules.moves.Move` built with a field that is not an integer (a float, a str, a bool).
 
     Distinct from :class:`IllegalMoveError`, which is a readable move the rules
     do not allow now (python-chess draws the same line). Nothing is changed

@@ -13,6 +13,7 @@ import json
 import os
 import stat
 import tempfile
+from pathlib import Path
 
 from .errors import ConfigError
 
@@ -222,6 +223,23 @@ def make_output_folder(path: str | os.PathLike[str] | None, option: str) -> None
         raise ConfigError(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
 
 
+def write_text_file(path: str | os.PathLike[str], text: str, option: str) -> Path:
+    """Write ``text`` (UTF-8) to the output file ``path`` (checked by :func:`check_output_file` before the work),
+    making its missing folders first (:func:`make_output_folder`). Returns the path.
+
+    Raises:
+        ConfigError: the folder or the file cannot be written after all (changed since the check, the disk full);
+            the message names ``option``, the path and the system's reason.
+    """
+    make_output_folder(path, option)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise ConfigError(f"{option} {os.fspath(path)!r}: cannot write the file: {e.strerror or e}") from None
+    return Path(path)
+
+
 def write_json(path: str | os.PathLike[str], data: object, option: str) -> None:
     """Write ``data`` as indented JSON to the output file ``path`` (checked by :func:`check_output_file`), making its
     missing folders first (:func:`make_output_folder`).
@@ -230,9 +248,4 @@ def write_json(path: str | os.PathLike[str], data: object, option: str) -> None:
         ConfigError: the folder or the file cannot be written after all (the disk full, the folder changed since the
             check); the message names ``option``, the path and the system's reason.
     """
-    make_output_folder(path, option)
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-    except OSError as e:
-        raise ConfigError(f"{option} {os.fspath(path)!r}: cannot write the file: {e.strerror or e}") from None
+    write_text_file(path, json.dumps(data, indent=1), option)

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from .._output import check_output_file
-from .record import GameRecord, write_text_file
+from .._output import check_output_file, write_text_file
+from .record import GameRecord
 from .replay import game_text, log_entries, result_text
 from .svg import BOARD_JS, BoardSvg
 

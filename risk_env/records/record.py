@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .._output import check_output_file, make_output_folder
+from .._output import check_output_file, write_text_file
 from ..envs.codec import ActionCodec, Selection
 from ..errors import ConfigError, IllegalMoveError, InvalidMoveError, RecordError, RiskError, check_seed
 from ..rules.config import RulesConfig
@@ -123,24 +123,6 @@ def players_problem(players: object) -> str | None:
 
 
 # ---------------------------------------------------------------------- helpers
-def write_text_file(path: str | os.PathLike[str], text: str, option: str) -> Path:
-    """Write ``text`` to the output file ``path``, checked before the work by
-    :func:`risk_env._output.check_output_file` (the writers of :mod:`risk_env.records` share it), making its missing
-    folders first. Returns the path.
-
-    Raises:
-        ConfigError: the folder or the file cannot be written after all (changed since the check, the disk full);
-            the message names ``option``, the path and the system's reason.
-    """
-    make_output_folder(path, option)
-    p = Path(path)
-    try:
-        p.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{option} {os.fspath(path)!r}: cannot write the file: {e.strerror or e}") from None
-    return p
-
-
 @cache
 def _builtin_json(name: str) -> str:
     return json.dumps(load_map(name).to_dict(), sort_keys=True)

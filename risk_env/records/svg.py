@@ -45,7 +45,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .._output import check_output_file
+from .._output import check_output_file, write_text_file
 from ..envs.codec import Selection
 from ..errors import ConfigError
 from ..rules.engine import Game
@@ -66,7 +66,6 @@ from .layout import (
     text_color,
 )
 from .picture import Picture, describe, seat_colors, seat_labels
-from .record import write_text_file
 
 __all__ = ["BoardSvg", "Position", "board_svg", "BOARD_JS"]
 

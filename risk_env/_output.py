@@ -223,6 +223,17 @@ def make_output_folder(path: str | os.PathLike[str] | None, option: str) -> None
         raise ConfigError(f"{option} {path!r}: cannot create the folder {folder!r}: {e.strerror or e}") from None
 
 
+def check_suffix(path: str | os.PathLike[str], option: str, suffix: str, what: str) -> None:
+    """Refuse an output file ``path`` whose name does not end in ``suffix`` (any case): ``what`` says what the writer
+    writes and which one writes the other form.
+
+    Raises:
+        ConfigError: the message names ``option``, the path, the suffix and ``what``.
+    """
+    if Path(path).suffix.lower() != suffix:
+        raise ConfigError(f"{option} {os.fspath(path)!r}: give a file name ending in {suffix} ({what})")
+
+
 def write_text_file(path: str | os.PathLike[str], text: str, option: str) -> Path:
     """Write ``text`` (UTF-8) to the output file ``path`` (checked by :func:`check_output_file` before the work),
     making its missing folders first (:func:`make_output_folder`). Returns the path.

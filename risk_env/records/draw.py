@@ -35,13 +35,12 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._extras import require
-from .._output import check_output_file, make_output_folder
+from .._output import check_output_file, check_suffix, make_output_folder
 from ..envs.codec import Selection
 from ..errors import ConfigError
 from ..rules.engine import Game
@@ -458,11 +457,7 @@ class BoardRenderer:
 
         option = "BoardRenderer.save_png: path"
         check_output_file(path, option)
-        if Path(path).suffix.lower() != ".png":
-            raise ConfigError(
-                f"{option} {os.fspath(path)!r}: give a file name ending in .png (this writes a PNG picture; "
-                "Position.save_svg of risk_env.records.svg writes SVG text)"
-            )
+        check_suffix(path, option, ".png", "this writes a PNG picture; Position.save_svg of risk_env.records.svg writes SVG text")
         check_state_fits(self.game, state)
         picture = Image.fromarray(self.draw(state, last_move, recent))
         make_output_folder(path, option)

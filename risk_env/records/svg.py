@@ -45,7 +45,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .._output import check_output_file, write_text_file
+from .._output import check_output_file, check_suffix, write_text_file
 from ..envs.codec import Selection
 from ..errors import ConfigError
 from ..rules.engine import Game
@@ -587,9 +587,7 @@ class Position:
         """
         option = "Position.save_svg: path"
         check_output_file(path, option)
-        if Path(path).suffix.lower() != ".svg":
-            raise ConfigError(
-                f"{option} {os.fspath(path)!r}: give a file name ending in .svg (this writes SVG text; "
-                "BoardRenderer.save_png of risk_env.records.draw writes a PNG picture)"
-            )
+        check_suffix(
+            path, option, ".svg", "this writes SVG text; BoardRenderer.save_png of risk_env.records.draw writes a PNG picture"
+        )
         return write_text_file(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + self.svg() + "\n", option)

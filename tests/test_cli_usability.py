@@ -564,11 +564,18 @@ def test_watch_says_why_a_game_was_stopped_by_the_cap_on_one_turn(tmp_path: Path
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[-2:] == [
         f"game stopped at turn 2 after 2542 moves: a turn of player_1 (balanced) took more than {DEFAULT_MAX_TURN_STEPS} "
-        "action ids, the most one turn may take (a guard against a turn that never ends)",
+        "action ids, the most one turn may take (a guard against a turn that never ends; --max-turn-steps raises it)",
         f"record written to {record}",
     ]
     result = GameRecord.load(record).result
     assert result is not None and (result["ended"], result["turns"], result["moves"]) == ("stalled", 2, 2542)
+    # --max-turn-steps sets the cap: a lower one stops the game sooner, a higher one lets the long turn end
+    res = runner.invoke(app, [*args, "--max-turn-steps", "100", "--no-color"])
+    assert res.exit_code == 0 and "took more than 100 action ids" in res.output.splitlines()[-1]
+    res = runner.invoke(app, [*args, "--max-turn-steps", "100000", "--no-color"])
+    assert res.exit_code == 0 and "game stopped" not in res.output, res.output
+    res = runner.invoke(app, [*args, "--max-turn-steps", "0"])
+    assert res.exit_code == 2 and res.output.splitlines()[-1].startswith("error: --max-turn-steps must be")
 
 
 def test_the_replay_log_in_the_rendering_docs_is_what_the_command_prints(tmp_path: Path) -> None:

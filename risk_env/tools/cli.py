@@ -29,7 +29,8 @@ the prompt are explained and never end the game. Input is read line by line
 from standard input, so a script or a test can drive it.
 
 ``watch`` first says which agent holds which seat; a game stopped because one turn took more than
-:data:`~risk_env.tools.match.DEFAULT_MAX_TURN_STEPS` action ids says so in its last line (exit status 0). Output files (``--png``,
+``--max-turn-steps`` action ids (default :data:`~risk_env.tools.match.DEFAULT_MAX_TURN_STEPS`) says so in its last line
+(exit status 0). Output files (``--png``,
 ``--gif``, ``--record``...) get their folders created; a folder that cannot be
 made, two outputs on one file (or ``replay`` writing over the record it reads),
 a missing optional package, a broken record end with one ``error:`` line; so do click's own refusals in every
@@ -471,15 +472,15 @@ def _import(module: str, extra: str, feature: str) -> ModuleType:
         raise _fail(message, 1) from None
 
 
-def _stalled_line(game: Game, s: Any, names: list[str]) -> str:
-    """Why a game was stopped by the cap on one turn's action ids (:data:`~risk_env.tools.match.DEFAULT_MAX_TURN_STEPS`;
-    the record says ``ended: stalled``): the unfinished game's line said no more than that it was unfinished."""
+def _stalled_line(game: Game, s: Any, names: list[str], cap: int) -> str:
+    """Why a game was stopped by the cap on one turn's action ids (``--max-turn-steps``; the record says ``ended:
+    stalled``): the unfinished game's line said no more than that it was unfinished."""
     who = seat_name(game, s.player)
     if s.player < len(names) and names[s.player] != who:
         who += f" ({names[s.player]})"
     return (
-        f"game stopped at turn {s.turn} after {s.steps} moves: a turn of {who} took more than {DEFAULT_MAX_TURN_STEPS} "
-        "action ids, the most one turn may take (a guard against a turn that never ends)"
+        f"game stopped at turn {s.turn} after {s.steps} moves: a turn of {who} took more than {cap} action ids, the "
+        "most one turn may take (a guard against a turn that never ends; --max-turn-steps raises it)"
     )
 
 
@@ -671,6 +672,9 @@ def watch(
     ),
     record: str | None = typer.Option(None, "--record", help="write the game record (JSON) here"),
     delay: float = typer.Option(0.0, "--delay", help="seconds to pause after each board shown"),
+    max_turn_steps: int = typer.Option(
+        DEFAULT_MAX_TURN_STEPS, "--max-turn-steps", help="guard: stop a game whose turn takes more action ids than this"
+    ),
     color: bool | None = _COLOR,
 ) -> None:
     """Watch agents play each other: boards as text in the terminal, and optionally a GIF/MP4, a PNG and a record."""
@@ -684,6 +688,7 @@ def watch(
     _needs(ctx, {"every": "--every", "fps": "--fps"}, "the animation", "--gif", bool(gif))
     _check_numbers(seed=seed, delay=delay, fps=fps)
     _at_least("--turns", turns, 1)
+    _at_least("--max-turn-steps", max_turn_steps, 1)
     _check_suffix(png, "--png", (".png",))
     _check_suffix(gif, "--gif", _ANIMATIONS)
     cfg = build_rules(_players_for(players, rules, agents, 0), rules, map_name, turns, settings)
@@ -712,9 +717,20 @@ def watch(
 
     use_color = sys.stdout.isatty() if color is None else color
     typer.echo(_seats_line(game, names))
-    s, result = watch_game(cfg, table, seed, show=show, color=use_color, record=True, players=names, on_move=on_move, delay=delay)
+    s, result = watch_game(
+        cfg,
+        table,
+        seed,
+        show=show,
+        color=use_color,
+        record=True,
+        players=names,
+        on_move=on_move,
+        delay=delay,
+        max_turn_steps=max_turn_steps,
+    )
     stalled = result is not None and (result.result or {}).get("ended") == "stalled"
-    typer.echo(_stalled_line(game, s, names) if stalled else result_line(game, s, names))
+    typer.echo(_stalled_line(game, s, names, max_turn_steps) if stalled else result_line(game, s, names))
     if record and result is not None:
         _written("--record", record, lambda: result.save(record))
         typer.echo(f"record written to {record}")

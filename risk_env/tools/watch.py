@@ -19,7 +19,7 @@ from ..records.record import GameRecord, ReplayStep
 from ..rules.config import RulesConfig
 from ..rules.engine import Game
 from ..rules.state import GameState, Phase
-from .match import play_match
+from .match import DEFAULT_MAX_TURN_STEPS, play_match
 
 __all__ = ["watch_game", "echo", "move_line", "result_line"]
 
@@ -55,9 +55,11 @@ def watch_game(
     players: list[str] | None = None,
     on_move: Callable[[ReplayStep], None] | None = None,
     delay: float = 0.0,
+    max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
 ) -> tuple[GameState, GameRecord | None]:
-    """Play agents against each other (:func:`risk_env.tools.match.play_match`); print the board per
-    ``show`` (``turn``, ``move``, ``log``, ``end`` or ``none``).
+    """Play agents against each other (:func:`risk_env.tools.match.play_match`, which stops a game whose turn
+    takes more than ``max_turn_steps`` action ids); print the board per ``show`` (``turn``, ``move``, ``log``,
+    ``end`` or ``none``).
 
     Returns:
         the final state, and the game's record (with action ids) when ``record``.
@@ -91,7 +93,16 @@ def watch_game(
 
     table = {f"player_{p}": ag for p, ag in agents.items()}
     result = play_match(
-        env, table, seed, before_step=snapshot, on_step=moved, record=record, players=players, views=True, observe=True
+        env,
+        table,
+        seed,
+        before_step=snapshot,
+        on_step=moved,
+        record=record,
+        players=players,
+        views=True,
+        observe=True,
+        max_turn_steps=max_turn_steps,
     )
     s = cast(GameState, env.game_state)
     if show != "none":

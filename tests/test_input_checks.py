@@ -675,6 +675,14 @@ _INT = "must be an integer (a Python or numpy int, not a bool)"
             lambda: risk_env.Move(risk_env.MoveKind.END_TURN, src=1.5),
             f"Move.src of an END_TURN move (a territory id) {_INT}, or None (an END_TURN move does not use it), got 1.5 (float)",
         ),
+        (  # (the stars trade uses count: it offered None and said the count was unused; None made a card-less set trade)
+            lambda: risk_env.Move.trade_stars(1.5),
+            f"Move.count of a TRADE move (the star total of a stars trade) {_INT}, got 1.5 (float)",
+        ),
+        (
+            lambda: risk_env.Move.trade_stars(None),  # type: ignore[arg-type]
+            f"Move.count of a TRADE move (the star total of a stars trade) {_INT}, got None (NoneType)",
+        ),
         (
             lambda: risk_env.Move(99),
             "Move.kind must be a MoveKind (CLAIM, PLACE, PLACE_NEUTRAL, TRADE, ATTACK, BLITZ, END_ATTACK, DEFEND, OCCUPY, "

@@ -318,10 +318,6 @@ BROKEN_RECORDS = {
         lambda: {**_small_record(), "result": {**_small_record()["result"], "turns": "1"}},
         r"result 'turns' must be an integer >= 0, got '1'$",
     ),
-    "rules of another shipped map than the record's": (  # (the record's map was played, the rules' map ignored)
-        lambda: {**_small_record(), "rules": {**_small_record()["rules"], "map": "classic"}},
-        r"the record's rules play map 'classic' but its 'map' is 'small': a record's rules and map name the same shipped map",
-    ),
     "a map that is a path, not a shipped map's name": (  # (the file was read)
         lambda: {**_small_record(), "map": "/etc/hostname"},
         r"'map' must be a shipped map's name \(classic, small\) or the map itself \(an object, GameMap.to_dict\(\)\), "
@@ -332,6 +328,16 @@ BROKEN_RECORDS = {
         r"rules or map are invalid: mission_target_taken",
     ),
 }
+
+
+def test_a_record_whose_rules_name_another_shipped_map_is_read_with_the_map_it_played() -> None:
+    """A game given a shipped map by Game(config, game_map=...) was recorded with config.map as it was (earlier
+    versions wrote such records): the record's 'map' is the map played, and its rules are read with it."""
+    data = {**_small_record(), "rules": {**_small_record()["rules"], "map": "classic"}}
+    record = GameRecord.from_dict(data)
+    assert record.map == "small" and record.rules["map"] == "small"
+    assert record.game().map.num_territories == 9
+    assert data["rules"]["map"] == "classic"  # (the caller's dict is left as it was)
 
 
 @pytest.mark.parametrize("kind", list(BROKEN_RECORDS))

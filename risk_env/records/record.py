@@ -364,12 +364,11 @@ class GameRecord:
                 f"the record's 'map' must be a shipped map's name ({', '.join(builtin_maps())}) or the map itself "
                 f"(an object, GameMap.to_dict()), got {d['map']!r:.80}"
             )
-        rules_map = d["rules"].get("map")
-        if isinstance(d["map"], str) and isinstance(rules_map, str) and rules_map in builtin_maps() and rules_map != d["map"]:
-            raise RecordError(
-                f"the record's rules play map {rules_map!r} but its 'map' is {d['map']!r}: a record's rules and map "
-                "name the same shipped map (a game of another map holds the map itself in 'map')"
-            )
+        rules = d["rules"]
+        if isinstance(d["map"], str) and rules.get("map") != d["map"]:
+            # the record's 'map' is the map played (GameRecord.game reads it): a game given a shipped map by
+            # Game(config, game_map=...) was recorded with config.map as it was, by earlier versions too
+            rules = {**rules, "map": d["map"]}
         if not all(isinstance(m, str) for m in d["moves"]):
             raise RecordError("the record's 'moves' must be a list of move texts")
         actions = d.get("actions")
@@ -395,7 +394,7 @@ class GameRecord:
         if start_state is not None and not isinstance(start_state, dict):
             raise RecordError("the record's 'start_state' must be a position (GameState.to_dict()), an object")
         return cls(
-            rules=d["rules"],
+            rules=rules,
             map=d["map"],
             seed=d["seed"],
             moves=list(d["moves"]),

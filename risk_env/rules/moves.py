@@ -270,7 +270,7 @@ def _normalise(kind: Any, *values: Any) -> tuple[Any, ...]:
             f"Move.kind must be a MoveKind ({', '.join(m.name for m in MoveKind)}) or its integer value "
             f"0..{len(MoveKind) - 1}, got {kind!r} ({type(kind).__name__})"
         )
-    used = MOVES[k].fields
+    used = MOVES[k].fields | STARS_TRADE.fields if k == MoveKind.TRADE else MOVES[k].fields  # (a stars trade: count)
     out: list[Any] = [k]
     for (name, default), v in zip(FIELD_DEFAULTS, values, strict=True):
         if v is None and name not in used:

@@ -535,3 +535,26 @@ def test_the_package_policies_choose_the_same_on_the_seats_view() -> None:
             with_cards += int(((s.card_loc >= 0) & (s.card_loc != cur[:, None])).any(1).sum())
         out = venv.step(RandomPolicy(g)(s, mask))
     assert compared == 120 and with_cards > 1000
+
+
+def test_an_observation_callable_sees_the_seats_observation_and_a_copy_of_the_mask() -> None:
+    """VectorSB3Env's (observation, mask) form is played by ObservationPolicy, one of the seat-safe policies (the
+    live state, no BatchState.known_to per call): its callable gets the flat observation and a copy of the mask."""
+    from risk_env.vector.learner import SEAT_SAFE_POLICIES, ObservationPolicy
+
+    venv = VectorEnv(4, device=DEVICE, seed=1, preset="fast", map="small", num_players=2)
+    out = venv.reset()
+    seen: list[tuple[int, ...]] = []
+
+    def spoil(observation: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        seen.append(tuple(observation.shape))
+        ids = mask.long().argmax(1)
+        mask.fill_(False)
+        return ids
+
+    policy = ObservationPolicy(spoil, venv.game)
+    assert isinstance(policy, SEAT_SAFE_POLICIES) and policy.name == "spoil"
+    mask = out.action_mask.clone()
+    ids = policy(venv.state, out.action_mask)
+    assert out.action_mask.equal(mask) and bool(mask.gather(1, ids[:, None]).all())
+    assert seen == [tuple(venv.game.observe(venv.state).shape)]

@@ -78,7 +78,16 @@ from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy, make_policy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 from .network import NetworkPolicy
 
-__all__ = ["FixedOpponents", "LearnerEnv", "LearnerStep", "OpponentAssignment", "refuse_out_of_range", "seat_credit"]
+__all__ = [
+    "FixedOpponents",
+    "LearnerEnv",
+    "LearnerStep",
+    "ObservationPolicy",
+    "OpponentAssignment",
+    "SEAT_SAFE_POLICIES",
+    "refuse_out_of_range",
+    "seat_credit",
+]
 
 OBSERVATIONS = OBSERVATION_MODES
 """Observation kinds of :class:`LearnerEnv`, as :class:`~risk_env.vector.VectorEnv`'s: ``"flat"``
@@ -214,9 +223,25 @@ class FixedOpponents:
         return None
 
 
-SEAT_SAFE_POLICIES = (RandomPolicy, HeuristicPolicy, NetworkPolicy)
+class ObservationPolicy:
+    """A callable ``fn(observation (B, D), mask (B, N)) -> ids (B,)`` as a :class:`BatchedPolicy` (the form
+    :class:`~risk_env.vector.sb3.VectorSB3Env` takes): ``fn`` gets the flat observation of the seat to act in every
+    slot, which shows what that seat may know and no more, and a copy of the mask, so it reads and writes nothing
+    else of the games."""
+
+    def __init__(self, fn: Any, game: Any) -> None:
+        self.fn = fn
+        self.game = game
+        self.name = getattr(fn, "__name__", "callable")
+
+    def __call__(self, state: Any, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
+        return self.fn(self.game.observe(state), mask.clone())  # type: ignore[no-any-return]
+
+
+SEAT_SAFE_POLICIES = (RandomPolicy, HeuristicPolicy, NetworkPolicy, ObservationPolicy)
 """The package's batched policies, which read only what the seat to act may know and write nothing (their
-tests play them on :meth:`BatchState.known_to <risk_env.vector.BatchState.known_to>` too): the learner env
+tests play them on :meth:`BatchState.known_to <risk_env.vector.BatchState.known_to>` too; an
+:class:`ObservationPolicy` hands its callable the seat's observation and a copy of the mask): the learner env
 hands them the live state; any other opponent policy gets the seat's view (module docstring)."""
 
 

@@ -38,12 +38,10 @@ from gymnasium import spaces
 
 from .._extras import require
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, check_seed
-from .agents import BATCHED_HEURISTICS, HeuristicPolicy, RandomPolicy, random_legal
+from .agents import BATCHED_HEURISTICS, RandomPolicy, random_legal
 from .engine import resolve_device
 from .env import refuse_masked
-from .learner import FixedOpponents, LearnerEnv, LearnerStep
-from .network import NetworkPolicy
-from .state import BatchState
+from .learner import SEAT_SAFE_POLICIES, FixedOpponents, LearnerEnv, LearnerStep, ObservationPolicy
 
 if TYPE_CHECKING:
     from ..train.config import TrainConfig
@@ -56,19 +54,6 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvO
 __all__ = ["ObservationPolicy", "VectorSB3Env", "build_train_env", "random_legal", "random_opponent"]
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-
-
-class ObservationPolicy:
-    """A callable ``(observation (B, D), mask (B, N)) -> ids (B,)`` as a :class:`BatchedPolicy`: it gets
-    every slot's flat observation from the seat to act (computed from the state)."""
-
-    def __init__(self, fn: Opponent, game: Any) -> None:
-        self.fn = fn
-        self.game = game
-        self.name = getattr(fn, "__name__", "callable")
-
-    def __call__(self, state: BatchState, mask: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
-        return self.fn(self.game.observe(state), mask)
 
 
 def random_opponent(generator: torch.Generator) -> RandomPolicy:
@@ -293,7 +278,7 @@ class VectorSB3Env(VecEnv):
 
 def _is_batched(obj: Any) -> bool:
     """A batched policy of this package (``(state, mask, active) -> ids``), not an ``(obs, mask)`` callable."""
-    return isinstance(obj, (HeuristicPolicy, RandomPolicy, NetworkPolicy, ObservationPolicy))
+    return isinstance(obj, SEAT_SAFE_POLICIES)
 
 
 def _opponent_entries(opponent: Any) -> list[Any]:

@@ -262,8 +262,11 @@ def test_a_mistyped_baseline_is_named_before_the_weights_count(baselines):
     with pytest.raises(ConfigError) as info:
         load_config("device", [f"opponents.baselines={baselines}"])
     msg = str(info.value)
-    assert "opponents.baselines: " in msg and "unknown agent 'balancd': use one of random, aggressive, continent, balanced" in msg
+    assert "opponents.baselines: unknown agent 'balancd': trainer 'device' plays the batched policies: random, " in msg
     assert "weights" not in msg
+    with pytest.raises(ConfigError) as info:  # (the sb3 trainer plays every form load_agent reads)
+        load_config("sb3", [f"opponents.baselines={baselines}"])
+    assert "opponents.baselines: unknown agent 'balancd': use one of random, aggressive, continent, balanced" in str(info.value)
     code, _, err = run_cli("train", "--config", "device", "--set", f"opponents.baselines={baselines}", "--print-config")
     assert code == 2 and "unknown agent 'balancd'" in err and "Traceback" not in err
     # the other forms still pass: a model file, a module's agent, self-play
@@ -1080,3 +1083,15 @@ def test_eval_workers_on_the_vector_backend_are_refused_when_the_config_is_read(
     ) in str(info.value)
     assert load_config("device", ["eval.workers=1"]).eval.workers == 1
     assert load_config("device", ["eval.workers=2", "eval.backend=reference"]).eval.workers == 2
+
+
+def test_an_unknown_teacher_of_the_device_trainer_is_told_the_forms_it_plays() -> None:
+    # (it was told load_agent's forms, RLlib folders and module:callable among them, which the device trainer refuses)
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["kickstart.teacher=nosuch"])
+    assert (
+        "kickstart.teacher: unknown agent 'nosuch': trainer 'device' plays the batched policies: random, aggressive, "
+        "balanced, continent; or a network: a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1), a "
+        "policy file .pt or a MaskablePPO .zip (set by the override 'kickstart.teacher=nosuch')"
+    ) in str(info.value)
+    assert "RLlib" not in str(info.value) and "module:callable" not in str(info.value)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, parse_settings, resolve_rules
@@ -97,20 +97,39 @@ def _check_rules(v: dict[str, Any]) -> dict[str, Any]:
     return v
 
 
-def _check_specs(spec: str) -> str:
+def _check_specs(spec: str, info: ValidationInfo | None = None) -> str:
     """Refuse an agent spec (or each agent of an ``a+b+c`` line-up) that names none of the forms
     :func:`risk_env.agents.load_agent` reads (:func:`risk_env.agents.registry.check_spec`), with the
     forms there are; the spec with its shipped names in the registry's form
-    (:func:`risk_env.agents.registry.canonical_spec`: ``Balanced`` is ``balanced``)."""
+    (:func:`risk_env.agents.registry.canonical_spec`: ``Balanced`` is ``balanced``). For ``trainer: device``
+    (``info``'s context, :meth:`TrainConfig.from_dict`) the specs are checked by :func:`device_unsupported`, which
+    names the forms that trainer plays (load_agent's forms include some it does not)."""
     from ..agents.registry import canonical_spec, check_spec, lineup_parts
     from ..errors import UnknownAgentError
 
+    device = info is not None and isinstance(info.context, Mapping) and info.context.get("trainer") == "device"
     for part in lineup_parts(spec):
         try:
             check_spec(part)
         except UnknownAgentError as e:
+            if device:  # (load_agent's forms include some trainer device does not play)
+                plays = _device_teachers if info is not None and info.field_name == "teacher" else _device_opponents
+                raise ValueError(f"unknown agent {part.strip()!r}: trainer 'device' plays {plays()}") from None
             raise ValueError(str(e)) from None
     return canonical_spec(spec)
+
+
+def _device_opponents() -> str:
+    return f"the batched policies: {', '.join(BATCHED_POLICIES)}; or [self], and opponents.self_play for snapshots of the learner"
+
+
+def _device_teachers() -> str:
+    from ..agents.registry import PRETRAINED
+
+    return (
+        f"the batched policies: {', '.join(BATCHED_POLICIES)}; or a network: a pretrained agent ({', '.join(PRETRAINED)}), "
+        "a policy file .pt or a MaskablePPO .zip"
+    )
 
 
 class EnvSection(_Section):
@@ -226,9 +245,9 @@ class OpponentsSection(_Section):
 
     @field_validator("baselines")
     @classmethod
-    def _baselines(cls, v: list[str]) -> list[str]:
+    def _baselines(cls, v: list[str], info: ValidationInfo) -> list[str]:
         # the names before the weights: a mistyped name is the error to show, not the count it changed
-        return [SELF if spec.strip().lower() == SELF else _check_specs(spec) for spec in v]
+        return [SELF if spec.strip().lower() == SELF else _check_specs(spec, info) for spec in v]
 
     @model_validator(mode="after")
     def _weights(self) -> OpponentsSection:
@@ -266,8 +285,8 @@ class ImitationSection(_Section):
 
     @field_validator("teacher")
     @classmethod
-    def _teacher(cls, v: str) -> str:
-        return _check_specs(v)
+    def _teacher(cls, v: str, info: ValidationInfo) -> str:
+        return _check_specs(v, info)
 
 
 class KickstartSection(_Section):
@@ -286,8 +305,8 @@ class KickstartSection(_Section):
 
     @field_validator("teacher")
     @classmethod
-    def _teacher(cls, v: str) -> str:
-        return _check_specs(v)
+    def _teacher(cls, v: str, info: ValidationInfo) -> str:
+        return _check_specs(v, info)
 
 
 class EvalSection(_Section):
@@ -459,7 +478,8 @@ class TrainConfig(_Section):
         _check_plain(data, source)
         set_by = {item.split("=", 1)[0].strip(): item for item in overrides}
         try:
-            return cls.model_validate(_whole_counts(data))
+            trainer = data.get("trainer") if isinstance(data, Mapping) else None  # (the sections' checks read it)
+            return cls.model_validate(_whole_counts(data), context={"trainer": trainer})
         except ValidationError as e:
             parts = []
             for err in e.errors():
@@ -642,7 +662,7 @@ named here so that a config is checked without torch)."""
 def device_unsupported(cfg: TrainConfig) -> list[str]:
     """The settings of ``cfg`` that ``trainer: device`` does not implement, each with what to do instead
     (an empty list when it runs)."""
-    from ..agents.registry import PRETRAINED, is_lineup, lineup_parts
+    from ..agents.registry import is_lineup, lineup_parts
 
     bad = []
     if cfg.ppo.policy != "graph":
@@ -678,21 +698,14 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
             f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
             "or batched baselines)"
         )
-    batched = ", ".join(BATCHED_POLICIES)
     others = [
         part for spec in cfg.opponents.baselines if spec != SELF for part in lineup_parts(spec) if part not in BATCHED_POLICIES
     ]
     if others:
-        bad.append(
-            f"opponents.baselines {others} (its opponents are the batched policies: {batched}; or [self], and "
-            "opponents.self_play for snapshots of the learner)"
-        )
+        bad.append(f"opponents.baselines {others} (its opponents are {_device_opponents()})")
     for key, section in (("imitation", cfg.imitation), ("kickstart", cfg.kickstart)):
         if section.enabled and not _batched_teacher(section.teacher):
-            bad.append(
-                f"{key}.teacher={section.teacher!r} (its teachers are the batched policies: {batched}; or a network: "
-                f"a pretrained agent ({', '.join(PRETRAINED)}), a policy file .pt or a MaskablePPO .zip)"
-            )
+            bad.append(f"{key}.teacher={section.teacher!r} (its teachers are {_device_teachers()})")
     return bad
 
 

@@ -57,7 +57,7 @@ from risk_env.envs.action_input import as_integer, describe_action
 from risk_env.envs.codec import ActionCodec, Selection
 from risk_env.envs.opponents import check_fits_game, check_game_type
 from risk_env.envs.view import GameView
-from risk_env.errors import ConfigError, IllegalActionError, RiskError, check_seed
+from risk_env.errors import ConfigError, IllegalActionError, RiskError, check_flag, check_seed
 from risk_env.rules.allied import allied_move as _allied_move
 from risk_env.rules.engine import Game
 from risk_env.rules.moves import Move
@@ -308,18 +308,6 @@ def observed_vector(observation: Mapping[str, Any], who: str, shape: tuple[int, 
     if raw is None or x.ndim != 1:
         raise RiskError(f"{who}: observation['observation'] must be a float array of shape {shape}, got {_given(raw)}")
     return x
-
-
-def check_flag(value: Any, name: str, who: str) -> bool:
-    """``value`` as a ``bool`` when it is one (a numpy bool too), else a :class:`ConfigError` naming ``who``'s
-    argument ``name`` (``"GraphNetAgent: deterministic must be True or False, got 'yes'"``).
-
-    Raises:
-        ConfigError: ``value`` is not a bool (a string, a number, None).
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{who}: {name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def check_name(value: Any, who: str) -> str | None:

@@ -1,8 +1,8 @@
 """Exceptions raised by risk_env. All are ``ValueError`` subclasses, so code
 that catches ``ValueError`` for bad input keeps working.
 
-:func:`check_seed` (not in ``__all__``: the exports here are the error classes) is the one
-check behind every seed argument of the package."""
+:func:`check_seed` and :func:`check_flag` (not in ``__all__``: the exports here are the error classes) are the
+checks behind the package's seed arguments and on/off arguments."""
 
 from __future__ import annotations
 
@@ -175,6 +175,19 @@ def check_seed(seed: Any, *, allow_none: bool = False, allow_sequence: bool = Fa
         forms.append("a numpy SeedSequence")
     allowed = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
     raise ConfigError(f"seed must be {allowed}, got {seed!r}")
+
+
+def check_flag(value: Any, name: str, who: str | None = None, *, numpy_bool: bool = True) -> bool:
+    """``value`` as a ``bool`` when it is one (with ``numpy_bool``, a numpy bool too); the package's on/off arguments
+    are checked here.
+
+    Raises:
+        ConfigError: anything else (``1``, ``"yes"``, None), naming the argument ``name`` and, where given, ``who``
+            takes it: ``"GraphNetAgent: deterministic must be True or False, got 'yes'"``.
+    """
+    if not isinstance(value, (bool, np.bool_) if numpy_bool else bool):
+        raise ConfigError(f"{who + ': ' if who else ''}{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def cause_line(e: BaseException, limit: int = 300) -> str:

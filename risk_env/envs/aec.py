@@ -190,7 +190,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..errors import ConfigError, IllegalActionError, ResetNeededError, StateError, UnknownAgentError
+from ..errors import ConfigError, IllegalActionError, ResetNeededError, StateError, UnknownAgentError, check_flag
 from ..records.ansi import render_ansi
 from ..records.frames import draw_frame
 from ..rules.checks import position_from
@@ -210,18 +210,6 @@ __all__ = ["raw_env", "env", "ELIMINATED_MODES"]
 
 ELIMINATED_MODES = ("remove", "stay")
 """Values of ``raw_env(eliminated=...)`` (see the module docstring, "Eliminated players")."""
-
-
-def check_flag(value: Any, name: str) -> bool:
-    """``value`` if it is ``True`` or ``False``.
-
-    Raises:
-        ConfigError: anything else (``1``, ``"yes"``, a numpy bool), naming ``name``:
-            ``"views must be True or False, got 'no'"``.
-    """
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be True or False, got {value!r}")
-    return value
 
 
 def check_turn_feature(turn_feature: Any, observation: str) -> bool:
@@ -294,7 +282,7 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.observation_mode = check_observation_mode(observation)
-        self.views = check_flag(views, "views")
+        self.views = check_flag(views, "views", numpy_bool=False)
         self.turn_feature = check_turn_feature(turn_feature, observation)
         modes: list[str] = self.metadata["render_modes"]  # type: ignore[assignment]
         if render_mode is not None and render_mode not in modes:
@@ -700,7 +688,7 @@ def env(num_players: int | None = None, render_mode: str | None = None, strict: 
     Every call before ``reset()`` (``step``, ``observe``, ``last``, ``state``, ``render``, ``agent_iter``)
     raises :class:`~risk_env.errors.ResetNeededError`, in both forms.
     """
-    check_flag(strict, "strict")
+    check_flag(strict, "strict", numpy_bool=False)
     e = raw_env(num_players=num_players, render_mode=render_mode, **kwargs)
     if strict:
         return StrictWrapper(e)

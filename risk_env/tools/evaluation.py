@@ -87,7 +87,7 @@ import numpy as np
 
 from .._extras import require
 from .._output import folder_problem
-from ..errors import ConfigError, check_seed
+from ..errors import ConfigError, check_flag, check_seed
 from ..rules.config import RulesConfig, check_player_count, resolve_rules, rules_player_count
 from ..rules.engine import Game
 from .match import DEFAULT_MAX_TURN_STEPS, play_match
@@ -133,8 +133,7 @@ def _whole(x: Any, name: str) -> Any:
 def _check_run_args(backend: Any, workers: Any, progress: Any) -> None:
     """Refuse a ``progress`` that is no bool, and ``workers`` (other than 1) given to the vector backend, which plays
     its games in one process (``workers`` already as :func:`_whole` gives it)."""
-    if not isinstance(progress, (bool, np.bool_)):
-        raise ConfigError(f"progress must be True or False, got {progress!r}")
+    check_flag(progress, "progress")
     if backend == "vector" and workers is not None and workers != 1:
         raise ConfigError(
             f"workers={workers!r}: the vector backend plays its games in one process (batch_size sets how many at "

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SEED_LIMIT, AgentRulesError, ConfigError, RiskError, check_seed
+from ..errors import SEED_LIMIT, AgentRulesError, ConfigError, RiskError, check_flag, check_seed
 from ..rules.config import RulesConfig
 from .progress import progress_bar
 from .stats import EvaluatedGame, EvaluationResult, summarize
@@ -181,8 +181,7 @@ def evaluate_batched(
     from ..vector import VectorGame
 
     n = rules.num_players
-    if not isinstance(progress, (bool, np.bool_)):
-        raise ConfigError(f"progress must be True or False, got {progress!r}")
+    check_flag(progress, "progress")
     if len(specs) != n:
         raise ConfigError(f"give one agent per seat: {n} players need {n} agents, got {len(specs)}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):

@@ -535,3 +535,27 @@ class StubbornAgent:
     def act(self, observation: object, info: dict) -> int:
         self.chosen.append(int(np.flatnonzero(info["action_mask"] == 0)[0]))
         return self.chosen[-1]
+
+
+class FailingAgent:
+    """An agent whose ``act`` raises, its message naming its cards (``helpers:FailingAgent`` for the command line)."""
+
+    name = "failing"
+
+    def __init__(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: object, info: dict) -> int:
+        raise ValueError("no trade in my hand: Alaska, Peru, Egypt")
+
+
+class WordAgent:
+    """An agent that answers a legal id as text (``"3"``), not an integer (``helpers:WordAgent``)."""
+
+    name = "word"
+
+    def __init__(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: object, info: dict) -> str:
+        return str(int(np.flatnonzero(info["action_mask"])[0]))

@@ -6,6 +6,7 @@ over, and a game played through the API is a record that replays. In a real brow
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -630,6 +631,47 @@ def test_an_agents_failure_ends_the_game_and_a_new_one_can_start(tmp_path: Path)
     nxt = session.new_game(rec.seed)  # the same game again (the person first: the agent has not failed yet)
     assert not nxt["over"] and session.stopped is None and nxt["result"] == "" and nxt["decision"] is not None
     assert nxt["moves"] == 0 and session.record().result["ended"] == "unfinished"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("agent", "told", "ended"),
+    [
+        ("FailingAgent", r"failed \(ValueError\)", "agent error by player_1"),
+        ("WordAgent", r"chose no action id \(.*an action id is an integer, got '\d+' \(str\)\)", "illegal action by player_1"),
+    ],
+)
+def test_an_agent_that_raises_or_answers_no_integer_stops_the_game_not_the_server(
+    agent: str, told: str, ended: str, tmp_path: Path
+) -> None:
+    """An agent's exception (or an answer that is no integer) stops the game as an illegal id does: a RiskError (the
+    page's 409, not a 500 that left the game waiting on the agent for ever), the game over, its record written. The
+    person gets the exception's type, not its message (an agent's text may name its cards)."""
+    import helpers
+    from fastapi.testclient import TestClient
+
+    from risk_env.web.app import create_app
+
+    rules = small(2, turn_limit=20)
+    path = tmp_path / "game.json"
+    game = GameSession(rules, agents=["random"], seed=0).game
+    seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)  # the person first
+    session = GameSession(rules, seat=0, agents=[getattr(helpers, agent)()], seed=seed, record=path)
+    client = TestClient(create_app(session), raise_server_exceptions=False)
+    view = client.get("/api/game").json()
+    while True:  # the person's turn, until the agent is asked
+        reply = client.post("/api/act", json={"action": _choices(view)[-1]})
+        if reply.status_code != 200:
+            break
+        view = reply.json()
+    assert reply.status_code == 409
+    why = reply.json()["detail"]
+    assert re.match(rf"agent '{helpers.__dict__[agent].name}' \(player_1\) {told}", why), why
+    assert why.endswith("; the game cannot go on: start a new game") and "Alaska" not in why
+    assert session.over and session.stopped == why and client.get("/api/game").json()["decision"] is None
+    assert GameRecord.load(path).result["ended"] == ended  # type: ignore[index]
+    assert client.get("/api/record").status_code == 200  # the game is over: the person may have its record
+    nxt = client.post("/api/new", json={"seed": seed})  # the next game starts (and stops again at the agent)
+    assert nxt.status_code == 200 and not nxt.json()["over"]
 
 
 def test_agents_that_never_reach_the_persons_decision_end_the_game() -> None:

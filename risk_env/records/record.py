@@ -91,6 +91,7 @@ session), and a game stopped for making no progress (:func:`risk_env.tools.match
 
 _ENDED_FORMS = (
     (re.compile(r"illegal action by [^\s]+"), "'illegal action by <agent>'"),  # (Recorder, the web session)
+    (re.compile(r"agent error by [^\s]+"), "'agent error by <agent>'"),  # (an agent raised: the web session, play)
     (re.compile(r"stopped after [1-9][0-9]* actions? of the agents"), "'stopped after <n> actions of the agents'"),
 )
 
@@ -100,7 +101,7 @@ _RESULT_FIELDS = ("ended", "winner", "turns", "moves", "eliminated", "territorie
 
 def ended_problem(ended: object) -> str | None:
     """Why ``ended`` is not a reason a record's game ended (:data:`RESULT_ENDS`, ``"illegal action by <agent>"``,
-    ``"stopped after <n> actions of the agents"``), or None where it is one."""
+    ``"agent error by <agent>"``, ``"stopped after <n> actions of the agents"``), or None where it is one."""
     if isinstance(ended, str) and (ended in RESULT_ENDS or any(form.fullmatch(ended) for form, _ in _ENDED_FORMS)):
         return None
     allowed = ", ".join([*map(repr, RESULT_ENDS), *(shown for _, shown in _ENDED_FORMS)])

@@ -39,11 +39,12 @@ True
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -62,6 +63,8 @@ from ..rules.missions import mission_text
 from ..rules.moves import MoveKind
 from ..rules.state import GameState, Phase
 from ..tools.match import DEFAULT_MAX_TURN_STEPS, agent_action
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["GameSession", "SYMBOL_NAMES", "RECORD_WHEN_OVER"]
 
@@ -95,8 +98,10 @@ class GameSession:
         max_agent_steps: the most action ids the agents may take between two decisions of the person (an integer
             >= 1).
 
-    When an agent fails (it chooses an illegal id, or the agents take more than ``max_agent_steps`` ids in a row),
-    the game is stopped: it is over (:attr:`over`, :attr:`stopped` says why), its record ends with the reason and is
+    When an agent fails (it chooses an illegal id or no integer, it raises an exception, or the agents take more than
+    ``max_agent_steps`` ids in a row), the game is stopped: it is over (:attr:`over`, :attr:`stopped` says why: the
+    agent and the id it chose, or the type of its exception, whose message and traceback go to this module's logger,
+    not to the person, as an agent's message may name its cards), its record ends with the reason and is
     written (with a record path), and :meth:`new_game` starts the next. The moves made until then stand, the
     person's last one included: nothing is undone (the agents' own state, their generators included, could not be
     wound back with the game's, so a game played on from before the failure would not be the one recorded).
@@ -303,10 +308,11 @@ class GameSession:
                 why = f"the agents took {actions} without the game reaching your decision; it was stopped"
                 self._stop(f"stopped after {actions} of the agents", why)
                 raise RiskError(why)
-            who = self.agents[seat]
-            action = None
             try:
-                action = agent_action(who, obs, info)
+                action = agent_action(self.agents[seat], obs, info)
+            except Exception as e:  # the agent's own failure (an exception, or no integer): the game stops, not the server
+                self._agent_failed(agent, seat, e)
+            try:
                 self._step(action)
             except IllegalActionError as e:
                 # the env's message lists the agent's legal ids (its trades name its cards): the server's, in the
@@ -320,6 +326,20 @@ class GameSession:
             steps += 1
         if self.over and self.record_path is not None and self.saved is None:
             self.save()
+
+    def _agent_failed(self, agent: str, seat: int, e: Exception) -> NoReturn:
+        """Stop the game for an agent that raised ``e`` instead of choosing an action id (or chose no integer).
+        The person is told the agent and the kind of failure, not its message (an agent's text may name its cards);
+        the server's log gets the whole traceback."""
+        label = f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)})"
+        if isinstance(e, IllegalActionError):  # (agent_action: not an integer; the message shows the value)
+            why, ended = f"{label} chose no action id ({e})", f"illegal action by {agent}"
+        else:
+            _log.error("%s raised %s", label, type(e).__name__, exc_info=e)
+            why, ended = f"{label} failed ({type(e).__name__})", f"agent error by {agent}"
+        why += "; the game cannot go on: start a new game"
+        self._stop(ended, why)
+        raise RiskError(why) from e
 
     def _stop(self, ended: str, why: str) -> None:
         """End the game for an agent's failure: ``ended`` for its record's result, ``why`` for the person."""

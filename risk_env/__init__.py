@@ -77,7 +77,11 @@ def _register() -> None:
     import gymnasium
 
     if SINGLE_AGENT_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=SINGLE_AGENT_ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv")
+        # order_enforce=False: the env refuses step() and render() before reset() itself, with ResetNeededError
+        # (Gymnasium's OrderEnforcing wrapper would raise its own ResetNeeded first)
+        gymnasium.register(
+            id=SINGLE_AGENT_ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv", order_enforce=False
+        )
     try:
         from pettingzoo import register
     except ImportError:  # PettingZoo < 1.27 has no registry

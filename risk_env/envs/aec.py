@@ -227,6 +227,23 @@ def check_turn_feature(turn_feature: Any, observation: str) -> bool:
     return turn_feature
 
 
+def reset_options(options: Any, example: str = "{'state': position}") -> dict[str, Any]:
+    """A copy of ``reset(options=...)`` as a dict (``{}`` for None), the check of both envs' resets.
+
+    Args:
+        options: the value given.
+        example: the options the env takes, for the message.
+
+    Raises:
+        ConfigError: ``options`` is neither None nor a mapping (a list, a str, a number).
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"reset() options must be a dict such as {example}, got {type(options).__name__}")
+    return dict(options)
+
+
 # spawn key that separates the stream of game seeds drawn by unseeded resets from the game's own stream
 _RESET_STREAM = 0x5EED
 
@@ -381,9 +398,7 @@ class raw_env(AECEnv):
                 rules' invariants (docs/rules.md §5), or is over. Nothing changes: the game in
                 progress (if any) and the seed stream stay as they were.
         """
-        if options is not None and not isinstance(options, Mapping):
-            raise ConfigError(f"reset() options must be a dict such as {{'state': position}}, got {type(options).__name__}")
-        options = dict(options or {})
+        options = reset_options(options)
         start = options.pop("state", None)
         if options:  # PettingZoo's api_test passes {"options": 1} and expects it to be taken
             warnings.warn(f"reset() ignores the option(s) {sorted(options)}: the one option is 'state'", stacklevel=2)
@@ -489,7 +504,12 @@ class raw_env(AECEnv):
             seat = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
             seat = self._seat_of(agent)  # raises UnknownAgentError
-        mask = self._mask if (seat == self._mask_seat and agent == self.agent_selection) else self._zero_mask
+        # the mask of the agent to act; all zeros for every other agent, and for one whose game was ended without a
+        # step of this env (PettingZoo's TerminateIllegalWrapper terminates the offender of an illegal id itself)
+        acts = seat == self._mask_seat and agent == self.agent_selection
+        if acts and (self.terminations.get(agent) or self.truncations.get(agent)):
+            acts = False
+        mask = self._mask if acts else self._zero_mask
         flat = self.encoder.encode(s, seat, self.selection)
         if not self.turn_feature:
             flat[self.encoder.layout["turn"][0]] = 0.0
@@ -553,15 +573,41 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def is_legal_action(self, action: int) -> bool:
-        """Whether ``action`` (an int in ``0..N-1``) is legal for ``agent_selection`` now, by its mask."""
-        return bool(self._mask[action])
+    def is_legal_action(self, action: Any) -> bool:
+        """Whether ``action`` is legal for ``agent_selection`` now, by its mask (False for every id once the
+        game is over). It takes the ids :meth:`step` takes (a Python int, a numpy integer or a 0-d integer
+        array, not a bool).
+
+        Raises:
+            ResetNeededError: before ``reset()``.
+            IllegalActionError: ``action`` is not an action id (a bool, a float, a str, None, or an integer
+                out of ``0..N-1``), as :meth:`action_to_string` refuses it.
+        """
+        if self.game_state is None:
+            raise ResetNeededError("no game in progress: call reset() before is_legal_action()")
+        # (ClassicWrapper's step asks with an id it has checked: the common case first)
+        a = action if (type(action) is int and 0 <= action < self.codec.n) else self._action_id(action)
+        return bool(self._mask[a])
+
+    def _action_id(self, action: Any) -> int:
+        """``action`` as an id in ``0..N-1``; IllegalActionError for anything else (:meth:`action_to_string`'s and
+        :meth:`is_legal_action`'s check)."""
+        a = as_action_id(action, self.codec.n)
+        if a is None:
+            raise IllegalActionError(f"an action id is an integer in 0..{self.codec.n - 1}, got {describe_action(action)}")
+        return a
 
     def end_for_illegal_action(self, agent: str, reward: float) -> None:
         """End the game because ``agent`` (the one to act) chose an illegal action, as PettingZoo's
         ``TerminateIllegalWrapper`` does: every agent is terminated and truncated, ``agent`` gets
         ``reward`` and the others 0; the agents then take their dead steps
-        (:class:`~risk_env.envs.wrappers.ClassicWrapper` calls it)."""
+        (:class:`~risk_env.envs.wrappers.ClassicWrapper` calls it). No agent acts any more: every
+        action mask (observation and info) is all zeros from here on."""
+        self._mask = self._zero_mask
+        self._mask_seat = -1
+        for a in self.infos:  # (the offender's info kept its mask and view)
+            self.infos[a] = {"action_mask": np.zeros(self.codec.n, dtype=np.int8)}
+        self._info_holder = None
         self._cumulative_rewards[agent] = 0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
@@ -615,10 +661,7 @@ class raw_env(AECEnv):
         """
         self._seat_of(agent)
         s = self._live("action_to_string")
-        a = as_action_id(action, self.codec.n)
-        if a is None:
-            raise IllegalActionError(f"an action id is an integer in 0..{self.codec.n - 1}, got {describe_action(action)}")
-        return self.codec.action_to_string(s, a, self.selection)
+        return self.codec.action_to_string(s, self._action_id(action), self.selection)
 
     def view(self, agent: str) -> GameView:
         """What ``agent``'s seat may know of the game now, as a :class:`~risk_env.envs.view.GameView`:
@@ -630,11 +673,18 @@ class raw_env(AECEnv):
         return GameView.from_env(self, agent)
 
     def render(self) -> Any:
+        """The board: ``str`` (``"ansi"``), uint8 ``(H, W, 3)`` (``"rgb_array"``) or ``None`` (``"human"``: shown in
+        a window; no render mode: warns).
+
+        Raises:
+            ResetNeededError: before ``reset()``, whatever the ``render_mode`` (as the wrapped forms);
+            MissingExtraError: matplotlib missing (the ``render`` extra).
+        """
+        if self.game_state is None:
+            raise ResetNeededError("no game in progress: call reset() before render()")
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
-        if self.game_state is None:
-            raise ResetNeededError("no game in progress: call reset() before render()")
         if self.render_mode == "ansi":
             # the acting seat's own secret mission only (docs/rules.md §8)
             viewer = self.game.current_player(self.game_state)

@@ -107,7 +107,7 @@ Illegal actions (``invalid_action``)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
@@ -122,7 +122,7 @@ from ..rules.config import RulesConfig, resolve_rules
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .action_input import as_action_id, describe_action
-from .aec import check_turn_feature
+from .aec import check_turn_feature, reset_options
 from .codec import ActionCodec, Selection
 from .graph import GraphObservationEncoder, check_observation_mode
 from .observation import ObservationEncoder
@@ -137,6 +137,32 @@ ENV_ID = "risk_env/RiskSingleAgent-v0"
 INVALID_ACTION_MODES = ("random", "penalty", "raise")
 
 
+def _number(value: Any, name: str, allowed: str, ok: Callable[[float], bool] | None = None) -> float:
+    """``value`` as a float when it is a finite real number (a Python or numpy int or float, not a bool) for which
+    ``ok(value)`` holds; the check of the env's numeric arguments.
+
+    Raises:
+        ConfigError: anything else, naming the argument and what is ``allowed``.
+    """
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        x = float(value)
+        if np.isfinite(x) and (ok is None or ok(x)):
+            return x
+    raise ConfigError(f"{name} must be {allowed}, got {value!r}")
+
+
+def _seat(value: Any, n: int, name: str, allowed: str = "a seat") -> int:
+    """``value`` as a seat ``0..n-1`` (a Python or numpy integer, not a bool, as for action ids).
+
+    Raises:
+        ConfigError: anything else, naming the argument ``name`` and the seats (``allowed`` says what else is).
+    """
+    seat = as_action_id(value, n)
+    if seat is None:
+        raise ConfigError(f"{name} must be {allowed} 0..{n - 1} (an integer, not a bool), got {value!r}")
+    return seat
+
+
 # ---------------------------------------------------------------------------- the env
 class RiskSingleAgentEnv(gymnasium.Env):
     """One learner against embedded opponents (see the module docstring).
@@ -149,12 +175,14 @@ class RiskSingleAgentEnv(gymnasium.Env):
             ``rules``; one that contradicts a preset made for a fixed count is refused.
         opponents: ``None`` (random), an agent, a callable, a spec string, a
             list of those, or an :class:`OpponentPool`.
-        learner_seat: ``None`` draws the seat each episode; an int fixes it.
+        learner_seat: ``None`` draws the seat each episode; a seat ``0..num_players-1`` (a Python or
+            numpy integer, not a bool) fixes it.
         invalid_action: ``"random"``, ``"penalty"`` or ``"raise"`` (module docstring).
-        invalid_penalty: reward for an illegal action under ``"penalty"``.
-        shaping: coefficient of the territory-share shaping reward (>= 0; 0 = off).
-        shaping_gamma: the ``gamma`` of the shaping term ``gamma * phi' - phi``, in (0, 1];
-            set it to the learner's discount (module docstring, "Rewards").
+        invalid_penalty: reward for an illegal action under ``"penalty"`` (a finite number).
+        shaping: coefficient of the territory-share shaping reward (a finite number >= 0; 0 = off).
+        shaping_gamma: the ``gamma`` of the shaping term ``gamma * phi' - phi``, a number in (0, 1];
+            set it to the learner's discount (module docstring, "Rewards"). Numbers may be
+            Python or numpy ints and floats, not bools.
         max_turn_steps: the learner's decisions allowed in one turn before the episode
             ends as a stalled loss (``None``: no cap).
         preset: a rules preset or rules file, as for :class:`risk_env.envs.aec.raw_env`
@@ -172,8 +200,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
             (default: :func:`risk_env.envs.opponents.agent_resolver`'s, the agent registry).
 
     Raises:
-        ConfigError: a bad option or rule (``turn_feature`` other than True, False or None), a player
-            count that contradicts the preset.
+        ConfigError: a bad option or rule (``turn_feature`` other than True, False or None; a number
+            that is a bool, NaN, infinite or out of its range; a ``learner_seat`` that is not a seat),
+            a player count that contradicts the preset.
+
+    Every call that needs an episode (``step``, ``render``, ``game_state``, ``view``) raises
+    :class:`~risk_env.errors.ResetNeededError` before ``reset()``; ``gymnasium.make`` adds no
+    order-enforcing wrapper of its own (the id is registered with ``order_enforce=False``).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -200,8 +233,9 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.resolve = resolve
         check_observation_mode(observation)
         self.turn_feature = check_turn_feature(turn_feature, observation)
-        if not (isinstance(shaping_gamma, (int, float)) and 0.0 < shaping_gamma <= 1.0):
-            raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
+        gamma = _number(shaping_gamma, "shaping_gamma", "a number in (0, 1] (the learner's discount)", lambda x: 0.0 < x <= 1.0)
+        penalty = _number(invalid_penalty, "invalid_penalty", "a finite number (the reward of an illegal action)")
+        shaping = _number(shaping, "shaping", "a finite number >= 0", lambda x: x >= 0.0)
         if rules is None and preset is None:  # the quick default game: 2 players, no decisions in setup
             config = {"setup": "random", **config}
             num_players = 2 if num_players is None else num_players
@@ -210,18 +244,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
             raise ConfigError(
                 f"invalid_action={invalid_action!r} is not allowed; choose one of: {', '.join(INVALID_ACTION_MODES)}"
             )
-        number = isinstance(shaping, (int, float, np.floating, np.integer)) and not isinstance(shaping, bool)
-        if not number or not 0.0 <= shaping < np.inf:
-            raise ConfigError(f"shaping must be a finite number >= 0, got {shaping!r}")
         if max_turn_steps is not None and not (isinstance(max_turn_steps, (int, np.integer)) and max_turn_steps >= 1):
             raise ConfigError(f"max_turn_steps must be None or an integer >= 1, got {max_turn_steps!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(
                 f"render_mode={render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
             )
-        n = cfg.num_players
-        if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < n):
-            raise ConfigError(f"learner_seat must be None or a seat 0..{n - 1}, got {learner_seat!r}")
+        fixed_seat = None if learner_seat is None else _seat(learner_seat, cfg.num_players, "learner_seat", "None or a seat")
         self.rules = cfg
         self.game = Game(cfg)
         self.codec = ActionCodec(self.game)
@@ -236,13 +265,13 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.codec.n)
         self.render_mode = render_mode
         self.invalid_action = invalid_action
-        self.invalid_penalty = float(invalid_penalty)
-        self.shaping = float(shaping)
-        self.shaping_gamma = float(shaping_gamma)
+        self.invalid_penalty = penalty
+        self.shaping = shaping
+        self.shaping_gamma = gamma
         self.max_turn_steps = None if max_turn_steps is None else int(max_turn_steps)
         self._turn_key = (-1, -1)
         self._turn_steps = 0
-        self.fixed_seat = None if learner_seat is None else int(learner_seat)
+        self.fixed_seat = fixed_seat
         self._pool: OpponentPool | None = None
         self._fixed: list[Any] | None = None
         self.set_opponents(opponents)
@@ -310,22 +339,24 @@ class RiskSingleAgentEnv(gymnasium.Env):
             options: ``{"state": position}`` starts from a copy of that position (a
                 :class:`~risk_env.rules.state.GameState` or its ``to_dict()``, checked by
                 :func:`risk_env.rules.checks.position_from`) instead of a new game (hand-built
-                positions, curricula); ``{"learner_seat": k}`` fixes the seat for this episode.
+                positions, curricula); ``{"learner_seat": k}`` fixes the seat for this episode (a seat
+                ``0..num_players-1``, a Python or numpy integer, not a bool).
 
         Raises:
-            ConfigError: a seed that is not None or an integer >= 0, bad options, or no learner
-                decision reachable (a tiny turn limit).
+            ConfigError: a seed that is not None or an integer >= 0, ``options`` that is not None or a
+                dict, an unknown option key, a ``learner_seat`` that is not a seat, or no learner
+                decision reachable (a tiny turn limit). Nothing changes.
             StateError: a position that is malformed or breaks the rules (nothing changes).
         """
         check_seed(seed, allow_none=True)
         n = self.rules.num_players
-        options = dict(options or {})
+        options = reset_options(options, "{'state': position} or {'learner_seat': 0}")
         start = options.pop("state", None)
         seat_opt = options.pop("learner_seat", None)
         if options:
-            raise ConfigError(f"unknown reset option(s) {sorted(options)}; allowed: state, learner_seat")
-        if seat_opt is not None and not (isinstance(seat_opt, (int, np.integer)) and 0 <= seat_opt < n):
-            raise ConfigError(f"learner_seat must be a seat 0..{n - 1}, got {seat_opt!r}")
+            raise ConfigError(f"unknown reset option(s) {sorted(options, key=repr)}; allowed: state, learner_seat")
+        if seat_opt is not None:
+            seat_opt = _seat(seat_opt, n, "options['learner_seat']")
         if start is not None:
             start = position_from(self.game, start, "options['state']")  # a checked copy, before anything changes
         super().reset(seed=None if seed is None else int(seed))  # (Gymnasium takes a Python int)
@@ -450,13 +481,14 @@ class RiskSingleAgentEnv(gymnasium.Env):
         (``"human"``: shown in a window; no render mode: warns).
 
         Raises:
-            ResetNeededError: before ``reset()``; MissingExtraError: matplotlib missing (the ``render`` extra).
+            ResetNeededError: before ``reset()``, whatever the ``render_mode``; MissingExtraError: matplotlib
+                missing (the ``render`` extra).
         """
+        if self.state is None:
+            raise ResetNeededError("no episode yet: call reset() before render()")
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
-        if self.state is None:
-            raise ResetNeededError("no episode yet: call reset() before render()")
         if self.render_mode == "ansi":
             return render_ansi(self.game, self.state, self.last_move)
         self._renderer, frame = draw_frame(self._renderer, self.game, self.render_mode, self.state, self.last_move)
@@ -537,7 +569,10 @@ class RiskSingleAgentEnv(gymnasium.Env):
 
 def _register() -> None:
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv", disable_env_checker=False)
+        # order_enforce=False: the env's own checks refuse step() and render() before reset() with ResetNeededError
+        gymnasium.register(
+            id=ENV_ID, entry_point="risk_env.envs.single_agent:RiskSingleAgentEnv", disable_env_checker=False, order_enforce=False
+        )
 
 
 _register()

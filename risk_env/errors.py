@@ -1,11 +1,12 @@
 """Exceptions raised by risk_env. All are ``ValueError`` subclasses, so code
 that catches ``ValueError`` for bad input keeps working.
 
-:func:`check_seed` and :func:`check_flag` (not in ``__all__``: the exports here are the error classes) are the
-checks behind the package's seed arguments and on/off arguments."""
+:func:`check_seed`, :func:`check_flag` and :func:`check_number` (not in ``__all__``: the exports here are the error
+classes) are the checks behind the package's seed arguments, on/off arguments and numeric arguments."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -188,6 +189,24 @@ def check_flag(value: Any, name: str, who: str | None = None, *, numpy_bool: boo
     if not isinstance(value, (bool, np.bool_) if numpy_bool else bool):
         raise ConfigError(f"{who + ': ' if who else ''}{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_number(value: Any, name: str, allowed: str, ok: Callable[[float], bool] | None = None) -> float:
+    """``value`` as a ``float`` when it is a finite real number (a Python or numpy int or float, not a bool) for which
+    ``ok(value)`` holds; the package's numeric arguments are checked here.
+
+    >>> check_number(np.float32(0.5), "shaping", "a finite number >= 0", lambda x: x >= 0.0)
+    0.5
+
+    Raises:
+        ConfigError: anything else (a bool, a str, NaN, an infinity, a value ``ok`` refuses), naming the argument
+            ``name`` and what is ``allowed``: ``"shaping must be a finite number >= 0, got -1"``.
+    """
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        x = float(value)
+        if np.isfinite(x) and (ok is None or ok(x)):
+            return x
+    raise ConfigError(f"{name} must be {allowed}, got {value!r}")
 
 
 def cause_line(e: BaseException, limit: int = 300) -> str:

@@ -460,6 +460,12 @@ def test_numpy_batch_sizes_and_infinite_shaping():
             LearnerEnv(2, num_players=2, shaping=shaping)
         with pytest.raises(ConfigError, match="^shaping must be a finite number >= 0, got "):
             RiskSingleAgentEnv(num_players=2, shaping=shaping)
+    # both envs read one check (risk_env.errors.check_number): numpy numbers in, bools out
+    for make in (lambda **kw: LearnerEnv(2, num_players=2, **kw), lambda **kw: RiskSingleAgentEnv(num_players=2, **kw)):
+        env = make(shaping=np.float32(0.5), shaping_gamma=np.float32(0.75))
+        assert (env.shaping, env.shaping_gamma) == (0.5, 0.75) and type(env.shaping_gamma) is float
+        with pytest.raises(ConfigError, match=r"^shaping_gamma must be a number in \(0, 1\] .*, got True$"):
+            make(shaping_gamma=True)
 
 
 def test_vector_game_observe_refuses_seats_out_of_range_and_takes_any_integer_dtype():

@@ -107,14 +107,14 @@ Illegal actions (``invalid_action``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError, check_seed
+from ..errors import ActionSpaceError, ConfigError, IllegalActionError, ResetNeededError, check_number, check_seed
 from ..records.ansi import render_ansi
 from ..records.frames import draw_frame
 from ..rules.checks import position_from
@@ -135,20 +135,6 @@ ENV_ID = "risk_env/RiskSingleAgent-v0"
 """Gymnasium id of :class:`RiskSingleAgentEnv` (registered by ``import risk_env``)."""
 
 INVALID_ACTION_MODES = ("random", "penalty", "raise")
-
-
-def _number(value: Any, name: str, allowed: str, ok: Callable[[float], bool] | None = None) -> float:
-    """``value`` as a float when it is a finite real number (a Python or numpy int or float, not a bool) for which
-    ``ok(value)`` holds; the check of the env's numeric arguments.
-
-    Raises:
-        ConfigError: anything else, naming the argument and what is ``allowed``.
-    """
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-        x = float(value)
-        if np.isfinite(x) and (ok is None or ok(x)):
-            return x
-    raise ConfigError(f"{name} must be {allowed}, got {value!r}")
 
 
 def _seat(value: Any, n: int, name: str, allowed: str = "a seat") -> int:
@@ -233,9 +219,11 @@ class RiskSingleAgentEnv(gymnasium.Env):
         self.resolve = resolve
         check_observation_mode(observation)
         self.turn_feature = check_turn_feature(turn_feature, observation)
-        gamma = _number(shaping_gamma, "shaping_gamma", "a number in (0, 1] (the learner's discount)", lambda x: 0.0 < x <= 1.0)
-        penalty = _number(invalid_penalty, "invalid_penalty", "a finite number (the reward of an illegal action)")
-        shaping = _number(shaping, "shaping", "a finite number >= 0", lambda x: x >= 0.0)
+        gamma = check_number(
+            shaping_gamma, "shaping_gamma", "a number in (0, 1] (the learner's discount)", lambda x: 0.0 < x <= 1.0
+        )
+        penalty = check_number(invalid_penalty, "invalid_penalty", "a finite number (the reward of an illegal action)")
+        shaping = check_number(shaping, "shaping", "a finite number >= 0", lambda x: x >= 0.0)
         if rules is None and preset is None:  # the quick default game: 2 players, no decisions in setup
             config = {"setup": "random", **config}
             num_players = 2 if num_players is None else num_players

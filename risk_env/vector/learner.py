@@ -66,14 +66,13 @@ that skip work no slot needs (the engine's own, and one per opponent policy per 
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import torch
 
-from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError
+from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError, check_number
 from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy, make_policy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 from .network import NetworkPolicy
@@ -321,10 +320,10 @@ class LearnerEnv:
     ) -> None:
         if observation not in OBSERVATIONS:
             raise ConfigError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
-        if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not 0.0 <= shaping < math.inf:
-            raise ConfigError(f"shaping must be a finite number >= 0, got {shaping!r}")
-        if isinstance(shaping_gamma, bool) or not isinstance(shaping_gamma, (int, float)) or not 0.0 < shaping_gamma <= 1.0:
-            raise ConfigError(f"shaping_gamma must be a number in (0, 1] (the learner's discount), got {shaping_gamma!r}")
+        shaping = check_number(shaping, "shaping", "a finite number >= 0", lambda x: x >= 0.0)
+        shaping_gamma = check_number(
+            shaping_gamma, "shaping_gamma", "a number in (0, 1] (the learner's discount)", lambda x: 0.0 < x <= 1.0
+        )
         if isinstance(max_opponent_steps, bool) or not isinstance(max_opponent_steps, int) or max_opponent_steps < 1:
             raise ConfigError(f"max_opponent_steps must be an integer >= 1, got {max_opponent_steps!r}")
         for label, flag in (("self_play", self_play), ("final_observation", final_observation)):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["check_output_file", "folder_problem", "make_output_folder", "write_json"]
+__all__ = ["check_output_file", "file_name_text", "folder_problem", "make_output_folder", "write_json"]
 
 
 def _path_text(path: object, what: str) -> str:
@@ -33,6 +33,19 @@ def _path_text(path: object, what: str) -> str:
         if isinstance(text, str):
             return text
     raise ConfigError(f"give {what} as text or a pathlib.Path, got {type(path).__name__} {path!r:.60}")
+
+
+def file_name_text(path: object, option: str) -> str:
+    """``path`` as text, for an output file that must be given: None is refused here, where :func:`check_output_file`
+    reads it as no file asked for.
+
+    Raises:
+        ConfigError: ``path`` is not text or an ``os.PathLike`` of text; the message names ``option`` and what was given.
+    """
+    try:
+        return _path_text(path, "a file name")
+    except ConfigError as e:
+        raise ConfigError(f"{option}: {e}") from None
 
 
 def folder_problem(folder: str | os.PathLike[str]) -> str | None:
@@ -142,10 +155,7 @@ def check_output_file(path: str | os.PathLike[str] | None, option: str) -> None:
     """
     if path is None:
         return
-    try:
-        path = _path_text(path, "a file name")
-    except ConfigError as e:
-        raise ConfigError(f"{option}: {e}") from None
+    path = file_name_text(path, option)
     if not path.strip():
         raise ConfigError(f"{option} {path!r}: an empty file name; give a file name, or leave {option} out")
     if "\0" in path:
@@ -228,9 +238,10 @@ def check_suffix(path: str | os.PathLike[str], option: str, suffix: str, what: s
     writes and which one writes the other form.
 
     Raises:
-        ConfigError: the message names ``option``, the path, the suffix and ``what``.
+        ConfigError: the message names ``option``, the path, the suffix and ``what``; or ``path`` is not text or an
+            ``os.PathLike`` of text (None, bytes, a number), named as :func:`check_output_file` names it.
     """
-    if Path(path).suffix.lower() != suffix:
+    if Path(file_name_text(path, option)).suffix.lower() != suffix:
         raise ConfigError(f"{option} {os.fspath(path)!r}: give a file name ending in {suffix} ({what})")
 
 
@@ -240,8 +251,10 @@ def write_text_file(path: str | os.PathLike[str], text: str, option: str) -> Pat
 
     Raises:
         ConfigError: the folder or the file cannot be written after all (changed since the check, the disk full);
-            the message names ``option``, the path and the system's reason.
+            the message names ``option``, the path and the system's reason; or ``path`` is not text or an
+            ``os.PathLike`` of text (None, bytes, a number), refused before anything is made.
     """
+    path = file_name_text(path, option)
     make_output_folder(path, option)
     try:
         with open(path, "w", encoding="utf-8") as f:

@@ -6,6 +6,7 @@ and what ``replay --strip`` draws."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -232,6 +233,85 @@ def test_replay_help_and_output_say_what_the_strip_shows(tmp_path) -> None:  # t
     assert code == 0 and out.endswith("(9 panels: one per turn)\n")
 
 
+def test_replay_refuses_an_animations_suffix_before_anything_is_written_or_printed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--gif ok.gif --video bad.txt`` wrote ok.gif, then failed (unknown animation format '.txt'), leaving it; so did
+    the Python function behind the command."""
+    from pathlib import Path
+
+    from risk_env.errors import ConfigError
+    from risk_env.records.replay import ANIMATION_SUFFIXES, run
+    from risk_env.tools import cli
+
+    board = str(Path(__file__).resolve().parent.parent / "docs" / "board.json")
+    ok, bad = tmp_path / "ok1.gif", tmp_path / "bad.txt"
+    code, out, err = run_cli("replay", board, "-q", "--gif", ok, "--video", bad)
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == f"error: --video {str(bad)!r} must end in .mp4 or .webm (or .mkv, .avi, .mov, .gif)\n"
+    code, out, err = run_cli("replay", board, "--strip", tmp_path / "s.png", "--gif", tmp_path / "g.PNG")
+    assert (code, out) == (2, "") and err.startswith(f"error: --gif {str(tmp_path / 'g.PNG')!r} must end in .gif or .mp4")
+    printed: list[str] = []
+    for kwargs, message in [
+        ({"gif": ok, "video": bad}, f"video {str(bad)!r}: unknown animation format '.txt': use .gif or .mp4 (or .webm,"),
+        ({"strip": tmp_path / "s.txt"}, f"strip {str(tmp_path / 's.txt')!r}: give a file name ending in .png"),
+    ]:
+        with pytest.raises(ConfigError) as e:
+            run(board, out=printed, **kwargs)  # type: ignore[arg-type]
+        assert type(e.value) is ConfigError and str(e.value).startswith(message)
+    assert list(tmp_path.iterdir()) == [] and printed == []
+    # one list of the animations both commands write: watch's --gif, replay's --gif and --video, render_video's
+    assert (
+        set(cli._ANIMATIONS) == set(cli._VIDEOS) == set(ANIMATION_SUFFIXES) == {".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov"}
+    )
+
+
+def test_replay_with_upto_0_draws_the_starting_position_on_the_strip_as_on_the_animation(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--strip s.png --upto 0`` failed: the record has no moves to draw (``--gif`` and ``--html`` drew the start)."""
+    pytest.importorskip("matplotlib")
+    from pathlib import Path
+
+    from PIL import Image
+
+    board = str(Path(__file__).resolve().parent.parent / "docs" / "board.json")
+    strip, gif = tmp_path / "s.png", tmp_path / "g.gif"
+    code, out, err = run_cli("replay", board, "-q", "--strip", strip, "--gif", gif, "--upto", "0")
+    assert (code, err) == (0, "")
+    assert out == f"wrote {gif} (1 frame)\nwrote {strip} (1 panel: the starting position, before any move)\n"
+    sheet = Image.open(strip)
+    assert sheet.size == (420 + 2 * 6, round(540 * 420 / 1300) + 18 + 2 * 6)  # one panel: 420 wide, its label above
+    code, out, _ = run_cli("replay", board, "-q", "--strip", strip, "--upto", "1")
+    assert code == 0 and out == f"wrote {strip} (1 panel: one per turn)\n"  # (the setup's first move)
+
+
+def test_a_video_is_written_with_a_codec_its_container_holds(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A .webm went to imageio-ffmpeg with its default codec (H.264, which WebM cannot hold): a file of a few hundred
+    bytes that nothing plays, reported as written; a .mov went to PyAV as VP9, which it refuses."""
+    pytest.importorskip("matplotlib")
+    import imageio.v3 as iio
+
+    from risk_env.records.record import GameRecord
+    from risk_env.records.replay import render_video
+
+    record = GameRecord.load(Path(__file__).resolve().parent.parent / "docs" / "board.json")
+    calls: list[tuple[str, str, str]] = []
+
+    def imwrite(path, frames, plugin, **kw):  # type: ignore[no-untyped-def]
+        calls.append((Path(path).suffix, plugin, kw["codec"]))
+        if plugin == "pyav":
+            raise ImportError("no PyAV here")  # (as where only imageio-ffmpeg is installed)
+
+    monkeypatch.setattr(iio, "imwrite", imwrite)
+    for suffix in (".mp4", ".webm", ".mkv", ".avi", ".mov"):
+        assert render_video(record, tmp_path / f"v{suffix}", upto=0) == 1
+    h264, vp9 = "libx264", "libvpx-vp9"
+    assert calls == [
+        (suffix, plugin, vp9 if suffix == ".webm" else h264)
+        for suffix in (".mp4", ".webm", ".mkv", ".avi", ".mov")
+        for plugin in ("pyav", "FFMPEG")
+    ]
+
+
 # ---------------------------------------------------------------------- outputs that cannot be written
 @pytest.mark.parametrize(
     "command,option",
@@ -371,6 +451,12 @@ def test_every_command_refuses_an_unknown_option_in_one_line(command: str, capsy
             "--upto must be a number of moves from 0 to {moves} (the moves of {board}), got 1000",
         ),
         (["replay", "docs/board.json", "-q", "--strip", "o.txt"], "--strip 'o.txt' must end in .png or .jpg (or .jpeg, .pdf)"),
+        # (the whole log was printed first, then pillow's or render_video's own words)
+        (["replay", "docs/board.json", "--gif", "x.png"], "--gif 'x.png' must end in .gif or .mp4 (or .webm, .mkv, .avi, .mov)"),
+        (
+            ["replay", "docs/board.json", "--video", "x.txt"],
+            "--video 'x.txt' must end in .mp4 or .webm (or .mkv, .avi, .mov, .gif)",
+        ),
         (
             ["replay", "docs/board.json", "-q", "--every", "move", "--fps", "3"],
             "--every and --fps are for the animation of --gif or --video: give --gif or --video too, "

@@ -1107,7 +1107,11 @@ def _bad_calls(record):
         (lambda: short_names(["Alaska"], 2), ConfigError, "width must be at least 3 characters, got 2"),
         (lambda: seat_labels(game, ["a"]), ConfigError, "player_names needs 2 names (one per player seat), got 1"),
         (lambda: list(replay_moves(record, upto=-1)), ConfigError, "upto must be a number of moves from 0 to"),
-        (lambda: render_video(record, "game.txt"), ConfigError, "unknown animation format '.txt': use .gif, .mp4 or .webm"),
+        (
+            lambda: render_video(record, "game.txt"),
+            ConfigError,
+            "render_video: path 'game.txt': unknown animation format '.txt': use .gif or .mp4 (or .webm, .mkv, .avi, .mov)",
+        ),
         (lambda: render_video(record, "game.gif", every="x"), ConfigError, "every must be 'move' or 'turn', got 'x'"),
         (
             lambda: RandomAgent(0).act({"action_mask": np.zeros(3, np.int8)}),

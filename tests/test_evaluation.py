@@ -188,6 +188,30 @@ def test_the_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert code == 2 and err.startswith("error: ") and "colour" in err
 
 
+def test_the_reference_backend_refuses_an_explicit_cpu_device(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``device="cpu"`` / ``--device cpu`` was taken silently (it was the default, so it could not be told from none),
+    while docs/vector.md says the reference backend refuses ``device``."""
+    import inspect
+
+    from risk_env.tools.cli import evaluate as command
+
+    out = tmp_path / "out"
+    for play in (evaluate, round_robin):
+        assert inspect.signature(play).parameters["device"].default is None
+        with pytest.raises(ConfigError) as info:
+            play(["random", "random"], num_games=2, progress=False, out_dir=out, device="cpu")
+        assert type(info.value) is ConfigError and str(info.value).startswith(
+            "device='cpu': device and batch_size are arguments of backend='vector'"
+        )
+    assert inspect.signature(command).parameters["device"].default.default is None
+    code, text, err = run_cli("evaluate", "random", "random", "--games", "2", "--no-progress", "--device", "cpu", "--out", out)
+    assert (code, text) == (2, "") and err == (
+        "error: --device cpu: --device and --batch-size are options of --backend vector (the reference backend would "
+        "ignore them)\n"
+    )
+    assert not out.exists()
+
+
 def test_round_robin_pairs(tmp_path) -> None:  # type: ignore[no-untyped-def]
     res = round_robin(
         ["random", "aggressive", "balanced"],

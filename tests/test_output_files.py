@@ -183,3 +183,29 @@ def test_a_path_that_is_not_text_is_refused_with_the_library_s_error(tmp_path: P
             check_output_file(bad, "--json")  # type: ignore[arg-type]
         assert str(e.value) == f"--json: give a file name as text or a pathlib.Path, got {shown}"
     assert _tree(tmp_path) == []
+
+
+def test_a_file_that_must_be_given_refuses_none_where_the_check_reads_it_as_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (check_output_file(None) is "no file asked for"; the writers that need a file then took None to Path() or open():
+    # BoardRenderer.save_png(s, None) and Position.save_svg(None) were raw TypeErrors)
+    from risk_env._output import check_suffix, file_name_text, write_text_file
+    from risk_env.records.record import GameRecord
+
+    monkeypatch.chdir(tmp_path)
+    check_output_file(None, "--json")
+    for bad, shown in ((None, "NoneType None"), (b"x.svg", "bytes b'x.svg'"), (5, "int 5")):
+        message = f"path: give a file name as text or a pathlib.Path, got {shown}"
+        for call in (file_name_text, lambda path, option: check_suffix(path, option, ".svg", "SVG text")):
+            with pytest.raises(ConfigError) as e:
+                call(bad, "path")
+            assert type(e.value) is ConfigError and str(e.value) == message
+        with pytest.raises(ConfigError) as e:
+            write_text_file(bad, "text", "path")  # type: ignore[arg-type]
+        assert type(e.value) is ConfigError and str(e.value) == message
+    with pytest.raises(ConfigError) as e:
+        GameRecord.load(Path(__file__).resolve().parent.parent / "docs" / "board.json").save(None)  # type: ignore[arg-type]
+    assert str(e.value) == "GameRecord.save: path: give a file name as text or a pathlib.Path, got NoneType None"
+    assert _tree(tmp_path) == []
+    assert file_name_text(tmp_path / "x.svg", "path") == str(tmp_path / "x.svg")

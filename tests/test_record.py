@@ -421,3 +421,48 @@ def test_saving_a_record_to_a_folder_is_refused_with_the_path(tmp_path: Path) ->
         rec.save(tmp_path / "file" / "r.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
     assert GameRecord.load(rec.save(tmp_path / "a" / "r.json")).players == ["a", "b"]
+
+
+def test_a_game_recorder_refuses_a_move_it_could_not_replay_and_a_final_position_that_is_none(tmp_path: Path) -> None:
+    """add("hello") was kept (and the saved record was then refused: move 1 ('hello') does not replay); add(5) and
+    finish(None) were AttributeErrors."""
+    from risk_env.errors import InvalidMoveError, StateError
+    from risk_env.rules.moves import Move
+
+    game = Game(num_players=2, map="small", setup="random", two_player="none")
+    s = game.new_game(5)
+    gr = GameRecorder(game, 5, actions=True)
+    for args, error, message in [
+        (("hello",), InvalidMoveError, "GameRecorder.add: cannot read move 'hello': it must start with one of claim,"),
+        ((5,), InvalidMoveError, "GameRecorder.add: give a Move or its text (such as 'end turn'), got int 5"),
+        ((None,), InvalidMoveError, "GameRecorder.add: give a Move or its text (such as 'end turn'), got NoneType None"),
+        ((Move.place(99, 1),), InvalidMoveError, "GameRecorder.add: Move(kind=<MoveKind.PLACE: 1>, src=99,"),
+        (("place Ash 1", None), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids (integers)"),
+        (("place Ash 1", [1.5]), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids (integers)"),
+        (("place Ash 1", [True]), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids (integers)"),
+    ]:
+        with pytest.raises(risk_env.RiskError) as e:
+            gr.add(*args)
+        assert type(e.value) is error and str(e.value).startswith(message), (args, e.value)
+    assert gr.record.moves == [] and gr.record.actions == []  # nothing added
+    with pytest.raises(StateError) as info:
+        gr.finish(None)  # type: ignore[arg-type]
+    assert str(info.value) == "GameRecorder.finish: give the final position, a GameState, got NoneType None"
+    with pytest.raises(StateError, match="this position has 9 territories and 3 players; this game has 9 territories"):
+        gr.finish(Game(num_players=3, map="small", setup="random").new_game(1))
+    assert gr.record.result is None
+    gr.add("place Ash 1", np.array([0]))  # (action ids as a numpy array, as a codec loop collects them)
+    assert gr.record.moves == ["place Ash 1"] and gr.record.actions == [0]
+    # a text the game reads is kept as given, a Move as its text; the record reads back and replays
+    gr = GameRecorder(game, 5)
+    move = game.legal_moves(s)[0]
+    text = game.move_to_text(move)
+    game.apply(s, move)
+    gr.add(text.upper())
+    move = game.legal_moves(s)[0]
+    game.apply(s, move)
+    gr.add(move)
+    path = gr.finish(s).save(tmp_path / "gr.json")
+    back = GameRecord.load(path)
+    assert back.moves == [text.upper(), game.move_to_text(move)]
+    assert same_position(back.verify(), s)

@@ -218,3 +218,82 @@ def test_save_png_and_draw_refuse_what_they_cannot_do(tmp_path) -> None:  # type
     assert list(tmp_path.iterdir()) == []
     r.save_png(s, tmp_path / "new" / "board.png")
     assert (tmp_path / "new" / "board.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (
+            {"dpi": 0},
+            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got int 0",
+        ),
+        ({"dpi": -5}, "BoardRenderer dpi must be a number from 50 to 120"),
+        (
+            {"dpi": "x"},
+            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got str 'x'",
+        ),
+        ({"dpi": 1.5}, "BoardRenderer dpi must be a number from 50 to 120"),  # (a freetype RuntimeError)
+        ({"dpi": 121}, "BoardRenderer dpi must be a number from 50 to 120"),
+        ({"dpi": float("nan")}, "BoardRenderer dpi must be a number from 50 to 120"),
+        (
+            {"dpi": True},
+            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got bool True",
+        ),
+        ({"player_names": "abc"}, "BoardRenderer player_names must be a list of names (text), got 'abc'"),  # (three names)
+        ({"player_names": [1, 2]}, "BoardRenderer player_names must be a list of names (text), got [1, 2]"),
+        ({"player_names": ["a", "b\nc"]}, "BoardRenderer player_names must be printable text, got 'b\\nc'"),
+    ],
+)
+def test_the_renderers_arguments_are_refused_by_name(kwargs: dict, message: str) -> None:
+    """dpi=0 was a ZeroDivisionError, -5 matplotlib's ValueError, 'x' a ValueError, 1.5 a freetype RuntimeError;
+    player_names='abc' was taken as three names."""
+    game = Game(num_players=2, map="small", setup="random")
+    with pytest.raises(risk_env.ConfigError) as e:
+        BoardRenderer(game, **kwargs)
+    assert type(e.value) is risk_env.ConfigError and str(e.value).startswith(message)
+
+
+def test_the_dpi_range_draws_the_same_picture_size() -> None:
+    from risk_env.records.draw import MAX_DPI, MIN_DPI
+
+    game = Game(num_players=2, map="small", setup="random")
+    s = game.new_game(0)
+    assert (MIN_DPI, MAX_DPI) == (50, 120)
+    for dpi in (MIN_DPI, 72.5, np.int64(100), MAX_DPI):
+        assert BoardRenderer(game, dpi=dpi).draw(s).shape == (500, 1300, 3)
+
+
+def test_draw_and_save_png_refuse_what_is_not_text_before_anything_is_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """last_move=5 was an AttributeError, recent=None a TypeError, save_png(s, None) a TypeError (5 and b"x" were
+    ConfigErrors already)."""
+    from risk_env.records.svg import Position
+
+    game = Game(num_players=2, map="small", setup="random")
+    r = BoardRenderer(game)
+    s = game.new_game(1)
+    png = tmp_path / "board.png"
+    last = "BoardRenderer.draw: last_move must be the last move's text (a str; '' for none), got int 5"
+    recent = "BoardRenderer.draw: recent must be a list of earlier moves' texts (str), oldest first (() for none), got "
+    for call, message in [
+        (lambda: r.draw(s, last_move=5), last),  # type: ignore[arg-type]
+        (lambda: r.draw(s, recent=None), recent + "NoneType None"),  # type: ignore[arg-type]
+        (lambda: r.draw(s, recent="place Ash 1"), recent + "str 'place Ash 1'"),
+        (lambda: r.draw(s, recent=["place Ash 1", 3]), recent + "list ['place Ash 1', 3]"),  # type: ignore[list-item]
+        (lambda: r.save_png(s, png, last_move=5), last),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(risk_env.ConfigError) as e:
+            call()
+        assert str(e.value) == message
+    for path in (None, 5, b"x"):
+        with pytest.raises(risk_env.ConfigError) as e:
+            r.save_png(s, path)  # type: ignore[arg-type]
+        assert str(e.value) == (
+            f"BoardRenderer.save_png: path: give a file name as text or a pathlib.Path, got {type(path).__name__} {path!r}"
+        )
+        with pytest.raises(risk_env.ConfigError) as e:
+            Position(game, s).save_svg(path)  # type: ignore[arg-type]
+        assert str(e.value) == (
+            f"Position.save_svg: path: give a file name as text or a pathlib.Path, got {type(path).__name__} {path!r}"
+        )
+    assert list(tmp_path.iterdir()) == []
+    assert r.draw(s, "place Ash 1", ("place Ash 1",)).shape == (500, 1300, 3)  # a tuple of texts is a list of them

@@ -155,6 +155,7 @@ def test_batched_evaluation_refuses_what_it_cannot_play() -> None:
     ("kwargs", "given"),
     [
         ({"device": "cuda"}, "device='cuda'"),
+        ({"device": "cpu"}, "device='cpu'"),  # (the default was "cpu": an explicit "cpu" could not be told apart)
         ({"batch_size": 64}, "batch_size=64"),
         ({"device": "nope", "batch_size": 8}, "device='nope', batch_size=8"),
     ],
@@ -169,7 +170,17 @@ def test_the_reference_backend_refuses_the_vector_backends_arguments(kwargs: dic
             "game on the CPU, in `workers` processes); leave them out or set backend='vector'"
         )
     assert not (tmp_path / "out").exists()
-    assert evaluate(["random", "random"], num_games=2, progress=False, device="cpu", workers=1).num_games == 2
+    assert evaluate(["random", "random"], num_games=2, progress=False, device=None, workers=1).num_games == 2
+
+
+def test_the_vector_backend_without_a_device_plays_on_the_cpu() -> None:
+    # (device defaults to None, so that the reference backend can refuse an explicit "cpu"; the vector backend reads
+    # None as the CPU, as its old default "cpu")
+    result = evaluate(["random", "aggressive"], num_games=4, rules=SMALL, seed=1, backend="vector", progress=False)
+    again = evaluate(["random", "aggressive"], num_games=4, rules=SMALL, seed=1, backend="vector", device="cpu", progress=False)
+    assert result.num_games == 4 and [g.winner for g in result.games] == [g.winner for g in again.games]
+    pairs = round_robin(["random", "aggressive"], num_games=2, rules=SMALL, backend="vector", progress=False)
+    assert list(pairs) == [("random", "aggressive")]
 
 
 def test_a_policy_file_named_without_its_suffix_plays_on_both_backends(tmp_path: Path) -> None:

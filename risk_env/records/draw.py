@@ -31,6 +31,7 @@ numbers, the highlight and the panel (a few tens of milliseconds).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -63,8 +64,57 @@ from .layout import (  # the layout's colours and pixel helpers, shared with the
     text_color,
 )
 from .picture import Picture, check_state_fits, describe, seat_colors, seat_labels
+from .record import players_problem
 
-__all__ = ["BoardRenderer", "PLAYER_COLORS", "NEUTRAL_COLOR", "NoDisplayWarning", "draw_board", "save_board_png"]
+__all__ = [
+    "BoardRenderer",
+    "PLAYER_COLORS",
+    "NEUTRAL_COLOR",
+    "MIN_DPI",
+    "MAX_DPI",
+    "NoDisplayWarning",
+    "draw_board",
+    "save_board_png",
+]
+
+MIN_DPI, MAX_DPI = 50, 120
+"""The text resolutions a :class:`BoardRenderer` draws at. The picture's size is fixed (1000 pixels of map, a
+300-pixel panel): ``dpi`` only sizes its text, which below 50 cannot be read (below 5 matplotlib cannot draw it at
+all) and above 120 no longer fits the panel's columns."""
+
+
+def _check_dpi(dpi: object) -> float:
+    """``dpi`` as a float, where it is a number from :data:`MIN_DPI` to :data:`MAX_DPI` (an int or a float, not a bool).
+
+    Raises:
+        ConfigError: anything else; the message names ``dpi``, the range and what was given.
+    """
+    if isinstance(dpi, (int, float, np.integer, np.floating)) and not isinstance(dpi, (bool, np.bool_)):
+        if math.isfinite(dpi) and MIN_DPI <= dpi <= MAX_DPI:
+            return float(dpi)
+    raise ConfigError(
+        f"BoardRenderer dpi must be a number from {MIN_DPI} to {MAX_DPI} (the picture's size is fixed; dpi sizes its "
+        f"text), got {type(dpi).__name__} {dpi!r:.60}"
+    )
+
+
+def _check_moves_text(last_move: object, recent: object) -> None:
+    """Refuse a ``last_move`` that is not text, and a ``recent`` that is not a list of texts (a str is one text, not a
+    list of them), before anything is drawn.
+
+    Raises:
+        ConfigError: the message names the argument and what it must be.
+    """
+    if not isinstance(last_move, str):
+        raise ConfigError(
+            f"BoardRenderer.draw: last_move must be the last move's text (a str; '' for none), "
+            f"got {type(last_move).__name__} {last_move!r:.60}"
+        )
+    if isinstance(recent, (str, bytes)) or not isinstance(recent, Sequence) or not all(isinstance(text, str) for text in recent):
+        raise ConfigError(
+            "BoardRenderer.draw: recent must be a list of earlier moves' texts (str), oldest first (() for none), "
+            f"got {type(recent).__name__} {recent!r:.60}"
+        )
 
 
 class NoDisplayWarning(RuntimeWarning):
@@ -77,8 +127,10 @@ class BoardRenderer:
     Args:
         game: the game (its map supplies positions, borders and continents).
         player_names: a label per player seat (default ``player_0``...; the
-            2-player neutral is ``neutral``, the allied army ``allied``, in grey); at most 10 characters are shown.
-        dpi: text resolution (the map part is always 1000 pixels wide).
+            2-player neutral is ``neutral``, the allied army ``allied``, in grey): a list of printable texts, at most
+            10 characters of each are shown.
+        dpi: text resolution, a number from :data:`MIN_DPI` (50) to :data:`MAX_DPI` (120); the picture's size does
+            not change with it (the map part is always 1000 pixels wide), its text does.
 
     The picture is ``(max(map height, 480), 1300)`` pixels: 540 x 1300 on
     the classic map, 500 x 1300 on ``small``. The first renderer for a map
@@ -87,10 +139,20 @@ class BoardRenderer:
 
     Raises:
         MissingExtraError: matplotlib is missing (``pip install 'risk_env[render]'``), an ImportError.
-        ConfigError: ``player_names`` has the wrong length.
+        ConfigError: ``player_names`` is not a list of printable texts (a str is refused: it is not a list of
+            names) or has the wrong length; ``dpi`` is not a number from :data:`MIN_DPI` to :data:`MAX_DPI`.
     """
 
-    def __init__(self, game: Game, player_names: Sequence[str] | None = None, dpi: int = 100) -> None:
+    def __init__(self, game: Game, player_names: Sequence[str] | None = None, dpi: float = 100) -> None:
+        dpi = _check_dpi(dpi)
+        if player_names is not None:
+            why = players_problem(
+                list(player_names)
+                if isinstance(player_names, Sequence) and not isinstance(player_names, (str, bytes))
+                else player_names
+            )
+            if why is not None:
+                raise ConfigError(f"BoardRenderer player_names {why}")
         require("matplotlib", "render", "drawing the board")
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -367,9 +429,11 @@ class BoardRenderer:
                 to a chosen target); None for none.
 
         Raises:
+            ConfigError: ``last_move`` is not a str, or ``recent`` is not a list of str.
             StateError: ``state`` is not a position of this renderer's game (another map or player count; the
                 message names both sizes).
         """
+        _check_moves_text(last_move, recent)
         pic = describe(self.game, state, last_move, recent, self._player_names, selection)
         self._highlight(pic)
         self._panel(pic)
@@ -447,10 +511,11 @@ class BoardRenderer:
         """Draw ``state`` and write it as a PNG file (missing parent folders are created).
 
         Raises:
-            ConfigError: ``path`` does not end in ``.png`` (an SVG picture is :meth:`Position.save_svg
-                <risk_env.records.svg.Position.save_svg>`'s), is a folder, its folder cannot be made, or the file
-                cannot be written there (:func:`risk_env._output.check_output_file`); checked before the board is
-                drawn, the message names the path.
+            ConfigError: ``path`` is not a file name (None, bytes, a number), does not end in ``.png`` (an SVG picture
+                is :meth:`Position.save_svg <risk_env.records.svg.Position.save_svg>`'s), is a folder, its folder
+                cannot be made, or the file cannot be written there (:func:`risk_env._output.check_output_file`);
+                ``last_move`` or ``recent`` is not text (:meth:`draw`); checked before the board is drawn, the
+                message names the path or the argument.
             StateError: ``state`` is not a position of this renderer's game (:meth:`draw`).
         """
         from PIL import Image
@@ -458,6 +523,7 @@ class BoardRenderer:
         option = "BoardRenderer.save_png: path"
         check_output_file(path, option)
         check_suffix(path, option, ".png", "this writes a PNG picture; Position.save_svg of risk_env.records.svg writes SVG text")
+        _check_moves_text(last_move, recent)
         check_state_fits(self.game, state)
         picture = Image.fromarray(self.draw(state, last_move, recent))
         make_output_folder(path, option)

@@ -18,7 +18,7 @@ through :class:`Recorder` when called with ``record=True``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,9 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .._output import folder_problem
-from ..errors import ConfigError, check_seed
+from ..errors import ConfigError, InvalidMoveError, StateError, check_seed
 from ..rules.engine import Game
+from ..rules.legality import check_fits
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
 from .record import GameRecord, game_result, players_problem
@@ -48,6 +49,11 @@ def fresh_seed() -> int:
 
 class GameRecorder:
     """Records a game played through the engine (a loop calling ``game.apply`` / ``codec.step``).
+
+    The recorder keeps no position of its own and replays nothing as moves are added (the loop plays them): what
+    :meth:`add` checks is that each move is a :class:`~risk_env.rules.moves.Move` of the game's map or a text the game
+    reads (:meth:`Game.parse_move <risk_env.rules.engine.Game.parse_move>`), not that it is legal where it is played;
+    :meth:`GameRecord.verify <risk_env.records.record.GameRecord.verify>` (or reading the saved record) replays it.
 
     >>> from risk_env import Game
     >>> game = Game(num_players=2, map="small", setup="random", two_player="none")
@@ -71,17 +77,53 @@ class GameRecorder:
         self.record = GameRecord.start(game, seed, players, actions=actions, meta=meta)
 
     def add(self, move: Move | str, actions: Sequence[int] = ()) -> None:
-        """Append a complete move (a :class:`Move` or its text) and the action ids that made it, if recorded."""
-        self.record.moves.append(move if isinstance(move, str) else self.game.move_to_text(move))
+        """Append a complete move (a :class:`Move` or its text) and the action ids that made it, if recorded.
+
+        A text is kept as given once the game reads it (:meth:`Game.parse_move
+        <risk_env.rules.engine.Game.parse_move>`: a cheap read, no replay; whether the move is legal there is
+        checked when the record is replayed). Nothing is added where the move or the actions are refused.
+
+        Raises:
+            InvalidMoveError: ``move`` is neither a :class:`Move` nor a text the game reads (``"hello"``, a number,
+                None), or is a Move naming a territory or card this map does not have; the message says why.
+            ConfigError: ``actions`` is not a list of action ids (integers, not bools).
+        """
+        if isinstance(move, Move):
+            try:
+                text = self.game.move_to_text(move)
+            except ConfigError as e:  # (a territory id out of the map's range)
+                raise InvalidMoveError(f"GameRecorder.add: {move!r} is not a move on this map: {e}") from None
+        elif isinstance(move, str):
+            try:
+                self.game.parse_move(None, move)
+            except InvalidMoveError as e:
+                raise InvalidMoveError(f"GameRecorder.add: {e}") from None
+            text = move
+        else:
+            raise InvalidMoveError(
+                f"GameRecorder.add: give a Move or its text (such as 'end turn'), got {type(move).__name__} {move!r:.60}"
+            )
+        ids = None if isinstance(actions, (str, bytes)) or not isinstance(actions, Iterable) else list(actions)
+        if ids is None or not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in ids):
+            raise ConfigError(
+                f"GameRecorder.add: actions must be a list of action ids (integers), got {type(actions).__name__} {actions!r:.60}"
+            )
+        self.record.moves.append(text)
         if self.record.actions is not None:
-            self.record.actions.extend(int(a) for a in actions)
+            self.record.actions.extend(int(a) for a in ids)
 
     def finish(self, state: GameState, ended: str | None = None) -> GameRecord:
-        """Set the result from the final ``state`` and return the record.
+        """Set the result from the final ``state`` and return the record (unchanged where an argument is refused).
 
         Raises:
             ConfigError: ``ended`` is not a reason a record's game ends (:func:`~risk_env.records.record.ended_problem`).
+            StateError: ``state`` is not a :class:`GameState`, or is a position of another map or player count.
         """
+        if not isinstance(state, GameState):
+            raise StateError(
+                f"GameRecorder.finish: give the final position, a GameState, got {type(state).__name__} {state!r:.60}"
+            )
+        check_fits(self.game, state)
         self.record.result = game_result(self.game, state, ended)
         return self.record
 

@@ -24,12 +24,13 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from .._output import check_output_file, file_name_text
 from ..errors import ConfigError
 from ..rules.engine import Game
 from ..rules.moves import MOVES, MoveKind
 from ..rules.state import Phase
 from .ansi import seat_name
-from .record import GameRecord, RecordError, ReplayStep, replay_moves
+from .record import GameRecord, ReplayStep, replay_moves
 
 __all__ = [
     "LogEntry",
@@ -40,6 +41,8 @@ __all__ = [
     "format_log",
     "describe_step",
     "render_video",
+    "ANIMATION_SUFFIXES",
+    "check_animation_path",
     "check_video_writer",
     "render_strip",
     "turn_ends",
@@ -215,7 +218,7 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
     game = record.game()
     r = BoardRenderer(game, player_names=names)
     recent: list[str] = []
-    yield r.draw(record.initial_state(game), "")
+    yield r.draw(record.initial_state(game), "")  # (the one frame of --upto 0, or of a record without moves)
     if every == "move":
         for step in replay_moves(record, upto, game):
             yield r.draw(step.state, step.text, recent)
@@ -226,6 +229,30 @@ def _frames(record: GameRecord, every: str, upto: int | None, names: Sequence[st
 
 
 _VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".avi", ".mov")
+ANIMATION_SUFFIXES = (".gif", *_VIDEO_SUFFIXES)
+"""The suffixes :func:`render_video` writes: a GIF (Pillow), or a video (PyAV or imageio-ffmpeg; ``.webm`` as VP9,
+the others as H.264)."""
+
+
+def _suffix_list(suffixes: Sequence[str]) -> str:
+    """``".gif or .mp4 (or .webm, .mkv, .avi, .mov)"``: the allowed suffixes as the messages list them (the first two,
+    then the rest in brackets), as ``risk-env watch --gif`` and ``replay --gif``/``--video`` tell them."""
+    head = " or ".join(suffixes[:2])
+    return head + (f" (or {', '.join(suffixes[2:])})" if suffixes[2:] else "")
+
+
+def check_animation_path(path: str | os.PathLike[str], option: str = "render_video: path") -> Path:
+    """Refuse, before any frame is drawn, an animation file that :func:`render_video` cannot write: a name that is not
+    text (None, bytes, a number), or one whose suffix is not one of :data:`ANIMATION_SUFFIXES` (any case). Returns
+    the path. (Whether the file can be written there is :func:`risk_env._output.check_output_file`'s question.)
+
+    Raises:
+        ConfigError: the message names ``option``, the suffix given and the suffixes allowed.
+    """
+    p = Path(file_name_text(path, option))
+    if p.suffix.lower() not in ANIMATION_SUFFIXES:
+        raise ConfigError(f"{option} {str(p)!r}: unknown animation format {p.suffix!r}: use {_suffix_list(ANIMATION_SUFFIXES)}")
+    return p
 
 
 def check_video_writer(path: str | os.PathLike[str]) -> None:
@@ -273,19 +300,19 @@ def render_video(
     Returns the number of frames written.
 
     Raises:
-        ConfigError: a file suffix that is not an animation format, ``every`` not ``"move"`` or ``"turn"``,
+        ConfigError: a file suffix that is not an animation format (:data:`ANIMATION_SUFFIXES`), a file that cannot
+            be written there (:func:`risk_env._output.check_output_file`), ``every`` not ``"move"`` or ``"turn"``,
             ``fps`` outside :data:`MIN_FPS`..:data:`MAX_FPS` (refused before any frame is drawn); a bad ``upto``.
         RecordError: the record does not replay.
         MissingExtraError: imageio or Pillow is missing (``pip install 'risk_env[render]'``).
         RuntimeError: the video format needs a writer that is not installed (the message says which).
     """
-    p = Path(path)
-    if p.suffix.lower() != ".gif" and p.suffix.lower() not in _VIDEO_SUFFIXES:  # refused before any frame is drawn
-        raise ConfigError(f"unknown animation format {p.suffix!r}: use .gif, .mp4 or .webm")
+    p = check_animation_path(path)  # refused before any frame is drawn
     if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not MIN_FPS <= fps <= MAX_FPS:
         raise ConfigError(f"fps must be from {MIN_FPS} to {MAX_FPS} frames per second (a GIF frame lasts whole ms), got {fps!r}")
     iio = require("imageio.v3", "render", "writing an animation")
     Image = require("PIL.Image", "render", "writing an animation")
+    check_output_file(p, "render_video: path")
 
     frames = list(_frames(record, every, upto, record.player_labels()))
     if len(frames) > max_frames:
@@ -301,9 +328,12 @@ def render_video(
     # a video (the suffix was checked first)
     even = [f[: f.shape[0] // 2 * 2, : f.shape[1] // 2 * 2] for f in frames]  # codecs want even sizes
     errors = []
+    # (WebM holds VP8, VP9 or AV1 only; the other containers take H.264, and .mov no VP9: FFMPEG's default codec,
+    # libx264, wrote a .webm of a few hundred bytes that nothing plays, and said nothing)
+    codec = "libvpx-vp9" if p.suffix.lower() == ".webm" else "libx264"
     for plugin, kw in (
-        ("pyav", {"codec": "libx264" if p.suffix.lower() == ".mp4" else "libvpx-vp9", "fps": fps}),
-        ("FFMPEG", {"fps": fps}),
+        ("pyav", {"codec": codec, "fps": fps}),
+        ("FFMPEG", {"codec": codec, "fps": fps}),
     ):
         try:
             iio.imwrite(p, np.stack(even), plugin=plugin, **kw)
@@ -324,7 +354,9 @@ def render_strip(
     max_turns: int = 24,
     upto: int | None = None,
 ) -> int:
-    """Write a PNG contact sheet: the board at the end of each game turn, labelled, in a grid.
+    """Write a PNG contact sheet: the board at the end of each game turn, labelled, in a grid. Where no move is drawn
+    (``upto=0``, or a record without moves) the sheet holds one panel, the starting position, as the animation's one
+    frame and the HTML page show it.
 
     Args:
         columns: thumbnails per row.
@@ -333,11 +365,17 @@ def render_strip(
         upto: stop after this many moves.
 
     Returns the number of thumbnails.
+
+    Raises:
+        ConfigError: ``path`` is not a file name Pillow writes a picture to (:func:`check_strip_path`), checked before
+            anything is drawn; a bad ``upto``.
+        RecordError: the record does not replay.
     """
     Image = require("PIL.Image", "render", "drawing a strip of boards")
     ImageDraw = require("PIL.ImageDraw", "render", "drawing a strip of boards")
     from .draw import BoardRenderer
 
+    p = check_strip_path(path)
     game = record.game()
     ends = list(turn_ends(record, upto))
     if len(ends) > max_turns:
@@ -345,20 +383,20 @@ def render_strip(
         ends = [ends[i] for i in keep]
     r = BoardRenderer(game, player_names=record.player_labels())
     thumbs = []
-    for turn, step in ends:
-        img = Image.fromarray(r.draw(step.state, step.text))
+    panels = [
+        (r.draw(step.state, step.text), ("setup" if turn == 0 else f"end of turn {turn}") + f"  (move {step.index})")
+        for turn, step in ends
+    ] or [(r.draw(record.initial_state(game), ""), "start  (move 0)")]  # no move drawn: the starting position
+    for picture, caption in panels:
+        img = Image.fromarray(picture)
         h = int(img.height * width / img.width)
         img = img.resize((width, h), Image.Resampling.LANCZOS)
         label = Image.new("RGB", (width, 18), (246, 244, 238))
-        ImageDraw.Draw(label).text(
-            (6, 3), ("setup" if turn == 0 else f"end of turn {turn}") + f"  (move {step.index})", fill=(40, 40, 40)
-        )
+        ImageDraw.Draw(label).text((6, 3), caption, fill=(40, 40, 40))
         tile = Image.new("RGB", (width, h + 18), (255, 255, 255))
         tile.paste(label, (0, 0))
         tile.paste(img, (0, 18))
         thumbs.append(tile)
-    if not thumbs:
-        raise RecordError("the record has no moves to draw")
     cols = max(1, min(columns, len(thumbs)))
     rows = -(-len(thumbs) // cols)
     tw, th = thumbs[0].size
@@ -366,10 +404,28 @@ def render_strip(
     sheet = Image.new("RGB", (cols * tw + (cols + 1) * gap, rows * th + (rows + 1) * gap), (220, 220, 220))
     for i, t in enumerate(thumbs):
         sheet.paste(t, (gap + (i % cols) * (tw + gap), gap + (i // cols) * (th + gap)))
-    p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     sheet.save(p)
     return len(thumbs)
+
+
+def check_strip_path(path: str | os.PathLike[str], option: str = "render_strip: path") -> Path:
+    """Refuse, before anything is drawn, a contact sheet's file that Pillow writes no picture to: a name that is not
+    text (None, bytes, a number), or a suffix Pillow does not save (``.txt``). Returns the path.
+
+    Raises:
+        ConfigError: the message names ``option``, the path and the usual suffixes.
+    """
+    p = Path(file_name_text(path, option))
+    from PIL import Image
+
+    saved = {ext for ext, fmt in Image.registered_extensions().items() if fmt in Image.SAVE}
+    if p.suffix.lower() not in saved:
+        raise ConfigError(
+            f"{option} {str(p)!r}: give a file name ending in .png (or another picture suffix Pillow writes: .jpg, "
+            f".jpeg, .pdf...), got the suffix {p.suffix!r}"
+        )
+    return p
 
 
 def run(
@@ -389,10 +445,18 @@ def run(
     writes its HTML page with :mod:`risk_env.records.html`, which builds on this module).
 
     Raises:
+        ConfigError: ``gif`` or ``video`` is not an animation file (:func:`check_animation_path`), ``strip`` not a
+            picture file (:func:`check_strip_path`): checked before the record is read or anything is written.
         RecordError: the record cannot be read or does not replay; MissingExtraError: a writer is missing.
     """
     out = out or sys.stdout
-    if gif or video:  # before any work: a missing writer is told at once
+    for target, option in ((gif, "gif"), (video, "video")):  # before any work: nothing written, nothing printed
+        if target:
+            check_animation_path(target, option)
+    if strip:
+        require("PIL.Image", "render", "drawing a strip of boards")
+        check_strip_path(strip, "strip")
+    if gif or video:  # a missing writer is told at once
         require("imageio.v3", "render", "writing an animation")
         for target in (gif, video):
             if target:
@@ -404,10 +468,13 @@ def run(
     for target in (gif, video):
         if target:
             n = render_video(rec, target, every=every, fps=fps, upto=upto)
-            print(f"wrote {target} ({n} frames)", file=out)
+            print(f"wrote {target} ({n} frame{'' if n == 1 else 's'})", file=out)
     if strip:
         n = render_strip(rec, strip, upto=upto, max_turns=strip_turns)
         ends = sum(1 for _ in turn_ends(rec, upto))
-        what = "one per turn" if n == ends else f"{n} of the {ends} turn ends, evenly spread, the last one kept"
-        print(f"wrote {strip} ({n} panels: {what})", file=out)
+        if not ends:
+            print(f"wrote {strip} (1 panel: the starting position, before any move)", file=out)
+        else:
+            what = "one per turn" if n == ends else f"{n} of the {ends} turn ends, evenly spread, the last one kept"
+            print(f"wrote {strip} ({n} panel{'' if n == 1 else 's'}: {what})", file=out)
     return rec

@@ -70,7 +70,7 @@ from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import GameRecord, ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
-from ..records.replay import MAX_FPS, MIN_FPS
+from ..records.replay import ANIMATION_SUFFIXES, MAX_FPS, MIN_FPS
 from ..rules.config import (
     PRESETS,
     RulesConfig,
@@ -395,6 +395,9 @@ _ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
 """Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
 _STRIPS = (".png", ".jpg", ".jpeg", ".pdf")
 """Suffixes ``replay --strip`` writes (:func:`risk_env.records.replay.render_strip`, through Pillow)."""
+_VIDEOS = (*ANIMATION_SUFFIXES[1:], ANIMATION_SUFFIXES[0])
+"""Suffixes ``replay --video`` writes: :data:`risk_env.records.replay.ANIMATION_SUFFIXES`, the videos first (a
+``.gif`` is written as ``--gif`` writes it)."""
 
 
 def _check_numbers(seed: int | None = None, delay: float | None = None, fps: float | None = None) -> None:
@@ -755,8 +758,12 @@ def watch(
 def replay(
     ctx: typer.Context,
     record: str = typer.Argument(..., help="a game record (.json)"),
-    gif: str | None = typer.Option(None, "--gif", help="write an animated GIF here"),
-    video: str | None = typer.Option(None, "--video", help="write a video here (.mp4/.webm; needs imageio-ffmpeg or av)"),
+    gif: str | None = typer.Option(
+        None, "--gif", help="write an animated GIF here (.gif, or a video: .mp4, .webm, .mkv, .avi, .mov, as --video)"
+    ),
+    video: str | None = typer.Option(
+        None, "--video", help="write a video here (.mp4, .webm, .mkv, .avi or .mov; needs imageio-ffmpeg or av)"
+    ),
     strip: str | None = typer.Option(
         None,
         "--strip",
@@ -784,7 +791,11 @@ def replay(
     _needs(ctx, {"every": "--every", "fps": "--fps"}, "the animation", "--gif or --video", bool(gif or video))
     _needs(ctx, {"strip_turns": "--strip-turns"}, "the contact sheet", "--strip", bool(strip))
     _output_paths([(gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")], ((record, "the record read"),))
+    # each output's suffix, before the record is read or anything is written or printed (an animation's was checked by
+    # render_video only, after the log was printed and the outputs before it written)
     _check_suffix(strip, "--strip", _STRIPS)
+    _check_suffix(gif, "--gif", _ANIMATIONS)
+    _check_suffix(video, "--video", _VIDEOS)
     if upto is not None:  # (the log checks it only when printed, -q not at all; and names it upto)
         try:
             total = len(GameRecord.load(record).moves)
@@ -836,8 +847,12 @@ def evaluate(
         help="'reference' (the AEC env, game by game) or 'vector' (the batched engine, games in lockstep; "
         "batched heuristics, random and learned networks only)",
     ),
-    device: str = typer.Option("cpu", "--device", help="--backend vector: the torch device"),
-    batch_size: int | None = typer.Option(None, "--batch-size", help="--backend vector: games at once (default up to 4096)"),
+    device: str | None = typer.Option(
+        None, "--device", help="--backend vector: the torch device (default cpu); the reference backend refuses it"
+    ),
+    batch_size: int | None = typer.Option(
+        None, "--batch-size", help="--backend vector: games at once (default up to 4096); the reference backend refuses it"
+    ),
 ) -> None:
     """Evaluate agents against each other: seats rotated, seeds recorded, win rates with 95% Wilson
     intervals, game lengths, places and openskill ratings (risk_env.evaluate)."""
@@ -853,8 +868,8 @@ def evaluate(
     _at_least("--batch-size", batch_size, 1)
     if backend not in ("reference", "vector"):
         raise _fail(f"--backend must be 'reference' or 'vector', got {backend!r}")
-    if backend == "reference" and (device != "cpu" or batch_size is not None):
-        given = [f"--device {device}"] if device != "cpu" else []
+    if backend == "reference" and (device is not None or batch_size is not None):
+        given = [f"--device {device}"] if device is not None else []
         given += [f"--batch-size {batch_size}"] if batch_size is not None else []
         raise _fail(
             f"{' '.join(given)}: --device and --batch-size are options of --backend vector "

@@ -291,7 +291,7 @@ def _check_seat_count(rules: Any, n: int) -> None:
 
 
 def _check_entrants(
-    specs: list[Any], rules: Any, backend: str, device: str, batch_size: int | None, overrides: Mapping[str, Any]
+    specs: list[Any], rules: Any, backend: str, device: str | None, batch_size: int | None, overrides: Mapping[str, Any]
 ) -> None:
     """What :func:`evaluate` refuses of :func:`round_robin`'s pairs before their games, checked before the first pair
     plays: the 2-player rules, the backend and its device, each spec (loaded once, as that backend loads it).
@@ -303,7 +303,7 @@ def _check_entrants(
         raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
     cfg = resolve_rules(rules=rules, num_players=2, **overrides)
     if backend == "reference":
-        if str(device) != "cpu" or batch_size is not None:
+        if device is not None or batch_size is not None:
             return  # (evaluate names both arguments in its own message)
         from risk_env.agents import load_agent
         from risk_env.agents.base import check_fits_game
@@ -318,10 +318,15 @@ def _check_entrants(
     from ..vector import VectorGame
     from .vector_evaluation import batched_policy
 
-    game = VectorGame(cfg, device=device)
+    game = VectorGame(cfg, device=_vector_device(device))
     gen = torch.Generator(device=game.device)
     for sp in specs:
         batched_policy(sp, game, gen)
+
+
+def _vector_device(device: str | None) -> str:
+    """The vector backend's torch device: ``device``, or ``"cpu"`` where none is given (None)."""
+    return "cpu" if device is None else device
 
 
 def default_workers() -> int:
@@ -343,7 +348,7 @@ def evaluate(
     out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
     backend: str = "reference",
-    device: str = "cpu",
+    device: str | None = None,
     batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> EvaluationResult:
@@ -366,7 +371,8 @@ def evaluate(
             engine, ``batch_size`` games in lockstep on ``device``, entrants as batched policies (the batched
             heuristics, ``random``, learned networks; :mod:`risk_env.tools.vector_evaluation`). Same schedule and
             statistics; it plays in this process (``workers`` other than None or 1 is refused).
-        device: the vector backend's torch device (the reference backend refuses any other than ``"cpu"``).
+        device: the vector backend's torch device (default None: ``"cpu"``); the reference backend, which plays on
+            the CPU in ``workers`` processes, refuses any (``"cpu"`` too): it would not use it.
         batch_size: the vector backend's games at once (default ``min(num_games, 4096)``; the reference
             backend refuses one).
         **rule_overrides: rule switches applied on top (``turn_limit=200``, ``fortify="connected"``).
@@ -423,7 +429,7 @@ def evaluate(
     if backend not in ("reference", "vector"):
         raise ConfigError(f"backend must be 'reference' or 'vector', got {backend!r}")
     _check_run_args(backend, workers, progress)
-    vector_only = [f"device={device!r}"] if str(device) != "cpu" else []
+    vector_only = [f"device={device!r}"] if device is not None else []
     vector_only += [f"batch_size={batch_size!r}"] if batch_size is not None else []
     if backend == "reference" and vector_only:
         raise ConfigError(
@@ -516,16 +522,18 @@ def _evaluate_vector(
     num_games: int,
     cfg: RulesConfig,
     seed: int,
-    device: str,
+    device: str | None,
     batch_size: int | None,
     progress: bool,
     max_turn_steps: int,
     out_dir: str | os.PathLike[str] | None,
 ) -> EvaluationResult:
-    """:func:`evaluate` with ``backend="vector"`` (the entrants labelled as the reference backend labels them)."""
+    """:func:`evaluate` with ``backend="vector"`` (the entrants labelled as the reference backend labels them; no
+    ``device``: the CPU)."""
     require("torch", "train", "risk_env.evaluate(backend='vector')")
     from .vector_evaluation import evaluate_batched
 
+    device = _vector_device(device)
     with _one_torch_thread() if str(device) == "cpu" else contextlib.nullcontext():
         result = evaluate_batched(
             specs, num_games, cfg, seed, device, batch_size, progress, max_turn_steps, labels=_labels(specs)
@@ -545,7 +553,7 @@ def round_robin(
     out_dir: str | os.PathLike[str] | None = None,
     max_turn_steps: int = DEFAULT_MAX_TURN_STEPS,
     backend: str = "reference",
-    device: str = "cpu",
+    device: str | None = None,
     batch_size: int | None = None,
     **rule_overrides: Any,
 ) -> dict[tuple[str, str], EvaluationResult]:

@@ -491,6 +491,39 @@ def test_an_agents_illegal_choice_at_the_terminal_is_one_line_without_its_legal_
     assert err == f"error: agent 'helpers:StubbornAgent' (player_1) {told}\n"
 
 
+def test_an_agent_that_raises_at_the_terminal_stops_the_game_in_one_line(monkeypatch, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An agent's exception ended ``risk-env play`` with its traceback and no record: the game stops with one
+    ``error:`` line naming the agent and the exception's type (not its message: it may name the agent's cards), and
+    the record asked for is written, ended ``agent error by player_1``."""
+    import io
+
+    from helpers import FailingAgent
+
+    from risk_env.errors import RiskError
+    from risk_env.records.recorder import GameRecorder
+    from risk_env.rules.config import resolve_rules
+    from risk_env.rules.engine import Game
+    from risk_env.tools.play import play_game
+
+    rules = resolve_rules("classic", num_players=2, map="small", setup="random", two_player="none")
+    seed = next(k for k in range(50) if Game(rules).current_player(Game(rules).new_game(k)) == 1)  # the agent first
+    rec = GameRecorder(Game(rules), seed)
+    with pytest.raises(RiskError) as failed:
+        play_game(rules, 0, {1: FailingAgent()}, seed, lambda: "", out=io.StringIO(), recorder=rec, names=["you", "failing"])
+    assert str(failed.value) == "agent 'failing' (player_1) failed (ValueError); the game cannot go on"
+    assert isinstance(failed.value.__cause__, ValueError)
+    assert rec.record.result is not None and rec.record.result["ended"] == "agent error by player_1"
+
+    record = tmp_path / "game.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    with pytest.raises(SystemExit) as ended:
+        main(["play", *SMALL2, "--seed", str(seed), "--no-color", "--agents", "helpers:FailingAgent", "--record", str(record)])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2
+    assert err == "error: agent 'helpers:FailingAgent' (player_1) failed (ValueError); the game cannot go on\n"
+    assert GameRecord.load(record).result["ended"] == "agent error by player_1"  # type: ignore[index]
+
+
 def test_a_video_without_a_writer_is_refused_before_the_game(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     # (watch --gif x.mp4 played the whole game, then found neither PyAV nor imageio-ffmpeg)
     pytest.importorskip("imageio")
@@ -596,3 +629,16 @@ def test_the_replay_log_in_the_rendering_docs_is_what_the_command_prints(tmp_pat
     shown = [line for line in found.group(2).splitlines() if line.strip() != "..."]
     at = [log.index(line) if line in log else -1 for line in shown]
     assert len(shown) >= 6 and -1 not in at and at == sorted(at), list(zip(shown, at, strict=True))
+
+
+def test_the_terminal_boards_game_over_line_reads_with_you_as_the_winner() -> None:
+    # (render_compact said "you wins" at the end of a game of risk-env play, where the person's label is "you")
+    from risk_env.records.ansi import render_ansi, render_compact
+    from risk_env.rules.engine import Game
+    from risk_env.rules.state import Phase
+
+    game = Game(num_players=2, map="small", setup="random", two_player="none")
+    s = game.new_game(0)
+    s.phase, s.winner, s.turn = Phase.GAME_OVER, 0, 7
+    assert "game over after 7 turns: winner you" in render_compact(game, s, names=["you", "random"])
+    assert "game over after 7 turns: winner you" in render_ansi(game, s, names=["you", "random"])

@@ -304,7 +304,7 @@ BROKEN_RECORDS = {
     "a result that ended no way a recorder writes": (  # (the log said "result: bogus after 1 turns")
         lambda: {**_small_record(), "result": {**_small_record()["result"], "ended": "bogus"}},
         r"result 'ended' must be one of 'win', 'turn_limit', 'unfinished', 'stalled', 'illegal action by <agent>', "
-        r"'stopped after <n> actions of the agents', got 'bogus'$",
+        r"'agent error by <agent>', 'stopped after <n> actions of the agents', got 'bogus'$",
     ),
     "a result without a winner": (  # (the log's KeyError)
         lambda: {**_small_record(), "result": {"ended": "unfinished"}},

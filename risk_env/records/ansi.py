@@ -430,7 +430,7 @@ def render_compact(
         status += f" (commanded by {who(game.commanding(s))})"
     if s.phase == Phase.GAME_OVER:
         status = f"game over after {s.turn} turns: " + (
-            f"{who(s.winner)} wins" if s.winner >= 0 else "truncated at the turn limit"
+            f"winner {who(s.winner)}" if s.winner >= 0 else "truncated at the turn limit"  # ("winner you", not "you wins")
         )
     if s.last_roll:
         k = s.last_roll.index(0)

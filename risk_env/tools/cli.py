@@ -577,7 +577,13 @@ def play(
     short = [("you" if p == seat else names[others.index(p)]) for p in range(cfg.num_players)]
     typer.echo(_seats_line(game, short))
     board_labels = distinct_labels(short)  # three 'aggressive' seats are 'aggressive 1', 'aggressive 2', ... on the board
-    s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=board_labels)
+    try:
+        s = play_game(cfg, seat, table, seed, sys.stdin.readline, color=use_color, recorder=rec, names=board_labels)
+    except RiskError:  # an agent failed: the game stops; its record (finished with the reason) is still written
+        if rec is not None and record and rec.record.result is not None:
+            _written("--record", record, lambda: rec.record.save(record))
+            typer.echo(f"record written to {record}")
+        raise
     typer.echo(result_line(game, s, short))
     typer.echo(f"the game's seed: {seed} (--seed {seed} starts the same game)")
     if rec is not None and record:

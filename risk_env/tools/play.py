@@ -15,7 +15,7 @@ import typer
 
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, RiskError
 from ..records.ansi import render_ansi, render_compact, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -46,19 +46,23 @@ class _Seats:
         """The agent at ``seat`` makes one complete move in ``s``.
 
         Raises:
-            IllegalActionError: the agent chose an illegal id: the message names the agent and that id, never its
-                legal ids (a forced trade's ids tell what its cards make up); the env's refusal is the ``__cause__``.
+            IllegalActionError: the agent chose an illegal id or no integer: the message names the agent and that
+                id, never its legal ids (a forced trade's ids tell what its cards make up); the env's refusal is the
+                ``__cause__``.
+            RiskError: the agent raised an exception (the ``__cause__``): the message names the agent and the
+                exception's type, not its message (it may name the agent's cards).
         """
         agent = self.agents[seat]
+        label = f"agent {self.names[seat] if self.names is not None else type(agent).__name__!r} ({seat_name(self.game, seat)})"
         try:
             return play_move(self.game, self.codec, self.encoder, s, seat, agent)
         except IllegalActionError as e:
-            label = self.names[seat] if self.names is not None else type(agent).__name__
-            refused = IllegalActionError(
-                f"agent {label!r} ({seat_name(self.game, seat)}) chose the illegal action id {e.action}; the game cannot go on"
-            )
+            chose = f"the illegal action id {e.action}" if e.action is not None else f"no action id ({e})"
+            refused = IllegalActionError(f"{label} chose {chose}; the game cannot go on")
             refused.action = e.action
             raise refused from e
+        except Exception as e:  # the agent's own failure: the game stops with one line
+            raise RiskError(f"{label} failed ({type(e).__name__}); the game cannot go on") from e
 
 
 # ---------------------------------------------------------------------- choices for a human
@@ -461,8 +465,10 @@ def play_game(
     (default ``player_<seat>``). Returns the final (or abandoned) state; ``recorder`` gets every move.
 
     Raises:
-        RiskError: an agent chose an illegal action id: the message names the agent (by ``names``) and the id,
-            not its legal ids (they would tell what its cards make up); the env's refusal is the ``__cause__``.
+        RiskError: an agent chose an illegal action id, or no integer, or raised an exception: the message names the
+            agent (by ``names``) and the id or the exception's type, not its legal ids (they would tell what its cards
+            make up) nor the exception's message; the refusal or the exception is the ``__cause__``. ``recorder``'s
+            record is then finished, ``ended`` ``"illegal action by player_<n>"`` or ``"agent error by player_<n>"``.
     """
     game = Game(rules)
     seats = _Seats(game, agents, names)
@@ -484,7 +490,13 @@ def play_game(
             told_out = True
         if seat != human:
             before = s.copy()
-            mv, ids = seats.move(s, seat)
+            try:
+                mv, ids = seats.move(s, seat)
+            except RiskError as e:  # the agent failed: the game stops; its record ends with the reason
+                if recorder is not None:
+                    failed = "illegal action" if isinstance(e, IllegalActionError) else "agent error"
+                    recorder.finish(s, f"{failed} by {seat_name(game, seat)}")
+                raise
             text = game.move_to_text(mv)
             _echo_wrapped(out, move_line(game, ReplayStep(s.steps, seat, text, mv, before, s)))
             recent.append(text)

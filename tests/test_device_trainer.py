@@ -436,6 +436,57 @@ def test_same_seed_same_weights(tmp_path: Path) -> None:
     assert not np.array_equal(wa, wc)
 
 
+def test_checkpoint_average_from_writes_the_mean_of_the_run_checkpoints(tmp_path: Path) -> None:
+    """``checkpoint.average_from``: model_avg.pt holds the mean weights of the checkpoints from that step on (here the
+    ones at 256 and 384 and the last, 512, not the one at 128), and plays as an agent."""
+    from risk_env.agents import load_agent
+    from risk_env.train.sb3 import train
+
+    data = _tiny(tmp_path, total_timesteps=512, **{"eval.every": 0, "eval.final_games": 0}).model_dump(mode="json")
+    cfg = TrainConfig.from_dict({**data, "checkpoint": {"every": 128, "keep": None, "average_from": 256}})
+    result = train(cfg, progress=False, quiet=True)
+    ckpts = sorted((tmp_path / "checkpoints").glob("step_*.pt"))
+    steps = [int(p.stem.split("_")[1]) for p in ckpts]
+    used = [p for p, t in zip(ckpts, steps, strict=True) if t >= 256]
+    assert len(used) == len(ckpts) - 1 == 3 and steps[-1] == result.timesteps
+    mean = np.mean([_weights(p) for p in used], axis=0)
+    avg = tmp_path / "model_avg.pt"
+    np.testing.assert_allclose(_weights(avg), mean, rtol=0, atol=1e-6)
+    assert not np.allclose(_weights(avg), _weights(used[-1]))  # (an average, not the last checkpoint)
+    _, meta = load_policy(avg)
+    assert meta["averaged_steps"] == [t for t in steps if t >= 256] and meta["timesteps"] == result.timesteps
+    assert load_agent(str(avg)).act is not None
+
+
+def test_average_policies_refuses_networks_of_other_sizes(tmp_path: Path) -> None:
+    from risk_env.train.graph_net import average_policies
+
+    a, b = tmp_path / "a.pt", tmp_path / "b.pt"
+    save_policy(a, GraphNet(20, 73, 28, hidden=8, rounds=1))
+    save_policy(b, GraphNet(20, 73, 28, hidden=16, rounds=1))
+    with pytest.raises(RiskError, match=r"b\.pt' holds a network of sizes .*'hidden': 16.* only networks of one shape"):
+        average_policies([a, b])
+    with pytest.raises(RiskError, match="give at least one policy file"):
+        average_policies([])
+    net, _ = average_policies([a, a])  # (the mean of one network with itself is that network)
+    np.testing.assert_array_equal(_weights(a), np.concatenate([p.detach().numpy().ravel() for p in net.parameters()]))
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "message"),
+    [
+        ({"average_from": 256}, "checkpoint.average_from=256 must be below total_timesteps=256"),
+        ({"every": 64, "keep": 2, "average_from": 64}, r"checkpoint.keep=2 would delete checkpoints .* set keep to 5 or more"),
+    ],
+)
+def test_checkpoint_average_from_is_checked_against_the_run(tmp_path: Path, checkpoint: dict, message: str) -> None:
+    data = _tiny(tmp_path).model_dump(mode="json")
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig.from_dict({**data, "checkpoint": {**data["checkpoint"], **checkpoint}})
+    with pytest.raises(ConfigError, match="checkpoint.average_from needs trainer 'device'"):
+        TrainConfig.from_dict({**data, "trainer": "sb3", "opponents": {}, "checkpoint": {"average_from": 0}})
+
+
 def test_the_graph_policy_agent_plays_the_flat_and_the_graph_observation(tmp_path: Path) -> None:
     import risk_env
     from risk_env.agents import load_agent

@@ -358,6 +358,13 @@ class EvalSection(_Section):
 class CheckpointSection(_Section):
     every: int = Field(100_000, ge=1, description="steps between checkpoints")
     keep: int | None = Field(3, ge=1, description="newest checkpoints kept (null: all)")
+    average_from: int | None = Field(
+        None,
+        ge=0,
+        description="trainer 'device': at the run's end, also write model_avg.pt, the uniform average of the weights of "
+        "its checkpoints from this step on, the last included (stochastic weight averaging: "
+        "risk_env.train.graph_net.average_policies); keep must hold them all (null: no average)",
+    )
 
 
 class TrainConfig(_Section):
@@ -428,6 +435,27 @@ class TrainConfig(_Section):
         bad = device_unsupported(self)
         if bad:
             raise ValueError("trainer 'device' does not support " + "; ".join(bad))
+        return self
+
+    @model_validator(mode="after")
+    def _average(self) -> TrainConfig:
+        start, ck = self.checkpoint.average_from, self.checkpoint
+        if start is None:
+            return self
+        if self.trainer != "device":
+            raise ValueError("checkpoint.average_from needs trainer 'device' (it averages graph policy files, .pt)")
+        if start >= self.total_timesteps:
+            raise ValueError(
+                f"checkpoint.average_from={start} must be below total_timesteps={self.total_timesteps} (the run's last "
+                "checkpoint is averaged with those from average_from on)"
+            )
+        needed = (self.total_timesteps - start) // ck.every + 2  # (the checkpoints from start on, and the last)
+        if ck.keep is not None and ck.keep < needed:
+            raise ValueError(
+                f"checkpoint.keep={ck.keep} would delete checkpoints that checkpoint.average_from={start} averages (up to "
+                f"{needed} from step {start} to {self.total_timesteps} every {ck.every}): set keep to {needed} or more, "
+                "or null"
+            )
         return self
 
     @field_validator("out_dir")

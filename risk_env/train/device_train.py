@@ -40,6 +40,8 @@ from .run import (
     check_rules,
     check_run_dir,
     checkpoint_meta,
+    checkpoint_step,
+    checkpoints_in,
     copy_adopted_snapshots,
     latest_checkpoint,
     prepare_run_folder,
@@ -257,6 +259,23 @@ def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
     ppo.teacher = teacher_before
     report["seconds"] = round(time.monotonic() - t0, 1)
     return report
+
+
+def _write_average(run: Any, run_dir: Path, start: int) -> Path | None:
+    """``checkpoint.average_from``: write ``<run>/model_avg.pt``, the uniform average of the run's checkpoints from
+    step ``start`` on (:func:`~risk_env.train.graph_net.average_policies`), its ``meta`` naming the steps averaged;
+    None (and a line in the log) where the run stopped before ``start``."""
+    from .graph_net import average_policies, save_policy
+
+    found = [p for p in checkpoints_in(run_dir / "checkpoints", (".pt",)) if (checkpoint_step(p) or 0) >= start]
+    if not found:
+        run.log(f"checkpoint.average_from={start}: no checkpoint from that step (the run stopped before it); no model_avg.pt")
+        return None
+    steps = [int(checkpoint_step(p) or 0) for p in found]
+    net, meta = average_policies(found)
+    path = save_policy(run_dir / "model_avg.pt", net, **{**meta, "averaged_steps": steps})
+    run.log(f"averaged the weights of {len(found)} checkpoints (steps {steps[0]} to {steps[-1]}); saved {path}")
+    return path
 
 
 def _log_pfsp(lane: Lane, t: int, run: Any, logger: Any, prefix: str) -> None:
@@ -793,6 +812,8 @@ def train(
         run.save_checkpoint(model, total)
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
+    if cfg.checkpoint.average_from is not None:
+        _write_average(run, run_dir, cfg.checkpoint.average_from)
     result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early)
     run.finish(
         result,

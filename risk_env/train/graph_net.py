@@ -36,7 +36,7 @@ plays such a file, and ``load_agent("path/model.pt")`` builds one.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -48,6 +48,7 @@ from ..errors import RiskError, cause_line
 __all__ = [
     "POLICY_FORMAT",
     "GraphNet",
+    "average_policies",
     "graph_net_from_sb3",
     "load_policy",
     "check_plays",
@@ -405,6 +406,42 @@ def load_policy(path: str | os.PathLike[str], device: str | th.device = "cpu") -
         raise RiskError(f"{str(p)!r}: the policy file's meta must be a dict (as save_policy writes), got {type(meta).__name__}")
     net.to(dev).eval()
     return net, dict(meta)
+
+
+def average_policies(paths: Sequence[str | os.PathLike[str]], device: str | th.device = "cpu") -> tuple[GraphNet, dict[str, Any]]:
+    """The uniform average of the weights of the policy files ``paths`` (:func:`save_policy`'s; checkpoints of one
+    run, typically), by torch's :class:`~torch.optim.swa_utils.AveragedModel` (stochastic weight averaging), and the
+    last file's metadata. The device trainer's ``checkpoint.average_from`` writes a run's ``model_avg.pt`` with it.
+
+    Returns:
+        ``(net, meta)``: a :class:`GraphNet` of the files' sizes (on ``device``, in eval mode) and the last file's
+        ``meta`` (the caller adds what it averaged).
+
+    Raises:
+        RiskError: no file, a file :func:`load_policy` refuses, or files whose networks differ in size (the message
+            names the first such file and both sizes).
+    """
+    from torch.optim.swa_utils import AveragedModel
+
+    files = [Path(p) for p in paths]
+    if not files:
+        raise RiskError("average_policies: give at least one policy file (.pt)")
+    from ..vector.engine import resolve_device
+
+    dev = resolve_device(device)
+    first, meta = load_policy(files[0])
+    averaged = AveragedModel(first)  # (its first update_parameters copies the weights, the next ones average them in)
+    for f in files:
+        net, meta = (first, meta) if f is files[0] else load_policy(f)
+        if net.sizes != first.sizes:
+            raise RiskError(
+                f"average_policies: {str(f)!r} holds a network of sizes {net.sizes}, {str(files[0])!r} one of "
+                f"{first.sizes}: only networks of one shape average (checkpoints of one run)"
+            )
+        averaged.update_parameters(net)
+    out = GraphNet(**first.sizes)
+    out.load_state_dict(averaged.module.state_dict())
+    return out.to(dev).eval(), meta
 
 
 def graph_net_from_sb3(path: str | os.PathLike[str], device: str | th.device = "cpu") -> GraphNet:

@@ -455,6 +455,7 @@ def test_checkpoint_average_from_writes_the_mean_of_the_run_checkpoints(tmp_path
     assert not np.allclose(_weights(avg), _weights(used[-1]))  # (an average, not the last checkpoint)
     _, meta = load_policy(avg)
     assert meta["averaged_steps"] == [t for t in steps if t >= 256] and meta["timesteps"] == result.timesteps
+    assert "optimizer" not in meta and "optimizer" in load_policy(used[-1])[1]
     assert load_agent(str(avg)).act is not None
 
 

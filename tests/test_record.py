@@ -425,7 +425,7 @@ def test_saving_a_record_to_a_folder_is_refused_with_the_path(tmp_path: Path) ->
 
 def test_a_game_recorder_refuses_a_move_it_could_not_replay_and_a_final_position_that_is_none(tmp_path: Path) -> None:
     """add("hello") was kept (and the saved record was then refused: move 1 ('hello') does not replay); add(5) and
-    finish(None) were AttributeErrors."""
+    finish(None) were AttributeErrors; add(text, np.array(3)) a TypeError."""
     from risk_env.errors import InvalidMoveError, StateError
     from risk_env.rules.moves import Move
 
@@ -440,6 +440,12 @@ def test_a_game_recorder_refuses_a_move_it_could_not_replay_and_a_final_position
         (("place Ash 1", None), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids (integers)"),
         (("place Ash 1", [1.5]), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids (integers)"),
         (("place Ash 1", [True]), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids (integers)"),
+        (  # (a TypeError: iteration over a 0-d array)
+            ("place Ash 1", np.array(3)),
+            risk_env.ConfigError,
+            "GameRecorder.add: actions must be a list of action ids (integers), got ndarray array(3)",
+        ),
+        (("place Ash 1", np.array([[1, 2]])), risk_env.ConfigError, "GameRecorder.add: actions must be a list of action ids"),
     ]:
         with pytest.raises(risk_env.RiskError) as e:
             gr.add(*args)

@@ -225,23 +225,23 @@ def test_save_png_and_draw_refuse_what_they_cannot_do(tmp_path) -> None:  # type
     [
         (
             {"dpi": 0},
-            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got int 0",
+            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got 0",
         ),
         ({"dpi": -5}, "BoardRenderer dpi must be a number from 50 to 120"),
         (
             {"dpi": "x"},
-            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got str 'x'",
+            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got 'x'",
         ),
         ({"dpi": 1.5}, "BoardRenderer dpi must be a number from 50 to 120"),  # (a freetype RuntimeError)
         ({"dpi": 121}, "BoardRenderer dpi must be a number from 50 to 120"),
         ({"dpi": float("nan")}, "BoardRenderer dpi must be a number from 50 to 120"),
         (
             {"dpi": True},
-            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got bool True",
+            "BoardRenderer dpi must be a number from 50 to 120 (the picture's size is fixed; dpi sizes its text), got True",
         ),
-        ({"player_names": "abc"}, "BoardRenderer player_names must be a list of names (text), got 'abc'"),  # (three names)
-        ({"player_names": [1, 2]}, "BoardRenderer player_names must be a list of names (text), got [1, 2]"),
-        ({"player_names": ["a", "b\nc"]}, "BoardRenderer player_names must be printable text, got 'b\\nc'"),
+        ({"player_names": "abc"}, "player_names must be a list of names (text), got 'abc'"),  # (three names)
+        ({"player_names": [1, 2]}, "player_names must be a list of names (text), got [1, 2]"),
+        ({"player_names": ["a", "b\nc"]}, "player_names must be printable text, got 'b\\nc'"),
     ],
 )
 def test_the_renderers_arguments_are_refused_by_name(kwargs: dict, message: str) -> None:
@@ -272,8 +272,8 @@ def test_draw_and_save_png_refuse_what_is_not_text_before_anything_is_written(tm
     r = BoardRenderer(game)
     s = game.new_game(1)
     png = tmp_path / "board.png"
-    last = "BoardRenderer.draw: last_move must be the last move's text (a str; '' for none), got int 5"
-    recent = "BoardRenderer.draw: recent must be a list of earlier moves' texts (str), oldest first (() for none), got "
+    last = "last_move must be the last move's text (a str; '' for none), got int 5"
+    recent = "recent must be a list of earlier moves' texts (str), oldest first (() for none), got "
     for call, message in [
         (lambda: r.draw(s, last_move=5), last),  # type: ignore[arg-type]
         (lambda: r.draw(s, recent=None), recent + "NoneType None"),  # type: ignore[arg-type]

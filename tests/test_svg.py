@@ -297,3 +297,44 @@ def test_a_state_of_another_game_is_refused_by_the_picture() -> None:
     )
     with pytest.raises(risk_env.StateError, match="^the state is a position of 3 players; this board is of 2 players"):
         Position(small, Game(num_players=3, map="small", setup="random").new_game(1)).svg()
+
+
+def test_the_svg_picture_refuses_names_and_move_texts_as_the_raster_picture_does(tmp_path: Path) -> None:
+    """board_svg(game, s, last_move=5) was an AttributeError, recent=None a TypeError, recent="place Ash 1" eleven
+    one-letter moves and BoardSvg(game, "ab") two names: both pictures take these checks from risk_env.records.picture."""
+    game = Game(num_players=2, map="small", setup="random")
+    s = game.new_game(1)
+    last = "last_move must be the last move's text (a str; '' for none), got int 5"
+    recent = "recent must be a list of earlier moves' texts (str), oldest first (() for none), got "
+    names = "player_names must be a list of names (text), got "
+    board = BoardSvg(game)
+    for call, message in [
+        (lambda: board_svg(game, s, last_move=5), last),  # type: ignore[arg-type]
+        (lambda: board.svg(s, last_move=5), last),  # type: ignore[arg-type]
+        (
+            lambda: board.frame(s, last_move=None),
+            "last_move must be the last move's text (a str; '' for none), got NoneType None",
+        ),  # type: ignore[arg-type]
+        (lambda: board_svg(game, s, recent=None), recent + "NoneType None"),  # type: ignore[arg-type]
+        (lambda: board_svg(game, s, recent="place Ash 1"), recent + "str 'place Ash 1'"),
+        (lambda: board.svg(s, recent=["place Ash 1", 3]), recent + "list ['place Ash 1', 3]"),  # type: ignore[list-item]
+        (lambda: Position(game, s, recent="place Ash 1").svg(), recent + "str 'place Ash 1'"),  # type: ignore[arg-type]
+        (lambda: Position(game, s, last_move=5).save_svg(tmp_path / "b.svg"), last),  # type: ignore[arg-type]
+        (lambda: BoardSvg(game, "ab"), names + "'ab'"),  # type: ignore[arg-type]
+        (lambda: BoardSvg(game, [1, 2]), names + "[1, 2]"),  # type: ignore[list-item]
+        (lambda: board_svg(game, s, player_names="ab"), names + "'ab'"),
+        (
+            lambda: Position(game, s, player_names=("a", "b\tc")).svg(),
+            (
+                "player_names must be printable text, got 'b\\tc', which holds the unprintable character '\\t' "
+                "(line breaks, tabs, escape sequences and other control characters)"
+            ),
+        ),
+        (lambda: BoardSvg(game, ["a"]), "player_names needs 2 names (one per player seat), got 1"),
+    ]:
+        with pytest.raises(risk_env.ConfigError) as e:
+            call()
+        assert type(e.value) is risk_env.ConfigError and str(e.value) == message
+    assert list(tmp_path.iterdir()) == []
+    picture = BoardSvg(game, ("Ann", "Bob")).svg(s, "place Ash 1", ("place Ash 1",))  # a tuple is a list of texts
+    assert ">Ann<" in picture and ">Bob<" in picture and ">place Ash 1<" in picture

@@ -31,7 +31,6 @@ numbers, the highlight and the panel (a few tens of milliseconds).
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import warnings
@@ -43,7 +42,7 @@ import numpy as np
 from .._extras import require
 from .._output import check_output_file, check_suffix, make_output_folder
 from ..envs.codec import Selection
-from ..errors import ConfigError
+from ..errors import ConfigError, check_number
 from ..rules.engine import Game
 from ..rules.state import GameState
 from .layout import (  # the layout's colours and pixel helpers, shared with the painting
@@ -64,7 +63,6 @@ from .layout import (  # the layout's colours and pixel helpers, shared with the
     text_color,
 )
 from .picture import Picture, check_state_fits, describe, seat_colors, seat_labels
-from .record import players_problem
 
 __all__ = [
     "BoardRenderer",
@@ -84,37 +82,17 @@ all) and above 120 no longer fits the panel's columns."""
 
 
 def _check_dpi(dpi: object) -> float:
-    """``dpi`` as a float, where it is a number from :data:`MIN_DPI` to :data:`MAX_DPI` (an int or a float, not a bool).
+    """``dpi`` as a float, where it is a number from :data:`MIN_DPI` to :data:`MAX_DPI` (:func:`risk_env.errors.check_number`).
 
     Raises:
         ConfigError: anything else; the message names ``dpi``, the range and what was given.
     """
-    if isinstance(dpi, (int, float, np.integer, np.floating)) and not isinstance(dpi, (bool, np.bool_)):
-        if math.isfinite(dpi) and MIN_DPI <= dpi <= MAX_DPI:
-            return float(dpi)
-    raise ConfigError(
-        f"BoardRenderer dpi must be a number from {MIN_DPI} to {MAX_DPI} (the picture's size is fixed; dpi sizes its "
-        f"text), got {type(dpi).__name__} {dpi!r:.60}"
+    return check_number(
+        dpi,
+        "BoardRenderer dpi",
+        f"a number from {MIN_DPI} to {MAX_DPI} (the picture's size is fixed; dpi sizes its text)",
+        lambda x: MIN_DPI <= x <= MAX_DPI,
     )
-
-
-def _check_moves_text(last_move: object, recent: object) -> None:
-    """Refuse a ``last_move`` that is not text, and a ``recent`` that is not a list of texts (a str is one text, not a
-    list of them), before anything is drawn.
-
-    Raises:
-        ConfigError: the message names the argument and what it must be.
-    """
-    if not isinstance(last_move, str):
-        raise ConfigError(
-            f"BoardRenderer.draw: last_move must be the last move's text (a str; '' for none), "
-            f"got {type(last_move).__name__} {last_move!r:.60}"
-        )
-    if isinstance(recent, (str, bytes)) or not isinstance(recent, Sequence) or not all(isinstance(text, str) for text in recent):
-        raise ConfigError(
-            "BoardRenderer.draw: recent must be a list of earlier moves' texts (str), oldest first (() for none), "
-            f"got {type(recent).__name__} {recent!r:.60}"
-        )
 
 
 class NoDisplayWarning(RuntimeWarning):
@@ -145,14 +123,7 @@ class BoardRenderer:
 
     def __init__(self, game: Game, player_names: Sequence[str] | None = None, dpi: float = 100) -> None:
         dpi = _check_dpi(dpi)
-        if player_names is not None:
-            why = players_problem(
-                list(player_names)
-                if isinstance(player_names, Sequence) and not isinstance(player_names, (str, bytes))
-                else player_names
-            )
-            if why is not None:
-                raise ConfigError(f"BoardRenderer player_names {why}")
+        names = seat_labels(game, player_names)  # the neutral or the allied army last (docs/rules.md §7)
         require("matplotlib", "render", "drawing the board")
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -160,7 +131,7 @@ class BoardRenderer:
         self.game = game
         m = game.map
         self.map = m
-        self.names = seat_labels(game, player_names)  # the neutral or the allied army last (docs/rules.md §7)
+        self.names = names
         self._player_names = self.names[: game.num_players]
         self.colors = seat_colors(game)
         self._window: Any = None
@@ -429,11 +400,11 @@ class BoardRenderer:
                 to a chosen target); None for none.
 
         Raises:
-            ConfigError: ``last_move`` is not a str, or ``recent`` is not a list of str.
+            ConfigError: ``last_move`` is not a str, or ``recent`` is not a list of str
+                (:func:`~risk_env.records.picture.check_moves_text`).
             StateError: ``state`` is not a position of this renderer's game (another map or player count; the
                 message names both sizes).
         """
-        _check_moves_text(last_move, recent)
         pic = describe(self.game, state, last_move, recent, self._player_names, selection)
         self._highlight(pic)
         self._panel(pic)
@@ -523,7 +494,6 @@ class BoardRenderer:
         option = "BoardRenderer.save_png: path"
         check_output_file(path, option)
         check_suffix(path, option, ".png", "this writes a PNG picture; Position.save_svg of risk_env.records.svg writes SVG text")
-        _check_moves_text(last_move, recent)
         check_state_fits(self.game, state)
         picture = Image.fromarray(self.draw(state, last_move, recent))
         make_output_folder(path, option)

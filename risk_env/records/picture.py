@@ -32,8 +32,18 @@ from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
 from .ansi import owner_label, territory_marks
 from .layout import ATTACK_COLOR, MOVE_COLOR, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
+from .record import players_problem
 
-__all__ = ["Arrow", "PlayerRow", "Picture", "describe", "seat_colors", "seat_labels", "parse_last_move"]
+__all__ = [
+    "Arrow",
+    "PlayerRow",
+    "Picture",
+    "check_moves_text",
+    "describe",
+    "seat_colors",
+    "seat_labels",
+    "parse_last_move",
+]
 
 SELECT_COLOR = "#ffc400"
 """Colour of a ring around a placed territory, and of the pending selection."""
@@ -115,17 +125,49 @@ class Picture:
 
 def seat_labels(game: Game, player_names: Sequence[str] | None = None, width: int = 10) -> list[str]:
     """A label per seat, at most ``width`` characters: ``player_names`` (default ``player_0``...), then
-    ``neutral`` for the 2-player neutral or ``allied`` for the allied army (docs/rules.md §7).
+    ``neutral`` for the 2-player neutral or ``allied`` for the allied army (docs/rules.md §7). Both pictures (the
+    raster :class:`~risk_env.records.draw.BoardRenderer` and the SVG :class:`~risk_env.records.svg.BoardSvg`) take
+    their labels here, so they refuse the same names.
 
     Raises:
-        ConfigError: ``player_names`` does not have one name per player seat.
+        ConfigError: ``player_names`` is not a list of printable texts (a str is refused: it is not a list of names;
+            :func:`~risk_env.records.record.players_problem`) or does not have one name per player seat.
     """
     n = game.num_players
-    names = list(player_names) if player_names is not None else [f"player_{i}" for i in range(n)]
+    if player_names is None:
+        names = [f"player_{i}" for i in range(n)]
+    else:
+        given: object = (
+            list(player_names)
+            if isinstance(player_names, Sequence) and not isinstance(player_names, (str, bytes))
+            else player_names
+        )
+        why = players_problem(given)
+        if why is not None:
+            raise ConfigError(f"player_names {why}")
+        names = [str(x) for x in player_names]
     if len(names) != n:
         raise ConfigError(f"player_names needs {n} names (one per player seat), got {len(names)}")
     extra = ["neutral"] if game.neutral >= 0 else [owner_label(game, game.army) or "army"] if game.army >= 0 else []
-    return [str(x)[:width] for x in names] + extra
+    return [x[:width] for x in names] + extra
+
+
+def check_moves_text(last_move: object, recent: object) -> None:
+    """Refuse a ``last_move`` that is not text, and a ``recent`` that is not a list of texts (a str is one text, not a
+    list of them); :func:`describe` checks them here, before anything is drawn.
+
+    Raises:
+        ConfigError: the message names the argument and what it must be.
+    """
+    if not isinstance(last_move, str):
+        raise ConfigError(
+            f"last_move must be the last move's text (a str; '' for none), got {type(last_move).__name__} {last_move!r:.60}"
+        )
+    if isinstance(recent, (str, bytes)) or not isinstance(recent, Sequence) or not all(isinstance(text, str) for text in recent):
+        raise ConfigError(
+            "recent must be a list of earlier moves' texts (str), oldest first (() for none), "
+            f"got {type(recent).__name__} {recent!r:.60}"
+        )
 
 
 def seat_colors(game: Game) -> list[str]:
@@ -231,9 +273,11 @@ def describe(
             arrow (source and target) or a ring (a source alone); None for none.
 
     Raises:
-        ConfigError: ``player_names`` has the wrong length.
+        ConfigError: ``last_move`` is not a str, or ``recent`` is not a list of str (:func:`check_moves_text`);
+            ``player_names`` is not a list of printable texts, one per player seat (:func:`seat_labels`).
         StateError: ``state`` is not a position of ``game``'s map and player count (:func:`check_state_fits`).
     """
+    check_moves_text(last_move, recent)
     check_state_fits(game, state)
     s = state
     names = seat_labels(game, player_names)

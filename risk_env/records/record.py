@@ -332,9 +332,9 @@ class GameRecord:
 
         Raises:
             RecordError: not a record, another format version, a field of the wrong type, a ``map`` that is neither a
-                shipped map's name nor a map object, rules that name another shipped map than ``map``, player names
-                that are not printable text, or a ``result`` that is not :func:`game_result`'s (an ``ended`` other
-                than the reasons a recorder writes, :func:`ended_problem`).
+                shipped map's name nor a map object, player names that are not printable text, or a ``result`` that
+                is not :func:`game_result`'s (an ``ended`` other than the reasons a recorder writes,
+                :func:`ended_problem`).
         """
         if not isinstance(d, dict):
             raise RecordError(f"a game record is a JSON object, got {type(d).__name__}")

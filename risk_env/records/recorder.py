@@ -86,7 +86,8 @@ class GameRecorder:
         Raises:
             InvalidMoveError: ``move`` is neither a :class:`Move` nor a text the game reads (``"hello"``, a number,
                 None), or is a Move naming a territory or card this map does not have; the message says why.
-            ConfigError: ``actions`` is not a list of action ids (integers, not bools).
+            ConfigError: ``actions`` is not a list of action ids (integers, not bools; a 0-d numpy array is one id,
+                not a list of them).
         """
         if isinstance(move, Move):
             try:
@@ -103,7 +104,10 @@ class GameRecorder:
             raise InvalidMoveError(
                 f"GameRecorder.add: give a Move or its text (such as 'end turn'), got {type(move).__name__} {move!r:.60}"
             )
-        ids = None if isinstance(actions, (str, bytes)) or not isinstance(actions, Iterable) else list(actions)
+        try:
+            ids = None if isinstance(actions, (str, bytes)) or not isinstance(actions, Iterable) else list(actions)
+        except TypeError:  # (a 0-d numpy array: iterable by its type, "iteration over a 0-d array" by its value)
+            ids = None
         if ids is None or not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in ids):
             raise ConfigError(
                 f"GameRecorder.add: actions must be a list of action ids (integers), got {type(actions).__name__} {actions!r:.60}"

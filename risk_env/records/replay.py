@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ __all__ = [
     "ANIMATION_SUFFIXES",
     "check_animation_path",
     "check_video_writer",
+    "check_strip_path",
+    "strip_suffixes",
     "render_strip",
     "turn_ends",
     "run",
@@ -234,11 +237,15 @@ ANIMATION_SUFFIXES = (".gif", *_VIDEO_SUFFIXES)
 the others as H.264)."""
 
 
-def _suffix_list(suffixes: Sequence[str]) -> str:
+def suffix_list(suffixes: Sequence[str], shown: int | None = None) -> str:
     """``".gif or .mp4 (or .webm, .mkv, .avi, .mov)"``: the allowed suffixes as the messages list them (the first two,
-    then the rest in brackets), as ``risk-env watch --gif`` and ``replay --gif``/``--video`` tell them."""
-    head = " or ".join(suffixes[:2])
-    return head + (f" (or {', '.join(suffixes[2:])})" if suffixes[2:] else "")
+    then the rest in brackets; with ``shown``, only the first ``shown`` of them and ``...``), as
+    :func:`check_animation_path`, :func:`check_strip_path` and ``risk-env watch --gif``, ``replay
+    --gif``/``--video``/``--strip`` tell them (a helper of the package's modules, not exported)."""
+    cut = shown is not None and len(suffixes) > shown
+    listed = list(suffixes[:shown] if cut else suffixes)
+    rest = ", ".join(listed[2:]) + ("..." if cut else "")
+    return " or ".join(listed[:2]) + (f" (or {rest})" if rest else "")
 
 
 def check_animation_path(path: str | os.PathLike[str], option: str = "render_video: path") -> Path:
@@ -251,7 +258,7 @@ def check_animation_path(path: str | os.PathLike[str], option: str = "render_vid
     """
     p = Path(file_name_text(path, option))
     if p.suffix.lower() not in ANIMATION_SUFFIXES:
-        raise ConfigError(f"{option} {str(p)!r}: unknown animation format {p.suffix!r}: use {_suffix_list(ANIMATION_SUFFIXES)}")
+        raise ConfigError(f"{option} {str(p)!r}: unknown animation format {p.suffix!r}: use {suffix_list(ANIMATION_SUFFIXES)}")
     return p
 
 
@@ -409,21 +416,37 @@ def render_strip(
     return len(thumbs)
 
 
+_USUAL_STRIP_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
+
+
+@cache
+def strip_suffixes() -> tuple[str, ...]:
+    """The suffixes :func:`render_strip` writes: those Pillow saves a picture to (lower case), the usual ones first
+    (``.png``, ``.jpg``, ``.jpeg``, ``.pdf``), then the rest in order (``.bmp``, ``.tif``, ``.webp``...). The one list
+    of :func:`check_strip_path` and ``risk-env replay --strip``; needs Pillow (``pip install 'risk_env[render]'``).
+
+    Raises:
+        MissingExtraError: Pillow is missing (an ImportError).
+    """
+    Image = require("PIL.Image", "render", "drawing a strip of boards")
+    saved = {ext.lower() for ext, fmt in Image.registered_extensions().items() if fmt in Image.SAVE}  # (every plugin)
+    usual = tuple(ext for ext in _USUAL_STRIP_SUFFIXES if ext in saved)
+    return usual + tuple(sorted(saved - set(usual)))
+
+
 def check_strip_path(path: str | os.PathLike[str], option: str = "render_strip: path") -> Path:
     """Refuse, before anything is drawn, a contact sheet's file that Pillow writes no picture to: a name that is not
-    text (None, bytes, a number), or a suffix Pillow does not save (``.txt``). Returns the path.
+    text (None, bytes, a number), or a suffix not one of :func:`strip_suffixes` (``.txt``; any case). Returns the path.
 
     Raises:
         ConfigError: the message names ``option``, the path and the usual suffixes.
+        MissingExtraError: Pillow is missing.
     """
     p = Path(file_name_text(path, option))
-    from PIL import Image
-
-    saved = {ext for ext, fmt in Image.registered_extensions().items() if fmt in Image.SAVE}
-    if p.suffix.lower() not in saved:
+    if p.suffix.lower() not in strip_suffixes():
         raise ConfigError(
-            f"{option} {str(p)!r}: give a file name ending in .png (or another picture suffix Pillow writes: .jpg, "
-            f".jpeg, .pdf...), got the suffix {p.suffix!r}"
+            f"{option} {str(p)!r}: give a file name ending in {suffix_list(strip_suffixes(), 4)} (a picture suffix "
+            f"Pillow writes), got the suffix {p.suffix!r}"
         )
     return p
 
@@ -454,8 +477,7 @@ def run(
         if target:
             check_animation_path(target, option)
     if strip:
-        require("PIL.Image", "render", "drawing a strip of boards")
-        check_strip_path(strip, "strip")
+        check_strip_path(strip, "strip")  # (Pillow missing: told here, MissingExtraError)
     if gif or video:  # a missing writer is told at once
         require("imageio.v3", "render", "writing an animation")
         for target in (gif, video):

@@ -123,7 +123,8 @@ class BoardSvg:
     tenths of a second, then cached); a picture then takes a few milliseconds.
 
     Raises:
-        ConfigError: ``player_names`` has the wrong length.
+        ConfigError: ``player_names`` is not a list of printable texts (a str is refused: it is not a list of names)
+            or has the wrong length (:func:`~risk_env.records.picture.seat_labels`, as for the raster picture).
     """
 
     def __init__(self, game: Game, player_names: Sequence[str] | None = None, panel: bool = True) -> None:
@@ -152,6 +153,11 @@ class BoardSvg:
         and with the panel ``title``, ``subtitle``, ``rows`` (per seat: ``name``, ``territories``, ``armies``,
         ``cards``, ``turn``, ``bold``, ``out``), ``holders`` (per continent: colour or None), ``last`` (lines),
         ``roll``, ``recent`` (newest first), ``foot``.
+
+        Raises:
+            ConfigError: ``last_move`` is not a str, or ``recent`` is not a list of str
+                (:func:`~risk_env.records.picture.check_moves_text`).
+            StateError: ``state`` is not a position of this board's game (another map or player count).
         """
         pic = describe(self.game, state, last_move, recent, self._player_names, selection)
         return self._frame(pic)
@@ -267,7 +273,9 @@ class BoardSvg:
             width: the picture's displayed width in pixels (default: its own, 1300 with the panel).
 
         Raises:
-            ConfigError: ``width`` is not None or a number of pixels >= 1 (refused before the picture is drawn).
+            ConfigError: ``width`` is not None or a number of pixels >= 1 (refused before the picture is drawn);
+                ``last_move`` or ``recent`` is not text (:meth:`frame`).
+            StateError: ``state`` is not a position of this board's game (:meth:`frame`).
         """
         _check_width(width)
         return self.svg_for(self.frame(state, last_move, recent, selection), width)
@@ -537,7 +545,10 @@ def board_svg(
     """The SVG picture of ``state`` (see :class:`BoardSvg`; keep one to draw many positions of a game).
 
     Raises:
-        ConfigError: ``width`` is not None or a number of pixels >= 1 (refused before the picture is drawn).
+        ConfigError: ``width`` is not None or a number of pixels >= 1 (refused before the picture is drawn);
+            ``player_names`` is not a list of printable texts, one per player seat; ``last_move`` or ``recent`` is
+            not text.
+        StateError: ``state`` is not a position of ``game`` (another map or player count).
     """
     _check_width(width)
     return BoardSvg(game, player_names).svg(state, last_move, recent, selection, width)

@@ -70,7 +70,7 @@ from ..errors import ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import GameRecord, ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
-from ..records.replay import ANIMATION_SUFFIXES, MAX_FPS, MIN_FPS
+from ..records.replay import ANIMATION_SUFFIXES, MAX_FPS, MIN_FPS, strip_suffixes, suffix_list
 from ..rules.config import (
     PRESETS,
     RulesConfig,
@@ -391,10 +391,6 @@ def _written(option: str, path: str, write: Any) -> Any:
         raise _fail(f"{option} {path!r}: cannot write the file: {e.strerror or e}", 1) from None
 
 
-_ANIMATIONS = (".gif", ".mp4", ".webm", ".mkv", ".avi", ".mov")
-"""Suffixes an animation can be written to (:func:`risk_env.records.replay.render_video`)."""
-_STRIPS = (".png", ".jpg", ".jpeg", ".pdf")
-"""Suffixes ``replay --strip`` writes (:func:`risk_env.records.replay.render_strip`, through Pillow)."""
 _VIDEOS = (*ANIMATION_SUFFIXES[1:], ANIMATION_SUFFIXES[0])
 """Suffixes ``replay --video`` writes: :data:`risk_env.records.replay.ANIMATION_SUFFIXES`, the videos first (a
 ``.gif`` is written as ``--gif`` writes it)."""
@@ -446,17 +442,15 @@ def _needs(ctx: typer.Context, options: dict[str, str], what: str, needed: str, 
         raise _fail(f"{typed} {verb} for {what} of {needed}: give {needed} too, or leave out {typed}")
 
 
-def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...]) -> None:
-    """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2)."""
+def _check_suffix(path: str | None, option: str, allowed: tuple[str, ...], shown: int | None = None) -> None:
+    """Refuse an output file whose suffix is not one of ``allowed`` (one line, exit 2), told as
+    :func:`risk_env.records.replay.suffix_list` tells them (``shown``: how many of them are named)."""
     if path and path.endswith(tuple(filter(None, (os.sep, os.altsep)))):
         return  # (a folder's name: refused by the output check, risk_env._output.check_output_file)
     if path and os.path.basename(path).lower() in allowed:  # (".png" is a hidden file's name without a suffix)
         raise _fail(f"{option} {path!r} has no name before its suffix: give one, such as board{os.path.basename(path)}")
     if path and os.path.splitext(path)[1].lower() not in allowed:
-        raise _fail(
-            f"{option} {path!r} must end in {' or '.join(allowed[:2])}"
-            + (f" (or {', '.join(allowed[2:])})" if allowed[2:] else "")
-        )
+        raise _fail(f"{option} {path!r} must end in {suffix_list(allowed, shown)}")
 
 
 def _import(module: str, extra: str, feature: str) -> ModuleType:
@@ -699,7 +693,7 @@ def watch(
     _at_least("--turns", turns, 1)
     _at_least("--max-turn-steps", max_turn_steps, 1)
     _check_suffix(png, "--png", (".png",))
-    _check_suffix(gif, "--gif", _ANIMATIONS)
+    _check_suffix(gif, "--gif", ANIMATION_SUFFIXES)
     cfg = build_rules(_players_for(players, rules, agents, 0), rules, map_name, turns, settings)
     if png or gif:  # checked before the game is played
         try:
@@ -773,8 +767,8 @@ def replay(
     strip: str | None = typer.Option(
         None,
         "--strip",
-        help="write a PNG contact sheet here (.png; .jpg or .pdf too): the board at the end of each turn, or of "
-        "--strip-turns turns evenly spread over a longer game (the last turn always kept)",
+        help="write a PNG contact sheet here (.png; .jpg, .pdf or another picture suffix Pillow writes): the board at "
+        "the end of each turn, or of --strip-turns turns evenly spread over a longer game (the last turn always kept)",
     ),
     strip_turns: int = typer.Option(24, "--strip-turns", help="the most panels of --strip (1 or more)"),
     html: str | None = typer.Option(
@@ -799,8 +793,13 @@ def replay(
     _output_paths([(gif, "--gif"), (video, "--video"), (strip, "--strip"), (html, "--html")], ((record, "the record read"),))
     # each output's suffix, before the record is read or anything is written or printed (an animation's was checked by
     # render_video only, after the log was printed and the outputs before it written)
-    _check_suffix(strip, "--strip", _STRIPS)
-    _check_suffix(gif, "--gif", _ANIMATIONS)
+    if strip:  # the suffixes render_strip writes: those Pillow saves (risk_env.records.replay.strip_suffixes)
+        try:
+            strips = strip_suffixes()
+        except MissingExtraError as e:
+            raise _fail(str(e), 1) from None
+        _check_suffix(strip, "--strip", strips, 4)
+    _check_suffix(gif, "--gif", ANIMATION_SUFFIXES)
     _check_suffix(video, "--video", _VIDEOS)
     if upto is not None:  # (the log checks it only when printed, -q not at all; and names it upto)
         try:

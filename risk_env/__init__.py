@@ -14,6 +14,7 @@ from .envs.codec import ActionCodec
 from .envs.observation import ObservationEncoder
 from .errors import (
     ActionSpaceError,
+    AgentError,
     AgentRulesError,
     ConfigError,
     IllegalActionError,
@@ -61,6 +62,7 @@ __all__ = [
     "StateError",
     "RecordError",
     "UnknownAgentError",
+    "AgentError",
     "ActionSpaceError",
     "ResetNeededError",
     "MissingExtraError",

@@ -6,6 +6,7 @@ classes) are the checks behind the package's seed arguments, on/off arguments an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "RecordError",
     "ResetNeededError",
     "UnknownAgentError",
+    "AgentError",
     "MissingExtraError",
 ]
 
@@ -122,6 +124,12 @@ class ResetNeededError(RiskError, AssertionError):
     """
 
 
+class AgentError(RiskError):
+    """An agent raised an exception when asked for an action id (:func:`risk_env.tools.match.play_move`): the
+    agent's exception is the ``__cause__``. The message names the agent and the exception's type, not its message,
+    which may tell what the agent knows (its cards) to someone who may not know it."""
+
+
 class UnknownAgentError(RiskError):
     """An agent name that is not one of the environment's agents, or an agent spec that
     :func:`risk_env.agents.load_agent` cannot read as any of its forms (the message lists what is allowed)."""
@@ -203,10 +211,13 @@ def check_number(value: Any, name: str, allowed: str, ok: Callable[[float], bool
             ``name`` and what is ``allowed``: ``"shaping must be a finite number >= 0, got -1"``.
     """
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:  # (an int beyond any float: 10**400)
+            x = math.inf
         if np.isfinite(x) and (ok is None or ok(x)):
             return x
-    raise ConfigError(f"{name} must be {allowed}, got {value!r}")
+    raise ConfigError(f"{name} must be {allowed}, got {value!r:.80}")
 
 
 def cause_line(e: BaseException, limit: int = 300) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 
 from risk_env import ActionCodec, Game, GameState, Move, MoveKind, Phase, RulesConfig
 from risk_env.envs.codec import Selection
+from risk_env.errors import IllegalActionError
 from risk_env.rules.missions import mission_complete
 
 # ---------------------------------------------------------------- docs/rules.md facts, restated
@@ -559,3 +560,27 @@ class WordAgent:
 
     def act(self, observation: object, info: dict) -> str:
         return str(int(np.flatnonzero(info["action_mask"])[0]))
+
+
+class LeakyAgent:
+    """An agent that raises the library's own IllegalActionError, its message naming its legal ids and cards."""
+
+    name = "leaky"
+
+    def __init__(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: object, info: dict) -> int:
+        raise IllegalActionError(f"legal ids are {np.flatnonzero(info['action_mask']).tolist()} (trade Alaska+Peru)")
+
+
+class ListAgent:
+    """An agent that answers the list of its legal ids, not one of them."""
+
+    name = "lister"
+
+    def __init__(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: object, info: dict) -> list:
+        return list(np.flatnonzero(info["action_mask"]))

@@ -466,6 +466,8 @@ def test_numpy_batch_sizes_and_infinite_shaping():
         assert (env.shaping, env.shaping_gamma) == (0.5, 0.75) and type(env.shaping_gamma) is float
         with pytest.raises(ConfigError, match=r"^shaping_gamma must be a number in \(0, 1\] .*, got True$"):
             make(shaping_gamma=True)
+        with pytest.raises(ConfigError, match=r"^shaping must be a finite number >= 0, got 1000000000000000000000"):
+            make(shaping=10**400)  # (no float holds it: an OverflowError before)
 
 
 def test_vector_game_observe_refuses_seats_out_of_range_and_takes_any_integer_dtype():

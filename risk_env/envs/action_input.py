@@ -60,7 +60,8 @@ def as_integer(action: Any) -> int | None:
 
 def describe_action(action: Any) -> str:
     """A short description of a refused action value for error messages
-    (an integer says that it is out of range; a bool, a float or an array says its type)."""
+    (an integer says that it is out of range; a bool, a float, a str or an array says its type; a list or another
+    object says its type and size, not its items, which may be what only its holder may know)."""
     if action is None:
         return "None"
     if isinstance(action, (bool, np.bool_)):
@@ -69,4 +70,10 @@ def describe_action(action: Any) -> str:
         return f"an array of shape {action.shape} and dtype {action.dtype}"
     if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and np.issubdtype(action.dtype, np.integer)):
         return f"{int(action)}, which is out of range"
-    return f"{action!r} ({type(action).__name__})"
+    if isinstance(action, (str, bytes, float, np.floating)):
+        return f"{action!r:.40} ({type(action).__name__})"
+    # a container or another object: its type and size, not its items (a list of ids would be its holder's legal ones)
+    if not hasattr(action, "__len__"):
+        return f"an object of type {type(action).__name__}"
+    n = len(action)
+    return f"a {type(action).__name__} of {n} item{'' if n == 1 else 's'}"

@@ -18,7 +18,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -419,7 +418,6 @@ def render_strip(
 _USUAL_STRIP_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
 
 
-@cache
 def strip_suffixes() -> tuple[str, ...]:
     """The suffixes :func:`render_strip` writes: those Pillow saves a picture to (lower case), the usual ones first
     (``.png``, ``.jpg``, ``.jpeg``, ``.pdf``), then the rest in order (``.bmp``, ``.tif``, ``.webp``...). The one list

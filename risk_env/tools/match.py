@@ -42,11 +42,11 @@ from ..envs.action_input import as_integer, describe_action
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs
 from ..envs.view import GameView
-from ..errors import ConfigError, IllegalActionError, check_seed
+from ..errors import AgentError, ConfigError, IllegalActionError, check_seed
 from ..records.record import GameRecord
 from ..rules.state import Phase
 
-__all__ = ["DEFAULT_MAX_TURN_STEPS", "MatchResult", "agent_action", "play_match", "play_move"]
+__all__ = ["DEFAULT_MAX_TURN_STEPS", "MatchResult", "agent_action", "ask_agent", "play_match", "play_move"]
 
 DEFAULT_MAX_TURN_STEPS = 5000
 """Default cap on the action ids one player turn may take (see :func:`play_match`)."""
@@ -84,16 +84,20 @@ class MatchResult:
     record: GameRecord | None = None
 
 
+def ask_agent(agent: Any, observation: Any, info: Mapping[str, Any]) -> Any:
+    """``agent``'s answer, unchecked: ``agent.act(observation, info)``, or ``agent(observation, info)`` for a plain
+    callable. What the agent raises propagates (:func:`agent_action` checks the answer)."""
+    return getattr(agent, "act", agent)(observation, info)
+
+
 def agent_action(agent: Any, observation: Any, info: Mapping[str, Any]) -> int:
-    """Ask ``agent`` for an action id: ``agent.act(observation, info)``, or ``agent(observation, info)``
-    for a plain callable. Returns an int (the caller checks legality).
+    """Ask ``agent`` for an action id (:func:`ask_agent`). Returns an int (the caller checks legality).
 
     Raises:
         IllegalActionError: the agent returned no integer (a float, a string, a bool, None: the forms
             :mod:`risk_env.envs.action_input` accepts, not coerced).
     """
-    act = getattr(agent, "act", agent)
-    a = act(observation, info)
+    a = ask_agent(agent, observation, info)
     out = as_integer(a)
     if out is None:
         raise IllegalActionError(f"an action id is an integer, got {describe_action(a)}")
@@ -248,14 +252,23 @@ def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any
 
     Raises:
         IllegalActionError: the agent chose an illegal id (the message lists the legal ones; ``action`` holds the
-            id chosen); RuntimeError: no move after ``limit`` ids.
+            id chosen), or answered no integer (``action`` None; the message gives the answer's type only, as a
+            list of ids would be its legal ones); AgentError: the agent raised an exception (the ``__cause__``);
+            RuntimeError: no move after ``limit`` ids.
     """
     ids: list[int] = []
     sel = Selection()
+    who = f"agent {type(agent).__name__} (seat {seat})"
     for _ in range(limit):
         mask = codec.mask(s, sel)
         obs, info = agent_inputs(encoder, GameView(game, s, seat, codec, sel), mask)
-        a = agent_action(agent, obs, info)
+        try:
+            answer = ask_agent(agent, obs, info)
+        except Exception as e:  # the agent's own failure, told apart from the refusals below
+            raise AgentError(f"{who} failed ({type(e).__name__})") from e
+        a = as_integer(answer)
+        if a is None:
+            raise IllegalActionError(f"{who} answered no action id (a {type(answer).__name__}, not an integer)")
         try:
             mv = codec.step(s, a, sel, mask)  # our own mask decides, not the agent's copy
         except IllegalActionError as e:

@@ -15,7 +15,7 @@ import typer
 
 from ..envs.codec import ActionCodec
 from ..envs.observation import ObservationEncoder
-from ..errors import IllegalActionError, RiskError
+from ..errors import AgentError, IllegalActionError, RiskError
 from ..records.ansi import render_ansi, render_compact, seat_name
 from ..records.record import ReplayStep
 from ..records.recorder import GameRecorder
@@ -49,7 +49,7 @@ class _Seats:
             IllegalActionError: the agent chose an illegal id or no integer: the message names the agent and that
                 id, never its legal ids (a forced trade's ids tell what its cards make up); the env's refusal is the
                 ``__cause__``.
-            RiskError: the agent raised an exception (the ``__cause__``): the message names the agent and the
+            AgentError: the agent raised an exception (the ``__cause__``): the message names the agent and the
                 exception's type, not its message (it may name the agent's cards).
         """
         agent = self.agents[seat]
@@ -57,12 +57,12 @@ class _Seats:
         try:
             return play_move(self.game, self.codec, self.encoder, s, seat, agent)
         except IllegalActionError as e:
-            chose = f"the illegal action id {e.action}" if e.action is not None else f"no action id ({e})"
+            chose = f"the illegal action id {e.action}" if e.action is not None else "no action id (an answer not an integer)"
             refused = IllegalActionError(f"{label} chose {chose}; the game cannot go on")
             refused.action = e.action
             raise refused from e
-        except Exception as e:  # the agent's own failure: the game stops with one line
-            raise RiskError(f"{label} failed ({type(e).__name__}); the game cannot go on") from e
+        except AgentError as e:  # the agent raised: the game stops with one line (its exception's type, not its text)
+            raise AgentError(f"{label} failed ({type(e.__cause__).__name__}); the game cannot go on") from e.__cause__
 
 
 # ---------------------------------------------------------------------- choices for a human

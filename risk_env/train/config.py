@@ -363,7 +363,7 @@ class CheckpointSection(_Section):
         ge=0,
         description="trainer 'device': at the run's end, also write model_avg.pt, the uniform average of the weights of "
         "its checkpoints from this step on, the last included (stochastic weight averaging: "
-        "risk_env.train.graph_net.average_policies); keep must hold them all (null: no average)",
+        "risk_env.train.graph_net.average_policies); checkpoint.keep spares those (null: no average)",
     )
 
 
@@ -439,7 +439,7 @@ class TrainConfig(_Section):
 
     @model_validator(mode="after")
     def _average(self) -> TrainConfig:
-        start, ck = self.checkpoint.average_from, self.checkpoint
+        start = self.checkpoint.average_from
         if start is None:
             return self
         if self.trainer != "device":
@@ -448,13 +448,6 @@ class TrainConfig(_Section):
             raise ValueError(
                 f"checkpoint.average_from={start} must be below total_timesteps={self.total_timesteps} (the run's last "
                 "checkpoint is averaged with those from average_from on)"
-            )
-        needed = (self.total_timesteps - start) // ck.every + 2  # (the checkpoints from start on, and the last)
-        if ck.keep is not None and ck.keep < needed:
-            raise ValueError(
-                f"checkpoint.keep={ck.keep} would delete checkpoints that checkpoint.average_from={start} averages (up to "
-                f"{needed} from step {start} to {self.total_timesteps} every {ck.every}): set keep to {needed} or more, "
-                "or null"
             )
         return self
 

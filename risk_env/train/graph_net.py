@@ -418,11 +418,13 @@ def average_policies(paths: Sequence[str | os.PathLike[str]], device: str | th.d
         ``meta`` (the caller adds what it averaged).
 
     Raises:
-        RiskError: no file, a file :func:`load_policy` refuses, or files whose networks differ in size (the message
-            names the first such file and both sizes).
+        RiskError: one path instead of a list, no file, a file :func:`load_policy` refuses, or files whose networks
+            differ in size (the message names the first such file and both sizes).
     """
     from torch.optim.swa_utils import AveragedModel
 
+    if isinstance(paths, (str, bytes, os.PathLike)):  # (a str is a Sequence: of characters)
+        raise RiskError(f"average_policies: give a list of policy files, got one path {str(paths)!r}")
     files = [Path(p) for p in paths]
     if not files:
         raise RiskError("average_policies: give at least one policy file (.pt)")

@@ -530,9 +530,11 @@ class Run:
         }
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1))
         self.saved_step = int(t)
-        keep = self.cfg.checkpoint.keep
+        keep, start = self.cfg.checkpoint.keep, self.cfg.checkpoint.average_from
         if keep is not None:
             old = checkpoints_in(d, (self.suffix,))[:-keep]
+            if start is not None:  # (checkpoint.average_from averages these at the end: they stay whatever keep says)
+                old = [p for p in old if (checkpoint_step(p) or 0) < start]
             for p in old:
                 p.unlink(missing_ok=True)
                 p.with_suffix(".json").unlink(missing_ok=True)

@@ -4,7 +4,7 @@ The session drives the AEC environment (``risk_env.raw_env``, strict) through a
 :class:`~risk_env.records.recorder.Recorder`, exactly as any client does: the
 person's decision is an action id that the env's action mask allows (a
 territory to click, or a choice such as a number of dice, an amount, a trade,
-``end attack``), the agents act through :func:`risk_env.tools.match.agent_action`
+``end attack``), the agents act through :func:`risk_env.tools.match.ask_agent`
 with the env's own info, and the rules are the env's. The browser is told
 which ids are legal and what each means (:meth:`ActionCodec.action_to_string
 <risk_env.envs.codec.ActionCodec.action_to_string>`); it decides nothing.
@@ -50,6 +50,7 @@ import numpy as np
 
 from ..agents import agent_label, load_agent
 from ..agents.base import check_fits_game
+from ..envs.action_input import as_integer
 from ..envs.aec import raw_env
 from ..envs.view import GameView
 from ..errors import ConfigError, IllegalActionError, RiskError, StateError, check_seed
@@ -62,9 +63,11 @@ from ..rules.config import RulesConfig, resolve_rules
 from ..rules.missions import mission_text
 from ..rules.moves import MoveKind
 from ..rules.state import GameState, Phase
-from ..tools.match import DEFAULT_MAX_TURN_STEPS, agent_action
+from ..tools.match import DEFAULT_MAX_TURN_STEPS, ask_agent
 
 _log = logging.getLogger(__name__)
+
+_CANNOT_GO_ON = "; the game cannot go on: start a new game"
 
 __all__ = ["GameSession", "SYMBOL_NAMES", "RECORD_WHEN_OVER"]
 
@@ -309,9 +312,14 @@ class GameSession:
                 self._stop(f"stopped after {actions} of the agents", why)
                 raise RiskError(why)
             try:
-                action = agent_action(self.agents[seat], obs, info)
-            except Exception as e:  # the agent's own failure (an exception, or no integer): the game stops, not the server
+                answer = ask_agent(self.agents[seat], obs, info)
+            except Exception as e:  # the agent's own failure: the game stops, not the server
                 self._agent_failed(agent, seat, e)
+            action = as_integer(answer)
+            if action is None:  # (its answer's type only: a list of ids would be its legal ones)
+                why = f"{self._agent_label(seat)} chose no action id (an answer not an integer, a {type(answer).__name__})"
+                self._stop(f"illegal action by {agent}", why + _CANNOT_GO_ON)
+                raise RiskError(why + _CANNOT_GO_ON)
             try:
                 self._step(action)
             except IllegalActionError as e:
@@ -327,18 +335,15 @@ class GameSession:
         if self.over and self.record_path is not None and self.saved is None:
             self.save()
 
+    def _agent_label(self, seat: int) -> str:
+        return f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)})"
+
     def _agent_failed(self, agent: str, seat: int, e: Exception) -> NoReturn:
-        """Stop the game for an agent that raised ``e`` instead of choosing an action id (or chose no integer).
-        The person is told the agent and the kind of failure, not its message (an agent's text may name its cards);
-        the server's log gets the whole traceback."""
-        label = f"agent {self.labels[seat]!r} ({seat_name(self.game, seat)})"
-        if isinstance(e, IllegalActionError):  # (agent_action: not an integer; the message shows the value)
-            why, ended = f"{label} chose no action id ({e})", f"illegal action by {agent}"
-        else:
-            _log.error("%s raised %s", label, type(e).__name__, exc_info=e)
-            why, ended = f"{label} failed ({type(e).__name__})", f"agent error by {agent}"
-        why += "; the game cannot go on: start a new game"
-        self._stop(ended, why)
+        """Stop the game for an agent that raised ``e`` instead of answering. The person is told the agent and the
+        exception's type, not its message (an agent's text may name its cards); the server's log gets the traceback."""
+        _log.error("%s raised %s", self._agent_label(seat), type(e).__name__, exc_info=e)
+        why = f"{self._agent_label(seat)} failed ({type(e).__name__}){_CANNOT_GO_ON}"
+        self._stop(f"agent error by {agent}", why)
         raise RiskError(why) from e
 
     def _stop(self, ended: str, why: str) -> None:

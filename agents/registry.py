@@ -4,7 +4,8 @@ A *spec* is one of
 
 * a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
   (see :data:`BASELINES`);
-* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"``, ``"ppo-6p"``, ``"ppo-4p-0.1"`` (see
+* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"``, ``"ppo-6p"``, ``"ppo-4p-0.1"``,
+  ``"ppo-4p-500k"`` (see
   :data:`PRETRAINED`; needs the ``train`` extra), a checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
@@ -79,6 +80,7 @@ PRETRAINED: dict[str, str] = {
     "ppo-5p": "ppo-5p.pt",
     "ppo-6p": "ppo-6p.pt",
     "ppo-4p-0.1": "ppo-4p-0.1.zip",
+    "ppo-4p-500k": "ppo-4p-500k.pt",
 }
 """Pretrained agents shipped with the package: name -> file in ``risk_env/agents/models/``
 (``agents/models/`` in the repository): MaskablePPO checkpoints (``.zip``) and graph policy files of the
@@ -86,9 +88,11 @@ device trainer (``.pt``), all the same territory-graph network.
 
 ``ppo-2p``: trained by ``configs/train/ppo-2p.yaml`` for 2-player games; ``ppo-4p-0.1`` (the 0.1 release's
 ``ppo-4p``): the same network trained on from it for 4-player games by ``configs/train/ppo-4p-0.1.yaml``;
-``ppo-4p``: ``ppo-4p-0.1`` trained on for 4-player games by ``configs/train/ppo-4p.yaml``; ``ppo-3p``, ``ppo-5p``
-and ``ppo-6p``: ``ppo-4p`` trained on for 3-, 5- and 6-player games by ``configs/train/ppo-3p.yaml``,
-``ppo-5p.yaml`` and ``ppo-6p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
+``ppo-4p``: ``ppo-4p-0.1`` trained on for 4-player games by ``configs/train/ppo-4p.yaml``, the average of the
+weights of that run's checkpoints from 500,000 decisions on (``checkpoint.average_from``); ``ppo-4p-500k``: that
+run's checkpoint at 500,525 decisions (the 0.2 development ``ppo-4p``); ``ppo-3p``, ``ppo-5p`` and ``ppo-6p``:
+``ppo-4p-500k`` trained on for 3-, 5- and 6-player games by ``configs/train/ppo-3p.yaml``, ``ppo-5p.yaml`` and
+``ppo-6p.yaml``. All under the ``fast`` preset. Win rates: docs/baselines.md.
 """
 
 _PRETRAINED_ZIP_RULES: dict[str, dict[str, Any]] = {
@@ -131,7 +135,7 @@ def spec_forms() -> str:
     of :data:`BASELINES` and :data:`PRETRAINED`, then the file and module forms.
 
     >>> spec_forms().split(", a ")[0]
-    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1'
+    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k'
     """
     names = ", ".join([*BASELINES, *PRETRAINED])
     files = (

@@ -392,7 +392,7 @@ def test_load_agent_names_and_labels() -> None:
 
 
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k"
     for spec in ("nobody", "  ", "ppo-9p"):
         with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
             load_agent(spec)
@@ -403,7 +403,7 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
         "unknown agent 'aggressive+continent + balanced': a line-up 'a+b+c' names the other seats in a training "
         "config; give its agents one by one (aggressive continent balanced)"
     )
-    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
+    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k"
     with pytest.raises(UnknownAgentError, match=f"^no pretrained agent 'ppo-9p': use one of {names}$"):
         pretrained_path("ppo-9p")
     env = risk_env.raw_env(num_players=2, map="small")
@@ -415,7 +415,7 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
 
 def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None:
     # (the path probes raised OSError "File name too long" before)
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1"
+    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k"
     for spec, n in (("a" * 5000, 5000), ("a/" * 3000, 6000), ("a" * 300 + "\x00", 301)):
         with pytest.raises(UnknownAgentError) as info:
             load_agent(spec)
@@ -799,7 +799,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     from risk_env.agents import PRETRAINED, pretrained_path
     from risk_env.tools.evaluation import evaluate
 
-    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-6p", "ppo-4p-0.1"}
+    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-6p", "ppo-4p-0.1", "ppo-4p-500k"}
     for name in PRETRAINED:
         assert pretrained_path(name).is_file()
         assert load_agent(name).name == name
@@ -822,14 +822,18 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     net, meta = load_policy(pretrained_path("ppo-5p"))
     assert meta["timesteps"] == 500_857 and meta["config"]["name"] == "ppo-5p" and meta["rules"]["num_players"] == 5
     assert net.sizes["hidden"] == 64 and "optimizer" not in meta
-    # ppo-4p: the 0.1 release's ppo-4p (ppo-4p-0.1, a MaskablePPO file) trained on for 4 players by its shipped config
+    # ppo-4p: the 0.1 release's ppo-4p (ppo-4p-0.1, a MaskablePPO file) trained on for 4 players by its shipped config,
+    # the average of that run's checkpoints from 500,000 decisions on; ppo-4p-500k is that run's checkpoint at 500,525
     net, meta = load_policy(pretrained_path("ppo-4p"))
-    assert meta["timesteps"] == 500_525 and meta["config"]["name"] == "ppo-4p" and meta["rules"]["num_players"] == 4
+    assert meta["timesteps"] == 1_250_969 and meta["config"]["name"] == "ppo-4p" and meta["rules"]["num_players"] == 4
     assert meta["config"]["ppo"]["init"] == "ppo-4p-0.1" and meta["config"]["out_dir"] is None and "optimizer" not in meta
+    assert meta["averaged_steps"] == [500_525, 626_556, 752_082, 875_889, 1_001_650, 1_125_511, 1_250_969]
+    assert meta["config"]["checkpoint"]["average_from"] == 500_000
+    assert load_policy(pretrained_path("ppo-4p-500k"))[1]["timesteps"] == 500_525
     assert type(load_agent("ppo-4p")).__name__ == "GraphNetAgent" and type(load_agent("ppo-4p-0.1")).__name__ != "GraphNetAgent"
     # ppo-6p: ppo-4p trained on for 6 players by its shipped config
     net, meta = load_policy(pretrained_path("ppo-6p"))
-    assert meta["timesteps"] == 500_925 and meta["rules"]["num_players"] == 6 and meta["config"]["ppo"]["init"] == "ppo-4p"
+    assert meta["timesteps"] == 500_925 and meta["rules"]["num_players"] == 6 and meta["config"]["ppo"]["init"] == "ppo-4p-500k"
     six = evaluate(
         ["ppo-6p", "balanced", "balanced", "continent", "continent", "aggressive"],
         num_games=1,
@@ -840,13 +844,14 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
         turn_limit=30,
     )
     assert sum(st.games for st in six.stats.values()) == 6
-    # every shipped policy file keeps its shipped config (configs/train/<name>.yaml), its ppo.init naming the shipped
-    # network it started from by its name (ppo-3p, ppo-5p and ppo-6p started from ppo-4p)
+    # every shipped policy file keeps its shipped config (configs/train/<name>.yaml; ppo-4p-500k: ppo-4p's, the run it
+    # is a checkpoint of), its ppo.init naming the shipped network it started from by its name (ppo-3p, ppo-5p and
+    # ppo-6p started from ppo-4p-500k)
     from risk_env.train.config import load_config
 
     for name in (n for n in PRETRAINED if pretrained_path(n).suffix == ".pt"):
         net, meta = load_policy(pretrained_path(name))
-        assert meta["config"] == load_config(name).model_dump(mode="json"), name
+        assert meta["config"] == load_config(name.removesuffix("-500k")).model_dump(mode="json"), name
         assert meta["config"]["ppo"]["init"] in PRETRAINED, name
     # ... on the batched engine too, by name (every shipped name; a .pt is a graph policy file, not MaskablePPO's)
     for name in PRETRAINED:

@@ -99,7 +99,7 @@ def test_an_unknown_agent_is_a_bad_parameter_listing_the_shipped_agents(command)
         pytest.importorskip("fastapi")
     res = runner.invoke(app, [command, *SMALL2, "--agents", "nobody"], input="")
     assert res.exit_code == 2 and "Traceback" not in res.output
-    named = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, a "
+    named = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k, a "
     assert f"unknown agent 'nobody': use one of {named}" in res.output
 
 
@@ -497,9 +497,9 @@ def test_an_agent_that_raises_at_the_terminal_stops_the_game_in_one_line(monkeyp
     the record asked for is written, ended ``agent error by player_1``."""
     import io
 
-    from helpers import FailingAgent
+    from helpers import FailingAgent, LeakyAgent, ListAgent
 
-    from risk_env.errors import RiskError
+    from risk_env.errors import AgentError, IllegalActionError, RiskError
     from risk_env.records.recorder import GameRecorder
     from risk_env.rules.config import resolve_rules
     from risk_env.rules.engine import Game
@@ -511,8 +511,18 @@ def test_an_agent_that_raises_at_the_terminal_stops_the_game_in_one_line(monkeyp
     with pytest.raises(RiskError) as failed:
         play_game(rules, 0, {1: FailingAgent()}, seed, lambda: "", out=io.StringIO(), recorder=rec, names=["you", "failing"])
     assert str(failed.value) == "agent 'failing' (player_1) failed (ValueError); the game cannot go on"
-    assert isinstance(failed.value.__cause__, ValueError)
+    assert type(failed.value) is AgentError and isinstance(failed.value.__cause__, ValueError)
     assert rec.record.result is not None and rec.record.result["ended"] == "agent error by player_1"
+
+    # an agent's own IllegalActionError (its text naming its legal ids), or a list of ids as its answer: neither is shown
+    for agent, told, kind in (
+        (LeakyAgent(), "failed (IllegalActionError)", AgentError),
+        (ListAgent(), "chose no action id (an answer not an integer)", IllegalActionError),
+    ):
+        with pytest.raises(RiskError) as failed:
+            play_game(rules, 0, {1: agent}, seed, lambda: "", out=io.StringIO(), names=["you", agent.name])
+        assert str(failed.value) == f"agent {agent.name!r} (player_1) {told}; the game cannot go on"
+        assert type(failed.value) is kind
 
     record = tmp_path / "game.json"
     monkeypatch.setattr("sys.stdin", io.StringIO(""))

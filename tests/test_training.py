@@ -1091,7 +1091,7 @@ def test_an_unknown_teacher_of_the_device_trainer_is_told_the_forms_it_plays() -
         load_config("device", ["kickstart.teacher=nosuch"])
     assert (
         "kickstart.teacher: unknown agent 'nosuch': trainer 'device' plays the batched policies: random, aggressive, "
-        "balanced, continent; or a network: a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1), a "
-        "policy file .pt or a MaskablePPO .zip (set by the override 'kickstart.teacher=nosuch')"
+        "balanced, continent; or a network: a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, "
+        "ppo-4p-500k), a policy file .pt or a MaskablePPO .zip (set by the override 'kickstart.teacher=nosuch')"
     ) in str(info.value)
     assert "RLlib" not in str(info.value) and "module:callable" not in str(info.value)

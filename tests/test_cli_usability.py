@@ -516,8 +516,8 @@ def test_an_agent_that_raises_at_the_terminal_stops_the_game_in_one_line(monkeyp
 
     # an agent's own IllegalActionError (its text naming its legal ids), or a list of ids as its answer: neither is shown
     for agent, told, kind in (
-        (LeakyAgent(), "failed (IllegalActionError)", AgentError),
-        (ListAgent(), "chose no action id (an answer not an integer)", IllegalActionError),
+        (LeakyAgent(), "chose no action id (no integer)", IllegalActionError),
+        (ListAgent(), "chose no action id (no integer)", IllegalActionError),
     ):
         with pytest.raises(RiskError) as failed:
             play_game(rules, 0, {1: agent}, seed, lambda: "", out=io.StringIO(), names=["you", agent.name])

@@ -472,6 +472,16 @@ def test_average_policies_refuses_networks_of_other_sizes(tmp_path: Path) -> Non
         average_policies([])
     with pytest.raises(RiskError, match="give a list of policy files, got one path"):
         average_policies(str(a))  # (a str is a sequence of characters)
+    for bad in (None, 5, [None], {str(a): 1}):
+        with pytest.raises(RiskError, match=r"give a list of policy file paths \(str or Path\), got "):
+            average_policies(bad)  # type: ignore[arg-type]
+    from risk_env.agents import pretrained_path
+
+    with pytest.raises(RiskError, match=r"a MaskablePPO checkpoint \(\.zip\): load_agent and graph_net_from_sb3 read it"):
+        average_policies([pretrained_path("ppo-2p")])
+    save_policy(b, GraphNet(20, 73, 28, hidden=8, rounds=1), optimizer={"state": {}}, timesteps=7)
+    net, meta = average_policies([a, b])  # (a checkpoint's optimizer state is not the average's)
+    assert meta == {"timesteps": 7}
     net, _ = average_policies([a, a])  # (the mean of one network with itself is that network)
     np.testing.assert_array_equal(_weights(a), np.concatenate([p.detach().numpy().ravel() for p in net.parameters()]))
 

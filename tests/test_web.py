@@ -637,9 +637,9 @@ def test_an_agents_failure_ends_the_game_and_a_new_one_can_start(tmp_path: Path)
     ("agent", "told", "ended"),
     [
         ("FailingAgent", r"failed \(ValueError\)", "agent error by player_1"),
-        ("LeakyAgent", r"failed \(IllegalActionError\)", "agent error by player_1"),
-        ("WordAgent", r"failed \(IllegalActionError\)", "agent error by player_1"),  # (the agent wrapper's refusal)
-        ("ListAgent", r"failed \(IllegalActionError\)", "agent error by player_1"),
+        ("LeakyAgent", r"chose no action id \(no integer\)", "illegal action by player_1"),  # (its own refusal)
+        ("WordAgent", r"chose no action id \(no integer\)", "illegal action by player_1"),  # (its wrapper's refusal)
+        ("ListAgent", r"chose no action id \(no integer\)", "illegal action by player_1"),
     ],
 )
 def test_an_agent_that_raises_or_answers_no_integer_stops_the_game_not_the_server(

@@ -252,8 +252,9 @@ def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any
 
     Raises:
         IllegalActionError: the agent chose an illegal id (the message lists the legal ones; ``action`` holds the
-            id chosen), or answered no integer (``action`` None; the message gives the answer's type only, as a
-            list of ids would be its legal ones); AgentError: the agent raised an exception (the ``__cause__``);
+            id chosen), or answered no integer or raised an IllegalActionError of its own (``action`` None; the
+            message shows neither the answer nor the agent's message: a list of ids would be its legal ones);
+            AgentError: the agent raised another exception (the ``__cause__``);
             RuntimeError: no move after ``limit`` ids.
     """
     ids: list[int] = []
@@ -264,11 +265,13 @@ def play_move(game: Any, codec: Any, encoder: Any, s: Any, seat: int, agent: Any
         obs, info = agent_inputs(encoder, GameView(game, s, seat, codec, sel), mask)
         try:
             answer = ask_agent(agent, obs, info)
+        except IllegalActionError:  # its own refusal, or its wrapper's (CallableAgent: no integer): no id, below
+            answer = None
         except Exception as e:  # the agent's own failure, told apart from the refusals below
             raise AgentError(f"{who} failed ({type(e).__name__})") from e
         a = as_integer(answer)
         if a is None:
-            raise IllegalActionError(f"{who} answered no action id (a {type(answer).__name__}, not an integer)")
+            raise IllegalActionError(f"{who} answered no action id (no integer)")
         try:
             mv = codec.step(s, a, sel, mask)  # our own mask decides, not the agent's copy
         except IllegalActionError as e:

@@ -57,7 +57,7 @@ class _Seats:
         try:
             return play_move(self.game, self.codec, self.encoder, s, seat, agent)
         except IllegalActionError as e:
-            chose = f"the illegal action id {e.action}" if e.action is not None else "no action id (an answer not an integer)"
+            chose = f"the illegal action id {e.action}" if e.action is not None else "no action id (no integer)"
             refused = IllegalActionError(f"{label} chose {chose}; the game cannot go on")
             refused.action = e.action
             raise refused from e

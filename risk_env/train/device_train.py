@@ -263,8 +263,8 @@ def warm_start(ppo: Any, cfg: TrainConfig, log: Any) -> dict[str, Any]:
 
 def _write_average(run: Any, run_dir: Path, start: int) -> Path | None:
     """``checkpoint.average_from``: write ``<run>/model_avg.pt``, the uniform average of the run's checkpoints from
-    step ``start`` on (:func:`~risk_env.train.graph_net.average_policies`), its ``meta`` the last checkpoint's (no
-    optimizer state: it was not this network's) and ``averaged_steps``, the steps averaged;
+    step ``start`` on (:func:`~risk_env.train.graph_net.average_policies`), its ``meta`` the last checkpoint's (without
+    its optimizer state) and ``averaged_steps``, the steps averaged;
     None (and a line in the log) where the run stopped before ``start``."""
     from .graph_net import average_policies, save_policy
 
@@ -274,9 +274,9 @@ def _write_average(run: Any, run_dir: Path, start: int) -> Path | None:
         return None
     steps = [int(checkpoint_step(p) or 0) for p in found]
     net, meta = average_policies(found)
-    meta = {k: v for k, v in meta.items() if k != "optimizer"}  # (the last checkpoint's optimizer: not this network's)
     path = save_policy(run_dir / "model_avg.pt", net, **{**meta, "averaged_steps": steps})
-    run.log(f"averaged the weights of {len(found)} checkpoints (steps {steps[0]} to {steps[-1]}); saved {path}")
+    what = f"{len(found)} checkpoints (steps {steps[0]} to {steps[-1]})" if len(found) > 1 else f"1 checkpoint (step {steps[0]})"
+    run.log(f"averaged the weights of {what}; saved {path} (evaluate it: risk-env evaluate {path} ...)")
     return path
 
 

@@ -360,6 +360,8 @@ def _unreadable(p: Path, e: BaseException) -> str:
     except (zipfile.BadZipFile, OSError):
         names = []
     if not any(n.endswith("data.pkl") for n in names):
+        if p.suffix.lower() == ".zip":
+            return "a MaskablePPO checkpoint (.zip): load_agent and graph_net_from_sb3 read it; this takes policy files (.pt)"
         return "a zip archive but not a torch file: a MaskablePPO checkpoint? give it with its .zip suffix"
     return f"torch cannot read it: {cause_line(e)}"
 
@@ -415,16 +417,19 @@ def average_policies(paths: Sequence[str | os.PathLike[str]], device: str | th.d
 
     Returns:
         ``(net, meta)``: a :class:`GraphNet` of the files' sizes (on ``device``, in eval mode) and the last file's
-        ``meta`` (the caller adds what it averaged).
+        ``meta`` without its optimizer state, which was not the average's (the caller adds what it averaged).
 
     Raises:
-        RiskError: one path instead of a list, no file, a file :func:`load_policy` refuses, or files whose networks
+        RiskError: one path instead of a list, anything else than a list of paths, no file, a file :func:`load_policy`
+            refuses, or files whose networks
             differ in size (the message names the first such file and both sizes).
     """
     from torch.optim.swa_utils import AveragedModel
 
     if isinstance(paths, (str, bytes, os.PathLike)):  # (a str is a Sequence: of characters)
         raise RiskError(f"average_policies: give a list of policy files, got one path {str(paths)!r}")
+    if not isinstance(paths, Sequence) or not all(isinstance(p, (str, os.PathLike)) for p in paths):
+        raise RiskError(f"average_policies: give a list of policy file paths (str or Path), got {paths!r:.80}")
     files = [Path(p) for p in paths]
     if not files:
         raise RiskError("average_policies: give at least one policy file (.pt)")
@@ -443,6 +448,7 @@ def average_policies(paths: Sequence[str | os.PathLike[str]], device: str | th.d
         averaged.update_parameters(net)
     out = GraphNet(**first.sizes)
     out.load_state_dict(averaged.module.state_dict())
+    meta = {k: v for k, v in meta.items() if k != "optimizer"}  # (a checkpoint's optimizer: not the average's)
     return out.to(dev).eval(), meta
 
 

@@ -683,6 +683,7 @@ RUN_OUTPUTS = (
     "results.json",
     "model.pt",
     "model.zip",
+    "model_avg.pt",
     "eval_model.pt",
     "eval_model.zip",
 )

@@ -313,11 +313,13 @@ class GameSession:
                 raise RiskError(why)
             try:
                 answer = ask_agent(self.agents[seat], obs, info)
+            except IllegalActionError:  # its own refusal, or its wrapper's (CallableAgent: no integer): no id, below
+                answer = None
             except Exception as e:  # the agent's own failure: the game stops, not the server
                 self._agent_failed(agent, seat, e)
             action = as_integer(answer)
-            if action is None:  # (its answer's type only: a list of ids would be its legal ones)
-                why = f"{self._agent_label(seat)} chose no action id (an answer not an integer, a {type(answer).__name__})"
+            if action is None:  # (neither its answer nor its message: a list of ids would be its legal ones)
+                why = f"{self._agent_label(seat)} chose no action id (no integer)"
                 self._stop(f"illegal action by {agent}", why + _CANNOT_GO_ON)
                 raise RiskError(why + _CANNOT_GO_ON)
             try:

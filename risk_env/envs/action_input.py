@@ -70,7 +70,7 @@ def describe_action(action: Any) -> str:
         return f"an array of shape {action.shape} and dtype {action.dtype}"
     if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and np.issubdtype(action.dtype, np.integer)):
         return f"{int(action)}, which is out of range"
-    if isinstance(action, (str, bytes, float, np.floating)):
+    if isinstance(action, (str, bytes, float, np.floating, np.generic, np.ndarray)):  # (a 0-d array: its value)
         return f"{action!r:.40} ({type(action).__name__})"
     # a container or another object: its type and size, not its items (a list of ids would be its holder's legal ones)
     if not hasattr(action, "__len__"):

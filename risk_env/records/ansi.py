@@ -438,3 +438,18 @@ def render_compact(
     out.append(status[:width])
     out += [line[:width] for line in _variant_lines(game, s, viewer, who)]
     return "\n".join(out)
+
+
+def players_problem(players: object) -> str | None:
+    """Why ``players`` is not a list of player labels (printable text: no line breaks, tabs or escape sequences, which
+    would break the replay's log and pictures), or None where it is one."""
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        return f"must be a list of names (text), got {players!r:.80}"
+    for p in players:
+        if not p.isprintable():
+            bad = next(c for c in p if not c.isprintable())
+            return (
+                f"must be printable text, got {p!r:.80}, which holds the unprintable character {bad!r} "
+                "(line breaks, tabs, escape sequences and other control characters)"
+            )
+    return None

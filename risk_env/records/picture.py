@@ -30,9 +30,8 @@ from ..errors import ConfigError, StateError
 from ..rules.engine import Game
 from ..rules.moves import Move, MoveKind
 from ..rules.state import GameState, Phase
-from .ansi import owner_label, territory_marks
+from .ansi import owner_label, players_problem, territory_marks
 from .layout import ATTACK_COLOR, MOVE_COLOR, NEUTRAL_COLOR, PLAYER_COLORS, UNCLAIMED_COLOR
-from .record import players_problem
 
 __all__ = [
     "Arrow",
@@ -131,7 +130,7 @@ def seat_labels(game: Game, player_names: Sequence[str] | None = None, width: in
 
     Raises:
         ConfigError: ``player_names`` is not a list of printable texts (a str is refused: it is not a list of names;
-            :func:`~risk_env.records.record.players_problem`) or does not have one name per player seat.
+            :func:`~risk_env.records.ansi.players_problem`) or does not have one name per player seat.
     """
     n = game.num_players
     if player_names is None:

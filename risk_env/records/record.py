@@ -56,6 +56,7 @@ from ..rules.engine import Game
 from ..rules.map import builtin_maps, load_map, map_from_dict
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
+from .ansi import players_problem
 
 __all__ = [
     "RECORD_FORMAT",
@@ -106,21 +107,6 @@ def ended_problem(ended: object) -> str | None:
         return None
     allowed = ", ".join([*map(repr, RESULT_ENDS), *(shown for _, shown in _ENDED_FORMS)])
     return f"must be one of {allowed}, got {ended!r:.80}"
-
-
-def players_problem(players: object) -> str | None:
-    """Why ``players`` is not a list of player labels (printable text: no line breaks, tabs or escape sequences, which
-    would break the replay's log and pictures), or None where it is one."""
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        return f"must be a list of names (text), got {players!r:.80}"
-    for p in players:
-        if not p.isprintable():
-            bad = next(c for c in p if not c.isprintable())
-            return (
-                f"must be printable text, got {p!r:.80}, which holds the unprintable character {bad!r} "
-                "(line breaks, tabs, escape sequences and other control characters)"
-            )
-    return None
 
 
 # ---------------------------------------------------------------------- helpers

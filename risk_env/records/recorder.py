@@ -31,7 +31,8 @@ from ..rules.engine import Game
 from ..rules.legality import check_fits
 from ..rules.moves import Move
 from ..rules.state import GameState, Phase
-from .record import GameRecord, game_result, players_problem
+from .ansi import players_problem
+from .record import GameRecord, game_result
 
 __all__ = ["Recorder", "GameRecorder", "fresh_seed"]
 

@@ -137,7 +137,12 @@ def test_ctrl_c_at_the_prompt_leaves_the_game_and_writes_the_record(tmp_path) ->
         seen += chunk
     assert b"player_0> " in seen, seen.decode()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    # stdin stays open until it has left: communicate() would close it, and on a loaded machine the game could then
+    # read the end of its input before the signal's KeyboardInterrupt ("input ended", not "interrupted")
+    proc.wait(timeout=60)
+    out, err = proc.stdout.read(), proc.stderr.read()
+    assert proc.stdin is not None
+    proc.stdin.close()
     text = (seen + out).decode()
     assert proc.returncode == 0, (err.decode(), text[-600:])
     assert "interrupted: leaving the game" in text and "Traceback" not in err.decode()

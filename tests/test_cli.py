@@ -126,7 +126,13 @@ def test_ctrl_c_at_the_prompt_leaves_the_game_and_writes_the_record(tmp_path) ->
 
     path = tmp_path / "interrupted.json"
     cmd = [sys.executable, "-m", "risk_env.tools.cli", "play", *SMALL2, "--seed", "4", "--record", str(path), "--no-color"]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(  # (SIGINT as a terminal gives it: a test run in the background inherits it ignored)
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert proc.stdout is not None
     seen = b""
     deadline = time.monotonic() + 120

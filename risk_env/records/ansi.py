@@ -441,9 +441,10 @@ def render_compact(
 
 
 def players_problem(players: object) -> str | None:
-    """Why ``players`` is not a list of player labels (printable text: no line breaks, tabs or escape sequences, which
-    would break the replay's log and pictures), or None where it is one."""
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+    """Why ``players`` is not a list of player labels (a sequence of printable texts, not one str: no line breaks,
+    tabs or escape sequences, which would break the replay's log and pictures), or None where it is one; the one check
+    of the records' and the pictures' player labels."""
+    if not isinstance(players, Sequence) or isinstance(players, (str, bytes)) or not all(isinstance(p, str) for p in players):
         return f"must be a list of names (text), got {players!r:.80}"
     for p in players:
         if not p.isprintable():

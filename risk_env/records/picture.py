@@ -136,12 +136,7 @@ def seat_labels(game: Game, player_names: Sequence[str] | None = None, width: in
     if player_names is None:
         names = [f"player_{i}" for i in range(n)]
     else:
-        given: object = (
-            list(player_names)
-            if isinstance(player_names, Sequence) and not isinstance(player_names, (str, bytes))
-            else player_names
-        )
-        why = players_problem(given)
+        why = players_problem(player_names)
         if why is not None:
             raise ConfigError(f"player_names {why}")
         names = [str(x) for x in player_names]

@@ -216,7 +216,7 @@ class GameRecord:
         except ConfigError:
             raise RecordError(f"a record needs an integer seed >= 0 to replay the game, got {seed!r}") from None
         if players is not None:
-            why = players_problem(list(players) if isinstance(players, Sequence) and not isinstance(players, str) else players)
+            why = players_problem(players)
             if why is not None:
                 raise RecordError(f"a record's players {why}")
         spec = map_spec(game)

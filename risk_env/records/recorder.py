@@ -174,7 +174,7 @@ class Recorder(BaseWrapper):
             if why is not None:
                 raise ConfigError(f"Recorder directory {os.fspath(directory)!r}: cannot write records there: {why}")
         if players is not None:
-            why = players_problem(list(players) if isinstance(players, Sequence) and not isinstance(players, str) else players)
+            why = players_problem(players)
             if why is not None:
                 raise ConfigError(f"Recorder players {why}")
         super().__init__(env)

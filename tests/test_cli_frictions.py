@@ -327,6 +327,30 @@ def test_replay_with_upto_0_draws_the_starting_position_on_the_strip_as_on_the_a
     assert (code, err) == (0, "") and bmp.read_bytes()[:2] == b"BM" and Image.open(bmp).size == sheet.size
 
 
+def test_the_strip_takes_only_the_suffixes_pillow_writes_a_picture_to(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Pillow registers writers it cannot run here: ``--strip s.grib`` (a stub without its handler) or ``s.xbm``
+    (1-bit pictures only) was taken, the whole sheet drawn, and then the save failed. Those suffixes are refused up
+    front; every suffix taken writes the sheet."""
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    from risk_env.errors import ConfigError
+    from risk_env.records.record import GameRecord
+    from risk_env.records.replay import check_strip_path, render_strip, strip_suffixes
+
+    suffixes = strip_suffixes()
+    for refused in (".bufr", ".grib", ".h5", ".hdf", ".wmf", ".emf", ".xbm", ".msp", ".palm", ".blp"):
+        assert refused not in suffixes
+        with pytest.raises(ConfigError, match=f"got the suffix '\\{refused}'"):
+            check_strip_path(tmp_path / f"s{refused}")
+    assert suffixes[:4] == (".png", ".jpg", ".jpeg", ".pdf") and {".bmp", ".gif", ".tif", ".webp"} <= set(suffixes)
+    record = GameRecord.load(Path(__file__).resolve().parent.parent / "docs" / "board.json")
+    for suffix in suffixes:  # each writes the one-panel sheet (Pillow knows the file by its suffix)
+        path = tmp_path / f"s{suffix}"
+        assert render_strip(record, path, upto=0) == 1 and path.stat().st_size > 0, suffix
+    assert Image.open(tmp_path / "s.bmp").size == (420 + 2 * 6, round(540 * 420 / 1300) + 18 + 2 * 6)
+
+
 def test_a_video_is_written_with_a_codec_its_container_holds(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A .webm went to imageio-ffmpeg with its default codec (H.264, which WebM cannot hold): a file of a few hundred
     bytes that nothing plays, reported as written; a .mov went to PyAV as VP9, which it refuses."""

@@ -439,25 +439,38 @@ def test_same_seed_same_weights(tmp_path: Path) -> None:
 def test_checkpoint_average_from_writes_the_mean_of_the_run_checkpoints(tmp_path: Path) -> None:
     """``checkpoint.average_from``: model_avg.pt holds the mean weights of the checkpoints from that step on (here the
     ones at 256 and 384 and the last, 512, not the one at 128), and plays as an agent. ``checkpoint.keep`` (1 here)
-    spares the checkpoints to average (the one at 128 goes, as keep says)."""
+    spares the checkpoints to average (the one at 128 goes, as keep says). ``risk-env train`` names it, and the
+    commands that evaluate it, after the final model's."""
     from risk_env.agents import load_agent
-    from risk_env.train.sb3 import train
+    from risk_env.train.sb3 import final_evaluate_commands, train
 
-    data = _tiny(tmp_path, total_timesteps=512, **{"eval.every": 0, "eval.final_games": 0}).model_dump(mode="json")
+    run = tmp_path / "run"
+    data = _tiny(run, total_timesteps=512, **{"eval.every": 0, "eval.final_games": 0}).model_dump(mode="json")
     cfg = TrainConfig.from_dict({**data, "checkpoint": {"every": 128, "keep": 1, "average_from": 256}})
     result = train(cfg, progress=False, quiet=True)
-    ckpts = sorted((tmp_path / "checkpoints").glob("step_*.pt"))
+    ckpts = sorted((run / "checkpoints").glob("step_*.pt"))
     steps = [int(p.stem.split("_")[1]) for p in ckpts]
     used = [p for p, t in zip(ckpts, steps, strict=True) if t >= 256]
     assert steps == [256, 384, 512] and used == ckpts and steps[-1] == result.timesteps
     mean = np.mean([_weights(p) for p in used], axis=0)
-    avg = tmp_path / "model_avg.pt"
+    avg = run / "model_avg.pt"
+    assert result.average_path == avg and json.loads((run / "results.json").read_text())["model_avg"] == str(avg)
     np.testing.assert_allclose(_weights(avg), mean, rtol=0, atol=1e-6)
     assert not np.allclose(_weights(avg), _weights(used[-1]))  # (an average, not the last checkpoint)
     _, meta = load_policy(avg)
     assert meta["averaged_steps"] == [t for t in steps if t >= 256] and meta["timesteps"] == result.timesteps
     assert "optimizer" not in meta and "optimizer" in load_policy(used[-1])[1]
     assert load_agent(str(avg)).act is not None
+    config = tmp_path / "tiny.yaml"
+    config.write_text(cfg.to_yaml())
+    again = tmp_path / "again"
+    code, out, err = run_cli("train", "--config", config, "--out", again, "--no-progress")
+    assert code == 0, err
+    closing = [f"evaluate: {c}" for c in final_evaluate_commands(cfg, again / "model.pt")]
+    closing += [f"averaged model: {again / 'model_avg.pt'}"]
+    closing += [f"evaluate: {c}" for c in final_evaluate_commands(cfg, again / "model_avg.pt")]
+    assert out.splitlines()[-len(closing) :] == closing and closing[0].startswith(f"evaluate: risk-env evaluate {again}")
+    np.testing.assert_array_equal(_weights(again / "model_avg.pt"), _weights(avg))  # (the same run, step for step)
 
 
 def test_average_policies_refuses_networks_of_other_sizes(tmp_path: Path) -> None:

@@ -14,8 +14,10 @@ imageio (GIF needs only Pillow; MP4 needs ``imageio-ffmpeg`` or ``av``).
 from __future__ import annotations
 
 import importlib.util
+import io
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -419,17 +421,39 @@ _USUAL_STRIP_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
 
 
 def strip_suffixes() -> tuple[str, ...]:
-    """The suffixes :func:`render_strip` writes: those Pillow saves a picture to (lower case), the usual ones first
+    """The suffixes :func:`render_strip` writes: those Pillow saves an RGB picture to (lower case), the usual ones first
     (``.png``, ``.jpg``, ``.jpeg``, ``.pdf``), then the rest in order (``.bmp``, ``.tif``, ``.webp``...). The one list
     of :func:`check_strip_path` and ``risk-env replay --strip``; needs Pillow (``pip install 'risk_env[render]'``).
+
+    A format Pillow registers but cannot write here is left out: one whose writer needs a handler that is not
+    installed (``.bufr``, ``.grib``, ``.h5``, ``.wmf``...) or that takes no RGB picture (``.xbm``, ``.msp``, ``.palm``,
+    ``.blp``). Each registered writer is tried on a 2 x 2 RGB picture in memory (about 0.1 s in all).
 
     Raises:
         MissingExtraError: Pillow is missing (an ImportError).
     """
     Image = require("PIL.Image", "render", "drawing a strip of boards")
-    saved = {ext.lower() for ext, fmt in Image.registered_extensions().items() if fmt in Image.SAVE}  # (every plugin)
+    probe = Image.new("RGB", (2, 2), (255, 255, 255))
+    saved = {
+        ext.lower()
+        for ext, fmt in Image.registered_extensions().items()  # (every plugin)
+        if fmt in Image.SAVE and _writes(probe, fmt)
+    }
     usual = tuple(ext for ext in _USUAL_STRIP_SUFFIXES if ext in saved)
     return usual + tuple(sorted(saved - set(usual)))
+
+
+def _writes(picture: Any, fmt: str) -> bool:
+    """Whether Pillow's writer of ``fmt`` saves ``picture`` (to memory): a stub plugin without its handler raises
+    OSError, a format that takes no such mode OSError or ValueError. Pillow's warnings (a deprecated format) are kept
+    for a real save."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            picture.save(io.BytesIO(), format=fmt)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def check_strip_path(path: str | os.PathLike[str], option: str = "render_strip: path") -> Path:
@@ -441,9 +465,10 @@ def check_strip_path(path: str | os.PathLike[str], option: str = "render_strip: 
         MissingExtraError: Pillow is missing.
     """
     p = Path(file_name_text(path, option))
-    if p.suffix.lower() not in strip_suffixes():
+    suffixes = strip_suffixes()
+    if p.suffix.lower() not in suffixes:
         raise ConfigError(
-            f"{option} {str(p)!r}: give a file name ending in {suffix_list(strip_suffixes(), 4)} (a picture suffix "
+            f"{option} {str(p)!r}: give a file name ending in {suffix_list(suffixes, 4)} (a picture suffix "
             f"Pillow writes), got the suffix {p.suffix!r}"
         )
     return p

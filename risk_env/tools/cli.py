@@ -1004,6 +1004,10 @@ def train(
         typer.echo(f"final {s.line()}")
     for command in sb3.final_evaluate_commands(cfg, result.model_path):
         typer.echo(f"evaluate: {command}")
+    if result.average_path is not None:  # checkpoint.average_from: the averaged weights, evaluated the same way
+        typer.echo(f"averaged model: {result.average_path}")
+        for command in sb3.final_evaluate_commands(cfg, result.average_path):
+            typer.echo(f"evaluate: {command}")
 
 
 @app.command("train-rllib", short_help="Multi-agent self-play PPO with Ray RLlib (the 'rllib' extra).")

@@ -814,9 +814,8 @@ def train(
         run.save_checkpoint(model, total)
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
-    if cfg.checkpoint.average_from is not None:
-        _write_average(run, run_dir, cfg.checkpoint.average_from)
-    result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early)
+    average = None if cfg.checkpoint.average_from is None else _write_average(run, run_dir, cfg.checkpoint.average_from)
+    result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early, average_path=average)
     run.finish(
         result,
         t_start,
@@ -825,6 +824,7 @@ def train(
         device=str(device),
         player_counts=counts,
         learner_decisions_per_second=round(rate, 1),
+        **({} if average is None else {"model_avg": str(average)}),
     )
     logger.close()
     torch.set_num_threads(threads_before)

@@ -376,6 +376,8 @@ class TrainResult:
     seconds: float
     stopped_early: bool
     final_eval: dict[str, EvalSummary] = field(default_factory=dict)
+    average_path: Path | None = None
+    """``<run>/model_avg.pt`` where ``checkpoint.average_from`` wrote it (trainer ``device``), else None."""
 
 
 class Run:

@@ -184,6 +184,19 @@ def test_total_timesteps_is_capped_at_a_trillion():
     assert str(info.value).endswith(
         "ppo: Input should be a valid dictionary or instance of PPOSection, got 1 (set by the override 'ppo=1')"
     )
+    with pytest.raises(ConfigError) as info:  # a check across sections names the keys and the overrides that set them
+        load_config("device", ["total_timesteps=1000", "seed=3", "checkpoint.average_from=5000"])
+    assert str(info.value).endswith(
+        "invalid training config: checkpoint.average_from=5000 must be below total_timesteps=1000 (the run's last "
+        "checkpoint is averaged with those from average_from on) (set by the overrides 'total_timesteps=1000', "
+        "'checkpoint.average_from=5000')"
+    )  # (it was located at "(top level)", and named no override)
+    with pytest.raises(ConfigError) as info:
+        load_config("device", ["ppo.init=ppo-4p", "trainer=sb3", "opponents.baselines=[random]"])
+    assert str(info.value).endswith(
+        "invalid training config: ppo.init and env.player_counts need trainer 'device' (sb3: --resume a model to start "
+        "from it) (set by the overrides 'ppo.init=ppo-4p', 'trainer=sb3')"
+    )
 
 
 @pytest.mark.parametrize(

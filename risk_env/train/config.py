@@ -514,6 +514,11 @@ class TrainConfig(_Section):
                 elif err["type"] != "missing" and not isinstance(value, (dict, list)) and repr(value) not in msg:
                     msg = f"{msg}, got {_value_text(value)}"  # (once: a validator's own message may name the value already)
                 # (the last override that reached the key: a later one replaced what an earlier one set there)
+                if not err["loc"] and err["type"] == "value_error":  # a check across sections: its message names
+                    named = [item for key, item in set_by.items() if _names_key(msg, key)]  # the keys it reads
+                    said = f"override{'s' if len(named) > 1 else ''} {', '.join(map(repr, named))}"
+                    parts.append(msg + (f" (set by the {said})" if named else ""))
+                    continue
                 by = next((item for key, item in reversed(set_by.items()) if _overlaps(loc, key)), None)
                 parts.append(f"{loc}: {msg}" + (f" (set by the override {by!r})" if by is not None else ""))
             raise ConfigError(f"{source}: invalid training config: " + "; ".join(parts)) from None
@@ -540,6 +545,12 @@ class TrainConfig(_Section):
     def to_yaml(self) -> str:
         """The config as YAML (``config.yaml`` of a run, ``--print-config``), read back by :func:`read_yaml` as itself."""
         return yaml.dump(self.model_dump(mode="json"), Dumper=_Yaml12Dumper, sort_keys=False)
+
+
+def _names_key(message: str, key: str) -> bool:
+    """Whether a check's ``message`` names the dotted ``key`` (``checkpoint.average_from``, not ``seed`` in
+    ``seeds``): the keys a check across sections read, for the overrides that set them."""
+    return bool(key) and re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", message) is not None
 
 
 def _overlaps(loc: str, key: str) -> bool:

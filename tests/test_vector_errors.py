@@ -64,7 +64,8 @@ def test_a_device_type_this_torch_has_no_backend_for_is_a_config_error(device: s
         ({"num_envs": 2, "final_observation": "yes"}, "final_observation must be True or False"),
         ({"num_envs": 2, "observation": "image"}, "observation='image' is not supported; choose one of: flat, graph"),
         ({"num_envs": 2, "turn_feature": 0}, "turn_feature must be True, False or None"),
-        ({"num_envs": 2, "rules": {"num_players": 3}}, "rules must be a RulesConfig"),
+        ({"num_envs": 2, "rules": 5}, r"rules must be a RulesConfig, a preset name \(.*\), a mapping of switches or None, got"),
+        ({"num_envs": 2, "rules": {"num_players": 9}}, "num_players must be an integer from 2 to 6, got 9"),
         ({"num_envs": 2, "preset": "nope"}, "unknown rules preset 'nope'"),
         ({"num_envs": 2, "bogus": 1}, "unknown rules option"),
         ({"num_envs": 2, "preset": "fast", "rules": RulesConfig()}, "either rules= or preset="),
@@ -75,6 +76,24 @@ def test_a_device_type_this_torch_has_no_backend_for_is_a_config_error(device: s
 def test_constructor_arguments(kwargs: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         VectorEnv(**kwargs)
+
+
+def test_rules_are_taken_as_the_aec_env_takes_them() -> None:
+    """``VectorEnv(rules=...)`` refused the mapping and the preset name that ``risk_env.env(rules=...)`` takes: both
+    read one resolver now (``resolve_rules``), and give the same rules."""
+    import risk_env
+
+    for rules, keywords in [
+        ({"preset": "fast", "turn_limit": 90}, {}),
+        ({"num_players": 3, "setup": "random"}, {"turn_limit": 50}),
+        ("duel", {}),
+        (RulesConfig(num_players=5), {"turn_limit": 70}),
+    ]:
+        vec = VectorEnv(2, rules=rules, **keywords)
+        aec = risk_env.raw_env(rules=rules, **keywords)
+        assert vec.game.config == aec.game.config
+    assert VectorEnv(2, rules={"preset": "fast", "turn_limit": 90}).game.config.turn_limit == 90
+    assert VectorEnv(2, rules="duel").game.config.num_players == 2
 
 
 @pytest.mark.parametrize("num_envs", [10**20, 2**31, np.int64(2**40), "8", None, 1e3])

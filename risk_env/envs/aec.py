@@ -249,7 +249,7 @@ _RESET_STREAM = 0x5EED
 
 
 def _make_config(
-    num_players: int | None, preset: str | None, rules: RulesConfig | None, overrides: dict[str, Any]
+    num_players: int | None, preset: str | None, rules: RulesConfig | str | Mapping[str, Any] | None, overrides: dict[str, Any]
 ) -> RulesConfig:
     # num_players=None keeps the player count of rules= or of the preset (4 without either)
     return resolve_rules(preset, rules, num_players, **overrides)
@@ -263,7 +263,8 @@ class raw_env(AECEnv):
             of the preset (``duel`` is 2 players), else 4.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         preset: a rules preset name (:data:`risk_env.rules.config.PRESETS`).
-        rules: a :class:`RulesConfig` (alternative to ``preset`` and keywords).
+        rules: a :class:`RulesConfig`, a preset or rules file name, or a mapping of switches
+            (:func:`risk_env.rules.config.resolve_rules`; alternative to ``preset``; keywords apply on top).
         eliminated: ``"remove"`` (default, PettingZoo's convention) or ``"stay"``
             (for clients that expect every agent until the episode ends: TorchRL,
             Tianshou); see the module docstring, "Eliminated players".
@@ -290,7 +291,7 @@ class raw_env(AECEnv):
         num_players: int | None = None,
         render_mode: str | None = None,
         preset: str | None = None,
-        rules: RulesConfig | None = None,
+        rules: RulesConfig | str | Mapping[str, Any] | None = None,
         eliminated: str = "remove",
         observation: str = "flat",
         turn_feature: bool | None = None,

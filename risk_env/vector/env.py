@@ -27,6 +27,7 @@ the env was made with ``final_observation=True`` (else that field is None).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -91,7 +92,8 @@ class VectorEnv:
         seed: seeds the env's one ``torch.Generator`` (setup, dice, reshuffles); an integer >= 0.
         preset: a rules preset name (``"classic"``, ``"fast"``, ...) or rules file
             (:func:`risk_env.rules.config.resolve_rules`).
-        rules: a :class:`RulesConfig` (alternative to ``preset``; keywords apply on top).
+        rules: a :class:`RulesConfig`, a preset or rules file name, or a mapping of switches, as the AEC env takes it
+            (:func:`risk_env.rules.config.resolve_rules`; alternative to ``preset``; keywords apply on top).
         check_actions: raise :class:`IllegalActionError` on an illegal id (one mask
             lookup and a device sync per step); False skips the check (ids must then be legal).
         final_observation: also return the last observation of finished games.
@@ -139,7 +141,7 @@ class VectorEnv:
         device: str | torch.device = "cpu",
         seed: int = 0,
         preset: str | None = None,
-        rules: RulesConfig | None = None,
+        rules: RulesConfig | str | Mapping[str, Any] | None = None,
         check_actions: bool = True,
         final_observation: bool = False,
         observation: str = "flat",
@@ -163,9 +165,7 @@ class VectorEnv:
             raise ConfigError(f"observation={observation!r} is not supported; choose one of: {', '.join(OBSERVATION_MODES)}")
         if turn_feature is not None and not isinstance(turn_feature, bool):
             raise ConfigError(f"turn_feature must be True, False or None, got {turn_feature!r}")
-        if rules is not None and not isinstance(rules, RulesConfig):
-            raise ConfigError(f"rules must be a RulesConfig (or use preset= and keywords), got {type(rules).__name__}")
-        cfg = resolve_rules(preset, rules, **overrides)
+        cfg = resolve_rules(preset, rules, **overrides)  # (refuses a rules= of another type, naming what is allowed)
         self.game = VectorGame(cfg, device=device, seed=seed, static=static or cuda_graph)
         self.cuda_graph = cuda_graph
         self._capture = True  # (False: the runner plays its bodies without recording; the CPU tests)

@@ -235,6 +235,28 @@ def graph_policy_path(spec: str) -> Path | None:
     return None
 
 
+def network_form(spec: str) -> str | None:
+    """Which network a text spec names, without loading it (and without torch):
+    ``"pretrained"`` (a shipped name, in any case), ``"policy"`` (a policy file: a path ending ``.pt``, or naming
+    one without its suffix), ``"zip"`` (a MaskablePPO checkpoint: a path ending ``.zip``, or naming one without its
+    suffix), or None (no network). The one reading of a spec as a network by the batched engine
+    (:func:`risk_env.vector.specs.batched_policy`) and by the training config's check of the device trainer's
+    opponents and teachers.
+
+    >>> [network_form(s) for s in ("PPO-4P", "runs/x/model.pt", "a.zip", "balanced", "risk_env.agents:RandomAgent")]
+    ['pretrained', 'policy', 'zip', None, None]
+    """
+    key = spec.strip()
+    if key.lower() in PRETRAINED:
+        return "pretrained"
+    if graph_policy_path(key) is not None:
+        return "policy"
+    p = Path(key)
+    if key and (p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file()):
+        return "zip"
+    return None
+
+
 def check_not_pretrained_file(spec: str) -> None:
     """Refuse a model file name that is not there but whose stem is a pretrained agent's name (``"ppo-4p.pt"``,
     ``"ppo-2p.zip"``): the shipped agents are given by name. :func:`load_agent` and the vector backend of

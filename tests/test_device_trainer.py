@@ -683,13 +683,32 @@ def test_a_teacher_with_no_batched_form_is_refused_before_the_run_starts(tmp_pat
 def test_an_opponent_with_no_batched_form_is_refused_by_the_device_trainer() -> None:
     with pytest.raises(
         ConfigError,
-        match=r"does not support opponents\.baselines \['ppo-2p'\] \(its opponents are the "
-        r"batched policies: random, aggressive, balanced, continent",
+        match=r"does not support opponents\.baselines \['helpers:StubbornAgent'\] \(its opponents are the "
+        r"batched policies: random, aggressive, balanced, continent; or a network: a pretrained agent \(ppo-2p, ",
     ):
-        load_config("device", ["opponents.baselines=[random, ppo-2p]"])
+        load_config("device", ["opponents.baselines=[random, helpers:StubbornAgent]"])
     sets = ["opponents.baselines=[random+Random, BALANCED]", "opponents.weights=null"]  # (names in any case)
     assert load_config("device", sets).opponents.baselines == ["random+random", "balanced"]
-    assert load_config(None, ["opponents.baselines=[random, ppo-2p]"]).trainer == "sb3"  # the sb3 trainer plays any agent
+    assert load_config(None, ["opponents.baselines=[random, helpers:StubbornAgent]"]).trainer == "sb3"  # (any agent)
+
+
+def test_a_frozen_network_is_an_opponent_of_the_device_trainer(tmp_path: Path) -> None:
+    """``opponents.baselines`` takes the networks the batched engine plays (a pretrained name, a policy file), as
+    the teachers do: the league seats them as frozen networks playing their most probable legal id. A network that
+    does not fit the training rules is refused before the run folder is made."""
+    from risk_env.train.device_train import build_env, train
+    from risk_env.vector.network import NetworkPolicy
+
+    cfg = _tiny(tmp_path / "run", **{"opponents.baselines": ["balanced", "ppo-4p"], "opponents.weights": [1, 3]})
+    env, seating = build_env(cfg, DEVICE)
+    league = seating.assignment
+    assert league.names[:2] == ["balanced", "ppo-4p"] and isinstance(league.policies[1], NetworkPolicy)
+    result = train(cfg, progress=False, quiet=True)
+    assert result.timesteps >= 256 and (tmp_path / "run" / "model.pt").is_file()
+    bad = _tiny(tmp_path / "bad", **{"opponents.baselines": ["ppo-2p"], "rules.preset": "expert"})
+    with pytest.raises(ConfigError, match=r"^opponents\.baselines: 'ppo-2p' cannot be played: agent 'ppo-2p' cannot play"):
+        train(bad, progress=False, quiet=True)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path: Path) -> None:
@@ -860,7 +879,7 @@ def test_behaviour_cloning_learns_the_batched_teacher() -> None:
 
 
 def test_a_network_teaches_its_own_most_probable_action(tmp_path: Path) -> None:
-    from risk_env.tools.vector_evaluation import batched_policy
+    from risk_env.vector.specs import batched_policy
 
     env = LearnerEnv(16, device=DEVICE, seed=3, opponents="balanced", preset="fast", num_players=3)
     torch.manual_seed(4)

@@ -520,7 +520,7 @@ def test_a_refused_run_leaves_no_run_folder_and_an_existing_run_untouched(tmp_pa
         ({"eval": {"opponents": ["bogus"], "final_games": 2, "workers": 1, "rules": SMALL}}, r"^eval\.opponents: 'bogus' "),
         (
             {"eval": {"opponents": ["bogus"], "final_games": 2, "backend": "vector", "rules": SMALL}},
-            r"^eval\.opponents: 'bogus' cannot be played: the vector backend cannot play 'bogus'",
+            r"^eval\.opponents: 'bogus' cannot be played: the batched engine cannot play 'bogus'",
         ),
         ({"ppo": {"device": "meta", "n_steps": 64, "batch_size": 64}}, r"^ppo\.device='meta' is not available"),
     ):

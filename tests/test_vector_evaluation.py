@@ -13,7 +13,7 @@ from vector_support import DEVICE, one_torch_thread  # noqa: F401 (the fixture a
 from risk_env import ConfigError, RiskError
 from risk_env.tools.evaluation import evaluate, round_robin
 from risk_env.tools.stats import EvaluationResult
-from risk_env.tools.vector_evaluation import batched_policy
+from risk_env.vector.specs import batched_policy
 
 SMALL = dict(map="small", setup="random", turn_limit=60)
 VEC = dict(backend="vector", device=str(DEVICE))

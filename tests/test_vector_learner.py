@@ -558,3 +558,41 @@ def test_an_observation_callable_sees_the_seats_observation_and_a_copy_of_the_ma
     ids = policy(venv.state, out.action_mask)
     assert out.action_mask.equal(mask) and bool(mask.gather(1, ids[:, None]).all())
     assert seen == [tuple(venv.game.observe(venv.state).shape)]
+
+
+def test_a_pretrained_agent_or_a_policy_file_by_name_is_an_opponent(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``LearnerEnv(opponents="ppo-4p")`` was refused ("no batched policy named 'ppo-4p'") though batched
+    evaluation plays it: opponents, league baselines and entrants read one spec (``risk_env.vector.specs``). The
+    named network plays exactly as the frozen network built by hand; a file by its path; rules it does not fit are
+    refused."""
+    from risk_env.errors import AgentRulesError
+    from risk_env.train.graph_net import GraphNet, save_policy
+    from risk_env.vector.league import League
+    from risk_env.vector.network import NetworkPolicy
+    from risk_env.vector.specs import batched_policy
+
+    by_name = LearnerEnv(8, device=DEVICE, seed=5, opponents=["ppo-4p", ("balanced", "ppo-4p", "random")], preset="fast")
+    frozen = batched_policy("ppo-4p", VectorEnv(1, device=DEVICE, preset="fast").game, _gen(0))
+    assert isinstance(frozen, NetworkPolicy)
+    built = LearnerEnv(8, device=DEVICE, seed=5, opponents=[frozen, ("balanced", frozen, "random")], preset="fast")
+    assert by_name.assignment is not None and by_name.assignment.names == ["ppo-4p", "balanced", "random"]
+    a, b = by_name.reset(), built.reset()
+    gen = _gen(11)
+    for _ in range(60):
+        assert torch.equal(a.observation, b.observation) and torch.equal(a.action_mask, b.action_mask)
+        ids = torch.multinomial(a.action_mask.float(), 1, generator=gen).squeeze(1)
+        a, b = by_name.step(ids), built.step(ids)
+        assert torch.equal(a.reward, b.reward) and torch.equal(a.current_player, b.current_player)
+    path = tmp_path / "net.pt"
+    save_policy(path, GraphNet(20, 73, 28, hidden=8, rounds=1))
+    env = LearnerEnv(4, device=DEVICE, seed=0, opponents=str(path), preset="fast", num_players=2)
+    assert env.assignment is not None and env.assignment.names == [str(path)] and env.reset().action_mask.shape == (4, 70)
+    league = League(env.game, env.generator, ["balanced", "ppo-4p"])
+    assert league.names[:2] == ["balanced", "ppo-4p"] and isinstance(league.policies[1], NetworkPolicy)
+    for bad in ("balanced", env.generator, None):
+        with pytest.raises(ConfigError, match="^baselines must be a list of specs or batched policies"):
+            League(env.game, env.generator, bad)  # type: ignore[arg-type]
+    with pytest.raises(AgentRulesError, match="^agent 'ppo-2p' cannot play these rules: this graph policy scores 28 "):
+        LearnerEnv(4, device=DEVICE, seed=0, opponents="ppo-2p", preset="expert", num_players=2)
+    with pytest.raises(ConfigError, match="^the batched engine cannot play 'nope'; it takes 'random', 'aggressive'"):
+        LearnerEnv(4, device=DEVICE, seed=0, opponents="nope")

@@ -316,7 +316,7 @@ def _check_entrants(
     import torch
 
     from ..vector import VectorGame
-    from .vector_evaluation import batched_policy
+    from ..vector.specs import batched_policy
 
     game = VectorGame(cfg, device=_vector_device(device))
     gen = torch.Generator(device=game.device)

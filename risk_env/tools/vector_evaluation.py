@@ -6,7 +6,7 @@
     result = evaluate(["ppo-2p", "balanced"], num_games=2000, rules="fast", seed=1, backend="vector")
     print(result.table())
 
-Every entrant is a batched policy (:mod:`risk_env.vector.agents`): ``"random"``, a batched
+Every entrant is a batched policy, read by :func:`risk_env.vector.specs.batched_policy`: ``"random"``, a batched
 heuristic (``"aggressive"``, ``"balanced"``, ``"continent"``), a learned network (a shipped
 pretrained name such as ``"ppo-2p"``, a sb3-contrib ``MaskablePPO`` ``.zip`` with an
 ``MlpPolicy`` or the graph policy, a policy file ``.pt`` of the on-device trainer; either suffix may be
@@ -42,99 +42,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import SEED_LIMIT, AgentRulesError, ConfigError, RiskError, check_flag, check_seed
+from ..errors import SEED_LIMIT, ConfigError, RiskError, check_flag, check_seed
 from ..rules.config import RulesConfig
 from .progress import progress_bar
 from .stats import EvaluatedGame, EvaluationResult, summarize
 
-__all__ = ["BATCHED_SPECS", "batched_policy", "evaluate_batched", "network_form"]
-
-BATCHED_SPECS = "'random', 'aggressive', 'balanced', 'continent', a pretrained name, a MaskablePPO .zip, a policy .pt"
-"""What the vector backend takes as an entrant (besides BatchedPolicy objects)."""
-
-
-def network_form(spec: str) -> str | None:
-    """Which network a text spec names on the vector backend, without loading it (and without torch):
-    ``"pretrained"`` (a shipped name, in any case), ``"policy"`` (a policy file: a path ending ``.pt``, or naming
-    one without its suffix), ``"zip"`` (a MaskablePPO checkpoint: a path ending ``.zip``, or naming one without its
-    suffix), or None (no network). The one reading of a spec as a network by :func:`batched_policy`, and by the
-    training config's check of the device trainer's teachers.
-
-    >>> [network_form(s) for s in ("PPO-4P", "runs/x/model.pt", "a.zip", "balanced", "risk_env.agents:RandomAgent")]
-    ['pretrained', 'policy', 'zip', None, None]
-    """
-    from ..agents.registry import PRETRAINED, graph_policy_path
-
-    key = spec.strip()
-    if key.lower() in PRETRAINED:
-        return "pretrained"
-    if graph_policy_path(key) is not None:
-        return "policy"
-    p = Path(key)
-    if key and (p.suffix == ".zip" or p.with_name(p.name + ".zip").is_file()):
-        return "zip"
-    return None
-
-
-def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
-    """The batched policy of an entrant spec (module docstring) for the engine ``game``.
-
-    Raises:
-        ConfigError: a spec the vector backend cannot play (the message lists what it takes), or rules the
-            batched heuristics do not play; AgentRulesError (a ConfigError): a model that does not fit the rules;
-        RiskError: a model file that is missing or unreadable.
-    """
-    from ..vector.agents import BATCHED_HEURISTICS, make_policy
-    from ..vector.network import NetworkPolicy, load_maskable_ppo
-
-    if isinstance(spec, Path):
-        spec = str(spec)
-    if isinstance(spec, str):
-        key = spec.strip()
-        if key.lower() in ("random", *BATCHED_HEURISTICS):
-            return make_policy(key.lower(), game, generator)
-        kind = network_form(key)
-        from ..agents.registry import PRETRAINED, check_not_pretrained_file, graph_policy_path, pretrained_path
-
-        check_not_pretrained_file(key)
-
-        p = Path(key)
-        name = p.stem
-        if kind == "pretrained":  # a MaskablePPO checkpoint (.zip) or a graph policy file (.pt)
-            p, name = pretrained_path(key), key.lower()
-            policy_file = p if p.suffix == ".pt" else None
-        else:
-            policy_file = graph_policy_path(key)  # (as load_agent: "runs/x/model" for runs/x/model.pt)
-            name = policy_file.stem if policy_file is not None else name
-        if policy_file is not None:
-            from ..train.graph_net import check_plays, load_policy, trained_turn_feature
-
-            net, meta = load_policy(policy_file, device=game.device)
-            try:
-                check_plays(net, game.game, meta.get("rules"))  # (the batched engine's sizes are its reference Game's)
-            except ConfigError as e:  # (named as the reference backend names it: risk_env.agents.base.check_fits_game)
-                raise AgentRulesError(name, str(e)) from None
-            return NetworkPolicy(game, net, "graph", True, generator, name=name, turn_feature=trained_turn_feature(meta))
-        if kind == "zip" or kind == "pretrained":
-            from ..agents.registry import pretrained_rules
-
-            trained = pretrained_rules(name) if key.lower() in PRETRAINED else None
-            return load_maskable_ppo(p, game, generator=generator, trained_rules=trained)
-        raise ConfigError(
-            f"the vector backend cannot play {spec!r}; it takes {BATCHED_SPECS}, or a batched policy object "
-            "(evaluate other agents with backend='reference')"
-        )
-    if callable(spec) and isinstance(getattr(spec, "name", None), str) and not hasattr(spec, "act"):
-        return spec
-    raise ConfigError(
-        f"the vector backend cannot play {spec!r} (an agent object plays one game at a time: use backend='reference'); "
-        f"it takes {BATCHED_SPECS}, or a batched policy object"
-    )
+__all__ = ["evaluate_batched"]
 
 
 def _label(spec: Any) -> str:
@@ -179,6 +96,7 @@ def evaluate_batched(
     import torch
 
     from ..vector import VectorGame
+    from ..vector.specs import batched_policy
 
     n = rules.num_players
     check_flag(progress, "progress")

@@ -120,7 +120,7 @@ def _check_specs(spec: str, info: ValidationInfo | None = None) -> str:
 
 
 def _device_opponents() -> str:
-    return f"the batched policies: {', '.join(BATCHED_POLICIES)}; or [self], and opponents.self_play for snapshots of the learner"
+    return f"{_device_teachers()}; or [self], and opponents.self_play for snapshots of the learner"
 
 
 def _device_teachers() -> str:
@@ -686,7 +686,7 @@ SELF = "self"
 """The opponent spec naming the learner itself (trainer ``device``): a seat it plays is a learner seat."""
 
 BATCHED_POLICIES = ("random", "aggressive", "balanced", "continent")
-"""The agents trainer ``device`` seats as opponents and teaches with (a network teaches too): the batched policies of
+"""The agents trainer ``device`` seats as opponents and teaches with by name (a network does too): the batched policies of
 :func:`risk_env.vector.agents.make_policy` (``random`` and :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`;
 named here so that a config is checked without torch)."""
 
@@ -730,21 +730,19 @@ def device_unsupported(cfg: TrainConfig) -> list[str]:
             f"opponents.baselines={cfg.opponents.baselines!r} ({SELF!r} with baselines: give [self] for self-play, "
             "or batched baselines)"
         )
-    others = [
-        part for spec in cfg.opponents.baselines if spec != SELF for part in lineup_parts(spec) if part not in BATCHED_POLICIES
-    ]
+    others = [part for spec in cfg.opponents.baselines if spec != SELF for part in lineup_parts(spec) if not _batched_spec(part)]
     if others:
         bad.append(f"opponents.baselines {others} (its opponents are {_device_opponents()})")
     for key, section in (("imitation", cfg.imitation), ("kickstart", cfg.kickstart)):
-        if section.enabled and not _batched_teacher(section.teacher):
+        if section.enabled and not _batched_spec(section.teacher):
             bad.append(f"{key}.teacher={section.teacher!r} (its teachers are {_device_teachers()})")
     return bad
 
 
-def _batched_teacher(spec: str) -> bool:
-    """Whether trainer ``device`` teaches with ``spec``: a batched policy, or a network the batched evaluation reads
-    (:func:`risk_env.tools.vector_evaluation.network_form`: a pretrained agent, a policy file, a MaskablePPO ``.zip``)."""
-    from ..tools.vector_evaluation import network_form
+def _batched_spec(spec: str) -> bool:
+    """Whether trainer ``device`` seats and teaches with ``spec``: a batched policy, or a network the batched engine reads
+    (:func:`risk_env.agents.registry.network_form`: a pretrained agent, a policy file, a MaskablePPO ``.zip``)."""
+    from ..agents.registry import network_form
 
     key = spec.strip()
     return key in BATCHED_POLICIES or network_form(key) is not None

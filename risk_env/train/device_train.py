@@ -195,7 +195,7 @@ def build_network(cfg: TrainConfig, env: Any) -> Any:
 def _teacher(cfg: TrainConfig, env: Any, name: str, key: str) -> Any:
     """The batched policy named ``name`` on ``env``'s engine, the teacher of config key ``key``: a batched
     heuristic, or a frozen network (a pretrained name, a policy file ``.pt`` or a MaskablePPO ``.zip``) playing
-    its most probable legal id, as :func:`risk_env.tools.vector_evaluation.batched_policy` reads a spec.
+    its most probable legal id, as :func:`risk_env.vector.specs.batched_policy` reads a spec.
 
     Raises:
         ConfigError: the message names ``key``: a spec no batched policy reads, a network that does not fit the
@@ -204,7 +204,7 @@ def _teacher(cfg: TrainConfig, env: Any, name: str, key: str) -> Any:
     """
     import torch
 
-    from ..tools.vector_evaluation import batched_policy
+    from ..vector.specs import batched_policy
 
     gen = torch.Generator(device=env.device)
     gen.manual_seed(cfg.seed + 104729)

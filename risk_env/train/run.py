@@ -238,8 +238,8 @@ def check_opponents(cfg: TrainConfig) -> None:
         for part in dict.fromkeys(parts):
             try:
                 if backend == "vector":
-                    from ..tools.vector_evaluation import batched_policy
                     from ..vector.engine import VectorGame
+                    from ..vector.specs import batched_policy
 
                     if (id(rules), backend) not in games:
                         games[id(rules), backend] = VectorGame(rules)

@@ -45,7 +45,8 @@ import torch
 
 from ..envs.opponents import kept_snapshots
 from ..errors import ConfigError
-from .agents import BatchedPolicy, make_policy
+from .agents import BatchedPolicy
+from .specs import batched_policy
 
 __all__ = ["League", "ResultTracker"]
 
@@ -71,7 +72,8 @@ class League:
     Args:
         game: the env's :class:`~risk_env.vector.VectorGame`.
         generator: the ``torch.Generator`` the draws (and the random baseline) use, on the engine's device.
-        baselines: baseline names (``"random"`` or a batched heuristic) or :class:`BatchedPolicy` objects; >= 1.
+        baselines: specs (:func:`~risk_env.vector.specs.batched_policy`: ``"random"``, a batched heuristic, a
+            pretrained agent's name, a policy file or a MaskablePPO ``.zip``) or :class:`BatchedPolicy` objects; >= 1.
         weights: their relative weights: finite numbers >= 0, not all zero (default equal); numpy numbers too.
         p_snapshot: the probability of a learner opponent (once there is one), in [0, 1] (module docstring).
         p_latest: the probability that a learner opponent is the latest learner (else a kept snapshot), in [0, 1].
@@ -81,7 +83,7 @@ class League:
     Raises:
         ConfigError: no baselines, bad weights (not one finite non-negative number per baseline, or all zero;
             the message names the entry), bad probabilities, a ``pfsp`` that is no result tracker (``True``, say),
-            or an unknown baseline name.
+            or an unknown baseline name; AgentRulesError (a ConfigError): a network that does not fit the rules.
     """
 
     def __init__(
@@ -95,6 +97,10 @@ class League:
         max_snapshots: int = 10,
         pfsp: ResultTracker | None = None,
     ) -> None:
+        if isinstance(baselines, (str, bytes)) or not isinstance(baselines, Sequence):
+            raise ConfigError(
+                f"baselines must be a list of specs or batched policies (such as ['balanced', 'ppo-4p']), got {baselines!r}"
+            )
         if not baselines:
             raise ConfigError("a league needs at least one baseline opponent")
         n = len(baselines)
@@ -128,7 +134,7 @@ class League:
         self.policies: list[BatchedPolicy] = []
         self.names: list[str] = []
         for b in baselines:
-            pol = make_policy(b, game, generator) if isinstance(b, str) else b
+            pol = batched_policy(b, game, generator) if isinstance(b, str) else b
             self._add(pol, b if isinstance(b, str) else str(getattr(pol, "name", type(pol).__name__)))
         self.baselines = list(range(len(baselines)))
         self.weights = [x / sum(w) for x in w]

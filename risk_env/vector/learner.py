@@ -73,9 +73,10 @@ import numpy as np
 import torch
 
 from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError, check_number
-from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy, make_policy
+from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 from .network import NetworkPolicy
+from .specs import batched_policy
 
 __all__ = [
     "FixedOpponents",
@@ -167,10 +168,11 @@ OpponentSpec = str | BatchedPolicy
 class FixedOpponents:
     """A fixed opponent for each slot: slot ``b`` plays ``entries[b % len(entries)]``.
 
-    An entry is a policy name (``"random"``, a batched heuristic of
-    :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`), a :class:`BatchedPolicy` object (every
-    opponent seat of the slot), or a tuple of ``n - 1`` of those: the opponent seats in turn from
-    the learner seat (seat ``learner + 1``, ``learner + 2``, ... modulo ``n``).
+    An entry is a spec (:func:`~risk_env.vector.specs.batched_policy`: ``"random"``, a batched heuristic of
+    :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`, a pretrained agent's name such as ``"ppo-4p"``, a policy
+    file ``.pt`` or a MaskablePPO ``.zip``, each a frozen network playing its most probable legal id), a
+    :class:`BatchedPolicy` object (every opponent seat of the slot), or a tuple of ``n - 1`` of those: the opponent
+    seats in turn from the learner seat (seat ``learner + 1``, ``learner + 2``, ... modulo ``n``).
 
     Args:
         entries: one entry or a list of them.
@@ -179,7 +181,8 @@ class FixedOpponents:
 
     Raises:
         ConfigError: an empty list, an unknown name, a tuple of the wrong length, or an entry that is no policy (not
-            callable, or a callable that cannot take the call ``policy(state, mask, active)``).
+            callable, or a callable that cannot take the call ``policy(state, mask, active)``); AgentRulesError (a
+            ConfigError): a network that does not fit the rules. RiskError: a model file that cannot be read.
     """
 
     def __init__(
@@ -202,7 +205,7 @@ class FixedOpponents:
                 key = spec if isinstance(spec, str) else id(spec)
                 if key not in keys:
                     keys.append(key)
-                    pol = make_policy(spec, game, generator) if isinstance(spec, str) else _check_policy(spec)
+                    pol = batched_policy(spec, game, generator) if isinstance(spec, str) else _check_policy(spec)
                     self.policies.append(pol)
                     label = getattr(pol, "name", None) or getattr(pol, "__name__", None) or type(pol).__name__
                     self.names.append(spec if isinstance(spec, str) else str(label))

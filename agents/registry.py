@@ -218,8 +218,9 @@ def lineup_parts(spec: str) -> list[str]:
 
 def graph_policy_path(spec: str) -> Path | None:
     """The graph policy file (``.pt``) a text spec names, or None: the spec itself when it ends in ``.pt``
-    (a missing file included: loading it says so), or ``spec + ".pt"`` when the spec has no suffix and that
-    file exists (``"runs/x/model"`` for ``runs/x/model.pt``). :func:`load_agent` and the vector backend of
+    (a missing file included: loading it says so), or ``spec + ".pt"`` when that file exists and the spec does not
+    end in ``.zip`` (``"runs/x/model"`` for ``runs/x/model.pt``, ``"nets/lr-0.5"`` for ``nets/lr-0.5.pt``: a dot in
+    the name is no suffix of its own). :func:`load_agent` and the vector backend of
     :func:`risk_env.evaluate` read a spec through it, so both take the same paths.
 
     >>> graph_policy_path("runs/x/model.pt").name
@@ -230,7 +231,7 @@ def graph_policy_path(spec: str) -> Path | None:
     key = spec.strip()
     if key.endswith(".pt"):
         return Path(key)
-    if key and Path(key).suffix == "" and path_is(key + ".pt", "file"):
+    if key and not key.endswith(".zip") and path_is(key + ".pt", "file"):
         return Path(key + ".pt")
     return None
 

@@ -339,7 +339,7 @@ def test_the_strip_takes_only_the_suffixes_pillow_writes_a_picture_to(tmp_path) 
     from risk_env.records.replay import check_strip_path, render_strip, strip_suffixes
 
     suffixes = strip_suffixes()
-    for refused in (".bufr", ".grib", ".h5", ".hdf", ".wmf", ".emf", ".xbm", ".msp", ".palm", ".blp"):
+    for refused in (".bufr", ".grib", ".h5", ".hdf", ".wmf", ".emf", ".xbm", ".msp", ".palm", ".blp", ".ico", ".icns", ".pbm"):
         assert refused not in suffixes
         with pytest.raises(ConfigError, match=f"got the suffix '\\{refused}'"):
             check_strip_path(tmp_path / f"s{refused}")
@@ -348,7 +348,9 @@ def test_the_strip_takes_only_the_suffixes_pillow_writes_a_picture_to(tmp_path) 
     for suffix in suffixes:  # each writes the one-panel sheet (Pillow knows the file by its suffix)
         path = tmp_path / f"s{suffix}"
         assert render_strip(record, path, upto=0) == 1 and path.stat().st_size > 0, suffix
-    assert Image.open(tmp_path / "s.bmp").size == (420 + 2 * 6, round(540 * 420 / 1300) + 18 + 2 * 6)
+    sheet = (420 + 2 * 6, round(540 * 420 / 1300) + 18 + 2 * 6)
+    for suffix in (".bmp", ".gif", ".tif", ".webp", ".ppm", ".tga"):  # (the sheet as drawn, not an icon of it)
+        assert Image.open(tmp_path / f"s{suffix}").size == sheet, suffix
 
 
 def test_a_video_is_written_with_a_codec_its_container_holds(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -471,6 +471,11 @@ def test_checkpoint_average_from_writes_the_mean_of_the_run_checkpoints(tmp_path
     closing += [f"evaluate: {c}" for c in final_evaluate_commands(cfg, again / "model_avg.pt")]
     assert out.splitlines()[-len(closing) :] == closing and closing[0].startswith(f"evaluate: risk-env evaluate {again}")
     np.testing.assert_array_equal(_weights(again / "model_avg.pt"), _weights(avg))  # (the same run, step for step)
+    longer = TrainConfig.from_dict({**data, "total_timesteps": 640, "checkpoint": {"every": 128, "keep": None}})
+    resumed = train(longer, resume=str(run), progress=False, quiet=True)  # (no average at this end: the earlier one
+    assert resumed.average_path is None and not avg.exists()  # is removed, not left as if it were this end's)
+    assert "model_avg" not in json.loads((run / "results.json").read_text())
+    assert "removed " + str(avg) + ": the average written at an earlier end of this run" in (run / "train.log").read_text()
 
 
 def test_average_policies_refuses_networks_of_other_sizes(tmp_path: Path) -> None:
@@ -690,6 +695,9 @@ def test_an_opponent_with_no_batched_form_is_refused_by_the_device_trainer() -> 
     sets = ["opponents.baselines=[random+Random, BALANCED]", "opponents.weights=null"]  # (names in any case)
     assert load_config("device", sets).opponents.baselines == ["random+random", "balanced"]
     assert load_config(None, ["opponents.baselines=[random, helpers:StubbornAgent]"]).trainer == "sb3"  # (any agent)
+    for twice in ("[balanced, Balanced]", "[ppo-4p, PPO-4P]"):  # (the league seats each baseline once)
+        with pytest.raises(ConfigError, match=r"opponents\.baselines: '(balanced|ppo-4p)' is named twice \(.*\): name each"):
+            load_config("device", [f"opponents.baselines={twice}", "opponents.weights=null"])
 
 
 def test_a_frozen_network_is_an_opponent_of_the_device_trainer(tmp_path: Path) -> None:

@@ -64,7 +64,10 @@ def test_a_device_type_this_torch_has_no_backend_for_is_a_config_error(device: s
         ({"num_envs": 2, "final_observation": "yes"}, "final_observation must be True or False"),
         ({"num_envs": 2, "observation": "image"}, "observation='image' is not supported; choose one of: flat, graph"),
         ({"num_envs": 2, "turn_feature": 0}, "turn_feature must be True, False or None"),
-        ({"num_envs": 2, "rules": 5}, r"rules must be a RulesConfig, a preset name \(.*\), a mapping of switches or None, got"),
+        (
+            {"num_envs": 2, "rules": 5},
+            r"rules must be a RulesConfig, a preset name \(.*\), a rules file .* or None, got int",
+        ),
         ({"num_envs": 2, "rules": {"num_players": 9}}, "num_players must be an integer from 2 to 6, got 9"),
         ({"num_envs": 2, "preset": "nope"}, "unknown rules preset 'nope'"),
         ({"num_envs": 2, "bogus": 1}, "unknown rules option"),
@@ -94,6 +97,11 @@ def test_rules_are_taken_as_the_aec_env_takes_them() -> None:
         assert vec.game.config == aec.game.config
     assert VectorEnv(2, rules={"preset": "fast", "turn_limit": 90}).game.config.turn_limit == 90
     assert VectorEnv(2, rules="duel").game.config.num_players == 2
+    from risk_env.rules.config import rules_files
+
+    stars = rules_files()["stars"]  # (a rules file's path as a Path, as its text)
+    assert VectorEnv(2, rules=stars).game.config == VectorEnv(2, rules=str(stars)).game.config
+    assert risk_env.raw_env(preset=stars).game.config == VectorEnv(2, preset=stars).game.config
 
 
 @pytest.mark.parametrize("num_envs", [10**20, 2**31, np.int64(2**40), "8", None, 1e3])

@@ -204,6 +204,9 @@ def test_a_policy_file_named_without_its_suffix_plays_on_both_backends(tmp_path:
     assert vec.entrants == ref.entrants and vec.num_games == ref.num_games == 4
     with pytest.raises(RiskError, match="no policy file"):
         batched_policy(str(tmp_path / "other.pt"), game, torch.Generator(device=DEVICE))
+    save_policy(tmp_path / "lr-0.5.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)  # (a dot in the name:
+    dotted = str(tmp_path / "lr-0.5")  # no suffix of its own; it was refused by both, as "0.5" was read as a suffix)
+    assert load_agent(dotted).name == "lr-0.5" and batched_policy(dotted, game, torch.Generator(device=DEVICE)).name == "lr-0.5"
 
 
 @pytest.mark.parametrize("spec", ["ppo-4p.pt", "PPO-2P.zip"])

@@ -596,3 +596,18 @@ def test_a_pretrained_agent_or_a_policy_file_by_name_is_an_opponent(tmp_path) ->
         LearnerEnv(4, device=DEVICE, seed=0, opponents="ppo-2p", preset="expert", num_players=2)
     with pytest.raises(ConfigError, match="^the batched engine cannot play 'nope'; it takes 'random', 'aggressive'"):
         LearnerEnv(4, device=DEVICE, seed=0, opponents="nope")
+    from pathlib import Path
+
+    env = LearnerEnv(4, device=DEVICE, seed=0, opponents=[Path(path), (" Balanced", path)], preset="fast", num_players=3)
+    assert env.assignment is not None and env.assignment.names == [str(path), "balanced"]  # (a path, a name in any case)
+    assert len(env.assignment.policies) == 2  # (the file named twice is one policy)
+    league = League(env.game, env.generator, [Path(path), "Balanced"])
+    assert league.names[:2] == [str(path), "balanced"]
+    with pytest.raises(ConfigError, match="the league already has an opponent named 'balanced'"):
+        League(env.game, env.generator, ["balanced", " BALANCED"])
+    trio = LearnerEnv(4, device=DEVICE, seed=0, opponents=("balanced", "random"), preset="fast", num_players=3)
+    assert trio.assignment is not None and trio.assignment.names == ["balanced", "random"]
+    seating = trio.assignment.assign(torch.arange(4, device=DEVICE), torch.zeros(4, dtype=torch.int64, device=DEVICE), 3)
+    assert seating.tolist() == [[-1, 0, 1]] * 4  # (a tuple alone is one line-up for every slot, not a list of two)
+    with pytest.raises(ConfigError, match=r"^opponents must be a spec, a batched policy, or a list of those; got b'random'"):
+        LearnerEnv(4, device=DEVICE, seed=0, opponents=b"random")

@@ -47,6 +47,7 @@ __all__ = [
     "check_animation_path",
     "check_video_writer",
     "check_strip_path",
+    "NOT_STRIP_SUFFIXES",
     "strip_suffixes",
     "render_strip",
     "turn_ends",
@@ -419,6 +420,11 @@ def render_strip(
 
 _USUAL_STRIP_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf")
 
+NOT_STRIP_SUFFIXES = (".ico", ".icns", ".pbm", ".pgm", ".pfm")
+"""Suffixes Pillow writes that :func:`render_strip` refuses, as the file would not be the sheet as drawn: icons
+(``.ico`` shrinks a sheet to at most 256 pixels a side, ``.icns`` stretches it to 1024 x 1024), and the netpbm
+suffixes of 1-bit, grey and float pictures (Pillow writes the colour sheet there as a colour ``.ppm``)."""
+
 
 def strip_suffixes() -> tuple[str, ...]:
     """The suffixes :func:`render_strip` writes: those Pillow saves an RGB picture to (lower case), the usual ones first
@@ -427,7 +433,8 @@ def strip_suffixes() -> tuple[str, ...]:
 
     A format Pillow registers but cannot write here is left out: one whose writer needs a handler that is not
     installed (``.bufr``, ``.grib``, ``.h5``, ``.wmf``...) or that takes no RGB picture (``.xbm``, ``.msp``, ``.palm``,
-    ``.blp``). Each registered writer is tried on a 2 x 2 RGB picture in memory (about 0.1 s in all).
+    ``.blp``). Each registered writer is tried on a 2 x 2 RGB picture in memory (about 0.1 s in all). So are the
+    suffixes whose file would not be the sheet as drawn (:data:`NOT_STRIP_SUFFIXES`).
 
     Raises:
         MissingExtraError: Pillow is missing (an ImportError).
@@ -437,7 +444,7 @@ def strip_suffixes() -> tuple[str, ...]:
     saved = {
         ext.lower()
         for ext, fmt in Image.registered_extensions().items()  # (every plugin)
-        if fmt in Image.SAVE and _writes(probe, fmt)
+        if fmt in Image.SAVE and ext.lower() not in NOT_STRIP_SUFFIXES and _writes(probe, fmt)
     }
     usual = tuple(ext for ext in _USUAL_STRIP_SUFFIXES if ext in saved)
     return usual + tuple(sorted(saved - set(usual)))

@@ -547,8 +547,9 @@ def resolve_rules(
     Args:
         preset: a preset name (:data:`PRESETS`), or a rules file: a shipped name
             (:func:`rules_files`) or the path of a YAML file (:meth:`RulesConfig.from_file`).
-        rules: a :class:`RulesConfig`, a preset or rules file name, or a mapping of switches that may
-            hold a ``"preset"`` key (as in the YAML training configs). Not together with ``preset``.
+        rules: a :class:`RulesConfig`, a preset or rules file name (a rules file's path may be a ``Path``), or a
+            mapping of switches that may hold a ``"preset"`` key (as in the YAML training configs). Not together
+            with ``preset``.
         num_players: 2..6; ``None`` keeps the count of the base (4 without one).
         **overrides: any switches of :class:`RulesConfig` (``turn_limit=200``, ``fortify="connected"``).
 
@@ -565,6 +566,10 @@ def resolve_rules(
     >>> resolve_rules(rules={"preset": "fast", "turn_limit": 90}, num_players=2).turn_limit
     90
     """
+    if isinstance(preset, os.PathLike):  # (a rules file's path, as its text)
+        preset = os.fspath(preset)
+    if isinstance(rules, os.PathLike):
+        rules = os.fspath(rules)
     if isinstance(rules, str):
         rules, preset = None, _one_preset(preset, rules)
     check_preset_players(preset, num_players)
@@ -595,8 +600,8 @@ def resolve_rules(
         merged = {**base, **changes}
         return RulesConfig.from_dict(merged) if preset is None else RulesConfig.from_preset(preset, **merged)
     raise ConfigError(
-        f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a mapping of switches or None, "
-        f"got {type(rules).__name__}"
+        f"rules must be a RulesConfig, a preset name ({', '.join(PRESETS)}), a rules file (a shipped name or a path), "
+        f"a mapping of switches or None, got {type(rules).__name__}"
     )
 
 

@@ -247,7 +247,13 @@ class OpponentsSection(_Section):
     @classmethod
     def _baselines(cls, v: list[str], info: ValidationInfo) -> list[str]:
         # the names before the weights: a mistyped name is the error to show, not the count it changed
-        return [SELF if spec.strip().lower() == SELF else _check_specs(spec, info) for spec in v]
+        specs = [SELF if spec.strip().lower() == SELF else _check_specs(spec, info) for spec in v]
+        twice = [spec for i, spec in enumerate(specs) if spec in specs[:i]]
+        if twice:  # (the league seats each baseline once: their shares are the weights)
+            raise ValueError(
+                f"{twice[0]!r} is named twice ({specs}): name each baseline once, and give its share in opponents.weights"
+            )
+        return specs
 
     @model_validator(mode="after")
     def _weights(self) -> OpponentsSection:

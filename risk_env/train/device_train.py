@@ -815,6 +815,10 @@ def train(
     rate = (total - start_steps) / max(time.monotonic() - t_learn, 1e-9)
     run.log(f"trained {total} steps in {learn_s / 60:.1f} min ({rate:,.0f} learner decisions/s); saved {model_path}")
     average = None if cfg.checkpoint.average_from is None else _write_average(run, run_dir, cfg.checkpoint.average_from)
+    earlier = run_dir / "model_avg.pt"
+    if average is None and earlier.is_file():  # (a resumed run's folder: the average of its earlier end, not this one's)
+        earlier.unlink()
+        run.log(f"removed {earlier}: the average written at an earlier end of this run; this end wrote none")
     result = TrainResult(run_dir, model_path, total, learn_s, run.stopped_early, average_path=average)
     run.finish(
         result,

@@ -46,7 +46,7 @@ import torch
 from ..envs.opponents import kept_snapshots
 from ..errors import ConfigError
 from .agents import BatchedPolicy
-from .specs import batched_policy
+from .specs import batched_policy, spec_text
 
 __all__ = ["League", "ResultTracker"]
 
@@ -134,8 +134,9 @@ class League:
         self.policies: list[BatchedPolicy] = []
         self.names: list[str] = []
         for b in baselines:
-            pol = batched_policy(b, game, generator) if isinstance(b, str) else b
-            self._add(pol, b if isinstance(b, str) else str(getattr(pol, "name", type(pol).__name__)))
+            text = spec_text(b)  # (" Balanced" names "balanced": the same baseline twice is refused by its name)
+            pol = batched_policy(text, game, generator) if text is not None else b
+            self._add(pol, text if text is not None else str(getattr(pol, "name", type(pol).__name__)))
         self.baselines = list(range(len(baselines)))
         self.weights = [x / sum(w) for x in w]
         self.p_snapshot = float(p_snapshot)

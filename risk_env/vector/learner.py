@@ -66,6 +66,7 @@ that skip work no slot needs (the engine's own, and one per opponent policy per 
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -76,7 +77,7 @@ from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededErr
 from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 from .network import NetworkPolicy
-from .specs import batched_policy
+from .specs import batched_policy, spec_text
 
 __all__ = [
     "FixedOpponents",
@@ -168,11 +169,14 @@ OpponentSpec = str | BatchedPolicy
 class FixedOpponents:
     """A fixed opponent for each slot: slot ``b`` plays ``entries[b % len(entries)]``.
 
-    An entry is a spec (:func:`~risk_env.vector.specs.batched_policy`: ``"random"``, a batched heuristic of
-    :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`, a pretrained agent's name such as ``"ppo-4p"``, a policy
-    file ``.pt`` or a MaskablePPO ``.zip``, each a frozen network playing its most probable legal id), a
+    An entry is a spec (a ``str`` or a path, read by :func:`~risk_env.vector.specs.batched_policy`: ``"random"``,
+    a batched heuristic of :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`, a pretrained agent's name such as
+    ``"ppo-4p"``, a policy file ``.pt`` or a MaskablePPO ``.zip``, each a frozen network playing its most probable
+    legal id), a
     :class:`BatchedPolicy` object (every opponent seat of the slot), or a tuple of ``n - 1`` of those: the opponent
-    seats in turn from the learner seat (seat ``learner + 1``, ``learner + 2``, ... modulo ``n``).
+    seats in turn from the learner seat (seat ``learner + 1``, ``learner + 2``, ... modulo ``n``). A tuple given
+    alone is one entry (a line-up for every slot); a list is a list of entries. Specs that name one policy
+    (``"Balanced"``, ``" balanced"``) build it once.
 
     Args:
         entries: one entry or a list of them.
@@ -188,7 +192,10 @@ class FixedOpponents:
     def __init__(
         self, entries: OpponentSpec | Sequence[OpponentSpec | Sequence[OpponentSpec]], game: Any, generator: torch.Generator
     ) -> None:
-        items: list[Any] = [entries] if isinstance(entries, str) or not isinstance(entries, Sequence) else list(entries)
+        if isinstance(entries, (bytes, bytearray)):
+            raise ConfigError(f"opponents must be a spec, a batched policy, or a list of those; got {entries!r} (bytes)")
+        one = isinstance(entries, (str, tuple, os.PathLike)) or not isinstance(entries, Sequence)
+        items: list[Any] = [entries] if one else list(entries)  # (a tuple is one entry: a seat each)
         if not items:
             raise ConfigError("the opponent list is empty: give a policy name, a batched policy, or a list of those")
         n = game.n
@@ -202,13 +209,14 @@ class FixedOpponents:
                 raise ConfigError(f"an opponent tuple names the {n - 1} opponent seats of a {n}-player game, got {entry!r}")
             row = []
             for spec in seats:
-                key = spec if isinstance(spec, str) else id(spec)
+                text = spec_text(spec)  # (" Balanced" and "balanced" are one policy)
+                key = text if text is not None else id(spec)
                 if key not in keys:
                     keys.append(key)
-                    pol = batched_policy(spec, game, generator) if isinstance(spec, str) else _check_policy(spec)
+                    pol = batched_policy(text, game, generator) if text is not None else _check_policy(spec)
                     self.policies.append(pol)
                     label = getattr(pol, "name", None) or getattr(pol, "__name__", None) or type(pol).__name__
-                    self.names.append(spec if isinstance(spec, str) else str(label))
+                    self.names.append(text if text is not None else str(label))
                 row.append(keys.index(key))
             rows.append(row)
         self._rows = torch.tensor(rows, dtype=torch.int64, device=game.device)  # (entries, n - 1)

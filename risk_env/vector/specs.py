@@ -18,15 +18,23 @@ here.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from ..agents.registry import PRETRAINED, check_not_pretrained_file, graph_policy_path, network_form, pretrained_path
+from ..agents.registry import (
+    PRETRAINED,
+    canonical_spec,
+    check_not_pretrained_file,
+    graph_policy_path,
+    network_form,
+    pretrained_path,
+)
 from ..errors import AgentRulesError, ConfigError
 from .agents import BATCHED_HEURISTICS, make_policy
 from .network import NetworkPolicy, load_maskable_ppo
 
-__all__ = ["BATCHED_SPECS", "batched_policy"]
+__all__ = ["BATCHED_SPECS", "batched_policy", "spec_text"]
 
 BATCHED_SPECS = "'random', 'aggressive', 'balanced', 'continent', a pretrained name, a MaskablePPO .zip, a policy .pt"
 """What the batched engine plays by name or file (besides BatchedPolicy objects)."""
@@ -84,3 +92,16 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
         f"the batched engine cannot play {spec!r} (an agent object plays one game at a time: evaluate it with "
         f"backend='reference'); it takes {BATCHED_SPECS}, or a batched policy object"
     )
+
+
+def spec_text(spec: Any) -> str | None:
+    """A spec as text, the form that names its policy (one policy per name in an opponent list or a league): a
+    shipped name in the registry's form (``" Balanced"`` is ``"balanced"``), a path (``str`` or ``os.PathLike``) as
+    text; None for anything else (a policy object, or what :func:`batched_policy` refuses).
+
+    >>> spec_text(" PPO-4P"), spec_text(Path("runs/x/model.pt")), spec_text(print)
+    ('ppo-4p', 'runs/x/model.pt', None)
+    """
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    return canonical_spec(spec).strip() if isinstance(spec, str) else None

@@ -135,7 +135,7 @@ class League:
         self.names: list[str] = []
         for b in baselines:
             text = spec_text(b)  # (" Balanced" names "balanced": the same baseline twice is refused by its name)
-            pol = batched_policy(text, game, generator) if text is not None else b
+            pol: Any = batched_policy(text, game, generator) if text is not None else b
             self._add(pol, text if text is not None else str(getattr(pol, "name", type(pol).__name__)))
         self.baselines = list(range(len(baselines)))
         self.weights = [x / sum(w) for x in w]

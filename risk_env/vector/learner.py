@@ -194,8 +194,9 @@ class FixedOpponents:
     ) -> None:
         if isinstance(entries, (bytes, bytearray)):
             raise ConfigError(f"opponents must be a spec, a batched policy, or a list of those; got {entries!r} (bytes)")
-        one = isinstance(entries, (str, tuple, os.PathLike)) or not isinstance(entries, Sequence)
-        items: list[Any] = [entries] if one else list(entries)  # (a tuple is one entry: a seat each)
+        items: list[Any] = (  # (a tuple is one entry: a seat each)
+            list(entries) if isinstance(entries, Sequence) and not isinstance(entries, (str, tuple, os.PathLike)) else [entries]
+        )
         if not items:
             raise ConfigError("the opponent list is empty: give a policy name, a batched policy, or a list of those")
         n = game.n

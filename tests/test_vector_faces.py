@@ -314,12 +314,27 @@ def test_sb3_face_takes_batched_policies_and_learner_env_opponents() -> None:
     for kwargs, what in [
         (dict(opponent="random", opponents="random"), "not both"),
         (dict(opponent=3), "opponent must be"),
+        (dict(opponent="nope"), "^the batched engine cannot play 'nope'; it takes 'random', 'aggressive'"),
         (dict(self_play=True), "self-play"),
         (dict(final_observation=True), "terminal_observation"),
         (dict(observation="graph"), "flat observation"),
     ]:
         with pytest.raises(ConfigError, match=what):
             VectorSB3Env(2, **kwargs, **rules)  # type: ignore[arg-type]
+
+
+def test_sb3_face_plays_a_pretrained_network_named_as_opponent() -> None:
+    """``VectorSB3Env(opponent="ppo-4p")`` was refused by a list of heuristic names of its own, though
+    ``opponents="ppo-4p"`` was taken: both are read by ``risk_env.vector.specs.batched_policy``."""
+    from risk_env.vector.network import NetworkPolicy
+    from risk_env.vector.sb3 import VectorSB3Env
+
+    venv = VectorSB3Env(2, device=str(DEVICE), opponent=[" PPO-4P", "balanced"], preset="fast", num_players=4)
+    assignment = venv.learner_env.assignment
+    assert assignment is not None and assignment.names == ["ppo-4p", "balanced"]
+    assert isinstance(assignment.policies[0], NetworkPolicy)
+    obs = venv.reset()
+    assert obs.shape[0] == 2 and venv.action_masks().any(axis=1).all()
 
 
 def test_sb3_face_refuses_reset_options_it_would_ignore() -> None:

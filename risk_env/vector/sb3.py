@@ -72,8 +72,10 @@ class VectorSB3Env(VecEnv):
         device: the batched engine's device (observations go to SB3 as numpy on the CPU).
         seed: seeds the engine and the random opponent.
         learner_seat: 0..num_players-1 (a numpy integer too), or None (rotated over slots and games).
-        opponent: ``"random"``, a batched heuristic's name, a batched policy object, a callable
-            ``(observation, mask) -> ids``, or a list of those (one per slot, cycling; see the module docstring).
+        opponent: a spec (``"random"``, a batched heuristic's name, a pretrained agent's name, a policy file
+            ``.pt`` or a MaskablePPO ``.zip``: :func:`risk_env.vector.specs.batched_policy`), a batched policy object, a
+            callable ``(observation, mask) -> ids``, or a list of those (one per slot, cycling; see the module
+            docstring).
         opponents: instead of ``opponent``, :class:`~risk_env.vector.learner.LearnerEnv`'s ``opponents``
             (a league, a list with tuples per opponent seat, batched policies).
         max_opponent_steps: bound on opponent decisions between two learner decisions
@@ -293,12 +295,7 @@ def _opponent_entries(opponent: Any) -> list[Any]:
         )
     if not entries:
         raise ConfigError("opponent list is empty; give 'random', a batched heuristic, a callable or a list of those")
-    for e in entries:
-        if isinstance(e, str) and e != "random" and e not in BATCHED_HEURISTICS:
-            raise ConfigError(
-                f"opponent must be 'random', one of the batched heuristics {sorted(BATCHED_HEURISTICS)}, "
-                f"a batched policy, a callable (obs, mask) -> ids, or a list of those; got {e!r}"
-            )
+    for e in entries:  # (a name is read by LearnerEnv: risk_env.vector.specs.batched_policy)
         if not isinstance(e, str) and not callable(e):
             raise ConfigError(
                 f"opponent must be a name, a batched policy, a callable (obs, mask) -> ids, or a list of those; got {e!r}"

@@ -4,8 +4,8 @@ A *spec* is one of
 
 * a baseline's name: ``"random"``, ``"aggressive"``, ``"continent"``, ``"balanced"``
   (see :data:`BASELINES`);
-* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"``, ``"ppo-6p"``, ``"ppo-4p-0.1"``,
-  ``"ppo-4p-500k"`` (see
+* a pretrained agent's name: ``"ppo-2p"``, ``"ppo-3p"``, ``"ppo-4p"``, ``"ppo-5p"``, ``"ppo-6p"``, ``"ppo-2p-0.1"``,
+  ``"ppo-4p-0.1"``, ``"ppo-4p-500k"`` (see
   :data:`PRETRAINED`; needs the ``train`` extra), a checkpoint shipped in ``risk_env/agents/models/``;
 * a path to a saved sb3-contrib MaskablePPO model: ``"runs/x/model.zip"``
   (:class:`~.policy.MaskablePPOAgent`);
@@ -74,11 +74,12 @@ HEURISTICS = ("aggressive", "continent", "balanced")
 """Names of the scripted heuristic baselines."""
 
 PRETRAINED: dict[str, str] = {
-    "ppo-2p": "ppo-2p.zip",
+    "ppo-2p": "ppo-2p.pt",
     "ppo-3p": "ppo-3p.pt",
     "ppo-4p": "ppo-4p.pt",
     "ppo-5p": "ppo-5p.pt",
     "ppo-6p": "ppo-6p.pt",
+    "ppo-2p-0.1": "ppo-2p-0.1.zip",
     "ppo-4p-0.1": "ppo-4p-0.1.zip",
     "ppo-4p-500k": "ppo-4p-500k.pt",
 }
@@ -86,8 +87,10 @@ PRETRAINED: dict[str, str] = {
 (``agents/models/`` in the repository): MaskablePPO checkpoints (``.zip``) and graph policy files of the
 device trainer (``.pt``), all the same territory-graph network.
 
-``ppo-2p``: trained by ``configs/train/ppo-2p.yaml`` for 2-player games; ``ppo-4p-0.1`` (the 0.1 release's
-``ppo-4p``): the same network trained on from it for 4-player games by ``configs/train/ppo-4p-0.1.yaml``;
+``ppo-2p-0.1`` (the 0.1 release's ``ppo-2p``): trained by ``configs/train/ppo-2p-0.1.yaml`` for 2-player games;
+``ppo-2p``: ``ppo-2p-0.1`` trained on for 2-player games by ``configs/train/ppo-2p.yaml``, the average of the weights
+of that run's checkpoints from 250,000 decisions on; ``ppo-4p-0.1`` (the 0.1 release's
+``ppo-4p``): ``ppo-2p-0.1`` trained on for 4-player games by ``configs/train/ppo-4p-0.1.yaml``;
 ``ppo-4p``: ``ppo-4p-0.1`` trained on for 4-player games by ``configs/train/ppo-4p.yaml``, the average of the
 weights of that run's checkpoints from 500,000 decisions on (``checkpoint.average_from``); ``ppo-4p-500k``: that
 run's checkpoint at 500,525 decisions (the 0.2 development ``ppo-4p``); ``ppo-3p``, ``ppo-5p`` and ``ppo-6p``:
@@ -96,7 +99,7 @@ run's checkpoint at 500,525 decisions (the 0.2 development ``ppo-4p``); ``ppo-3p
 """
 
 _PRETRAINED_ZIP_RULES: dict[str, dict[str, Any]] = {
-    "ppo-2p": {"preset": "fast", "num_players": 2},
+    "ppo-2p-0.1": {"preset": "fast", "num_players": 2},
     "ppo-4p-0.1": {"preset": "fast", "num_players": 4},
 }
 """The ``rules`` of the shipped training configs of the ``.zip`` agents, which keep none in their files
@@ -116,7 +119,7 @@ def pretrained_path(name: str) -> Path:
 
 
 def pretrained_rules(name: str) -> dict[str, Any] | None:
-    """The rules a pretrained MaskablePPO agent (``.zip``: ``ppo-2p``, ``ppo-4p-0.1``) was trained under, resolved
+    """The rules a pretrained MaskablePPO agent (``.zip``: ``ppo-2p-0.1``, ``ppo-4p-0.1``) was trained under, resolved
     (:meth:`RulesConfig.to_dict <risk_env.rules.config.RulesConfig.to_dict>`): the ``rules`` of its shipped training
     config (``configs/train/<name>.yaml``, which the tests hold equal), for the rule switches an
     :class:`~risk_env.errors.AgentRulesError` names (:func:`risk_env.train.graph_net.trained_rules_note`). None for a
@@ -135,7 +138,7 @@ def spec_forms() -> str:
     of :data:`BASELINES` and :data:`PRETRAINED`, then the file and module forms.
 
     >>> spec_forms().split(", a ")[0]
-    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k'
+    'random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k'
     """
     names = ", ".join([*BASELINES, *PRETRAINED])
     files = (

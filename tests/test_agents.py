@@ -392,7 +392,9 @@ def test_load_agent_names_and_labels() -> None:
 
 
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k"
+    shipped = (
+        "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k"
+    )
     for spec in ("nobody", "  ", "ppo-9p"):
         with pytest.raises(UnknownAgentError, match=f"agent( spec)? {spec!r}: use one of {shipped}, a MaskablePPO") as info:
             load_agent(spec)
@@ -403,7 +405,7 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
         "unknown agent 'aggressive+continent + balanced': a line-up 'a+b+c' names the other seats in a training "
         "config; give its agents one by one (aggressive continent balanced)"
     )
-    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k"
+    names = "ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k"
     with pytest.raises(UnknownAgentError, match=f"^no pretrained agent 'ppo-9p': use one of {names}$"):
         pretrained_path("ppo-9p")
     env = risk_env.raw_env(num_players=2, map="small")
@@ -415,13 +417,15 @@ def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names()
 
 def test_a_spec_too_long_for_a_path_is_an_unknown_agent_named_in_short() -> None:
     # (the path probes raised OSError "File name too long" before)
-    shipped = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k"
+    shipped = (
+        "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k"
+    )
     for spec, n in (("a" * 5000, 5000), ("a/" * 3000, 6000), ("a" * 300 + "\x00", 301)):
         with pytest.raises(UnknownAgentError) as info:
             load_agent(spec)
         msg = str(info.value)
         assert msg.startswith(f"unknown agent {spec[:60]!r}... ({n} characters): use one of {shipped}, a MaskablePPO model file")
-        assert len(msg) < 400
+        assert len(msg) < 420  # (the names and forms there are, and 60 characters of the spec)
         with pytest.raises(UnknownAgentError, match=f"^unknown agent {spec[:60]!r}\\.\\.\\. \\({n} characters\\)"):
             check_spec(spec)
         assert agent_label(spec) == spec
@@ -559,7 +563,7 @@ def test_the_agents_flags_take_only_a_bool(tmp_path, flag: object) -> None:  # t
 
     for build, what in (
         (lambda: CallableAgent(zero, needs_view=flag), "CallableAgent: needs_view"),
-        (lambda: MaskablePPOAgent(pretrained_path("ppo-2p"), deterministic=flag), "MaskablePPOAgent: deterministic"),
+        (lambda: MaskablePPOAgent(pretrained_path("ppo-2p-0.1"), deterministic=flag), "MaskablePPOAgent: deterministic"),
         (lambda: RLlibPolicyAgent(tmp_path, deterministic=flag), "RLlibPolicyAgent: deterministic"),
     ):
         with pytest.raises(ConfigError) as err:
@@ -584,7 +588,7 @@ def test_the_agents_names_take_only_a_text(tmp_path, name: object) -> None:  # t
     for build, who in (
         (lambda: CallableAgent(zero, name=name), "CallableAgent"),
         (lambda: GraphNetAgent(net, name=name), "GraphNetAgent"),
-        (lambda: MaskablePPOAgent(pretrained_path("ppo-2p"), name=name), "MaskablePPOAgent"),
+        (lambda: MaskablePPOAgent(pretrained_path("ppo-2p-0.1"), name=name), "MaskablePPOAgent"),
         (lambda: RLlibPolicyAgent(tmp_path, name=name), "RLlibPolicyAgent"),
     ):
         with pytest.raises(ConfigError) as err:
@@ -619,14 +623,14 @@ def test_the_other_agents_refuse_an_observation_that_is_not_the_envs() -> None:
     agents = {
         "the random agent": (random, "'action_mask'"),
         "policy 'maskable_ppo'": (flat, "'observation' and 'action_mask'"),
-        "policy 'ppo-2p'": (load_agent("ppo-2p"), "'action_mask'"),
+        "policy 'ppo-2p-0.1'": (load_agent("ppo-2p-0.1"), "'action_mask'"),
         "RLlib policy 'ckpt'": (_rllib_agent_without_ray(obs["observation"].shape), "'observation' and 'action_mask'"),
     }
     state = random.rng.bit_generator.state
     for who, (agent, keys) in agents.items():
         either = (
             " and either info['view'] (given the flat observation) or the graph observation's 'nodes', 'edges', 'globals'"
-            if who == "policy 'ppo-2p'"
+            if who == "policy 'ppo-2p-0.1'"
             else ""
         )
         form = f"{who} needs the env's observation, a dict with {keys} (0/1 for each of the {n} action ids){either}"
@@ -667,7 +671,7 @@ def test_the_other_agents_refuse_an_observation_that_is_not_the_envs() -> None:
             assert str(err.value).startswith(
                 f"{who}: observation['observation'] must be a float array of shape {obs['observation'].shape}, got {shown}"
             )
-    for agent in (random, flat, load_agent("ppo-2p")):
+    for agent in (random, flat, load_agent("ppo-2p-0.1")):
         assert obs["action_mask"][agent.act(obs, info)] == 1
         assert obs["action_mask"][agent.act({**obs, "action_mask": obs["action_mask"].astype(bool)}, info)] == 1
 
@@ -799,19 +803,21 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     from risk_env.agents import PRETRAINED, pretrained_path
     from risk_env.tools.evaluation import evaluate
 
-    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-6p", "ppo-4p-0.1", "ppo-4p-500k"}
+    assert set(PRETRAINED) == {"ppo-2p", "ppo-3p", "ppo-4p", "ppo-5p", "ppo-6p", "ppo-2p-0.1", "ppo-4p-0.1", "ppo-4p-500k"}
     for name in PRETRAINED:
         assert pretrained_path(name).is_file()
         assert load_agent(name).name == name
-    with pytest.raises(RiskError, match="ppo-2p"):
+    with pytest.raises(RiskError, match="ppo-2p-0.1"):
         pretrained_path("ppo-9p")
-    with pytest.raises(RiskError, match="ppo-2p"):
+    with pytest.raises(RiskError, match="ppo-2p-0.1"):
         load_agent("ppo-9p")
     # it wins against random (100 % over 200 games in docs/baselines.md) ...
-    two = evaluate(["ppo-2p", "random"], num_games=4, rules="fast", seed=1, workers=1, progress=False)
-    assert two.stats["ppo-2p"].wins >= 3
+    two = evaluate(["ppo-2p-0.1", "random"], num_games=4, rules="fast", seed=1, workers=1, progress=False)
+    assert two.stats["ppo-2p-0.1"].wins >= 3
     # ... and the same kind of network plays 4-player games (owners are relative to the observer)
-    four = evaluate(["ppo-4p", "ppo-2p", "random", "random"], num_games=1, rules="fast", turn_limit=20, workers=1, progress=False)
+    four = evaluate(
+        ["ppo-4p", "ppo-2p-0.1", "random", "random"], num_games=1, rules="fast", turn_limit=20, workers=1, progress=False
+    )
     assert sum(st.games for st in four.stats.values()) == 4
     # ppo-3p is a graph policy file of the device trainer, trained on from ppo-4p's network (as ppo-5p and ppo-6p)
     three = evaluate(["ppo-3p", "balanced", "continent"], num_games=3, rules="fast", seed=1, workers=1, progress=False)
@@ -830,6 +836,14 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     assert meta["averaged_steps"] == [500_525, 626_556, 752_082, 875_889, 1_001_650, 1_125_511, 1_250_969]
     assert meta["config"]["checkpoint"]["average_from"] == 500_000
     assert load_policy(pretrained_path("ppo-4p-500k"))[1]["timesteps"] == 500_525
+    # ppo-2p: the 0.1 release's ppo-2p (ppo-2p-0.1, a MaskablePPO file) trained on for 2 players by its shipped
+    # config, the average of that run's eleven checkpoints from 250,000 decisions on
+    net, meta = load_policy(pretrained_path("ppo-2p"))
+    assert meta["timesteps"] == 1_502_868 and meta["config"]["name"] == "ppo-2p" and meta["rules"]["num_players"] == 2
+    assert meta["config"]["ppo"]["init"] == "ppo-2p-0.1" and meta["averaged_steps"][0] == 254_010
+    assert len(meta["averaged_steps"]) == 11 and meta["averaged_steps"][-1] == meta["timesteps"]
+    assert type(load_agent("ppo-2p")).__name__ == "GraphNetAgent" and type(load_agent("ppo-2p-0.1")).__name__ != "GraphNetAgent"
+    assert evaluate(["ppo-2p", "random"], num_games=4, rules="fast", seed=1, workers=1, progress=False).stats["ppo-2p"].wins >= 3
     assert type(load_agent("ppo-4p")).__name__ == "GraphNetAgent" and type(load_agent("ppo-4p-0.1")).__name__ != "GraphNetAgent"
     # ppo-6p: ppo-4p trained on for 6 players by its shipped config
     net, meta = load_policy(pretrained_path("ppo-6p"))
@@ -862,7 +876,7 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     env.reset(seed=1)
     obs, *_, info = env.last()
     with pytest.raises(ConfigError, match="scores 28 action ids besides the 42 territories; these rules have 35"):
-        load_agent("ppo-2p").act(obs, info)
+        load_agent("ppo-2p-0.1").act(obs, info)
     # a policy file that kept its training rules names the switches behind the difference, on either backend (the
     # expert preset differs from fast in six switches; the two dice switches change the action ids)
     trained = "it was trained with reroll_with_card=False, die_to_six=False (these rules: reroll_with_card=True, die_to_six=True)"
@@ -876,20 +890,20 @@ def test_pretrained_agents_ship_load_and_play_any_player_count():
     # the MaskablePPO files keep no rules: theirs come from their shipped training configs (a refusal named no switch)
     from risk_env.agents import MaskablePPOAgent, pretrained_rules
 
-    for name in ("ppo-2p", "ppo-4p-0.1"):  # (the registry's copy of each shipped config's rules)
+    for name in ("ppo-2p-0.1", "ppo-4p-0.1"):  # (the registry's copy of each shipped config's rules)
         assert pretrained_rules(name) == load_config(name).rules_config.to_dict(), name
     assert pretrained_rules("PPO-4P-0.1")["num_players"] == 4 and pretrained_rules("ppo-4p") is None  # type: ignore[index]
     for odd in (None, 3):  # (an AttributeError)
         with pytest.raises(UnknownAgentError, match="no pretrained agent"):
             pretrained_rules(odd)  # type: ignore[arg-type]
-    for name in ("ppo-2p", "ppo-4p-0.1"):
+    for name in ("ppo-2p-0.1", "ppo-4p-0.1"):
         with pytest.raises(AgentRulesError, match=re.escape(trained) + "$"):
             load_agent(name).check_game(expert)
         for backend in ("vector", "reference"):
             with pytest.raises(AgentRulesError, match=f"^agent {name!r} cannot play these rules: .*" + re.escape(trained) + "$"):
                 risk_env.evaluate([name, "balanced"], num_games=1, rules="expert", backend=backend, workers=1, progress=False)
     with pytest.raises(ConfigError, match="trained_rules is a mapping of rule switches"):
-        MaskablePPOAgent(pretrained_path("ppo-2p"), trained_rules="fast")  # type: ignore[arg-type]
+        MaskablePPOAgent(pretrained_path("ppo-2p-0.1"), trained_rules="fast")  # type: ignore[arg-type]
     # a switch that changes the card trade's action ids, alone
     no_cards = Game(RulesConfig.from_preset("fast", num_players=3, card_trade="no_cards"))
     with pytest.raises(
@@ -977,7 +991,7 @@ def test_a_policy_agent_leaves_the_global_generators_alone() -> None:
     np.random.seed(11)
     torch.manual_seed(11)
     before = _global_generators()
-    greedy = load_agent("ppo-2p", seed=3)
+    greedy = load_agent("ppo-2p-0.1", seed=3)
     assert _global_generators() == before
     env = risk_env.env(num_players=2, preset="fast")
     env.reset(seed=1)
@@ -986,7 +1000,7 @@ def test_a_policy_agent_leaves_the_global_generators_alone() -> None:
     first = greedy.act(obs, info)
     assert [greedy.act(obs, info) for _ in range(3)] == [first] * 3 and obs["action_mask"][first]
     assert _global_generators() == before
-    sampler = MaskablePPOAgent(pretrained_path("ppo-2p"), deterministic=False)
+    sampler = MaskablePPOAgent(pretrained_path("ppo-2p-0.1"), deterministic=False)
     assert _global_generators() == before
 
     def draws(seed: int) -> list[int]:
@@ -1003,7 +1017,7 @@ def test_a_policy_agent_leaves_the_global_generators_alone() -> None:
     from risk_env.envs.opponents import OpponentPool
     from risk_env.envs.single_agent import RiskSingleAgentEnv
 
-    for opponents in ("ppo-2p", OpponentPool(p_snapshot=1.0, snapshots=[str(pretrained_path("ppo-2p"))])):
+    for opponents in ("ppo-2p-0.1", OpponentPool(p_snapshot=1.0, snapshots=[str(pretrained_path("ppo-2p-0.1"))])):
         single = RiskSingleAgentEnv(opponents=opponents, learner_seat=1, turn_limit=30)
         _, sinfo = single.reset(seed=2)
         single.step(int(np.flatnonzero(sinfo["action_mask"])[0]))
@@ -1011,7 +1025,7 @@ def test_a_policy_agent_leaves_the_global_generators_alone() -> None:
     # a sampling snapshot is re-seeded from the env's generator each episode: the same seed, the same game
     games = []
     for _ in range(2):
-        single = RiskSingleAgentEnv(opponents=OpponentPool(p_snapshot=1.0, snapshots=[str(pretrained_path("ppo-2p"))]))
+        single = RiskSingleAgentEnv(opponents=OpponentPool(p_snapshot=1.0, snapshots=[str(pretrained_path("ppo-2p-0.1"))]))
         single.reset(seed=5, options={"learner_seat": 1})
         games.append(single.game_state.to_dict())
     assert games[0] == games[1]
@@ -1035,7 +1049,7 @@ def test_an_agent_without_its_view_is_told_what_it_is_and_what_to_pass() -> None
 
 
 def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
-    # (risk-env watch --rules expert --agents ppo-2p showed the seats, then failed at the first decision)
+    # (risk-env watch --rules expert --agents ppo-2p-0.1 showed the seats, then failed at the first decision)
     sb3c = pytest.importorskip("sb3_contrib")
     from risk_env.agents import MaskablePPOAgent
     from risk_env.envs.single_agent import RiskSingleAgentEnv
@@ -1043,7 +1057,7 @@ def test_a_policy_of_other_rules_is_refused_before_the_game_starts() -> None:
 
     fast, expert = Game(resolve_rules("fast", num_players=2)), Game(resolve_rules("expert", num_players=2))
     graph = load_agent("ppo-3p")  # (a GraphNetAgent: 28 ids besides the territories; expert dice make 35)
-    sb3_graph = load_agent("ppo-2p")  # (a MaskablePPO graph model)
+    sb3_graph = load_agent("ppo-2p-0.1")  # (a MaskablePPO graph model)
     flat = MaskablePPOAgent(sb3c.MaskablePPO("MlpPolicy", RiskSingleAgentEnv(num_players=2, preset="fast"), seed=0))
     for agent in (graph, sb3_graph, flat, load_agent("balanced")):
         agent.check_game(fast)  # (their own rules: nothing to refuse)
@@ -1187,6 +1201,6 @@ def test_both_evaluation_backends_refuse_a_policy_of_other_rules_first_and_name_
             round_robin(["random", first, pretrained_path("ppo-3p")], num_games=2, rules="stars", workers=1,
                         progress=False, out_dir=out, backend=backend)  # fmt: skip
         assert not out.exists()
-        for misfit in ("ppo-2p", "ppo-3p"):
+        for misfit in ("ppo-2p-0.1", "ppo-3p"):
             with pytest.raises(AgentRulesError, match=f"^agent '{misfit}' cannot play these rules: this graph policy "):
                 evaluate(["random", misfit], num_games=2, rules="expert", workers=1, progress=False, backend=backend)

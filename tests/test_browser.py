@@ -392,10 +392,12 @@ def test_a_full_game_against_ppo_2p_in_the_browser(browser: Any, served: Any, tm
     pytest.importorskip("sb3_contrib", reason="the pretrained agents need the train extra")
     rules = resolve_rules("fast", num_players=2)
     path = tmp_path / "ppo.json"
-    session = GameSession(rules, seat=0, agents=["ppo-2p"], seed=2, record=path)
+    session = GameSession(rules, seat=0, agents=["ppo-2p-0.1"], seed=2, record=path)
     clicks = play_in_browser(browser, served(session), session, "attack", seed=2, check_every=25)
     rec = GameRecord.load(path)
-    assert session.over and rec.final_state() == session.state and rec.players == ["human", "ppo-2p"]
+    assert session.over and rec.final_state() == session.state and rec.players == ["human", "ppo-2p-0.1"]
     r = rec.result or {}
-    print(f"ppo-2p game: {clicks} clicks, {len(rec.moves)} moves, {r['turns']} turns, ended {r['ended']}, winner {r['winner']}")
+    print(
+        f"ppo-2p-0.1 game: {clicks} clicks, {len(rec.moves)} moves, {r['turns']} turns, ended {r['ended']}, winner {r['winner']}"
+    )
     assert console_errors(browser) == []

@@ -49,7 +49,7 @@ def test_agent_lists_name_every_shipped_agent(command: str) -> None:
     text = _help(command)
     for name in [*BASELINES, *PRETRAINED]:  # from the registry: a new agent shows up by itself
         assert re.search(rf"\b{re.escape(name)}\b", text), (command, name)
-    assert "ppo-2p" in text and "ppo-4p" in text and "module:callable" in text
+    assert "ppo-2p-0.1" in text and "ppo-4p" in text and "module:callable" in text
 
 
 def test_train_help_names_both_trainers_checkpoints() -> None:

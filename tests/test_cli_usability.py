@@ -99,7 +99,9 @@ def test_an_unknown_agent_is_a_bad_parameter_listing_the_shipped_agents(command)
         pytest.importorskip("fastapi")
     res = runner.invoke(app, [command, *SMALL2, "--agents", "nobody"], input="")
     assert res.exit_code == 2 and "Traceback" not in res.output
-    named = "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k, a "
+    named = (
+        "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k, a "
+    )
     assert f"unknown agent 'nobody': use one of {named}" in res.output
 
 

@@ -496,7 +496,7 @@ def test_average_policies_refuses_networks_of_other_sizes(tmp_path: Path) -> Non
     from risk_env.agents import pretrained_path
 
     with pytest.raises(RiskError, match=r"a MaskablePPO checkpoint \(\.zip\): load_agent and graph_net_from_sb3 read it"):
-        average_policies([pretrained_path("ppo-2p")])
+        average_policies([pretrained_path("ppo-2p-0.1")])
     save_policy(b, GraphNet(20, 73, 28, hidden=8, rounds=1), optimizer={"state": {}}, timesteps=7)
     net, meta = average_policies([a, b])  # (a checkpoint's optimizer state is not the average's)
     assert meta == {"timesteps": 7}
@@ -549,7 +549,7 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / "empty.pt").write_bytes(b"")
     with pytest.raises(RiskError, match=r"not a readable policy file \(the file is empty\)$"):
         load_agent(str(tmp_path / "empty.pt"))
-    (tmp_path / "model.pt").write_bytes((Path(__file__).parents[1] / "agents" / "models" / "ppo-2p.zip").read_bytes())
+    (tmp_path / "model.pt").write_bytes((Path(__file__).parents[1] / "agents" / "models" / "ppo-2p-0.1.zip").read_bytes())
     with pytest.raises(RiskError, match=r"a zip archive but not a torch file: a MaskablePPO checkpoint\? give it with its .zip"):
         load_agent(str(tmp_path / "model.pt"))
     with zipfile.ZipFile(tmp_path / "cut.pt", "w") as z:  # a torch archive whose pickle is damaged
@@ -567,7 +567,7 @@ def test_the_network_agents_refuse_a_mask_with_no_legal_action(tmp_path: Path) -
     from risk_env.agents import load_agent
 
     path = save_policy(tmp_path / "p.pt", GraphNet(20, 73, 28, hidden=8, rounds=1), timesteps=0)
-    for spec, observation in ((str(path), "graph"), (str(path), "flat"), ("ppo-2p", "flat")):
+    for spec, observation in ((str(path), "graph"), (str(path), "flat"), ("ppo-2p-0.1", "flat")):
         env = risk_env.env(num_players=2, preset="fast", observation=observation)
         env.reset(seed=0)
         obs, _, _, _, info = env.last()
@@ -576,7 +576,7 @@ def test_the_network_agents_refuse_a_mask_with_no_legal_action(tmp_path: Path) -
         empty = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
         with pytest.raises(RiskError) as err:
             agent.act(empty, info)
-        name = "p" if spec.endswith(".pt") else "ppo-2p"
+        name = "p" if spec.endswith(".pt") else "ppo-2p-0.1"
         assert str(err.value) == f"policy {name!r} was asked to act with no legal action (an all-zero mask)"
 
 
@@ -675,8 +675,8 @@ def test_a_teacher_with_no_batched_form_is_refused_before_the_run_starts(tmp_pat
     assert f"trainer 'device' does not support {key}={value!r}" in msg
     assert "its teachers are the batched policies: random, aggressive, balanced, continent; or a network: " in msg
     assert (
-        "a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k), a policy file .pt or a "
-        "MaskablePPO .zip" in msg
+        "a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k), a policy "
+        "file .pt or a MaskablePPO .zip" in msg
     )
     out = tmp_path / "run"
     code, _, err = run_cli("train", "--config", "device", "--set", f"{key}={value}", "--out", out)
@@ -713,8 +713,10 @@ def test_a_frozen_network_is_an_opponent_of_the_device_trainer(tmp_path: Path) -
     assert league.names[:2] == ["balanced", "ppo-4p"] and isinstance(league.policies[1], NetworkPolicy)
     result = train(cfg, progress=False, quiet=True)
     assert result.timesteps >= 256 and (tmp_path / "run" / "model.pt").is_file()
-    bad = _tiny(tmp_path / "bad", **{"opponents.baselines": ["ppo-2p"], "rules.preset": "expert"})
-    with pytest.raises(ConfigError, match=r"^opponents\.baselines: 'ppo-2p' cannot be played: agent 'ppo-2p' cannot play"):
+    bad = _tiny(tmp_path / "bad", **{"opponents.baselines": ["ppo-2p-0.1"], "rules.preset": "expert"})
+    with pytest.raises(
+        ConfigError, match=r"^opponents\.baselines: 'ppo-2p-0.1' cannot be played: agent 'ppo-2p-0.1' cannot play"
+    ):
         train(bad, progress=False, quiet=True)
     assert not (tmp_path / "bad").exists()
 
@@ -1206,8 +1208,8 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
             "rules": {"preset": "fast", "num_players": 3, "map": "small", "turn_limit": 16},
             "env": {"n_envs": 8, "player_counts": [2, 3]},
             "opponents.baselines": ["random", "aggressive"],
-            "ppo.init": "ppo-2p",
-            "ppo.graph_hidden": 64,  # ppo-2p's sizes (others are refused)
+            "ppo.init": "ppo-2p-0.1",
+            "ppo.graph_hidden": 64,  # ppo-2p-0.1's sizes (others are refused)
             "ppo.graph_rounds": 3,
             "eval.every": 0,
             "eval.final_games": 0,
@@ -1216,9 +1218,9 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
     res = train(cfg, progress=False, quiet=True)
     assert res.timesteps >= 256
     net, meta = load_policy(res.model_path)
-    assert meta["player_counts"] == [2, 3] and net.sizes["hidden"] == 64  # ppo-2p's network, trained on
+    assert meta["player_counts"] == [2, 3] and net.sizes["hidden"] == 64  # ppo-2p-0.1's network, trained on
     log = (tmp_path / "mix" / "train.log").read_text()
-    assert "2/3 players" in log and "starts from ppo-2p" in log
+    assert "2/3 players" in log and "starts from ppo-2p-0.1" in log
     with pytest.raises(ConfigError, match="ppo.init"):
         train(_tiny(tmp_path / "bad", **{"ppo.init": str(tmp_path / "nothing.pt")}), progress=False, quiet=True)
     with pytest.raises(ConfigError, match="player_counts"):
@@ -1230,12 +1232,12 @@ def test_one_network_on_several_player_counts_and_a_warm_network(tmp_path: Path)
     [
         (
             {"ppo.graph_hidden": 8, "ppo.graph_rounds": 3},
-            "ppo.init='ppo-2p' is a network of hidden=64, but ppo.graph_hidden=8: the run would train the init's "
+            "ppo.init='ppo-2p-0.1' is a network of hidden=64, but ppo.graph_hidden=8: the run would train the init's "
             "network, not one of ppo.graph_hidden; set ppo.graph_hidden=64 (or leave ppo.init out)",
         ),
         (
             {"ppo.graph_hidden": 64, "ppo.graph_rounds": 1},
-            "ppo.init='ppo-2p' is a network of rounds=3, but ppo.graph_rounds=1: the run would train the init's "
+            "ppo.init='ppo-2p-0.1' is a network of rounds=3, but ppo.graph_rounds=1: the run would train the init's "
             "network, not one of ppo.graph_rounds; set ppo.graph_rounds=3 (or leave ppo.init out)",
         ),
     ],
@@ -1245,7 +1247,7 @@ def test_an_init_network_of_other_sizes_than_the_config_is_refused(tmp_path: Pat
     from risk_env.train.sb3 import train
 
     with pytest.raises(ConfigError) as info:
-        train(_tiny(tmp_path / "run", **{"ppo.init": "ppo-2p", **changes}), progress=False, quiet=True)
+        train(_tiny(tmp_path / "run", **{"ppo.init": "ppo-2p-0.1", **changes}), progress=False, quiet=True)
     assert str(info.value) == message
     assert not (tmp_path / "run").exists()  # refused before the run folder is written
 
@@ -1271,18 +1273,18 @@ def test_an_init_network_that_cannot_play_the_training_rules_is_refused_before_t
 
 
 def test_ppo_init_reads_a_pretrained_name_before_a_file_of_that_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # (a stray ./ppo-2p in the working folder took the place of the shipped network, where load_agent("ppo-2p") did not)
+    # (a stray ./ppo-2p-0.1 in the working folder took the place of the shipped network, where load_agent("ppo-2p-0.1") did not)
     from risk_env.agents.registry import pretrained_path
     from risk_env.train.device_train import init_network
     from risk_env.train.graph_net import graph_net_from_sb3
 
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "ppo-2p").write_text("not a network")
-    shipped = graph_net_from_sb3(pretrained_path("ppo-2p")).state_dict()
-    net, meta = init_network("ppo-2p", "cpu")
+    (tmp_path / "ppo-2p-0.1").write_text("not a network")
+    shipped = graph_net_from_sb3(pretrained_path("ppo-2p-0.1")).state_dict()
+    net, meta = init_network("ppo-2p-0.1", "cpu")
     assert all(torch.equal(v, shipped[k]) for k, v in net.state_dict().items()) and meta == {}  # (a .zip keeps no rules)
-    with pytest.raises(ConfigError, match=r"ppo.init='./ppo-2p': .*not a readable policy file"):
-        init_network("./ppo-2p", "cpu")  # the path form names the file
+    with pytest.raises(ConfigError, match=r"ppo.init='./ppo-2p-0.1': .*not a readable policy file"):
+        init_network("./ppo-2p-0.1", "cpu")  # the path form names the file
     with pytest.raises(ConfigError, match=r"ppo.init='ppo-9p': no such file, nor a pretrained agent \(ppo-2p, [^()]*\)$"):
         init_network("ppo-9p", "cpu")
     with pytest.raises(ConfigError, match=r"\(the pretrained agent is named 'ppo-4p', without the suffix\)$"):

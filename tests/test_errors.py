@@ -964,7 +964,7 @@ def test_load_agent_empty_spec_folder_and_missing_model(tmp_path, monkeypatch):
         load_agent("y/m")
     assert (
         str(e.value) == "unknown agent 'y/m': use one of random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, "
-        "ppo-5p, ppo-6p, ppo-4p-0.1, ppo-4p-500k, "
+        "ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k, "
         "a MaskablePPO model file (path/model.zip), a graph policy file of the device trainer (path/model.pt), "
         "an RLlib checkpoint folder (risk-env train-rllib's), or 'module:callable'"
     )

@@ -382,7 +382,7 @@ def test_seeds_are_checked_before_anything_changes():
     with pytest.raises(ConfigError, match="^seed must be"):
         reseed(agents[0], -1)
     assert agents[0].rng.bit_generator.state == states[0]
-    for spec in ("random", "ppo-2p", lambda obs, info: 0):
+    for spec in ("random", "ppo-2p-0.1", lambda obs, info: 0):
         with pytest.raises(ConfigError, match="^seed must be None or an integer >= 0, got 1.5"):
             load_agent(spec, seed=1.5)
     rec = Recorder(risk_env.env(num_players=2))

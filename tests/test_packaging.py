@@ -139,7 +139,7 @@ def test_config_names_load_from_the_unpacked_wheel(wheel: Path, tmp_path: Path) 
     where, files, players, rules = done.stdout.strip().splitlines()
     assert Path(where).is_relative_to(site)  # the unpacked wheel, not the checkout
     assert files == (
-        "['2p.yaml', '4p.yaml', 'default.yaml', 'device.yaml', 'long.yaml', 'ppo-2p.yaml', 'ppo-3p.yaml', "
+        "['2p.yaml', '4p.yaml', 'default.yaml', 'device.yaml', 'long.yaml', 'ppo-2p-0.1.yaml', 'ppo-2p.yaml', 'ppo-3p.yaml', "
         "'ppo-4p-0.1.yaml', 'ppo-4p.yaml', 'ppo-5p.yaml', 'ppo-6p.yaml', 'sb3.yaml']"
     )
     assert players == "[2, 2, 2, 2, 4, 2]"

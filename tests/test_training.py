@@ -192,7 +192,7 @@ def test_total_timesteps_is_capped_at_a_trillion():
         "'checkpoint.average_from=5000')"
     )  # (it was located at "(top level)", and named no override)
     with pytest.raises(ConfigError) as info:
-        load_config("device", ["ppo.init=ppo-4p", "trainer=sb3", "opponents.baselines=[random]"])
+        load_config("device", ["ppo.init=ppo-4p", "trainer=sb3", "opponents.baselines=[random]", "opponents.weights=null"])
     assert str(info.value).endswith(
         "invalid training config: ppo.init and env.player_counts need trainer 'device' (sb3: --resume a model to start "
         "from it) (set by the overrides 'ppo.init=ppo-4p', 'trainer=sb3')"
@@ -306,9 +306,9 @@ def test_every_reader_of_a_line_up_splits_it_by_the_same_rule():
     ]
     with pytest.raises(ConfigError, match=r"the line-up 'random\+balanced' must name 3 agents"):
         TrainConfig.from_dict({"eval": {"opponents": ["random+balanced"], "rules": four}})
-    # the device trainer names the model file whole among the opponents it cannot seat
-    with pytest.raises(ConfigError, match=r"does not support opponents\.baselines \['runs/a\+b/model\.pt'\] \(its opponents"):
-        load_config("device", ["opponents.baselines=[runs/a+b/model.pt]", "opponents.weights=null"])
+    # the device trainer seats the model file whole (a network: the file is looked for when the run starts)
+    sets = ["opponents.baselines=[runs/a+b/model.pt, random+balanced]", "opponents.weights=null"]
+    assert load_config("device", sets).opponents.baselines == ["runs/a+b/model.pt", "random+balanced"]
 
 
 def test_overrides_and_print_config():
@@ -548,8 +548,8 @@ def test_a_run_folder_under_a_file_is_refused_before_training(tmp_path):
             "scores 28 action ids besides the 42 territories; these rules have 15",
         ),
         (
-            {"eval.rules.card_trade": "no_cards", "eval.opponents": ["random", "ppo-2p"]},
-            "eval.opponents: 'ppo-2p' cannot be played: agent 'ppo-2p' cannot play these rules: ",
+            {"eval.rules.card_trade": "no_cards", "eval.opponents": ["random", "ppo-2p-0.1"]},
+            "eval.opponents: 'ppo-2p-0.1' cannot be played: agent 'ppo-2p-0.1' cannot play these rules: ",
         ),
         # a line-up as a teacher was read as opponents ("names 2 agents; 2 players need 1")
         ({"kickstart": {"enabled": True, "teacher": "random+balanced"}}, "kickstart.teacher: a teacher is one agent, "),
@@ -1104,7 +1104,7 @@ def test_an_unknown_teacher_of_the_device_trainer_is_told_the_forms_it_plays() -
         load_config("device", ["kickstart.teacher=nosuch"])
     assert (
         "kickstart.teacher: unknown agent 'nosuch': trainer 'device' plays the batched policies: random, aggressive, "
-        "balanced, continent; or a network: a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-4p-0.1, "
+        "balanced, continent; or a network: a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, "
         "ppo-4p-500k), a policy file .pt or a MaskablePPO .zip (set by the override 'kickstart.teacher=nosuch')"
     ) in str(info.value)
     assert "RLlib" not in str(info.value) and "module:callable" not in str(info.value)

@@ -27,12 +27,12 @@ def _z(p1: float, n1: int, p2: float, n2: int) -> float:
 
 
 def test_batched_evaluation_agrees_with_the_reference_one() -> None:
-    """A learned policy (the shipped ppo-2p) against the balanced heuristic: 1,000 batched games and 100
+    """A learned policy (the shipped ppo-2p-0.1) against the balanced heuristic: 1,000 batched games and 100
     reference games give win rates within each other's 95 % intervals, and games of the same length."""
     pytest.importorskip("sb3_contrib", reason="the pretrained agent needs the train extra")
-    vec = evaluate(["ppo-2p", "balanced"], num_games=1000, rules=SMALL, seed=3, **VEC, progress=False)
-    ref = evaluate(["ppo-2p", "balanced"], num_games=100, rules=SMALL, seed=3, workers=1, progress=False)
-    assert isinstance(vec, EvaluationResult) and vec.entrants == ref.entrants == ["ppo-2p", "balanced"]
+    vec = evaluate(["ppo-2p-0.1", "balanced"], num_games=1000, rules=SMALL, seed=3, **VEC, progress=False)
+    ref = evaluate(["ppo-2p-0.1", "balanced"], num_games=100, rules=SMALL, seed=3, workers=1, progress=False)
+    assert isinstance(vec, EvaluationResult) and vec.entrants == ref.entrants == ["ppo-2p-0.1", "balanced"]
     for name in vec.entrants:
         a, b = vec.stats[name], ref.stats[name]
         assert a.games == 1000 and b.games == 100

@@ -278,14 +278,14 @@ def test_a_maskable_ppo_checkpoint_of_another_action_count_is_refused(tmp_path: 
 
 
 def test_shipped_graph_policy_as_a_batched_policy() -> None:
-    """The shipped ppo-2p (a MaskablePPO graph policy) as a batched policy picks the scalar agent's ids, fed the
+    """The shipped ppo-2p-0.1 (a MaskablePPO graph policy) as a batched policy picks the scalar agent's ids, fed the
     same graph observations; it refuses rules its network does not fit."""
     from risk_env.agents import load_agent, pretrained_path
 
     env = VectorEnv(32, device=DEVICE, seed=3, preset="fast", num_players=2)
-    policy = load_maskable_ppo(pretrained_path("ppo-2p"), env.game)
-    assert policy.observation == "graph" and policy.name == "ppo-2p" and not policy.turn_feature
-    agent = load_agent("ppo-2p")
+    policy = load_maskable_ppo(pretrained_path("ppo-2p-0.1"), env.game)
+    assert policy.observation == "graph" and policy.name == "ppo-2p-0.1" and not policy.turn_feature
+    agent = load_agent("ppo-2p-0.1")
     other = AggressivePolicy(env.game)
     out = env.reset()
     checked = ties = 0
@@ -304,8 +304,8 @@ def test_shipped_graph_policy_as_a_batched_policy() -> None:
         out = env.step(torch.where(torch.arange(32, device=DEVICE) % 2 == step % 2, ids, other(env.state, out.action_mask)))
     assert checked == 800 and ties <= 4
     expert = VectorGame(RulesConfig.from_preset("expert", num_players=2), device=DEVICE)
-    with pytest.raises(AgentRulesError, match="^agent 'ppo-2p' cannot play these rules: this graph policy scores 28 "):
-        load_maskable_ppo(pretrained_path("ppo-2p"), expert)
+    with pytest.raises(AgentRulesError, match="^agent 'ppo-2p-0.1' cannot play these rules: this graph policy scores 28 "):
+        load_maskable_ppo(pretrained_path("ppo-2p-0.1"), expert)
 
 
 def test_learner_env_with_the_graph_observation() -> None:

@@ -592,8 +592,8 @@ def test_a_pretrained_agent_or_a_policy_file_by_name_is_an_opponent(tmp_path) ->
     for bad in ("balanced", env.generator, None):
         with pytest.raises(ConfigError, match="^baselines must be a list of specs or batched policies"):
             League(env.game, env.generator, bad)  # type: ignore[arg-type]
-    with pytest.raises(AgentRulesError, match="^agent 'ppo-2p' cannot play these rules: this graph policy scores 28 "):
-        LearnerEnv(4, device=DEVICE, seed=0, opponents="ppo-2p", preset="expert", num_players=2)
+    with pytest.raises(AgentRulesError, match="^agent 'ppo-2p-0.1' cannot play these rules: this graph policy scores 28 "):
+        LearnerEnv(4, device=DEVICE, seed=0, opponents="ppo-2p-0.1", preset="expert", num_players=2)
     with pytest.raises(ConfigError, match="^the batched engine cannot play 'nope'; it takes 'random', 'aggressive'"):
         LearnerEnv(4, device=DEVICE, seed=0, opponents="nope")
     from pathlib import Path

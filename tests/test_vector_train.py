@@ -37,7 +37,7 @@ def test_vector_backend_builds_the_batched_env() -> None:
     [
         (["ppo.policy=graph"], "ppo.policy: mlp"),
         (["opponents.self_play.enabled=true"], "self_play"),
-        (["opponents.baselines=[random,ppo-2p]"], "ppo-2p"),
+        (["opponents.baselines=[random,ppo-2p-0.1]"], "ppo-2p-0.1"),
         (["env.max_turn_steps=50"], "max_turn_steps"),
         (["opponents.pfsp.enabled=true"], r"opponents\.pfsp\.enabled: false \(the opponents are dealt to the slots once"),
         (["env.vector_device=tpu"], r"^env\.vector_device='tpu' is not a torch device; available here: cpu"),

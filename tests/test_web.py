@@ -461,7 +461,7 @@ def test_rules_the_map_cannot_play_are_refused_before_an_agent_loads(monkeypatch
     loaded: list[object] = []
     monkeypatch.setattr(web_session, "load_agent", lambda spec, seed=None: loaded.append(spec))
     with pytest.raises(ConfigError, match="secret_missions=True needs a map with the classic continents"):
-        GameSession({"num_players": 2, "map": "small", "secret_missions": True}, agents=["ppo-2p"])
+        GameSession({"num_players": 2, "map": "small", "secret_missions": True}, agents=["ppo-2p-0.1"])
     assert loaded == []
 
 

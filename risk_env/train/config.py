@@ -2,12 +2,12 @@
 
 The shipped configs (``default``, the main job: ``device``, the on-device trainer's recipe, with a
 10-minute safety net; ``sb3``, the MaskablePPO recipe; ``2p``, ``4p``, ``long``; and ``ppo-2p``, ``ppo-3p``,
-``ppo-4p``, ``ppo-5p``, ``ppo-6p`` and ``ppo-4p-0.1``, which trained the pretrained agents)
+``ppo-4p``, ``ppo-5p``, ``ppo-6p``, ``ppo-2p-0.1`` and ``ppo-4p-0.1``, which trained the pretrained agents)
 are package data of ``risk_env.configs`` (the repository's top-level ``configs/`` folder), so
 a name works from an installed wheel as from a checkout:
 
 >>> sorted(shipped_configs())
-['2p', '4p', 'default', 'device', 'long', 'ppo-2p', 'ppo-3p', 'ppo-4p', 'ppo-4p-0.1', 'ppo-5p', 'ppo-6p', 'sb3']
+['2p', '4p', 'default', 'device', 'long', 'ppo-2p', 'ppo-2p-0.1', 'ppo-3p', 'ppo-4p', 'ppo-4p-0.1', 'ppo-5p', 'ppo-6p', 'sb3']
 >>> load_config("4p", ["ppo.learning_rate=1e-4"]).rules_config.num_players
 4
 

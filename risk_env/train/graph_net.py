@@ -454,7 +454,7 @@ def average_policies(paths: Sequence[str | os.PathLike[str]], device: str | th.d
 
 def graph_net_from_sb3(path: str | os.PathLike[str], device: str | th.device = "cpu") -> GraphNet:
     """The :class:`GraphNet` of a sb3-contrib ``MaskablePPO`` checkpoint (``.zip``) with
-    :class:`~risk_env.train.graph_policy.GraphPolicy`, such as the shipped ``ppo-2p``: its weights
+    :class:`~risk_env.train.graph_policy.GraphPolicy`, such as the shipped ``ppo-2p-0.1``: its weights
     are read from the archive's ``policy.pth`` (SB3 is not needed).
 
     Raises:

@@ -77,7 +77,7 @@ Reproducibility
 Configs
     YAML files under ``configs/train/`` (``default.yaml``, ``device.yaml``, ``sb3.yaml``, ``2p.yaml``,
     ``4p.yaml``, ``long.yaml``, ``ppo-2p.yaml``, ``ppo-3p.yaml``, ``ppo-4p.yaml``, ``ppo-5p.yaml``,
-    ``ppo-6p.yaml``, ``ppo-4p-0.1.yaml``); :class:`TrainConfig`
+    ``ppo-6p.yaml``, ``ppo-2p-0.1.yaml``, ``ppo-4p-0.1.yaml``); :class:`TrainConfig`
     documents every key.
     Unknown keys and bad values are errors that name the key. ``rules`` holds
     :class:`~risk_env.rules.config.RulesConfig` switches and an optional ``preset``.

@@ -27,7 +27,7 @@ updates (the league's *latest learner*), and one over a copy stays frozen
 
 :func:`load_maskable_ppo` turns a sb3-contrib ``MaskablePPO`` checkpoint into such a policy:
 an ``MlpPolicy`` on the flat observation, or the territory-graph policy
-(:class:`risk_env.train.graph_policy.GraphPolicy`, as the shipped ``ppo-2p`` and ``ppo-4p-0.1``).
+(:class:`risk_env.train.graph_policy.GraphPolicy`, as the shipped ``ppo-2p-0.1`` and ``ppo-4p-0.1``).
 """
 
 from __future__ import annotations

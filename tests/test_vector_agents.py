@@ -240,7 +240,10 @@ def test_sb3_adapter_with_a_mix_of_embedded_opponents() -> None:
     assert len(results[0]) > 10 and len(results[1]) > 10
     loss_rate = {k: np.mean(np.array(v) < 0) for k, v in results.items()}
     assert loss_rate[1] > loss_rate[0]
-    with pytest.raises(ConfigError, match="^the batched engine cannot play 'cautious'; it takes 'random', 'aggressive'"):
+    with pytest.raises(
+        ConfigError,
+        match="^the batched engine cannot play 'cautious': no batched policy, pretrained agent or model file has that name",
+    ):
         VectorSB3Env(4, opponent="cautious", preset="fast")
     with pytest.raises(ConfigError, match="empty"):
         VectorSB3Env(4, opponent=[], preset="fast")

@@ -314,7 +314,10 @@ def test_sb3_face_takes_batched_policies_and_learner_env_opponents() -> None:
     for kwargs, what in [
         (dict(opponent="random", opponents="random"), "not both"),
         (dict(opponent=3), "opponent must be"),
-        (dict(opponent="nope"), "^the batched engine cannot play 'nope'; it takes 'random', 'aggressive'"),
+        (
+            dict(opponent="nope"),
+            "^the batched engine cannot play 'nope': no batched policy, pretrained agent or model file has that name",
+        ),
         (dict(self_play=True), "self-play"),
         (dict(final_observation=True), "terminal_observation"),
         (dict(observation="graph"), "flat observation"),

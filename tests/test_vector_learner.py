@@ -594,8 +594,12 @@ def test_a_pretrained_agent_or_a_policy_file_by_name_is_an_opponent(tmp_path) ->
             League(env.game, env.generator, bad)  # type: ignore[arg-type]
     with pytest.raises(AgentRulesError, match="^agent 'ppo-2p-0.1' cannot play these rules: this graph policy scores 28 "):
         LearnerEnv(4, device=DEVICE, seed=0, opponents="ppo-2p-0.1", preset="expert", num_players=2)
-    with pytest.raises(ConfigError, match="^the batched engine cannot play 'nope'; it takes 'random', 'aggressive'"):
+    with pytest.raises(
+        ConfigError,
+        match="^the batched engine cannot play 'nope': no batched policy, pretrained agent or model file has that name",
+    ) as info:
         LearnerEnv(4, device=DEVICE, seed=0, opponents="nope")
+    assert "'continent', a pretrained agent (ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, " in str(info.value)
     from pathlib import Path
 
     env = LearnerEnv(4, device=DEVICE, seed=0, opponents=[Path(path), (" Balanced", path)], preset="fast", num_players=3)

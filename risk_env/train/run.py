@@ -562,7 +562,8 @@ class Run:
             "final_eval": {k: vars(v) for k, v in result.final_eval.items()},
         }
         (self.dir / "results.json").write_text(json.dumps(summary, indent=1))
-        self.log(f"done in {result.seconds / 60:.1f} min (wall time, training + final evaluation)")
+        parts = "training + final evaluation" if result.final_eval else "training; no final evaluation"
+        self.log(f"done in {result.seconds / 60:.1f} min (wall time, {parts})")
         return result
 
     def final_eval(self, model_path: Path) -> dict[str, EvalSummary]:

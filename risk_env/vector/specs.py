@@ -83,15 +83,21 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             trained = pretrained_rules(name) if key.lower() in PRETRAINED else None
             return load_maskable_ppo(p, game, generator=generator, trained_rules=trained)
         raise ConfigError(
-            f"the batched engine cannot play {spec!r}; it takes {BATCHED_SPECS}, or a batched policy object "
-            "(other agents play on the reference engine: evaluate them with backend='reference')"
+            f"the batched engine cannot play {spec!r}: no batched policy, pretrained agent or model file has that name; "
+            f"it takes {_forms()}, or a batched policy object (other agents, such as 'module:callable', play on the "
+            "reference engine only: backend='reference')"
         )
     if callable(spec) and isinstance(getattr(spec, "name", None), str) and not hasattr(spec, "act"):
         return spec
     raise ConfigError(
-        f"the batched engine cannot play {spec!r} (an agent object plays one game at a time: evaluate it with "
-        f"backend='reference'); it takes {BATCHED_SPECS}, or a batched policy object"
+        f"the batched engine cannot play {spec!r} (an agent object plays one game at a time, on the reference engine "
+        f"only: backend='reference'); it takes {_forms()}, or a batched policy object"
     )
+
+
+def _forms() -> str:
+    """:data:`BATCHED_SPECS` with the pretrained agents' names."""
+    return BATCHED_SPECS.replace("a pretrained name", f"a pretrained agent ({', '.join(PRETRAINED)})")
 
 
 def spec_text(spec: Any) -> str | None:

@@ -1270,6 +1270,10 @@ def test_an_init_network_that_cannot_play_the_training_rules_is_refused_before_t
         "card_trade='escalating' (these rules: card_trade='no_cards')"
     )
     assert [p.name for p in (tmp_path / "run").iterdir()] == ["notes.txt"]
+    with pytest.raises(ConfigError) as info:  # (a shipped MaskablePPO file names the switches too: they did not)
+        train(_tiny(tmp_path / "run", **{**changes, "ppo.init": "ppo-2p-0.1"}), progress=False, quiet=True)
+    assert str(info.value).startswith("ppo.init='ppo-2p-0.1' cannot play the training rules: this graph policy scores 28")
+    assert str(info.value).endswith("it was trained with card_trade='escalating' (these rules: card_trade='no_cards')")
 
 
 def test_ppo_init_reads_a_pretrained_name_before_a_file_of_that_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1282,7 +1286,10 @@ def test_ppo_init_reads_a_pretrained_name_before_a_file_of_that_name(tmp_path: P
     (tmp_path / "ppo-2p-0.1").write_text("not a network")
     shipped = graph_net_from_sb3(pretrained_path("ppo-2p-0.1")).state_dict()
     net, meta = init_network("ppo-2p-0.1", "cpu")
-    assert all(torch.equal(v, shipped[k]) for k, v in net.state_dict().items()) and meta == {}  # (a .zip keeps no rules)
+    from risk_env.agents.registry import pretrained_rules
+
+    assert all(torch.equal(v, shipped[k]) for k, v in net.state_dict().items())
+    assert meta == {"rules": pretrained_rules("ppo-2p-0.1")}  # (a .zip keeps no rules: a shipped one's config has them)
     with pytest.raises(ConfigError, match=r"ppo.init='./ppo-2p-0.1': .*not a readable policy file"):
         init_network("./ppo-2p-0.1", "cpu")  # the path form names the file
     with pytest.raises(ConfigError, match=r"ppo.init='ppo-9p': no such file, nor a pretrained agent \(ppo-2p, [^()]*\)$"):

@@ -370,7 +370,8 @@ class Lane:
 
 
 def init_network(spec: str, device: Any) -> tuple[Any, dict[str, Any]]:
-    """The network ``ppo.init`` names, and the metadata its file keeps (``{}`` for a MaskablePPO checkpoint): a
+    """The network ``ppo.init`` names, and the metadata its file keeps (for a MaskablePPO checkpoint ``{}``, or a
+    pretrained one's training rules, ``{"rules": ...}``, from :func:`~risk_env.agents.registry.pretrained_rules`): a
     pretrained agent's name (:data:`risk_env.agents.registry.PRETRAINED`), a policy file (``.pt``) or a MaskablePPO
     graph checkpoint (``.zip``). A pretrained name comes first, as in :func:`~risk_env.agents.registry.load_agent`, so
     a shipped recipe starts from the shipped network whatever files lie in the working folder (``./ppo-4p`` names a
@@ -379,7 +380,7 @@ def init_network(spec: str, device: Any) -> tuple[Any, dict[str, Any]]:
     Raises:
         ConfigError: an empty name, or nothing loadable under it.
     """
-    from ..agents.registry import PRETRAINED, pretrained_path
+    from ..agents.registry import PRETRAINED, pretrained_path, pretrained_rules
     from ..errors import RiskError
     from .graph_net import graph_net_from_sb3, load_policy
 
@@ -393,8 +394,9 @@ def init_network(spec: str, device: Any) -> tuple[Any, dict[str, Any]]:
             near = Path(spec.strip()).stem.lower()
             hint = f" (the pretrained agent is named {near!r}, without the suffix)" if near in PRETRAINED else ""
             raise ConfigError(f"ppo.init={spec!r}: no such file, nor a pretrained agent ({', '.join(PRETRAINED)}){hint}")
-        if path.suffix == ".zip":
-            return graph_net_from_sb3(path, device=device), {}
+        if path.suffix == ".zip":  # (a pretrained one's training rules come from its shipped config: pretrained_rules)
+            trained = pretrained_rules(spec) if spec.strip().lower() in PRETRAINED else None
+            return graph_net_from_sb3(path, device=device), ({} if trained is None else {"rules": trained})
         return load_policy(path, device=device)
     except RiskError as e:
         if isinstance(e, ConfigError):

@@ -172,9 +172,8 @@ class FixedOpponents:
     An entry is a spec (a ``str`` or a path, read by :func:`~risk_env.vector.specs.batched_policy`: ``"random"``,
     a batched heuristic of :data:`~risk_env.vector.agents.BATCHED_HEURISTICS`, a pretrained agent's name such as
     ``"ppo-4p"``, a policy file ``.pt`` or a MaskablePPO ``.zip``, each a frozen network playing its most probable
-    legal id), a
-    :class:`BatchedPolicy` object (every opponent seat of the slot), or a tuple of ``n - 1`` of those: the opponent
-    seats in turn from the learner seat (seat ``learner + 1``, ``learner + 2``, ... modulo ``n``). A tuple given
+    legal id), a :class:`BatchedPolicy` object (every opponent seat of the slot), or a tuple of ``n - 1`` of those:
+    the opponent seats in turn from the learner seat (seat ``learner + 1``, ``learner + 2``, ... modulo ``n``). A tuple given
     alone is one entry (a line-up for every slot); a list is a list of entries. Specs that name one policy
     (``"Balanced"``, ``" balanced"``) build it once.
 

@@ -34,10 +34,7 @@ from ..errors import AgentRulesError, ConfigError
 from .agents import BATCHED_HEURISTICS, make_policy
 from .network import NetworkPolicy, load_maskable_ppo
 
-__all__ = ["BATCHED_SPECS", "batched_policy", "spec_text"]
-
-BATCHED_SPECS = "'random', 'aggressive', 'balanced', 'continent', a pretrained name, a MaskablePPO .zip, a policy .pt"
-"""What the batched engine plays by name or file (besides BatchedPolicy objects)."""
+__all__ = ["batched_policy", "spec_text"]
 
 
 def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
@@ -96,8 +93,9 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
 
 
 def _forms() -> str:
-    """:data:`BATCHED_SPECS` with the pretrained agents' names."""
-    return BATCHED_SPECS.replace("a pretrained name", f"a pretrained agent ({', '.join(PRETRAINED)})")
+    """What the batched engine plays by name or file (besides batched policy objects), for its refusals."""
+    names = ", ".join(repr(name) for name in ("random", *BATCHED_HEURISTICS))
+    return f"{names}, a pretrained agent ({', '.join(PRETRAINED)}), a MaskablePPO .zip, a policy .pt"
 
 
 def spec_text(spec: Any) -> str | None:

@@ -88,9 +88,29 @@ def test_every_shipped_config_loads_by_its_name():
 
     for name in shipped_configs():
         assert load_config(name).name == name == load_config(f"{name}.yaml").name
+        assert load_config(name.upper()).name == name == load_config(f"{name.upper()}.YAML").name  # (names, as agents')
     assert load_config("ppo-4p-0.1").ppo.policy == "graph" and load_config("ppo-4p").ppo.init == "ppo-4p-0.1"
     with pytest.raises(ConfigError, match=r"^no training config 'ppo-4p-0\.2'; a path to a YAML file, or a shipped name: "):
         load_config("ppo-4p-0.2")
+
+
+def test_an_override_of_a_rules_switch_reaches_the_evaluation_rules_where_the_config_had_them_alike():
+    # (--set rules.num_players=3 on a 2-player config trained 3-player games and evaluated 2-player ones, without a word)
+    cfg = load_config("ppo-2p", ["rules.num_players=3", "rules.die_to_six=true"])
+    assert cfg.rules == cfg.eval.rules == {"preset": "fast", "num_players": 3, "die_to_six": True}
+    assert cfg.eval_rules_config.num_players == 3
+    # a switch the file sets apart for evaluation stays apart (long: turn limit 150 in training only)
+    cfg = load_config("long", ["rules.num_players=3", "rules.turn_limit=200"])
+    assert cfg.rules == {"preset": "fast", "num_players": 3, "turn_limit": 200}
+    assert cfg.eval.rules == {"preset": "fast", "num_players": 3}
+    # an override of eval.rules itself wins
+    cfg = load_config("ppo-2p", ["rules.num_players=3", "eval.rules.num_players=2"])
+    assert (cfg.rules["num_players"], cfg.eval.rules) == (3, {"preset": "fast", "num_players": 2})
+    assert load_config("ppo-2p", ["rules.num_players=3", "eval.rules=null"]).eval.rules is None
+    # a line-up that no longer fits the followed count is refused, naming the override
+    with pytest.raises(ConfigError, match=r"line-up 'balanced\+continent' must name 3 agents .*'rules\.num_players=4'"):
+        load_config("ppo-3p", ["rules.num_players=4"])
+    assert load_config("ppo-3p", ["rules.num_players=4", "eval.opponents=[balanced]"]).eval.rules["num_players"] == 4
 
 
 def test_unknown_keys_and_bad_values_are_named():

@@ -419,7 +419,7 @@ class TrainConfig(_Section):
             if is_lineup(spec) and len(lineup_parts(spec)) != n - 1:
                 raise ValueError(
                     f"eval.opponents: the line-up {spec!r} must name {n - 1} agent{'s' if n > 2 else ''} "
-                    f"(one per other seat of {n} players)"
+                    f"(one per other seat of the {n} players of eval.rules, which follows an override of rules.num_players)"
                 )
         return self
 
@@ -777,9 +777,10 @@ def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
     if p.exists():
         return p
     shipped = shipped_configs()
-    name = p.name[: -len(".yaml")] if p.name.endswith(".yaml") else p.name
-    if name in shipped:  # (by name, ".yaml" or not: a dotted name such as ppo-4p-0.1 too)
-        return shipped[name]
+    name = p.name[: -len(".yaml")] if p.name.lower().endswith(".yaml") else p.name
+    by_name = {k.lower(): v for k, v in shipped.items()}
+    if name.lower() in by_name:  # (by name, in any case, ".yaml" or not: a dotted name such as ppo-4p-0.1 too)
+        return by_name[name.lower()]
     raise ConfigError(f"no training config {str(path)!r}; a path to a YAML file, or a shipped name: {', '.join(shipped)}")
 
 
@@ -825,14 +826,17 @@ def _whole_counts(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
-    """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy).
+    """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy). An override of a ``rules``
+    switch sets it in ``eval.rules`` too where the config had it the same in both (:func:`_follow_eval_rules`).
 
     Raises:
         ConfigError: an override without ``=``.
     """
     _check_plain(data, "config")
+    before = json.loads(json.dumps(dict(data)))
     out = json.loads(json.dumps(dict(data)))
-    for key, value in parse_settings(overrides, what="a training config key such as ppo.learning_rate").items():
+    settings = parse_settings(overrides, what="a training config key such as ppo.learning_rate")
+    for key, value in settings.items():
         item = f"{key}={value}"
         node = out
         parts = key.split(".")
@@ -841,7 +845,37 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
             if not isinstance(node, dict):
                 raise ConfigError(f"override {item!r}: {part!r} is not a section")
         node[parts[-1]] = value
+    _follow_eval_rules(before, out, settings)
     return out
+
+
+_UNSET = object()
+
+
+def _follow_eval_rules(before: dict[str, Any], out: dict[str, Any], settings: Mapping[str, Any]) -> None:
+    """Give ``eval.rules`` (in ``out``, in place) each override of a ``rules`` switch where the config had the switch
+    the same in both (or in neither), and no override sets it in ``eval.rules``: ``--set rules.num_players=3`` on a
+    2-player config evaluates 3-player games, while a switch the file sets apart for evaluation (``long``'s training
+    turn limit) stays apart. ``rules=...`` as a whole follows where the two mappings were equal."""
+    rules, ev = before.get("rules"), before.get("eval")
+    ev_rules = ev.get("rules") if isinstance(ev, dict) else None
+    ev_out = out.get("eval")
+    if not (isinstance(rules, dict) and isinstance(ev_rules, dict) and isinstance(ev_out, dict)):
+        return  # (eval.rules null: evaluation plays the training rules, overridden or not)
+    if any(k in ("eval", "eval.rules") for k in settings):
+        return
+    target = ev_out.get("rules")
+    if not isinstance(target, dict):
+        return
+    for key in settings:
+        if key == "rules":
+            if rules == ev_rules and isinstance(out.get("rules"), dict):
+                ev_out["rules"] = json.loads(json.dumps(out["rules"]))
+                return
+        elif key.startswith("rules.") and f"eval.{key}" not in settings:
+            sub = key[len("rules.") :]
+            if "." not in sub and rules.get(sub, _UNSET) == ev_rules.get(sub, _UNSET):
+                target[sub] = json.loads(json.dumps(out["rules"][sub]))
 
 
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()) -> TrainConfig:

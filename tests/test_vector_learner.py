@@ -609,6 +609,18 @@ def test_a_pretrained_agent_or_a_policy_file_by_name_is_an_opponent(tmp_path) ->
     assert league.names[:2] == [str(path), "balanced"]
     with pytest.raises(ConfigError, match="the league already has an opponent named 'balanced'"):
         League(env.game, env.generator, ["balanced", " BALANCED"])
+    # the name of the latest learner is reserved up front (set_latest collided with it in the middle of a run)
+    from risk_env.vector.agents import make_policy
+
+    named = make_policy("balanced", env.game, env.generator)
+    named.name = "latest"
+    for bad in (named, " Latest"):
+        with pytest.raises(ConfigError, match="^a league baseline may not be named 'latest': the league names the latest"):
+            League(env.game, env.generator, ["random", bad])
+    league = League(env.game, env.generator, ["random"])
+    with pytest.raises(ConfigError, match="^a snapshot may not be named 'latest'"):
+        league.add_snapshot(make_policy("balanced", env.game, env.generator), name="latest")
+    assert league.names == ["random"] and league.snapshots == []
     trio = LearnerEnv(4, device=DEVICE, seed=0, opponents=("balanced", "random"), preset="fast", num_players=3)
     assert trio.assignment is not None and trio.assignment.names == ["balanced", "random"]
     seating = trio.assignment.assign(torch.arange(4, device=DEVICE), torch.zeros(4, dtype=torch.int64, device=DEVICE), 3)

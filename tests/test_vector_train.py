@@ -32,12 +32,32 @@ def test_vector_backend_builds_the_batched_env() -> None:
     assert inner.venv.rules.num_players == 2
 
 
+def test_vector_backend_seats_networks_by_name() -> None:
+    # (the sb3 trainer's batched env took only the heuristics; the batched engine plays a network by name)
+    from risk_env.vector.network import NetworkPolicy
+
+    venv = build_vec_env(_cfg("opponents.baselines=[balanced,ppo-2p]", "opponents.weights=[1,1]"))
+    fixed = venv.venv.learner_env.assignment
+    assert sorted(fixed.names) == ["balanced", "ppo-2p"] and len(fixed.policies) == 2  # (one network for its slots)
+    assert any(isinstance(p, NetworkPolicy) for p in fixed.policies)
+    obs = np.asarray(venv.reset())
+    masks = venv.venv.action_masks()
+    for _ in range(40):
+        ids = np.array([np.flatnonzero(m)[0] for m in masks])
+        obs, rewards, dones, infos = venv.step(ids)
+        masks = venv.venv.action_masks()
+    assert obs.shape[0] == 8 and np.isfinite(rewards).all()
+
+
 @pytest.mark.parametrize(
     "sets, what",
     [
         (["ppo.policy=graph"], "ppo.policy: mlp"),
         (["opponents.self_play.enabled=true"], "self_play"),
-        (["opponents.baselines=[random,ppo-2p-0.1]"], "ppo-2p-0.1"),
+        (
+            ["opponents.baselines=[random,risk_env.agents.random_agent:RandomAgent]"],
+            r"opponents\.baselines among \['random', .*policy files \(\.pt\).*\(not \['risk_env\.agents\.random_agent:Random",
+        ),
         (["env.max_turn_steps=50"], "max_turn_steps"),
         (["opponents.pfsp.enabled=true"], r"opponents\.pfsp\.enabled: false \(the opponents are dealt to the slots once"),
         (["env.vector_device=tpu"], r"^env\.vector_device='tpu' is not a torch device; available here: cpu"),

@@ -326,13 +326,15 @@ def build_train_env(cfg: TrainConfig) -> VecEnv:
     """The training envs of a :class:`~risk_env.train.config.TrainConfig` with ``env.backend: vector``:
     one :class:`VectorSB3Env` of ``env.n_envs`` slots on ``env.vector_device`` (wrapped in SB3's
     ``VecMonitor`` for the episode statistics), the opponents of ``opponents.baselines`` given to
-    the slots by ``opponents.weights`` (drawn once, seeded by ``seed``), the env's shaping and
+    the slots by ``opponents.weights`` (drawn once, seeded by ``seed``; a name is one policy however many slots it
+    plays in), the env's shaping and
     turn feature.
 
     Raises:
         ConfigError: what the batched backend does not do: the graph policy (the batched
             engine gives the flat observation: use ``ppo.policy: mlp``), self-play, PFSP, baselines
-            other than ``random`` and the batched heuristics, ``env.max_turn_steps``, or rules
+            other than ``random``, the batched heuristics and networks (a pretrained agent, a policy file ``.pt``,
+            a MaskablePPO ``.zip``: each plays its most probable legal id), ``env.max_turn_steps``, or rules
             the batched engine does not support; an ``env.vector_device`` torch does not know or has not here.
     """
     from stable_baselines3.common.vec_env import VecMonitor
@@ -347,10 +349,15 @@ def build_train_env(cfg: TrainConfig) -> VecEnv:
             "opponents.pfsp.enabled: false (the opponents are dealt to the slots once, by opponents.weights; "
             "nothing draws them again by their results)"
         )
+    from ..agents.registry import network_form
+
     known = ("random", *BATCHED_HEURISTICS)
-    bad = [b for b in cfg.opponents.baselines if b not in known]
+    bad = [b for b in cfg.opponents.baselines if b.strip().lower() not in known and network_form(b.strip()) is None]
     if bad:
-        problems.append(f"opponents.baselines among {list(known)} (not {bad})")
+        problems.append(
+            f"opponents.baselines among {list(known)}, pretrained agents, policy files (.pt) and MaskablePPO "
+            f"files (.zip) (not {bad})"
+        )
     if cfg.env.max_turn_steps is not None:
         problems.append("env.max_turn_steps: null")
     if problems:

@@ -56,6 +56,7 @@ __all__ = [
     "is_lineup",
     "lineup_parts",
     "load_agent",
+    "misread_lineup",
     "agent_label",
     "pretrained_path",
     "pretrained_rules",
@@ -162,7 +163,8 @@ def check_spec(spec: str) -> None:
 
     Raises:
         UnknownAgentError: an empty spec, or a text of none of the forms (the message lists the shipped names
-            and the other forms, :func:`spec_forms`).
+            and the other forms, :func:`spec_forms`); a model file that is not there and whose name starts
+            like a line-up (``"random+nets/x.pt"``: the message says to put the file first).
     """
     key = spec.strip()
     if not key:
@@ -170,6 +172,9 @@ def check_spec(spec: str) -> None:
     if key.lower() in BASELINES or key.lower() in PRETRAINED or is_rllib_checkpoint(key):
         return
     if graph_policy_path(key) is not None or _is_model_path(key):
+        misread = misread_lineup(key)
+        if misread is not None:
+            raise UnknownAgentError(misread)
         return
     mod_name, sep, attr = key.partition(":")
     if sep and mod_name and attr:
@@ -192,6 +197,29 @@ def is_lineup(spec: str) -> bool:
     (True, False, False)
     """
     return "+" in spec and not spec.endswith((".zip", ".pt"))
+
+
+def misread_lineup(spec: str) -> str | None:
+    """Why a spec that ends in ``.pt`` or ``.zip`` and is not there reads as a line-up mistaken for one file name
+    (``"random+nets/x.pt"``: :func:`is_lineup` reads such a spec as one file, ``+`` and all), with the line-up put
+    right (the file first); None for any other spec. :func:`check_spec` and the training run's check of its
+    opponents refuse with it.
+
+    >>> misread_lineup("random+nets/x.pt").split("; ")[-1]
+    "for a line-up whose last agent is a model file, put the file first: 'nets/x.pt+random'"
+    >>> misread_lineup("nets/a+b.pt") is None, misread_lineup("random+balanced") is None
+    (True, True)
+    """
+    key = spec.strip()
+    if not key.endswith((".zip", ".pt")):
+        return None
+    *parts, last = (p.strip() for p in key.split("+"))
+    if not parts or parts[0].lower() not in (*BASELINES, *PRETRAINED) or path_is(key, "exists"):
+        return None
+    return (
+        f"no model file {shown_spec(spec)}: a spec that ends in .pt or .zip is one file, '+' and all; for a line-up "
+        f"whose last agent is a model file, put the file first: {'+'.join([last, *parts])!r}"
+    )
 
 
 def canonical_spec(spec: str) -> str:

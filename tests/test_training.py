@@ -330,6 +330,18 @@ def test_every_reader_of_a_line_up_splits_it_by_the_same_rule():
     sets = ["opponents.baselines=[runs/a+b/model.pt, random+balanced]", "opponents.weights=null"]
     assert load_config("device", sets).opponents.baselines == ["runs/a+b/model.pt", "random+balanced"]
 
+    # a missing model file whose name reads as a line-up ("random+x.pt") is refused saying to put the file first
+    from risk_env.agents.registry import misread_lineup
+    from risk_env.train.run import check_opponents
+
+    hint = r"^eval\.opponents: no model file 'balanced\+nets/x\.pt': .* put the file first: 'nets/x\.pt\+balanced'$"
+    with pytest.raises(ConfigError, match=hint):
+        check_opponents(load_config("ppo-3p", ["eval.opponents=[balanced+nets/x.pt]"]))
+    with pytest.raises(ConfigError, match=r"opponents\.baselines.*put the file first: 'x\.zip\+PPO-4P\+random'"):
+        load_config("sb3", ["opponents.baselines=[PPO-4P + random + x.zip]"])
+    assert misread_lineup("runs/a+b/model.pt") is None and misread_lineup("random+balanced") is None
+    assert misread_lineup("agents/models/ppo-4p.pt") is None
+
 
 def test_overrides_and_print_config():
     cfg = load_config("2p", ["ppo.learning_rate=1e-4", "total_timesteps=2e6", "eval.opponents=[random]"])

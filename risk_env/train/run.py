@@ -208,7 +208,7 @@ def check_opponents(cfg: TrainConfig) -> None:
             rules the batched heuristics do not play, a network of other rules, a line-up as a teacher or of
             another length than the other seats).
     """
-    from ..agents.registry import is_lineup
+    from ..agents.registry import is_lineup, misread_lineup
     from ..errors import RiskError
     from ..rules.engine import Game
     from .config import SELF, rules_from
@@ -236,6 +236,9 @@ def check_opponents(cfg: TrainConfig) -> None:
         except ConfigError as e:
             raise ConfigError(f"{section}: {e}") from None
         for part in dict.fromkeys(parts):
+            misread = misread_lineup(part)
+            if misread is not None:
+                raise ConfigError(f"{section}: {misread}")
             try:
                 if backend == "vector":
                     from ..vector.engine import VectorGame

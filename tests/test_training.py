@@ -88,7 +88,10 @@ def test_every_shipped_config_loads_by_its_name():
 
     for name in shipped_configs():
         assert load_config(name).name == name == load_config(f"{name}.yaml").name
-        assert load_config(name.upper()).name == name == load_config(f"{name.upper()}.YAML").name  # (names, as agents')
+        assert load_config(name.upper()).name == name == load_config(f" {name.upper()}.YAML ").name  # (as agent names)
+    with pytest.raises(ConfigError, match=r"^no training config 'nowhere/ppo-2p\.yaml' \(no such file: a path is not read"):
+        load_config("nowhere/ppo-2p.yaml")  # (a path that is not there: not the shipped ppo-2p under another folder)
+    assert load_config("/elsewhere/configs/train/PPO-2P.yaml").name == "ppo-2p"  # (the folder the package ships)
     assert load_config("ppo-4p-0.1").ppo.policy == "graph" and load_config("ppo-4p").ppo.init == "ppo-4p-0.1"
     with pytest.raises(ConfigError, match=r"^no training config 'ppo-4p-0\.2'; a path to a YAML file, or a shipped name: "):
         load_config("ppo-4p-0.2")
@@ -111,6 +114,22 @@ def test_an_override_of_a_rules_switch_reaches_the_evaluation_rules_where_the_co
     with pytest.raises(ConfigError, match=r"line-up 'balanced\+continent' must name 3 agents .*'rules\.num_players=4'"):
         load_config("ppo-3p", ["rules.num_players=4"])
     assert load_config("ppo-3p", ["rules.num_players=4", "eval.opponents=[balanced]"]).eval.rules["num_players"] == 4
+
+
+def test_a_baseline_named_latest_is_refused_before_the_run_starts(tmp_path, monkeypatch):
+    # (the league names the latest learner 'latest': a baseline of that name collided with it after the run folder
+    # was written)
+    import shutil
+
+    from risk_env.agents.registry import pretrained_path
+    from risk_env.train.run import check_opponents
+
+    shutil.copy(pretrained_path("ppo-4p"), tmp_path / "latest.pt")
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config("device", ["opponents.baselines=[latest, balanced]", "eval.every=0", "eval.final_games=0"])
+    with pytest.raises(ConfigError, match=r"^opponents\.baselines: 'latest' is the name the league gives the latest learner"):
+        check_opponents(cfg)
+    check_opponents(load_config("device", ["opponents.baselines=[latest.pt, balanced]", "eval.every=0"]))
 
 
 def test_unknown_keys_and_bad_values_are_named():

@@ -419,7 +419,7 @@ class TrainConfig(_Section):
             if is_lineup(spec) and len(lineup_parts(spec)) != n - 1:
                 raise ValueError(
                     f"eval.opponents: the line-up {spec!r} must name {n - 1} agent{'s' if n > 2 else ''} "
-                    f"(one per other seat of the {n} players of eval.rules, which follows an override of rules.num_players)"
+                    f"(one per other seat of the {n} players of eval.rules)"
                 )
         return self
 
@@ -521,7 +521,7 @@ class TrainConfig(_Section):
                     msg = f"{msg}, got {_value_text(value)}"  # (once: a validator's own message may name the value already)
                 # (the last override that reached the key: a later one replaced what an earlier one set there)
                 if not err["loc"] and err["type"] == "value_error":  # a check across sections: its message names
-                    named = [item for key, item in set_by.items() if _names_key(msg, key)]  # the keys it reads
+                    named = [item for key, item in set_by.items() if _names_override(msg, key, data)]  # keys it reads
                     said = f"override{'s' if len(named) > 1 else ''} {', '.join(map(repr, named))}"
                     parts.append(msg + (f" (set by the {said})" if named else ""))
                     continue
@@ -557,6 +557,22 @@ def _names_key(message: str, key: str) -> bool:
     """Whether a check's ``message`` names the dotted ``key`` (``checkpoint.average_from``, not ``seed`` in
     ``seeds``): the keys a check across sections read, for the overrides that set them."""
     return bool(key) and re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", message) is not None
+
+
+def _names_override(message: str, key: str, data: Mapping[str, Any]) -> bool:
+    """Whether a check's ``message`` reads the dotted config ``key`` an override set: it names the key or a section
+    holding it (``eval.rules`` for ``eval.rules.num_players``), or it names ``eval.rules`` and the key is a ``rules``
+    switch that ``eval.rules`` holds at the same value (an override followed there: :func:`_follow_eval_rules`)."""
+    parts = key.split(".")
+    if _names_key(message, key) or any(_names_key(message, ".".join(parts[:n])) for n in range(2, len(parts))):
+        return True
+    if parts[0] != "rules" or len(parts) > 2 or not _names_key(message, "eval.rules"):
+        return False
+    rules, ev = data.get("rules"), data.get("eval")
+    ev_rules = ev.get("rules") if isinstance(ev, Mapping) else None
+    if not (isinstance(rules, Mapping) and isinstance(ev_rules, Mapping)):
+        return False
+    return rules == ev_rules if len(parts) == 1 else rules.get(parts[1], _UNSET) == ev_rules.get(parts[1], _UNSET)
 
 
 def _overlaps(loc: str, key: str) -> bool:
@@ -777,11 +793,16 @@ def _find_config(path: str | os.PathLike[str]) -> Path | Traversable:
     if p.exists():
         return p
     shipped = shipped_configs()
-    name = p.name[: -len(".yaml")] if p.name.lower().endswith(".yaml") else p.name
+    text = os.fspath(path).strip()
+    name = text[: -len(".yaml")] if text.lower().endswith(".yaml") else text
     by_name = {k.lower(): v for k, v in shipped.items()}
-    if name.lower() in by_name:  # (by name, in any case, ".yaml" or not: a dotted name such as ppo-4p-0.1 too)
-        return by_name[name.lower()]
-    raise ConfigError(f"no training config {str(path)!r}; a path to a YAML file, or a shipped name: {', '.join(shipped)}")
+    # a bare name in any case, ".yaml" or not (dotted too: ppo-4p-0.1), or the repository's configs/train/<name>.yaml
+    # (the folder the package ships) outside a checkout; any other path is a file or nothing
+    bare = Path(text).name == text or Path(text).parent.as_posix().endswith("configs/train")
+    if bare and Path(name).name.lower() in by_name:
+        return by_name[Path(name).name.lower()]
+    where = " (no such file: a path is not read as a shipped name)" if not bare else ""
+    raise ConfigError(f"no training config {str(path)!r}{where}; a path to a YAML file, or a shipped name: {', '.join(shipped)}")
 
 
 def _counts(key: str) -> bool:
@@ -826,20 +847,27 @@ def _whole_counts(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
-    """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy). An override of a ``rules``
-    switch sets it in ``eval.rules`` too where the config had it the same in both (:func:`_follow_eval_rules`).
+    """``["ppo.learning_rate=1e-4", "env.n_envs=8"]`` applied to a nested dict (a copy). A switch set in ``rules`` or
+    ``eval.rules`` that the dict leaves out goes into the section's default mapping (``rules.num_players=3`` keeps
+    the default ``fast`` preset), and an override of a ``rules`` switch sets it in ``eval.rules`` too where the
+    config had it the same in both (:func:`_follow_eval_rules`).
 
     Raises:
-        ConfigError: an override without ``=``.
+        ConfigError: an override without ``=``, or one into a key that is not a section.
     """
     _check_plain(data, "config")
-    before = json.loads(json.dumps(dict(data)))
+    before = _with_default_rules(json.loads(json.dumps(dict(data))))
     out = json.loads(json.dumps(dict(data)))
     settings = parse_settings(overrides, what="a training config key such as ppo.learning_rate")
     for key, value in settings.items():
         item = f"{key}={value}"
         node = out
         parts = key.split(".")
+        if parts[0] == "rules" and len(parts) > 1 and "rules" not in out:
+            out["rules"] = json.loads(json.dumps(before["rules"]))
+        if parts[:2] == ["eval", "rules"] and len(parts) > 2 and "rules" not in (out.get("eval") or {}):
+            if isinstance(out.setdefault("eval", {}), dict):
+                out["eval"]["rules"] = json.loads(json.dumps(before["eval"]["rules"]))
         for part in parts[:-1]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
@@ -852,30 +880,55 @@ def apply_overrides(data: Mapping[str, Any], overrides: Sequence[str]) -> dict[s
 _UNSET = object()
 
 
+def _with_default_rules(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with ``rules`` and ``eval.rules`` at their schema defaults where it leaves them out (in place)."""
+    data.setdefault("rules", TrainConfig.model_fields["rules"].get_default(call_default_factory=True))
+    ev = data.setdefault("eval", {})
+    if isinstance(ev, dict):
+        ev.setdefault("rules", EvalSection.model_fields["rules"].get_default(call_default_factory=True))
+    return data
+
+
 def _follow_eval_rules(before: dict[str, Any], out: dict[str, Any], settings: Mapping[str, Any]) -> None:
-    """Give ``eval.rules`` (in ``out``, in place) each override of a ``rules`` switch where the config had the switch
-    the same in both (or in neither), and no override sets it in ``eval.rules``: ``--set rules.num_players=3`` on a
-    2-player config evaluates 3-player games, while a switch the file sets apart for evaluation (``long``'s training
-    turn limit) stays apart. ``rules=...`` as a whole follows where the two mappings were equal."""
+    """Give ``eval.rules`` (in ``out``, in place) each rules switch an override set (``rules.KEY=...``, or a whole
+    ``rules=...``: each switch of either mapping) where ``before`` (the config with its sections' defaults) had the
+    switch the same in ``rules`` and ``eval.rules`` (or in neither), and no override sets it in ``eval.rules``:
+    ``--set rules.num_players=3`` on a 2-player config evaluates 3-player games, while a switch the file sets apart
+    for evaluation (``long``'s training turn limit) stays apart. Nothing follows into ``eval.rules: null`` (it plays
+    the training rules already), nor from ``rules`` that an override made other than a mapping (the schema
+    refuses it)."""
     rules, ev = before.get("rules"), before.get("eval")
     ev_rules = ev.get("rules") if isinstance(ev, dict) else None
-    ev_out = out.get("eval")
-    if not (isinstance(rules, dict) and isinstance(ev_rules, dict) and isinstance(ev_out, dict)):
-        return  # (eval.rules null: evaluation plays the training rules, overridden or not)
+    final = out.get("rules")
+    if not (isinstance(rules, dict) and isinstance(ev_rules, dict) and isinstance(final, dict)):
+        return
     if any(k in ("eval", "eval.rules") for k in settings):
         return
-    target = ev_out.get("rules")
-    if not isinstance(target, dict):
-        return
+    switches: dict[str, None] = {}
     for key in settings:
         if key == "rules":
-            if rules == ev_rules and isinstance(out.get("rules"), dict):
-                ev_out["rules"] = json.loads(json.dumps(out["rules"]))
-                return
-        elif key.startswith("rules.") and f"eval.{key}" not in settings:
-            sub = key[len("rules.") :]
-            if "." not in sub and rules.get(sub, _UNSET) == ev_rules.get(sub, _UNSET):
-                target[sub] = json.loads(json.dumps(out["rules"][sub]))
+            switches.update(dict.fromkeys([*rules, *final]))
+        elif key.startswith("rules.") and key.count(".") == 1:
+            switches[key[len("rules.") :]] = None
+    known = {"preset", *RulesConfig.options()}  # (an unknown switch is refused once, under rules, not again under eval)
+    followed = [
+        k
+        for k in switches
+        if k in known and f"eval.rules.{k}" not in settings and rules.get(k, _UNSET) == ev_rules.get(k, _UNSET)
+    ]
+    if not followed:
+        return
+    ev_out = out.setdefault("eval", {})
+    if not isinstance(ev_out, dict):
+        return
+    target = ev_out.setdefault("rules", json.loads(json.dumps(ev_rules)))
+    if not isinstance(target, dict):
+        return
+    for k in followed:
+        if k in final:
+            target[k] = json.loads(json.dumps(final[k]))
+        else:
+            target.pop(k, None)
 
 
 def load_config(path: str | os.PathLike[str] | None = None, overrides: Sequence[str] = ()) -> TrainConfig:

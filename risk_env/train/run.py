@@ -211,6 +211,7 @@ def check_opponents(cfg: TrainConfig) -> None:
     from ..agents.registry import is_lineup, misread_lineup
     from ..errors import RiskError
     from ..rules.engine import Game
+    from ..vector.league import LATEST
     from .config import SELF, rules_from
 
     ev = cfg.eval
@@ -239,6 +240,11 @@ def check_opponents(cfg: TrainConfig) -> None:
             misread = misread_lineup(part)
             if misread is not None:
                 raise ConfigError(f"{section}: {misread}")
+            if section == "opponents.baselines" and part.strip().lower() == LATEST:
+                raise ConfigError(
+                    f"{section}: {part!r} is the name the league gives the latest learner; give the baseline another "
+                    "name (rename its file), or set opponents.self_play for the learner as an opponent"
+                )
             try:
                 if backend == "vector":
                     from ..vector.engine import VectorGame

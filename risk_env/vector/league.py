@@ -136,7 +136,7 @@ class League:
         for b in baselines:
             text = spec_text(b)  # (" Balanced" names "balanced": the same baseline twice is refused by its name)
             label = text if text is not None else str(getattr(b, "name", type(b).__name__))
-            if label.lower() == LATEST:  # (any case; refused before set_latest collides mid-run)
+            if label.strip().lower() == LATEST:  # (any case; refused before set_latest collides mid-run)
                 raise ConfigError(
                     f"a league baseline may not be named {LATEST!r}: the league names the latest learner so; "
                     "give the baseline another name (rename its file, or its policy's name)"
@@ -174,7 +174,7 @@ class League:
             ConfigError: not a policy, or a name the league already has.
         """
         label = name or str(getattr(policy, "name", f"snapshot-{len(self.snapshots) + 1}"))
-        if label.lower() == LATEST:
+        if label.strip().lower() == LATEST:
             raise ConfigError(f"a snapshot may not be named {LATEST!r}: the league names the latest learner so")
         k = self._add(policy, label)
         self.snapshots = kept_snapshots([*self.snapshots, k], self.max_snapshots)

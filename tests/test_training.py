@@ -114,6 +114,23 @@ def test_an_override_of_a_rules_switch_reaches_the_evaluation_rules_where_the_co
     with pytest.raises(ConfigError, match=r"line-up 'balanced\+continent' must name 3 agents .*'rules\.num_players=4'"):
         load_config("ppo-3p", ["rules.num_players=4"])
     assert load_config("ppo-3p", ["rules.num_players=4", "eval.opponents=[balanced]"]).eval.rules["num_players"] == 4
+    # a whole rules= override: each switch follows where the file had it alike; a non-mapping is the schema's to refuse
+    cfg = load_config("long", ['rules={"preset": "fast", "num_players": 3, "turn_limit": 150}'])
+    assert cfg.eval.rules == {"preset": "fast", "num_players": 3}
+    assert load_config("ppo-2p", ["rules.num_players=3", 'rules={"preset": "classic"}']).eval.rules == {"preset": "classic"}
+    for bad in ("classic", "null"):
+        with pytest.raises(ConfigError, match=r"rules: Input should be a valid dictionary"):
+            load_config("sb3", ["rules.num_players=3", f"rules={bad}"])
+    # a section the file leaves out counts at its default, and a switch set into it keeps the default preset
+    cfg = load_config(None, ["rules.num_players=3"])
+    assert cfg.rules == cfg.eval.rules == {"preset": "fast", "num_players": 3}
+    # an unknown switch is refused once, under rules
+    with pytest.raises(
+        ConfigError,
+        match=r"^defaults: invalid training config: rules: unknown rules option\(s\) 'turn_limt'.*"
+        r"\(set by the override 'rules\.turn_limt=5'\)$",
+    ):
+        load_config(None, ["rules.turn_limt=5"])
 
 
 def test_a_baseline_named_latest_is_refused_before_the_run_starts(tmp_path, monkeypatch):

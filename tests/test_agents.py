@@ -934,7 +934,8 @@ _C4 = RulesConfig(num_players=4).to_dict()
         (
             {**_C4, "secret_missions": True},
             RulesConfig(map="small", card_trade="no_cards"),
-            "card_trade='escalating' (these rules: card_trade='no_cards')",
+            # (the missions add global features to the graph observation: a network of mission games reads them)
+            "card_trade='escalating', secret_missions=True (these rules: card_trade='no_cards', secret_missions=False)",
         ),
         # (a 2-player duel's two-player rule does not exist at 3 players: left out)
         (

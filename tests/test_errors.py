@@ -158,6 +158,22 @@ def test_wrapped_env_rejects_values_outside_the_action_space(action):
     env.step(int(np.flatnonzero(env.unwrapped.infos[env.agent_selection]["action_mask"])[0]))
 
 
+def test_a_0d_tensor_of_another_library_is_refused_with_the_library_error():
+    # (a 0-d torch tensor raised "TypeError: len() of a 0-d tensor" while the refusal was being written)
+    torch = pytest.importorskip("torch")
+    for env in (risk_env.env(num_players=3), risk_env.raw_env(num_players=3)):
+        env.reset(seed=1)
+        before = env_snapshot(env)
+        for action in (torch.tensor(0), torch.tensor(0.5)):
+            with pytest.raises(IllegalActionError, match=r"got a 0-d Tensor \(give int\(action\), a Python int\)"):
+                env.step(action)
+        assert env_snapshot(env) == before
+    single = RiskSingleAgentEnv(num_players=3)
+    single.reset(seed=1)
+    with pytest.raises(IllegalActionError, match=r"got a 0-d Tensor"):
+        single.step(torch.tensor(1))
+
+
 def test_none_for_a_live_agent_in_the_strict_env():
     env = risk_env.raw_env(num_players=4, setup="random")
     env.reset(seed=3)

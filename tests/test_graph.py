@@ -49,6 +49,71 @@ def test_graph_spaces_on_two_maps_and_player_counts():
     assert len(NODE_FEATURES) == 20 and GLOBAL_FEATURES["bias"].stop == 73
 
 
+@pytest.mark.parametrize(
+    "preset, players, F, G, blocks",
+    [
+        ("secret_missions", 3, 20, 93, {"mission": 14, "mission_held": 6}),
+        ("capitals", 3, 26, 74, {"capital": 6, "capital_phase": 1}),
+        ("expert", 3, 20, 81, {"dice_rules": 8}),
+        ("allied", 2, 20, 76, {"allied": 3}),
+    ],
+)
+def test_the_graph_observation_carries_what_the_rule_switches_add(preset, players, F, G, blocks):
+    # (it carried the core features only: the own secret mission, the capitals, a waiting expert roll and the allied
+    # army were in the flat observation and missing from the graph one)
+    from risk_env.envs.layout import GRAPH_VARIANT_BLOCKS, MAX_PLAYERS
+
+    env = RiskSingleAgentEnv(preset=preset, num_players=players, observation="graph", setup="random")
+    enc = env.graph_encoder
+    assert (enc.F, enc.G) == (F, G) and env.observation_space["globals"].shape == (G,)
+    added = [b for b in (*enc.layout.nodes, *enc.layout.globals) if b.name in GRAPH_VARIANT_BLOCKS]
+    assert {b.name: b.size for b in added} == blocks
+    flat_layout = enc.flat.blocks
+    T, n = enc.T, players
+    seen = dict.fromkeys(blocks, False)
+    for obs in _random_walk(env, 3, 400):
+        flat = env.encoder.encode(env.game_state, env.seat, env.selection)  # (the flat observation of the same step)
+        for name in blocks:
+            where, padded = GRAPH_VARIANT_BLOCKS[name]
+            want = flat[flat_layout.slice(name)]
+            if where == "nodes":
+                got = obs["nodes"][:, enc.layout.nodes.slice(name)]
+                want, pad = want.reshape(T, -1), got[:, want.size // T :]
+                got = got[:, : want.shape[1]]
+            else:
+                got_all = obs["globals"][enc.layout.globals.slice(name)]
+                got, pad = got_all[: want.size], got_all[want.size :]
+            assert np.array_equal(got, want), name  # (flat entry k is graph entry k)
+            assert not pad.any() and pad.shape[-1] == (MAX_PLAYERS - n if padded else 0)
+            seen[name] = seen[name] or bool(want.any())
+    assert all(seen.values()), seen  # (each block was set somewhere in the walk)
+
+
+def test_the_graph_observation_shows_the_own_mission_and_no_other():
+    import copy
+
+    env = risk_env.raw_env(preset="secret_missions", num_players=3, observation="graph")
+    env.reset(seed=0)
+    me = env.agent_selection
+    seat = env.agent_name_mapping[me]
+    base = env.game_state.to_dict()
+
+    def observed(seat_of_change: int, mission: int) -> dict[str, np.ndarray] | None:
+        d = copy.deepcopy(base)
+        d["missions"][seat_of_change] = mission
+        other = risk_env.raw_env(preset="secret_missions", num_players=3, observation="graph")
+        try:
+            other.reset(options={"state": d})
+        except risk_env.StateError:  # (a mission this seat cannot hold, such as destroying itself)
+            return None
+        return other.observe(me)
+
+    mine = [o["globals"] for m in range(14) if (o := observed(seat, m)) is not None]
+    assert len({g.tobytes() for g in mine}) == len(mine) >= 10  # each own mission is seen
+    theirs = [o for m in range(14) if (o := observed((seat + 1) % 3, m)) is not None]
+    assert len(theirs) >= 10 and all(all(np.array_equal(theirs[0][k], o[k]) for k in o) for o in theirs)
+
+
 def test_graph_observation_of_a_hand_built_position():
     g = make_game(3, map="small")
     names = g.map.territory_names

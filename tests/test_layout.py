@@ -97,6 +97,18 @@ def test_graph_features_come_from_the_layout() -> None:
         for name, how in layout.GRAPH_GLOBALS_FROM_FLAT.items():
             width, graph_width = flat.width(name), layout.GRAPH_GLOBAL_LAYOUT.width(name)
             assert width == graph_width if how == "copy" else width <= graph_width, name
+    # every flat block a rule switch adds has a graph form (GRAPH_VARIANT_BLOCKS), appended after the core features
+    for rules, *_ in LAYOUTS.values():
+        g = _game(rules)
+        graph = layout.graph_layout(observation_layout(g), g.T, g.num_players)
+        assert graph.nodes.blocks[:15] == layout.GRAPH_NODE_LAYOUT.blocks
+        assert graph.globals.blocks[:16] == layout.GRAPH_GLOBAL_LAYOUT.blocks
+    d = layout.Dims(RulesConfig(), 42, 6, 4)
+    core = {b.name for b in layout.layout_parts(RulesConfig())[0].observation(d)}
+    added = {b.name for part in layout.layout_parts() if part.observation for b in part.observation(d)} - core
+    assert added == set(layout.GRAPH_VARIANT_BLOCKS)
+    with pytest.raises(ValueError, match="^the flat observation block 'test_obs' has no graph form"):
+        layout.graph_layout(layout.BlockLayout([*observation_layout(_game({})), Block("test_obs", (2,))]), 42, 4)
 
 
 def test_new_part_appends_without_moving_others() -> None:

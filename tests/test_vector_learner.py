@@ -627,3 +627,14 @@ def test_a_pretrained_agent_or_a_policy_file_by_name_is_an_opponent(tmp_path) ->
     assert seating.tolist() == [[-1, 0, 1]] * 4  # (a tuple alone is one line-up for every slot, not a list of two)
     with pytest.raises(ConfigError, match=r"^opponents must be a spec, a batched policy, or a list of those; got b'random'"):
         LearnerEnv(4, device=DEVICE, seed=0, opponents=b"random")
+
+
+def test_reset_reports_no_episode_end_of_games_that_ended_before_a_learner_decision() -> None:
+    # (games over within one turn end before many learners decide: reset() reported their ends, read from seat 0,
+    # as the learner's; reset_slots() cleared them already)
+    env = LearnerEnv(64, device=DEVICE, seed=0, map="small", setup="random", num_players=3, turn_limit=1)
+    out = env.reset()
+    assert env.games_started.sum() > 64  # (some slots played more than one game before their learner's decision)
+    for flags in (out.terminated, out.truncated, out.autoreset, out.seat_terminated, out.seat_truncated):
+        assert not flags.any()
+    assert not out.reward.any() and not out.rewards.any()

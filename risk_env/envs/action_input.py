@@ -72,8 +72,11 @@ def describe_action(action: Any) -> str:
         return f"{int(action)}, which is out of range"
     if isinstance(action, (str, bytes, float, np.floating, np.generic, np.ndarray)):  # (a 0-d array: its value)
         return f"{action!r:.40} ({type(action).__name__})"
+    if getattr(action, "shape", None) == () or getattr(action, "ndim", None) == 0:  # a 0-d tensor of another library
+        return f"a 0-d {type(action).__name__} (give int(action), a Python int)"
     # a container or another object: its type and size, not its items (a list of ids would be its holder's legal ones)
-    if not hasattr(action, "__len__"):
+    try:
+        n = len(action)
+    except TypeError:  # (no length, or one that refuses: an object)
         return f"an object of type {type(action).__name__}"
-    n = len(action)
     return f"a {type(action).__name__} of {n} item{'' if n == 1 else 's'}"

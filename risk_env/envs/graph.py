@@ -82,6 +82,14 @@ index    name               content (scaling)
 72       ``bias``           always 1
 =======  =================  ===========================================================
 
+The rule switches that add blocks to the flat observation add them to the graph one too, after the core
+features above (:data:`risk_env.envs.layout.GRAPH_VARIANT_BLOCKS`; the encoder's ``layout`` names them): the
+secret missions their ``mission`` (the observer's own, one-hot; a destroy mission by relative seat) and
+``mission_held`` globals, the capitals a ``capital`` node block (whose capital each territory is, by relative seat)
+and a ``capital_phase`` global, the expert dice rules their ``dice_rules`` globals (the waiting roll), the allied
+army its ``allied`` globals, the defender's choice of dice ``blitz_defence``. Seats are padded to 6 as above, so
+``F`` and ``G`` depend on the rules only (``F = 20``, ``G = 73`` under ``classic`` and ``fast``).
+
 All features are >= 0. The encoder reuses the flat encoder's blocks, so both
 observations say the same things about a position.
 """
@@ -95,7 +103,7 @@ from gymnasium import spaces
 
 from ..rules.engine import Game
 from ..rules.state import GameState
-from .layout import GRAPH_GLOBAL_LAYOUT, GRAPH_GLOBALS_FROM_FLAT, GRAPH_NODE_LAYOUT, MAX_PLAYERS
+from .layout import GRAPH_GLOBAL_LAYOUT, GRAPH_GLOBALS_FROM_FLAT, GRAPH_NODE_LAYOUT, MAX_PLAYERS, graph_layout
 from .observation import ObservationEncoder
 
 if TYPE_CHECKING:
@@ -114,9 +122,9 @@ NODE_FEATURES: tuple[str, ...] = tuple(
 GLOBAL_FEATURES: dict[str, slice] = {b.name: GRAPH_GLOBAL_LAYOUT.slice(b.name) for b in GRAPH_GLOBAL_LAYOUT}
 """Global feature blocks by name (:data:`risk_env.envs.layout.GRAPH_GLOBAL_LAYOUT`)."""
 G_SIZE = GRAPH_GLOBAL_LAYOUT.size
-"""``G = 73``."""
+"""``G = 73``: the core global features (a game's own ``G``, with the blocks its rule switches add: the encoder's)."""
 F_SIZE = GRAPH_NODE_LAYOUT.size
-"""``F = 20``."""
+"""``F = 20``: the core node features (a game's own ``F``: the encoder's)."""
 
 
 _NODE: dict[str, int] = {b.name: GRAPH_NODE_LAYOUT.start(b.name) for b in GRAPH_NODE_LAYOUT}  # first column by name
@@ -146,7 +154,9 @@ class GraphObservationEncoder:
             keep the turn limit out of the observation).
 
     Attributes:
-        T, F, G, E: territories, node features (20), global features (73), directed edges.
+        T, F, G, E: territories, node features (20, more under rule switches that add blocks), global
+            features (73, likewise), directed edges.
+        layout: the node and global blocks of this game (:class:`risk_env.envs.layout.GraphLayout`).
         edges: int64 ``(2, E)`` edge index (read-only), the same in every observation.
         territory_continent: int64 ``(T,)`` continent id of each territory (for users who
             want a continent embedding of their own).
@@ -159,7 +169,8 @@ class GraphObservationEncoder:
         m = game.map
         T = game.T
         n = game.num_players
-        self.T, self.F, self.G = T, F_SIZE, G_SIZE
+        self.layout = graph_layout(self.flat.blocks, T, n)
+        self.T, self.F, self.G = T, self.layout.nodes.size, self.layout.globals.size
         self._n = n
         src = np.asarray(game.edge_src, dtype=np.int64)
         dst = np.asarray(game.edge_dst, dtype=np.int64)
@@ -267,6 +278,10 @@ class GraphObservationEncoder:
         if self.turn_feature:
             g[GF["turn"]] = flat[L["turn"]]
         g[GF["bias"]] = 1.0
+        for f0, g0, w in self.layout.extra_globals:  # the blocks the rule switches add (GRAPH_VARIANT_BLOCKS)
+            g[g0 : g0 + w] = flat[f0 : f0 + w]
+        for f0, c0, w in self.layout.extra_nodes:
+            nodes[:, c0 : c0 + w] = flat[f0 : f0 + T * w].reshape(T, w)
         m = np.zeros(0, dtype=np.int8) if mask is None else np.asarray(mask, dtype=np.int8).copy()
         return {"nodes": nodes, "edges": self.edges.copy(), "globals": g, "action_mask": m}
 

@@ -76,6 +76,9 @@ __all__ = [
     "GRAPH_NODE_LAYOUT",
     "GRAPH_GLOBAL_LAYOUT",
     "GRAPH_GLOBALS_FROM_FLAT",
+    "GRAPH_VARIANT_BLOCKS",
+    "GraphLayout",
+    "graph_layout",
     "action_layout",
     "amount_of",
     "decision",
@@ -708,3 +711,71 @@ GRAPH_GLOBALS_FROM_FLAT: dict[str, str] = {
 ``"slots"`` the ``S = n + 1`` owner slots spread over :data:`MAX_PLAYERS` seats and the neutral
 (the last entry), ``"seats"`` the ``n`` seats padded to :data:`MAX_PLAYERS`. The other global
 blocks (``num_players``, ``turn``, ``bias``) are the graph encoder's own."""
+
+
+GRAPH_VARIANT_BLOCKS: dict[str, tuple[str, bool]] = {
+    "mission": ("globals", True),
+    "mission_held": ("globals", True),
+    "capital": ("nodes", True),
+    "capital_phase": ("globals", False),
+    "dice_rules": ("globals", False),
+    "allied": ("globals", False),
+    "blitz_defence": ("globals", False),
+}
+"""How the graph observation carries each flat block a rule switch adds (docs/rules.md §5-§8: the secret missions,
+the capitals, the expert dice rules, the allied army, the defender's choice): ``(where, padded)``. ``where`` is
+``"globals"`` (the block appended to the globals) or ``"nodes"`` (a flat block of shape ``(T, w)`` appended to each
+node's row, ``w`` per territory). ``padded``: the block's last ``n`` entries are the rotated seats, padded to
+:data:`MAX_PLAYERS` as the core blocks are, so that one network reads every player count. Flat entry ``k`` of a
+block (of a node's row) is graph entry ``k`` of its graph block: the graph blocks differ only in their padded width."""
+
+
+@dataclass(frozen=True)
+class GraphLayout:
+    """The graph observation of one game: the node and global blocks (the core ones of :data:`GRAPH_NODE_LAYOUT` and
+    :data:`GRAPH_GLOBAL_LAYOUT`, then the variant blocks of :data:`GRAPH_VARIANT_BLOCKS` the rules add, in the flat
+    layout's order), and where each variant block comes from.
+
+    Attributes:
+        nodes: node features (``F = nodes.size``).
+        globals: global features (``G = globals.size``).
+        extra_globals: ``(flat start, graph start, width)`` of each variant global block (``width`` flat entries).
+        extra_nodes: ``(flat start, graph column, width)`` of each variant node block (``width`` entries per node).
+    """
+
+    nodes: BlockLayout
+    globals: BlockLayout
+    extra_globals: tuple[tuple[int, int, int], ...]
+    extra_nodes: tuple[tuple[int, int, int], ...]
+
+
+def graph_layout(flat: BlockLayout, T: int, n: int) -> GraphLayout:
+    """The graph observation's layout for a game whose flat observation layout is ``flat`` (:func:`observation_layout`),
+    of ``T`` territories and ``n`` players. The rules of the shipped networks add no variant block: ``F = 20``,
+    ``G = 73``.
+
+    Raises:
+        ValueError: a flat block that is neither the core observation's nor in :data:`GRAPH_VARIANT_BLOCKS` (a new
+            rule switch's block must say how the graph observation carries it).
+    """
+    core = {b.name for b in _core_observation(Dims(RulesConfig(), T, 1, n))}
+    node_blocks, global_blocks = list(GRAPH_NODE_LAYOUT), list(GRAPH_GLOBAL_LAYOUT)
+    extras: list[tuple[str, Block, int, int]] = []  # (where, graph block, flat start, flat width per row)
+    for b in flat:
+        if b.name in core:
+            continue
+        if b.name not in GRAPH_VARIANT_BLOCKS:
+            raise ValueError(f"the flat observation block {b.name!r} has no graph form; add it to GRAPH_VARIANT_BLOCKS")
+        where, padded = GRAPH_VARIANT_BLOCKS[b.name]
+        width = b.shape[-1] if where == "nodes" else b.size
+        graph_width = width - n + MAX_PLAYERS if padded else width
+        block = Block(b.name, (graph_width,), b.doc + (f" (seats padded to {MAX_PLAYERS})" if padded else ""))
+        (node_blocks if where == "nodes" else global_blocks).append(block)
+        extras.append((where, block, flat.start(b.name), width))
+    nodes, globals_ = BlockLayout(node_blocks), BlockLayout(global_blocks)
+    return GraphLayout(
+        nodes,
+        globals_,
+        tuple((f0, globals_.start(b.name), w) for where, b, f0, w in extras if where == "globals"),
+        tuple((f0, nodes.start(b.name), w) for where, b, f0, w in extras if where == "nodes"),
+    )

@@ -184,12 +184,12 @@ def build_network(cfg: TrainConfig, env: Any) -> Any:
     """A fresh :class:`~risk_env.train.graph_net.GraphNet` for ``env``'s rules (seeded by ``cfg.seed``)."""
     import torch
 
-    from ..envs.graph import F_SIZE, G_SIZE
     from .graph_net import GraphNet
 
     torch.manual_seed(cfg.seed)
     g = env.game
-    return GraphNet(F_SIZE, G_SIZE, g.num_actions - g.T, hidden=cfg.ppo.graph_hidden, rounds=cfg.ppo.graph_rounds)
+    gt = g.graph_tables  # (F and G of these rules: the core features and the blocks their switches add)
+    return GraphNet(gt.F, gt.G, g.num_actions - g.T, hidden=cfg.ppo.graph_hidden, rounds=cfg.ppo.graph_rounds)
 
 
 def _teacher(cfg: TrainConfig, env: Any, name: str, key: str) -> Any:

@@ -209,15 +209,16 @@ class GraphNet(nn.Module):
 
         F, G, n_other = self.sizes["node_dim"], self.sizes["global_dim"], self.sizes["n_other"]
         where = "train a policy under these rules (or play it under the rules it was trained for)"
-        if node_dim != F or global_dim != G:
-            raise ConfigError(
-                f"this graph policy reads {F} features per territory and {G} global features; these rules give {node_dim} "
-                f"and {global_dim} (rule switches such as missions, capitals or the allied army add features): {where}"
-            )
         if num_actions - T != n_other:
             raise ConfigError(
                 f"this graph policy scores {n_other} action ids besides the {T} territories; these rules have "
                 f"{num_actions - T} (rule switches such as the dice rules or the card trade change that block): {where}"
+            )
+        if node_dim != F or global_dim != G:
+            raise ConfigError(
+                f"this graph policy reads {F} features per territory and {G} global features; these rules give {node_dim} "
+                f"and {global_dim} (rule switches such as missions, capitals, the expert dice or the allied army add "
+                f"features): {where}"
             )
 
 

@@ -450,6 +450,11 @@ class LearnerEnv:
         self._decided.zero_()
         acc = self._acc()
         out = self._advance(out, acc)
+        # (a game that ends before its learner's first decision is no episode of that learner, as in reset_slots)
+        acc.rewards.zero_()
+        acc.term.zero_()
+        acc.trunc.zero_()
+        acc.reset.zero_()
         return self._finish(out, acc, torch.zeros(B, dtype=torch.int64, device=dev), first=True)
 
     def step(self, actions: torch.Tensor, active: torch.Tensor | None = None) -> LearnerStep:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..envs.graph import GLOBAL_FEATURES, static_node_features
-from ..envs.layout import GRAPH_GLOBALS_FROM_FLAT, GRAPH_NODE_LAYOUT, MAX_PLAYERS
+from ..envs.layout import GRAPH_GLOBALS_FROM_FLAT, GRAPH_NODE_LAYOUT, MAX_PLAYERS, graph_layout
 from .masks import take
 from .state import ATTACK, CAPITAL, CLAIM, DEFEND, GAME_OVER, OCCUPY, SETUP_PLACE, BatchState
 
@@ -220,8 +220,9 @@ class GraphTables:
         S = n + 1
         node = {b.name: GRAPH_NODE_LAYOUT.start(b.name) for b in GRAPH_NODE_LAYOUT}
         self.node = node
-        self.F = GRAPH_NODE_LAYOUT.size
-        self.G = max(sl.stop for sl in GLOBAL_FEATURES.values())
+        self.layout = graph_layout(game.obs_layout, T, n)  # (the core blocks, then those the rule switches add)
+        self.F = self.layout.nodes.size
+        self.G = self.layout.globals.size
         src = np.asarray(ref.edge_src, dtype=np.int64)
         dst = np.asarray(ref.edge_dst, dtype=np.int64)
         self.edges = torch.as_tensor(np.stack([src, dst]), device=dev)
@@ -247,6 +248,9 @@ class GraphTables:
             cols = slot_map if how == "slots" else range(w)
             src_i += [f0 + k for k in range(w)]
             dst_i += [g0 + c for c in cols]
+        for f0, g0, w in self.layout.extra_globals:
+            src_i += [f0 + k for k in range(w)]
+            dst_i += [g0 + k for k in range(w)]
         self.global_runs = _runs(src_i, dst_i)  # (flat start, graph start, width): slice copies, no index kernels
         self.static_cols = [node["cont_bonus"], node["cont_size"], node["degree"]]  # the columns of `static`
         self.turn_flat = flat.start("turn")
@@ -337,6 +341,8 @@ def observe_graph(
         glob[:, g0 : g0 + w] = flat[:, f0 : f0 + w]
     if turn_feature:
         glob[:, gt.turn_global] = flat[:, gt.turn_flat]
+    for f0, c0, w in gt.layout.extra_nodes:  # node blocks the rule switches add (capitals)
+        nodes[:, :, c0 : c0 + w] = flat[:, f0 : f0 + T * w].view(B, T, w)
     return {"nodes": nodes, "edges": gt.edges.expand(B, -1, -1), "globals": glob, "action_mask": m8}
 
 

@@ -94,7 +94,8 @@ def test_vector_env_graph_mode_matches_its_own_flat_observation() -> None:
     for _ in range(200):
         obs = out.observation
         assert isinstance(obs, dict) and set(obs) == {"nodes", "edges", "globals", "action_mask"}
-        assert obs["nodes"].shape == (16, g.T, 20) and obs["globals"].shape == (16, 73)
+        # (the defender's choice of dice adds its blitz_defence global: G = 74)
+        assert obs["nodes"].shape == (16, g.T, 20) and obs["globals"].shape == (16, 74) == (16, g.graph_tables.G)
         assert obs["edges"].shape == (16, 2, g.graph_tables.edges.shape[1])
         assert torch.equal(obs["action_mask"].bool(), out.action_mask)
         assert torch.equal(out.action_mask, fout.action_mask) and torch.equal(out.current_player, fout.current_player)

@@ -157,6 +157,8 @@ def test_before_reset_every_call_asks_for_reset() -> None:
         (torch.zeros(3, dtype=torch.int64), r"shape \(4,\), got shape \(3,\)"),
         (torch.zeros(4, 1, dtype=torch.int64), r"shape \(4,\), got shape \(4, 1\)"),
         (torch.zeros(4), "integer tensor of shape"),
+        # (an unsigned id tensor other than uint8 is refused naming the dtypes taken)
+        (torch.zeros(4, dtype=torch.uint64), r"dtype uint64 \(dtypes taken: int64, int32, int16, int8, uint8\)$"),
         (torch.zeros(4, dtype=torch.bool), "integer tensor of shape"),
         (["a", "b", "c", "d"], "integer tensor of shape"),
         (torch.full((4,), 10_000), r"out of range \(ids are 0\.\.36\)"),

@@ -238,7 +238,10 @@ class VectorEnv:
         except (TypeError, ValueError, RuntimeError) as e:
             raise IllegalActionError(f"actions must be an integer tensor of shape ({self.num_envs},), got {x!r}: {e}") from None
         if a.shape != (self.num_envs,) or a.dtype not in ID_DTYPES:
-            raise IllegalActionError(f"actions must be an integer tensor of shape ({self.num_envs},), got {_describe(a)}")
+            raise IllegalActionError(
+                f"actions must be an integer tensor of shape ({self.num_envs},), got {_describe(a)}"
+                + ("" if a.dtype in ID_DTYPES else f" (dtypes taken: {', '.join(_dtype_name(d) for d in ID_DTYPES)})")
+            )
         a = a.long()
         if self.check_actions:
             assert self._mask is not None and self.state is not None  # (checked by _live)
@@ -526,7 +529,11 @@ def refuse_masked(x: Any, want: str, error: type[RiskError]) -> None:
 
 
 def _describe(t: torch.Tensor) -> str:
-    return f"shape {tuple(t.shape)} dtype {str(t.dtype).replace('torch.', '')}"
+    return f"shape {tuple(t.shape)} dtype {_dtype_name(t.dtype)}"
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
 
 
 def _normal(x: Any) -> Any:

@@ -1205,3 +1205,23 @@ def test_both_evaluation_backends_refuse_a_policy_of_other_rules_first_and_name_
         for misfit in ("ppo-2p-0.1", "ppo-3p"):
             with pytest.raises(AgentRulesError, match=f"^agent '{misfit}' cannot play these rules: this graph policy "):
                 evaluate(["random", misfit], num_games=2, rules="expert", workers=1, progress=False, backend=backend)
+
+
+def test_a_refusal_under_the_switches_that_add_graph_features_names_them() -> None:
+    # (the graph observation carries the blocks of the missions, capitals, the allied army and the defender's choice:
+    # a network of the core features is refused under them, naming the switch, or, where it was trained under them
+    # before the graph observation carried their blocks, saying so)
+    from risk_env.envs.opponents import check_fits_game
+    from risk_env.train.graph_net import GraphNet, check_plays
+
+    allied = Game(RulesConfig.from_preset("allied"))
+    for name in ("ppo-2p", "ppo-4p"):  # (a 4-player network too: the allied army is a rule of 2-player games)
+        with pytest.raises(AgentRulesError, match=r"trained with two_player='neutral' \(these rules: two_player='allied'\)$"):
+            check_fits_game([load_agent(name)], allied)
+    choose = Game(RulesConfig.from_preset("fast", num_players=4, defender_dice="choose"))
+    with pytest.raises(AgentRulesError, match=r"these rules give 20 and 74 .*defender_dice='choose'\)$"):
+        check_fits_game([load_agent("ppo-4p")], choose)
+    caps = RulesConfig.from_preset("fast", num_players=3, capitals=True)
+    with pytest.raises(ConfigError, match=r"its training rules give 26 and 74 features today: the network was built before"):
+        check_plays(GraphNet(20, 73, 28), Game(caps), caps.to_dict())
+    check_plays(GraphNet(26, 74, 28), Game(caps), caps.to_dict())  # (one of today's layout plays)

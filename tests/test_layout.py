@@ -107,8 +107,11 @@ def test_graph_features_come_from_the_layout() -> None:
     core = {b.name for b in layout.layout_parts(RulesConfig())[0].observation(d)}
     added = {b.name for part in layout.layout_parts() if part.observation for b in part.observation(d)} - core
     assert added == set(layout.GRAPH_VARIANT_BLOCKS)
-    with pytest.raises(ValueError, match="^the flat observation block 'test_obs' has no graph form"):
-        layout.graph_layout(layout.BlockLayout([*observation_layout(_game({})), Block("test_obs", (2,))]), 42, 4)
+    # a block of a part registered elsewhere is carried as it is, at the end of the globals
+    flat = layout.BlockLayout([*observation_layout(_game({})), Block("test_obs", (3, 2))])
+    other = layout.graph_layout(flat, 42, 4)
+    assert other.globals.blocks[-1] == Block("test_obs", (6,), "") and other.nodes.size == 20
+    assert other.extra_globals == ((flat.start("test_obs"), 73, 6),)
 
 
 def test_new_part_appends_without_moving_others() -> None:
@@ -132,6 +135,9 @@ def test_new_part_appends_without_moving_others() -> None:
         assert o.size == before_o.size + 6 and o.as_dict() | before_o.as_dict() == o.as_dict()
         assert all(o.slice(b.name) == before_o.slice(b.name) for b in before_o)
         assert action_layout(Game(RulesConfig(num_players=4))).n == 70  # a part applies only where it says
+        # the graph observation carries the new block as it is, at the end of its globals (the envs build)
+        enc = GraphObservationEncoder(Game(RulesConfig(num_players=3)))
+        assert (enc.F, enc.G) == (20, 79) and enc.layout.globals.blocks[-1].name == "test_obs"
     finally:
         remove_part("test_variant")
     assert action_layout(g).n == before_a.n

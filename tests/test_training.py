@@ -1104,7 +1104,7 @@ def test_the_memory_check_counts_the_largest_minibatch_the_network_trains_on():
     from risk_env.train.graph_net import GraphNet
 
     def counted(*sets):
-        _, _, kept, batch = graph_net_weights(load_config("device", list(sets)), 28, 42)
+        _, _, kept, batch = graph_net_weights(load_config("device", list(sets)), 28, 42, 20, 73)
         return kept, batch
 
     def rows(n, hidden=32):

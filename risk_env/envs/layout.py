@@ -754,9 +754,10 @@ def graph_layout(flat: BlockLayout, T: int, n: int) -> GraphLayout:
     of ``T`` territories and ``n`` players. The rules of the shipped networks add no variant block: ``F = 20``,
     ``G = 73``.
 
-    Raises:
-        ValueError: a flat block that is neither the core observation's nor in :data:`GRAPH_VARIANT_BLOCKS` (a new
-            rule switch's block must say how the graph observation carries it).
+    A flat block that is neither the core observation's nor in :data:`GRAPH_VARIANT_BLOCKS` (a part registered
+    elsewhere, :func:`register_part`) is appended to the globals as it is, not padded: the graph observation carries
+    all that the flat one does, and a new variant says in :data:`GRAPH_VARIANT_BLOCKS` how to carry its blocks across
+    player counts.
     """
     core = {b.name for b in _core_observation(Dims(RulesConfig(), T, 1, n))}
     node_blocks, global_blocks = list(GRAPH_NODE_LAYOUT), list(GRAPH_GLOBAL_LAYOUT)
@@ -764,9 +765,7 @@ def graph_layout(flat: BlockLayout, T: int, n: int) -> GraphLayout:
     for b in flat:
         if b.name in core:
             continue
-        if b.name not in GRAPH_VARIANT_BLOCKS:
-            raise ValueError(f"the flat observation block {b.name!r} has no graph form; add it to GRAPH_VARIANT_BLOCKS")
-        where, padded = GRAPH_VARIANT_BLOCKS[b.name]
+        where, padded = GRAPH_VARIANT_BLOCKS.get(b.name, ("globals", False))
         width = b.shape[-1] if where == "nodes" else b.size
         graph_width = width - n + MAX_PLAYERS if padded else width
         block = Block(b.name, (graph_width,), b.doc + (f" (seats padded to {MAX_PLAYERS})" if padded else ""))

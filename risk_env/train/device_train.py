@@ -455,8 +455,9 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 
-def graph_net_weights(cfg: TrainConfig, n_other: int, T: int) -> tuple[int, str, int, str]:
-    """The weights of the graph network ``cfg.ppo`` describes, for rules of ``n_other`` non-territory action ids
+def graph_net_weights(cfg: TrainConfig, n_other: int, T: int, F: int, G: int) -> tuple[int, str, int, str]:
+    """The weights of the graph network ``cfg.ppo`` describes, for rules of ``n_other`` non-territory action ids and
+    graph observations of ``F`` node and ``G`` global features
     (:meth:`GraphNet.parameter_count <risk_env.train.graph_net.GraphNet.parameter_count>`, without building it), the
     settings that size it, the bytes its largest minibatch of observations of ``T`` territories keeps for the backward
     pass (:meth:`GraphNet.activation_bytes <risk_env.train.graph_net.GraphNet.activation_bytes>`) and the setting
@@ -466,17 +467,16 @@ def graph_net_weights(cfg: TrainConfig, n_other: int, T: int) -> tuple[int, str,
     and with the warm start (``imitation.enabled``) its own, ``imitation.batch_size`` but at most the decisions it
     clones (``imitation.decisions`` and ``imitation.dagger_decisions`` per DAgger round).
     """
-    from ..envs.graph import F_SIZE, G_SIZE
     from .graph_net import GraphNet
 
     p, im = cfg.ppo, cfg.imitation
-    weights = GraphNet.parameter_count(F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
+    weights = GraphNet.parameter_count(F, G, n_other, p.graph_hidden, p.graph_rounds)
     batches = [(min(p.batch_size, cfg.env.n_envs * p.n_steps), f"ppo.batch_size={p.batch_size:,}")]
     if im.enabled:
         cloned = im.decisions + im.dagger_rounds * im.dagger_decisions
         batches.append((min(im.batch_size, cloned), f"imitation.batch_size={im.batch_size:,}"))
     rows, batch = max(batches, key=lambda b: b[0])
-    kept = GraphNet.activation_bytes(rows, T, F_SIZE, G_SIZE, n_other, p.graph_hidden, p.graph_rounds)
+    kept = GraphNet.activation_bytes(rows, T, F, G, n_other, p.graph_hidden, p.graph_rounds)
     return weights, f"ppo.graph_hidden={p.graph_hidden:,}, ppo.graph_rounds={p.graph_rounds:,}", kept, batch
 
 
@@ -524,7 +524,8 @@ def check_memory(cfg: TrainConfig, device: Any) -> None:
         f", in each of the {len(counts)} lanes of env.player_counts" if len(counts) > 1 else ""
     )
     games[0].check_batch(cfg.env.n_envs, "env.n_envs", extra, what)
-    weights, what_sizes, kept, batch = graph_net_weights(cfg, games[0].num_actions - games[0].T, games[0].T)
+    g0 = games[0]
+    weights, what_sizes, kept, batch = graph_net_weights(cfg, g0.num_actions - g0.T, g0.T, g0.graph_tables.F, g0.graph_tables.G)
     check_network_memory(weights, device, what_sizes, kept, batch)
 
 

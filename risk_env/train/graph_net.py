@@ -67,7 +67,8 @@ class GraphNet(nn.Module):
     """The territory-graph actor-critic (module docstring).
 
     Args:
-        node_dim: ``F`` (20 for :mod:`risk_env.envs.graph`); global_dim: ``G`` (73);
+        node_dim: ``F`` (20 for :mod:`risk_env.envs.graph` under ``classic`` and ``fast``; the rule switches that add
+            blocks add features); global_dim: ``G`` (73 there);
         n_other: the non-territory action ids ``N - T`` (28 under the classic rules);
         hidden: ``d``; rounds: message-passing rounds.
 
@@ -217,8 +218,8 @@ class GraphNet(nn.Module):
         if node_dim != F or global_dim != G:
             raise ConfigError(
                 f"this graph policy reads {F} features per territory and {G} global features; these rules give {node_dim} "
-                f"and {global_dim} (rule switches such as missions, capitals, the expert dice or the allied army add "
-                f"features): {where}"
+                f"and {global_dim} (rule switches such as missions, capitals, the expert dice, the allied army or the "
+                f"defender's choice of dice add features): {where}"
             )
 
 
@@ -239,10 +240,11 @@ def check_plays(net: GraphNet, game: Any, trained: Any = None) -> None:
     try:
         net.check_fits(enc.T, enc.F, enc.G, ActionCodec(game).n)
     except ConfigError as e:
-        raise ConfigError(f"{e}{trained_rules_note(trained, game.config)}") from None
+        sizes = (int(net.sizes["node_dim"]), int(net.sizes["global_dim"]))
+        raise ConfigError(f"{e}{trained_rules_note(trained, game.config, sizes)}") from None
 
 
-def trained_rules_note(trained: Any, rules: Any) -> str:
+def trained_rules_note(trained: Any, rules: Any, net_sizes: tuple[int, int] | None = None) -> str:
     """The rule switches by which ``rules`` (a :class:`~risk_env.rules.config.RulesConfig`) differ from the rules a policy
     file says its network was trained under (``trained``: its ``meta["rules"]``, a dict) and which change what the
     network reads or scores, as the end of a refusal of :meth:`GraphNet.check_fits`:
@@ -252,8 +254,11 @@ def trained_rules_note(trained: Any, rules: Any) -> str:
     action ids, judged from either side: these rules with the switch at its training value, or the training rules with
     it at its value here (a Game is built for each; this runs only on a refusal). A switch that cannot be changed alone
     on either side (it needs another with it) is named where no switch is found on its own. The map, the player count,
-    the starting armies and, between different player counts, the two-player rule are left out (the network plays any
-    map and count). ``""`` where the file keeps no rules, they no longer resolve, or no switch is found.
+    the starting armies and, between player counts above 2, the two-player rule are left out (the network plays any
+    map and count; the two-player rule is named where one side plays 2-player games, whose allied army adds features).
+    Where no switch is found, the training rules give these rules' sizes and the network (``net_sizes``: its ``F``
+    and ``G``) reads others, the note says the network was built before the graph observation carried the blocks of
+    its rule switches. ``""`` where the file keeps no rules, they no longer resolve, or nothing is found.
     """
     from ..envs.codec import ActionCodec
     from ..envs.graph import GraphObservationEncoder
@@ -288,8 +293,8 @@ def trained_rules_note(trained: Any, rules: Any) -> str:
         return None if a is None or b is None else a != b
 
     skip = {"map", "num_players", "starting_armies"}
-    if before.num_players != rules.num_players:
-        skip.add("two_player")
+    if before.num_players != rules.num_players and 2 not in (before.num_players, rules.num_players):
+        skip.add("two_player")  # (a rule of 2-player games; named where one side plays them: the allied army's features)
     differ = [k for k in before.differences(rules) if k not in skip]
     named, unsure = [], []
     for k in differ:
@@ -300,6 +305,13 @@ def trained_rules_note(trained: Any, rules: Any) -> str:
             unsure.append(k)
     named = named or unsure
     if not named:
+        here, then = base_sizes["here"], base_sizes["trained"]
+        if here is not None and here == then and net_sizes is not None and net_sizes != here[:2]:
+            # (the training rules give these sizes today, the network reads others: a network of an older layout)
+            return (
+                f"; its training rules give {here[0]} and {here[1]} features today: the network was built before the "
+                "graph observation carried the blocks its rule switches add (risk_env 0.2.0); train it again"
+            )
         return ""
     was = ", ".join(f"{k}={getattr(before, k)!r}" for k in named)
     now = ", ".join(f"{k}={getattr(rules, k)!r}" for k in named)

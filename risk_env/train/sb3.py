@@ -316,7 +316,8 @@ def _network_weights(cfg: TrainConfig) -> tuple[int, Any, str, int, str]:
     env = RiskSingleAgentEnv(rules=cfg.rules_config, **env_kwargs(cfg))  # (its spaces; the rules' opponents unused)
     n, T, p = int(cast(Any, env.action_space).n), env.game.T, cfg.ppo
     if p.policy == "graph":
-        weights, what, kept, batch = graph_net_weights(cfg, n - T, T)
+        enc = env.graph_encoder
+        weights, what, kept, batch = graph_net_weights(cfg, n - T, T, enc.F, enc.G)
         return weights, resolve_device(p.device), what, kept, batch
     sizes = [math.prod(env.observation_space.shape or (1,)), *p.net_arch]
     chain = sum((a + 1) * b for a, b in itertools.pairwise(sizes))  # (one of the two MLPs: actor, critic)

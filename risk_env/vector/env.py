@@ -33,7 +33,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from ..envs.layout import GRAPH_GLOBAL_LAYOUT, GRAPH_NODE_LAYOUT
 from ..errors import ConfigError, IllegalActionError, ResetNeededError, RiskError, check_seed
 from ..rules.config import RulesConfig, resolve_rules
 from ..rules.state import Phase
@@ -198,7 +197,8 @@ class VectorEnv:
         self._pool: BatchState | None = None
         self._pool_pos = 0
         self._pool_size = max(8, min(256, num_envs // 4))
-        graph = 4 * (self.game.T * GRAPH_NODE_LAYOUT.size + GRAPH_GLOBAL_LAYOUT.size) if observation == "graph" else 0
+        gt = self.game.graph_tables
+        graph = 4 * (self.game.T * gt.F + gt.G) if observation == "graph" else 0
         # (before any game is made: a batch beyond the RAM is killed)
         self.game.check_batch(num_envs, "num_envs", graph, "its graph observation")
 

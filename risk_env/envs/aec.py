@@ -176,7 +176,10 @@ Version history
       the last id, and the observation's ``dice_rules`` block at its end),
       ``two_player="allied"`` (the ``allied`` block) and
       ``defender_dice="choose"`` (the ``blitz_defence`` block, one more entry
-      at the end of those games' observations than before).
+      at the end of those games' observations than before), and the graph
+      observation's blocks of those switches (the missions, the capitals, the
+      dice rules, the allied army, the blitz defence: appended after its core
+      features in games with a switch on, :data:`risk_env.envs.layout.GRAPH_VARIANT_BLOCKS`).
 """
 
 from __future__ import annotations

@@ -432,6 +432,12 @@ def test_the_final_evaluate_commands_name_the_seed_backend_and_opponents():
     ]
     nobody = load_config(None, ["eval.opponents=[]", "eval.final_games=0"])
     assert final_evaluate_commands(nobody, "m.zip") == ["risk-env evaluate m.zip random --games 200 --rules fast --seed 12345"]
+    # no evaluation under rules the batched heuristics do not play: the command suggested runs on the reference backend
+    # (it named --backend vector, which refuses them; a run without evaluations never checked it)
+    caps = load_config("device", ["rules.capitals=true", "eval.every=0", "eval.final_games=0", "eval.opponents=[balanced]"])
+    assert final_evaluate_commands(caps, "m.pt") == [
+        "risk-env evaluate m.pt balanced --games 200 --rules fast --set capitals=True --seed 12345"
+    ]
 
 
 @pytest.mark.parametrize("backend", ["reference", "vector"])

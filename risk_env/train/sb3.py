@@ -654,11 +654,13 @@ def run_config(
     return load_config("default" if config is None else config, list(overrides))
 
 
-def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200) -> str:
+def evaluate_command(
+    cfg: TrainConfig, model_path: str | os.PathLike[str], opponent: str = "random", games: int = 200, backend: str | None = None
+) -> str:
     """The ``risk-env evaluate`` command that evaluates ``model_path`` against ``opponent`` (one spec filling every
     other seat, or an ``a+b+c`` line-up) as the run's evaluations do: ``cfg``'s evaluation rules, ``eval.seed``
-    and ``eval.backend`` (named when it is not the command's ``reference``), so with the final evaluation's
-    opponent and ``eval.final_games`` it plays the same games again.
+    and ``eval.backend`` (or ``backend``; named when it is not the command's ``reference``), so with the final
+    evaluation's opponent and ``eval.final_games`` it plays the same games again.
 
     >>> evaluate_command(load_config("device"), "runs/device/model.pt", "balanced", 200)
     'risk-env evaluate runs/device/model.pt balanced --games 200 --rules fast --seed 12345 --backend vector'
@@ -675,15 +677,26 @@ def evaluate_command(cfg: TrainConfig, model_path: str | os.PathLike[str], oppon
         parts.append(f"--rules {preset}")
     parts += [f"--set {k}={v}" for k, v in rules.items()]
     parts.append(f"--seed {cfg.eval.seed}")
-    if cfg.eval.backend != "reference":
-        parts.append(f"--backend {cfg.eval.backend}")
+    backend = backend or cfg.eval.backend
+    if backend != "reference":
+        parts.append(f"--backend {backend}")
     return " ".join(parts)
 
 
 def final_evaluate_commands(cfg: TrainConfig, model_path: str | os.PathLike[str]) -> list[str]:
     """The commands that repeat a run's final evaluation (:meth:`risk_env.train.run.Run.final_eval`), one per
     ``eval.opponents`` entry with ``eval.final_games`` games; with no final evaluation, the same commands with 200
-    games (against ``random`` where ``eval.opponents`` is empty)."""
+    games (against ``random`` where ``eval.opponents`` is empty), on the reference backend where the batched
+    heuristics do not play the evaluation rules (a run without evaluations never checked ``eval.backend`` against
+    them)."""
     ev = cfg.eval
     games = ev.final_games if ev.final_games > 0 else 200
-    return [evaluate_command(cfg, model_path, opp, games) for opp in ev.opponents or ["random"]]
+    backend = ev.backend
+    if ev.final_games == 0 and backend == "vector":
+        from ..vector.agents import check_heuristic_rules
+
+        try:
+            check_heuristic_rules(cfg.eval_rules_config)
+        except ConfigError:
+            backend = "reference"
+    return [evaluate_command(cfg, model_path, opp, games, backend) for opp in ev.opponents or ["random"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -175,6 +176,42 @@ def test_two_outputs_on_one_file_are_refused_before_anything_is_written(tmp_path
     gif = str(tmp_path / "a.gif")
     res = runner.invoke(app, ["replay", str(rec), "--quiet", "--gif", gif, "--video", gif])
     assert res.exit_code == 2 and "--video" in res.output and "the same file as --gif" in res.output
+
+
+def test_an_output_over_a_file_the_game_reads_is_refused_before_the_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """watch and play refuse a --record (or --png) that names their own --map, --rules or agent file: the file was
+    replaced by the record without a word."""
+    from risk_env.rules.map import load_map
+
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(load_map("small").to_dict()))
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("fortify: connected\n")
+    before = board.read_bytes(), rules.read_bytes()
+    for command, stdin in (["watch", "--turns", "2", "--show", "none"], None), (["play"], "quit\n"):
+        res = runner.invoke(app, [*command, "-n", "2", "--map", str(board), "--record", str(board)], input=stdin)
+        assert res.exit_code == 2 and res.output == (
+            f"error: --record {str(board)!r} is the same file as the --map file: give each output its own file\n"
+        )
+        given = [*command, "-n", "2", "--map", "small", "--rules", str(rules), "--record", str(rules)]
+        res = runner.invoke(app, given, input=stdin)
+        assert res.exit_code == 2 and "is the same file as the --rules file" in res.output
+    res = runner.invoke(app, ["watch", "-n", "2", "--map", "small", "--agents", f"random,{board}", "--record", str(board)])
+    assert res.exit_code == 2 and f"is the same file as the agent file {str(board)!r}" in res.output
+    assert (board.read_bytes(), rules.read_bytes()) == before
+
+
+def test_set_null_is_the_switchs_default_for_every_switch() -> None:
+    """``--set KEY=null`` is the docs/rules.md default of any switch (it was refused for all but setup and
+    starting_armies)."""
+    from risk_env.rules.config import resolve_rules
+
+    base = RulesConfig(num_players=2)
+    switches = [k for k in RulesConfig.options() if k != "num_players"]
+    got = resolve_rules("fast", num_players=2, **dict.fromkeys(switches))
+    assert {k: getattr(got, k) for k in switches} == {k: getattr(base, k) for k in switches}
+    res = runner.invoke(app, ["watch", *SMALL2, "--show", "end", "--set", "turn_limit=null", "--set", "fortify=null"])
+    assert res.exit_code == 0 and "game over" in res.output
 
 
 def test_group_moves_merges_amounts_into_ranges() -> None:

@@ -504,6 +504,30 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
     (tmp_path / "odd" / "evals.jsonl").mkdir(parents=True)
     with pytest.raises(ConfigError, match=r"evals\.jsonl: a folder, where a training run writes a file$"):
         load_curves(tmp_path / "odd")
+    # figures no run writes: each was a traceback (matplotlib's, int(), numpy's isfinite, the JSON decoder's)
+    good = {"games": 20, "win_rate": 0.45, "ci_low": 0.3, "ci_high": 0.66}
+    for row, refusal in [
+        ({"timesteps": 100, "balanced": {**good, "ci_low": 0.5}}, "ci_low <= win_rate <= ci_high"),
+        ({"timesteps": 100, "balanced": {**good, "win_rate": 1.5, "ci_high": 2.0}}, "must be from 0 to 1"),
+        ({"timesteps": float("inf"), "balanced": good}, "timesteps must be a whole number from 0 to 2\\*\\*53, got inf"),
+        ({"timesteps": 1e308, "balanced": good}, "timesteps must be a whole number"),
+        ({"timesteps": 100, "balanced": {**good, "games": -2}}, "games must be a whole number"),
+    ]:
+        (run / "evals.jsonl").write_text(json.dumps(row) + "\n" + json.dumps(rows[0]) + "\n")
+        with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a row of evaluations \(ValueError: .*" + refusal):
+            load_curves(run)
+    for text, refusal in [("[" * 100_000, "RecursionError"), ('{"timesteps": ' + "1" * 5000 + "}", "4300 digits")]:
+        (run / "evals.jsonl").write_text(text + "\n" + json.dumps(rows[0]) + "\n")
+        with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a JSON row of evaluations \(.*" + refusal):
+            load_curves(run)
+    (run / "evals.jsonl").unlink()
+    (run / "results.json").write_text(json.dumps({"timesteps": 5, "final_eval": {"balanced": {**good, "ci_high": 0.4}}}))
+    with pytest.raises(ConfigError, match=r"results\.json: not the results\.json of a training run \(ValueError: win_rate"):
+        load_curves(run)
+    (run / "results.json").write_text("[" * 100_000)
+    with pytest.raises(ConfigError, match=r"results\.json: not the results\.json of a training run \(RecursionError"):
+        load_curves(run)
+    (run / "results.json").write_text(json.dumps({"timesteps": 5, "final_eval": {}}))
     for name in ("x.txt", "p7", "x.pgf"):  # (.pgf was offered, and ended in matplotlib's traceback without LaTeX)
         with pytest.raises(ConfigError, match="give an image file name ending in one of"):
             plot_runs([run], tmp_path / name)

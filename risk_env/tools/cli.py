@@ -359,6 +359,14 @@ def _output_path(path: str | None, option: str) -> None:
         raise _fail(str(e)) from None
 
 
+def _input_files(rules: str, map_name: str | None, agents: str) -> tuple[tuple[str, str], ...]:
+    """The files a game command reads, as ``(path, what)`` for :func:`_output_paths`: a rules file given as
+    ``--rules``, a map file given as ``--map``, and each agent of ``--agents`` that names a file (a model)."""
+    found = [(rules, "the --rules file"), (map_name, "the --map file")]
+    found += [(name.strip(), f"the agent file {name.strip()!r}") for name in agents.split(",")]
+    return tuple((path, what) for path, what in found if path and os.path.isfile(path))
+
+
 def _output_paths(outputs: list[tuple[str | None, str]], inputs: tuple[tuple[str, str], ...] = ()) -> None:
     """:func:`_output_path` for each ``(path, option)`` of ``outputs``, after checking that no two of them, and
     none of them and an input file (``(path, what)``), name the same file: one would overwrite the other.
@@ -504,7 +512,7 @@ _SET = typer.Option(
     "--set",
     "-s",
     metavar="KEY=VALUE",
-    help="any rules switch as key=value, repeatable (e.g. --set fortify=connected; null for the default)",
+    help="any rules switch as key=value, repeatable (e.g. --set fortify=connected; null for its docs/rules.md default)",
 )
 _SEED = typer.Option(0, "--seed", help="seed of the game's generator (dice, order, setup); agents get seed*1000+seat")
 _PLAY_SEED = typer.Option(
@@ -556,7 +564,7 @@ def play(
     _check_numbers(seed=seed)
     _at_least("--turns", turns, 1)
     cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
-    _output_path(record, "--record")
+    _output_paths([(record, "--record")], _input_files(rules, map_name, agents))
     if not 0 <= seat < cfg.num_players:
         raise _fail(f"--seat must be from 0 to {cfg.num_players - 1}, got {seat}")
     game = Game(cfg)
@@ -624,7 +632,7 @@ def serve(
     if not 0 <= port <= 65535:
         raise _fail(f"--port must be 0..65535, got {port}")
     cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
-    _output_path(record, "--record")
+    _output_paths([(record, "--record")], _input_files(rules, map_name, agents))
     if not 0 <= seat < cfg.num_players:
         raise _fail(f"--seat must be from 0 to {cfg.num_players - 1}, got {seat}")
     web = _import("risk_env.web.app", "web", "'risk-env serve'")
@@ -705,7 +713,7 @@ def watch(
                 check_video_writer(gif)  # (a video needs PyAV or imageio-ffmpeg: told before the game, not after)
         except (MissingExtraError, RuntimeError) as e:
             raise _fail(str(e), 1) from None
-    _output_paths([(png, "--png"), (gif, "--gif"), (record, "--record")])
+    _output_paths([(png, "--png"), (gif, "--gif"), (record, "--record")], _input_files(rules, map_name, agents))
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
     table = {p: _load(nm, seed * 1000 + p) for p, nm in enumerate(names)}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,46 +69,72 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
         for k, (i, line) in enumerate(lines):
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError as e:
-                if k == len(lines) - 1:  # (cut short by a stopped run: the rows before it stand)
+            except (json.JSONDecodeError, RecursionError, ValueError) as e:  # (too deep, or an int too long to read)
+                # (a last row cut short by a stopped run: the rows before it stand)
+                if k == len(lines) - 1 and isinstance(e, json.JSONDecodeError):
                     break
                 raise ConfigError(f"{evals}, line {i}: not a JSON row of evaluations ({e})") from None
             if not isinstance(row, dict) or not any(isinstance(s, dict) for s in row.values()):
                 raise ConfigError(f"{evals}, line {i}: not a row of evaluations (no opponent's figures in it)")
             try:
-                t = int(row["timesteps"])
+                t = _count(row["timesteps"], "timesteps")
                 sec = float(row.get("wall_seconds", math.nan))
                 for opp, s in row.items():
                     if not isinstance(s, dict):
                         continue
+                    w, lo, hi = _rates(s)
                     c = curves.setdefault(opp, Curve(name, opp))
                     c.timesteps.append(t)
                     c.seconds.append(sec)
-                    c.win_rate.append(float(s["win_rate"]))
-                    c.ci_low.append(float(s["ci_low"]))
-                    c.ci_high.append(float(s["ci_high"]))
-                    c.games.append(int(s["games"]))
-            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                    c.win_rate.append(w)
+                    c.ci_low.append(lo)
+                    c.ci_high.append(hi)
+                    c.games.append(_count(s["games"], "games"))
+            except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
                 raise ConfigError(f"{evals}, line {i}: not a row of evaluations ({type(e).__name__}: {e})") from None
     if results.exists():
         text = _text(results)  # (its own ConfigError, not wrapped in the one below)
         try:
             res = json.loads(text)
             for opp, s in (res.get("final_eval") or {}).items():
+                w, lo, hi = _rates(s)
                 c = curves.setdefault(opp, Curve(name, opp))
                 c.final = {
-                    "win_rate": float(s["win_rate"]),
-                    "ci_low": float(s["ci_low"]),
-                    "ci_high": float(s["ci_high"]),
-                    "games": int(s["games"]),
-                    "timesteps": int(res.get("timesteps", c.timesteps[-1] if c.timesteps else 0)),
+                    "win_rate": w,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "games": _count(s["games"], "games"),
+                    "timesteps": _count(res.get("timesteps", c.timesteps[-1] if c.timesteps else 0), "timesteps"),
                     "seconds": float(res.get("learn_seconds", math.nan)),
                 }
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
+        except (json.JSONDecodeError, RecursionError, KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
             raise ConfigError(f"{results}: not the results.json of a training run ({type(e).__name__}: {e})") from None
     if not curves:  # (an empty plot was written)
         raise ConfigError(f"{d}: no evaluation to plot yet (no complete row in evals.jsonl, no final_eval in results.json)")
     return list(curves.values())
+
+
+def _count(x: Any, what: str) -> int:
+    """A whole count of a run's files (decisions, games): an integer from 0 to 2**53 (``5.0`` reads as 5).
+
+    Raises:
+        ValueError: anything else, naming ``what``.
+    """
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x <= 2**53 or x != int(x):
+        raise ValueError(f"{what} must be a whole number from 0 to 2**53, got {x!r}")
+    return int(x)
+
+
+def _rates(s: Mapping[str, Any]) -> tuple[float, float, float]:
+    """``(win_rate, ci_low, ci_high)`` of an opponent's figures: numbers from 0 to 1 with ci_low <= win_rate <= ci_high.
+
+    Raises:
+        KeyError: one is missing; ValueError: one is out of range or the interval does not hold the rate.
+    """
+    w, lo, hi = (float(s[k]) for k in ("win_rate", "ci_low", "ci_high"))
+    if not all(0.0 <= v <= 1.0 for v in (w, lo, hi)) or not lo <= w <= hi:
+        raise ValueError(f"win_rate {w}, ci_low {lo} and ci_high {hi} must be from 0 to 1 with ci_low <= win_rate <= ci_high")
+    return w, lo, hi
 
 
 def _text(path: Path) -> str:

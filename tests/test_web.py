@@ -264,7 +264,7 @@ def client(tmp_path: Path):  # type: ignore[no-untyped-def]
     from risk_env.web.app import create_app
 
     session = GameSession(small(2), seat=0, agents=["random"], seed=3, record=tmp_path / "rec.json")
-    with TestClient(create_app(session)) as c:
+    with TestClient(create_app(session), base_url="http://127.0.0.1:8000") as c:
         c.session = session  # type: ignore[attr-defined]
         yield c
 
@@ -385,7 +385,11 @@ def test_serve_refuses_bad_options_before_serving(tmp_path: Path) -> None:
     assert code == 2 and "exactly 2 (one per seat)" in err
 
 
-def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_serve_serves_a_game_until_ctrl_c_or_sigterm(tmp_path: Path, stop: str) -> None:
+    """Served on 127.0.0.1: the page's requests are answered, another site's are refused with the game unchanged;
+    Ctrl+C or SIGTERM (systemd, docker, ``timeout``) stops it, and the unfinished game's record is written (SIGTERM's
+    default action used to end the process before)."""
     pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
     pytest.importorskip("uvicorn", reason="the web app needs uvicorn (the web extra)")
     import signal
@@ -421,8 +425,16 @@ def test_serve_serves_a_game_until_ctrl_c(tmp_path: Path) -> None:
         assert after["moves"] >= game["moves"]
         page = urllib.request.urlopen(url, timeout=30).read().decode()
         assert "<title>Risk: play against agents</title>" in page
+        for req, code in [  # a page of another site: its name rebound to this machine, or its form
+            (urllib.request.Request(url + "api/game", headers={"Host": "evil.example"}), 400),
+            (urllib.request.Request(url + "api/new", data=b"", headers={"Origin": "http://evil.example"}), 403),
+        ]:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(req, timeout=30)
+            assert refused.value.code == code
+        assert json.loads(urllib.request.urlopen(url + "api/game", timeout=30).read())["moves"] == after["moves"]
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, stop))
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert f"record written to {record}" in out
@@ -658,7 +670,7 @@ def test_an_agent_that_raises_or_answers_no_integer_stops_the_game_not_the_serve
     game = GameSession(rules, agents=["random"], seed=0).game
     seed = next(k for k in range(50) if game.current_player(game.new_game(k)) == 0)  # the person first
     session = GameSession(rules, seat=0, agents=[getattr(helpers, agent)()], seed=seed, record=path)
-    client = TestClient(create_app(session), raise_server_exceptions=False)
+    client = TestClient(create_app(session), raise_server_exceptions=False, base_url="http://localhost:8000")
     view = client.get("/api/game").json()
     while True:  # the person's turn, until the agent is asked
         reply = client.post("/api/act", json={"action": _choices(view)[-1]})

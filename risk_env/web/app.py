@@ -26,6 +26,12 @@ move, hence all that is hidden, so it is the person's only once the game is over
 (:meth:`GameSession.finished_record <risk_env.web.session.GameSession.finished_record>`); the server's
 ``--record`` file is written whenever a game ends or is left.
 
+Only this machine's pages may drive it: a request whose ``Host`` is not the address served (``127.0.0.1``,
+``localhost`` or ``::1`` for a local address; any host when serving every interface, ``0.0.0.0`` or ``::``) is
+refused with 400 by Starlette's ``TrustedHostMiddleware`` (a page of another site that rebinds its name to this
+machine cannot read the game), and a ``POST`` from a page of another origin (its ``Origin`` header) is refused
+with 403 (another site's form cannot start a new game or play a move).
+
 Bad input gets a clear error: a body that is not ``{"action": integer}`` (or ``{"seed": integer}``) is refused
 with 422 and ``{"detail": why}`` in one line naming the field, what it got and the body allowed (also for numbers
 JSON cannot hold, such as ``1e400`` or ``NaN``, which the framework's own answer could not encode: a 500), a
@@ -36,12 +42,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from .._extras import require
 from ..errors import RiskError
@@ -54,6 +63,7 @@ from fastapi import Body, FastAPI, HTTPException, Request  # noqa: E402
 from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import HTMLResponse, JSONResponse, Response  # noqa: E402
 from pydantic import BaseModel, StrictInt  # noqa: E402
+from starlette.middleware.trustedhost import TrustedHostMiddleware  # noqa: E402
 
 __all__ = ["create_app", "serve"]
 
@@ -109,9 +119,43 @@ def validation_detail(path: str, errors: Any) -> str:
     return "; ".join(parts) + (f" (the body is {body})" if body else "")
 
 
-def create_app(session: GameSession) -> FastAPI:
-    """The FastAPI app that serves ``session`` (see the module docstring for the routes)."""
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+"""The ``Host`` names a locally served app answers to (:func:`served_hosts`)."""
+
+
+def served_hosts(host: str) -> list[str]:
+    """The ``Host`` header values the app served on ``host`` answers to: any (``["*"]``) for every interface
+    (``0.0.0.0``, ``::``, ``""``), else ``host`` and this machine's names (:data:`LOCAL_HOSTS`).
+
+    >>> served_hosts("127.0.0.1")
+    ['127.0.0.1', 'localhost', '::1', '[::1]']
+    >>> served_hosts("0.0.0.0")
+    ['*']
+    """
+    if host in ("", "0.0.0.0", "::"):
+        return ["*"]
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return list(dict.fromkeys([*LOCAL_HOSTS, host, shown]))
+
+
+def create_app(session: GameSession, hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
+    """The FastAPI app that serves ``session`` (see the module docstring for the routes).
+
+    Args:
+        session: the game it serves.
+        hosts: the ``Host`` header values it answers to (:func:`served_hosts`; ``["*"]`` for any); others get 400.
+    """
     app = FastAPI(title="risk_env", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
+
+    @app.middleware("http")
+    async def same_origin(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        origin = request.headers.get("origin")
+        if request.method not in ("GET", "HEAD") and origin is not None:
+            if urlsplit(origin).netloc != request.headers.get("host"):
+                return JSONResponse({"detail": f"a request from another site ({origin}) is refused"}, status_code=403)
+        return await call_next(request)
+
     files = {name: _STATIC.joinpath(name).read_text(encoding="utf-8") for name in ("index.html", "play.js", "play.css")}
     files["board.js"] = BOARD_JS
     lock = session.lock
@@ -208,10 +252,24 @@ def serve(session: GameSession, host: str = "127.0.0.1", port: int = 8000, open_
     print(f"risk_env: playing at {url}  (Ctrl+C to stop)", file=out, flush=True)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
-    server = uvicorn.Server(uvicorn.Config(create_app(session), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(session, served_hosts(host)), log_level="warning"))
+    # uvicorn shuts down on Ctrl+C or SIGTERM, then raises the signal again under the handler it found: SIGINT's
+    # is KeyboardInterrupt; SIGTERM's default would end the process before the caller writes its record
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _stopped) if main else None
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn shuts down on Ctrl+C, then passes the signal on: that is how one stops
+    except (KeyboardInterrupt, _Stopped):
         pass
     finally:
+        if main:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
         sock.close()
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived (after uvicorn's shutdown): :func:`serve` returns."""
+
+
+def _stopped(signum: int, frame: Any) -> None:
+    raise _Stopped

@@ -204,11 +204,11 @@ def test_an_output_over_a_file_the_game_reads_is_refused_before_the_game(tmp_pat
 def test_set_null_is_the_switchs_default_for_every_switch() -> None:
     """``--set KEY=null`` is the docs/rules.md default of any switch (it was refused for all but setup and
     starting_armies)."""
-    from risk_env.rules.config import resolve_rules
+    from risk_env.tools.cli import build_rules
 
     base = RulesConfig(num_players=2)
     switches = [k for k in RulesConfig.options() if k != "num_players"]
-    got = resolve_rules("fast", num_players=2, **dict.fromkeys(switches))
+    got = build_rules(2, "fast", None, None, [f"{k}=null" for k in switches])
     assert {k: getattr(got, k) for k in switches} == {k: getattr(base, k) for k in switches}
     res = runner.invoke(app, ["watch", *SMALL2, "--show", "end", "--set", "turn_limit=null", "--set", "fortify=null"])
     assert res.exit_code == 0 and "game over" in res.output

@@ -794,6 +794,15 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
     if kind == "dice_face":
         d["dice_buf"] = [1, 7, 3]
         return d, "dice faces must be 1..6"
+    if kind == "roll_without_separator":  # (was accepted, then render() failed on it: ValueError)
+        d["last_roll"] = [6, 6]
+        return d, "last_roll=[6, 6] must be [] (no roll yet) or 1..3 attacker faces, 0, then 1..2 defender faces"
+    if kind == "roll_without_faces":
+        d["last_roll"] = [0, 0, 0]
+        return d, "last_roll=[0, 0, 0] must be []"
+    if kind == "roll_too_many_defender_faces":
+        d["last_roll"] = [1, 0, 2, 2, 2]
+        return d, "1..2 defender faces"
     if kind == "owner_too_short":
         d["owner"] = d["owner"][:-1]
         return d, "'owner' must hold 42 entries (one per territory of map 'classic'), got 41"
@@ -837,6 +846,9 @@ def _corrupt(g: Game, d: dict, kind: str) -> tuple[dict, str]:
 
 
 STATE_KINDS = [
+    "roll_without_separator",
+    "roll_without_faces",
+    "roll_too_many_defender_faces",
     "armies_zero",
     "armies_negative",
     "armies_overflow",

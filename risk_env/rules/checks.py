@@ -193,6 +193,14 @@ def _rng_problem(v: Any) -> str | None:
     return None
 
 
+def _roll_shape(roll: list[int]) -> bool:
+    """Whether ``roll`` is ``[attacker faces..., 0, defender faces...]`` with 1..3 and 1..2 faces (§4.2)."""
+    if roll.count(0) != 1:
+        return False
+    k = roll.index(0)
+    return 1 <= k <= 3 and 1 <= len(roll) - k - 1 <= 2
+
+
 def field_problems(game: Game, s: GameState) -> list[str]:
     """Ranges of the bookkeeping fields a restored state must respect (not re-checked every step)."""
     T, n = game.T, game.num_players
@@ -207,6 +215,11 @@ def field_problems(game: Game, s: GameState) -> list[str]:
         out.append("a blitz waits for the defender (blitzing) only in the defend phase under defender_dice='choose'")
     if any(not 1 <= x <= 6 for x in s.dice_buf) or any(not 0 <= x <= 6 for x in s.last_roll):
         out.append("dice faces must be 1..6")
+    elif s.last_roll and not _roll_shape(s.last_roll):
+        out.append(
+            f"last_roll={s.last_roll} must be [] (no roll yet) or 1..3 attacker faces, 0, then 1..2 defender faces "
+            "(docs/rules.md §4.2)"
+        )
     if len(s.setup_left) != n + 1 or any(x < 0 for x in s.setup_left):
         out.append(f"setup_left must hold {n + 1} counts >= 0 (one per seat and the neutral)")
     for f in ("turn", "sets_traded", "to_place", "steps", "att_dice", "last_dice", "setup_step", "dice_pos"):

@@ -231,6 +231,15 @@ class RulesConfig:
         return [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")]
 
     @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Each switch's docs/rules.md default (``setup`` and ``starting_armies``: None, the player count's).
+
+        >>> RulesConfig.defaults()["turn_limit"], RulesConfig.defaults()["fortify"]
+        (1000, 'adjacent')
+        """
+        return {f.name: f.default for f in dataclasses.fields(cls) if not f.name.startswith("_")}
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RulesConfig:
         """Build from a dict, rejecting unknown keys.
 
@@ -435,9 +444,6 @@ def _reject_unknown_options(init: Any) -> Any:
 RulesConfig.__init__ = _reject_unknown_options(RulesConfig.__init__)  # type: ignore[method-assign]
 
 
-_RULES_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(RulesConfig) if not f.name.startswith("_")}
-"""Each switch's docs/rules.md default (the field defaults of :class:`RulesConfig`), for :func:`resolve_rules`'s ``None``."""
-
 PRESETS: dict[str, dict[str, Any]] = {
     "classic": {},
     "fast": {"setup": "random", "turn_limit": 400},
@@ -554,9 +560,7 @@ def resolve_rules(
             mapping of switches that may hold a ``"preset"`` key (as in the YAML training configs). Not together
             with ``preset``.
         num_players: 2..6; ``None`` keeps the count of the base (4 without one).
-        **overrides: any switches of :class:`RulesConfig` (``turn_limit=200``, ``fortify="connected"``); ``None``
-            for a switch is its docs/rules.md default (``turn_limit=None`` is 1000 whatever the base says, as
-            ``setup=None`` is the setup of the player count), which is what ``--set turn_limit=null`` gives.
+        **overrides: any switches of :class:`RulesConfig` (``turn_limit=200``, ``fortify="connected"``).
 
     Returns:
         the validated :class:`RulesConfig` (``rules`` itself when nothing changes it).
@@ -578,7 +582,7 @@ def resolve_rules(
     if isinstance(rules, str):
         rules, preset = None, _one_preset(preset, rules)
     check_preset_players(preset, num_players)
-    changes = {key: (_RULES_DEFAULTS.get(key) if value is None else value) for key, value in overrides.items()}
+    changes = dict(overrides)
     if num_players is not None:
         changes["num_players"] = num_players
     if preset is not None and preset not in PRESETS and rules is None:

@@ -262,8 +262,10 @@ def build_rules(
 
 
 def _overrides(settings: list[str] | None, map_name: str | None = None, turn_limit: int | None = None) -> dict[str, Any]:
-    """The rule switches of ``--set``, ``--map`` and ``--turns`` (a malformed ``--set`` raises a RiskError)."""
-    overrides = parse_settings(settings)
+    """The rule switches of ``--set``, ``--map`` and ``--turns`` (a malformed ``--set`` raises a RiskError); ``null``
+    is a switch's docs/rules.md default (:meth:`RulesConfig.defaults`), whatever the preset says."""
+    defaults = RulesConfig.defaults()
+    overrides = {k: defaults.get(k) if v is None else v for k, v in parse_settings(settings).items()}
     if "num_players" in overrides:  # (the count has its own option; the two would clash)
         raise ConfigError(f"--set num_players={overrides['num_players']}: give the number of players as --players (-n)")
     for key, option, value in (("map", "--map", map_name), ("turn_limit", "--turns", turn_limit)):
@@ -1062,7 +1064,7 @@ def train_rllib(
         _import("ray.rllib", "rllib", "training with RLlib")
         config = rllib.build_config(
             num_players=players,
-            rules={"preset": rules, **parse_settings(settings)},
+            rules={"preset": rules, **_overrides(settings)},
             num_env_runners=env_runners,
             envs_per_runner=envs_per_runner,
             train_batch_size=batch,

@@ -127,7 +127,15 @@ class ResetNeededError(RiskError, AssertionError):
 class AgentError(RiskError):
     """An agent raised an exception when asked for an action id (:func:`risk_env.tools.match.play_move`): the
     agent's exception is the ``__cause__``. The message names the agent and the exception's type, not its message,
-    which may tell what the agent knows (its cards) to someone who may not know it."""
+    which may tell what the agent knows (its cards) to someone who may not know it.
+
+    Attributes:
+        record: the game so far (a :class:`~risk_env.records.record.GameRecord`, ``ended`` ``"agent error by
+            player_<n>"``) where the failed game was being recorded (:func:`risk_env.tools.match.play_match` with
+            ``record=True``); else None.
+    """
+
+    record: Any = None
 
 
 class UnknownAgentError(RiskError):

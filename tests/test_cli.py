@@ -214,6 +214,28 @@ def test_set_null_is_the_switchs_default_for_every_switch() -> None:
     assert res.exit_code == 0 and "game over" in res.output
 
 
+def test_watch_names_an_agent_that_raises_and_writes_the_game_so_far(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An agent that raises mid-game ended watch in a traceback and wrote no record: one line naming it, exit 1, the
+    record so far (as play does)."""
+    (tmp_path / "failing_agents.py").write_text(
+        "import numpy as np\n"
+        "calls = []\n"
+        "def late(obs, info):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) > 40:\n"
+        "        raise ValueError('late')\n"
+        "    return int(np.flatnonzero(info['action_mask'])[0])\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rec = tmp_path / "g.json"
+    res = runner.invoke(app, ["watch", *SMALL2, "--agents", "failing_agents:late,random", "--show", "none", "--record", str(rec)])
+    assert res.exit_code == 1, res.output
+    assert res.output.endswith(
+        f"record written to {rec}\nerror: agent 'late' (player_0, game seed 0) failed (ValueError); the game cannot go on\n"
+    ), res.output
+    assert GameRecord.load(rec).result["ended"] == "agent error by player_0"
+
+
 def test_group_moves_merges_amounts_into_ranges() -> None:
     game, s = _first_human_state(0)
     s.to_place = 4

@@ -7,7 +7,7 @@ import pytest
 
 import risk_env
 from risk_env.agents import RandomAgent, load_agent
-from risk_env.errors import ConfigError, IllegalActionError
+from risk_env.errors import AgentError, ConfigError, IllegalActionError
 from risk_env.records.record import GameRecord, same_position
 from risk_env.tools.match import MatchResult, play_match
 from risk_env.tools.soak import expected_rewards
@@ -95,6 +95,36 @@ def test_bad_agents_and_illegal_actions() -> None:
 
     with pytest.raises(IllegalActionError, match=r"agent 'illegal' \(player_0, game seed 4\)"):
         play_match(env, [load_agent(illegal), RandomAgent(), RandomAgent()], seed=4)
+
+
+def test_an_agent_that_raises_is_named_and_its_game_recorded_so_far() -> None:
+    """An agent's own exception was the caller's bare exception (evaluate, watch: a traceback, no record): it is an
+    AgentError naming the agent, its seat and the game seed (the type, not the text, which may name its cards), the
+    agent's exception its cause, and with ``record=True`` the game so far, ended ``agent error by player_1``."""
+    calls = []
+
+    def late(obs, info) -> int:
+        calls.append(1)
+        if len(calls) > 30:
+            raise ValueError("my cards are Alaska and Peru")
+        return int(np.flatnonzero(info["action_mask"])[0])
+
+    with pytest.raises(AgentError) as failed:
+        play_match(_env(), [RandomAgent(), load_agent(late), RandomAgent()], seed=4, record=True, agent_seeds=[1, 2, 3])
+    e = failed.value
+    assert str(e) == "agent 'late' (player_1, game seed 4) failed (ValueError)"
+    assert isinstance(e.__cause__, ValueError) and "Alaska" not in str(e)
+    rec = e.record
+    assert isinstance(rec, GameRecord) and rec.result["ended"] == "agent error by player_1" and rec.seed == 4
+    assert GameRecord.from_json(rec.to_json()).result == rec.result  # it reads back and replays
+    calls.clear()
+    with pytest.raises(AgentError) as failed:
+        play_match(_env(), [RandomAgent(), load_agent(late), RandomAgent()], seed=4)
+    assert failed.value.record is None
+    with pytest.raises(ConfigError, match=r"^agents must be a list of specs \(one per seat\), got NoneType None"):
+        risk_env.evaluate(None, num_games=2, workers=1, progress=False)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"got set"):  # (a set's order, hence the seats, changed from run to run)
+        risk_env.evaluate({"random", "balanced"}, num_games=2, workers=1, progress=False)  # type: ignore[arg-type]
 
 
 class _MaskWriter:

@@ -66,7 +66,7 @@ from .._extras import missing_extra_message, require
 from .._output import check_output_file, write_json
 from ..agents import load_agent, spec_forms
 from ..agents.base import check_fits_game
-from ..errors import ConfigError, RiskError
+from ..errors import AgentError, ConfigError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import GameRecord, ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
@@ -730,18 +730,25 @@ def watch(
 
     use_color = sys.stdout.isatty() if color is None else color
     typer.echo(_seats_line(game, names))
-    s, result = watch_game(
-        cfg,
-        table,
-        seed,
-        show=show,
-        color=use_color,
-        record=True,
-        players=names,
-        on_move=on_move,
-        delay=delay,
-        max_turn_steps=max_turn_steps,
-    )
+    try:
+        s, result = watch_game(
+            cfg,
+            table,
+            seed,
+            show=show,
+            color=use_color,
+            record=True,
+            players=names,
+            on_move=on_move,
+            delay=delay,
+            max_turn_steps=max_turn_steps,
+        )
+    except AgentError as e:  # the game stops; its record so far (ended "agent error by player_<n>") is still written
+        so_far = e.record
+        if record and so_far is not None:
+            _written("--record", record, lambda: so_far.save(record))
+            typer.echo(f"record written to {record}")
+        raise _fail(f"{e}; the game cannot go on", 1) from None
     stalled = result is not None and (result.result or {}).get("ended") == "stalled"
     typer.echo(_stalled_line(game, s, names, max_turn_steps) if stalled else result_line(game, s, names))
     if record and result is not None:

@@ -337,6 +337,19 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _spec_list(agents: Any, what: str) -> list[Any]:
+    """``agents`` as a list: a list or tuple (an ordered sequence: the seats' order is the list's).
+
+    Raises:
+        ConfigError: anything else (None, a number, a set or a dict, whose order is not the caller's).
+    """
+    if not isinstance(agents, Sequence) or isinstance(agents, (str, bytes)):
+        raise ConfigError(
+            f"agents must be a list of specs ({what}), got {type(agents).__name__} {agents!r:.60}: e.g. ['balanced', 'random']"
+        )
+    return list(agents)
+
+
 def evaluate(
     agents: Sequence[Any],
     num_games: int = 100,
@@ -381,8 +394,9 @@ def evaluate(
         an :class:`EvaluationResult`.
 
     Raises:
-        RiskError / ConfigError: bad agents, counts or rules; IllegalActionError: an agent played
-            an illegal action (the message names it and the game seed).
+        RiskError / ConfigError: bad agents (``agents`` not a list or tuple), counts or rules; IllegalActionError: an
+            agent played an illegal action (the message names it and the game seed); AgentError: an agent raised an
+            exception (its cause; the message names the agent, its seat and the game seed).
         ConfigError: ``device`` or ``batch_size`` given with ``backend="reference"``, which would not use them;
             ``workers`` other than 1 given with ``backend="vector"``, which plays its games in one process; a
             ``progress`` that is not True or False.
@@ -395,7 +409,7 @@ def evaluate(
         raise ConfigError(
             f"agents must be a list of specs, one per seat, got the single spec {agents!r}: e.g. [{agents!r}, 'random']"
         )
-    specs = list(agents)
+    specs = _spec_list(agents, "one per seat")
     n = len(specs)
     num_players, num_games, max_turn_steps, workers = (
         _whole(num_players, "num_players"),
@@ -573,7 +587,7 @@ def round_robin(
     check_seed(seed)
     if isinstance(agents, (str, os.PathLike)):
         raise ConfigError(f"agents must be a list of specs, got the single spec {agents!r}")
-    specs = list(agents)
+    specs = _spec_list(agents, "the entrants")
     _check_run_args(backend, _whole(workers, "workers"), progress)  # (before any entrant is loaded)
     if out_dir is not None:  # every pair's arguments, before the first pair plays or writes anything
         _check_out_dir(out_dir)

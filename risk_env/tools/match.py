@@ -161,6 +161,9 @@ def play_match(
         ConfigError: agents or seeds that do not match the seats, a bad cap.
         IllegalActionError: an agent chose an illegal action (strict env); the message names
             the agent and the game seed.
+        AgentError: an agent raised another exception (the ``__cause__``); the message names the agent, its seat and
+            the game seed, and with ``record`` its ``record`` attribute holds the game so far (``ended``
+            ``"agent error by player_<n>"``).
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
@@ -209,13 +212,22 @@ def play_match(
             act_info.pop("view", None)
         elif "view" not in act_info:  # an env made with views=False
             act_info["view"] = raw.view(name)
+        who = getattr(agent, "name", type(agent).__name__)
         try:
             action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
+        except IllegalActionError as e:
+            raise IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}") from None
+        except Exception as e:  # the agent's own failure: named, with the game's record so far
+            failed = AgentError(f"agent {who!r} ({name}, game seed {seed}) failed ({type(e).__name__})")
+            if recorder is not None:
+                recorder.finish(f"agent error by {name}")
+                failed.record = recorder.record
+            raise failed from e
+        try:
             if before_step is not None:
                 before_step(name, action, obs, act_info)
             env.step(action)
         except IllegalActionError as e:
-            who = getattr(agent, "name", type(agent).__name__)
             raise IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}") from None
         steps += 1
         if on_step is not None:

@@ -1170,3 +1170,33 @@ def test_an_agents_illegal_choice_at_the_table_is_an_illegal_action_error():
     with pytest.raises(IllegalActionError, match=r"^agent 'CallableAgent' \(player_\d\) chose the illegal action id \d+;") as e:
         play_game(rules, 1 - first, {first: cheat}, 3, lambda: "q", out=io.StringIO())
     assert "egal ids" not in str(e.value) and e.value.action is not None  # the agent's legal ids stay hidden
+
+
+def test_game_methods_refuse_what_is_no_position_and_a_map_path_is_taken() -> None:
+    """``Game.legal_moves(state.to_dict())`` and the like raised AttributeError; ``map=Path(...)`` was refused although
+    its message allowed a path."""
+    from pathlib import Path
+
+    from risk_env.errors import StateError
+
+    g = Game(RulesConfig(num_players=2, map="small"))
+    s = g.new_game(seed=0)
+    mv = g.legal_moves(s)[0]
+    calls = {
+        "legal_moves": lambda x: g.legal_moves(x),
+        "check": lambda x: g.check(x, mv),
+        "apply": lambda x: g.apply(x, mv),
+        "current_player": lambda x: g.current_player(x),
+        "outcome": lambda x: g.outcome(x),
+    }
+    for call in calls.values():
+        with pytest.raises(StateError, match=r"^a position is a GameState, got dict .*read by Game\.state_from_dict\)$"):
+            call(s.to_dict())
+        with pytest.raises(StateError, match=r"^a position is a GameState, got NoneType None$"):
+            call(None)
+    assert g.legal_moves(s)[0] == mv
+    small = Path(risk_env.__file__).parent / "rules" / "maps" / "small.json"
+    assert RulesConfig(map=small).map == str(small)  # (as resolve_rules takes a rules file's Path)
+    env = risk_env.env(num_players=2, map=small)
+    env.reset(seed=0)
+    assert env.unwrapped.game.T == 9

@@ -216,6 +216,10 @@ def _broken(mutate):
 
 
 BROKEN = {
+    "two territories at one point": (  # (was accepted, and the drawing lost one of them)
+        lambda d: [t.update(xy=[10, 20]) for t in d["territories"][1:3]],
+        r"territories 'B' and 'C' are drawn at one point \[10, 20\]; give each its own xy",
+    ),
     "border to an unknown territory": (
         lambda d: d["borders"].append(["D", "Atlantis"]),
         r"unknown territory 'Atlantis'",
@@ -327,6 +331,10 @@ def test_map_file_that_is_not_utf8_or_nests_too_deeply(tmp_path):
     deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     with pytest.raises(MapError, match="nests JSON too deeply"):
         load_map(str(deep))
+    long_number = tmp_path / "long.json"  # (a ValueError of Python's limit on integer digits got past MapError)
+    long_number.write_text(json.dumps(_tiny()).replace('"bonus": 2', '"bonus": ' + "9" * 5000), encoding="utf-8")
+    with pytest.raises(MapError, match=r"long.json' is not JSON that Python reads: Exceeds the limit"):
+        load_map(str(long_number))
     with pytest.raises(MapError, match="cannot read map file"):
         load_map(tmp_path)  # a folder
 

@@ -270,6 +270,7 @@ def _with_map(**changes) -> dict:
 
 
 BROKEN_RECORDS = {
+    "a number too long to read": (lambda: '{"seed": ' + "1" * 5000 + "}", "must be JSON that Python reads: Exceeds the limit"),
     "not UTF-8": (lambda: json.dumps(_small_record()).replace('"a"', '"\u00e9"').encode("latin-1"), "byte .* is not UTF-8"),
     "deeply nested": (
         lambda: json.dumps({**_small_record(), "meta": {}}).replace("{}", "[" * 50_000 + "]" * 50_000),
@@ -472,3 +473,26 @@ def test_a_game_recorder_refuses_a_move_it_could_not_replay_and_a_final_position
     back = GameRecord.load(path)
     assert back.moves == [text.upper(), game.move_to_text(move)]
     assert same_position(back.verify(), s)
+
+
+def test_bad_paths_and_player_labels_are_refused_up_front(tmp_path: Path) -> None:
+    """GameRecord.load of no file name raised TypeError or ValueError (or read the working folder for ''); a recorder
+    given labels for another player count wrote records that were refused when read."""
+    for path, refusal in [
+        (None, "give a file name as text or a pathlib.Path, got NoneType None"),
+        (3, "got int 3"),
+        (b"g.json", "got bytes"),
+        ("g\0.json", "is no file name"),
+        ("", "'' is no file name"),
+    ]:
+        with pytest.raises(RecordError, match=refusal):
+            GameRecord.load(path)  # type: ignore[arg-type]
+    game = Game(num_players=2, map="small")
+    with pytest.raises(RecordError, match=r"one label per player: 2 for these rules, got 1"):
+        GameRecorder(game, 1, players=["a"])
+    env = risk_env.env(num_players=2, map="small")
+    with pytest.raises(risk_env.ConfigError, match=r"^Recorder players: give one label per player, 2 for this env, got 3$"):
+        Recorder(env, directory=tmp_path / "d", players=["a", "b", "c"])
+    assert not (tmp_path / "d").exists()
+    rec = GameRecorder(game, 1, players=["a", "b"]).finish(game.new_game(1), "unfinished")
+    assert GameRecord.from_json(rec.to_json()).players == ["a", "b"]

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .._output import check_output_file, write_text_file
+from .._output import check_output_file, file_name_text, write_text_file
 from ..envs.codec import ActionCodec, Selection
 from ..errors import ConfigError, IllegalMoveError, InvalidMoveError, RecordError, RiskError, check_seed
 from ..rules.config import RulesConfig
@@ -209,7 +209,7 @@ class GameRecord:
 
         Raises:
             RecordError: ``seed`` is not an integer >= 0 (a record needs the seed to replay), or ``players`` is not a
-                list of printable names.
+                list of printable names, one per player.
         """
         try:
             check_seed(seed)
@@ -219,6 +219,10 @@ class GameRecord:
             why = players_problem(players)
             if why is not None:
                 raise RecordError(f"a record's players {why}")
+            if len(players) != game.num_players:  # (the record was written, then refused when read)
+                raise RecordError(
+                    f"a record's players name one label per player: {game.num_players} for these rules, got {len(players)}"
+                )
         spec = map_spec(game)
         rules = game.config.to_dict()
         if isinstance(spec, str):
@@ -416,6 +420,8 @@ class GameRecord:
             raise RecordError(f"a game record must be JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
         except RecursionError:
             raise RecordError("a game record's JSON nests too deeply to be a record") from None
+        except ValueError as e:  # (a number too long to read: Python's limit on integer digits)
+            raise RecordError(f"a game record must be JSON that Python reads: {e}") from None
         return cls.from_dict(data)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -437,9 +443,15 @@ class GameRecord:
             validate: replay the record to check it (rules, map, every move, the result).
 
         Raises:
-            RecordError: the file cannot be read, is not a record, or (``validate``) does not replay;
-                the message names the file.
+            RecordError: ``path`` is no file name (not text or a path, empty, holding a NUL), the file cannot be read, is
+                not a record, or (``validate``) does not replay; the message names the file.
         """
+        try:
+            name = file_name_text(path, "GameRecord.load: path")
+        except ConfigError as e:
+            raise RecordError(str(e)) from None
+        if not name.strip() or "\0" in name:
+            raise RecordError(f"GameRecord.load: path {name!r} is no file name")
         try:
             raw = Path(path).read_bytes()
         except OSError as e:

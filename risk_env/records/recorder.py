@@ -158,7 +158,7 @@ class Recorder(BaseWrapper):
 
     Raises:
         ConfigError: ``directory`` cannot be made or written into (a file in the way, no permission: nothing is made);
-            ``players`` is not a list of printable names.
+            ``players`` is not a list of printable names, one per player.
     """
 
     def __init__(
@@ -177,6 +177,9 @@ class Recorder(BaseWrapper):
             why = players_problem(players)
             if why is not None:
                 raise ConfigError(f"Recorder players {why}")
+            n = env.unwrapped.game.num_players
+            if len(players) != n:  # (each record was written, then refused when read)
+                raise ConfigError(f"Recorder players: give one label per player, {n} for this env, got {len(players)}")
         super().__init__(env)
         self.directory = Path(directory) if directory is not None else None
         self.players = list(players) if players is not None else None

@@ -302,7 +302,7 @@ _BOOL_SWITCHES = ("reroll_with_card", "die_to_six", "secret_missions", "capitals
 
 def _plain_values(cfg: RulesConfig) -> None:
     """Numpy scalars become the Python values they stand for (``np.int64(3)`` -> ``3``,
-    ``np.bool_(True)`` -> ``True``, ``np.str_`` -> ``str``), so a config holds plain
+    ``np.bool_(True)`` -> ``True``, ``np.str_`` -> ``str``), and a map's ``Path`` its text, so a config holds plain
     JSON values whatever the caller computed them with. Other types are left for the checks."""
     for key in _INT_SWITCHES:
         v = getattr(cfg, key)
@@ -316,6 +316,8 @@ def _plain_values(cfg: RulesConfig) -> None:
         v = getattr(cfg, key)
         if isinstance(v, np.str_):
             object.__setattr__(cfg, key, str(v))
+    if isinstance(cfg.map, os.PathLike):  # a map file's path, as its text (as resolve_rules takes a rules file's)
+        object.__setattr__(cfg, "map", os.fspath(cfg.map))
 
 
 def _check_combinations(cfg: RulesConfig) -> None:

@@ -401,7 +401,12 @@ class Game:
         >>> g = Game(num_players=2, setup="random"); s = g.new_game(0)
         >>> g.current_player(s) == s.order[0]
         True
+
+        Raises:
+            StateError: ``s`` is no :class:`GameState` (:func:`~risk_env.rules.legality.check_fits`).
         """
+        if not isinstance(s, GameState):
+            legality.check_fits(self, s)
         if s.phase == Phase.GAME_OVER:
             return -1
         for hook in self._decider_hooks:
@@ -452,7 +457,11 @@ class Game:
         >>> g = Game(num_players=3, setup="random"); s = g.new_game(0)
         >>> g.outcome(s)
         Outcome(terminated=False, truncated=False, winner=-1, returns=(0.0, 0.0, 0.0), eliminated=())
+
+        Raises:
+            StateError: ``s`` is no :class:`GameState`, or a position of another map or player count.
         """
+        legality.check_fits(self, s)
         return outcome(self, s)
 
     # ------------------------------------------------------------------ cards (docs/rules.md §4.1, §6)

@@ -88,13 +88,25 @@ def _whose(game: Game, s: GameState, purpose: str) -> str:
     return "yours"
 
 
+def _what(x: object) -> str:
+    return f"{type(x).__name__} {x!r:.60}"
+
+
+def _dict_hint(x: object) -> str:
+    return " (a position's dict form, GameState.to_dict(), is read by Game.state_from_dict)" if isinstance(x, dict) else ""
+
+
 def check_fits(game: Game, s: GameState) -> None:
     """Refuse a position of another game: its territories and players are counted by lengths alone (cheap, at every
     move); the whole-position checks are :meth:`Game.invariant_violations <risk_env.rules.engine.Game.invariant_violations>`.
 
     Raises:
-        StateError: ``s`` has another number of territories or players than ``game``'s map and rules.
+        StateError: ``s`` is no :class:`GameState` (a position's dict form is read by
+            :meth:`Game.state_from_dict <risk_env.rules.engine.Game.state_from_dict>`), or has another number of
+            territories or players than ``game``'s map and rules.
     """
+    if not isinstance(s, GameState):
+        raise StateError(f"a position is a GameState, got {_what(s)}{_dict_hint(s)}")
     if len(s.owner) != game.T or len(s.hands) != game.num_players:
         t, n = len(s.owner), len(s.hands)
         raise StateError(

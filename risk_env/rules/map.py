@@ -321,7 +321,8 @@ def map_from_dict(data: Mapping[str, Any], source: str | None = None) -> GameMap
     (territory names as :func:`name_problem` says, distinct even ignoring case, since move
     text reads them case-insensitively), bonuses in ``0..MAX_BONUS``, ``wild_cards`` in
     ``0..MAX_WILD_CARDS``, at most :data:`MAX_TERRITORIES` territories, ``canvas`` two
-    positive finite numbers up to :data:`MAX_CANVAS`, each ``xy`` two finite numbers on the canvas.
+    positive finite numbers up to :data:`MAX_CANVAS`, each ``xy`` two finite numbers on the canvas, no two
+    territories at one ``xy`` (the drawing gives each point one region).
 
     Args:
         data: the parsed JSON object.
@@ -378,6 +379,7 @@ def map_from_dict(data: Mapping[str, Any], source: str | None = None) -> GameMap
     tcont: list[int] = []
     symbols: list[int] = []
     xy: list[list[float]] = []
+    drawn: dict[tuple[float, float], int] = {}  # a drawing position -> the territory there
     for k, t in enumerate(terrs):
         if not isinstance(t, Mapping):
             raise MapError(f"{where}: territory #{k} must be an object, got {type(t).__name__}")
@@ -412,6 +414,12 @@ def map_from_dict(data: Mapping[str, Any], source: str | None = None) -> GameMap
                 f"{where}: territory {tn!r} 'xy' must be [x, y], two numbers on the canvas "
                 f"(0..{width:g}, 0..{height:g}), got {pos!r}"
             )
+        at = (float(pos[0]), float(pos[1])) if pos is not None else None
+        if at is not None and at in drawn:  # (the drawing's regions: one per point)
+            other = names[drawn[at]]
+            raise MapError(f"{where}: territories {other!r} and {tn!r} are drawn at one point {pos!r}; give each its own xy")
+        if at is not None:
+            drawn[at] = len(names)
         names.append(tn)
         folded[tn.lower()] = tn
         tcont.append(cont_names.index(cn))
@@ -528,4 +536,6 @@ def load_map(name_or_path: str | Path) -> GameMap:
         raise MapError(f"map file {s!r} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
         raise MapError(f"map file {s!r} nests JSON too deeply to be a map") from None
+    except ValueError as e:  # (a number too long to read: Python's limit on integer digits)
+        raise MapError(f"map file {s!r} is not JSON that Python reads: {e}") from None
     return map_from_dict(data, source=source)

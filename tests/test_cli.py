@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -234,6 +235,48 @@ def test_watch_names_an_agent_that_raises_and_writes_the_game_so_far(tmp_path, m
         f"record written to {rec}\nerror: agent 'late' (player_0, game seed 0) failed (ValueError); the game cannot go on\n"
     ), res.output
     assert GameRecord.load(rec).result["ended"] == "agent error by player_0"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="needs /dev/stdin")
+def test_replay_upto_reads_a_piped_record_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--upto read the record to check its count, then again to replay it: a pipe was empty the second time."""
+    rec = tmp_path / "g.json"
+    res = runner.invoke(app, ["watch", *SMALL2, "--turns", "3", "--show", "none", "--record", str(rec)])
+    assert res.exit_code == 0, res.output
+    proc = subprocess.run(
+        [sys.executable, "-m", "risk_env.tools.cli", "replay", "/dev/stdin", "--upto", "5"],
+        input=rec.read_bytes(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = proc.stdout.decode().splitlines()
+    assert lines[-1].lstrip().startswith("5 ") and not any(line.lstrip().startswith("6 ") for line in lines)
+
+
+def test_ctrl_c_while_an_agent_moves_leaves_the_game_before_its_move() -> None:
+    """Ctrl+C while an agent was thinking ended play with no record: it leaves as at the prompt, the position before
+    the agent's move returned (the record then finished as unfinished)."""
+    import io
+
+    from risk_env.records.recorder import GameRecorder
+    from risk_env.tools.play import play_game
+
+    cfg = RulesConfig(num_players=2, map="small", setup="random", two_player="none")
+    seed = next(k for k in range(50) if _first_human_state(k)[1].order[0] == 1)  # the agent moves first
+
+    class Interrupted:
+        name = "interrupted"
+
+        def act(self, obs, info) -> int:  # type: ignore[no-untyped-def]
+            raise KeyboardInterrupt
+
+    rec = GameRecorder(Game(cfg), seed, players=["human", "interrupted"])
+    out = io.StringIO()
+    s = play_game(cfg, 0, {1: Interrupted()}, seed, lambda: "", out=out, recorder=rec)
+    assert "interrupted: leaving the game" in out.getvalue()
+    assert same_position(s, Game(cfg).new_game(seed))  # the agent's move not begun
+    assert rec.finish(s, "unfinished").result["ended"] == "unfinished" and rec.record.moves == []
 
 
 def test_group_moves_merges_amounts_into_ranges() -> None:

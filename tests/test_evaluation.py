@@ -441,3 +441,20 @@ def test_a_result_prints_as_a_table_and_its_repr_is_short() -> None:
     end = lines[1].index("win rate") + len("win rate")  # numbers align right under their heading
     assert all(line[end - 1] == "%" and line[end] == " " for line in lines[2:4])
     assert len(repr(r)) < 250 and repr(r).startswith("EvaluationResult(entrants=['aggressive', 'random'], num_players=2")
+
+
+def test_a_results_file_that_cannot_be_written_is_refused_before_any_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A folder named results.json (or winrate.png) in out_dir was found after every game, games.csv and summary.csv
+    already overwritten; now nothing is played or written."""
+    out = tmp_path / "out"
+    (out / "results.json").mkdir(parents=True)
+    (out / "games.csv").write_text("keep\n")
+    small = {"map": "small", "turn_limit": 3, "setup": "random"}
+    with pytest.raises(ConfigError, match=r"the results file '.*results\.json' is a folder; give a file name"):
+        evaluate(["random", "random"], num_games=2, workers=1, progress=False, out_dir=out, **small)
+    assert (out / "games.csv").read_text() == "keep\n" and sorted(p.name for p in out.iterdir()) == ["games.csv", "results.json"]
+    rr = tmp_path / "rr"
+    (rr / "random_vs_aggressive" / "winrate.png").mkdir(parents=True)
+    with pytest.raises(ConfigError, match=r"random_vs_aggressive/winrate\.png' is a folder"):
+        round_robin(["random", "balanced", "aggressive"], num_games=2, workers=1, progress=False, out_dir=rr, **small)
+    assert sorted(p.name for p in rr.iterdir()) == ["random_vs_aggressive"]  # (no pair played before the refusal)

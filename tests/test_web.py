@@ -290,7 +290,7 @@ def test_the_api(client) -> None:  # type: ignore[no-untyped-def]
     assert "seed" not in new and client.session.seed == 9
     assert [e["k"] for e in new["history"]] == list(range(1, new["moves"] + 1))
     before = client.session.state.copy()
-    assert client.post("/api/new", json={"seed": -2}).status_code == 409 and client.session.state == before
+    assert client.post("/api/new", json={"seed": -2}).status_code == 422 and client.session.state == before
     assert client.post("/api/new").status_code == 200 and client.session.seed != 9  # no body: a fresh seed
 
 
@@ -328,7 +328,31 @@ def test_the_api(client) -> None:  # type: ignore[no-untyped-def]
             '{"action": "3"}',
             'action: input should be a valid integer, got "3" (the body is {"action": <integer id>})',
         ),
-        ("/api/act", '{"move": 1}', 'action is required (the body is {"action": <integer id>})'),
+        (
+            "/api/act",
+            '{"move": 1}',
+            'action is required; move: extra inputs are not permitted, got 1 (the body is {"action": <integer id>})',
+        ),
+        (  # (a field besides the action was let through without a word)
+            "/api/act",
+            '{"action": 0, "extra": 1}',
+            'extra: extra inputs are not permitted, got 1 (the body is {"action": <integer id>})',
+        ),
+        (  # (was a 409 from the session)
+            "/api/new",
+            '{"seed": -1}',
+            'seed: input should be greater than or equal to 0, got -1 (the body is {"seed": <integer, 0 or more>} or {})',
+        ),
+        (  # (the framework's 400 "There was an error parsing the body")
+            "/api/act",
+            "[" * 100_000,
+            'the body is not JSON that can be read (the body is {"action": <integer id>})',
+        ),
+        (
+            "/api/act",
+            '{"action": ' + "1" * 5000 + "}",
+            'the body is not JSON that can be read (the body is {"action": <integer id>})',
+        ),
         (
             "/api/act",
             '{"action": 1',
@@ -344,6 +368,16 @@ def test_a_body_the_api_refuses_is_one_line_even_with_numbers_json_cannot_hold(c
     r = client.post(path, content=body, headers={"content-type": "application/json"})
     assert (r.status_code, r.json()) == (422, {"detail": detail})
     assert (client.session.state, client.session.seed) == before
+
+
+def test_a_body_of_another_content_type_is_told_to_be_json(client) -> None:  # type: ignore[no-untyped-def]
+    """A text/plain body was refused with the bytes' Python repr; the refusal now says what to send."""
+    r = client.post("/api/act", content=b'{"action": 0}', headers={"content-type": "text/plain"})
+    assert (r.status_code, r.json()["detail"]) == (
+        422,
+        'the body is not JSON: send it as JSON, with Content-Type: application/json (the body is {"action": <integer id>})',
+    )
+    assert client.get("/api/nowhere").status_code == 404  # (other errors keep the framework's answer)
 
 
 def test_the_api_gives_the_record_once_the_game_is_over(client) -> None:  # type: ignore[no-untyped-def]

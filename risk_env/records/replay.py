@@ -482,7 +482,7 @@ def check_strip_path(path: str | os.PathLike[str], option: str = "render_strip: 
 
 
 def run(
-    record_path: str,
+    record_path: str | GameRecord,
     gif: str | None = None,
     video: str | None = None,
     strip: str | None = None,
@@ -494,7 +494,8 @@ def run(
     strip_turns: int = 24,
 ) -> GameRecord:
     """What ``risk-env replay`` does: print the log, then write the pictures asked for (``strip_turns``:
-    the most panels of the strip, see :func:`render_strip`). Returns the record (the command also
+    the most panels of the strip, see :func:`render_strip`). ``record_path``: a record file, or a record already
+    loaded (a file read once: a pipe cannot be read twice). Returns the record (the command also
     writes its HTML page with :mod:`risk_env.records.html`, which builds on this module).
 
     Raises:
@@ -513,7 +514,7 @@ def run(
         for target in (gif, video):
             if target:
                 check_video_writer(target)
-    rec = GameRecord.load(record_path)
+    rec = record_path if isinstance(record_path, GameRecord) else GameRecord.load(record_path)
     if log:
         for line in format_log(rec, upto):
             print(line, file=out)

@@ -818,15 +818,17 @@ def replay(
         _check_suffix(strip, "--strip", strips, 4)
     _check_suffix(gif, "--gif", ANIMATION_SUFFIXES)
     _check_suffix(video, "--video", _VIDEOS)
+    loaded: GameRecord | None = None  # (read once: a record piped in cannot be read twice)
     if upto is not None:  # (the log checks it only when printed, -q not at all; and names it upto)
         try:
-            total = len(GameRecord.load(record).moves)
+            loaded = GameRecord.load(record)
         except RiskError as e:
             raise _fail(str(e)) from None
+        total = len(loaded.moves)
         if upto > total:
             raise _fail(f"--upto must be a number of moves from 0 to {total} (the moves of {record!r}), got {upto}")
     try:
-        rec = run(record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns)
+        rec = run(loaded or record, gif, video, strip, every, fps, upto, log=not quiet, strip_turns=strip_turns)
         if html:
             from ..records.html import write_replay_page
 

@@ -86,7 +86,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
-from .._output import folder_problem
+from .._output import check_output_file, folder_problem
 from ..errors import ConfigError, check_flag, check_seed
 from ..rules.config import RulesConfig, check_player_count, resolve_rules, rules_player_count
 from ..rules.engine import Game
@@ -254,13 +254,15 @@ def _schedule(num_games: int, n: int, seed: int, chunk: int) -> Iterator[list[tu
         yield jobs
 
 
-def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
-    """Check that ``out_dir`` can be made (where it is missing) and written, before any game is played, creating
-    nothing (:func:`risk_env._output.folder_problem`): :meth:`EvaluationResult.save` makes it after the games.
+def _check_out_dir(out_dir: str | os.PathLike[str], files: Sequence[str] = EvaluationResult.FILES) -> None:
+    """Check that ``out_dir`` can be made (where it is missing) and written, and each of ``files`` there (a folder
+    or a file that cannot be written in the way), before any game is played, creating nothing
+    (:func:`risk_env._output.folder_problem`, :func:`risk_env._output.check_output_file`):
+    :meth:`EvaluationResult.save` makes it after the games.
 
     Raises:
-        ConfigError: ``out_dir`` is not text or a path; the folder cannot be made or written (the message gives the
-            system's reason).
+        ConfigError: ``out_dir`` is not text or a path; the folder cannot be made or written, or a file of ``files``
+            cannot be written there (the message names it and gives the system's reason).
     """
     try:
         why = folder_problem(out_dir)
@@ -268,6 +270,13 @@ def _check_out_dir(out_dir: str | os.PathLike[str]) -> None:
         raise ConfigError(f"out_dir: {e}") from None
     if why is not None:
         raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {why}")
+    for name in files:  # (a folder of that name was found after every game, the files before it written)
+        path = os.path.join(os.fspath(out_dir), name)
+        if os.path.lexists(path):
+            try:
+                check_output_file(path, "the results file")
+            except ConfigError as e:
+                raise ConfigError(f"cannot write results to {os.fspath(out_dir)!r}: {e}") from None
 
 
 def _check_seat_count(rules: Any, n: int) -> None:
@@ -590,11 +599,15 @@ def round_robin(
     specs = _spec_list(agents, "the entrants")
     _check_run_args(backend, _whole(workers, "workers"), progress)  # (before any entrant is loaded)
     if out_dir is not None:  # every pair's arguments, before the first pair plays or writes anything
-        _check_out_dir(out_dir)
+        _check_out_dir(out_dir, ("round_robin.md",))
     _check_entrants(specs, rules, backend, device, batch_size, rule_overrides)
 
     out: dict[tuple[str, str], EvaluationResult] = {}
     labels = _labels(specs)  # (entrants of one label apart: "model", "model#2"; every pair kept)
+    if out_dir is not None:  # each pair's folder, before the first pair plays
+        for i in range(len(specs)):
+            for j in range(i + 1, len(specs)):
+                _check_out_dir(Path(out_dir) / f"{labels[i]}_vs_{labels[j]}")
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             a, b = specs[i], specs[j]

@@ -458,7 +458,8 @@ def play_game(
     names: list[str] | None = None,
 ) -> GameState:
     """Run a game with a human at ``human`` reading moves from ``read_line`` ('' means the input ended; a
-    ``KeyboardInterrupt`` while it waits, Ctrl+C, leaves the game as 'quit' does).
+    ``KeyboardInterrupt`` while it waits or an agent moves, Ctrl+C, leaves the game as 'quit' does, before the agent's
+    move).
 
     Each decision of the human shows one screen of at most 120x40 characters on the
     classic map (:func:`human_screen`). ``names`` labels the seats on the board
@@ -492,6 +493,9 @@ def play_game(
             before = s.copy()
             try:
                 mv, ids = seats.move(s, seat)
+            except KeyboardInterrupt:  # Ctrl+C while an agent moves: leave as at the prompt, before its move
+                _echo(out, "\ninterrupted: leaving the game")
+                return before
             except RiskError as e:  # the agent failed: the game stops; its record ends with the reason
                 if recorder is not None:
                     failed = "illegal action" if isinstance(e, IllegalActionError) else "agent error"

@@ -245,8 +245,11 @@ class EvaluationResult:
         d["stats"] = {k: asdict(v) for k, v in self.stats.items()}
         return d
 
+    FILES = ("summary.csv", "games.csv", "results.json", "winrate.png")
+    """The files :meth:`save` writes (``winrate.png`` with ``plot``)."""
+
     def save(self, out_dir: str | os.PathLike[str], plot: bool = True) -> dict[str, Path]:
-        """Write ``summary.csv``, ``games.csv``, ``results.json`` and (if ``plot``) ``winrate.png``
+        """Write ``summary.csv``, ``games.csv``, ``results.json`` and (if ``plot``) ``winrate.png`` (:attr:`FILES`)
         into ``out_dir`` (created). Returns name -> path."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

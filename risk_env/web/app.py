@@ -32,9 +32,11 @@ refused with 400 by Starlette's ``TrustedHostMiddleware`` (a page of another sit
 machine cannot read the game), and a ``POST`` from a page of another origin (its ``Origin`` header) is refused
 with 403 (another site's form cannot start a new game or play a move).
 
-Bad input gets a clear error: a body that is not ``{"action": integer}`` (or ``{"seed": integer}``) is refused
-with 422 and ``{"detail": why}`` in one line naming the field, what it got and the body allowed (also for numbers
-JSON cannot hold, such as ``1e400`` or ``NaN``, which the framework's own answer could not encode: a 500), a
+Bad input gets a clear error: a body that is not ``{"action": integer}`` (or ``{"seed": integer >= 0}``), with no
+other field, is refused with 422 and ``{"detail": why}`` in one line naming the field, what it got and the body
+allowed (also for numbers JSON cannot hold, such as ``1e400`` or ``NaN``, which the framework's own answer could not
+encode: a 500; for a body the JSON reader gives up on, too deep or with a number too long; and for a body not sent as
+JSON), a
 legal-looking id that the env refuses with 409 and the env's own message; either way the game is unchanged.
 """
 
@@ -49,7 +51,7 @@ import threading
 import webbrowser
 from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from .._extras import require
@@ -60,9 +62,11 @@ from .session import GameSession
 require("fastapi", "web", "the web app (risk-env serve)")
 
 from fastapi import Body, FastAPI, HTTPException, Request  # noqa: E402
+from fastapi.exception_handlers import http_exception_handler  # noqa: E402
 from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import HTMLResponse, JSONResponse, Response  # noqa: E402
-from pydantic import BaseModel, StrictInt  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field, StrictInt  # noqa: E402
+from starlette.exceptions import HTTPException as StarletteHTTPException  # noqa: E402
 from starlette.middleware.trustedhost import TrustedHostMiddleware  # noqa: E402
 
 __all__ = ["create_app", "serve"]
@@ -72,15 +76,17 @@ _MEDIA = {".js": "application/javascript", ".css": "text/css"}
 
 
 class Action(BaseModel):
-    """The body of ``POST /api/act``."""
+    """The body of ``POST /api/act`` (no other field)."""
 
+    model_config = ConfigDict(extra="forbid")
     action: StrictInt
 
 
 class NewGame(BaseModel):
-    """The body of ``POST /api/new``."""
+    """The body of ``POST /api/new`` (no other field)."""
 
-    seed: StrictInt | None = None
+    model_config = ConfigDict(extra="forbid")
+    seed: Annotated[StrictInt, Field(ge=0)] | None = None
 
 
 _BODIES = {"/api/act": '{"action": <integer id>}', "/api/new": '{"seed": <integer, 0 or more>} or {}'}
@@ -111,6 +117,9 @@ def validation_detail(path: str, errors: Any) -> str:
         where = ".".join(loc) or "the body"
         message = str(error.get("msg", "invalid")).rstrip(".")
         message = message[0].lower() + message[1:] if message[:1].isupper() and message[1:2].islower() else message
+        if isinstance(error.get("input"), (bytes, bytearray)):  # (a body of another content type: not read as JSON)
+            parts.append("the body is not JSON: send it as JSON, with Content-Type: application/json")
+            continue
         if kind == "missing":
             parts.append(f"{where} is required")
         else:
@@ -167,6 +176,13 @@ def create_app(session: GameSession, hosts: Sequence[str] = LOCAL_HOSTS) -> Fast
     def invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": validation_detail(request.url.path, exc.errors())}, status_code=422)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def unread_body(request: Request, exc: StarletteHTTPException) -> Response:
+        path = request.url.path
+        if exc.status_code == 400 and path in _BODIES:  # a body the JSON reader gave up on (too deep, a huge number)
+            return JSONResponse({"detail": f"the body is not JSON that can be read (the body is {_BODIES[path]})"}, 422)
+        return await http_exception_handler(request, exc)
+
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
         return files["index.html"]
@@ -191,7 +207,7 @@ def create_app(session: GameSession, hosts: Sequence[str] = LOCAL_HOSTS) -> Fast
                 raise refuse(e) from None
 
     @app.post("/api/new")
-    def new(body: NewGame = Body(default_factory=NewGame)) -> dict[str, Any]:  # noqa: B008 - FastAPI's idiom
+    def new(body: NewGame = Body(default_factory=lambda: NewGame())) -> dict[str, Any]:  # noqa: B008 - FastAPI's idiom
         with lock:
             try:
                 session.new_game(body.seed)

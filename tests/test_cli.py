@@ -279,6 +279,19 @@ def test_ctrl_c_while_an_agent_moves_leaves_the_game_before_its_move() -> None:
     assert rec.finish(s, "unfinished").result["ended"] == "unfinished" and rec.record.moves == []
 
 
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--show", "bogus", "--show must be turn, move, log, end or none, got 'bogus'"),
+        ("--every", "turns", "--every must be turn or move, got 'turns'"),
+        ("--png-when", "start", "--png-when must be end or last-attack, got 'start'"),
+    ],
+)
+def test_watch_choices_name_what_was_given(option: str, value: str, message: str) -> None:
+    res = runner.invoke(app, ["watch", *SMALL2, option, value])
+    assert (res.exit_code, res.output) == (2, f"error: {message}\n")
+
+
 def test_group_moves_merges_amounts_into_ranges() -> None:
     game, s = _first_human_state(0)
     s.to_place = 4

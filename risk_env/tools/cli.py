@@ -692,11 +692,11 @@ def watch(
 ) -> None:
     """Watch agents play each other: boards as text in the terminal, and optionally a GIF/MP4, a PNG and a record."""
     if show not in ("turn", "move", "log", "end", "none"):
-        raise _fail("--show must be turn, move, log, end or none")
+        raise _fail(f"--show must be turn, move, log, end or none, got {show!r}")
     if every not in ("turn", "move"):
-        raise _fail("--every must be turn or move")
+        raise _fail(f"--every must be turn or move, got {every!r}")
     if png_when not in ("end", "last-attack"):
-        raise _fail("--png-when must be end or last-attack")
+        raise _fail(f"--png-when must be end or last-attack, got {png_when!r}")
     _needs(ctx, {"png_when": "--png-when"}, "the picture", "--png", bool(png))
     _needs(ctx, {"every": "--every", "fps": "--fps"}, "the animation", "--gif", bool(gif))
     _check_numbers(seed=seed, delay=delay, fps=fps)

@@ -1732,7 +1732,8 @@ def test_the_resume_rules_check_compares_the_board_not_the_name(tmp_path: Path) 
     kept = {"config": {"rules": cfg.rules}, "game": played_game(cfg)}
     board = load_map("classic").to_dict()
     same = tmp_path / "my_classic.json"  # the classic board under another name, drawn elsewhere
-    same.write_text(json.dumps({**board, "name": "mine", "territories": [{**t, "xy": [1, 1]} for t in board["territories"]]}))
+    moved = [{**t, "xy": [1 + i, 1]} for i, t in enumerate(board["territories"])]
+    same.write_text(json.dumps({**board, "name": "mine", "territories": moved}))
     check_resumed_rules(_tiny(Path("unused"), **{"rules.map": str(same)}), kept, "r", fresh)
     # a map file edited since the checkpoint: the same name, another board
     mine = _tiny(Path("unused"), **{"rules.map": str(same)})

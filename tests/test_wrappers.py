@@ -75,3 +75,33 @@ def test_is_an_order_enforcing_wrapper():
     assert [k for k in vars(StrictWrapper) if not k.startswith("__")] == ["step"]
     shared = [k for k in vars(type(strict).__mro__[1]) if not k.startswith("__")]
     assert shared == ["_refuse", "_repr_svg_", "last", "observe", "state", "render", "agent_iter"]
+
+
+@pytest.mark.parametrize("mode", ["remove", "stay"])
+def test_an_illegal_action_keeps_the_return_of_an_agent_eliminated_earlier(mode: str) -> None:
+    """With ``eliminated="stay"`` an illegal action ending the game wiped out the -1 that an agent eliminated earlier
+    was waiting for; the returns are the same in both modes (docs/clients.md)."""
+    from risk_env.agents import load_agent
+
+    env = risk_env.env(num_players=4, map="small", eliminated=mode)
+    env.reset(seed=0)
+    agents = {a: load_agent("aggressive", seed=i) for i, a in enumerate(env.possible_agents)}
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    offender, out_before = None, None
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        returns[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        if env.unwrapped.game_state.elim_order and offender is None:  # someone is out: play an illegal id
+            offender, out_before = agent, list(env.unwrapped.game_state.elim_order)
+            env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+            continue
+        env.step(agents[agent].act(obs, info))
+    assert offender is not None and out_before
+    expected = dict.fromkeys(env.possible_agents, 0.0)
+    for seat in out_before:
+        expected[env.possible_agents[seat]] = -1.0
+    expected[offender] = -1.0
+    assert returns == expected

@@ -604,7 +604,8 @@ class raw_env(AECEnv):
     def end_for_illegal_action(self, agent: str, reward: float) -> None:
         """End the game because ``agent`` (the one to act) chose an illegal action, as PettingZoo's
         ``TerminateIllegalWrapper`` does: every agent is terminated and truncated, ``agent`` gets
-        ``reward`` and the others 0; the agents then take their dead steps
+        ``reward`` and the others 0 (with ``eliminated="stay"``, an agent eliminated earlier gets the return it was
+        waiting for, as in ``"remove"`` mode); the agents then take their dead steps
         (:class:`~risk_env.envs.wrappers.ClassicWrapper` calls it). No agent acts any more: every
         action mask (observation and info) is all zeros from here on."""
         self._mask = self._zero_mask
@@ -616,6 +617,13 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.truncations, 0)
+        if self._stay:  # an agent eliminated earlier still waits for its return (_finish): it gets it now
+            st = self._live("end_for_illegal_action")
+            returns = self.game.outcome(st).returns
+            for seat in st.elim_order:
+                name = self.possible_agents[seat]
+                if name in self.rewards and name != agent:
+                    self.rewards[name] = returns[seat]
         self.rewards[agent] = reward
         self._accumulate_rewards()
         self._deads_step_first()

@@ -60,9 +60,13 @@ class IllegalActionError(IllegalMoveError):
     Attributes:
         action: the refused id where the one raising knows it as an int (:func:`risk_env.tools.match.play_move`
             sets it to the agent's choice), else None.
+        record: the game so far where an agent's illegal action stopped a recorded game
+            (:func:`risk_env.tools.match.play_match` with ``record=True``; ``ended`` ``"illegal action by
+            player_<n>"``), else None.
     """
 
     action: int | None = None
+    record: Any = None
 
 
 class ActionSpaceError(IllegalActionError, AssertionError):

@@ -192,7 +192,7 @@ def test_an_output_over_a_file_the_game_reads_is_refused_before_the_game(tmp_pat
     for command, stdin in (["watch", "--turns", "2", "--show", "none"], None), (["play"], "quit\n"):
         res = runner.invoke(app, [*command, "-n", "2", "--map", str(board), "--record", str(board)], input=stdin)
         assert res.exit_code == 2 and res.output == (
-            f"error: --record {str(board)!r} is the same file as the --map file: give each output its own file\n"
+            f"error: --record {str(board)!r} is the same file as the map file: give each output its own file\n"
         )
         given = [*command, "-n", "2", "--map", "small", "--rules", str(rules), "--record", str(rules)]
         res = runner.invoke(app, given, input=stdin)
@@ -200,6 +200,28 @@ def test_an_output_over_a_file_the_game_reads_is_refused_before_the_game(tmp_pat
     res = runner.invoke(app, ["watch", "-n", "2", "--map", "small", "--agents", f"random,{board}", "--record", str(board)])
     assert res.exit_code == 2 and f"is the same file as the agent file {str(board)!r}" in res.output
     assert (board.read_bytes(), rules.read_bytes()) == before
+    # the map named by --set or inside the rules file, a model named without its suffix, a hard link
+    named = tmp_path / "named.yaml"
+    named.write_text(f"map: {board.name}\nturn_limit: 3\n")
+    model = tmp_path / "mymodel.pt"
+    model.write_bytes(b"weights")
+    os.link(board, tmp_path / "linked.json")
+    for given in (
+        ["--set", f"map={board}", "--record", str(board)],
+        ["--rules", str(named), "--record", str(board)],
+        ["--map", "small", "--agents", f"random,{tmp_path / 'mymodel'}", "--record", str(model)],
+        ["--map", str(board), "--record", str(tmp_path / "linked.json")],
+    ):
+        res = runner.invoke(app, ["watch", "-n", "2", "--show", "none", *given])
+        assert res.exit_code == 2 and "is the same file as the" in res.output, (given, res.output)
+    assert board.read_bytes() == before[0] and model.read_bytes() == b"weights"
+    # serve numbers the next games' records beside --record: none of those names may be an input
+    numbered = tmp_path / "game_2.json"
+    numbered.write_bytes(board.read_bytes())
+    res = runner.invoke(app, ["serve", "-n", "2", "--map", str(numbered), "--record", str(tmp_path / "game.json"), "--no-open"])
+    assert res.exit_code == 2 and "the map file" in res.output and "give --record another name" in res.output
+    res = runner.invoke(app, ["watch", "-n", "2", "--set", "num_players=null"])
+    assert res.output == "error: --set num_players=null: give the number of players as --players (-n)\n"
 
 
 def test_set_null_is_the_switchs_default_for_every_switch() -> None:
@@ -235,6 +257,12 @@ def test_watch_names_an_agent_that_raises_and_writes_the_game_so_far(tmp_path, m
         f"record written to {rec}\nerror: agent 'late' (player_0, game seed 0) failed (ValueError); the game cannot go on\n"
     ), res.output
     assert GameRecord.load(rec).result["ended"] == "agent error by player_0"
+    (tmp_path / "illegal_agents.py").write_text(
+        "import numpy as np\ndef ill(obs, info):\n    return int(np.flatnonzero(info['action_mask'] == 0)[0])\n"
+    )
+    res = runner.invoke(app, ["watch", *SMALL2, "--agents", "illegal_agents:ill,random", "--show", "none", "--record", str(rec)])
+    assert res.exit_code == 1 and "error: agent 'ill' (player_0, game seed 0): action " in res.output, res.output
+    assert GameRecord.load(rec).result["ended"] == "illegal action by player_0"
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="needs /dev/stdin")

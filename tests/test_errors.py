@@ -1188,12 +1188,24 @@ def test_game_methods_refuse_what_is_no_position_and_a_map_path_is_taken() -> No
         "apply": lambda x: g.apply(x, mv),
         "current_player": lambda x: g.current_player(x),
         "outcome": lambda x: g.outcome(x),
+        # (these raised AttributeError, or answered as if for a position: commanding -1, parse_move a Move)
+        "invariant_violations": lambda x: g.invariant_violations(x),
+        "income": lambda x: g.income(x, 0),
+        "attackable": lambda x: g.attackable(x),
+        "fortify_reach": lambda x: g.fortify_reach(x, 0),
+        "occupy_range": lambda x: g.occupy_range(x),
+        "commanding": lambda x: g.commanding(x),
+        "decision_text": lambda x: g.decision_text(x),
+        "settle_winner": lambda x: g.settle_winner(x),
+        "can_trade": lambda x: g.can_trade(x),
     }
     for call in calls.values():
         with pytest.raises(StateError, match=r"^a position is a GameState, got dict .*read by Game\.state_from_dict\)$"):
             call(s.to_dict())
         with pytest.raises(StateError, match=r"^a position is a GameState, got NoneType None$"):
             call(None)
+    with pytest.raises(StateError, match=r"^a position is a GameState, got dict"):
+        g.parse_move(s.to_dict(), "place Ash 1")  # (None reads a move without a position)
     assert g.legal_moves(s)[0] == mv
     small = Path(risk_env.__file__).parent / "rules" / "maps" / "small.json"
     assert RulesConfig(map=small).map == str(small)  # (as resolve_rules takes a rules file's Path)

@@ -125,6 +125,16 @@ def test_an_agent_that_raises_is_named_and_its_game_recorded_so_far() -> None:
         risk_env.evaluate(None, num_games=2, workers=1, progress=False)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match=r"got set"):  # (a set's order, hence the seats, changed from run to run)
         risk_env.evaluate({"random", "balanced"}, num_games=2, workers=1, progress=False)  # type: ignore[arg-type]
+    for ordered in (np.array(["random", "balanced"]), (x for x in ["random", "balanced"]), {"random": 1, "balanced": 2}.keys()):
+        result = risk_env.evaluate(ordered, num_games=2, workers=1, progress=False, map="small", turn_limit=3)
+        assert result.entrants == ["random", "balanced"]
+
+    def ill(obs, info) -> int:
+        return int(np.flatnonzero(info["action_mask"] == 0)[0])
+
+    with pytest.raises(IllegalActionError, match=r"^agent 'ill' \(player_0, game seed 4\): ") as refused:
+        play_match(_env(), [load_agent(ill), RandomAgent(), RandomAgent()], seed=4, record=True)
+    assert refused.value.record.result["ended"] == "illegal action by player_0"
 
 
 class _MaskWriter:

@@ -370,6 +370,32 @@ def test_a_body_the_api_refuses_is_one_line_even_with_numbers_json_cannot_hold(c
     assert (client.session.state, client.session.seed) == before
 
 
+@pytest.mark.parametrize(
+    "bind, page, answered",
+    [
+        ("::1", "http://[::1]:8000", True),  # (Starlette's TrustedHostMiddleware of the allowed versions refused it)
+        ("127.0.0.1", "http://localhost:8000", True),
+        ("127.0.0.1", "http://192.168.1.9:8000", False),
+        ("::0", "http://192.168.1.9:8000", True),  # every interface, however spelled
+        ("0", "http://192.168.1.9:8000", True),
+        ("0.0.0.0", "http://evil.example", True),
+    ],
+)
+def test_the_hosts_served(bind: str, page: str, answered: bool) -> None:
+    pytest.importorskip("fastapi", reason="the web app needs fastapi (the web extra)")
+    pytest.importorskip("httpx2", reason="FastAPI's test client needs httpx2 (the dev extra)")
+    from fastapi.testclient import TestClient
+
+    from risk_env.web.app import create_app, served_hosts
+
+    session = GameSession(small(2), seat=0, agents=["random"], seed=3)
+    c = TestClient(create_app(session, served_hosts(bind)), base_url=page)
+    got = c.get("/api/game").status_code, c.post("/api/new", json={}, headers={"Origin": page}).status_code
+    assert got == ((200, 200) if answered else (400, 400))
+    if answered:
+        assert c.post("/api/new", json={}, headers={"Origin": "http://evil.example:1"}).status_code == 403
+
+
 def test_a_body_of_another_content_type_is_told_to_be_json(client) -> None:  # type: ignore[no-untyped-def]
     """A text/plain body was refused with the bytes' Python repr; the refusal now says what to send."""
     r = client.post("/api/act", content=b'{"action": 0}', headers={"content-type": "text/plain"})

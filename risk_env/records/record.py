@@ -450,7 +450,7 @@ class GameRecord:
             name = file_name_text(path, "GameRecord.load: path")
         except ConfigError as e:
             raise RecordError(str(e)) from None
-        if not name.strip() or "\0" in name:
+        if not name or "\0" in name:
             raise RecordError(f"GameRecord.load: path {name!r} is no file name")
         try:
             raw = Path(path).read_bytes()

@@ -374,6 +374,8 @@ class Game:
     def attackable(self, s: GameState) -> np.ndarray:
         """Bool ``(T,)``: territories the player on turn may attack (borders aside): every
         territory not its own, unless a variant says otherwise (docs/rules.md §4.2, §7)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         ok = s.owner != s.player
         for hook in self._attackable_hooks:
             ok = hook(s, ok)
@@ -387,6 +389,8 @@ class Game:
         >>> g.income(s, 1)
         3
         """
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         owned = s.owner == seat
         n = int(owned.sum())
         total = max(3, n // 3)
@@ -420,6 +424,8 @@ class Game:
     def commanding(self, s: GameState) -> int:
         """The seat commanding a variant's army in its sub-turn now (the allied army, docs/rules.md §7:
         the opponent of the player on turn), or -1."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         for hook in self._commander_hooks:
             seat = hook(s)
             if seat >= 0:
@@ -438,6 +444,8 @@ class Game:
         """What a variant's own decision in ``s`` asks of the one deciding (the capital phase, a roll that waits,
         docs/rules.md §8), in the variant's words, or None when the decision is not a variant's (see
         :meth:`Variant.decision_text <risk_env.rules.variant.Variant.decision_text>`; ``short``: for a picture)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         for hook in self.hooks["decision_text"]:
             text = hook(s, short)
             if text is not None:
@@ -488,12 +496,16 @@ class Game:
 
     def trade_value(self, s: GameState, cards: Iterable[int]) -> int:
         """Armies the set ``cards`` would bring now (without the +2 bonus) (docs/rules.md §4.1)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         comp = composition_of([self.card_symbol[c] for c in cards])
         return self.next_set_value(s.sets_traded, comp)
 
     def trade_move_value(self, s: GameState, move: Move) -> int:
         """Armies the ``TRADE`` move ``move`` brings now, without the +2 bonus: its set's value, or
         what a variant that trades otherwise counts (stars, docs/rules.md §6)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         if self.trade_variant is not None:
             return self.trade_variant.trade_value(s, move)
         return self.trade_value(s, move.cards)
@@ -501,6 +513,8 @@ class Game:
     def bonus_candidates(self, s: GameState, cards: Iterable[int]) -> list[int]:
         """Territories that may take the +2 bonus for trading ``cards`` now (docs/rules.md §4.1;
         none when cards are not traded in sets)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         if not self.trades_sets:
             return []
         if self.config.territory_bonus == "once_per_turn" and s.bonus_used:
@@ -510,16 +524,22 @@ class Game:
 
     def can_trade(self, s: GameState) -> bool:
         """Whether trading is allowed now (the hand may still hold no set; only players hold cards)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         return (
             self.uses_cards and s.phase == Phase.REINFORCE and (s.forced or not s.resume_attack) and s.player < self.num_players
         )
 
     def can_place(self, s: GameState) -> bool:
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         return s.phase == Phase.REINFORCE and not s.forced and s.to_place > 0
 
     # ------------------------------------------------------------------ battles (docs/rules.md §4.2)
     def attack_targets(self, s: GameState, src: int) -> list[int]:
         """Enemy territories that ``src`` may attack now (docs/rules.md §4.2)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         p = s.player
         if s.phase != Phase.ATTACK or s.owner[src] != p or s.armies[src] < 2:
             return []
@@ -528,6 +548,8 @@ class Game:
 
     def fortify_reach(self, s: GameState, src: int) -> np.ndarray:
         """Bool ``(T,)``: own territories that ``src`` may fortify to (docs/rules.md §4.3)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         p = s.player
         own = s.owner == p
         if self.config.fortify == "adjacent":
@@ -557,6 +579,8 @@ class Game:
         Raises:
             IllegalMoveError: ``move`` is not a legal attack in ``s``.
         """
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         if move.kind != MoveKind.ATTACK:
             raise IllegalMoveError(f"chance outcomes exist for attack moves, not {self.move_to_text(move)!r}")
         self.check(s, move)
@@ -569,6 +593,8 @@ class Game:
     def occupy_range(self, s: GameState) -> tuple[int, int]:
         """Total armies that may stand in the conquered territory:
         ``(dice of the last roll, that + source - 1)`` (docs/rules.md §4.2)."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         lo = int(s.armies[s.att_dst])
         return lo, lo + int(s.armies[s.att_src]) - 1
 
@@ -728,6 +754,8 @@ class Game:
     def settle_winner(self, s: GameState) -> bool:
         """Instant wins by a variant's rules (docs/rules.md §8), checked after every move of the
         game's turns: the first variant that names a winner ends the game. Returns whether it ended."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         for hook in self._winner_hooks:
             w = hook(s)
             if w >= 0:
@@ -850,6 +878,8 @@ class Game:
         Raises:
             InvalidMoveError: the text is not a str, malformed, or names an unknown territory or card.
         """
+        if s is not None and not isinstance(s, GameState):  # (a dict form: StateError)
+            legality.check_fits(self, s)
         return notation.parse_move(self.map, text)
 
     # ------------------------------------------------------------------ whole-position checks (risk_env.rules.checks)
@@ -864,4 +894,6 @@ class Game:
 
     def invariant_violations(self, s: GameState) -> list[str]:
         """The invariants of docs/rules.md §5 that ``s`` breaks (empty if none), plus structural checks."""
+        if not isinstance(s, GameState):  # (a dict form, None: StateError)
+            legality.check_fits(self, s)
         return checks.invariant_violations(self, s)

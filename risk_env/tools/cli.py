@@ -47,6 +47,7 @@ import importlib
 import io
 import math
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Iterable
@@ -66,7 +67,7 @@ from .._extras import missing_extra_message, require
 from .._output import check_output_file, write_json
 from ..agents import load_agent, spec_forms
 from ..agents.base import check_fits_game
-from ..errors import AgentError, ConfigError, RiskError
+from ..errors import AgentError, ConfigError, IllegalActionError, RiskError
 from ..records.ansi import distinct_labels, seat_name
 from ..records.record import GameRecord, ReplayStep
 from ..records.recorder import GameRecorder, fresh_seed
@@ -264,10 +265,11 @@ def build_rules(
 def _overrides(settings: list[str] | None, map_name: str | None = None, turn_limit: int | None = None) -> dict[str, Any]:
     """The rule switches of ``--set``, ``--map`` and ``--turns`` (a malformed ``--set`` raises a RiskError); ``null``
     is a switch's docs/rules.md default (:meth:`RulesConfig.defaults`), whatever the preset says."""
+    given = parse_settings(settings)
+    if "num_players" in given:  # (the count has its own option; the two would clash)
+        raise ConfigError(f"--set {_typed(settings, 'num_players')}: give the number of players as --players (-n)")
     defaults = RulesConfig.defaults()
-    overrides = {k: defaults.get(k) if v is None else v for k, v in parse_settings(settings).items()}
-    if "num_players" in overrides:  # (the count has its own option; the two would clash)
-        raise ConfigError(f"--set num_players={overrides['num_players']}: give the number of players as --players (-n)")
+    overrides = {k: defaults.get(k) if v is None else v for k, v in given.items()}
     for key, option, value in (("map", "--map", map_name), ("turn_limit", "--turns", turn_limit)):
         if value is None:
             continue
@@ -361,12 +363,24 @@ def _output_path(path: str | None, option: str) -> None:
         raise _fail(str(e)) from None
 
 
-def _input_files(rules: str, map_name: str | None, agents: str) -> tuple[tuple[str, str], ...]:
+def _input_files(cfg: RulesConfig, rules: str, agents: str) -> tuple[tuple[str, str], ...]:
     """The files a game command reads, as ``(path, what)`` for :func:`_output_paths`: a rules file given as
-    ``--rules``, a map file given as ``--map``, and each agent of ``--agents`` that names a file (a model)."""
-    found = [(rules, "the --rules file"), (map_name, "the --map file")]
-    found += [(name.strip(), f"the agent file {name.strip()!r}") for name in agents.split(",")]
+    ``--rules``, the rules' map file (from ``--map``, ``--set map=`` or the rules file), and each agent of ``--agents``
+    that names a file (a model, also without its ``.pt`` or ``.zip``, as ``load_agent`` reads it)."""
+    found = [(rules, "the --rules file"), (cfg.map, "the map file")]
+    for name in (x.strip() for x in agents.split(",")):
+        found += [(name + suffix, f"the agent file {name + suffix!r}") for suffix in ("", ".pt", ".zip")]
     return tuple((path, what) for path, what in found if path and os.path.isfile(path))
+
+
+def _file_key(path: str) -> Any:
+    """What tells one file from another: the device and inode of a file that is there (a hard link is the same
+    file), else the path with its links and ``..`` resolved."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return (st.st_dev, st.st_ino)
 
 
 def _output_paths(outputs: list[tuple[str | None, str]], inputs: tuple[tuple[str, str], ...] = ()) -> None:
@@ -377,11 +391,11 @@ def _output_paths(outputs: list[tuple[str | None, str]], inputs: tuple[tuple[str
         typer.Exit: (code 2, after a one-line error) two options name one file, or an output would
             overwrite an input; or :func:`_output_path`'s refusals.
     """
-    seen: dict[str, str] = {os.path.realpath(path): what for path, what in inputs}
+    seen: dict[Any, str] = {_file_key(path): what for path, what in inputs}
     for path, option in outputs:
         if not path:
             continue
-        key = os.path.realpath(path)
+        key = _file_key(path)
         if key in seen:
             raise _fail(f"{option} {path!r} is the same file as {seen[key]}: give each output its own file")
         seen[key] = option
@@ -566,7 +580,7 @@ def play(
     _check_numbers(seed=seed)
     _at_least("--turns", turns, 1)
     cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
-    _output_paths([(record, "--record")], _input_files(rules, map_name, agents))
+    _output_paths([(record, "--record")], _input_files(cfg, rules, agents))
     if not 0 <= seat < cfg.num_players:
         raise _fail(f"--seat must be from 0 to {cfg.num_players - 1}, got {seat}")
     game = Game(cfg)
@@ -634,7 +648,18 @@ def serve(
     if not 0 <= port <= 65535:
         raise _fail(f"--port must be 0..65535, got {port}")
     cfg = build_rules(_players_for(players, rules, agents, 1), rules, map_name, turns, settings)
-    _output_paths([(record, "--record")], _input_files(rules, map_name, agents))
+    inputs = _input_files(cfg, rules, agents)
+    _output_paths([(record, "--record")], inputs)
+    if record:  # the next games' records are numbered beside it (game_2.json, ...): none of them may be an input
+        stem, suffix = os.path.splitext(os.path.basename(record))
+        numbered = re.compile(rf"{re.escape(stem)}_[0-9]+{re.escape(suffix)}")
+        for path, what in inputs:
+            same_folder = os.path.realpath(os.path.dirname(path) or ".") == os.path.realpath(os.path.dirname(record) or ".")
+            if same_folder and numbered.fullmatch(os.path.basename(path)):
+                raise _fail(
+                    f"--record {record!r} numbers the next games' records beside it ({stem}_2{suffix}, ...), and "
+                    f"{what} {path!r} is one of those names: give --record another name"
+                )
     if not 0 <= seat < cfg.num_players:
         raise _fail(f"--seat must be from 0 to {cfg.num_players - 1}, got {seat}")
     web = _import("risk_env.web.app", "web", "'risk-env serve'")
@@ -715,7 +740,7 @@ def watch(
                 check_video_writer(gif)  # (a video needs PyAV or imageio-ffmpeg: told before the game, not after)
         except (MissingExtraError, RuntimeError) as e:
             raise _fail(str(e), 1) from None
-    _output_paths([(png, "--png"), (gif, "--gif"), (record, "--record")], _input_files(rules, map_name, agents))
+    _output_paths([(png, "--png"), (gif, "--gif"), (record, "--record")], _input_files(cfg, rules, agents))
     game = Game(cfg)
     names = _agent_names(agents, cfg.num_players)
     table = {p: _load(nm, seed * 1000 + p) for p, nm in enumerate(names)}
@@ -743,7 +768,8 @@ def watch(
             delay=delay,
             max_turn_steps=max_turn_steps,
         )
-    except AgentError as e:  # the game stops; its record so far (ended "agent error by player_<n>") is still written
+    except (AgentError, IllegalActionError) as e:  # the game stops; its record so far (ended "agent error by
+        # player_<n>" or "illegal action by player_<n>") is still written
         so_far = e.record
         if record and so_far is not None:
             _written("--record", record, lambda: so_far.save(record))

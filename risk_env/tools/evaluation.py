@@ -77,7 +77,8 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from itertools import islice
 from pathlib import Path
@@ -347,12 +348,15 @@ def default_workers() -> int:
 
 
 def _spec_list(agents: Any, what: str) -> list[Any]:
-    """``agents`` as a list: a list or tuple (an ordered sequence: the seats' order is the list's).
+    """``agents`` as a list: any ordered iterable (a list, a tuple, an array, a generator, a dict's keys: the seats'
+    order is its).
 
     Raises:
-        ConfigError: anything else (None, a number, a set or a dict, whose order is not the caller's).
+        ConfigError: anything else (None, a number; a set or a mapping, whose order is not the caller's).
     """
-    if not isinstance(agents, Sequence) or isinstance(agents, (str, bytes)):
+    a_set = isinstance(agents, AbstractSet) and not isinstance(agents, KeysView)  # (a dict's keys keep its order)
+    unordered = a_set or isinstance(agents, (Mapping, str, bytes))
+    if unordered or not isinstance(agents, Iterable):
         raise ConfigError(
             f"agents must be a list of specs ({what}), got {type(agents).__name__} {agents!r:.60}: e.g. ['balanced', 'random']"
         )

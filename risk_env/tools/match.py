@@ -120,6 +120,15 @@ def _per_agent(value: Mapping[str, Any] | Sequence[Any], names: Sequence[str], w
     return dict(zip(names, items, strict=True))
 
 
+def _stopped(error: Any, recorder: Any, why: str, agent: str) -> Any:
+    """``error`` (an AgentError or IllegalActionError that stops the game) with the game's record so far as its
+    ``record`` (``ended`` ``"<why> by <agent>"``) where the game is recorded."""
+    if recorder is not None:
+        recorder.finish(f"{why} by {agent}")
+        error.record = recorder.record
+    return error
+
+
 def play_match(
     env: Any,
     agents: Mapping[str, Any] | Sequence[Any],
@@ -162,8 +171,9 @@ def play_match(
         IllegalActionError: an agent chose an illegal action (strict env); the message names
             the agent and the game seed.
         AgentError: an agent raised another exception (the ``__cause__``); the message names the agent, its seat and
-            the game seed, and with ``record`` its ``record`` attribute holds the game so far (``ended``
-            ``"agent error by player_<n>"``).
+            the game seed.
+        With ``record``, either error's ``record`` attribute holds the game so far (``ended`` ``"illegal action by
+        player_<n>"`` or ``"agent error by player_<n>"``).
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
@@ -216,19 +226,21 @@ def play_match(
         try:
             action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
         except IllegalActionError as e:
-            raise IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}") from None
+            raise _stopped(
+                IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}"), recorder, "illegal action", name
+            ) from None
         except Exception as e:  # the agent's own failure: named, with the game's record so far
-            failed = AgentError(f"agent {who!r} ({name}, game seed {seed}) failed ({type(e).__name__})")
-            if recorder is not None:
-                recorder.finish(f"agent error by {name}")
-                failed.record = recorder.record
-            raise failed from e
+            raise _stopped(
+                AgentError(f"agent {who!r} ({name}, game seed {seed}) failed ({type(e).__name__})"), recorder, "agent error", name
+            ) from e
         try:
             if before_step is not None:
                 before_step(name, action, obs, act_info)
             env.step(action)
         except IllegalActionError as e:
-            raise IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}") from None
+            raise _stopped(
+                IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}"), recorder, "illegal action", name
+            ) from None
         steps += 1
         if on_step is not None:
             on_step(name, action)

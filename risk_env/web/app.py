@@ -28,9 +28,11 @@ move, hence all that is hidden, so it is the person's only once the game is over
 
 Only this machine's pages may drive it: a request whose ``Host`` is not the address served (``127.0.0.1``,
 ``localhost`` or ``::1`` for a local address; any host when serving every interface, ``0.0.0.0`` or ``::``) is
-refused with 400 by Starlette's ``TrustedHostMiddleware`` (a page of another site that rebinds its name to this
-machine cannot read the game), and a ``POST`` from a page of another origin (its ``Origin`` header) is refused
-with 403 (another site's form cannot start a new game or play a move).
+refused with 400 (a page of another site that rebinds its name to this machine cannot read the game), and a
+``POST`` from a page of another origin (its ``Origin`` header) is refused with 403 (another site's form cannot
+start a new game or play a move). The host is read as a URL's (``[::1]:8000`` is ``::1``): Starlette's
+``TrustedHostMiddleware`` of the versions this package allows cuts ``[::1]:8000`` at its first colon, so it would
+refuse the page served on ``::1``.
 
 Bad input gets a clear error: a body that is not ``{"action": integer}`` (or ``{"seed": integer >= 0}``), with no
 other field, is refused with 422 and ``{"detail": why}`` in one line naming the field, what it got and the body
@@ -42,6 +44,7 @@ legal-looking id that the env refuses with 409 and the env's own message; either
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import signal
@@ -67,7 +70,6 @@ from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import HTMLResponse, JSONResponse, Response  # noqa: E402
 from pydantic import BaseModel, ConfigDict, Field, StrictInt  # noqa: E402
 from starlette.exceptions import HTTPException as StarletteHTTPException  # noqa: E402
-from starlette.middleware.trustedhost import TrustedHostMiddleware  # noqa: E402
 
 __all__ = ["create_app", "serve"]
 
@@ -128,23 +130,41 @@ def validation_detail(path: str, errors: Any) -> str:
     return "; ".join(parts) + (f" (the body is {body})" if body else "")
 
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
-"""The ``Host`` names a locally served app answers to (:func:`served_hosts`)."""
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The host names a locally served app answers to (:func:`served_hosts`)."""
 
 
 def served_hosts(host: str) -> list[str]:
-    """The ``Host`` header values the app served on ``host`` answers to: any (``["*"]``) for every interface
-    (``0.0.0.0``, ``::``, ``""``), else ``host`` and this machine's names (:data:`LOCAL_HOSTS`).
+    """The host names (a ``Host`` header's, without its port) the app served on ``host`` answers to: any
+    (``["*"]``) for every interface (``0.0.0.0``, ``::``, ``0``, ``""``, any unspecified address), else ``host`` and
+    this machine's names (:data:`LOCAL_HOSTS`).
 
     >>> served_hosts("127.0.0.1")
-    ['127.0.0.1', 'localhost', '::1', '[::1]']
-    >>> served_hosts("0.0.0.0")
-    ['*']
+    ['127.0.0.1', 'localhost', '::1']
+    >>> served_hosts("::0"), served_hosts("[::1]")
+    (['*'], ['127.0.0.1', 'localhost', '::1'])
     """
-    if host in ("", "0.0.0.0", "::"):
-        return ["*"]
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    return list(dict.fromkeys([*LOCAL_HOSTS, host, shown]))
+    name = host.strip("[]").lower()
+    try:
+        every = name in ("", "0") or ipaddress.ip_address(name).is_unspecified
+    except ValueError:  # (a name, not an address)
+        every = False
+    return ["*"] if every else list(dict.fromkeys([*LOCAL_HOSTS, name]))
+
+
+def host_name(header: str | None) -> str | None:
+    """The host name of a ``Host`` header (``"[::1]:8000"`` -> ``"::1"``, ``"LocalHost:80"`` -> ``"localhost"``), or
+    None for one that is missing or does not read.
+
+    >>> host_name("[::1]:8000"), host_name("127.0.0.1:8000"), host_name("[::1")
+    ('::1', '127.0.0.1', None)
+    """
+    if not header:
+        return None
+    try:
+        return urlsplit("//" + header).hostname
+    except ValueError:
+        return None
 
 
 def create_app(session: GameSession, hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
@@ -152,16 +172,20 @@ def create_app(session: GameSession, hosts: Sequence[str] = LOCAL_HOSTS) -> Fast
 
     Args:
         session: the game it serves.
-        hosts: the ``Host`` header values it answers to (:func:`served_hosts`; ``["*"]`` for any); others get 400.
+        hosts: the host names it answers to (:func:`served_hosts`; ``["*"]`` for any); a request of another ``Host``
+            gets 400.
     """
     app = FastAPI(title="risk_env", docs_url=None, redoc_url=None, openapi_url=None)
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
+    allowed = {h.strip("[]").lower() for h in hosts}
 
     @app.middleware("http")
-    async def same_origin(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def this_machine(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        host = request.headers.get("host")
+        if "*" not in allowed and host_name(host) not in allowed:
+            return JSONResponse({"detail": f"host {host!r} is not served here"}, status_code=400)
         origin = request.headers.get("origin")
         if request.method not in ("GET", "HEAD") and origin is not None:
-            if urlsplit(origin).netloc != request.headers.get("host"):
+            if urlsplit(origin).netloc.lower() != (host or "").lower():
                 return JSONResponse({"detail": f"a request from another site ({origin}) is refused"}, status_code=403)
         return await call_next(request)
 

@@ -376,10 +376,11 @@ def _input_files(cfg: RulesConfig, rules: str, agents: str) -> tuple[tuple[str, 
 def _file_key(path: str) -> Any:
     """What tells one file from another: the device and inode of a file that is there (a hard link is the same
     file), else the path with its links and ``..`` resolved."""
+    real = os.path.realpath(path)
     try:
-        st = os.stat(path)
+        st = os.stat(real)
     except OSError:
-        return os.path.realpath(path)
+        return real
     return (st.st_dev, st.st_ino)
 
 

@@ -516,7 +516,7 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
         (run / "evals.jsonl").write_text(json.dumps(row) + "\n" + json.dumps(rows[0]) + "\n")
         with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a row of evaluations \(ValueError: .*" + refusal):
             load_curves(run)
-    for text, refusal in [("[" * 100_000, "RecursionError"), ('{"timesteps": ' + "1" * 5000 + "}", "4300 digits")]:
+    for text, refusal in [("[" * 100_000, "maximum recursion depth"), ('{"timesteps": ' + "1" * 5000 + "}", "4300 digits")]:
         (run / "evals.jsonl").write_text(text + "\n" + json.dumps(rows[0]) + "\n")
         with pytest.raises(ConfigError, match=r"evals\.jsonl, line 1: not a JSON row of evaluations \(.*" + refusal):
             load_curves(run)

@@ -407,9 +407,10 @@ def evaluate(
         an :class:`EvaluationResult`.
 
     Raises:
-        RiskError / ConfigError: bad agents (``agents`` not a list or tuple), counts or rules; IllegalActionError: an
-            agent played an illegal action (the message names it and the game seed); AgentError: an agent raised an
-            exception (its cause; the message names the agent, its seat and the game seed).
+        RiskError / ConfigError: bad agents (``agents`` a single spec, a set or a mapping: no ordered specs), counts or
+            rules; IllegalActionError: an agent played an illegal action (the message names it and the game seed);
+            AgentError: an agent raised an exception that is no RiskError (its cause; the message names the agent,
+            its seat and the game seed).
         ConfigError: ``device`` or ``batch_size`` given with ``backend="reference"``, which would not use them;
             ``workers`` other than 1 given with ``backend="vector"``, which plays its games in one process; a
             ``progress`` that is not True or False.

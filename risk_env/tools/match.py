@@ -42,7 +42,7 @@ from ..envs.action_input import as_integer, describe_action
 from ..envs.codec import Selection
 from ..envs.opponents import agent_inputs
 from ..envs.view import GameView
-from ..errors import AgentError, ConfigError, IllegalActionError, check_seed
+from ..errors import AgentError, ConfigError, IllegalActionError, RiskError, check_seed
 from ..records.record import GameRecord
 from ..rules.state import Phase
 
@@ -169,11 +169,12 @@ def play_match(
     Raises:
         ConfigError: agents or seeds that do not match the seats, a bad cap.
         IllegalActionError: an agent chose an illegal action (strict env); the message names
-            the agent and the game seed.
-        AgentError: an agent raised another exception (the ``__cause__``); the message names the agent, its seat and
-            the game seed.
-        With ``record``, either error's ``record`` attribute holds the game so far (``ended`` ``"illegal action by
-        player_<n>"`` or ``"agent error by player_<n>"``).
+            the agent and the game seed; with ``record``, its ``record`` holds the game so far (``ended``
+            ``"illegal action by player_<n>"``).
+        AgentError: an agent raised an exception that is no RiskError (the ``__cause__``); the message names the
+            agent, its seat and the game seed; with ``record``, its ``record`` holds the game so far (``ended``
+            ``"agent error by player_<n>"``). A RiskError an agent raises (the library's own refusal, such as a
+            policy of other rules) propagates as it is.
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
@@ -229,6 +230,8 @@ def play_match(
             raise _stopped(
                 IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}"), recorder, "illegal action", name
             ) from None
+        except RiskError:  # the library's own refusal (a policy of other rules): told as it is
+            raise
         except Exception as e:  # the agent's own failure: named, with the game's record so far
             raise _stopped(
                 AgentError(f"agent {who!r} ({name}, game seed {seed}) failed ({type(e).__name__})"), recorder, "agent error", name

@@ -101,13 +101,32 @@ def position_from(game: Game, start: Any, what: str = "the position") -> GameSta
 
 
 def _is_int(v: Any) -> bool:
+    if type(v) is int:  # (the common case first: a bool's type is bool)
+        return True
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _all_ints(v: list[Any]) -> bool:
+    """Whether every item of ``v`` is an integer (:func:`_is_int`); a list of Python ints is told in one C pass."""
+    return set(map(type, v)) <= {int} or all(_is_int(x) for x in v)
+
+
+_PLAIN_TYPES = (int, str, float, bool, type(None))
+"""Values :func:`_plain` keeps as they are (exact types: a subclass, such as a numpy integer, is converted)."""
+_PLAIN_SET = frozenset(_PLAIN_TYPES)
 
 
 def _plain(d: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``d`` holding plain Python values (numpy integers as ints), as :meth:`GameState.from_dict` reads them."""
 
     def plain(v: Any) -> Any:
+        t = type(v)
+        if t in _PLAIN_TYPES:
+            return v
+        if t is list:
+            if set(map(type, v)) <= _PLAIN_SET:  # (a list of plain values: one C pass, no recursion)
+                return list(v)
+            return [plain(x) for x in v]
         if isinstance(v, list):
             return [plain(x) for x in v]
         if isinstance(v, dict):
@@ -153,18 +172,18 @@ def dict_problems(game: Game, d: Any) -> list[str]:
             why = f"must be a list, got {_kind_name(v)}"
         elif f.kind in ("int64[T]", "int32[T]") and len(v) != T:
             why = f"must hold {T} entries (one per territory of map {game.map.name!r}), got {len(v)}"
-        elif f.kind == "int32[T]" and all(_is_int(x) for x in v) and any(abs(x) > MAX_ARMIES for x in v):
+        elif f.kind == "int32[T]" and _all_ints(v) and any(abs(x) > MAX_ARMIES for x in v):
             why = f"holds {next(x for x in v if abs(x) > MAX_ARMIES)}, beyond the {MAX_ARMIES} armies a position may hold"
-        elif f.kind == "int64[T]" and all(_is_int(x) for x in v) and any(abs(x) >= 2**63 for x in v):
+        elif f.kind == "int64[T]" and _all_ints(v) and any(abs(x) >= 2**63 for x in v):
             why = f"holds {next(x for x in v if abs(x) >= 2**63)}, beyond a 64-bit integer"
         elif f.kind == "hands":
             if len(v) != n:
                 why = f"must hold {n} hands (one per player), got {len(v)}"
-            elif not all(isinstance(h, list) and all(_is_int(c) for c in h) for h in v):
+            elif not all(isinstance(h, list) and _all_ints(h) for h in v):
                 why = "must be a list of lists of card ids (integers)"
         elif f.kind == "bools" and not all(isinstance(x, bool) for x in v):
             why = f"must be a list of true/false, got {v!r}"[:200]
-        elif f.kind in _INT_KINDS and not all(_is_int(x) for x in v):
+        elif f.kind in _INT_KINDS and not _all_ints(v):
             bad = next(x for x in v if not _is_int(x))
             why = f"must be a list of integers, holds {_kind_name(bad)}"
         if why is not None:

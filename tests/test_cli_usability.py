@@ -654,3 +654,29 @@ def test_the_terminal_boards_game_over_line_reads_with_you_as_the_winner() -> No
     s.phase, s.winner, s.turn = Phase.GAME_OVER, 0, 7
     assert "game over after 7 turns: winner you" in render_compact(game, s, names=["you", "random"])
     assert "game over after 7 turns: winner you" in render_ansi(game, s, names=["you", "random"])
+
+
+def test_the_full_benchmark_plays_each_preset_at_the_counts_it_is_made_for(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The full run (no --quick) played the 2-player preset 'allied' at 4 players and failed after minutes of timing,
+    writing nothing; each preset now runs at the counts it takes (duel and allied: 2). Timings are stubbed; each env
+    is built and reset."""
+    pytest.importorskip("chess")
+    pytest.importorskip("pygame")
+    import risk_env
+    from risk_env.tools import benchmark
+
+    def built(make_env, seconds=2.0, repeats=3, seed=0):  # type: ignore[no-untyped-def]
+        make_env().reset(seed=seed)
+        return 1000.0
+
+    monkeypatch.setattr(benchmark, "aec_steps_per_second", built)
+    monkeypatch.setattr(benchmark, "engine_decisions_per_second", lambda *a, **k: 1000.0)
+    monkeypatch.setattr(benchmark, "micro_costs", lambda *a, **k: dict.fromkeys(("mask_us", "observation_us"), 1.0))
+    monkeypatch.setattr(benchmark, "_games", lambda *a, **k: {})
+    monkeypatch.setattr(benchmark, "_sb3_rate", lambda *a, **k: 1.0)
+    monkeypatch.setattr(benchmark, "_memory", lambda *a, **k: {})
+    res = benchmark.run(quick=False, seconds=0.01, repeats=1, vector=False)
+    rows = {(r["preset"], r["players"]) for r in res["aec"]}
+    assert ("allied", 2) in rows and ("duel", 2) in rows
+    assert not {("allied", 4), ("allied", 6), ("duel", 4)} & rows
+    assert {p for p, _ in rows} == set(risk_env.PRESETS)

@@ -226,3 +226,21 @@ def test_a_policy_in_a_game_of_other_rules_or_a_bad_folder_is_refused(checkpoint
         RLlibPolicyAgent(tmp_path / "empty")
     with pytest.raises(RiskError, match=r"is a folder: give the saved model's file"):
         load_agent(str(tmp_path / "empty"))  # a folder that is no RLlib checkpoint reads as a MaskablePPO path
+
+
+def test_a_checkpoint_folder_that_cannot_be_written_is_refused_before_ray_starts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--out`` naming a file trained, then failed to save (FileExistsError, the training lost); ``--out ''`` filled the
+    working folder with the checkpoint's files. Both are refused before Ray starts."""
+    import ray
+
+    from risk_env.errors import ConfigError
+    from risk_env.train.rllib import train
+
+    afile = tmp_path / "afile"
+    afile.write_text("kept\n")
+    cfg = build_config(num_players=2, rules={"preset": "fast", "turn_limit": 10}, hidden=(16,))
+    with pytest.raises(ConfigError, match=r"^cannot write the checkpoint to '.*afile': Not a directory"):
+        train(cfg, 1, afile)
+    with pytest.raises(ConfigError, match=r"^the checkpoint folder is empty"):
+        train(cfg, 1, "")
+    assert afile.read_text() == "kept\n" and not ray.is_initialized()

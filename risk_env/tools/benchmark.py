@@ -51,6 +51,7 @@ from risk_env.agents import load_agent
 from risk_env.envs.codec import Selection
 from risk_env.envs.single_agent import RiskSingleAgentEnv
 from risk_env.errors import check_seed
+from risk_env.rules.config import preset_player_count
 from risk_env.rules.map import map_from_dict
 from risk_env.rules.state import GameState
 from risk_env.tools.match import play_match
@@ -292,7 +293,8 @@ def run(
     player_counts = (2, 4, 6)
     presets = ["classic"] if quick else list(risk_env.PRESETS)
     for preset in presets:
-        for n in player_counts if preset != "duel" else (2,):
+        fixed = preset_player_count(preset)  # (duel and allied are 2-player presets)
+        for n in player_counts if fixed is None else (fixed,):
             rate = aec_steps_per_second(functools.partial(risk_env.env, num_players=n, preset=preset), seconds, repeats)
             aec.append({"preset": preset, "players": n, "steps_per_s": rate, "ratio_to_connect_four": rate / ref})
     res["aec"] = aec

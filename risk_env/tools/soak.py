@@ -638,7 +638,7 @@ def run_soak(
         "vector": vector,
         "family": family,
     }
-    indices = list(range(start, start + games))
+    indices = range(start, start + games)  # (a range: sliced block by block, never built whole)
     tasks = _chunks(indices, settings, max(1, chunk), vector_batch=max(1, vector_batch))
     stats: Counter = Counter()
     stopped = False

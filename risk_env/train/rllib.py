@@ -48,6 +48,7 @@ import gymnasium
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from .._output import folder_problem
 from ..errors import ConfigError
 from ..rules.config import RulesConfig, resolve_rules
 
@@ -368,10 +369,17 @@ def train(config: Any, iterations: int, out: str | os.PathLike[str], address: st
         the checkpoint folder (absolute).
 
     Raises:
-        ConfigError: ``iterations`` < 1; ImportError: ray[rllib] is not installed.
+        ConfigError: ``iterations`` < 1; ``out`` empty, not text or a path, or a folder that cannot be made or written
+            (a file in the way, no permission): checked before Ray starts, so no training is lost to it;
+        ImportError: ray[rllib] is not installed.
     """
     if not isinstance(iterations, int) or iterations < 1:
         raise ConfigError(f"iterations must be 1 or more, got {iterations!r}")
+    if isinstance(out, (str, os.PathLike)) and not os.fspath(out).strip():
+        raise ConfigError("the checkpoint folder is empty: give a folder name (the working folder would be filled)")
+    why = folder_problem(out)
+    if why is not None:
+        raise ConfigError(f"cannot write the checkpoint to {os.fspath(out)!r}: {why}")
     try:
         import ray
     except ImportError:

@@ -680,3 +680,19 @@ def test_the_full_benchmark_plays_each_preset_at_the_counts_it_is_made_for(monke
     assert ("allied", 2) in rows and ("duel", 2) in rows
     assert not {("allied", 4), ("allied", 6), ("duel", 4)} & rows
     assert {p for p, _ in rows} == set(risk_env.PRESETS)
+
+
+def test_the_benchmark_refuses_a_batch_beyond_memory_before_any_row(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A --batch-sizes too large for memory was refused after every other row was timed (minutes lost)."""
+    pytest.importorskip("chess")
+    pytest.importorskip("pygame")
+    pytest.importorskip("torch")
+    from risk_env.errors import ConfigError
+    from risk_env.tools import benchmark
+
+    def timed(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("a row was timed before the refusal")
+
+    monkeypatch.setattr(benchmark, "aec_steps_per_second", timed)
+    with pytest.raises(ConfigError, match=r"^batch size=100,000,000,000: the games need about"):
+        benchmark.run(quick=True, seconds=0.01, repeats=1, batch_sizes=(1, 100_000_000_000))

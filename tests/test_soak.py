@@ -162,6 +162,17 @@ def test_a_huge_game_count_starts_at_once_and_stops_at_its_time_limit():
     assert time.perf_counter() - t < 30 and 0 < summary["games"] < 10**18 and summary["failures"] == 0
 
 
+def test_a_failures_command_replays_it(tmp_path):
+    """The failure's command left out --observe-share and --max-turn-steps: it replayed no failure."""
+    summary = run_soak(2, seed=0, workers=1, progress=False, max_turn_steps=2, observe_share=1.0)
+    assert summary["failures"] == 2
+    repro = summary["failure_details"][0]["repro"].split()
+    assert repro[:2] == ["risk-env", "soak"] and "--max-turn-steps" in repro and "--observe-share" in repro
+    out = tmp_path / "again.json"
+    code, _, _ = run_cli(*repro[1:], "--no-progress", "--out", out)
+    assert json.loads(out.read_text())["failures"] == 1
+
+
 def test_the_command_with_a_process_pool_writes_the_json_summary(tmp_path):
     out = tmp_path / "soak.json"
     code, text, _ = run_cli("soak", "--games", "6", "--workers", "2", "--no-progress", "--seed", "2", "--out", out)

@@ -272,11 +272,20 @@ def run(
 
     Raises:
         MissingExtraError: chess or pygame is missing (``pip install 'risk_env[bench]'``).
+        ConfigError: the largest batch size needs more memory than the machine has (checked before any row is timed).
     """
     if quick:
         seconds, repeats = min(seconds, 1.0), min(repeats, 3)
     for module in ("chess", "pygame"):  # PettingZoo's classic games, the reference rows
         require(module, "bench", "the benchmark")
+    sizes = batch_sizes or ((1024, 4096) if quick else (1, 64, 1024, 4096))
+    if vector:  # the largest batch's memory, before the rows before it are timed (it was refused after them)
+        try:
+            from ..vector import VectorGame
+        except ImportError:  # (the rows say so: _vector_rows)
+            pass
+        else:
+            VectorGame(RulesConfig.from_preset("fast", num_players=4)).check_batch(max(sizes), "batch size")
     from pettingzoo.classic import chess_v6, connect_four_v3
 
     res: dict[str, Any] = {
@@ -318,7 +327,6 @@ def run(
     res["sb3"] = _sb3_rate(seconds * 2)
     res["memory"] = _memory()
     if vector:
-        sizes = batch_sizes or ((1024, 4096) if quick else (1, 64, 1024, 4096))
         res["vector"] = _vector_rows(tuple(sizes), max(seconds, 2.0), ref)
     return res
 

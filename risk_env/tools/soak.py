@@ -624,7 +624,7 @@ def run_soak(
         vector_share = 0.0
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    workers = max(1, int(workers))
+    workers = max(1, min(int(workers), games))  # (no more processes than games, as evaluate)
     settings = {
         "seed": seed,
         "classic_share": classic_share,
@@ -740,7 +740,8 @@ def _with_repro(failure: dict[str, Any], settings: dict[str, Any]) -> dict[str, 
         f"risk-env soak --games 1 --start {failure['spec']['index']} --seed {st['seed']} --workers 1 "
         f"--classic-share {st['classic_share']} --heuristic-share {st['heuristic_share']} "
         f"--variant-share {st['variant_share']} --small-turn-limit {st['small_turn_limit']} "
-        f"--classic-turn-limit {st['classic_turn_limit']} --vector-share {st['vector_share']}"
+        f"--classic-turn-limit {st['classic_turn_limit']} --vector-share {st['vector_share']} "
+        f"--observe-share {st['observe_share']} --max-turn-steps {st['max_turn_steps']}"
         + (f" --family {st['family']}" if st["family"] != 1 else "")
         + ("" if st["vector"] else " --no-vector")
     )

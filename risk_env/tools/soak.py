@@ -71,6 +71,7 @@ import functools
 import hashlib
 import json
 import os
+import signal
 import time
 import traceback
 from collections import Counter
@@ -718,7 +719,7 @@ def run_soak(
         else:
             import multiprocessing as mp
 
-            with mp.get_context("spawn").Pool(workers) as pool:
+            with mp.get_context("spawn").Pool(workers, initializer=_worker_ignores_interrupt) as pool:
                 for results in pool.imap_unordered(_run_chunk, tasks):
                     if consume(results):
                         stopped = True
@@ -731,6 +732,12 @@ def run_soak(
     if checkpoint is not None:
         write_summary(checkpoint, out)
     return out
+
+
+def _worker_ignores_interrupt() -> None:
+    """A soak worker leaves Ctrl+C to the main process, which stops the pool (each worker printed a
+    ``KeyboardInterrupt`` traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _with_repro(failure: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:

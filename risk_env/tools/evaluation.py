@@ -80,7 +80,7 @@ import time
 from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from itertools import islice
+from itertools import combinations, islice
 from pathlib import Path
 from typing import Any
 
@@ -609,30 +609,31 @@ def round_robin(
 
     out: dict[tuple[str, str], EvaluationResult] = {}
     labels = _labels(specs)  # (entrants of one label apart: "model", "model#2"; every pair kept)
-    if out_dir is not None:  # each pair's folder, before the first pair plays
-        for i in range(len(specs)):
-            for j in range(i + 1, len(specs)):
-                _check_out_dir(Path(out_dir) / f"{labels[i]}_vs_{labels[j]}")
-    for i in range(len(specs)):
-        for j in range(i + 1, len(specs)):
-            a, b = specs[i], specs[j]
-            la, lb = labels[i], labels[j]
-            sub = None if out_dir is None else Path(out_dir) / f"{la}_vs_{lb}"
-            res = evaluate(
-                [a, b],
-                num_games=num_games,
-                rules=rules,
-                seed=seed,
-                workers=workers,
-                progress=progress,
-                out_dir=sub,
-                max_turn_steps=max_turn_steps,
-                backend=backend,
-                device=device,
-                batch_size=batch_size,
-                **rule_overrides,
-            )
-            out[(la, lb)] = res
+    folders = {  # each pair's results folder, checked before the first pair plays
+        (i, j): None if out_dir is None else Path(out_dir) / f"{labels[i]}_vs_{labels[j]}"
+        for i, j in combinations(range(len(specs)), 2)
+    }
+    for sub in folders.values():
+        if sub is not None:
+            _check_out_dir(sub)
+    for (i, j), sub in folders.items():
+        a, b = specs[i], specs[j]
+        la, lb = labels[i], labels[j]
+        res = evaluate(
+            [a, b],
+            num_games=num_games,
+            rules=rules,
+            seed=seed,
+            workers=workers,
+            progress=progress,
+            out_dir=sub,
+            max_turn_steps=max_turn_steps,
+            backend=backend,
+            device=device,
+            batch_size=batch_size,
+            **rule_overrides,
+        )
+        out[(la, lb)] = res
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         (Path(out_dir) / "round_robin.md").write_text(round_robin_table(out) + "\n")

@@ -469,7 +469,7 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             except ImportError as e:
                 detail = str(e) if len(str(e)) <= 200 else type(e).__name__
                 where = f"agent spec {shown_spec(spec)}: cannot import module {shown_spec(mod_name)}"
-                raise RiskError(f"{where} ({detail})") from None
+                raise RiskError(f"{where} ({detail}){_path_hint(mod_name, e)}") from None
             except Exception as e:  # (the module's own code failed: a SyntaxError, an error at import time)
                 raise RiskError(
                     f"agent spec {shown_spec(spec)}: importing module {shown_spec(mod_name)} raised {type(e).__name__}: {e}"
@@ -492,6 +492,21 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
         f"cannot make an agent from {type(spec).__name__} {spec!r}: give a spec ({spec_forms()}), "
         "an object with act(observation, info) -> int, or a function f(observation, info) -> int"
     )
+
+
+def _path_hint(module: str, error: ImportError) -> str:
+    """What to do when the module of a ``module:callable`` spec is a file in the working folder that Python does not
+    look in (``risk-env`` and ``python scripts/...`` put their own folder on the path, not the working one)."""
+    top = module.partition(".")[0]
+    if not isinstance(error, ModuleNotFoundError) or error.name != top:
+        return ""
+    try:
+        here = Path(f"{top}.py").is_file() or Path(top, "__init__.py").is_file()
+    except (OSError, ValueError):  # (a name too long for a path, or holding a NUL: no file of that name)
+        return ""
+    if not here:
+        return ""
+    return f"; {top!r} in the working folder is not on Python's path: run with PYTHONPATH=. or install it"
 
 
 def agent_label(spec: Any) -> str:

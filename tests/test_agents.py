@@ -391,6 +391,28 @@ def test_load_agent_names_and_labels() -> None:
         load_agent("missing/model.zip")
 
 
+def test_a_module_agent_in_the_working_folder_says_how_to_put_it_on_the_path(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``risk-env`` and ``python scripts/...`` do not look in the working folder: the message said only "No module"."""
+    import importlib
+    import sys
+
+    (tmp_path / "my_bot_xyz.py").write_text("def act(observation, info):\n    return 0\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    importlib.invalidate_caches()
+    with pytest.raises(RiskError) as e:
+        load_agent("my_bot_xyz:act")
+    assert str(e.value) == (
+        "agent spec 'my_bot_xyz:act': cannot import module 'my_bot_xyz' (No module named 'my_bot_xyz'); "
+        "'my_bot_xyz' in the working folder is not on Python's path: run with PYTHONPATH=. or install it"
+    )
+    with pytest.raises(RiskError) as e:  # no such file here: no hint
+        load_agent("other_bot_xyz:act")
+    assert str(e.value).endswith("(No module named 'other_bot_xyz')")
+    monkeypatch.syspath_prepend(str(tmp_path))  # as PYTHONPATH=. does
+    assert load_agent("my_bot_xyz:act").act(None, {}) == 0
+
+
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:
     shipped = (
         "random, aggressive, continent, balanced, ppo-2p, ppo-3p, ppo-4p, ppo-5p, ppo-6p, ppo-2p-0.1, ppo-4p-0.1, ppo-4p-500k"

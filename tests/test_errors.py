@@ -1212,3 +1212,16 @@ def test_game_methods_refuse_what_is_no_position_and_a_map_path_is_taken() -> No
     env = risk_env.env(num_players=2, map=small)
     env.reset(seed=0)
     assert env.unwrapped.game.T == 9
+
+
+def test_a_path_map_is_a_file_even_when_it_reads_as_a_shipped_name(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``Game(map=Path("classic"))`` played the shipped classic map, even beside a map file named ``classic``."""
+    from pathlib import Path
+
+    small = Path(risk_env.__file__).parent / "rules" / "maps" / "small.json"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MapError, match=r"^cannot read map file '\./classic': No such file or directory$"):
+        Game(map=Path("classic"))
+    (tmp_path / "classic").write_bytes(small.read_bytes())
+    assert Game(map=Path("classic")).T == 9 and RulesConfig(map=Path("classic")).map == "./classic"
+    assert Game(map="classic").T == 42  # a name is the shipped map's

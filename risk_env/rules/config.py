@@ -74,7 +74,8 @@ class RulesConfig:
 
     Attributes:
         num_players: 2..6 (docs/rules.md §3).
-        map: a shipped map name (``"classic"``, ``"small"``) or a path to a map file (§1).
+        map: a shipped map name (``"classic"``, ``"small"``) or a path to a map file (§1); a :class:`~pathlib.Path` is
+            always a file (``Path("classic")`` is the file ``./classic``).
         setup: ``"claim"`` (default for 3-6 players), ``"deal"`` (default for 2
             players, §7) or ``"random"`` (no setup decisions) (§3). ``None``
             means the default for the player count.
@@ -317,7 +318,10 @@ def _plain_values(cfg: RulesConfig) -> None:
         if isinstance(v, np.str_):
             object.__setattr__(cfg, key, str(v))
     if isinstance(cfg.map, os.PathLike):  # a map file's path, as its text (as resolve_rules takes a rules file's)
-        object.__setattr__(cfg, "map", os.fspath(cfg.map))
+        text = os.fspath(cfg.map)
+        if not names_a_file(text):  # (Path("classic") is the file ./classic, not the shipped map of that name)
+            text = os.path.join(os.curdir, text)
+        object.__setattr__(cfg, "map", text)
 
 
 def _check_combinations(cfg: RulesConfig) -> None:

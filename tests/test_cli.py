@@ -265,6 +265,28 @@ def test_watch_names_an_agent_that_raises_and_writes_the_game_so_far(tmp_path, m
     assert GameRecord.load(rec).result["ended"] == "illegal action by player_0"
 
 
+def test_watch_writes_the_game_so_far_on_ctrl_c(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+C during watch ended it with no record (play kept its game): now the record so far is written, exit 130."""
+    (tmp_path / "stopping_agents.py").write_text(
+        "import numpy as np\n"
+        "calls = []\n"
+        "def stop(obs, info):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) > 30:\n"
+        "        raise KeyboardInterrupt\n"
+        "    return int(np.flatnonzero(info['action_mask'])[0])\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rec = tmp_path / "g.json"
+    agents = ["--agents", "stopping_agents:stop,random"]
+    res = runner.invoke(app, ["watch", *SMALL2, *agents, "--show", "none", "--record", str(rec)])
+    assert res.exit_code == 130, res.output
+    assert res.output.endswith(f"\nstopped (Ctrl+C)\nrecord of the game so far written to {rec}\n"), res.output
+    saved = GameRecord.load(rec)
+    assert saved.result["ended"] == "unfinished" and saved.result["winner"] == -1
+    assert len(saved.actions) >= 30  # the stopping agent's 30 actions and the other seat's; load replayed them all
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="needs /dev/stdin")
 def test_replay_upto_reads_a_piped_record_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """--upto read the record to check its count, then again to replay it: a pipe was empty the second time."""

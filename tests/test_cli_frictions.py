@@ -566,3 +566,36 @@ def test_options_ignored_or_named_by_python_are_refused_by_the_option(args: list
     args = [board if a == "docs/board.json" else a for a in args]
     moves = len(json.loads(Path(board).read_text())["moves"])  # (the picture's game, redrawn now and then)
     assert run_cli(*args) == (2, "", f"error: {message.format(board=repr(board), moves=moves)}\n")
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["soak", "--games", "1", "--no-vector", "--vector-batch", "8"],
+            "--vector-batch sizes the batched engine's replays, which --no-vector leaves out: give one of them",
+        ),
+        (
+            ["soak", "--games", "1", "--checkpoint-every", "5"],
+            "--checkpoint-every rewrites the --out file: give --out FILE, or leave --checkpoint-every out",
+        ),
+    ],
+)
+def test_soak_refuses_an_option_that_would_do_nothing(args: list[str], message: str) -> None:
+    """Each was accepted and dropped without a word."""
+    assert run_cli(*args) == (2, "", f"error: {message}\n")
+
+
+def test_train_rllib_refuses_a_gpu_the_machine_lacks_before_ray(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A local run asked for a GPU on a machine without one: Ray waited for it, then failed in a traceback."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ray.rllib")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    out = tmp_path / "ckpt"
+    code, stdout, stderr = run_cli("train-rllib", "--gpus-per-learner", "0.5", "--out", str(out))
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "error: --gpus-per-learner 0.5 asks for a GPU and this machine has none that torch can use: "
+        "leave it at 0, or join a cluster that has one (--address)\n"
+    )
+    assert not out.exists()

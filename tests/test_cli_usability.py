@@ -696,3 +696,21 @@ def test_the_benchmark_refuses_a_batch_beyond_memory_before_any_row(monkeypatch)
     monkeypatch.setattr(benchmark, "aec_steps_per_second", timed)
     with pytest.raises(ConfigError, match=r"^batch size=100,000,000,000: the games need about"):
         benchmark.run(quick=True, seconds=0.01, repeats=1, batch_sizes=(1, 100_000_000_000))
+
+
+@pytest.mark.parametrize(
+    "argv,named",
+    [
+        (["--resume", "runs/x"], "--resume"),
+        (["--out", "runs/x"], "--out"),
+        (["--timesteps", "2e6"], "--timesteps"),
+        (["--out", "runs/x", "--timesteps", "5000"], "--out, --timesteps"),
+    ],
+)
+def test_train_benchmark_refuses_options_it_would_drop(argv, named, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("sb3_contrib")
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["train", "--benchmark", *argv])
+    assert res.exit_code == 2
+    assert res.output == f"error: --benchmark trains nothing and writes nothing: leave out {named}\n"
+    assert list(tmp_path.iterdir()) == []  # nothing timed, nothing written

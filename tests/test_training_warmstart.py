@@ -453,6 +453,8 @@ def test_config_sections_are_validated():
 
 
 def test_plot_reads_a_hand_written_run(tmp_path: Path):
+    from helpers import run_cli
+
     from risk_env.train.curves import load_curves, plot_runs
 
     run = tmp_path / "r"
@@ -532,6 +534,9 @@ def test_plot_reads_a_hand_written_run(tmp_path: Path):
         with pytest.raises(ConfigError, match="give an image file name ending in one of"):
             plot_runs([run], tmp_path / name)
         assert not (tmp_path / name).exists() and not (tmp_path / (name + ".png")).exists()
+    bad = str(tmp_path / "x.txt")
+    code, _, err = run_cli("plot-training", run, "-o", bad)  # (named the file, not the option)
+    assert code == 2 and err.startswith(f"error: --out {bad!r} must end in .png or .svg (or .pdf, .avif, "), err
 
 
 def test_a_refused_run_leaves_no_run_folder_and_an_existing_run_untouched(tmp_path):

@@ -776,6 +776,13 @@ def watch(
             _written("--record", record, lambda: so_far.save(record))
             typer.echo(f"record written to {record}")
         raise _fail(f"{e}; the game cannot go on", 1) from None
+    except KeyboardInterrupt as e:  # Ctrl+C: the game so far (ended "unfinished") is still written
+        stopped = getattr(e, "record", None)
+        typer.echo("\nstopped (Ctrl+C)")
+        if record and stopped is not None:
+            _written("--record", record, lambda: stopped.save(record))
+            typer.echo(f"record of the game so far written to {record}")
+        raise typer.Exit(130) from None
     stalled = result is not None and (result.result or {}).get("ended") == "stalled"
     typer.echo(_stalled_line(game, s, names, max_turn_steps) if stalled else result_line(game, s, names))
     if record and result is not None:
@@ -806,7 +813,7 @@ def replay(
         None, "--gif", help="write an animated GIF here (.gif, or a video: .mp4, .webm, .mkv, .avi, .mov, as --video)"
     ),
     video: str | None = typer.Option(
-        None, "--video", help="write a video here (.mp4, .webm, .mkv, .avi or .mov; needs imageio-ffmpeg or av)"
+        None, "--video", help="write a video here (.mp4, .webm, .mkv, .avi or .mov; needs imageio-ffmpeg or av; .gif as --gif)"
     ),
     strip: str | None = typer.Option(
         None,
@@ -1028,6 +1035,11 @@ def train(
         if timesteps != int(timesteps):
             raise _fail(f"--timesteps must be a whole number of steps (2e6 is one), got {shown}")
         overrides.append(f"total_timesteps={int(timesteps)}")
+    if benchmark:
+        # (it times a fresh network for a few updates and writes nothing: these would be dropped without a word)
+        unused = [name for name, value in (("--resume", resume), ("--out", out), ("--timesteps", timesteps)) if value]
+        if unused:
+            raise _fail(f"--benchmark trains nothing and writes nothing: leave out {', '.join(unused)}")
     if benchmark and config is None:
         config = "device"  # the benchmark's own default: the on-device trainer's recipe (512 slots)
     try:
@@ -1096,6 +1108,14 @@ def train_rllib(
         raise _fail(f"--lr must be more than 0, got {lr}")
     _check_players(rules, players)
     rllib = _import("risk_env.train.rllib", "rllib", "training with RLlib")
+    if gpus_per_learner > 0 and address is None:  # (a local run: Ray would wait for a GPU, then fail in a traceback)
+        import torch
+
+        if not torch.cuda.is_available():
+            raise _fail(
+                f"--gpus-per-learner {gpus_per_learner:g} asks for a GPU and this machine has none that torch can use: "
+                "leave it at 0, or join a cluster that has one (--address)"
+            )
     try:
         _import("ray.rllib", "rllib", "training with RLlib")
         config = rllib.build_config(
@@ -1129,6 +1149,7 @@ def plot_training(
     _output_path(out, "--out")
     try:
         require("matplotlib", "train", "training curves")
+        _check_suffix(out, "--out", curves.image_suffixes())
         path = curves.plot_runs(runs, out, title)
     except MissingExtraError as e:
         raise _fail(str(e), 1) from None
@@ -1199,8 +1220,8 @@ def soak(
     observe_share: float = typer.Option(0.1, "--observe-share", help="share of games whose observations are checked"),
     max_turn_steps: int = typer.Option(5000, "--max-turn-steps", help="most action ids in one player turn"),
     chunk: int = typer.Option(8, "--chunk", help="games per worker task"),
-    vector_batch: int = typer.Option(
-        32, "--vector-batch", help="most games of one rule set replayed together on the batched engine"
+    vector_batch: int | None = typer.Option(
+        None, "--vector-batch", help="most games of one rule set replayed together on the batched engine (default 32)"
     ),
     family: int = typer.Option(
         1, "--family", help="consecutive games sharing their rules, so that they replay on the batched engine in one batch"
@@ -1215,8 +1236,10 @@ def soak(
         help="play every game the batched engine supports on it too, when torch is installed (--no-vector: leave it out)",
     ),
     out: str | None = typer.Option(None, "--out", "-o", help="write the JSON summary to this file"),
-    checkpoint_every: float = typer.Option(
-        60.0, "--checkpoint-every", help="with --out: rewrite it with the summary so far every this many seconds"
+    checkpoint_every: float | None = typer.Option(
+        None,
+        "--checkpoint-every",
+        help="with --out: rewrite it with the summary so far every this many seconds (default 60)",
     ),
     progress: bool = _PROGRESS,
 ) -> None:
@@ -1225,6 +1248,12 @@ def soak(
     from . import soak as soak_module
     from .soak import run_soak
 
+    if vector_batch is not None and not vector:  # (each would be dropped without a word)
+        raise _fail("--vector-batch sizes the batched engine's replays, which --no-vector leaves out: give one of them")
+    if checkpoint_every is not None and not out:
+        raise _fail("--checkpoint-every rewrites the --out file: give --out FILE, or leave --checkpoint-every out")
+    vector_batch = 32 if vector_batch is None else vector_batch
+    checkpoint_every = 60.0 if checkpoint_every is None else checkpoint_every
     for option, value, low in (
         ("--games", games, 1),
         ("--start", start, 0),

@@ -33,6 +33,7 @@ What :func:`play_match` guarantees
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -175,6 +176,8 @@ def play_match(
             agent, its seat and the game seed; with ``record``, its ``record`` holds the game so far (``ended``
             ``"agent error by player_<n>"``). A RiskError an agent raises (the library's own refusal, such as a
             policy of other rules) propagates as it is.
+        KeyboardInterrupt: Ctrl+C during the game propagates; with ``record``, its ``record`` holds the game so far
+            (``ended`` ``"unfinished"``).
     """
     if not isinstance(max_turn_steps, int) or max_turn_steps < 1:
         raise ConfigError(f"max_turn_steps must be a positive integer, got {max_turn_steps!r}")
@@ -202,51 +205,52 @@ def play_match(
     stalled_by = -1
     turn_key: tuple[int, int] | None = None
     turn_steps = 0
-    for name in env.agent_iter():
-        obs, reward, term, trunc, info = env.last(observe=observe)
-        returns[name] += float(reward)
-        if term or trunc:
-            env.step(None)
-            continue
-        if max_steps is not None and steps >= max_steps:
-            break
-        s = raw.game_state
-        key = (int(s.turn), int(s.player))
-        turn_steps = turn_steps + 1 if key == turn_key else 1
-        turn_key = key
-        if turn_steps > max_turn_steps:
-            stalled_by = game.current_player(s)
-            break
-        agent = table[name]
-        act_info = dict(info)
-        if not _wants_view(agent, views):
-            act_info.pop("view", None)
-        elif "view" not in act_info:  # an env made with views=False
-            act_info["view"] = raw.view(name)
-        who = getattr(agent, "name", type(agent).__name__)
-        try:
-            action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
-        except IllegalActionError as e:
-            raise _stopped(
-                IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}"), recorder, "illegal action", name
-            ) from None
-        except RiskError:  # the library's own refusal (a policy of other rules): told as it is
-            raise
-        except Exception as e:  # the agent's own failure: named, with the game's record so far
-            raise _stopped(
-                AgentError(f"agent {who!r} ({name}, game seed {seed}) failed ({type(e).__name__})"), recorder, "agent error", name
-            ) from e
-        try:
-            if before_step is not None:
-                before_step(name, action, obs, act_info)
-            env.step(action)
-        except IllegalActionError as e:
-            raise _stopped(
-                IllegalActionError(f"agent {who!r} ({name}, game seed {seed}): {e}"), recorder, "illegal action", name
-            ) from None
-        steps += 1
-        if on_step is not None:
-            on_step(name, action)
+    try:
+        for name in env.agent_iter():
+            obs, reward, term, trunc, info = env.last(observe=observe)
+            returns[name] += float(reward)
+            if term or trunc:
+                env.step(None)
+                continue
+            if max_steps is not None and steps >= max_steps:
+                break
+            s = raw.game_state
+            key = (int(s.turn), int(s.player))
+            turn_steps = turn_steps + 1 if key == turn_key else 1
+            turn_key = key
+            if turn_steps > max_turn_steps:
+                stalled_by = game.current_player(s)
+                break
+            agent = table[name]
+            act_info = dict(info)
+            if not _wants_view(agent, views):
+                act_info.pop("view", None)
+            elif "view" not in act_info:  # an env made with views=False
+                act_info["view"] = raw.view(name)
+            who = f"agent {getattr(agent, 'name', type(agent).__name__)!r} ({name}, game seed {seed})"
+            try:
+                action = agent_action(agent, obs if obs is not None else {"action_mask": info["action_mask"]}, act_info)
+            except IllegalActionError as e:
+                raise _stopped(IllegalActionError(f"{who}: {e}"), recorder, "illegal action", name) from None
+            except RiskError:  # the library's own refusal (a policy of other rules): told as it is
+                raise
+            except Exception as e:  # the agent's own failure: named, with the game's record so far
+                raise _stopped(AgentError(f"{who} failed ({type(e).__name__})"), recorder, "agent error", name) from e
+            try:
+                if before_step is not None:
+                    before_step(name, action, obs, act_info)
+                env.step(action)
+            except IllegalActionError as e:
+                raise _stopped(IllegalActionError(f"{who}: {e}"), recorder, "illegal action", name) from None
+            steps += 1
+            if on_step is not None:
+                on_step(name, action)
+    except KeyboardInterrupt as e:  # Ctrl+C: the game so far goes with it, for its caller to keep or not
+        if recorder is not None:
+            with contextlib.suppress(RiskError):  # (a position left half-made by the interrupt: no record)
+                recorder.finish("unfinished")
+                e.record = recorder.record  # type: ignore[attr-defined]
+        raise
     s = raw.game_state
     rec = None
     if recorder is not None:

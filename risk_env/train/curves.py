@@ -146,6 +146,20 @@ def _text(path: Path) -> str:
         raise ConfigError(f"{path}: cannot be read as UTF-8 text ({type(e).__name__}: {e})") from None
 
 
+def image_suffixes() -> tuple[str, ...]:
+    """The image file suffixes :func:`plot_runs` writes: ``".png"``, ``".svg"``, ``".pdf"``, then the rest of
+    matplotlib's, sorted (less ``.pgf``, which needs a LaTeX installation).
+
+    Raises:
+        ImportError: matplotlib is not installed.
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    first = (".png", ".svg", ".pdf")
+    rest = sorted(f".{k}" for k in FigureCanvasBase.get_supported_filetypes() if k != "pgf")
+    return (*first, *(k for k in rest if k not in first))
+
+
 def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None = None) -> Path:
     """Draw the curves of ``run_dirs`` (module docstring) into the image file ``out`` (PNG, SVG, PDF...).
 
@@ -164,11 +178,9 @@ def plot_runs(run_dirs: Sequence[str | Path], out: str | Path, title: str | None
     import matplotlib.pyplot as plt
 
     out = Path(out)
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    kinds = set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"}  # (.pgf needs a LaTeX installation)
-    if out.suffix.lower().lstrip(".") not in kinds:  # (refused before drawing; no suffix: matplotlib would add .png)
-        raise ConfigError(f"{str(out)!r}: give an image file name ending in one of {', '.join('.' + k for k in sorted(kinds))}")
+    kinds = image_suffixes()
+    if out.suffix.lower() not in kinds:  # (refused before drawing; no suffix: matplotlib would add .png)
+        raise ConfigError(f"out {str(out)!r}: give an image file name ending in one of {', '.join(kinds)}")
     curves = [c for d in run_dirs for c in load_curves(d)]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]

@@ -254,6 +254,20 @@ def test_each_game_of_a_session_has_its_own_record_file(tmp_path: Path) -> None:
     assert session.save() == tmp_path / "game_3.json" and GameRecord.load(tmp_path / "game_3.json").seed == 9
 
 
+def test_a_game_left_before_any_move_leaves_no_gap_in_the_numbered_records(tmp_path: Path) -> None:
+    """It was not written, and the next game took the number after it: game_3.json with no game_2.json."""
+    path = tmp_path / "game.json"
+    session = GameSession(small(2), seat=0, agents=["aggressive"], seed=3, record=path)
+    assert session.history  # (seed 3: the agent moves first)
+    session.new_game(seed=0)  # the first game is written
+    assert not session.history  # (seed 0: the person moves first)
+    session.new_game(seed=3)  # the second game, with no move, is not written: the third takes its file
+    assert session.record_target == tmp_path / "game_2.json"
+    session.new_game(seed=9)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "game_2.json"]
+    assert GameRecord.load(tmp_path / "game_2.json").seed == 3 and session.record_target == tmp_path / "game_3.json"
+
+
 # ---------------------------------------------------------------------- the JSON API
 @pytest.fixture()
 def client(tmp_path: Path):  # type: ignore[no-untyped-def]

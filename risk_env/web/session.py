@@ -97,7 +97,8 @@ class GameSession:
             seed is never shown to the person while the game is on (a finished game's record holds it).
         record: a file path (``str`` or path object): write each game's record when it ends (and when a new game
             replaces an unfinished one): the first game's to this path, the next ones' beside it with their number
-            (``game.json``, ``game_2.json``, ``game_3.json``...), so that no game's record replaces another's.
+            (``game.json``, ``game_2.json``, ``game_3.json``...), so that no game's record replaces another's. A
+            game left before any move is not written, and the next game takes its file.
         max_agent_steps: the most action ids the agents may take between two decisions of the person (an integer
             >= 1).
 
@@ -194,6 +195,8 @@ class GameSession:
         check_seed(seed, allow_none=True)
         if not self.over and self.record_path is not None and self.history:
             self.save("unfinished")
+        elif self.saved is None and not self.history:  # (a game left before any move is not written: the next
+            self.games -= 1  # game takes its file, so that the numbered files have no gap)
         self._new(fresh_seed() if seed is None else int(seed))
         return self.view()
 

@@ -485,6 +485,29 @@ def test_vector_game_observe_refuses_seats_out_of_range_and_takes_any_integer_dt
             g.observe_graph(s, torch.tensor([0, 1, bad, 1]))
 
 
+def test_learner_env_past_max_opponent_steps_asks_for_a_reset():
+    """The guard raised a bare RuntimeError and left the env mid-step, still taking steps against a stale mask (the
+    learner's ids played where an opponent was to act)."""
+    torch = pytest.importorskip("torch")
+    from risk_env.errors import ResetNeededError, RiskError
+    from risk_env.vector.learner import LearnerEnv
+
+    env = LearnerEnv(4, seed=8, opponents="aggressive", num_players=2, map="small", setup="random", max_opponent_steps=1)
+    gen = torch.Generator().manual_seed(0)
+    refusal = (
+        r"^opponents made 1 engine steps \(max_opponent_steps\) without a learner's turn coming; the games are left "
+        r"mid-step: call reset\(\)$"
+    )
+    with pytest.raises(RiskError, match=refusal):  # (an opponent's turn is more than one engine step)
+        out = env.reset(seed=0)
+        for _ in range(200):
+            out = env.step(torch.multinomial(out.action_mask.float(), 1, generator=gen)[:, 0])
+    with pytest.raises(ResetNeededError):
+        env.step(torch.zeros(4, dtype=torch.int64))
+    env.max_opponent_steps = 100_000
+    assert env.reset(seed=0).action_mask.any(1).all()  # a reset starts afresh
+
+
 def test_learner_env_checks_its_opponents_ids_and_refuses_non_tensors():
     torch = pytest.importorskip("torch")
     from risk_env.errors import IllegalActionError, ResetNeededError

@@ -484,3 +484,26 @@ def test_a_network_trained_with_the_turn_is_shown_it_on_both_backends(tmp_path: 
             shown_env.step(action)
         assert len(seen) == len(turns) > 50 and max(turns) > 0
         assert seen == (pytest.approx(turns) if shown else [0.0] * len(turns))
+
+
+def test_a_batched_policy_without_a_name_is_told_what_it_lacks() -> None:
+    """A batched callable with no ``name`` was refused as "an agent object" that plays one game at a time, though
+    the learner env takes it; an agent's function ``f(observation, info)`` is still told to use the reference engine."""
+    torch = pytest.importorskip("torch")
+
+    class Nameless:
+        def __call__(self, state, mask, active=None):  # type: ignore[no-untyped-def]
+            return torch.multinomial(mask.float(), 1)[:, 0]
+
+    lacks = r"a batched policy object \(policy\(state, mask, active\) -> ids\) needs a 'name' attribute"
+    with pytest.raises(ConfigError, match=lacks):
+        evaluate([Nameless(), "random"], num_games=2, rules=SMALL, backend="vector", progress=False)
+
+    def agent(observation, info):  # type: ignore[no-untyped-def]
+        return 0
+
+    with pytest.raises(ConfigError, match=r"an agent object plays one game at a time, on the reference engine only"):
+        evaluate([agent, "random"], num_games=2, rules=SMALL, backend="vector", progress=False)
+    named = Nameless()
+    named.name = "nameless"  # type: ignore[attr-defined]
+    assert len(evaluate([named, "random"], num_games=2, rules=SMALL, seed=0, backend="vector", progress=False).games) == 2

@@ -467,11 +467,13 @@ def test_reset_slots_starts_new_games_there_alone() -> None:
         new = env.step(_random_actions(new.action_mask, gen))
 
 
-def test_an_outside_opponent_sees_what_its_seat_may_know_and_writes_nothing() -> None:
+@pytest.mark.parametrize("base", [object, RandomPolicy])
+def test_an_outside_opponent_sees_what_its_seat_may_know_and_writes_nothing(base: type) -> None:
     """A policy that is not one of the package's gets BatchState.known_to of the seat to act and a copy of the mask
-    (it was handed the live state: every seat's mission and hand)."""
+    (it was handed the live state: every seat's mission and hand); so does a subclass of one of the package's policies
+    defined outside it (which was handed the live state as the package's own are)."""
 
-    class Peek:
+    class Peek(base):  # type: ignore[valid-type,misc]
         name = "peek"
 
         def __init__(self) -> None:
@@ -638,3 +640,41 @@ def test_reset_reports_no_episode_end_of_games_that_ended_before_a_learner_decis
     for flags in (out.terminated, out.truncated, out.autoreset, out.seat_terminated, out.seat_truncated):
         assert not flags.any()
     assert not out.reward.any() and not out.rewards.any()
+
+
+def _played(default: torch.dtype, observation: str, opponents: Any) -> list[torch.Tensor]:
+    """Every observation and reward of 120 learner steps of a 3-player learner-seat env (and of a VectorEnv stepping a
+    fifth of its slots), with torch's default dtype set to ``default`` for the run."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(default)
+    try:
+        from risk_env.vector.learner import LearnerEnv
+
+        gen = torch.Generator().manual_seed(0)
+        env = LearnerEnv(6, seed=0, opponents=opponents, preset="fast", num_players=3, observation=observation)
+        out = env.reset(seed=1)
+        seen: list[torch.Tensor] = []
+        for _ in range(120):
+            out = env.step(torch.multinomial(out.action_mask.float(), 1, generator=gen)[:, 0])
+            obs = out.observation
+            seen += [*(obs.values() if isinstance(obs, dict) else [obs]), out.rewards]
+        venv = VectorEnv(6, seed=0, preset="fast")
+        got = venv.reset()
+        for _ in range(60):
+            active = torch.rand(6, generator=gen, dtype=torch.float32) < 0.2
+            got = venv.step(torch.multinomial(got.action_mask.float(), 1, generator=gen)[:, 0], active=active)
+            seen += [got.observation, got.rewards]
+        return seen
+    finally:
+        torch.set_default_dtype(before)
+
+
+@pytest.mark.parametrize("observation", ["flat", "graph"])
+def test_torch_default_dtype_float64_changes_nothing(observation: str) -> None:
+    """With ``torch.set_default_dtype(torch.float64)`` every learner-seat face failed at its first opponent turn (a
+    float64 reward row put into float32 ones), observations came out float64 and the random draws differed."""
+    opponents = ["random", "aggressive", "balanced", "continent"]
+    f32, f64 = _played(torch.float32, observation, opponents), _played(torch.float64, observation, opponents)
+    assert len(f32) == len(f64)
+    for a, b in zip(f32, f64, strict=True):
+        assert b.dtype == a.dtype != torch.float64 and torch.equal(a, b)

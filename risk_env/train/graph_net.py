@@ -109,6 +109,7 @@ class GraphNet(nn.Module):
                 nn.init.zeros_(last.bias)
         self._adj_key: tuple[int, bytes] | None = None
         self._adj: th.Tensor | None = None
+        self.float()  # float32 as the observations are, whatever torch's default dtype (torch.set_default_dtype)
 
     @staticmethod
     def parameter_count(node_dim: int, global_dim: int, n_other: int, hidden: int, rounds: int) -> int:

@@ -133,7 +133,7 @@ def random_legal(mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor
     dtype = torch.uint8 if mask.shape[1] < 256 else torch.int32
     counts = mask.to(dtype).cumsum(1, dtype=dtype)
     total = counts[:, -1]
-    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * total).to(dtype)
+    k = (torch.rand(mask.shape[0], generator=generator, dtype=torch.float32, device=mask.device) * total).to(dtype)
     k = torch.minimum(k, (total.clamp(min=1) - 1).to(dtype))
     return (counts > k[:, None]).to(torch.uint8).argmax(1)
 

@@ -616,7 +616,7 @@ class VectorGame:
         cfg, dev, gen = self.config, self.device, self.generator
         T, n = self.T, self.n
         s = self.blank(B)
-        s.order = torch.argsort(torch.rand(B, n, generator=gen, device=dev), dim=1)
+        s.order = torch.argsort(torch.rand(B, n, generator=gen, dtype=torch.float32, device=dev), dim=1)
         s.order_pos = torch.argsort(s.order, dim=1)
         s.alive[:] = True
         start = int(cfg.starting_armies or 0)
@@ -634,7 +634,7 @@ class VectorGame:
             if self.neutral >= 0:
                 cycle = torch.cat([s.order, torch.full((B, 1), self.neutral, device=dev, dtype=torch.int64)], dim=1)
             L = cycle.shape[1]
-            perm = torch.argsort(torch.rand(B, T, generator=gen, device=dev), dim=1)
+            perm = torch.argsort(torch.rand(B, T, generator=gen, dtype=torch.float32, device=dev), dim=1)
             k = self.ar_T
             seat_of_k = cycle[:, k % L]
             armies_k = torch.ones(B, T, dtype=torch.int64, device=dev)
@@ -669,7 +669,7 @@ class VectorGame:
                 self._next_setup_turn(s, every, first=True)
         if cfg.secret_missions:  # one mission card each; "destroy" yourself or an absent seat: 24 territories (§8)
             assert s.missions is not None
-            deck = torch.argsort(torch.rand(B, len(MISSIONS), generator=gen, device=dev), dim=1)[:, :n]
+            deck = torch.argsort(torch.rand(B, len(MISSIONS), generator=gen, dtype=torch.float32, device=dev), dim=1)[:, :n]
             target = self.mission_target.index_select(0, deck.reshape(-1)).reshape(B, n)
             bad = (deck >= DESTROY_FIRST) & ((target == self.ar_n[None, :]) | (target >= n))
             s.missions = torch.where(bad, TWENTY_FOUR, deck)

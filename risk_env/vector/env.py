@@ -292,7 +292,7 @@ class VectorEnv:
             self._pool = None
             B, dev = self.num_envs, self.device
             zeros = torch.zeros(B, dtype=torch.bool, device=dev)
-            out = self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, zeros, None)
+            out = self._output(torch.zeros(B, self.num_players, dtype=torch.float32, device=dev), zeros, zeros, zeros, None)
         return _normal(out)
 
     def step(self, actions: Any, active: Any = None, final_seat: Any = None) -> VectorStep:
@@ -383,7 +383,7 @@ class VectorEnv:
         flat[idx] = flat_sub
         self._mask, self._flat = mask, flat
         self._obs = _scatter_rows(self._obs, idx, self._present(sub, flat_sub, mask_sub))
-        rewards = torch.zeros(B, self.num_players, device=dev)
+        rewards = torch.zeros(B, self.num_players, dtype=torch.float32, device=dev)
         rewards[idx] = rew
         zeros = torch.zeros(B, dtype=torch.bool, device=dev)
         won, trunc, reset = zeros.clone(), zeros.clone(), zeros.clone()
@@ -414,7 +414,7 @@ class VectorEnv:
                 s.put(idx, self._fresh(int(idx.numel())))
             B, dev = self.num_envs, self.device
             zeros = torch.zeros(B, dtype=torch.bool, device=dev)
-            out = self._output(torch.zeros(B, self.num_players, device=dev), zeros, zeros, m.clone(), None)
+            out = self._output(torch.zeros(B, self.num_players, dtype=torch.float32, device=dev), zeros, zeros, m.clone(), None)
         return _normal(out)
 
     def _fresh(self, k: int) -> BatchState:

@@ -74,7 +74,7 @@ class GraphRunner:
         self.draws = game.draws(B, draw=False)  # (drawn before each step, as the default step draws)
         n = game.n
         self.out = {
-            "rewards": torch.zeros(B, n, device=dev),
+            "rewards": torch.zeros(B, n, dtype=torch.float32, device=dev),
             "won": torch.zeros(B, dtype=torch.bool, device=dev),
             "truncated": torch.zeros(B, dtype=torch.bool, device=dev),
             "eliminated": torch.zeros(B, n, dtype=torch.bool, device=dev),

@@ -73,7 +73,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import torch
 
-from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError, check_number
+from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededError, RiskError, check_number
 from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 from .network import NetworkPolicy
@@ -88,6 +88,7 @@ __all__ = [
     "SEAT_SAFE_POLICIES",
     "refuse_out_of_range",
     "seat_credit",
+    "seat_safe",
 ]
 
 OBSERVATIONS = OBSERVATION_MODES
@@ -252,7 +253,15 @@ SEAT_SAFE_POLICIES = (RandomPolicy, HeuristicPolicy, NetworkPolicy, ObservationP
 """The package's batched policies, which read only what the seat to act may know and write nothing (their
 tests play them on :meth:`BatchState.known_to <risk_env.vector.BatchState.known_to>` too; an
 :class:`ObservationPolicy` hands its callable the seat's observation and a copy of the mask): the learner env
-hands them the live state; any other opponent policy gets the seat's view (module docstring)."""
+hands them the live state; any other opponent policy, a subclass of these defined outside the package included, gets
+the seat's view (module docstring, :func:`seat_safe`)."""
+
+
+def seat_safe(policy: Any) -> bool:
+    """Whether the learner env hands ``policy`` the live state and mask: an instance of a class of this package among
+    :data:`SEAT_SAFE_POLICIES`. A subclass defined elsewhere may read every hand and mission, or write into the mask,
+    so it gets the seat's view and a copy of the mask, as any other policy does."""
+    return isinstance(policy, SEAT_SAFE_POLICIES) and type(policy).__module__.partition(".")[0] == "risk_env"
 
 
 def _callable_name(obj: Any) -> str:
@@ -439,7 +448,7 @@ class LearnerEnv:
         """New games in every slot, advanced to the first learner decision (``seed`` re-seeds both generators).
 
         Raises:
-            ConfigError: a bad seed.
+            ConfigError: a bad seed. IllegalActionError, RiskError: as :meth:`step`'s, from the opponents' first turns.
         """
         out = self.venv.reset(seed=seed)
         if seed is not None:
@@ -472,6 +481,8 @@ class LearnerEnv:
                 Nothing is changed then.
             IllegalActionError: an opponent policy returned an id its mask forbids, or no integer ``(B,)`` tensor
                 (the message names the policy); the learner's ids are played by then, and the env needs :meth:`reset`.
+            RiskError: the opponents made ``max_opponent_steps`` engine steps without a learner's turn coming; the env
+                needs :meth:`reset` then too.
         """
         if self._out is None:
             raise ResetNeededError("no games in progress: call reset() before step()")
@@ -614,7 +625,11 @@ class LearnerEnv:
                     rows = waiting & (who == k)
                     ids = torch.where(rows, self._opponent_ids(k, s, out, rows), ids)
             out = self._play(ids, waiting, seat, acc)
-        raise RuntimeError(f"opponents made {self.max_opponent_steps} engine steps without a learner's turn coming")
+        self._out = None  # (the learner's ids are played already: the games are mid-step)
+        raise RiskError(
+            f"opponents made {self.max_opponent_steps} engine steps (max_opponent_steps) without a learner's turn "
+            "coming; the games are left mid-step: call reset()"
+        )
 
     def _opponent_ids(self, k: int, s: Any, out: VectorStep, rows: torch.Tensor) -> torch.Tensor:
         """The ids opponent policy ``k`` chooses in slots ``rows``, checked against the mask there. An id it
@@ -623,7 +638,7 @@ class LearnerEnv:
         assert self.assignment is not None
         name = self.assignment.names[k] if k < len(self.assignment.names) else f"#{k}"
         policy = self.policies[k]
-        if isinstance(policy, SEAT_SAFE_POLICIES):
+        if seat_safe(policy):
             ids = policy(s, out.action_mask, rows)
         else:  # what the seat to act may know, and copies (module docstring)
             ids = policy(s.known_to(out.current_player.clamp(min=0)), out.action_mask.clone(), rows)
@@ -696,7 +711,7 @@ class _Acc:
     ) -> None:
         self.learners = learners.clone()  # the learner seats when the call began (a slot's episode closes once)
         self.decided = decided.clone()  # the seats that decided in their episode when the call began
-        self.rewards = torch.zeros(B, n, device=device)
+        self.rewards = torch.zeros(B, n, dtype=torch.float32, device=device)
         self.term = torch.zeros(B, n, dtype=torch.bool, device=device)
         self.trunc = torch.zeros(B, n, dtype=torch.bool, device=device)
         self.closed = torch.zeros(B, dtype=torch.bool, device=device)

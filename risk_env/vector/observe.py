@@ -75,7 +75,7 @@ def observe(game: VectorGame, s: BatchState, seat: torch.Tensor | None = None, h
     # (the output is allocated after the temporaries above: in the other order glibc's allocator
     # hands back fresh pages every call at large batches, measured as ~1,000 page faults a step)
     with torch.inference_mode(False):  # a normal tensor, also in the env's inference mode: callers may train on it
-        out = torch.empty(B, game.obs_size, device=game.device)
+        out = torch.empty(B, game.obs_size, dtype=torch.float32, device=game.device)
     # owner one-hot: ones added into zeros (an unclaimed territory adds a zero)
     head = out[:, : L.stop("selected")]
     head.zero_()
@@ -159,7 +159,7 @@ def _dice_rules_block(game: VectorGame, s: BatchState, me: torch.Tensor, out: to
     att = game.ar_dice[None, :] < s.att_dice[:, None]
     dfd = s.last_roll[:, 3:5] > 0
     faces = torch.where(torch.cat([att, dfd], 1) & pend[:, None], s.last_roll, 0)
-    block = torch.zeros(s.batch_size, game.obs_layout.width("dice_rules"), device=game.device)
+    block = torch.zeros(s.batch_size, game.obs_layout.width("dice_rules"), dtype=torch.float32, device=game.device)
     block[:, 0] = pend
     if cfg.reroll_with_card:
         block[:, 1] = here & ~s.reroll_used
@@ -260,7 +260,7 @@ class GraphTables:
         const[GLOBAL_FEATURES["bias"].start] = 1.0
         self.const = torch.as_tensor(const, device=dev)
         self.S = S
-        self.c10 = torch.tensor(10.0, device=dev)
+        self.c10 = torch.tensor(10.0, dtype=torch.float32, device=dev)
 
 
 def observe_graph(
@@ -295,7 +295,7 @@ def observe_graph(
     o = game.obs_offsets
     S, node = gt.S, gt.node
     with torch.inference_mode(False):  # normal tensors, also in the env's inference mode: callers may train on them
-        nodes = torch.zeros(B, T, gt.F, device=game.device)
+        nodes = torch.zeros(B, T, gt.F, dtype=torch.float32, device=game.device)
         glob = gt.const.expand(B, -1).clone()
         m8 = mask.to(torch.int8) if mask is not None else torch.zeros(B, game.num_actions, dtype=torch.int8, device=game.device)
     owner = flat[:, o["owner"] : o["owner"] + T * S].view(B, T, S)
@@ -333,8 +333,8 @@ def observe_graph(
     os_, od = own_t.index_select(0, gt.src), own_t.index_select(0, gt.dst)  # (E, B)
     foreign = ((os_ != od) & ((os_ | od) >= 0)).to(torch.float32)
     arm_dst = s.armies.to(torch.float32).t().contiguous().index_select(0, gt.dst)
-    fn = torch.zeros(T, B, device=game.device).index_add_(0, gt.src, foreign)
-    fa = torch.zeros(T, B, device=game.device).index_add_(0, gt.src, foreign * arm_dst)
+    fn = torch.zeros(T, B, dtype=torch.float32, device=game.device).index_add_(0, gt.src, foreign)
+    fa = torch.zeros(T, B, dtype=torch.float32, device=game.device).index_add_(0, gt.src, foreign * arm_dst)
     nodes[:, :, node["foreign_nbrs"]] = fn.t() / gt.degree
     nodes[:, :, node["foreign_armies"]] = fa.t() / gt.c10
     for f0, g0, w in gt.global_runs:

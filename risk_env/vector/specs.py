@@ -18,6 +18,7 @@ here.
 
 from __future__ import annotations
 
+import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -84,12 +85,28 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
             f"it takes {_forms()}, or a batched policy object (other agents, such as 'module:callable', play on the "
             "reference engine only: backend='reference')"
         )
-    if callable(spec) and isinstance(getattr(spec, "name", None), str) and not hasattr(spec, "act"):
-        return spec
+    if callable(spec) and not hasattr(spec, "act"):
+        if isinstance(getattr(spec, "name", None), str):
+            return spec
+        if _takes_three(spec):  # (told it was an agent object: what it lacks is the BatchedPolicy protocol's name)
+            raise ConfigError(
+                f"the batched engine cannot play {spec!r}: a batched policy object (policy(state, mask, active) -> ids) "
+                "needs a 'name' attribute, a str that names it in the results"
+            )
     raise ConfigError(
         f"the batched engine cannot play {spec!r} (an agent object plays one game at a time, on the reference engine "
         f"only: backend='reference'); it takes {_forms()}, or a batched policy object"
     )
+
+
+def _takes_three(obj: Any) -> bool:
+    """Whether ``obj``'s signature takes three positional arguments, as a batched policy's call does (an agent's
+    callable ``f(observation, info)`` takes two); False where it cannot be read."""
+    try:
+        inspect.signature(obj).bind(None, None, None)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _forms() -> str:

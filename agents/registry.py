@@ -464,6 +464,12 @@ def load_agent(spec: Any, seed: int | None = None) -> AgentLike:
             return MaskablePPOAgent(key)
         mod_name, sep, attr = key.partition(":")
         if sep and mod_name and attr:
+            if "/" in mod_name or "\\" in mod_name or mod_name.endswith(".py"):  # (a file's path, not a module's name)
+                module = mod_name.replace("\\", "/").rpartition("/")[2].removesuffix(".py")
+                raise RiskError(
+                    f"agent spec {shown_spec(spec)}: {shown_spec(mod_name)} is a file's path, and module:callable names a "
+                    f"module: give {shown_spec(f'{module}:{attr}')}, with the file's folder on Python's path (PYTHONPATH)"
+                )
             try:
                 mod = importlib.import_module(mod_name)
             except ImportError as e:

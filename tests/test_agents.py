@@ -409,6 +409,14 @@ def test_a_module_agent_in_the_working_folder_says_how_to_put_it_on_the_path(tmp
     with pytest.raises(RiskError) as e:  # no such file here: no hint
         load_agent("other_bot_xyz:act")
     assert str(e.value).endswith("(No module named 'other_bot_xyz')")
+    for spec in ("./my_bot_xyz.py:act", "my_bot_xyz.py:act", f"{tmp_path}/my_bot_xyz.py:act"):  # a file's path
+        with pytest.raises(RiskError) as e:  # (told to put the working folder on the path, or a TypeError)
+            load_agent(spec)
+        assert str(e.value).endswith(
+            "is a file's path, and module:callable names a module: give 'my_bot_xyz:act', with the file's folder on "
+            "Python's path (PYTHONPATH)"
+        )
+    assert str(e.value).startswith(f"agent spec {spec[:60]!r}...")  # (a long spec shown in short)
     monkeypatch.syspath_prepend(str(tmp_path))  # as PYTHONPATH=. does
     assert load_agent("my_bot_xyz:act").act(None, {}) == 0
 

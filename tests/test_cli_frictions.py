@@ -599,3 +599,15 @@ def test_train_rllib_refuses_a_gpu_the_machine_lacks_before_ray(monkeypatch, tmp
         "leave it at 0, or join a cluster that has one (--address)\n"
     )
     assert not out.exists()
+
+
+def test_train_rllib_names_an_address_with_no_ray_cluster(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An address Ray cannot read, or with no cluster there, was Ray's traceback (exit 1)."""
+    pytest.importorskip("ray.rllib")
+    out = tmp_path / "ckpt"
+    code, _, err = run_cli("train-rllib", "--address", "", "--out", str(out))
+    told = "error: --address takes 'auto' or a Ray address such as host:6379 (leave it out for a local Ray), got ''\n"
+    assert (code, err) == (2, told)
+    code, _, err = run_cli("train-rllib", "--address", "not a url", "--iterations", "1", "--out", str(out))
+    assert (code, err) == (2, "error: cannot join the Ray cluster at address 'not a url': Invalid address format: not a url\n")
+    assert not out.exists()

@@ -705,6 +705,7 @@ def test_the_benchmark_refuses_a_batch_beyond_memory_before_any_row(monkeypatch)
         (["--out", "runs/x"], "--out"),
         (["--timesteps", "2e6"], "--timesteps"),
         (["--out", "runs/x", "--timesteps", "5000"], "--out, --timesteps"),
+        (["--set", "out_dir=runs/x", "--set", "total_timesteps=5"], "--set out_dir, --set total_timesteps"),
     ],
 )
 def test_train_benchmark_refuses_options_it_would_drop(argv, named, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -319,7 +319,7 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     summary = json.loads((run / "results.json").read_text())
     assert list(summary) == [
         *("name", "trainer", "device", "player_counts", "learner_decisions_per_second", "model", "timesteps"),
-        *("learn_seconds", "total_seconds", "stopped_early", "eval_rules", "final_eval"),
+        *("learn_seconds", "wall_seconds", "total_seconds", "stopped_early", "eval_rules", "final_eval"),
     ]
     assert summary["trainer"] == "device" and summary["player_counts"] == [2] and summary["timesteps"] == 256
     assert summary["model"] == str(res.model_path) and summary["final_eval"]["random"]["games"] == res.final_eval["random"].games
@@ -384,6 +384,13 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     # (the wall clock goes on from the checkpoint's: plot-training drew it restarting at the resume)
     resumed_from = json.loads((run / "checkpoints" / "step_000000256.json").read_text())["wall_seconds"]
     assert rows[1]["wall_seconds"] <= resumed_from <= rows[2]["wall_seconds"]
+    # (the final evaluation on the same clock: plot-training drew its square at the resumed part's seconds alone)
+    final = json.loads((run / "results.json").read_text())
+    assert rows[2]["wall_seconds"] <= final["wall_seconds"] and final["learn_seconds"] < final["wall_seconds"]
+    from risk_env.train.curves import load_curves
+
+    (curve,) = [c for c in load_curves(run) if c.opponent == "random"]
+    assert curve.final["seconds"] == final["wall_seconds"]
     np.testing.assert_array_equal(_weights(later / "checkpoints" / "step_000000384.pt"), old_384)
     assert latest_checkpoint(run) == run / "checkpoints" / "step_000000384.pt"
     monkeypatch.chdir(run)  # (the run folder as ".", from inside it: it raised a ValueError for the empty name)

@@ -121,9 +121,11 @@ def test_an_override_of_a_rules_switch_reaches_the_evaluation_rules_where_the_co
     for bad in ("classic", "null"):
         with pytest.raises(ConfigError, match=r"rules: Input should be a valid dictionary"):
             load_config("sb3", ["rules.num_players=3", f"rules={bad}"])
-    # a section the file leaves out counts at its default, and a switch set into it keeps the default preset
+    # a section the file leaves out counts at its default, and a switch set into it keeps the default preset; an
+    # eval.rules left out plays the training rules
     cfg = load_config(None, ["rules.num_players=3"])
-    assert cfg.rules == cfg.eval.rules == {"preset": "fast", "num_players": 3}
+    assert cfg.rules == {"preset": "fast", "num_players": 3} and cfg.eval.rules is None
+    assert cfg.eval_rules_config == cfg.rules_config
     # an unknown switch is refused once, under rules
     with pytest.raises(
         ConfigError,
@@ -1182,3 +1184,37 @@ def test_an_unknown_teacher_of_the_device_trainer_is_told_the_forms_it_plays() -
         "ppo-4p-500k), a policy file .pt or a MaskablePPO .zip (set by the override 'kickstart.teacher=nosuch')"
     ) in str(info.value)
     assert "RLlib" not in str(info.value) and "module:callable" not in str(info.value)
+
+
+def test_final_evaluations_against_two_files_of_one_name_keep_both_results(tmp_path):
+    """Two opponents ``a/model.pt`` and ``b/model.pt`` wrote one ``final_eval/model`` folder: the second's results
+    replaced the first's."""
+    import shutil
+
+    from risk_env.agents.registry import pretrained_path
+    from risk_env.train.run import evaluate_model
+
+    specs = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        specs.append(str(shutil.copy(pretrained_path("ppo-2p"), tmp_path / run / "model.pt")))
+    rules = TrainConfig.from_dict({"eval": {"rules": {"preset": "fast", "num_players": 2, "turn_limit": 12}}}).eval_rules_config
+    got = evaluate_model("aggressive", specs, 2, rules, 7, 1, out_dir=tmp_path / "final", backend="vector")
+    assert sorted(p.name for p in (tmp_path / "final").iterdir()) == ["model", "model_2"]
+    for spec, folder in zip(specs, ("model", "model_2"), strict=True):
+        saved = json.loads((tmp_path / "final" / folder / "results.json").read_text())
+        assert saved["entrants"] == ["aggressive", "model"] and got[spec].games == 2
+
+
+def test_a_config_without_eval_rules_evaluates_the_games_it_trains_on(tmp_path):
+    """A user's file with ``rules`` and no ``eval.rules`` trained 4-player games on the small map and evaluated
+    2-player games on the classic map (the schema's default was the ``fast`` preset for 2 players)."""
+    from risk_env.train.config import load_config
+
+    path = tmp_path / "my4p.yaml"
+    path.write_text("name: my4p\ntrainer: device\nrules: {preset: fast, num_players: 4, map: small}\n")
+    cfg = load_config(str(path))
+    assert cfg.eval.rules is None and cfg.eval_rules_config == cfg.rules_config
+    assert (cfg.eval_rules_config.num_players, cfg.eval_rules_config.map) == (4, "small")
+    shipped = load_config("ppo-3p")  # (a file that sets eval.rules keeps them)
+    assert shipped.eval.rules == {"preset": "fast", "num_players": 3}

@@ -1038,6 +1038,7 @@ def train(
     if benchmark:
         # (it times a fresh network for a few updates and writes nothing: these would be dropped without a word)
         unused = [name for name, value in (("--resume", resume), ("--out", out), ("--timesteps", timesteps)) if value]
+        unused += [f"--set {key}" for key in ("out_dir", "total_timesteps") if key in given]
         if unused:
             raise _fail(f"--benchmark trains nothing and writes nothing: leave out {', '.join(unused)}")
     if benchmark and config is None:
@@ -1104,6 +1105,8 @@ def train_rllib(
         _at_least(option, value, low)
     if minibatch > batch:
         raise _fail(f"--minibatch must be at most --batch ({batch} env steps), got {minibatch}")
+    if address is not None and not address.strip():
+        raise _fail(f"--address takes 'auto' or a Ray address such as host:6379 (leave it out for a local Ray), got {address!r}")
     if not (math.isfinite(lr) and lr > 0):
         raise _fail(f"--lr must be more than 0, got {lr}")
     _check_players(rules, players)

@@ -326,8 +326,8 @@ class EvalSection(_Section):
         description="agent specs; each fills every other seat, or 'a+b+c' names one agent per other seat",
     )
     rules: dict[str, Any] | None = Field(
-        default_factory=lambda: {"preset": "fast", "num_players": 2},
-        description="rules of evaluation games (null: the training rules)",
+        None,
+        description="rules of evaluation games (null, the default: the training rules)",
     )
     workers: int | None = Field(None, ge=1, description="evaluation processes of the reference backend (default: every core)")
     backend: Literal["reference", "vector"] = Field(

@@ -105,7 +105,8 @@ def load_curves(run_dir: str | Path) -> list[Curve]:
                     "ci_high": hi,
                     "games": _count(s["games"], "games"),
                     "timesteps": _count(res.get("timesteps", c.timesteps[-1] if c.timesteps else 0), "timesteps"),
-                    "seconds": float(res.get("learn_seconds", math.nan)),
+                    # (the run's clock, resumes included, as evals.jsonl's; files of earlier builds: learn_seconds)
+                    "seconds": float(res.get("wall_seconds", res.get("learn_seconds", math.nan))),
                 }
         except (json.JSONDecodeError, RecursionError, KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
             raise ConfigError(f"{results}: not the results.json of a training run ({type(e).__name__}: {e})") from None

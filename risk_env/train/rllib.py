@@ -370,7 +370,8 @@ def train(config: Any, iterations: int, out: str | os.PathLike[str], address: st
 
     Raises:
         ConfigError: ``iterations`` < 1; ``out`` empty, not text or a path, or a folder that cannot be made or written
-            (a file in the way, no permission): checked before Ray starts, so no training is lost to it;
+            (a file in the way, no permission): checked before Ray starts, so no training is lost to it; an
+            ``address`` with no Ray cluster there, or one Ray cannot read;
         ImportError: ray[rllib] is not installed.
     """
     if not isinstance(iterations, int) or iterations < 1:
@@ -384,7 +385,12 @@ def train(config: Any, iterations: int, out: str | os.PathLike[str], address: st
         import ray
     except ImportError:
         raise _rllib_missing() from None
-    ray.init(address=address, ignore_reinit_error=True)
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise ConfigError(f"address must be None (a local Ray), 'auto' or a Ray address such as 'host:6379', got {address!r}")
+    try:
+        ray.init(address=address, ignore_reinit_error=True)
+    except (ConnectionError, ValueError) as e:  # (no cluster there, or an address Ray cannot read)
+        raise ConfigError(f"cannot join the Ray cluster at address {address!r}: {e}") from None
     try:
         algo = config.build_algo()
         path = Path(out).resolve()

@@ -98,7 +98,7 @@ def evaluate_model(
 
     n = rules.num_players
     out: dict[str, EvalSummary] = {}
-    for opp in opponents:
+    for opp, folder in zip(opponents, _folder_names(opponents), strict=True):
         res = evaluate(
             [str(model_path)] + opponent_lineup(opp, n),
             num_games=games,
@@ -106,7 +106,7 @@ def evaluate_model(
             seed=seed,
             workers=workers,
             progress=False,
-            out_dir=(out_dir / _safe(opp)) if out_dir is not None else None,
+            out_dir=(out_dir / folder) if out_dir is not None else None,
             backend=backend,
         )
         st = res.stats[res.entrants[0]]
@@ -289,6 +289,18 @@ def opponent_lineup(spec: str, num_players: int) -> list[str]:
 
 def _safe(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec).stem if spec.endswith((".zip", ".pt")) else spec)
+
+
+def _folder_names(specs: Sequence[str]) -> list[str]:
+    """A results folder name per spec (:func:`_safe`), numbered from the second where two would be one (two runs'
+    ``model.pt``, or ``a:b`` and ``a_b``): ``model``, ``model_2``."""
+    names: list[str] = []
+    for spec in specs:
+        name, k = _safe(spec), 1
+        while (name if k == 1 else f"{name}_{k}") in names:
+            k += 1
+        names.append(name if k == 1 else f"{name}_{k}")
+    return names
 
 
 # ---------------------------------------------------------------------------- callbacks
@@ -556,7 +568,9 @@ class Run:
         """End a run whose model is saved at ``result.model_path``: its final evaluation (:meth:`final_eval`), the
         wall time since ``t_start`` (``time.monotonic()``) as ``result.seconds``, and ``results.json`` with ``fields``
         (the trainer's own entries) beside the name, model, step count, times (``learn_seconds``: the training's),
-        evaluation rules and final evaluation."""
+        evaluation rules and final evaluation; ``wall_seconds``, the run's wall clock when its training ended, those
+        before a resume included, as ``evals.jsonl`` counts it (where ``plot-training`` draws the final evaluation)."""
+        wall = self.wall_seconds()
         result.final_eval = self.final_eval(result.model_path)
         result.seconds = time.monotonic() - t_start
         summary = {
@@ -565,6 +579,7 @@ class Run:
             "model": str(result.model_path),
             "timesteps": result.timesteps,
             "learn_seconds": round(learn_seconds, 1),
+            "wall_seconds": round(wall, 1),
             "total_seconds": round(result.seconds, 1),
             "stopped_early": result.stopped_early,
             "eval_rules": self.cfg.eval_rules_config.to_dict(),

@@ -436,7 +436,11 @@ def test_a_write_that_fails_after_the_game_is_one_line(tmp_path, monkeypatch) ->
         (["soak", "--workers", "0"], "--workers must be 1 or more, got 0"),
         (["soak", "--chunk", "0"], "--chunk must be 1 or more, got 0"),
         (["soak", "--vector-batch", "0"], "--vector-batch must be 1 or more, got 0"),
-        (["soak", "--max-seconds", "-1"], "--max-seconds must be more than 0 seconds, got -1.0"),
+        (["soak", "--max-seconds", "-1"], "--max-seconds must be a finite number of seconds more than 0, got -1.0"),
+        (
+            ["soak", "--out", "s.json", "--checkpoint-every", "inf"],
+            "--checkpoint-every must be a finite number of seconds more than 0, got inf",
+        ),
     ],
 )
 def test_training_and_soak_numbers_are_checked_before_anything_starts(args: list[str], message: str) -> None:

@@ -399,6 +399,11 @@ def test_tiny_run_checkpoints_evaluates_resumes_and_plays_as_an_agent(tmp_path: 
     # (a new file, of the same weights: the resumed run replays the steps from 256 exactly)
     np.testing.assert_array_equal(_weights(run / "checkpoints" / "step_000000384.pt"), old_384)
     assert f"resuming step_000000256.pt: the run's files past it moved to {later}" in (run / "train.log").read_text()
+    # --print-config of a resume names the folder the run goes on in (it printed out_dir: null)
+    from helpers import run_cli
+
+    code, out, _ = run_cli("train", "--resume", str(run), "--print-config")
+    assert code == 0 and f"out_dir: {run.resolve()}\n" in out
     # resuming the newest checkpoint moves nothing
     train(_tiny(run, total_timesteps=512), resume=run, progress=False, quiet=True)
     assert len(list(run.glob("later-*"))) == 1 and not list((run / "checkpoints").glob("later-*"))

@@ -47,6 +47,7 @@ import importlib
 import io
 import math
 import os
+import pathlib
 import re
 import sys
 import textwrap
@@ -1046,6 +1047,11 @@ def train(
     try:
         cfg = sb3.run_config(config, overrides, resume, out_dir=out)  # (--out as typed: "null" and "5" are folders)
         if print_config:
+            if resume is not None and cfg.out_dir is None:  # (the folder the resumed run writes in, not null)
+                from ..train.run import latest_checkpoint, resumed_run_dir
+
+                folder = str(resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))))
+                cfg = cfg.model_copy(update={"out_dir": folder})
             typer.echo(cfg.to_yaml(), nl=False)
             return
         if benchmark:
@@ -1281,7 +1287,7 @@ def soak(
             raise _fail(f"{option} must be a share from 0 to 1, got {share}")
     for option, seconds in (("--max-seconds", max_seconds), ("--checkpoint-every", checkpoint_every)):
         if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-            raise _fail(f"{option} must be more than 0 seconds, got {seconds}")
+            raise _fail(f"{option} must be a finite number of seconds more than 0, got {seconds}")
     _output_path(out, "--out")
     args: dict[str, Any] = dict(
         start=start,

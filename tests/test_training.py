@@ -1218,3 +1218,21 @@ def test_a_config_without_eval_rules_evaluates_the_games_it_trains_on(tmp_path):
     assert (cfg.eval_rules_config.num_players, cfg.eval_rules_config.map) == (4, "small")
     shipped = load_config("ppo-3p")  # (a file that sets eval.rules keeps them)
     assert shipped.eval.rules == {"preset": "fast", "num_players": 3}
+
+
+def test_ctrl_c_during_training_says_where_the_run_is_and_how_to_go_on(tmp_path, monkeypatch):
+    """Ctrl+C ended a run with exit 130 and not a word."""
+    from helpers import run_cli
+
+    import risk_env.train.sb3 as sb3
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sb3, "train", stopped)
+    run = tmp_path / "my run"
+    code, _, err = run_cli("train", "--config", "device", "--out", str(run))
+    assert code == 130
+    assert err == (
+        f"\nstopped (Ctrl+C); the run's checkpoints so far are in {str(run)!r}: go on from the newest with --resume '{run}'\n"
+    )

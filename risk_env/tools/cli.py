@@ -49,6 +49,7 @@ import math
 import os
 import pathlib
 import re
+import shlex
 import sys
 import textwrap
 from collections.abc import Iterable
@@ -1059,7 +1060,18 @@ def train(
 
             typer.echo(measure(cfg).table())
             return
-        result = sb3.train(cfg, resume=resume, progress=progress)
+        try:
+            result = sb3.train(cfg, resume=resume, progress=progress)
+        except KeyboardInterrupt:  # (exit 130 without a word before: say where the run stands and how to go on)
+            from ..train.run import latest_checkpoint, resumed_run_dir
+
+            folder = resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))) if resume else cfg.run_dir
+            typer.echo(
+                f"\nstopped (Ctrl+C); the run's checkpoints so far are in {str(folder)!r}: go on from the newest with "
+                f"--resume {shlex.quote(str(folder))}",
+                err=True,
+            )
+            raise typer.Exit(130) from None
     except MissingExtraError as e:
         raise _fail(str(e), 1) from None
     except RiskError as e:

@@ -1065,10 +1065,10 @@ def train(
         except KeyboardInterrupt:  # (exit 130 without a word before: say where the run stands and how to go on)
             from ..train.run import latest_checkpoint, resumed_run_dir
 
-            folder = resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))) if resume else cfg.run_dir
+            where = str(resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))) if resume else cfg.run_dir)
             typer.echo(
-                f"\nstopped (Ctrl+C); the run's checkpoints so far are in {str(folder)!r}: go on from the newest with "
-                f"--resume {shlex.quote(str(folder))}",
+                f"\nstopped (Ctrl+C); the run's checkpoints so far are in {where!r}: go on from the newest with "
+                f"--resume {shlex.quote(where)}",
                 err=True,
             )
             raise typer.Exit(130) from None

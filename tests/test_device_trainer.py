@@ -1772,3 +1772,39 @@ def test_the_resume_rules_check_compares_the_board_not_the_name(tmp_path: Path) 
     check_resumed_rules(cfg, older, "r", fresh)
     with pytest.raises(ConfigError, match=r"\(rules\.map='classic' -> '.*my_classic\.json'\)"):
         check_resumed_rules(mine, older, "r", fresh)
+
+
+def test_a_run_under_torch_default_dtype_float64_trains_a_float32_network(tmp_path: Path) -> None:
+    """With ``torch.set_default_dtype(torch.float64)`` the trainer failed at its first decision (its float64 rollout
+    buffers took the float32 network's outputs)."""
+    from risk_env.train.sb3 import train
+
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        res = train(_tiny(tmp_path / "run", **{"opponents.baselines": ["random"]}), progress=False, quiet=True)
+    finally:
+        torch.set_default_dtype(before)
+    assert res.timesteps >= 256 and res.final_eval["random"].games == 2
+    net, _ = load_policy(res.model_path)
+    assert {p.dtype for p in net.parameters()} == {torch.float32}
+
+
+def test_lanes_of_other_counts_keep_the_runs_evaluation_rules(tmp_path: Path) -> None:
+    """With ``eval.rules`` left out (the training rules), each lane of ``env.player_counts`` took its own count for the
+    evaluation and refused a 3-player line-up in the 2-player lane, though that lane never evaluates."""
+    from risk_env.train.sb3 import train
+
+    cfg = _tiny(
+        tmp_path / "run",
+        **{
+            "rules.num_players": 3,
+            "env.player_counts": [2, 3],
+            "eval.rules": None,
+            "eval.opponents": ["random+random"],
+            "opponents.baselines": ["random"],
+        },
+    )
+    res = train(cfg, progress=False, quiet=True)
+    assert res.final_eval["random+random"].games == 2
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["eval_rules"]["num_players"] == 3

@@ -234,23 +234,23 @@ class DevicePPO:
         # rows 0..n-1: each seat's decision held back from the previous rollout; rows n..: this rollout's calls
         # (their bytes per slot: rollout_bytes, which the trainer checks against the memory before it starts)
         self.buf = {
-            "nodes": torch.zeros(R, B, T, F, device=dev),
-            "globals": torch.zeros(R, B, G, device=dev),
+            "nodes": torch.zeros(R, B, T, F, dtype=torch.float32, device=dev),
+            "globals": torch.zeros(R, B, G, dtype=torch.float32, device=dev),
             "action_mask": torch.zeros(R, B, N, dtype=torch.bool, device=dev),
             "action": torch.zeros(R, B, dtype=torch.int64, device=dev),
-            "log_prob": torch.zeros(R, B, device=dev),
-            "value": torch.zeros(R, B, device=dev),
+            "log_prob": torch.zeros(R, B, dtype=torch.float32, device=dev),
+            "value": torch.zeros(R, B, dtype=torch.float32, device=dev),
             "teacher": torch.zeros(R, B, dtype=torch.int64, device=dev),
         }
         self._seat = torch.zeros(R, B, dtype=torch.int64, device=dev)
         self._seat[:n] = torch.arange(n, device=dev)[:, None]
         self._valid = torch.ones(R, B, dtype=torch.bool, device=dev)  # a learner's decision (rows n..)
-        self._rewards = torch.zeros(R, B, n, device=dev)
+        self._rewards = torch.zeros(R, B, n, dtype=torch.float32, device=dev)
         self._ended = torch.zeros(R, B, n, dtype=torch.bool, device=dev)
         self._held = torch.zeros(n, B, dtype=torch.bool, device=dev)  # a held-back decision exists
-        self._held_reward = torch.zeros(n, B, device=dev)
+        self._held_reward = torch.zeros(n, B, dtype=torch.float32, device=dev)
         self._pending: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None  # held rows to carry
-        self._ep_return = torch.zeros(B, n, device=dev)
+        self._ep_return = torch.zeros(B, n, dtype=torch.float32, device=dev)
         self._ep_len = torch.zeros(B, n, dtype=torch.int64, device=dev)
         self._last = env.reset()
         self.last_stats: dict[str, float] = {}
@@ -369,8 +369,8 @@ class DevicePPO:
         cur, mask = out.current_player, out.action_mask
         idx = lrn.nonzero()[:, 0]
         action = torch.zeros_like(cur)
-        logp = torch.zeros(cur.shape[0], device=self.device)
-        value = torch.zeros(cur.shape[0], device=self.device)
+        logp = torch.zeros(cur.shape[0], dtype=torch.float32, device=self.device)
+        value = torch.zeros(cur.shape[0], dtype=torch.float32, device=self.device)
         if idx.numel():
             a, lp, v = self.act(nodes[idx], glob[idx], mask[idx], greedy=greedy, forced=None if forced is None else forced[idx])
             action[idx], logp[idx], value[idx] = a, lp, v
@@ -552,7 +552,7 @@ class DevicePPO:
                 self.optimizer.step()
                 for name, v in (
                     ("policy_gradient_loss", out["loss_objective"]),
-                    ("value_loss", critic / s.vf_coef if critic is not None else torch.zeros(())),
+                    ("value_loss", critic / s.vf_coef if critic is not None else torch.zeros((), dtype=torch.float32)),
                     ("entropy_loss", -out["entropy"]),
                     ("approx_kl", out["kl_approx"]),
                     ("clip_fraction", out["clip_fraction"]),

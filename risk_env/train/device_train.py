@@ -452,6 +452,8 @@ def _lane_config(cfg: TrainConfig, players: int) -> TrainConfig:
         return cfg
     data = cfg.model_dump(mode="json")
     data["rules"] = cfg.lane_rules(players)
+    if data["eval"]["rules"] is None:  # (the run evaluates under its own training rules, not each lane's)
+        data["eval"]["rules"] = dict(cfg.rules)
     return TrainConfig.from_dict(data, source=f"the {players}-player lane of {cfg.name}")
 
 

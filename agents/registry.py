@@ -390,7 +390,9 @@ def _build(obj: Any, seed: int | None, label: str) -> AgentLike:
             f"{label!r} is a function of {sig}: an agent function takes (observation, info) and returns an action id, "
             "an agent factory takes no arguments (or seed) and returns an agent"
         )
-    raise RiskError(f"{label!r} is a {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int")
+    raise RiskError(
+        f"{label!r} is of type {type(obj).__name__}, not an agent, agent class or callable f(observation, info) -> int"
+    )
 
 
 def _call_forms(fn: Any, seed: int | None) -> tuple[bool, dict[str, Any] | None, str]:

@@ -419,6 +419,9 @@ def test_a_module_agent_in_the_working_folder_says_how_to_put_it_on_the_path(tmp
     assert str(e.value).startswith(f"agent spec {spec[:60]!r}...")  # (a long spec shown in short)
     monkeypatch.syspath_prepend(str(tmp_path))  # as PYTHONPATH=. does
     assert load_agent("my_bot_xyz:act").act(None, {}) == 0
+    (tmp_path / "my_num_xyz.py").write_text("act = 5\n")
+    with pytest.raises(RiskError, match=r"^'act' is of type int, not an agent, agent class or callable"):  # ("is a int")
+        load_agent("my_num_xyz:act")
 
 
 def test_an_unknown_agent_raises_unknown_agent_error_listing_the_shipped_names() -> None:

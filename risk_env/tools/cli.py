@@ -976,6 +976,14 @@ def _train_configs() -> list[str]:
     return sorted(x.name[: -len(".yaml")] for x in folder.iterdir() if x.name.endswith(".yaml"))
 
 
+def _run_folder(cfg: Any, resume: str | None) -> str:
+    """The folder a training run of ``cfg`` writes in: a resumed run's (:func:`risk_env.train.run.resumed_run_dir`),
+    else the config's."""
+    from ..train.run import latest_checkpoint, resumed_run_dir
+
+    return str(resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))) if resume else cfg.run_dir)
+
+
 @app.command(short_help="Train from a YAML config: the device PPO trainer or MaskablePPO (the 'train' extra).")
 def train(
     config: str | None = typer.Option(
@@ -1049,10 +1057,7 @@ def train(
         cfg = sb3.run_config(config, overrides, resume, out_dir=out)  # (--out as typed: "null" and "5" are folders)
         if print_config:
             if resume is not None and cfg.out_dir is None:  # (the folder the resumed run writes in, not null)
-                from ..train.run import latest_checkpoint, resumed_run_dir
-
-                folder = str(resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))))
-                cfg = cfg.model_copy(update={"out_dir": folder})
+                cfg = cfg.model_copy(update={"out_dir": _run_folder(cfg, resume)})
             typer.echo(cfg.to_yaml(), nl=False)
             return
         if benchmark:
@@ -1063,9 +1068,7 @@ def train(
         try:
             result = sb3.train(cfg, resume=resume, progress=progress)
         except KeyboardInterrupt:  # (exit 130 without a word before: say where the run stands and how to go on)
-            from ..train.run import latest_checkpoint, resumed_run_dir
-
-            where = str(resumed_run_dir(cfg, latest_checkpoint(pathlib.Path(resume))) if resume else cfg.run_dir)
+            where = _run_folder(cfg, resume)
             typer.echo(
                 f"\nstopped (Ctrl+C); the run's checkpoints so far are in {where!r}: go on from the newest with "
                 f"--resume {shlex.quote(where)}",

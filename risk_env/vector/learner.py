@@ -77,7 +77,7 @@ from ..errors import SEED_LIMIT, ConfigError, IllegalActionError, ResetNeededErr
 from .agents import BatchedPolicy, HeuristicPolicy, RandomPolicy
 from .env import ID_DTYPES, OBSERVATION_MODES, Observation, VectorEnv, VectorStep, as_tensor
 from .network import NetworkPolicy
-from .specs import batched_policy, spec_text
+from .specs import batched_policy, spec_text, takes_policy_call
 
 __all__ = [
     "FixedOpponents",
@@ -278,17 +278,12 @@ def _check_policy(obj: Any) -> BatchedPolicy:
     """
     if not callable(obj):
         raise ConfigError(f"an opponent must be a policy name or a batched policy (state, mask, active) -> ids; got {obj!r}")
-    try:
-        sig = inspect.signature(obj)
-    except (TypeError, ValueError):  # (a builtin or C callable: its call is tried at the first opponent turn)
-        return obj  # type: ignore[no-any-return]
-    try:
-        sig.bind(None, None, None)
-    except TypeError:
+    if takes_policy_call(obj) is False:  # (None, a builtin or C callable: its call is tried at the first opponent turn)
         raise ConfigError(
             f"an opponent policy is called as policy(state, mask, active) -> ids (three positional arguments), but "
-            f"{_callable_name(obj)} takes {sig}; a callable (obs, mask) -> ids is VectorSB3Env's opponent= form"
-        ) from None
+            f"{_callable_name(obj)} takes {inspect.signature(obj)}; a callable (obs, mask) -> ids is VectorSB3Env's "
+            "opponent= form"
+        )
     return obj  # type: ignore[no-any-return]
 
 

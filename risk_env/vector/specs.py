@@ -88,7 +88,7 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
     if callable(spec) and not hasattr(spec, "act"):
         if isinstance(getattr(spec, "name", None), str):
             return spec
-        if _takes_three(spec):  # (told it was an agent object: what it lacks is the BatchedPolicy protocol's name)
+        if takes_policy_call(spec):  # (told it was an agent object: what it lacks is the BatchedPolicy protocol's name)
             raise ConfigError(
                 f"the batched engine cannot play {spec!r}: a batched policy object (policy(state, mask, active) -> ids) "
                 "needs a 'name' attribute, a str that names it in the results"
@@ -99,12 +99,16 @@ def batched_policy(spec: Any, game: Any, generator: Any) -> Any:
     )
 
 
-def _takes_three(obj: Any) -> bool:
-    """Whether ``obj``'s signature takes three positional arguments, as a batched policy's call does (an agent's
-    callable ``f(observation, info)`` takes two); False where it cannot be read."""
+def takes_policy_call(obj: Any) -> bool | None:
+    """Whether ``obj``'s signature takes a batched policy's call ``policy(state, mask, active)``, three positional
+    arguments (an agent's callable ``f(observation, info)`` takes two); None where it cannot be read (a builtin)."""
     try:
-        inspect.signature(obj).bind(None, None, None)
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):
+        return None
+    try:
+        sig.bind(None, None, None)
+    except TypeError:
         return False
     return True
 

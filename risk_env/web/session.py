@@ -166,7 +166,8 @@ class GameSession:
         self.stopped: str | None = None
         """Why an agent's failure stopped this game (the agent and the id it chose), or None."""
         self.games = 0
-        """Games started so far (the one being played is number ``games``)."""
+        """The number of the game being played, its record file's (:attr:`record_target`): games started so far, less
+        those left before any move, which are not written and give their number to the next game."""
         self._new(self.seed)
 
     # ------------------------------------------------------------------ games
